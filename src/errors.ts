@@ -1,0 +1,85 @@
+/**
+ * Typed errors. Every error chatstate throws is a `ChatstateError` with a string `code`;
+ * subclasses say who is at fault, so a caller can decide whether to retry, fix its input or alert.
+ * @module
+ */
+
+/** Every error code chatstate uses. */
+export type ErrorCode =
+  | 'INVALID_MESSAGE'
+  | 'INVALID_SESSION'
+  | 'INVALID_ID'
+  | 'INVALID_ARGUMENT'
+  | 'MISSING_COLLABORATOR'
+  | 'TOO_LARGE'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'CORRUPT'
+  | 'STATE_REJECTED'
+  | 'PROVIDER_RULE'
+  | 'SUMMARY_FAILED'
+  | 'INTERNAL';
+
+// A Symbol.for marker makes errors recognizable across two installed copies of chatstate,
+// where `instanceof` fails.
+const marker = Symbol.for('chatstate.error');
+
+/** Options accepted by every chatstate error. */
+export interface ChatstateErrorOptions {
+  /** The underlying error, if any. */
+  cause?: unknown;
+  /** Structured details (never secrets) for logs. */
+  details?: Readonly<Record<string, unknown>>;
+}
+
+/** Base class of every error chatstate throws. */
+export class ChatstateError extends Error {
+  /** Machine-readable reason. */
+  readonly code: ErrorCode;
+  /** Structured details for logs. */
+  readonly details: Readonly<Record<string, unknown>>;
+  private readonly [marker] = true;
+
+  constructor(code: ErrorCode, message: string, options: ChatstateErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = Object.freeze({ ...options.details });
+  }
+
+  /** True for any chatstate error, even one thrown by another installed copy of the library. */
+  static isInstance(value: unknown): value is ChatstateError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/** The caller passed something invalid: fix the input, do not retry. */
+export class InvalidInputError extends ChatstateError {}
+
+/** The requested thing does not exist. */
+export class NotFoundError extends ChatstateError {
+  constructor(message: string, options?: ChatstateErrorOptions) {
+    super('NOT_FOUND', message, options);
+  }
+}
+
+/** A concurrent writer changed the data first: reload and retry. */
+export class ConflictError extends ChatstateError {
+  constructor(message: string, options?: ChatstateErrorOptions) {
+    super('CONFLICT', message, options);
+  }
+}
+
+/** Stored or received data is damaged or was tampered with. */
+export class DataError extends ChatstateError {}
+
+/** A collaborator (summarizer, model, provider) failed or broke a rule. */
+export class CollaboratorError extends ChatstateError {}
+
+/** Formats a zod-style issue list into one readable line. */
+export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}

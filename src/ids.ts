@@ -1,0 +1,51 @@
+/**
+ * Id generation and validation, in one place: ids become file names and database keys, so every
+ * store relies on this check instead of writing its own.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { InvalidInputError } from './errors.js';
+
+/** The shape of every session id: safe as a file name and as a key in any store. */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+// Names that are dangerous as object keys (prototype pollution) even though the pattern allows them.
+const RESERVED = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
+
+/** True when `value` is a valid id. */
+export function isValidId(value: unknown): value is string {
+  return typeof value === 'string' && ID_PATTERN.test(value) && !RESERVED.has(value) && !value.includes('..');
+}
+
+/** Returns `value` when it is a valid id; otherwise throws `INVALID_ID` (stops path traversal and key injection). */
+export function assertValidId(value: unknown, what = 'id'): string {
+  if (!isValidId(value)) {
+    const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : typeof value;
+    throw new InvalidInputError('INVALID_ID', `Invalid ${what} ${shown}: expected ${ID_PATTERN.source}`, {
+      details: { what },
+    });
+  }
+  return value;
+}
+
+let lastMillis = 0;
+let sequence = 0;
+const PROCESS_TAG = randomBytes(3).toString('hex');
+
+/**
+ * A new unique, roughly time-ordered id: `prefix_` + milliseconds + a per-millisecond sequence +
+ * a per-process tag + randomness. Thousands of ids in one millisecond never collide, and two
+ * processes never collide either.
+ */
+export function newId(prefix: string): string {
+  const now = Date.now();
+  if (now === lastMillis) {
+    sequence += 1;
+  } else {
+    lastMillis = now;
+    sequence = 0;
+  }
+  const time = now.toString(36).padStart(9, '0');
+  const seq = sequence.toString(36).padStart(4, '0');
+  return `${prefix}_${time}${seq}${PROCESS_TAG}${randomBytes(4).toString('hex')}`;
+}

@@ -1,0 +1,341 @@
+/**
+ * `Session`: an immutable conversation (Coreason's SessionState, Penguin's Session, Magent's agent
+ * assignment). Every change returns a new session with `version` bumped; nothing is ever mutated.
+ * @module
+ */
+import { InvalidInputError, describeIssues } from '../errors.js';
+import { deepFreeze } from '../freeze.js';
+import { assertValidId, newId } from '../ids.js';
+import { Message, type MessageInput } from '../message/message.js';
+import { jsonValueSchema, type Category, type JsonObject, type JsonValue } from '../message/schema.js';
+import { resolvePrunePolicy, type PrunePolicy, type SyncPrunePolicy } from '../compaction/policy.js';
+import type { CompactionResult, Compactor, Strategy, SyncCompactor, SyncStrategy } from '../compaction/types.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import { estimate } from '../tokens/estimate.js';
+import type { RecordedUsage, Usage } from '../tokens/usage.js';
+import { formatHistory, type FormatHistoryOptions } from './format-history.js';
+import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJSON } from './schema.js';
+import { historyStats, type HistoryStats } from './stats.js';
+
+/** What `Session.create` accepts. */
+export interface SessionInit {
+  /** Defaults to a new unique id. */
+  id?: string;
+  agentId?: string;
+  userId?: string;
+  messages?: ReadonlyArray<Message | MessageInput>;
+  variables?: Readonly<Record<string, JsonValue>>;
+  metadata?: JsonObject;
+}
+
+interface SessionFields {
+  id: string;
+  agentId?: string;
+  userId?: string;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  messages: readonly Message[];
+  variables: Readonly<Record<string, JsonValue>>;
+  metadata: JsonObject;
+  lastUsage?: RecordedUsage;
+}
+
+/** Options of `compact` and `prune`. */
+export interface CompactOptions {
+  /** Counter for token budgets. @default tokens.estimate */
+  counter?: TokenCounter;
+  /** Skip the trigger and compact now. @default false */
+  force?: boolean;
+}
+
+/** A compacted session and the report of what changed. */
+export interface SessionCompaction {
+  readonly session: Session;
+  readonly result: CompactionResult | undefined;
+}
+
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function invalidSession(message: string): InvalidInputError {
+  return new InvalidInputError('INVALID_SESSION', `Invalid session: ${message}`);
+}
+
+function checkOwner(value: string | undefined, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
+    throw new InvalidInputError('INVALID_ID', `Invalid ${what}: expected a non-empty string of at most 256 characters`);
+  }
+  return value;
+}
+
+function checkJsonRecord(value: unknown, what: string): Record<string, JsonValue> {
+  const parsed = jsonValueSchema.safeParse(value);
+  if (!parsed.success || typeof parsed.data !== 'object' || parsed.data === null || Array.isArray(parsed.data)) {
+    throw invalidSession(`${what} must be a JSON object`);
+  }
+  return parsed.data as Record<string, JsonValue>;
+}
+
+function isStrategy(value: unknown): value is Strategy {
+  return typeof value === 'object' && value !== null && typeof (value as Strategy).compact === 'function';
+}
+
+/** An immutable conversation session. */
+export class Session {
+  readonly id: string;
+  /** The agent this session is assigned to (persisted: it picks the model and prompt of later turns). */
+  readonly agentId?: string;
+  /** The user who owns this session. */
+  readonly userId?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Bumped by every change; stores use it for optimistic concurrency. */
+  readonly version: number;
+  readonly messages: readonly Message[];
+  /** Arbitrary JSON state variables (Coreason). */
+  readonly variables: Readonly<Record<string, JsonValue>>;
+  readonly metadata: JsonObject;
+  /** Usage measured by the last model call, tied to the prefix of `messages` it measured. */
+  readonly lastUsage?: RecordedUsage;
+
+  private constructor(fields: SessionFields) {
+    this.id = fields.id;
+    if (fields.agentId !== undefined) this.agentId = fields.agentId;
+    if (fields.userId !== undefined) this.userId = fields.userId;
+    this.createdAt = fields.createdAt;
+    this.updatedAt = fields.updatedAt;
+    this.version = fields.version;
+    this.messages = Object.freeze(fields.messages.slice());
+    this.variables = deepFreeze({ ...fields.variables });
+    this.metadata = deepFreeze({ ...fields.metadata });
+    if (fields.lastUsage !== undefined) this.lastUsage = Object.freeze({ ...fields.lastUsage });
+    Object.freeze(this);
+  }
+
+  /** A new empty (or pre-filled) session at version 0. */
+  static create(init: SessionInit = {}): Session {
+    const now = new Date().toISOString();
+    return new Session({
+      id: init.id === undefined ? newId('ses') : assertValidId(init.id, 'session id'),
+      agentId: checkOwner(init.agentId, 'agentId'),
+      userId: checkOwner(init.userId, 'userId'),
+      createdAt: now,
+      updatedAt: now,
+      version: 0,
+      messages: (init.messages ?? []).map((message) => Message.from(message)),
+      variables: init.variables === undefined ? {} : checkJsonRecord(init.variables, 'variables'),
+      metadata: init.metadata === undefined ? {} : checkJsonRecord(init.metadata, 'metadata'),
+    });
+  }
+
+  /** True when `value` is a `Session`. */
+  static is(value: unknown): value is Session {
+    return value instanceof Session;
+  }
+
+  /** Validates serialized data (an object or JSON text) and rebuilds the session; throws `INVALID_SESSION`. */
+  static fromJSON(json: unknown): Session {
+    let data: unknown = json;
+    if (typeof json === 'string') {
+      try {
+        data = JSON.parse(json);
+      } catch (error) {
+        throw new InvalidInputError('INVALID_SESSION', 'Invalid session: not JSON', { cause: error });
+      }
+    }
+    const parsed = sessionJsonSchema.safeParse(data);
+    if (!parsed.success) throw invalidSession(describeIssues(parsed.error.issues));
+    const value = parsed.data;
+    if (value.formatVersion > SESSION_FORMAT_VERSION) {
+      throw new InvalidInputError(
+        'INVALID_SESSION',
+        `Invalid session: formatVersion ${value.formatVersion} is newer than this library reads (${SESSION_FORMAT_VERSION})`,
+        { details: { formatVersion: value.formatVersion } },
+      );
+    }
+    const messages = value.messages.map((raw, index) => {
+      try {
+        return Message.create(raw as MessageInput);
+      } catch (error) {
+        throw new InvalidInputError('INVALID_SESSION', `Invalid session: message ${index}: ${(error as Error).message}`, {
+          cause: error,
+          details: { index },
+        });
+      }
+    });
+    for (const key of Object.keys(value.variables)) {
+      if (RESERVED_KEYS.has(key)) throw invalidSession(`variable name ${JSON.stringify(key)} is reserved`);
+    }
+    return new Session({ ...value, messages });
+  }
+
+  private next(changes: Partial<SessionFields>): Session {
+    return new Session({
+      ...this.fields(),
+      ...changes,
+      version: this.version + 1,
+      updatedAt: new Date().toISOString(),
+    });
+  }
+
+  private fields(): SessionFields {
+    const fields: SessionFields = {
+      id: this.id,
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+      version: this.version,
+      messages: this.messages,
+      variables: this.variables,
+      metadata: this.metadata,
+    };
+    if (this.agentId !== undefined) fields.agentId = this.agentId;
+    if (this.userId !== undefined) fields.userId = this.userId;
+    if (this.lastUsage !== undefined) fields.lastUsage = this.lastUsage;
+    return fields;
+  }
+
+  /** A new session with `messages` appended (validated; plain objects go through `Message.create`). */
+  append(...messages: ReadonlyArray<Message | MessageInput>): Session {
+    if (messages.length === 0) return this;
+    return this.next({ messages: this.messages.concat(messages.map((message) => Message.from(message))) });
+  }
+
+  /** A new session whose history is `messages` (used after compaction or editing). */
+  withMessages(messages: ReadonlyArray<Message | MessageInput>): Session {
+    return this.next({ messages: messages.map((message) => Message.from(message)) });
+  }
+
+  /** A new session assigned to agent `agentId` (`undefined` removes the assignment). */
+  withAgent(agentId: string | undefined): Session {
+    const next = this.next({ agentId: checkOwner(agentId, 'agentId') });
+    return next;
+  }
+
+  /** A new session owned by user `userId`. */
+  withUser(userId: string | undefined): Session {
+    return this.next({ userId: checkOwner(userId, 'userId') });
+  }
+
+  /** A new session with variable `key` set to the JSON value `value` (`undefined` removes it). */
+  withVariable(key: string, value: JsonValue | undefined): Session {
+    if (typeof key !== 'string' || key.length === 0 || key.length > 256 || RESERVED_KEYS.has(key)) {
+      throw new InvalidInputError('INVALID_ARGUMENT', `Invalid variable name ${JSON.stringify(String(key).slice(0, 80))}`);
+    }
+    const variables: Record<string, JsonValue> = { ...this.variables };
+    if (value === undefined) {
+      delete variables[key];
+    } else {
+      const parsed = jsonValueSchema.safeParse(value);
+      if (!parsed.success) throw new InvalidInputError('INVALID_ARGUMENT', `Variable ${JSON.stringify(key)} must be a JSON value`);
+      variables[key] = parsed.data;
+    }
+    return this.next({ variables });
+  }
+
+  /** A new session with `patch` merged into its metadata. */
+  withMetadata(patch: JsonObject): Session {
+    return this.next({ metadata: { ...this.metadata, ...checkJsonRecord(patch, 'metadata') } });
+  }
+
+  /** A new session recording the usage the provider reported for a prompt made of the current messages. */
+  withUsage(usage: Usage): Session {
+    const valid =
+      Number.isInteger(usage.inputTokens) &&
+      usage.inputTokens >= 0 &&
+      (usage.outputTokens === undefined || (Number.isInteger(usage.outputTokens) && usage.outputTokens >= 0));
+    if (!valid) throw new InvalidInputError('INVALID_ARGUMENT', 'Usage token counts must be non-negative integers');
+    return this.next({ lastUsage: { ...usage, messageCount: this.messages.length } });
+  }
+
+  /** Messages of one category, in order. */
+  byCategory(category: Category): readonly Message[] {
+    return this.messages.filter((message) => message.category === category);
+  }
+
+  /** Messages by role and category, tokens by category, tool calls by name. */
+  stats(counter: TokenCounter = estimate): HistoryStats {
+    return historyStats(this.messages, counter);
+  }
+
+  /** Total tokens of the history by `counter`. */
+  tokenCount(counter: TokenCounter = estimate): number {
+    let total = 0;
+    for (const message of this.messages) total += counter.countMessage(message);
+    return total;
+  }
+
+  /** A readable `[ROLE] text` transcript. */
+  formatHistory(options?: FormatHistoryOptions): string {
+    return formatHistory(this.messages, options);
+  }
+
+  /**
+   * Applies a compactor (its trigger first, unless `force`) or a plain strategy and returns the new
+   * session with the report. An unchanged history returns this same session.
+   */
+  compact(compactor: SyncCompactor | SyncStrategy, options?: CompactOptions): { session: Session; result: CompactionResult | undefined };
+  compact(compactor: Compactor | Strategy, options?: CompactOptions): Promise<SessionCompaction> | SessionCompaction;
+  compact(compactor: Compactor | Strategy, options: CompactOptions = {}): Promise<SessionCompaction> | SessionCompaction {
+    const input = {
+      messages: this.messages,
+      counter: options.counter ?? estimate,
+      ...(this.lastUsage === undefined ? {} : { lastUsage: this.lastUsage }),
+    };
+    const trigger = (compactor as Partial<Compactor>).shouldCompact;
+    if (options.force !== true && typeof trigger === 'function' && !trigger.call(compactor, input)) {
+      return { session: this, result: undefined };
+    }
+    const apply = (result: CompactionResult): SessionCompaction => ({
+      session: result.compacted ? this.afterCompaction(result) : this,
+      result,
+    });
+    const outcome = compactor.compact(input);
+    return outcome instanceof Promise ? outcome.then(apply) : apply(outcome);
+  }
+
+  private afterCompaction(result: CompactionResult): Session {
+    // Measured usage describes the old prompt; it no longer applies to the compacted history.
+    const fields = this.fields();
+    delete fields.lastUsage;
+    return new Session({ ...fields, messages: result.messages, version: this.version + 1, updatedAt: new Date().toISOString() });
+  }
+
+  /**
+   * Coreason's `prune`: a new session pruned by a named policy (`all`, `sliding_window`,
+   * `token_buffer`, `summary`, `vector_store`) or by any compactor. Policies that need a
+   * collaborator (a summarizer, an archive) throw `MISSING_COLLABORATOR` without it.
+   */
+  prune(policy: SyncPrunePolicy | SyncCompactor | SyncStrategy, options?: CompactOptions): Session;
+  prune(policy: PrunePolicy | Compactor | Strategy, options?: CompactOptions): Session | Promise<Session>;
+  prune(policy: PrunePolicy | Compactor | Strategy, options: CompactOptions = {}): Session | Promise<Session> {
+    const compactor = isStrategy(policy) ? policy : resolvePrunePolicy(policy);
+    const outcome = this.compact(compactor, options);
+    if (outcome instanceof Promise) {
+      return outcome.then((done) => {
+        if (done.result?.error !== undefined) throw done.result.error;
+        return done.session;
+      });
+    }
+    if (outcome.result?.error !== undefined) throw outcome.result.error;
+    return outcome.session;
+  }
+
+  /** The JSON form (with `formatVersion`), readable by `Session.fromJSON`. */
+  toJSON(): SessionJSON & { formatVersion: number } {
+    const json: SessionJSON & { formatVersion: number } = {
+      formatVersion: SESSION_FORMAT_VERSION,
+      id: this.id,
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+      version: this.version,
+      messages: this.messages as unknown[],
+      variables: this.variables as Record<string, JsonValue>,
+      metadata: this.metadata,
+    };
+    if (this.agentId !== undefined) json.agentId = this.agentId;
+    if (this.userId !== undefined) json.userId = this.userId;
+    if (this.lastUsage !== undefined) json.lastUsage = { ...this.lastUsage };
+    return json;
+  }
+}
