@@ -144,6 +144,13 @@ export class Session {
         throw new InvalidInputError('INVALID_SESSION', 'Invalid session: not JSON', { cause: error });
       }
     }
+    // Checked before parsing: the parser would turn a "__proto__" key into a prototype change.
+    const rawVariables = (data as { variables?: unknown } | null)?.variables;
+    if (typeof rawVariables === 'object' && rawVariables !== null) {
+      for (const key of Object.keys(rawVariables)) {
+        if (RESERVED_KEYS.has(key)) throw invalidSession(`variable name ${JSON.stringify(key)} is reserved`);
+      }
+    }
     const parsed = sessionJsonSchema.safeParse(data);
     if (!parsed.success) throw invalidSession(describeIssues(parsed.error.issues));
     const value = parsed.data;
@@ -164,9 +171,6 @@ export class Session {
         });
       }
     });
-    for (const key of Object.keys(value.variables)) {
-      if (RESERVED_KEYS.has(key)) throw invalidSession(`variable name ${JSON.stringify(key)} is reserved`);
-    }
     return new Session({ ...value, messages });
   }
 

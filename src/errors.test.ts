@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ChatstateError, ConflictError, DataError, InvalidInputError, NotFoundError } from './errors.js';
+
+describe('ChatstateError', () => {
+  it('carries a code, a cause and frozen details', () => {
+    const cause = new Error('disk');
+    const error = new DataError('CORRUPT', 'bad file', { cause, details: { file: 'x' } });
+    expect(error.code).toBe('CORRUPT');
+    expect(error.cause).toBe(cause);
+    expect(error.name).toBe('DataError');
+    expect(Object.isFrozen(error.details)).toBe(true);
+    expect(error).toBeInstanceOf(ChatstateError);
+  });
+
+  it('fixes the code of NotFoundError and ConflictError', () => {
+    expect(new NotFoundError('x').code).toBe('NOT_FOUND');
+    expect(new ConflictError('x').code).toBe('CONFLICT');
+  });
+
+  it('is recognized across copies by its marker, not by instanceof', () => {
+    const error = new InvalidInputError('INVALID_ID', 'x');
+    const lookalike = Object.assign(Object.create(Error.prototype) as object, { [Symbol.for('chatstate.error')]: true });
+    expect(ChatstateError.isInstance(error)).toBe(true);
+    expect(ChatstateError.isInstance(lookalike)).toBe(true);
+    expect(ChatstateError.isInstance(new Error('plain'))).toBe(false);
+    expect(ChatstateError.isInstance(null)).toBe(false);
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { ChatstateError } from '../errors.js';
+import { Message } from '../message/message.js';
+import { createCounter } from '../tokens/counter.js';
+import { Session } from './session.js';
+
+function codeOf(action: () => unknown): string | undefined {
+  try {
+    action();
+  } catch (error) {
+    return ChatstateError.isInstance(error) ? error.code : 'not a ChatstateError';
+  }
+  return undefined;
+}
+
+function sample(): Session {
+  return Session.create({ id: 'chat-1', agentId: 'planner', userId: 'u1' }).append(
+    Message.system('You are terse.'),
+    Message.user('Find the .el files'),
+    Message.assistant('Searching.', { toolCalls: [{ id: 'call_1', name: 'glob', arguments: { pattern: '*.el' } }] }),
+    Message.tool('call_1', 'a.el\nb.el'),
+    Message.assistant('Found 2 files.'),
+  );
+}
+
+describe('Session values', () => {
+  it('start at version 0 and bump the version on every change, never mutating', () => {
+    const empty = Session.create();
+    const one = empty.append(Message.user('hi'));
+    const agent = one.withAgent('coder');
+    expect([empty.version, one.version, agent.version]).toEqual([0, 1, 2]);
+    expect(empty.messages).toHaveLength(0);
+    expect(one.agentId).toBeUndefined();
+    expect(agent.agentId).toBe('coder');
+    expect(Object.isFrozen(agent)).toBe(true);
+    expect(Object.isFrozen(agent.messages)).toBe(true);
+  });
+
+  it('accept plain message inputs and validate them', () => {
+    const session = Session.create().append({ role: 'user', content: 'plain' });
+    expect(Message.is(session.messages[0])).toBe(true);
+    expect(codeOf(() => Session.create().append({ role: 'user', content: '' }))).toBe('INVALID_MESSAGE');
+  });
+
+  it('keep variables as deep-frozen JSON and refuse reserved names and non-JSON values', () => {
+    const session = Session.create().withVariable('plan', { steps: ['a', 'b'] });
+    expect(session.variables.plan).toEqual({ steps: ['a', 'b'] });
+    expect(Object.isFrozen((session.variables.plan as { steps: string[] }).steps)).toBe(true);
+    expect(session.withVariable('plan', undefined).variables).toEqual({});
+    expect(codeOf(() => session.withVariable('__proto__', 1))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => session.withVariable('x', (() => 1) as never))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('reject hostile session ids', () => {
+    expect(codeOf(() => Session.create({ id: '../x' }))).toBe('INVALID_ID');
+    expect(codeOf(() => Session.create({ id: '__proto__' }))).toBe('INVALID_ID');
+  });
+
+  it('filter by category', () => {
+    expect(sample().byCategory('tool_output').map((m) => m.content)).toEqual(['a.el\nb.el']);
+  });
+});
+
+describe('JSON round trip', () => {
+  it('keeps agent, user, variables, metadata, usage and every message field', () => {
+    const session = sample().withVariable('k', [1, 'two']).withMetadata({ title: 'files' }).withUsage({ inputTokens: 120, outputTokens: 8 });
+    const copy = Session.fromJSON(JSON.parse(JSON.stringify(session)));
+    expect(copy.toJSON()).toEqual(session.toJSON());
+    expect(copy.agentId).toBe('planner');
+    expect(copy.lastUsage).toEqual({ inputTokens: 120, outputTokens: 8, messageCount: 5 });
+    expect(Session.fromJSON(JSON.stringify(session)).messages).toEqual(session.messages);
+  });
+
+  it('carries a formatVersion and refuses newer ones', () => {
+    const json = sample().toJSON();
+    expect(json.formatVersion).toBe(1);
+    expect(codeOf(() => Session.fromJSON({ ...json, formatVersion: 99 }))).toBe('INVALID_SESSION');
+  });
+
+  const broken: Array<[string, (json: Record<string, unknown>) => unknown]> = [
+    ['not JSON text', () => '{oops'],
+    ['not an object', () => 42],
+    ['missing id', ({ id: _id, ...rest }) => rest],
+    ['path traversal id', (json) => ({ ...json, id: '../../etc/passwd' })],
+    ['negative version', (json) => ({ ...json, version: -1 })],
+    ['bad message', (json) => ({ ...json, messages: [{ role: 'user' }] })],
+    ['messages not an array', (json) => ({ ...json, messages: {} })],
+    ['reserved variable', (json) => ({ ...json, variables: JSON.parse('{"__proto__": 1}') })],
+    ['bad date', (json) => ({ ...json, createdAt: 'soon' })],
+  ];
+  it.each(broken)('%s is INVALID_SESSION or INVALID_ID', (_name, mutate) => {
+    const json = JSON.parse(JSON.stringify(sample())) as Record<string, unknown>;
+    expect(['INVALID_SESSION', 'INVALID_ID']).toContain(codeOf(() => Session.fromJSON(mutate(json))));
+  });
+
+  it('names the index of a bad message', () => {
+    const json = JSON.parse(JSON.stringify(sample())) as { messages: unknown[] };
+    json.messages[3] = { role: 'tool', content: 'no call id' };
+    expect(() => Session.fromJSON(json)).toThrow(/message 3/);
+  });
+});
+
+describe('stats and formatHistory', () => {
+  it('count messages by role and category, tokens by category and tool calls by name', () => {
+    const words = createCounter({ name: 'words', countText: (text) => text.split(/\s+/).filter(Boolean).length, weights: { perMessage: 0, perToolCall: 0 } });
+    const stats = sample().stats(words);
+    expect(stats.messages).toBe(5);
+    expect(stats.byRole).toEqual({ system: 1, user: 1, assistant: 2, tool: 1 });
+    expect(stats.byCategory).toEqual({ system: 1, context: 0, dialog: 3, tool_output: 1 });
+    expect(stats.toolCalls).toEqual({ total: 1, byName: { glob: 1 } });
+    expect(stats.tokens.byCategory.tool_output).toBe(2 + 1);
+    expect(stats.tokens.total).toBe(sample().tokenCount(words));
+  });
+
+  it('print Magent-style lines', () => {
+    expect(sample().formatHistory()).toBe(
+      [
+        '[SYSTEM] You are terse.',
+        '[USER] Find the .el files',
+        '[ASSISTANT] Searching.',
+        '[TOOL] tool_use: glob {"pattern":"*.el"}',
+        '[TOOL] tool_result (glob): a.el b.el',
+        '[ASSISTANT] Found 2 files.',
+      ].join('\n'),
+    );
+    expect(sample().formatHistory({ includeSystem: false, maxChars: 8 }).split('\n')[0]).toBe('[USER] Find th…');
+  });
+});
