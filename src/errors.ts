@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'STATE_REJECTED'
   | 'PROVIDER_RULE'
   | 'SUMMARY_FAILED'
+  | 'ARCHIVE_FAILED'
   | 'INTERNAL';
 
 // A Symbol.for marker makes errors recognizable across two installed copies of chatstate,

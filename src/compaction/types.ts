@@ -68,11 +68,19 @@ export interface SyncStrategy extends Strategy {
   compact(input: CompactionInput): CompactionResult;
 }
 
+/** A strategy that always completes asynchronously (`summarize`, `offload`). */
+export interface AsyncStrategy extends Strategy {
+  compact(input: CompactionInput): Promise<CompactionResult>;
+}
+
 /** A trigger and a strategy in one. */
 export type Compactor = Trigger & Strategy;
 
 /** A compactor that completes synchronously. */
 export type SyncCompactor = Trigger & SyncStrategy;
+
+/** A compactor that always completes asynchronously. */
+export type AsyncCompactor = Trigger & AsyncStrategy;
 
 /** Summarizes messages that are about to be dropped; usually an LLM call. */
 export type Summarizer = (
