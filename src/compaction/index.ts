@@ -46,7 +46,7 @@ export type { Turns } from './turns.js';
 
 /** The built-in compactors, triggers and helpers. */
 export const compaction = Object.freeze({
-  /** Keep at most N non-system messages, in whole turns (goaitools). */
+  /** Keep at most N droppable messages, in whole turns (goaitools). */
   messageLimit,
   /** Above max tokens, drop the oldest turns down to a target (goaitools, with measured usage). */
   tokenLimit,

@@ -1,0 +1,35 @@
+// Checks the built package against package.json: every `exports` entry and the `bin` exist in
+// dist/, every subpath imports under plain Node (no tsx), and the import of the main entry does
+// not load optional heavy modules (tokenizer data). Run after `npm run build`.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+const root = new URL('../', import.meta.url);
+const problems = [];
+
+for (const [subpath, target] of Object.entries(pkg.exports)) {
+  const files = typeof target === 'string' ? [target] : [target.types, target.default];
+  for (const file of files) if (!existsSync(new URL(file, root))) problems.push(`exports["${subpath}"] → ${file} is missing`);
+  if (typeof target !== 'string' && existsSync(new URL(target.default, root))) {
+    try {
+      await import(pathToFileURL(new URL(target.default, root).pathname).href);
+    } catch (error) {
+      problems.push(`exports["${subpath}"] fails to import: ${error.message}`);
+    }
+  }
+}
+for (const [name, file] of Object.entries(pkg.bin ?? {})) {
+  if (!existsSync(new URL(file, root))) problems.push(`bin ${name} → ${file} is missing`);
+}
+const require = createRequire(import.meta.url);
+const heavy = Object.keys(require.cache).filter((id) => id.includes('bpeRanks'));
+if (heavy.length > 0) problems.push(`importing the package loaded tokenizer data eagerly: ${heavy[0]}`);
+
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  process.exit(1);
+}
+console.log(`package ok: ${Object.keys(pkg.exports).length} exports, ${Object.keys(pkg.bin ?? {}).length} bin`);

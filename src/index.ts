@@ -1,0 +1,82 @@
+/**
+ * chatstate: durable, compact, provider-valid conversation state for LLM agents.
+ *
+ * Values (`Message`, `Session`) are immutable; compaction keeps tool exchanges whole; provider
+ * formats always emit histories the provider accepts; opaque state blobs are versioned and signed.
+ * Subpaths (`chatstate/tokens`, `/compaction`, `/formats`, `/state`) export the same pieces alone.
+ * @module
+ */
+export {
+  ChatstateError,
+  CollaboratorError,
+  ConflictError,
+  DataError,
+  InvalidInputError,
+  NotFoundError,
+  type ChatstateErrorOptions,
+  type ErrorCode,
+} from './errors.js';
+export { ID_PATTERN, assertValidId, isValidId, newId } from './ids.js';
+export { MAX_MESSAGE_CHARS, Message, type MessageExtras } from './message/message.js';
+export {
+  CATEGORIES,
+  PROVIDERS,
+  ROLES,
+  type Category,
+  type Content,
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  type JsonObject,
+  type JsonValue,
+  type MessageInput,
+  type ProviderName,
+  type RawPart,
+  type ReasoningPart,
+  type Role,
+  type TextPart,
+  type ToolCall,
+  type ToolCallInput,
+} from './message/schema.js';
+export { Session, type CompactOptions, type SessionCompaction, type SessionInit } from './session/session.js';
+export { SESSION_FORMAT_VERSION, type SessionJSON } from './session/schema.js';
+export type { HistoryStats } from './session/stats.js';
+export type { FormatHistoryOptions } from './session/format-history.js';
+export {
+  tokens,
+  type TokenCounter,
+  type Usage,
+  type RecordedUsage,
+  type MessageWeights,
+  type CreateCounterOptions,
+  type OpenAIEncoding,
+} from './tokens/index.js';
+export {
+  compaction,
+  type Archive,
+  type CompactionInput,
+  type CompactionRemoved,
+  type CompactionResult,
+  type Compactor,
+  type PrunePolicy,
+  type Strategy,
+  type Summarizer,
+  type SyncCompactor,
+  type SyncPrunePolicy,
+  type SyncStrategy,
+  type Trigger,
+} from './compaction/index.js';
+export { formats, validate, type FormatWarning, type FromResult, type ProviderFormat, type WireProblem } from './formats/index.js';
+export {
+  appendToState,
+  decodeState,
+  encodeState,
+  type AppendStateOptions,
+  type AppendedState,
+  type DecodeStateOptions,
+  type DecodedState,
+  type EncodeStateOptions,
+  type StateKeyRing,
+  type StateRejection,
+  type StateRejectionReason,
+} from './state/index.js';
