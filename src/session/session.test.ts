@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { tokenLimit } from '../compaction/token-limit.js';
 import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { createCounter } from '../tokens/counter.js';
@@ -124,5 +125,26 @@ describe('stats and formatHistory', () => {
       ].join('\n'),
     );
     expect(sample().formatHistory({ includeSystem: false, maxChars: 8 }).split('\n')[0]).toBe('[USER] Find th…');
+  });
+});
+
+describe('measured usage', () => {
+  it('is used by tokenLimit instead of the estimate, and dropped once the history is compacted', () => {
+    let session = Session.create();
+    for (let i = 0; i < 6; i++) session = session.append(Message.user(`question ${i}`), Message.assistant(`answer ${i}`));
+    const estimated = session.tokenCount();
+    const compactor = tokenLimit({ maxTokens: estimated + 10 });
+    expect(session.compact(compactor).result).toBeUndefined();
+    // The provider measured far more than we estimate (e.g. a hidden tool schema in the prompt).
+    const measured = session.withUsage({ inputTokens: estimated * 3, outputTokens: 5 });
+    const { session: compacted, result } = measured.compact(compactor);
+    expect(result?.compacted).toBe(true);
+    expect(compacted.lastUsage).toBeUndefined();
+    expect(compacted.messages.length).toBeLessThan(session.messages.length);
+  });
+
+  it('rejects impossible counts', () => {
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: 1.5 }))).toBe('INVALID_ARGUMENT');
   });
 });
