@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { formats } from '../src/formats/index.js';
+import type { formats } from '../src/formats/index.js';
 import { Message } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { CollaboratorError, InvalidInputError, type ChatstateError } from '../errors.js';
+import { copyRange } from '../freeze.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { measure } from './budget.js';
@@ -67,7 +68,7 @@ function spanOf(prepared: Prepared, turns: Turns, k: number): Span {
 /** The history with `span` replaced by `summary` at the span's first position. */
 function replaceSpan(prepared: Prepared, turns: Turns, span: Span, summary: Message): Message[] {
   const pinnedBefore = span.cut - span.messages.length;
-  const out = prepared.messages.slice(span.cut - pinnedBefore - 1);
+  const out = copyRange(prepared.messages, span.cut - pinnedBefore - 1);
   let j = 0;
   for (let i = 0; i < span.cut; i++) {
     if (turns.pinned[i] === 1) out[j++] = prepared.messages[i] as Message;

@@ -4,6 +4,7 @@
  * whole; results in the most recent turns (which the model is still working with) are left alone.
  * @module
  */
+import { copyRange } from '../freeze.js';
 import { Message, type MessageInput } from '../message/message.js';
 import type { Content, ContentPart, JsonObject } from '../message/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -172,7 +173,7 @@ export function truncateToolOutputs(options: TruncateToolOutputsOptions): SyncCo
         const shorter = truncate(message, count, max, prepared.counter, marker);
         if (shorter === undefined || shorter.tokens > max) reachedTarget = false;
         if (shorter === undefined) continue;
-        out ??= prepared.messages.slice();
+        out ??= copyRange(prepared.messages);
         out[i] = shorter.message;
         modified += 1;
         saved += count - shorter.tokens;

@@ -5,6 +5,7 @@
  * one linear pass each, into typed arrays, so compacting 100k messages costs a few milliseconds.
  * @module
  */
+import { copyRange } from '../freeze.js';
 import type { Message } from '../message/message.js';
 import type { ToolCall } from '../message/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -248,7 +249,7 @@ export function keepFrom(messages: readonly Message[], pinned: Uint8Array, cut: 
   const pinnedBefore = cut - removedCount;
   // One copy of the suffix, widened by the pinned count, whose head is then overwritten by the
   // pinned messages: no second copy of a 100k-message suffix.
-  const out = messages.slice(cut - pinnedBefore);
+  const out = copyRange(messages, cut - pinnedBefore);
   let first = -1;
   let last = -1;
   if (pinnedBefore === 0) {

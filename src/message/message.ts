@@ -9,7 +9,7 @@ import { deepFreeze } from '../freeze.js';
 import { newId } from '../ids.js';
 import {
   messageInputSchema,
-  toolCallInputSchema,
+  type toolCallInputSchema,
   type Category,
   type Content,
   type ContentPart,

@@ -4,7 +4,7 @@
  * @module
  */
 import { InvalidInputError, describeIssues } from '../errors.js';
-import { deepFreeze } from '../freeze.js';
+import { concatArrays, deepFreeze, frozenArray } from '../freeze.js';
 import { assertValidId, newId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { jsonValueSchema, type Category, type JsonObject, type JsonValue } from '../message/schema.js';
@@ -106,7 +106,7 @@ export class Session {
     this.createdAt = fields.createdAt;
     this.updatedAt = fields.updatedAt;
     this.version = fields.version;
-    this.messages = Object.freeze(fields.messages.slice());
+    this.messages = frozenArray(fields.messages);
     this.variables = deepFreeze({ ...fields.variables });
     this.metadata = deepFreeze({ ...fields.metadata });
     if (fields.lastUsage !== undefined) this.lastUsage = Object.freeze({ ...fields.lastUsage });
@@ -202,7 +202,7 @@ export class Session {
   /** A new session with `messages` appended (validated; plain objects go through `Message.create`). */
   append(...messages: ReadonlyArray<Message | MessageInput>): Session {
     if (messages.length === 0) return this;
-    return this.next({ messages: this.messages.concat(messages.map((message) => Message.from(message))) });
+    return this.next({ messages: concatArrays(this.messages, messages.map((message) => Message.from(message))) });
   }
 
   /** A new session whose history is `messages` (used after compaction or editing). */
