@@ -1,0 +1,79 @@
+/**
+ * `npm run bench [-- suite…]`: runs the benchmark suites (all by default, or those named:
+ * `tokens`, `compaction`, `safety`), prints their tables, and writes them with the machine and
+ * the command to bench/RESULTS.md. No figure is compared with a stored one: every ratio is
+ * measured against a baseline run in the same process.
+ * @module
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { runCompactionSafetyBench } from './compaction-safety.js';
+import { runCompactionBench } from './compaction.js';
+import { REPORT_SEED } from './corpus.js';
+import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harness.js';
+import { runTokenBench } from './tokens.js';
+
+const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
+  tokens: runTokenBench,
+  compaction: runCompactionBench,
+  safety: runCompactionSafetyBench,
+};
+
+function selectSuites(args: readonly string[]): string[] {
+  const names = args.filter((arg) => !arg.startsWith('-'));
+  if (names.length === 0) return Object.keys(SUITES);
+  const unknown = names.filter((name) => !(name in SUITES));
+  if (unknown.length > 0) {
+    console.error(`Unknown suite(s): ${unknown.join(', ')}. Suites: ${Object.keys(SUITES).join(', ')}.`);
+    process.exit(2);
+  }
+  return names;
+}
+
+function render(reports: readonly SuiteReport[], command: string, elapsed: number): string {
+  const cpu = cpus();
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Command: \`${command}\``,
+    '',
+    `- Date: ${new Date().toISOString()}`,
+    `- Node.js ${process.version} on ${process.platform}/${process.arch}`,
+    `- CPU: ${cpu[0]?.model.trim() ?? 'unknown'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `- Corpus: \`bench/corpus.ts\`, seed ${REPORT_SEED} (deterministic): system prompt, then user → assistant [tool calls → results]* → assistant turns of English prose, markdown with TypeScript/Python blocks, JSON tool arguments and JSON tool outputs; about 1 message in 5 is a tool result`,
+    `- Total bench time: ${formatMs(elapsed)}`,
+    '',
+    'Every ratio compares functions measured in this same run (round-robin, median of the repetitions after warm-up runs), never a stored figure.',
+  ];
+  for (const report of reports) {
+    lines.push('', `## ${report.title}`, '');
+    for (const table of report.tables) lines.push(...renderTable(table), '');
+    for (const note of report.notes) lines.push(`- ${note}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const names = selectSuites(args);
+  const command = args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`;
+  const reports: SuiteReport[] = [];
+  const elapsed = await timeOnceAsync(async () => {
+    for (const name of names) {
+      const suite = SUITES[name];
+      if (suite === undefined) continue;
+      console.error(`running ${name}…`);
+      const report = await suite();
+      reports.push(report);
+      console.log(`\n## ${report.title}\n`);
+      for (const table of report.tables) console.log(`${renderTable(table).join('\n')}\n`);
+      for (const note of report.notes) console.log(`- ${note}`);
+    }
+  });
+  const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+  writeFileSync(path, render(reports, command, elapsed));
+  console.log(`\nTotal ${formatMs(elapsed)}; wrote ${path}`);
+}
+
+await main();
