@@ -1,22 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { conversation } from '../../test/support/compaction.js';
-import type { ChatstateError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { resolvePrunePolicy, type PrunePolicy } from './policy.js';
+import { codeOf } from '../../test/support/errors.js';
 
 const ids = (messages: readonly Message[]): string[] => messages.map((m) => m.id);
 const ten: TokenCounter = { name: 'ten', countText: () => 0, countMessage: () => 10 };
-
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return (error as ChatstateError).code;
-  }
-  return undefined;
-}
 
 describe('resolvePrunePolicy', () => {
   const session = Session.create({ messages: conversation([{}, { tools: [1] }, {}, {}]) });

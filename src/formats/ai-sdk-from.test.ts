@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { aiSdk, aiSdkFromResponse } from './ai-sdk.js';
 import type { AiSdkWire } from './ai-sdk-wire.js';
+import { codeOf } from '../../test/support/errors.js';
 
 const codes = (items: ReadonlyArray<{ code: string }>): string[] => items.map((item) => item.code);
-
-function thrownCode(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : 'not a chatstate error';
-  }
-  return undefined;
-}
 
 /** `to(from(wire))` as prompt fields only. */
 function roundTrip(wire: AiSdkWire): AiSdkWire {
@@ -173,13 +164,13 @@ describe('aiSdk.from', () => {
 
   it('throws INVALID_ARGUMENT on shapes it cannot read', () => {
     const read = (wire: unknown) => () => aiSdk.from(wire as AiSdkWire);
-    expect(thrownCode(read(undefined))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'robot', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'system', content: [] }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'weird' } }] }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'user', content: [{ type: 'image', image: 42 }] }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ system: [{ role: 'user', content: 'x' }], messages: [] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read(undefined))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'robot', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'system', content: [] }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'weird' } }] }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'user', content: [{ type: 'image', image: 42 }] }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ system: [{ role: 'user', content: 'x' }], messages: [] }))).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -197,6 +188,6 @@ describe('aiSdkFromResponse', () => {
     };
     expect(aiSdkFromResponse(result).map((message) => message.role)).toEqual(['assistant', 'tool']);
     expect(aiSdkFromResponse(result.response)).toHaveLength(2);
-    expect(thrownCode(() => aiSdkFromResponse({ response: {} }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => aiSdkFromResponse({ response: {} }))).toBe('INVALID_ARGUMENT');
   });
 });

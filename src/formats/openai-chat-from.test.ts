@@ -1,23 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { openaiChat, openaiChatFromResponse } from './openai-chat.js';
 import type { ChatMessageParam, OpenaiChatWire } from './openai-chat-wire.js';
+import { codeOf } from '../../test/support/errors.js';
 
 const codes = (items: ReadonlyArray<{ code: string }>): string[] => items.map((item) => item.code);
 
 /** `to(from(wire))` as request fields only. */
 function roundTrip(wire: OpenaiChatWire): ChatMessageParam[] {
   return openaiChat.to(openaiChat.from(wire).messages).messages;
-}
-
-function thrownCode(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : 'not a chatstate error';
-  }
-  return undefined;
 }
 
 describe('openaiChat.from', () => {
@@ -118,13 +109,13 @@ describe('openaiChat.from', () => {
 
   it('throws INVALID_ARGUMENT on shapes it cannot read', () => {
     const read = (wire: unknown) => () => openaiChat.from(wire as OpenaiChatWire);
-    expect(thrownCode(read(null))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: 'hi' }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [42] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'robot', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function' }] }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ messages: [{ role: 'user', content: [{ text: 'no type' }] }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read(null))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: 'hi' }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [42] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'robot', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function' }] }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'user', content: [{ text: 'no type' }] }] }))).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -157,7 +148,7 @@ describe('openaiChatFromResponse', () => {
   });
 
   it('throws INVALID_ARGUMENT without a readable assistant message', () => {
-    expect(thrownCode(() => openaiChatFromResponse({ choices: [] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(() => openaiChatFromResponse({ choices: [{ message: { role: 'assistant', content: '' } }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => openaiChatFromResponse({ choices: [] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => openaiChatFromResponse({ choices: [{ message: { role: 'assistant', content: '' } }] }))).toBe('INVALID_ARGUMENT');
   });
 });

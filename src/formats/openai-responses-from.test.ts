@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { openaiResponses, openaiResponsesFromResponse } from './openai-responses.js';
 import type { OpenaiResponsesWire, ResponsesReasoningItem } from './openai-responses-wire.js';
+import { codeOf } from '../../test/support/errors.js';
 
 const codes = (items: ReadonlyArray<{ code: string }>): string[] => items.map((item) => item.code);
-
-function thrownCode(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : 'not a chatstate error';
-  }
-  return undefined;
-}
 
 /** `to(from(wire))` as request fields only. */
 function roundTrip(wire: OpenaiResponsesWire): OpenaiResponsesWire {
@@ -139,13 +130,13 @@ describe('openaiResponses.from', () => {
 
   it('throws INVALID_ARGUMENT on shapes it cannot read', () => {
     const read = (wire: unknown) => () => openaiResponses.from(wire as OpenaiResponsesWire);
-    expect(thrownCode(read(null))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ input: 5 }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ instructions: 5, input: [] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ input: ['x'] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ input: [{ content: 'no role or type' }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ input: [{ type: 'function_call', name: 'f' }] }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(read({ input: [{ type: 'function_call_output', output: 'x' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read(null))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ input: 5 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ instructions: 5, input: [] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ input: ['x'] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ input: [{ content: 'no role or type' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ input: [{ type: 'function_call', name: 'f' }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ input: [{ type: 'function_call_output', output: 'x' }] }))).toBe('INVALID_ARGUMENT');
   });
 });
 
@@ -170,7 +161,7 @@ describe('openaiResponsesFromResponse', () => {
   });
 
   it('throws INVALID_ARGUMENT without output items', () => {
-    expect(thrownCode(() => openaiResponsesFromResponse({ output: 'x' }))).toBe('INVALID_ARGUMENT');
-    expect(thrownCode(() => openaiResponsesFromResponse({ output: [] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => openaiResponsesFromResponse({ output: 'x' }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => openaiResponsesFromResponse({ output: [] }))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
 import { MAX_MESSAGE_CHARS, Message, type MessageInput } from './message.js';
-
-function codeOf(action: () => unknown): string | undefined {
-  try {
-    action();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : 'not a ChatstateError';
-  }
-  return undefined;
-}
+import { codeOf } from '../../test/support/errors.js';
 
 describe('Message constructors', () => {
   it('fill id, timestamp, metadata and the default category', () => {

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { tokenLimit } from '../compaction/token-limit.js';
-import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { createCounter } from '../tokens/counter.js';
 import { Session } from './session.js';
-
-function codeOf(action: () => unknown): string | undefined {
-  try {
-    action();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : 'not a ChatstateError';
-  }
-  return undefined;
-}
+import { codeOf } from '../../test/support/errors.js';
 
 function sample(): Session {
   return Session.create({ id: 'chat-1', agentId: 'planner', userId: 'u1' }).append(

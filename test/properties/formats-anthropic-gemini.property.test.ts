@@ -21,6 +21,7 @@ import { hasText } from '../../src/formats/wire-json.js';
 import { Message } from '../../src/message/message.js';
 import type { ContentPart } from '../../src/message/schema.js';
 import { historyArb } from '../support/arbitraries.js';
+import { damagedHistoryArb } from '../support/damaged-history.js';
 
 type Item =
   | { kind: 'system'; text: string }
@@ -83,57 +84,6 @@ function withoutWarnings<T extends { warnings: unknown }>(wire: T): Omit<T, 'war
   const { warnings: _warnings, ...rest } = wire;
   return rest;
 }
-
-// Parts and damage the realistic generator never produces: foreign reasoning and raw parts, files a
-// provider may not read, blank text, a history cut before its first user turn, lost results, and
-// arguments that are not JSON. `to` must still produce a history the provider accepts.
-const extraPartArb = fc.constantFrom<ContentPart>(
-  { type: 'reasoning', text: 'hmm', provider: 'anthropic', signature: 'sig' },
-  { type: 'reasoning', text: 'hmm', provider: 'gemini', signature: 'gsig' },
-  { type: 'reasoning', text: 'hmm', provider: 'openaiResponses' },
-  { type: 'raw', provider: 'anthropic', value: { type: 'redacted_thinking', data: 'x' } },
-  { type: 'raw', provider: 'anthropic', value: { type: 'tool_use', id: 'x', name: 'y', input: {} } },
-  { type: 'raw', provider: 'gemini', value: { executableCode: { language: 'PYTHON', code: 'print(1)' } } },
-  { type: 'raw', provider: 'gemini', value: { functionCall: { name: 'y', args: {} } } },
-  { type: 'raw', provider: 'openaiChat', value: { refusal: 'no' } },
-  { type: 'file', data: 'JVBERi0=', mediaType: 'application/pdf', filename: 'a.pdf' },
-  { type: 'file', data: 'aGVsbG8=', mediaType: 'text/plain' },
-  { type: 'file', data: 'UEsDBA==', mediaType: 'application/zip' },
-  { type: 'image', data: 'AAAA' },
-  { type: 'text', text: '   ' },
-);
-
-const editArb = fc.record({
-  at: fc.nat(),
-  kind: fc.constantFrom('part', 'part', 'part', 'dropMessage', 'cutToAssistant', 'badArguments'),
-  part: extraPartArb,
-});
-
-function applyEdit(history: Message[], edit: { at: number; kind: string; part: ContentPart }): Message[] {
-  const index = edit.at % Math.max(history.length, 1);
-  const target = history[index];
-  if (target === undefined) return history;
-  switch (edit.kind) {
-    case 'part':
-      return history.map((message, i) => (i === index ? Message.with(message, { content: [...partsOf(message), edit.part] }) : message));
-    case 'dropMessage':
-      return history.filter((_, i) => i !== index);
-    case 'cutToAssistant': {
-      const first = history.findIndex((message) => message.role === 'assistant');
-      return first < 0 ? history : [...history.filter((message, i) => i < first && message.role === 'system'), ...history.slice(first)];
-    }
-    default: {
-      const [call, ...rest] = target.toolCalls ?? [];
-      if (call === undefined) return history;
-      const broken = Message.with(target, { toolCalls: [{ ...call, arguments: '{oops' }, ...rest] });
-      return history.map((message, i) => (i === index ? broken : message));
-    }
-  }
-}
-
-const damagedHistoryArb = fc
-  .tuple(historyArb({ maxTurns: 4 }), fc.array(editArb, { maxLength: 6 }))
-  .map(([history, edits]) => edits.reduce(applyEdit, history));
 
 const FORMATS: Array<[string, ProviderFormat<object>]> = [
   ['anthropic', anthropic],

@@ -1,0 +1,12 @@
+/** Shared assertion support for typed errors. */
+import { ChatstateError } from '../../src/errors.js';
+
+/** The `code` of the ChatstateError `run` throws; `undefined` when it does not throw. */
+export function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return ChatstateError.isInstance(error) ? error.code : 'not a ChatstateError';
+  }
+  return undefined;
+}
