@@ -19,6 +19,12 @@ export interface PreparedHistory {
 /** Content of a result synthesized for a call that never got one (the provider demands one). */
 export const MISSING_RESULT_TEXT = 'Error: no result was recorded for this tool call.';
 
+/** True when a message says something besides its tool calls. */
+function hasContent(message: Message): boolean {
+  if (typeof message.content === 'string') return message.content.trim().length > 0;
+  return message.content.some((part) => part.type !== 'text' || part.text.trim().length > 0);
+}
+
 /** Splits off the leading system messages and repairs tool exchanges, reporting every change as a warning. */
 export function prepareHistory(messages: readonly Message[]): PreparedHistory {
   const warnings: FormatWarning[] = [];
@@ -26,26 +32,25 @@ export function prepareHistory(messages: readonly Message[]): PreparedHistory {
   while (start < messages.length && messages[start]?.role === 'system') start += 1;
   const system = messages.slice(0, start);
 
-  // Index of the first result of each call id, looked up when its call is emitted.
-  const resultsByCall = new Map<string, number>();
-  const callIds = new Set<string>();
+  // Where the results of each call id are, so each call can take the first one that follows it.
+  const resultsByCall = new Map<string, number[]>();
   for (let i = start; i < messages.length; i++) {
     const message = messages[i] as Message;
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) callIds.add(call.id);
-    if (message.role === 'tool' && message.toolCallId !== undefined && !resultsByCall.has(message.toolCallId)) {
-      resultsByCall.set(message.toolCallId, i);
-    }
+    if (message.role !== 'tool' || message.toolCallId === undefined) continue;
+    const at = resultsByCall.get(message.toolCallId);
+    if (at === undefined) resultsByCall.set(message.toolCallId, [i]);
+    else at.push(i);
   }
 
   const body: Message[] = [];
-  const emitted = new Set<Message>();
+  const emitted = new Set<number>();
   const seenCalls = new Set<string>();
   for (let i = start; i < messages.length; i++) {
     let message = messages[i] as Message;
     if (message.role === 'tool') {
-      if (emitted.has(message)) continue;
+      if (emitted.has(i)) continue;
       const id = message.toolCallId ?? '';
-      const reason = !callIds.has(id) || !seenCalls.has(id) ? 'has no matching tool call before it' : 'duplicates an earlier result';
+      const reason = seenCalls.has(id) ? 'duplicates an earlier result' : 'has no matching tool call before it';
       warnings.push({ code: 'orphan_tool_result', message: `Dropped tool result for ${id}: it ${reason}`, messageId: message.id });
       continue;
     }
@@ -54,18 +59,16 @@ export function prepareHistory(messages: readonly Message[]): PreparedHistory {
       // A call id used twice would make its result ambiguous: keep the first use only.
       warnings.push({ code: 'duplicate_tool_call', message: 'Removed tool calls whose ids were already used', messageId: message.id });
       const unique = calls.filter((call) => !seenCalls.has(call.id));
-      message = unique.length > 0 || Message.text(message).trim().length > 0 ? Message.with(message, { toolCalls: unique }) : message;
-      if (unique.length === 0 && Message.text(message).trim().length === 0) continue;
+      if (unique.length === 0 && !hasContent(message)) continue;
+      message = Message.with(message, { toolCalls: unique });
     }
     body.push(message);
-    if (message.role !== 'assistant' || message.toolCalls === undefined) continue;
-    for (const call of message.toolCalls) {
+    for (const call of message.toolCalls ?? []) {
       seenCalls.add(call.id);
-      const index = resultsByCall.get(call.id);
-      const result = index !== undefined && index > i ? (messages[index] as Message) : undefined;
-      if (result !== undefined) {
-        body.push(result);
-        emitted.add(result);
+      const index = resultsByCall.get(call.id)?.find((at) => at > i);
+      if (index !== undefined) {
+        body.push(messages[index] as Message);
+        emitted.add(index);
       } else {
         warnings.push({
           code: 'missing_tool_result',
