@@ -41,6 +41,8 @@ export interface Message {
   readonly metadata: JsonObject;
   /** Token counts by counter name, when known (a cache; never trusted for safety). */
   readonly tokens?: Readonly<Record<string, number>>;
+  /** Position in its session, given by the store that holds it (monotonic, never reused). */
+  readonly seq?: number;
 }
 
 /** Largest content a single message may carry, in UTF-16 code units (about 32 MiB of text). */
@@ -128,6 +130,7 @@ function create(input: MessageInput): Message {
   if (data.toolCallId !== undefined) message.toolCallId = data.toolCallId;
   if (data.name !== undefined) message.name = data.name;
   if (data.tokens !== undefined) message.tokens = data.tokens;
+  if (data.seq !== undefined) message.seq = data.seq;
   const frozen = deepFreeze(message);
   created.add(frozen);
   return frozen;

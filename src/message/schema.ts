@@ -143,6 +143,8 @@ export const messageInputSchema = z.strictObject({
   timestamp: z.iso.datetime({ offset: true }).optional(),
   metadata: jsonObjectSchema.optional(),
   tokens: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Position in its session, given by a store: monotonic, never reused. */
+  seq: z.number().int().positive().optional(),
 });
 
 /** What `Message.create` accepts. */

@@ -163,7 +163,7 @@ export class Session {
     }
     const messages = value.messages.map((raw, index) => {
       try {
-        return Message.create(raw as MessageInput);
+        return Message.is(raw) ? raw : Message.create(raw as MessageInput);
       } catch (error) {
         throw new InvalidInputError('INVALID_SESSION', `Invalid session: message ${index}: ${(error as Error).message}`, {
           cause: error,

@@ -1,0 +1,80 @@
+/**
+ * Encryption at rest: AES-256-GCM per record, with the key id stored beside each record so keys
+ * can rotate (old records stay readable while their key is in the ring; new ones use the current
+ * key). The associated data binds a ciphertext to its session and record, so a record cannot be
+ * moved to another session or position unnoticed.
+ * @module
+ */
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { DataError } from '../errors.js';
+import { resolveKeyRing } from '../state/key-ring.js';
+import type { StateKey } from '../state/types.js';
+
+/** A key or a key ring for encryption at rest (the same shapes as state keys). */
+export type AtRestKey = StateKey;
+
+/** Seals and opens record bodies; the identity when no key is configured. */
+export interface RecordCipher {
+  readonly encrypted: boolean;
+  seal(plain: string, aad: string): string;
+  open(data: string, aad: string): string;
+}
+
+const PREFIX = 'e1.';
+const STORE_INFO = Buffer.from('chatstate.store/v1/encryption', 'utf8');
+
+/** True when `data` is an encrypted envelope. */
+export function isSealed(data: string): boolean {
+  return data.startsWith(PREFIX);
+}
+
+/** The cipher for `key`; without a key, records are stored as plain JSON. */
+export function recordCipher(key: AtRestKey | undefined, storeName: string): RecordCipher {
+  if (key === undefined) {
+    return {
+      encrypted: false,
+      seal: (plain) => plain,
+      open(data) {
+        if (isSealed(data)) {
+          throw new DataError('CORRUPT', `${storeName}: a record is encrypted, but the store was opened without an encryption key`);
+        }
+        return data;
+      },
+    };
+  }
+  const ring = resolveKeyRing(key);
+  // A subkey of its own: the same secret used for state blobs never encrypts records with the same key.
+  const keys = new Map([...ring.keys].map(([id, derived]) => [id, Buffer.from(hkdfSync('sha256', derived.encryption, Buffer.alloc(0), STORE_INFO, 32))]));
+  const current = ring.current;
+  const currentKey = keys.get(current) as Buffer;
+  return {
+    encrypted: true,
+    seal(plain, aad) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', currentKey, iv);
+      cipher.setAAD(Buffer.from(`${current}\n${aad}`, 'utf8'));
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `${PREFIX}${current}.${iv.toString('base64url')}.${body.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
+    },
+    open(data, aad) {
+      // Records written before encryption was enabled stay readable; they are sealed when rewritten.
+      if (!isSealed(data)) return data;
+      const [keyId, iv, body, tag] = data.slice(PREFIX.length).split('.');
+      const secret = keyId === undefined ? undefined : keys.get(keyId);
+      if (secret === undefined || iv === undefined || body === undefined || tag === undefined) {
+        throw new DataError('CORRUPT', `${storeName}: a record is encrypted with key ${JSON.stringify(keyId ?? '')}, which is not in the key ring`);
+      }
+      const tagBytes = Buffer.from(tag, 'base64url');
+      // A short tag would let a forger try fewer guesses: only full 16-byte tags are accepted.
+      if (tagBytes.length !== 16) throw new DataError('CORRUPT', `${storeName}: a record's authentication tag is malformed`);
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', secret, Buffer.from(iv, 'base64url'));
+        decipher.setAAD(Buffer.from(`${keyId}\n${aad}`, 'utf8'));
+        decipher.setAuthTag(tagBytes);
+        return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+      } catch (error) {
+        throw new DataError('CORRUPT', `${storeName}: a record failed authentication (tampered, or moved from elsewhere)`, { cause: error });
+      }
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Records ↔ values: how a session head and its messages are written as strings, read back with
+ * validation, migrated from older record schemas, and rewritten without losing fields a newer
+ * version of chatstate added.
+ * @module
+ */
+import { DataError } from '../errors.js';
+import { Message, type MessageInput } from '../message/message.js';
+import type { JsonObject, JsonValue } from '../message/schema.js';
+import type { RecordedUsage } from '../tokens/usage.js';
+import type { RecordCipher } from './at-rest.js';
+import type { MessageRecord } from './types.js';
+
+/** Schema version of the records this version writes. */
+export const RECORD_SCHEMA = 1;
+
+/** Longest title kept in the index. */
+export const TITLE_CHARS = 120;
+
+const MESSAGE_FIELDS = new Set(['id', 'role', 'category', 'content', 'toolCalls', 'toolCallId', 'name', 'timestamp', 'metadata', 'tokens']);
+
+// Fields a newer writer added, remembered per message so that rewriting the message keeps them.
+const unknownFields = new WeakMap<Message, Record<string, JsonValue>>();
+
+/** The decoded head data: what the index does not need in the clear. */
+export interface HeadData {
+  readonly metadata: JsonObject;
+  readonly variables: Readonly<Record<string, JsonValue>>;
+  readonly lastUsage?: RecordedUsage;
+  /** Fields of a newer schema, kept for rewrites. */
+  readonly extra?: Record<string, JsonValue>;
+}
+
+function corrupt(store: string, what: string, cause?: unknown): DataError {
+  return new DataError('CORRUPT', `${store}: ${what}`, { cause });
+}
+
+function parseObject(text: string, store: string, what: string): Record<string, JsonValue> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw corrupt(store, `${what} is not JSON`, error);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(store, `${what} is not an object`);
+  return value as Record<string, JsonValue>;
+}
+
+/** AAD of a message record: binds its ciphertext to the session and the message. */
+function messageAad(sessionId: string, messageId: string): string {
+  return `message\n${sessionId}\n${messageId}`;
+}
+
+/** Writes a message body (without its seq, which the record carries). */
+export function encodeMessage(message: Message, sessionId: string, cipher: RecordCipher): string {
+  const { seq: _seq, ...fields } = message;
+  const extra = unknownFields.get(message);
+  const json = JSON.stringify(extra === undefined ? fields : { ...extra, ...fields });
+  return cipher.seal(json, messageAad(sessionId, message.id));
+}
+
+/** Reads a message record back, validated; unknown fields are kept aside for rewrites. */
+export function decodeMessage(record: MessageRecord, sessionId: string, cipher: RecordCipher, store: string): Message {
+  const fields = parseObject(cipher.open(record.data, messageAad(sessionId, record.id)), store, `message ${record.seq} of ${sessionId}`);
+  const known: Record<string, unknown> = { seq: record.seq };
+  let extra: Record<string, JsonValue> | undefined;
+  for (const key of Object.keys(fields)) {
+    if (MESSAGE_FIELDS.has(key)) known[key] = fields[key];
+    else if (key !== 'seq') (extra ??= {})[key] = fields[key] as JsonValue;
+  }
+  if (known.id !== record.id) throw corrupt(store, `message ${record.seq} of ${sessionId} has id ${JSON.stringify(known.id)}, its record says ${record.id}`);
+  let message: Message;
+  try {
+    message = Message.create(known as MessageInput);
+  } catch (error) {
+    throw corrupt(store, `message ${record.seq} of ${sessionId} is invalid: ${(error as Error).message}`, error);
+  }
+  if (extra !== undefined) unknownFields.set(message, extra);
+  return message;
+}
+
+/** Writes the head data. */
+export function encodeHeadData(data: HeadData, sessionId: string, cipher: RecordCipher): string {
+  const { extra, ...known } = data;
+  return cipher.seal(JSON.stringify(extra === undefined ? known : { ...extra, ...known }), `head\n${sessionId}`);
+}
+
+/** Reads the head data back. */
+export function decodeHeadData(text: string, sessionId: string, cipher: RecordCipher, store: string): HeadData {
+  const fields = parseObject(cipher.open(text, `head\n${sessionId}`), store, `the head of ${sessionId}`);
+  const { metadata, variables, lastUsage, ...extra } = fields;
+  const object = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (metadata !== undefined && !object(metadata)) throw corrupt(store, `the metadata of ${sessionId} is not an object`);
+  if (variables !== undefined && !object(variables)) throw corrupt(store, `the variables of ${sessionId} are not an object`);
+  const data: { -readonly [K in keyof HeadData]: HeadData[K] } = { metadata: metadata ?? {}, variables: variables ?? {} };
+  if (object(lastUsage)) data.lastUsage = lastUsage as unknown as RecordedUsage;
+  if (Object.keys(extra).length > 0) data.extra = extra;
+  return data;
+}
+
+/** Writes a title. */
+export function encodeTitle(title: string, sessionId: string, cipher: RecordCipher): string {
+  return cipher.seal(JSON.stringify(title), `title\n${sessionId}`);
+}
+
+/** Reads a title back; a damaged title is dropped rather than failing a whole listing. */
+export function decodeTitle(text: string | undefined, sessionId: string, cipher: RecordCipher): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(cipher.open(text, `title\n${sessionId}`));
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The title a message gives its session: the text of the first user dialog message, shortened. */
+export function titleOf(message: Message): string | undefined {
+  if (message.role !== 'user' || message.category !== 'dialog') return undefined;
+  const text = Message.text(message).replace(/\s+/g, ' ').trim();
+  if (text.length === 0) return undefined;
+  return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1)}…` : text;
+}

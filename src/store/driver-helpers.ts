@@ -1,0 +1,87 @@
+/**
+ * Pure helpers drivers share: version checks, the head arithmetic of an append, seq ranges and
+ * list ordering — so that every backend computes them the same way.
+ * @module
+ */
+import { ConflictError } from '../errors.js';
+import type { AppendCommit, HeadRecord, ListQuery, MessageRange, MessageRecord } from './types.js';
+
+/** Throws `CONFLICT` unless `expected` is undefined or equals `actual`. */
+export function checkVersion(store: string, id: string, actual: number, expected: number | undefined): void {
+  if (expected !== undefined && expected !== actual) {
+    throw new ConflictError(`${store}: session ${JSON.stringify(id)} is at version ${actual}, not ${expected}`, {
+      details: { id, actual, expected },
+    });
+  }
+}
+
+/** The head after an append and the records it adds (skipping ids `has` already knows). */
+export function appendToHead(
+  head: HeadRecord,
+  commit: AppendCommit,
+  has: (messageId: string) => boolean,
+): { head: HeadRecord; appended: MessageRecord[]; duplicates: string[] } {
+  const appended: MessageRecord[] = [];
+  const duplicates: string[] = [];
+  let seq = head.lastSeq;
+  let tokens = 0;
+  let title = head.title;
+  for (const message of commit.messages) {
+    if (has(message.id)) {
+      duplicates.push(message.id);
+      continue;
+    }
+    seq += 1;
+    appended.push(Object.freeze({ seq, id: message.id, data: message.data }));
+    tokens += message.tokens;
+    title ??= message.title;
+  }
+  if (appended.length === 0) return { head, appended, duplicates };
+  const updatedAt = commit.updatedAt;
+  const next: HeadRecord = {
+    ...head,
+    version: head.version + 1,
+    updatedAt,
+    messageCount: head.messageCount + appended.length,
+    tokenCount: head.tokenCount + tokens,
+    lastSeq: seq,
+    ...(title === undefined ? {} : { title }),
+    ...(head.ttlMs === undefined ? {} : { expiresAt: Date.parse(updatedAt) + head.ttlMs }),
+  };
+  return { head: Object.freeze(next), appended, duplicates };
+}
+
+/** The records of `range` from ascending `records`: the last `limit` of those in the seq window. */
+export function rangeOf(records: readonly MessageRecord[], range: MessageRange): MessageRecord[] {
+  const after = range.afterSeq ?? 0;
+  const before = range.beforeSeq ?? Number.POSITIVE_INFINITY;
+  // Binary search for the window's end: a tail read costs O(log n + limit), not O(n).
+  let lo = 0;
+  let hi = records.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((records[mid] as MessageRecord).seq < before) lo = mid + 1;
+    else hi = mid;
+  }
+  const end = lo;
+  let start = end;
+  const limit = range.limit ?? Number.POSITIVE_INFINITY;
+  while (start > 0 && end - start < limit && (records[start - 1] as MessageRecord).seq > after) start -= 1;
+  return records.slice(start, end);
+}
+
+/** Heads filtered by owner and expiry, newest activity first, paged. */
+export function sortAndPage(
+  heads: readonly HeadRecord[],
+  query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number },
+): HeadRecord[] {
+  return heads
+    .filter(
+      (head) =>
+        (query.userId === undefined || head.userId === query.userId) &&
+        (query.agentId === undefined || head.agentId === query.agentId) &&
+        (head.expiresAt === undefined || head.expiresAt > query.now),
+    )
+    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1))
+    .slice(query.offset, query.offset + query.limit);
+}

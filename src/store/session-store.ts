@@ -1,0 +1,257 @@
+/**
+ * `createSessionStore`: the one implementation of `SessionStore` semantics over any driver — id
+ * checks, validation, encryption at rest, titles, token totals, sequence numbers and retention.
+ * @module
+ */
+import { InvalidInputError, NotFoundError } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import { Message, type MessageInput } from '../message/message.js';
+import { Session } from '../session/session.js';
+import { SESSION_FORMAT_VERSION } from '../session/schema.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import { estimate } from '../tokens/estimate.js';
+import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
+import {
+  RECORD_SCHEMA,
+  decodeHeadData,
+  decodeMessage,
+  decodeTitle,
+  encodeHeadData,
+  encodeMessage,
+  encodeTitle,
+  titleOf,
+  type HeadData,
+} from './codec.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  HeadRecord,
+  ListQuery,
+  MessageRange,
+  MessageRecord,
+  PendingMessage,
+  SaveOptions,
+  SessionStore,
+  SessionSummary,
+  StoreDriver,
+} from './types.js';
+
+/** Options of `createSessionStore`. */
+export interface SessionStoreOptions {
+  /** Encrypt every record (AES-256-GCM) with this key or key ring; the key id is stored with each record. */
+  encryption?: AtRestKey;
+  /** Counter for the token totals in the index. @default tokens.estimate */
+  counter?: TokenCounter;
+  /** Retention applied by `save` when it is given no `ttlMs`. */
+  defaultTtlMs?: number;
+  /** Clock, for tests of retention. @default Date.now */
+  now?: () => number;
+}
+
+/** Largest page `list` returns. */
+export const MAX_LIST_LIMIT = 1000;
+
+function nonNegativeInteger(value: unknown, what: string, { positive = false, max = Number.MAX_SAFE_INTEGER } = {}): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < (positive ? 1 : 0) || value > max) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${what} must be ${positive ? 'a positive' : 'a non-negative'} integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}`);
+  }
+  return value;
+}
+
+function optionalVersion(value: number | undefined, what: string): number | undefined {
+  return value === undefined ? undefined : nonNegativeInteger(value, what);
+}
+
+class CoreSessionStore implements SessionStore {
+  readonly name: string;
+  private readonly cipher: RecordCipher;
+  private readonly counter: TokenCounter;
+  private readonly now: () => number;
+  private closed = false;
+
+  constructor(
+    private readonly driver: StoreDriver,
+    private readonly options: SessionStoreOptions,
+  ) {
+    this.name = driver.name;
+    this.cipher = recordCipher(options.encryption, driver.name);
+    this.counter = options.counter ?? estimate;
+    this.now = options.now ?? Date.now;
+    if (options.defaultTtlMs !== undefined) nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true });
+  }
+
+  private live(head: HeadRecord | undefined): head is HeadRecord {
+    return head !== undefined && (head.expiresAt === undefined || head.expiresAt > this.now());
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`);
+  }
+
+  async get(id: string): Promise<Session | undefined> {
+    this.checkOpen();
+    assertValidId(id, 'session id');
+    const stored = await this.driver.readAll(id);
+    if (stored === undefined || !this.live(stored.head)) return undefined;
+    return this.toSession(stored.head, stored.messages);
+  }
+
+  async load(id: string): Promise<Session> {
+    const session = await this.get(id);
+    if (session === undefined) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+    return session;
+  }
+
+  private toSession(head: HeadRecord, records: readonly MessageRecord[]): Session {
+    const data = decodeHeadData(head.data, head.id, this.cipher, this.name);
+    const messages = records.map((record) => decodeMessage(record, head.id, this.cipher, this.name));
+    return Session.fromJSON({
+      formatVersion: SESSION_FORMAT_VERSION,
+      id: head.id,
+      ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
+      ...(head.userId === undefined ? {} : { userId: head.userId }),
+      createdAt: head.createdAt,
+      updatedAt: head.updatedAt,
+      version: head.version,
+      messages,
+      variables: data.variables,
+      metadata: data.metadata,
+      ...(data.lastUsage === undefined ? {} : { lastUsage: data.lastUsage }),
+    });
+  }
+
+  async save(session: Session, options: SaveOptions = {}): Promise<Session> {
+    this.checkOpen();
+    if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', `${this.name}: save needs a Session`);
+    const expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
+    const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
+    if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true });
+    const stored = await this.driver.readHead(session.id);
+    const current = this.live(stored) ? stored : undefined;
+    // Sequence numbers are never reused: new messages continue after the highest ever given.
+    let lastSeq = Math.max(stored?.lastSeq ?? 0, 0);
+    const messages: Message[] = [];
+    const records: MessageRecord[] = [];
+    let tokenCount = 0;
+    let title: string | undefined;
+    for (const message of session.messages) {
+      const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
+      const withSeq = message.seq === seq ? message : Message.with(message, { seq });
+      messages.push(withSeq);
+      records.push({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher) });
+      tokenCount += this.counter.countMessage(message);
+      title ??= titleOf(message);
+    }
+    lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? 0);
+    const version = current === undefined ? Math.max(session.version, 1) : Math.max(session.version, current.version + 1);
+    const now = this.now();
+    const data: HeadData = { metadata: session.metadata, variables: session.variables, ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }) };
+    const head: HeadRecord = {
+      id: session.id,
+      schema: RECORD_SCHEMA,
+      version,
+      ...(session.agentId === undefined ? {} : { agentId: session.agentId }),
+      ...(session.userId === undefined ? {} : { userId: session.userId }),
+      createdAt: session.createdAt,
+      updatedAt: new Date(now).toISOString(),
+      ...(ttlMs === undefined ? {} : { ttlMs, expiresAt: now + ttlMs }),
+      messageCount: records.length,
+      tokenCount,
+      lastSeq,
+      ...(title === undefined ? {} : { title: encodeTitle(title, session.id, this.cipher) }),
+      data: encodeHeadData(data, session.id, this.cipher),
+    };
+    await this.driver.replace(session.id, { expectedVersion, head, messages: records });
+    return this.toSession(head, records);
+  }
+
+  async append(id: string, input: ReadonlyArray<Message | MessageInput>, options: AppendOptions = {}): Promise<AppendResult> {
+    this.checkOpen();
+    assertValidId(id, 'session id');
+    const expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
+    if (!Array.isArray(input)) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: append needs an array of messages`);
+    const messages = input.map((message) => Message.from(message));
+    const ids = new Set<string>();
+    const pending: PendingMessage[] = [];
+    for (const message of messages) {
+      // A repeated id inside one call is the same message sent twice: stored once.
+      if (ids.has(message.id)) continue;
+      ids.add(message.id);
+      const title = titleOf(message);
+      pending.push({
+        id: message.id,
+        data: encodeMessage(message, id, this.cipher),
+        tokens: this.counter.countMessage(message),
+        ...(title === undefined ? {} : { title: encodeTitle(title, id, this.cipher) }),
+      });
+    }
+    const outcome = await this.driver.append(id, { expectedVersion, messages: pending, updatedAt: new Date(this.now()).toISOString() });
+    const byId = new Map(messages.map((message) => [message.id, message]));
+    const appended = outcome.appended.map((record) => Message.with(byId.get(record.id) as Message, { seq: record.seq }));
+    return { version: outcome.version, appended, duplicates: outcome.duplicates };
+  }
+
+  async readMessages(id: string, range: MessageRange = {}): Promise<Message[]> {
+    this.checkOpen();
+    assertValidId(id, 'session id');
+    const checked: MessageRange = {
+      ...(range.afterSeq === undefined ? {} : { afterSeq: nonNegativeInteger(range.afterSeq, 'afterSeq') }),
+      ...(range.beforeSeq === undefined ? {} : { beforeSeq: nonNegativeInteger(range.beforeSeq, 'beforeSeq') }),
+      ...(range.limit === undefined ? {} : { limit: nonNegativeInteger(range.limit, 'limit', { positive: true }) }),
+    };
+    const head = await this.driver.readHead(id);
+    if (!this.live(head)) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+    const records = (await this.driver.readRange(id, checked)) ?? [];
+    return records.map((record) => decodeMessage(record, id, this.cipher, this.name));
+  }
+
+  async list(query: ListQuery = {}): Promise<SessionSummary[]> {
+    this.checkOpen();
+    const limit = nonNegativeInteger(query.limit ?? 100, 'limit', { positive: true, max: MAX_LIST_LIMIT });
+    const offset = nonNegativeInteger(query.offset ?? 0, 'offset');
+    const heads = await this.driver.list({
+      limit,
+      offset,
+      now: this.now(),
+      ...(query.userId === undefined ? {} : { userId: query.userId }),
+      ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
+    });
+    return heads.map((head) => {
+      const title = decodeTitle(head.title, head.id, this.cipher);
+      return {
+        id: head.id,
+        ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
+        ...(head.userId === undefined ? {} : { userId: head.userId }),
+        ...(title === undefined ? {} : { title }),
+        messageCount: head.messageCount,
+        tokenCount: head.tokenCount,
+        version: head.version,
+        createdAt: head.createdAt,
+        updatedAt: head.updatedAt,
+        ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
+      };
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    this.checkOpen();
+    assertValidId(id, 'session id');
+    return this.driver.remove(id);
+  }
+
+  async purgeExpired(): Promise<number> {
+    this.checkOpen();
+    return this.driver.purgeExpired(this.now());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.driver.close();
+  }
+}
+
+/** A `SessionStore` over `driver`: every store in chatstate is one of these. */
+export function createSessionStore(driver: StoreDriver, options: SessionStoreOptions = {}): SessionStore {
+  return new CoreSessionStore(driver, options);
+}

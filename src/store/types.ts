@@ -1,0 +1,195 @@
+/**
+ * The `SessionStore` contract every store implements, and the `StoreDriver` contract under it.
+ *
+ * Semantics live once in the core (`createSessionStore`): id checks, (de)serialization, encryption
+ * at rest, schema migration, titles and token totals. A driver only persists records and performs
+ * two atomic operations — an idempotent compare-and-append and a compare-and-replace — the way its
+ * backend does them best (a transaction, a Lua script, a locked journal).
+ * @module
+ */
+import type { JsonObject } from '../message/schema.js';
+import type { Message, MessageInput } from '../message/message.js';
+import type { Session } from '../session/session.js';
+
+/** One row of `list`: Penguin's session index. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly agentId?: string;
+  readonly userId?: string;
+  /** The first user message, shortened; `undefined` before there is one. */
+  readonly title?: string;
+  readonly messageCount: number;
+  readonly tokenCount: number;
+  readonly version: number;
+  readonly createdAt: string;
+  /** Last activity; `list` is sorted by it, newest first. */
+  readonly updatedAt: string;
+  /** When the session expires (ISO-8601), if it has a retention limit. */
+  readonly expiresAt?: string;
+}
+
+/** Query of `list`. */
+export interface ListQuery {
+  /** Most rows returned. @default 100 */
+  readonly limit?: number;
+  /** Rows skipped (newest first). @default 0 */
+  readonly offset?: number;
+  readonly userId?: string;
+  readonly agentId?: string;
+}
+
+/** Options of `save`. */
+export interface SaveOptions {
+  /** Fail with `CONFLICT` unless the stored version is this (0 or `undefined` for "must not exist" when `create` is true). */
+  readonly expectedVersion?: number;
+  /** Retention: the session expires this many milliseconds after this save. */
+  readonly ttlMs?: number;
+}
+
+/** Options of `append`. */
+export interface AppendOptions {
+  /** Fail with `CONFLICT` unless the stored version is this. */
+  readonly expectedVersion?: number;
+}
+
+/** What `append` did. */
+export interface AppendResult {
+  /** The session's version after the append (unchanged when every message was already there). */
+  readonly version: number;
+  /** The messages that were added, with their sequence numbers. */
+  readonly appended: readonly Message[];
+  /** Ids of messages that were already stored (an idempotent retry adds nothing). */
+  readonly duplicates: readonly string[];
+}
+
+/** Range of `readMessages`, by sequence number. */
+export interface MessageRange {
+  /** Only messages with `seq` greater than this. */
+  readonly afterSeq?: number;
+  /** Only messages with `seq` less than this. */
+  readonly beforeSeq?: number;
+  /** Most messages returned: the newest ones of the range, in order. */
+  readonly limit?: number;
+}
+
+/** ✱ A durable home for sessions. */
+export interface SessionStore {
+  /** Name of the store, used in error messages. */
+  readonly name: string;
+  /** The session with every message; throws `NOT_FOUND`. */
+  load(id: string): Promise<Session>;
+  /** The session, or `undefined` when there is none. */
+  get(id: string): Promise<Session | undefined>;
+  /** Writes the whole session (compare-and-replace on `expectedVersion`); returns it as stored, with sequence numbers. */
+  save(session: Session, options?: SaveOptions): Promise<Session>;
+  /** Adds messages atomically and durably; idempotent by message id; cost independent of the session's size. */
+  append(id: string, messages: ReadonlyArray<Message | MessageInput>, options?: AppendOptions): Promise<AppendResult>;
+  /** Messages of a session by sequence range (the last `limit` of the range), oldest first. */
+  readMessages(id: string, range?: MessageRange): Promise<Message[]>;
+  /** Sessions, newest activity first. */
+  list(query?: ListQuery): Promise<SessionSummary[]>;
+  /** Deletes a session; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Deletes expired sessions; returns how many. */
+  purgeExpired(): Promise<number>;
+  /** Releases connections and file handles; pending writes finish first. */
+  close(): Promise<void>;
+}
+
+/** A stored message: its sequence number, id and encoded body (JSON or an encrypted envelope). */
+export interface MessageRecord {
+  readonly seq: number;
+  readonly id: string;
+  readonly data: string;
+}
+
+/** The stored head of a session: what `list` needs in the clear, the rest encoded in `data`. */
+export interface HeadRecord {
+  readonly id: string;
+  /** Record schema version (see `RECORD_SCHEMA`). */
+  readonly schema: number;
+  readonly version: number;
+  readonly agentId?: string;
+  readonly userId?: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Epoch milliseconds, when the session has a retention limit. */
+  readonly expiresAt?: number;
+  /** Sliding retention: each append moves `expiresAt` to `updatedAt + ttlMs`. */
+  readonly ttlMs?: number;
+  readonly messageCount: number;
+  readonly tokenCount: number;
+  /** Highest sequence number ever given in this session (never reused). */
+  readonly lastSeq: number;
+  /** Encoded title (JSON string or an encrypted envelope); absent until the first user message. */
+  readonly title?: string;
+  /** Encoded metadata, variables and usage. */
+  readonly data: string;
+}
+
+/** A message about to be appended, encoded by the core. */
+export interface PendingMessage {
+  readonly id: string;
+  readonly data: string;
+  /** Token count by the store's counter. */
+  readonly tokens: number;
+  /** Encoded title, when this is a user dialog message (the first one becomes the session title). */
+  readonly title?: string;
+}
+
+/** An atomic append, as the driver must perform it. */
+export interface AppendCommit {
+  readonly expectedVersion?: number;
+  /** Messages in order; those whose id is already stored are skipped, the rest get `lastSeq + 1, …`. */
+  readonly messages: readonly PendingMessage[];
+  /** New `updatedAt` when anything is added. */
+  readonly updatedAt: string;
+}
+
+/** What the driver did for an `AppendCommit`. */
+export interface AppendOutcome {
+  readonly version: number;
+  /** The records written, with their sequence numbers. */
+  readonly appended: readonly MessageRecord[];
+  /** Ids already stored. */
+  readonly duplicates: readonly string[];
+}
+
+/** An atomic replace of a whole session. */
+export interface ReplaceCommit {
+  /** `undefined`: no check; `0`: the session must not exist; otherwise the stored version must equal it. */
+  readonly expectedVersion?: number;
+  readonly head: HeadRecord;
+  /** Every message, ascending by `seq`. */
+  readonly messages: readonly MessageRecord[];
+}
+
+/** Optional powers a driver declares; the core falls back when one is missing. */
+export interface DriverCapabilities {
+  /** Expiry is enforced by the backend itself (Redis). */
+  readonly nativeExpiry?: boolean;
+}
+
+/** The persistence primitives one backend implements. Ids reaching a driver are already validated. */
+export interface StoreDriver {
+  readonly name: string;
+  readonly capabilities?: DriverCapabilities;
+  readHead(id: string): Promise<HeadRecord | undefined>;
+  /** The head and every message in one consistent read. */
+  readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined>;
+  /** Messages by seq range, the last `limit` of it, ascending; `undefined` when the session does not exist. */
+  readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined>;
+  /** Atomic, durable, idempotent append; throws `NOT_FOUND` or `CONFLICT`. */
+  append(id: string, commit: AppendCommit): Promise<AppendOutcome>;
+  /** Atomic, durable replace; throws `CONFLICT`. */
+  replace(id: string, commit: ReplaceCommit): Promise<void>;
+  /** Heads matching the filter, newest `updatedAt` first, paged. Expired heads are excluded when `now` is given. */
+  list(query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number }): Promise<HeadRecord[]>;
+  remove(id: string): Promise<boolean>;
+  /** Removes sessions whose `expiresAt` is at or before `now`; returns how many. */
+  purgeExpired(now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */
+export type UnknownFields = JsonObject;
