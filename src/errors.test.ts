@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError, ConflictError, DataError, InvalidInputError, NotFoundError } from './errors.js';
+import { ChatstateError, ConflictError, DataError, InvalidInputError, NotFoundError, errorMessage } from './errors.js';
 
 describe('ChatstateError', () => {
   it('carries a code, a cause and frozen details', () => {
@@ -24,5 +24,22 @@ describe('ChatstateError', () => {
     expect(ChatstateError.isInstance(lookalike)).toBe(true);
     expect(ChatstateError.isInstance(new Error('plain'))).toBe(false);
     expect(ChatstateError.isInstance(null)).toBe(false);
+  });
+});
+
+describe('errorMessage (review regression)', () => {
+  it('describes any thrown value and never throws itself', () => {
+    expect(errorMessage(new Error('boom'))).toBe('boom');
+    expect(errorMessage('plain')).toBe('plain');
+    expect(errorMessage(Symbol('s'))).toBe('Symbol(s)');
+    // String() throws on a null-prototype object: the description must not.
+    expect(errorMessage(Object.create(null))).toBe('a value that cannot be printed was thrown');
+    const hostile = new Error('x');
+    Object.defineProperty(hostile, 'message', {
+      get() {
+        throw new Error('getter');
+      },
+    });
+    expect(errorMessage(hostile)).toBe('a value that cannot be printed was thrown');
   });
 });

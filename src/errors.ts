@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'INVALID_ID'
   | 'INVALID_ARGUMENT'
   | 'MISSING_COLLABORATOR'
+  | 'MISSING_DEPENDENCY'
   | 'TOO_LARGE'
   | 'NOT_FOUND'
   | 'CONFLICT'
@@ -76,6 +77,19 @@ export class DataError extends ChatstateError {}
 
 /** A collaborator (summarizer, model, provider) failed or broke a rule. */
 export class CollaboratorError extends ChatstateError {}
+
+/**
+ * A one-line description of any thrown value, for error messages and warnings. It never throws:
+ * a collaborator or a hostile getter may throw anything, even a null-prototype object that
+ * `String()` cannot convert, and reporting that failure must not become a failure of its own.
+ */
+export function errorMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'a value that cannot be printed was thrown';
+  }
+}
 
 /** Formats a zod-style issue list into one readable line. */
 export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {

@@ -60,6 +60,13 @@ describe('chatstate CLI', () => {
     await expect(run(['show', '/nonexistent/session.json'])).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('rejects counter names that are Object members (review regression)', async () => {
+    const file = await sessionFile();
+    for (const counter of ['constructor', 'toString', '__proto__']) {
+      await expect(run(['stats', file, '--counter', counter])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+  });
+
   it('reports a corrupted session file as INVALID_SESSION', async () => {
     const file = await sessionFile();
     await writeFile(file, '{"formatVersion":1,"id":"../../etc"}');

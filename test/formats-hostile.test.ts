@@ -49,3 +49,17 @@ it('an unknown provider is a problem, not a crash', () => {
     expect(validate(name as never, {})[0]?.code).toBe('unknown_provider');
   }
 });
+
+describe('validate with a value that cannot even be printed (review regression)', () => {
+  it('never throws when a getter throws a null-prototype object', () => {
+    const wire = {
+      get messages(): unknown {
+        throw Object.create(null) as unknown;
+      },
+      get contents(): unknown {
+        throw Object.create(null) as unknown;
+      },
+    };
+    for (const provider of PROVIDERS) expect(validate(provider, wire).map((p) => p.code)).toContain('invalid_wire');
+  });
+});

@@ -3,7 +3,7 @@
  * Executable entry of the `chatstate` command: runs `main` and maps errors to exit codes.
  * @module
  */
-import { ChatstateError } from '../errors.js';
+import { ChatstateError, errorMessage } from '../errors.js';
 import { main } from './main.js';
 
 main(process.argv.slice(2)).then(
@@ -12,7 +12,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const code = ChatstateError.isInstance(error) ? error.code : 'ERROR';
-    console.error(`chatstate: ${code}: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`chatstate: ${code}: ${errorMessage(error)}`);
     process.exitCode = 1;
   },
 );

@@ -91,7 +91,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
       return 0;
     }
     case 'stats': {
-      const counter = counters[values.counter as keyof typeof counters];
+      // An own-property check: "constructor" or "toString" must not resolve to Object's members.
+      const name = values.counter as keyof typeof counters;
+      const counter = Object.hasOwn(counters, name) ? counters[name] : undefined;
       if (counter === undefined) fail(`Unknown counter ${JSON.stringify(values.counter)}`);
       out(JSON.stringify(Session.fromJSON(await readJson(rest[0])).stats(counter), null, 2));
       return 0;

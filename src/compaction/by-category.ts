@@ -154,8 +154,8 @@ function withoutCalls(message: Message): Message | undefined {
   if (typeof message.content === 'string') text = message.content;
   else text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   if (text.trim().length === 0) return undefined;
-  // `tokens` is a cached count of the old content: it must not follow the new one.
-  return Message.with(message, { toolCalls: undefined, tokens: undefined });
+  // Message.with drops the cached `tokens` count of the old content.
+  return Message.with(message, { toolCalls: undefined });
 }
 
 function checkOrder(factory: string, order: unknown): readonly DroppableCategory[] {

@@ -42,3 +42,17 @@ describe('offload', () => {
     expect(() => offload({ archive: { archive: () => undefined }, turns: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });
 });
+
+describe('offload with a hostile archive (review regression)', () => {
+  it('reports an archive that throws a value String() cannot convert', async () => {
+    const messages = conversation([{}, {}, {}]);
+    const archive = {
+      archive: (): void => {
+        throw Object.create(null) as unknown;
+      },
+    };
+    const result = await offload({ archive, turns: 1 }).compact({ messages, counter: estimate });
+    expect(result.error?.code).toBe('ARCHIVE_FAILED');
+    expect(result.messages).toBe(messages);
+  });
+});

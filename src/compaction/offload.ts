@@ -4,9 +4,9 @@
  * fails, nothing is dropped: the history comes back unchanged with the error.
  * @module
  */
-import { CollaboratorError, InvalidInputError } from '../errors.js';
+import { CollaboratorError, InvalidInputError, errorMessage } from '../errors.js';
 import type { Message } from '../message/message.js';
-import { invalidOption, optionsObject, positiveInteger, reason } from './options.js';
+import { invalidOption, optionsObject, positiveInteger } from './options.js';
 import { cutAt, prepareTurns, unchanged } from './report.js';
 import { moreTurnsThan, windowCut } from './sliding-window.js';
 import type { Archive, AsyncCompactor, CompactionInput, CompactionResult } from './types.js';
@@ -52,7 +52,7 @@ export function offload(options: OffloadOptions): AsyncCompactor {
       try {
         await archive.archive(Object.freeze(dropped));
       } catch (error) {
-        const failure = new CollaboratorError('ARCHIVE_FAILED', `The archive failed, nothing was dropped: ${reason(error)}`, {
+        const failure = new CollaboratorError('ARCHIVE_FAILED', `The archive failed, nothing was dropped: ${errorMessage(error)}`, {
           cause: error,
           details: { messages: dropped.length },
         });

@@ -54,7 +54,3 @@ export function functionOption<T>(factory: string, option: string, value: T): T 
   return value;
 }
 
-/** A short description of a thrown value, for error messages. */
-export function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

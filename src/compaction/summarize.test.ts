@@ -108,3 +108,15 @@ describe('summarize', () => {
     expect(() => summarize({ summarizer: () => 's', keepTurns: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
   });
 });
+
+describe('summarize with a hostile summarizer (review regression)', () => {
+  it('reports a summarizer that throws a value String() cannot convert', async () => {
+    const messages = conversation([{}, {}, {}]);
+    const summarizer = (): string => {
+      throw Object.create(null) as unknown;
+    };
+    const result = await summarize({ summarizer, keepTurns: 1 }).compact({ messages, counter: ten });
+    expect(result.error?.code).toBe('SUMMARY_FAILED');
+    expect(result.messages).toBe(messages);
+  });
+});

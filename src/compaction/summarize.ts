@@ -4,12 +4,12 @@
  * the history comes back unchanged with a `SUMMARY_FAILED` error in the result.
  * @module
  */
-import { CollaboratorError, InvalidInputError, type ChatstateError } from '../errors.js';
+import { CollaboratorError, InvalidInputError, errorMessage, type ChatstateError } from '../errors.js';
 import { copyRange } from '../freeze.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { measure } from './budget.js';
-import { invalidOption, optionsObject, positiveInteger, reason, targetTokens } from './options.js';
+import { invalidOption, optionsObject, positiveInteger, targetTokens } from './options.js';
 import { changed, prepareTurns, unchanged, type Prepared } from './report.js';
 import { moreTurnsThan, windowCut } from './sliding-window.js';
 import { aboveTokens, chooseTokenCut } from './token-limit.js';
@@ -134,7 +134,7 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
       try {
         text = await summarizer(summarized, previous === undefined ? {} : { previousSummary: Message.text(previous) });
       } catch (error) {
-        return fail(`the summarizer threw: ${reason(error)}`, error);
+        return fail(`the summarizer threw: ${errorMessage(error)}`, error);
       }
       if (typeof text !== 'string') return fail(`the summarizer returned ${typeof text}, not a string`);
       if (text.trim().length === 0) return fail('the summarizer returned an empty summary');
@@ -142,7 +142,7 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
       try {
         summary = Message.context(text, { metadata: summaryMetadata(span, summarized, previous) });
       } catch (error) {
-        return fail(`the summary is not a valid message: ${reason(error)}`, error);
+        return fail(`the summary is not a valid message: ${errorMessage(error)}`, error);
       }
       const addedTokens = prepared.counter.countMessage(summary);
       const after = prepared.total - span.tokens + addedTokens;

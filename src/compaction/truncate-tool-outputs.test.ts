@@ -113,3 +113,26 @@ describe('truncateToolOutputs', () => {
     );
   });
 });
+
+describe('truncateToolOutputs without a turn boundary (review regression)', () => {
+  it('leaves the latest turn alone when no cut point exists', () => {
+    const huge = 'data '.repeat(2000);
+    const noUser = [
+      Message.system('sys'),
+      Message.assistant('', { toolCalls: [{ id: 'c1', name: 'read', arguments: {} }] }),
+      Message.tool('c1', huge),
+    ];
+    // The only user message sits inside the tool exchange, so it starts no turn: everything is the latest turn.
+    const interjected = [
+      Message.assistant('', { toolCalls: [{ id: 'c2', name: 'read', arguments: {} }] }),
+      Message.user('wait, also this'),
+      Message.tool('c2', huge),
+    ];
+    for (const messages of [noUser, interjected]) {
+      const compactor = truncateToolOutputs({ maxTokens: 50 });
+      expect(compactor.shouldCompact({ messages, counter: estimate })).toBe(false);
+      expect(compactor.compact({ messages, counter: estimate }).compacted).toBe(false);
+      expect(truncateToolOutputs({ maxTokens: 50, keepRecentTurns: 0 }).compact({ messages, counter: estimate }).compacted).toBe(true);
+    }
+  });
+});

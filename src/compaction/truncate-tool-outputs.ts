@@ -114,9 +114,9 @@ function truncate(
     const label = marker(Math.max(0, original - kept.tokens));
     const shortened = [kept.head, label, kept.tail].filter((piece) => piece.length > 0).join('\n');
     const metadata: JsonObject = { ...message.metadata, truncated: { originalTokens: original, maxTokens: max } };
-    // `tokens` caches the old content's count: it must not follow the new content.
     const content = withText(message.content, shortened) as MessageInput['content'];
-    const next = Message.with(message, { content, metadata, tokens: undefined });
+    // Message.with drops the cached `tokens` count of the old content.
+    const next = Message.with(message, { content, metadata });
     const tokens = counter.countMessage(next);
     if (tokens <= max || kept.tokens === 0) return tokens < count ? { message: next, tokens } : undefined;
     budget -= tokens - max + 1;
@@ -135,7 +135,9 @@ function markerFunction(factory: string, marker: unknown): (tokens: number) => s
 function protectedFrom(prepared: Prepared, keep: number): number {
   if (keep === 0) return prepared.messages.length;
   const cuts = turnsOf(prepared).cuts;
-  if (cuts.length === 0) return prepared.messages.length;
+  // No turn boundary at all (no user message, or the only ones sit inside a tool exchange): the
+  // whole history is the latest turn, which the model is still working with.
+  if (cuts.length === 0) return 0;
   return cuts[Math.max(0, cuts.length - keep)] as number;
 }
 

@@ -5,7 +5,7 @@
  */
 import { checkToolPairing, type PairingEvent } from './check-tool-pairing.js';
 import type { WireProblem } from './types.js';
-import { isBlankWireContent, isRecord, problem, neverThrows } from './wire-json.js';
+import { checkPartList, isBlankWireContent, isRecord, problem, neverThrows } from './wire-json.js';
 
 // The part types each role accepts. A type in none of these lists is newer than this code: it is
 // let through (and written back verbatim) rather than rejected.
@@ -25,15 +25,7 @@ export function chatAcceptsPart(role: string, type: string): boolean {
 
 function checkParts(role: string, content: unknown, path: string, problems: WireProblem[]): void {
   if (typeof content === 'string' || content === null || content === undefined) return;
-  if (!Array.isArray(content)) {
-    problems.push(problem('invalid_message', path, 'content must be a string or an array of parts'));
-    return;
-  }
-  content.forEach((part: unknown, index) => {
-    const type = isRecord(part) ? part['type'] : undefined;
-    if (typeof type !== 'string') problems.push(problem('invalid_part', `${path}[${index}]`, 'a content part needs a type'));
-    else if (!chatAcceptsPart(role, type)) problems.push(problem('misplaced_part', `${path}[${index}]`, `${role} messages do not accept ${type} parts`));
-  });
+  checkPartList(content, path, (type) => chatAcceptsPart(role, type), (type) => `${role} messages do not accept ${type} parts`, problems);
 }
 
 function checkToolCalls(calls: unknown, path: string, events: PairingEvent[], problems: WireProblem[]): void {

@@ -6,7 +6,7 @@
  */
 import { checkToolPairing, type PairingEvent } from './check-tool-pairing.js';
 import type { WireProblem } from './types.js';
-import { isBlankWireContent, isRecord, problem, neverThrows } from './wire-json.js';
+import { checkPartList, isBlankWireContent, isRecord, problem, neverThrows } from './wire-json.js';
 
 const INPUT_PARTS: ReadonlySet<string> = new Set(['input_text', 'input_image', 'input_file']);
 const OUTPUT_PARTS: ReadonlySet<string> = new Set(['output_text', 'refusal']);
@@ -43,15 +43,7 @@ export function responsesAccepts(place: 'input' | 'assistant' | 'item', type: st
 
 function checkParts(content: unknown, place: 'input' | 'assistant', path: string, problems: WireProblem[]): void {
   if (typeof content === 'string') return;
-  if (!Array.isArray(content)) {
-    problems.push(problem('invalid_message', path, 'content must be a string or an array of parts'));
-    return;
-  }
-  content.forEach((part: unknown, index) => {
-    const type = isRecord(part) ? part['type'] : undefined;
-    if (typeof type !== 'string') problems.push(problem('invalid_part', `${path}[${index}]`, 'a content part needs a type'));
-    else if (!responsesAccepts(place, type)) problems.push(problem('misplaced_part', `${path}[${index}]`, `this message does not accept ${type} parts`));
-  });
+  checkPartList(content, path, (type) => responsesAccepts(place, type), (type) => `this message does not accept ${type} parts`, problems);
 }
 
 function checkMessage(item: Record<string, unknown>, path: string, problems: WireProblem[]): void {

@@ -4,7 +4,7 @@
  * (strictly or leniently), reading JSON text, and collecting structural problems.
  * @module
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, errorMessage } from '../errors.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import type { WireProblem } from './types.js';
 
@@ -127,6 +127,28 @@ export function problem(code: string, path: string, message: string): WireProble
   return { code, path, message };
 }
 
+/**
+ * Checks a content value that is not a string: it must be an array of parts, each with a string
+ * `type` that `accepts` takes (`misplaced` says why not). Shared by the OpenAI-style validators.
+ */
+export function checkPartList(
+  content: unknown,
+  path: string,
+  accepts: (type: string) => boolean,
+  misplaced: (type: string) => string,
+  problems: WireProblem[],
+): void {
+  if (!Array.isArray(content)) {
+    problems.push(problem('invalid_message', path, 'content must be a string or an array of parts'));
+    return;
+  }
+  content.forEach((part: unknown, index) => {
+    const type = isRecord(part) ? part['type'] : undefined;
+    if (typeof type !== 'string') problems.push(problem('invalid_part', `${path}[${index}]`, 'a content part needs a type'));
+    else if (!accepts(type)) problems.push(problem('misplaced_part', `${path}[${index}]`, misplaced(type)));
+  });
+}
+
 /** Records one structural problem. */
 export type Report = (code: string, message: string, path: string) => void;
 
@@ -142,7 +164,7 @@ export function collectProblems(check: (report: Report) => void): WireProblem[] 
   try {
     check(report);
   } catch (error) {
-    report('invalid_wire', `The value could not be inspected: ${error instanceof Error ? error.message : String(error)}`, '');
+    report('invalid_wire', `The value could not be inspected: ${errorMessage(error)}`, '');
   }
   return problems;
 }
@@ -153,7 +175,7 @@ export function neverThrows(validate: (wire: unknown) => WireProblem[]): (wire: 
     try {
       return validate(wire);
     } catch (error) {
-      return [problem('invalid_wire', '', `The value could not be inspected: ${error instanceof Error ? error.message : String(error)}`)];
+      return [problem('invalid_wire', '', `The value could not be inspected: ${errorMessage(error)}`)];
     }
   };
 }

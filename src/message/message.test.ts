@@ -105,3 +105,13 @@ describe('invalid messages', () => {
     expect(codeOf(() => Message.assistant('', { toolCalls: [{ id: 'c', name: 'f' }] }))).toBeUndefined();
   });
 });
+
+describe('Message.with and cached token counts (review regression)', () => {
+  it('drops a cached count when the counted fields change, keeps it otherwise', () => {
+    const message = Message.user('short', { tokens: { estimate: 3 } });
+    expect(Message.with(message, { content: 'a much longer text '.repeat(100) }).tokens).toBeUndefined();
+    expect(Message.with(message, { name: 'alice' }).tokens).toBeUndefined();
+    expect(Message.with(message, { metadata: { seen: true } }).tokens).toEqual({ estimate: 3 });
+    expect(Message.with(message, { content: 'other', tokens: { estimate: 2 } }).tokens).toEqual({ estimate: 2 });
+  });
+});

@@ -148,6 +148,15 @@ function toInput(message: Message): MessageInput {
   return fields as MessageInput;
 }
 
+// The fields a token count depends on: changing one makes a cached `tokens` count wrong.
+const COUNTED_FIELDS = ['content', 'toolCalls', 'name', 'toolCallId'] as const;
+
+/** `message` with `changes` applied; a cached token count is dropped when it no longer describes the content. */
+function withChanges(message: Message, changes: Partial<MessageInput>): Message {
+  const stale = !Object.hasOwn(changes, 'tokens') && COUNTED_FIELDS.some((field) => Object.hasOwn(changes, field));
+  return create({ ...toInput(message), ...(stale ? { tokens: undefined } : {}), ...changes });
+}
+
 /** The text of a message's content: the string itself, or its text parts joined by newlines. */
 function textOf(message: Pick<Message, 'content'>): string {
   if (typeof message.content === 'string') return message.content;
@@ -177,8 +186,11 @@ export const Message = Object.freeze({
     create({ ...extras, role: 'tool', toolCallId, content: content as MessageInput['content'] }),
   /** True when `value` is a message made by `Message.create` (and so valid and frozen). */
   is: (value: unknown): value is Message => typeof value === 'object' && value !== null && created.has(value),
-  /** A new message with the same id and `changes` applied, validated again; the original is untouched. */
-  with: (message: Message, changes: Partial<MessageInput>): Message => create({ ...toInput(message), ...changes }),
+  /**
+   * A new message with the same id and `changes` applied, validated again; the original is untouched.
+   * A cached `tokens` count is dropped when the content, tool calls or name change (unless `changes` sets it).
+   */
+  with: withChanges,
   /** The text of a message's content. */
   text: textOf,
   /** Returns `value` if it is already a message, otherwise validates and creates one. */

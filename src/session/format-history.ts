@@ -2,6 +2,7 @@
  * A readable transcript of a history (Magent's session summary): one `[ROLE] text` line each.
  * @module
  */
+import { InvalidInputError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { ContentPart } from '../message/schema.js';
 
@@ -34,12 +35,21 @@ function describePart(part: ContentPart): string {
 
 function clip(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > maxChars ? `${flat.slice(0, maxChars - 1)}…` : flat;
+  if (flat.length <= maxChars) return flat;
+  let end = maxChars - 1;
+  // Never cut between the two halves of a surrogate pair (an emoji would become a lone surrogate).
+  const code = flat.charCodeAt(end - 1);
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${flat.slice(0, end)}…`;
 }
 
 /** One line per message (and one per tool call), oldest first. */
 export function formatHistory(messages: readonly Message[], options: FormatHistoryOptions = {}): string {
   const maxChars = options.maxChars ?? 500;
+  // A zero or negative limit used to slice from the end and print almost the whole text.
+  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `formatHistory: maxChars must be a positive integer, got ${String(maxChars)}`);
+  }
   const includeSystem = options.includeSystem ?? true;
   const toolNames = new Map<string, string>();
   const lines: string[] = [];

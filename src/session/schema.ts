@@ -3,7 +3,7 @@
  * @module
  */
 import { z } from 'zod';
-import { ID_PATTERN } from '../ids.js';
+import { isValidId } from '../ids.js';
 import { jsonObjectSchema, jsonValueSchema } from '../message/schema.js';
 
 /** The current session JSON format. */
@@ -18,7 +18,8 @@ export const usageSchema = z.strictObject({
 
 export const sessionJsonSchema = z.object({
   formatVersion: z.number().int().positive(),
-  id: z.string().regex(ID_PATTERN),
+  // The same check as assertValidId (pattern, reserved names, no ".."): a stored session's id is a file name and a key.
+  id: z.string().refine(isValidId, 'invalid session id'),
   agentId: z.string().min(1).max(256).optional(),
   userId: z.string().min(1).max(256).optional(),
   createdAt: z.iso.datetime({ offset: true }),

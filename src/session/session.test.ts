@@ -139,3 +139,65 @@ describe('measured usage', () => {
     expect(codeOf(() => Session.create().withUsage({ inputTokens: 1.5 }))).toBe('INVALID_ARGUMENT');
   });
 });
+
+describe('Session edge cases (review regressions)', () => {
+  const json = (session: Session): unknown => JSON.parse(JSON.stringify(session));
+
+  it('rejects at create the variable names fromJSON rejects, so every session reads back', () => {
+    for (const key of ['constructor', 'prototype']) {
+      expect(codeOf(() => Session.create({ variables: { [key]: 1 } }))).toBe('INVALID_SESSION');
+    }
+    expect(codeOf(() => Session.create({ variables: JSON.parse('{"__proto__": {"x": 1}}') as Record<string, never> }))).toBe('INVALID_SESSION');
+  });
+
+  it('stores only the known usage fields, validated, so toJSON reads back', () => {
+    const withExtras = { inputTokens: 10, outputTokens: 3, totalTokens: 13 } as { inputTokens: number; outputTokens: number };
+    const session = Session.create().append(Message.user('hi')).withUsage(withExtras);
+    expect(session.lastUsage).toEqual({ inputTokens: 10, outputTokens: 3, messageCount: 1 });
+    expect(Session.fromJSON(json(session)).lastUsage).toEqual(session.lastUsage);
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cachedInputTokens: 1.5 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cachedInputTokens: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => Session.create().withUsage(null as never))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('fromJSON rejects the ids assertValidId rejects', () => {
+    const valid = json(Session.create({ id: 'abc' })) as Record<string, unknown>;
+    for (const id of ['constructor', 'a..b', 'toString']) expect(codeOf(() => Session.fromJSON({ ...valid, id }))).toBe('INVALID_SESSION');
+  });
+
+  it('withMessages keeps measured usage only while the measured prefix is unchanged', () => {
+    const measured = Session.create().append(Message.user('a'), Message.assistant('b')).withUsage({ inputTokens: 100_000 });
+    expect(measured.withMessages([Message.user('x'), Message.assistant('y')]).lastUsage).toBeUndefined();
+    expect(measured.withMessages([...measured.messages, Message.user('c')]).lastUsage).toEqual(measured.lastUsage);
+  });
+
+  it('validates the messages a custom strategy returns', () => {
+    const session = Session.create().append(Message.user('hi'));
+    const bad = { name: 'bad', compact: () => ({ messages: Object.freeze([{ role: 'user' }]), compacted: true }) } as never;
+    expect(codeOf(() => session.compact(bad))).toBe('INVALID_MESSAGE');
+    const plain = { name: 'plain', compact: () => ({ messages: [{ role: 'user', content: 'fresh' }], compacted: true }) } as never;
+    const { session: next } = session.compact(plain) as { session: Session };
+    expect(Message.is(next.messages[0])).toBe(true);
+  });
+
+  it('awaits a strategy that returns a non-native thenable', async () => {
+    const session = Session.create().append(Message.user('a'), Message.assistant('b'), Message.user('c'), Message.assistant('d'));
+    const inner = tokenLimit({ maxTokens: 1 });
+    const strategy = {
+      name: 'thenable',
+      compact: (input: Parameters<typeof inner.compact>[0]) => {
+        const result = inner.compact(input);
+        return { then: (resolve: (value: typeof result) => void) => resolve(result) } as unknown as Promise<typeof result>;
+      },
+    };
+    const outcome = await session.compact(strategy);
+    expect(outcome.result?.compacted).toBe(true);
+    expect(outcome.session.messages.map((m) => Message.text(m))).toEqual(['c', 'd']);
+  });
+
+  it('formatHistory never splits a surrogate pair and rejects a non-positive maxChars', () => {
+    const text = Session.create().append(Message.user('😀😀😀😀')).formatHistory({ maxChars: 2 });
+    expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    expect(codeOf(() => Session.create().append(Message.user('hello')).formatHistory({ maxChars: 0 }))).toBe('INVALID_ARGUMENT');
+  });
+});

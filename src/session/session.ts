@@ -15,6 +15,7 @@ import { estimate } from '../tokens/estimate.js';
 import type { RecordedUsage, Usage } from '../tokens/usage.js';
 import { formatHistory, type FormatHistoryOptions } from './format-history.js';
 import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJSON } from './schema.js';
+import { RESERVED_KEYS, checkJsonRecord, checkOwner, checkUsage, checkVariableNames, invalidSession, keepsPrefix } from './session-checks.js';
 import { historyStats, type HistoryStats } from './stats.js';
 
 /** What `Session.create` accepts. */
@@ -55,26 +56,8 @@ export interface SessionCompaction {
   readonly result: CompactionResult | undefined;
 }
 
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-function invalidSession(message: string): InvalidInputError {
-  return new InvalidInputError('INVALID_SESSION', `Invalid session: ${message}`);
-}
-
-function checkOwner(value: string | undefined, what: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
-    throw new InvalidInputError('INVALID_ID', `Invalid ${what}: expected a non-empty string of at most 256 characters`);
-  }
-  return value;
-}
-
-function checkJsonRecord(value: unknown, what: string): Record<string, JsonValue> {
-  const parsed = jsonValueSchema.safeParse(value);
-  if (!parsed.success || typeof parsed.data !== 'object' || parsed.data === null || Array.isArray(parsed.data)) {
-    throw invalidSession(`${what} must be a JSON object`);
-  }
-  return parsed.data as Record<string, JsonValue>;
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
 }
 
 function isStrategy(value: unknown): value is Strategy {
@@ -124,7 +107,7 @@ export class Session {
       updatedAt: now,
       version: 0,
       messages: (init.messages ?? []).map((message) => Message.from(message)),
-      variables: init.variables === undefined ? {} : checkJsonRecord(init.variables, 'variables'),
+      variables: init.variables === undefined ? {} : (checkVariableNames(init.variables), checkJsonRecord(init.variables, 'variables')),
       metadata: init.metadata === undefined ? {} : checkJsonRecord(init.metadata, 'metadata'),
     });
   }
@@ -144,13 +127,7 @@ export class Session {
         throw new InvalidInputError('INVALID_SESSION', 'Invalid session: not JSON', { cause: error });
       }
     }
-    // Checked before parsing: the parser would turn a "__proto__" key into a prototype change.
-    const rawVariables = (data as { variables?: unknown } | null)?.variables;
-    if (typeof rawVariables === 'object' && rawVariables !== null) {
-      for (const key of Object.keys(rawVariables)) {
-        if (RESERVED_KEYS.has(key)) throw invalidSession(`variable name ${JSON.stringify(key)} is reserved`);
-      }
-    }
+    checkVariableNames((data as { variables?: unknown } | null)?.variables);
     const parsed = sessionJsonSchema.safeParse(data);
     if (!parsed.success) throw invalidSession(describeIssues(parsed.error.issues));
     const value = parsed.data;
@@ -207,7 +184,17 @@ export class Session {
 
   /** A new session whose history is `messages` (used after compaction or editing). */
   withMessages(messages: ReadonlyArray<Message | MessageInput>): Session {
-    return this.next({ messages: messages.map((message) => Message.from(message)) });
+    const next = messages.map((message) => Message.from(message));
+    // Measured usage describes a prefix of the old history; it only applies while that prefix is unchanged.
+    const usage = this.lastUsage;
+    return this.withHistory(next, usage !== undefined && keepsPrefix(next, this.messages, usage.messageCount));
+  }
+
+  /** The next version with history `messages` (already validated), keeping the measured usage or not. */
+  private withHistory(messages: readonly Message[], keepUsage: boolean): Session {
+    const fields = this.fields();
+    if (!keepUsage) delete fields.lastUsage;
+    return new Session({ ...fields, messages, version: this.version + 1, updatedAt: new Date().toISOString() });
   }
 
   /** A new session assigned to agent `agentId` (`undefined` removes the assignment). */
@@ -244,12 +231,7 @@ export class Session {
 
   /** A new session recording the usage the provider reported for a prompt made of the current messages. */
   withUsage(usage: Usage): Session {
-    const valid =
-      Number.isInteger(usage.inputTokens) &&
-      usage.inputTokens >= 0 &&
-      (usage.outputTokens === undefined || (Number.isInteger(usage.outputTokens) && usage.outputTokens >= 0));
-    if (!valid) throw new InvalidInputError('INVALID_ARGUMENT', 'Usage token counts must be non-negative integers');
-    return this.next({ lastUsage: { ...usage, messageCount: this.messages.length } });
+    return this.next({ lastUsage: { ...checkUsage(usage), messageCount: this.messages.length } });
   }
 
   /** Messages of one category, in order. */
@@ -295,14 +277,16 @@ export class Session {
       result,
     });
     const outcome = compactor.compact(input);
-    return outcome instanceof Promise ? outcome.then(apply) : apply(outcome);
+    // Any thenable, not only a native Promise: a custom strategy may return another promise library's.
+    return isPromiseLike(outcome) ? Promise.resolve(outcome).then(apply) : apply(outcome);
   }
 
   private afterCompaction(result: CompactionResult): Session {
+    // A custom strategy may return anything: what is not a message made by Message.create is validated
+    // (the built-ins return messages, so this is one WeakSet lookup each and the array is shared).
+    const messages = result.messages.every((message) => Message.is(message)) ? result.messages : result.messages.map((message) => Message.from(message));
     // Measured usage describes the old prompt; it no longer applies to the compacted history.
-    const fields = this.fields();
-    delete fields.lastUsage;
-    return new Session({ ...fields, messages: result.messages, version: this.version + 1, updatedAt: new Date().toISOString() });
+    return this.withHistory(messages, false);
   }
 
   /**

@@ -173,3 +173,14 @@ describe('decodeState: tampering', () => {
     expectRejected(decodeState(other, { provider: 'anthropic', key: KEY }), 'signature');
   });
 });
+
+describe('cached token counts in a blob (review regression)', () => {
+  it('are dropped from an unsigned blob and kept from a signed one', () => {
+    const forged = [Message.user('word '.repeat(5000), { tokens: { estimate: 1 } }), Message.assistant('ok', { tokens: { estimate: 1 } })];
+    const plain = decodeState(encodeState(forged, { provider: 'openaiChat' }), { provider: 'openaiChat' });
+    expect(plain.messages.map((m) => m.tokens)).toEqual([undefined, undefined]);
+    const key = 'a key that is long enough';
+    const signed = decodeState(encodeState(forged, { provider: 'openaiChat', key }), { provider: 'openaiChat', key });
+    expect(signed.messages.map((m) => m.tokens)).toEqual([{ estimate: 1 }, { estimate: 1 }]);
+  });
+});

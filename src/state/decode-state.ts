@@ -3,7 +3,7 @@
  * It never throws at the caller: bad state costs the conversation, never the request.
  * @module
  */
-import { ChatstateError } from '../errors.js';
+import { ChatstateError, errorMessage } from '../errors.js';
 import type { Message } from '../message/message.js';
 import { openEnvelope } from './envelope.js';
 import { parsePayload } from './payload.js';
@@ -31,13 +31,14 @@ export function decodeResolved(blob: unknown, options: ResolvedStateOptions): De
     // Surrounding whitespace (a trailing newline from a file) is not part of what was signed.
     const opened = openEnvelope(blob.trim(), options.ring);
     if (!opened.ok) return rejected(opened.rejection.reason, opened.rejection.message);
-    const payload = parsePayload(opened.json, options.provider);
+    // Only a keyed blob got here through a verified MAC (a plain one is rejected when a key is set).
+    const payload = parsePayload(opened.json, options.provider, options.ring !== undefined);
     if (!payload.ok) return rejected(payload.rejection.reason, payload.rejection.message);
     return Object.freeze({ messages: payload.messages, processedLength: payload.processedLength });
   } catch (error) {
     // Nothing above is expected to throw; if something does (e.g. a stack overflow on absurd
     // nesting), the state is unusable, which is what a rejection says.
-    return rejected('corrupt', `State could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
+    return rejected('corrupt', `State could not be decoded: ${errorMessage(error)}`);
   }
 }
 

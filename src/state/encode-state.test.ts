@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
+import { codeOf } from '../../test/support/errors.js';
 import { Message } from '../message/message.js';
 import { decodeState } from './decode-state.js';
 import { encodeState } from './encode-state.js';
@@ -19,14 +19,6 @@ function history(): Message[] {
   ];
 }
 
-function errorCode(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `not a ChatstateError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('encodeState / decodeState round trip', () => {
   const modes = [
@@ -43,8 +35,10 @@ describe('encodeState / decodeState round trip', () => {
       expect(blob).toMatch(/^cs1\.[pse]\.[A-Za-z0-9_.-]+$/);
       const decoded = decodeState(blob, { provider: 'anthropic', ...mode.decode });
       expect(decoded.rejected).toBeUndefined();
-      // The leading system and context messages are the preamble: not stored.
-      expect(decoded.messages).toEqual(messages.slice(2));
+      // The leading system and context messages are the preamble: not stored. Cached token counts
+      // are kept only from an authentic (keyed) blob: anyone can write an unsigned one.
+      const expected = mode.name === 'plain' ? messages.slice(2).map((m) => (m.tokens === undefined ? m : Message.with(m, { tokens: undefined }))) : messages.slice(2);
+      expect(decoded.messages).toEqual(expected);
       expect(decoded.processedLength).toBe(5);
       expect(decoded.messages.every((message) => Message.is(message) && Object.isFrozen(message))).toBe(true);
     });
@@ -102,8 +96,8 @@ describe('encodeState / decodeState round trip', () => {
   it('accepts message inputs and validates them', () => {
     const blob = encodeState([{ role: 'user', content: 'plain input' }] as unknown as Message[], { provider: 'openaiChat' });
     expect(decodeState(blob, { provider: 'openaiChat' }).messages[0]?.content).toBe('plain input');
-    expect(errorCode(() => encodeState([{ role: 'user', content: '' }] as unknown as Message[], { provider: 'openaiChat' }))).toBe('INVALID_MESSAGE');
-    expect(errorCode(() => encodeState('nope' as unknown as Message[], { provider: 'openaiChat' }))).toBe('INVALID_MESSAGE');
+    expect(codeOf(() => encodeState([{ role: 'user', content: '' }] as unknown as Message[], { provider: 'openaiChat' }))).toBe('INVALID_MESSAGE');
+    expect(codeOf(() => encodeState('nope' as unknown as Message[], { provider: 'openaiChat' }))).toBe('INVALID_MESSAGE');
   });
 });
 
@@ -118,12 +112,12 @@ describe('processedLength', () => {
     expect(decodeState(blob, { provider: 'openaiResponses' }).processedLength).toBe(2);
     // Five messages are stored, so 5 is the largest valid value even though the input has seven.
     expect(decodeState(encodeState(history(), { provider: 'openaiResponses', processedLength: 5 }), { provider: 'openaiResponses' }).processedLength).toBe(5);
-    expect(errorCode(() => encodeState(history(), { provider: 'openaiResponses', processedLength: 6 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'openaiResponses', processedLength: 6 }))).toBe('INVALID_ARGUMENT');
   });
 
   it('rejects negative and fractional values', () => {
-    expect(errorCode(() => encodeState(history(), { provider: 'openaiChat', processedLength: -1 }))).toBe('INVALID_ARGUMENT');
-    expect(errorCode(() => encodeState(history(), { provider: 'openaiChat', processedLength: 1.5 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'openaiChat', processedLength: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'openaiChat', processedLength: 1.5 }))).toBe('INVALID_ARGUMENT');
   });
 
   it('may be 0 (nothing seen yet)', () => {
@@ -133,25 +127,35 @@ describe('processedLength', () => {
 
 describe('encodeState option errors', () => {
   it('rejects an unknown provider', () => {
-    expect(errorCode(() => encodeState(history(), { provider: 'openai' as never }))).toBe('INVALID_ARGUMENT');
-    expect(errorCode(() => encodeState(history(), undefined as never))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'openai' as never }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), undefined as never))).toBe('INVALID_ARGUMENT');
   });
 
   it('rejects encryption without a key', () => {
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', encrypt: true }))).toBe('INVALID_ARGUMENT');
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', key: KEY, encrypt: 'yes' as never }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', encrypt: true }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: KEY, encrypt: 'yes' as never }))).toBe('INVALID_ARGUMENT');
   });
 
   it('rejects weak keys', () => {
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', key: 'short' }))).toBe('INVALID_ARGUMENT');
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', key: '' }))).toBe('INVALID_ARGUMENT');
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', key: new Uint8Array(15) }))).toBe('INVALID_ARGUMENT');
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', key: 42 as never }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: 'short' }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: '' }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: new Uint8Array(15) }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: 42 as never }))).toBe('INVALID_ARGUMENT');
   });
 
   it('refuses to write a blob larger than maxBytes (decodeState would drop it)', () => {
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', maxBytes: 100 }))).toBe('TOO_LARGE');
-    expect(errorCode(() => encodeState(history(), { provider: 'anthropic', maxBytes: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', maxBytes: 100 }))).toBe('TOO_LARGE');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', maxBytes: 0 }))).toBe('INVALID_ARGUMENT');
     expect(DEFAULT_MAX_STATE_BYTES).toBe(16 * 1024 * 1024);
+  });
+});
+
+describe('a compaction summary in state (review regression)', () => {
+  it('is stored: it ends the preamble instead of being dropped with it', () => {
+    const summary = Message.context('They discussed the weather.', { id: 'sum1', metadata: { summary: true } });
+    const messages = [Message.system('You are terse.', { id: 'sys1' }), summary, Message.user('And now?', { id: 'u1' })];
+    const decoded = decodeState(encodeState(messages, { provider: 'anthropic' }), { provider: 'anthropic' });
+    expect(decoded.messages.map((m) => m.id)).toEqual(['sum1', 'u1']);
+    expect(decoded.processedLength).toBe(2);
   });
 });

@@ -3,16 +3,21 @@
  * @module
  */
 import { InvalidInputError } from '../errors.js';
+import { isPreambleMessage } from '../compaction/turns.js';
 import { Message } from '../message/message.js';
 import { sealEnvelope } from './envelope.js';
 import { serializePayload } from './payload.js';
 import { resolveEncrypt, resolveStateOptions, type ResolvedStateOptions } from './resolve-options.js';
 import { STATE_VERSION, type EncodeStateOptions } from './types.js';
 
-/** How many messages at the start of `messages` have role `system` (the preamble, which state never stores). */
+/**
+ * How many messages at the start of `messages` form the preamble, which state never stores: the
+ * leading system-role messages, up to the first summary. A summary written by compaction stands for
+ * dropped history, not for the caller's prompt, so it is stored (else it would be lost for good).
+ */
 export function leadingSystemCount(messages: readonly Message[]): number {
   let count = 0;
-  while (count < messages.length && messages[count]?.role === 'system') count += 1;
+  while (count < messages.length && isPreambleMessage(messages[count] as Message)) count += 1;
   return count;
 }
 
@@ -39,8 +44,9 @@ export function writeState(stored: readonly Message[], processedLength: number, 
  * Encodes a history as an opaque state string for `options.provider`.
  *
  * Leading system-role messages (the preamble, context messages included) are not stored: callers
- * supply them fresh on every call (goaitools). System messages after the first non-system message
- * are conversation events and are stored. `processedLength` counts stored messages. Without a key
+ * supply them fresh on every call (goaitools). A compaction summary ends the preamble: it is
+ * conversation, not prompt, and is stored with everything after it. System messages after the
+ * first non-system message are conversation events and are stored. `processedLength` counts stored messages. Without a key
  * the blob is readable by anyone who has it; with a key it is HMAC-signed, and with `encrypt` also
  * AES-256-GCM encrypted. Throws `INVALID_ARGUMENT` for bad options (unknown provider, weak key,
  * `encrypt` without a key, `processedLength` out of range), `INVALID_MESSAGE` for an invalid

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
+import { codeOf } from '../../test/support/errors.js';
 import { Message } from '../message/message.js';
 import { decodeState } from './decode-state.js';
 import { encodeState } from './encode-state.js';
@@ -10,14 +10,6 @@ const OLD = 'old secret, sixteen or more';
 const NEW = 'new secret, sixteen or more';
 const messages = [Message.user('Hello', { id: 'u1' }), Message.assistant('Hi', { id: 'a1' })];
 
-function errorCode(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `not a ChatstateError: ${String(error)}`;
-  }
-  return undefined;
-}
 
 describe('key rotation', () => {
   const before = { current: 'k1', keys: { k1: OLD } };
@@ -79,8 +71,8 @@ describe('resolveKeyRing', () => {
   ];
   for (const [name, key] of bad) {
     it(`rejects ${name} with INVALID_ARGUMENT`, () => {
-      expect(errorCode(() => resolveKeyRing(key))).toBe('INVALID_ARGUMENT');
-      expect(errorCode(() => encodeState(messages, { provider: 'gemini', key }))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => resolveKeyRing(key))).toBe('INVALID_ARGUMENT');
+      expect(codeOf(() => encodeState(messages, { provider: 'gemini', key }))).toBe('INVALID_ARGUMENT');
     });
   }
 

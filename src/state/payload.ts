@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from 'zod';
-import { describeIssues } from '../errors.js';
+import { describeIssues, errorMessage } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { ProviderName } from '../message/schema.js';
 import { STATE_VERSION, type StateRejection } from './types.js';
@@ -44,8 +44,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Parses and validates a payload's JSON text for `provider`. Never throws. */
-export function parsePayload(json: string, provider: ProviderName): ParsedPayload {
+/**
+ * Parses and validates a payload's JSON text for `provider`. Never throws. `authentic` says the
+ * payload's MAC was verified; only then are the messages' cached token counts kept.
+ */
+export function parsePayload(json: string, provider: ProviderName, authentic: boolean): ParsedPayload {
   let data: unknown;
   try {
     data = JSON.parse(json);
@@ -72,10 +75,13 @@ export function parsePayload(json: string, provider: ProviderName): ParsedPayloa
   const messages: Message[] = [];
   for (const [index, value] of body.data.messages.entries()) {
     if (!isRecord(value)) return corrupt(`message ${index} is not an object`);
+    // Counters trust cached token counts: from an unsigned blob, which anyone can write, a forged
+    // `tokens: { estimate: 0 }` would make a huge history look free to compaction, so they are dropped.
+    const { tokens: _untrusted, ...fields } = value;
     try {
-      messages.push(Message.create(value as Parameters<typeof Message.create>[0]));
+      messages.push(Message.create((authentic ? value : fields) as Parameters<typeof Message.create>[0]));
     } catch (error) {
-      return corrupt(`message ${index}: ${error instanceof Error ? error.message : String(error)}`);
+      return corrupt(`message ${index}: ${errorMessage(error)}`);
     }
   }
   if (body.data.processedLength > messages.length) {

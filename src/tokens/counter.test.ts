@@ -80,3 +80,10 @@ describe('exact OpenAI counters', () => {
     expect(o200kBase.countText('a <|endoftext|> b')).toBeGreaterThan(3);
   });
 });
+
+describe('cached counts and counter names (review regression)', () => {
+  it('reads only own counts: a counter named like an Object member counts the message', () => {
+    const counter = createCounter({ name: 'constructor', countText: (text) => text.length });
+    expect(counter.countMessage(Message.user('hello', { tokens: { estimate: 2 } }))).toBe(DEFAULT_WEIGHTS.perMessage + 5);
+  });
+});

@@ -110,7 +110,9 @@ export function createCounter(options: CreateCounterOptions): TokenCounter {
     countMessage(message: Message): number {
       let count = cache.get(message);
       if (count === undefined) {
-        count = message.tokens?.[name] ?? countMessageUncached(message, countText, weights);
+        // An own-property read: a counter named "constructor" must not read Object's members.
+        const known = message.tokens !== undefined && Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
+        count = known ?? countMessageUncached(message, countText, weights);
         cache.set(message, count);
       }
       return count;

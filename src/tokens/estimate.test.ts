@@ -125,3 +125,12 @@ describe('estimate', () => {
     expect(estimate.countMessage(message)).toBe(expected);
   });
 });
+
+describe('long whitespace runs (review regression)', () => {
+  it('does not count a long run as one token', () => {
+    for (const [ch, n] of [[' ', 10_000], ['\n', 1000], ['\t', 1000], ['\r\n', 1000], ['\n', 64]] as const) {
+      const text = `x${ch.repeat(n)}y`;
+      expect(estimateText(text), JSON.stringify(ch) + n).toBeGreaterThanOrEqual(countTokens(text));
+    }
+  });
+});
