@@ -3,7 +3,7 @@
  * checks, validation, encryption at rest, titles, token totals, sequence numbers and retention.
  * @module
  */
-import { InvalidInputError, NotFoundError } from '../errors.js';
+import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { Session } from '../session/session.js';
@@ -11,6 +11,7 @@ import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
+import { checkVersion } from './driver-helpers.js';
 import {
   RECORD_SCHEMA,
   decodeHeadData,
@@ -30,6 +31,7 @@ import type {
   MessageRange,
   MessageRecord,
   PendingMessage,
+  RecoveryNote,
   SaveOptions,
   SessionStore,
   SessionSummary,
@@ -68,6 +70,9 @@ class CoreSessionStore implements SessionStore {
   private readonly counter: TokenCounter;
   private readonly now: () => number;
   private closed = false;
+  private closing: Promise<void> | undefined;
+  // Operations in flight: `close` lets them finish before it releases the driver.
+  private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
     private readonly driver: StoreDriver,
@@ -88,12 +93,52 @@ class CoreSessionStore implements SessionStore {
     if (this.closed) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`);
   }
 
-  async get(id: string): Promise<Session | undefined> {
+  /** Runs an operation of the open store, tracked so that `close` waits for it. */
+  private run<T>(operation: () => Promise<T>): Promise<T> {
     this.checkOpen();
-    assertValidId(id, 'session id');
-    const stored = await this.driver.readAll(id);
-    if (stored === undefined || !this.live(stored.head)) return undefined;
-    return this.toSession(stored.head, stored.messages);
+    const running = operation();
+    this.pending.add(running);
+    const forget = (): void => void this.pending.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
+
+  async get(id: string): Promise<Session | undefined> {
+    return this.run(async () => {
+      assertValidId(id, 'session id');
+      const stored = await this.driver.readAll(id);
+      if (stored?.recovered !== undefined) return this.recover(id, stored.recovered);
+      if (stored === undefined || !this.live(stored.head)) return undefined;
+      return this.toSession(stored.head, stored.messages);
+    });
+  }
+
+  /**
+   * Penguin's recovery session, done once: the driver could not read session `id` and kept its
+   * files aside; a new session takes its place, says so in its first message and its metadata
+   * (`recoveredFrom`, `reason`, `keptAside` — what a manager reports as a `recovered` event), and
+   * is stored so that every later call sees the same session.
+   */
+  private async recover(id: string, note: RecoveryNote): Promise<Session> {
+    const session = Session.create({
+      id,
+      metadata: { recoveredFrom: note.lostId, reason: note.reason, keptAside: [...note.keptAside] },
+      messages: [
+        Message.context(
+          `Session ${note.lostId} could not be read (${note.reason}). Its files were kept aside` +
+            `${note.keptAside.length === 0 ? '' : ` (${note.keptAside.join(', ')})`}; this session starts over in its place.`,
+        ),
+      ],
+    });
+    try {
+      return await this.write(session, { expectedVersion: 0 });
+    } catch (error) {
+      if (!(ChatstateError.isInstance(error) && error.code === 'CONFLICT')) throw error;
+      // Another reader stored the recovery session first: return that one.
+      const stored = await this.driver.readAll(id);
+      if (stored === undefined || stored.recovered !== undefined) throw error;
+      return this.toSession(stored.head, stored.messages);
+    }
   }
 
   async load(id: string): Promise<Session> {
@@ -121,13 +166,25 @@ class CoreSessionStore implements SessionStore {
   }
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {
-    this.checkOpen();
+    return this.run(() => this.write(session, options));
+  }
+
+  private async write(session: Session, options: SaveOptions): Promise<Session> {
     if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', `${this.name}: save needs a Session`);
-    const expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
+    // `Session.is` is an instanceof check a look-alike built on the prototype passes: the id that
+    // becomes a file name or key is checked here, so a forged value cannot reach outside the store.
+    assertValidId(session.id, 'session id');
+    let expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
     if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true });
     const stored = await this.driver.readHead(session.id);
     const current = this.live(stored) ? stored : undefined;
+    if (stored !== undefined && current === undefined && expectedVersion !== undefined) {
+      // An expired session is gone even before a purge: a save expecting a version of it conflicts,
+      // and one creating it replaces the remains (compared with them, so a concurrent creator wins once).
+      checkVersion(this.name, session.id, 0, expectedVersion);
+      expectedVersion = stored.version;
+    }
     // Sequence numbers are never reused: new messages continue after the highest ever given.
     let lastSeq = Math.max(stored?.lastSeq ?? 0, 0);
     const messages: Message[] = [];
@@ -166,7 +223,10 @@ class CoreSessionStore implements SessionStore {
   }
 
   async append(id: string, input: ReadonlyArray<Message | MessageInput>, options: AppendOptions = {}): Promise<AppendResult> {
-    this.checkOpen();
+    return this.run(() => this.add(id, input, options));
+  }
+
+  private async add(id: string, input: ReadonlyArray<Message | MessageInput>, options: AppendOptions): Promise<AppendResult> {
     assertValidId(id, 'session id');
     const expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     if (!Array.isArray(input)) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: append needs an array of messages`);
@@ -185,14 +245,19 @@ class CoreSessionStore implements SessionStore {
         ...(title === undefined ? {} : { title: encodeTitle(title, id, this.cipher) }),
       });
     }
+    // An expired session is gone even before a purge removes it: an append must not revive it.
+    if (!this.live(await this.driver.readHead(id))) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
     const outcome = await this.driver.append(id, { expectedVersion, messages: pending, updatedAt: new Date(this.now()).toISOString() });
     const byId = new Map(messages.map((message) => [message.id, message]));
     const appended = outcome.appended.map((record) => Message.with(byId.get(record.id) as Message, { seq: record.seq }));
-    return { version: outcome.version, appended, duplicates: outcome.duplicates };
+    return Object.freeze({ version: outcome.version, appended: Object.freeze(appended), duplicates: Object.freeze([...outcome.duplicates]) });
   }
 
   async readMessages(id: string, range: MessageRange = {}): Promise<Message[]> {
-    this.checkOpen();
+    return this.run(() => this.read(id, range));
+  }
+
+  private async read(id: string, range: MessageRange): Promise<Message[]> {
     assertValidId(id, 'session id');
     const checked: MessageRange = {
       ...(range.afterSeq === undefined ? {} : { afterSeq: nonNegativeInteger(range.afterSeq, 'afterSeq') }),
@@ -206,7 +271,10 @@ class CoreSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery = {}): Promise<SessionSummary[]> {
-    this.checkOpen();
+    return this.run(() => this.index(query));
+  }
+
+  private async index(query: ListQuery): Promise<SessionSummary[]> {
     const limit = nonNegativeInteger(query.limit ?? 100, 'limit', { positive: true, max: MAX_LIST_LIMIT });
     const offset = nonNegativeInteger(query.offset ?? 0, 'offset');
     const heads = await this.driver.list({
@@ -218,7 +286,7 @@ class CoreSessionStore implements SessionStore {
     });
     return heads.map((head) => {
       const title = decodeTitle(head.title, head.id, this.cipher);
-      return {
+      return Object.freeze({
         id: head.id,
         ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
         ...(head.userId === undefined ? {} : { userId: head.userId }),
@@ -229,25 +297,24 @@ class CoreSessionStore implements SessionStore {
         createdAt: head.createdAt,
         updatedAt: head.updatedAt,
         ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
-      };
+      });
     });
   }
 
   async delete(id: string): Promise<boolean> {
-    this.checkOpen();
-    assertValidId(id, 'session id');
-    return this.driver.remove(id);
+    return this.run(async () => this.driver.remove(assertValidId(id, 'session id')));
   }
 
   async purgeExpired(): Promise<number> {
-    this.checkOpen();
-    return this.driver.purgeExpired(this.now());
+    return this.run(() => this.driver.purgeExpired(this.now()));
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.driver.close();
+    if (this.closing === undefined) {
+      this.closed = true;
+      this.closing = Promise.allSettled([...this.pending]).then(() => this.driver.close());
+    }
+    return this.closing;
   }
 }
 

@@ -1,0 +1,94 @@
+/**
+ * What a store author gives `runStoreConformance`: how to make a fresh store, how to clean it up,
+ * and which optional powers (a second process, a second handle on the same data, a directory)
+ * the suite may use.
+ * @module
+ */
+import type { OpenStoreOptions } from '../stores/open-store.js';
+import type { SessionStoreOptions } from '../store/session-store.js';
+import type { SessionStore } from '../store/types.js';
+import type { SpecScope } from './suite.js';
+
+/** The behaviours the suite checks, one spec file each; also the keys of `skip`. */
+export const CONFORMANCE_SPECS = [
+  'round-trip',
+  'immutability',
+  'list',
+  'idempotent-append',
+  'sequence',
+  'conflict',
+  'concurrent-appends',
+  'cross-process',
+  'hostile-ids',
+  'encryption',
+  'ttl',
+  'delete',
+  'close',
+] as const;
+
+/** Name of one spec of the suite. */
+export type ConformanceSpec = (typeof CONFORMANCE_SPECS)[number];
+
+/**
+ * A key of `skip`: a whole spec (`'ttl'`), or one test of it as `'<spec> > <test title>'`
+ * (`'ttl > purgeExpired removes expired sessions and returns how many'`).
+ */
+export type SkipKey = ConformanceSpec | `${ConformanceSpec} > ${string}`;
+
+/** A value that is the same for every store, or computed from the store `create` returned. */
+export type PerStore<T> = T | ((store: SessionStore) => T);
+
+/** How a child process opens the store under test with `openStore(url, options)`. */
+export interface CrossProcessConfig {
+  /** The URL that opens, in another process, the same data as the store `create` returned. */
+  readonly url: PerStore<string>;
+  /**
+   * Options for `openStore` in the child. They cross a process boundary (structured clone), so
+   * functions are not allowed; they must describe the store `create()` made without options
+   * (in particular, no encryption key unless `create()` uses the same one).
+   */
+  readonly options?: OpenStoreOptions;
+}
+
+/** Configuration of `runStoreConformance`. */
+export interface StoreConformanceConfig {
+  /** Shown in the suite's title: `SessionStore conformance: <name>`. */
+  readonly name: string;
+  /**
+   * A fresh, empty, open store. `options` turn on what a spec needs (an encryption key, a fake
+   * clock, a token counter); pass them on to `createSessionStore` or the store's factory.
+   */
+  create(options?: SessionStoreOptions): Promise<SessionStore>;
+  /**
+   * Removes what a store from `create` left behind (files, tables, keys). It is called once per
+   * store after each test, possibly on a store the test already closed, after every store
+   * `reopen` gave over the same data was closed.
+   * @default store.close()
+   */
+  destroy?(store: SessionStore): Promise<void>;
+  /**
+   * A second open store over the same data as `store` (for the file store: the same directory),
+   * with other options: how the encryption spec checks key rotation, a missing key and a wrong
+   * key. The suite closes it after the test. Without it, those tests skip with their reason.
+   */
+  reopen?(store: SessionStore, options?: SessionStoreOptions): Promise<SessionStore>;
+  /** How child processes open the same store. Without it, the cross-process spec skips with its reason. */
+  readonly crossProcess?: CrossProcessConfig;
+  /**
+   * The directory that holds everything of the store (for stores that keep files). The hostile-id
+   * spec then checks that no file appeared beside it, and the encryption spec that no plaintext
+   * reached it.
+   */
+  readonly directory?: PerStore<string>;
+  /**
+   * Store-specific opt-outs, each with its reason (shown in the skipped test's title). A key names
+   * a spec or one test (see `SkipKey`); a key that names nothing fails the suite, so a typo or a
+   * renamed test is noticed instead of silently running the test again.
+   */
+  readonly skip?: Partial<Record<SkipKey, string>>;
+  /**
+   * Store-specific tests, registered in an `extras` block of the suite with the same harness
+   * (`scope.open()` gives fresh stores that are destroyed after each test).
+   */
+  extras?(scope: SpecScope): void;
+}

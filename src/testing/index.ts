@@ -1,0 +1,75 @@
+/**
+ * `chatstate/testing`: the conformance suite every `SessionStore` passes, for chatstate's own
+ * stores and for anyone certifying theirs. Run it under vitest:
+ *
+ * ```ts
+ * // test/my-store.test.ts
+ * import { runStoreConformance } from 'chatstate/testing';
+ * import { myStore } from '../src/my-store.js';
+ *
+ * runStoreConformance({
+ *   name: 'my-store',
+ *   create: async (options) => myStore({ ...options, url: await freshDatabase() }),
+ *   destroy: async (store) => store.close(),
+ *   crossProcess: { url: (store) => urlOf(store) },
+ *   skip: { 'ttl > purgeExpired removes expired sessions and returns how many': 'expiry is native' },
+ * });
+ * ```
+ *
+ * One spec per behaviour: round trips, immutability at the boundary, list, idempotent append,
+ * sequence order, CONFLICT, concurrent appends in one process and from several processes,
+ * hostile ids, encryption at rest, retention, delete and close. Specs use only the public
+ * `SessionStore` API; every skip carries its reason in the test's title.
+ * @module
+ */
+import { describe } from 'vitest';
+import { CONFORMANCE_SPECS, type ConformanceSpec, type StoreConformanceConfig } from './config.js';
+import { closeSpec } from './specs/close.js';
+import { concurrentAppendsSpec } from './specs/concurrent-appends.js';
+import { conflictSpec } from './specs/conflict.js';
+import { crossProcessSpec } from './specs/cross-process.js';
+import { deleteSpec } from './specs/delete.js';
+import { encryptionSpec } from './specs/encryption.js';
+import { hostileIdsSpec } from './specs/hostile-ids.js';
+import { idempotentAppendSpec } from './specs/idempotent-append.js';
+import { immutabilitySpec } from './specs/immutability.js';
+import { listSpec } from './specs/list.js';
+import { roundTripSpec } from './specs/round-trip.js';
+import { sequenceSpec } from './specs/sequence.js';
+import { ttlSpec } from './specs/ttl.js';
+import { ConformanceSuite } from './suite.js';
+
+export { CONFORMANCE_SPECS, type ConformanceSpec, type CrossProcessConfig, type PerStore, type SkipKey, type StoreConformanceConfig } from './config.js';
+export type { Requirement, SpecScope, TestOptions } from './suite.js';
+
+const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
+  'round-trip': roundTripSpec,
+  immutability: immutabilitySpec,
+  list: listSpec,
+  'idempotent-append': idempotentAppendSpec,
+  sequence: sequenceSpec,
+  conflict: conflictSpec,
+  'concurrent-appends': concurrentAppendsSpec,
+  'cross-process': crossProcessSpec,
+  'hostile-ids': hostileIdsSpec,
+  encryption: encryptionSpec,
+  ttl: ttlSpec,
+  delete: deleteSpec,
+  close: closeSpec,
+};
+
+/**
+ * Registers the whole conformance suite for one store with vitest, as
+ * `describe('SessionStore conformance: <name>')`; call it at the top level of a test file.
+ * Each test gets fresh stores from `config.create` and destroys them afterwards.
+ */
+export function runStoreConformance(config: StoreConformanceConfig): void {
+  describe(`SessionStore conformance: ${config.name}`, () => {
+    const suite = new ConformanceSuite(config);
+    suite.registerCleanup();
+    for (const spec of CONFORMANCE_SPECS) SPECS[spec](suite);
+    const extras = config.extras;
+    if (extras !== undefined) suite.describe('extras', `store-specific tests of ${config.name}`, (scope) => extras.call(config, scope));
+    suite.registerSkipCheck();
+  });
+}

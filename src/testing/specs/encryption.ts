@@ -1,0 +1,122 @@
+/**
+ * Encryption at rest: with a key every record is sealed, keys rotate through a key ring, and data
+ * opened without the right key fails loudly with `CORRUPT` instead of returning garbage.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { Message } from '../../message/message.js';
+import { Session } from '../../session/session.js';
+import type { StateKeyRing } from '../../state/types.js';
+import type { SessionStore } from '../../store/types.js';
+import { everyKindOfMessage, expectCode, freshId, richSession, withSeqs } from '../fixtures.js';
+import type { ConformanceSuite } from '../suite.js';
+
+const SECRET = 'conformance-secret-0123456789';
+const OLD_KEY = randomBytes(32);
+const NEW_KEY = 'conformance-new-key-9876543210';
+const oldRing: StateKeyRing = { current: 'k1', keys: { k1: OLD_KEY } };
+const rotatedRing: StateKeyRing = { current: 'k2', keys: { k1: OLD_KEY, k2: NEW_KEY } };
+
+/** A word that appears in content, metadata, variables and the title, and must not appear on disk. */
+const MARKER = 'plaintextmarkerzq';
+
+function markedSession(): Session {
+  return Session.create({
+    id: freshId(),
+    userId: 'owner',
+    messages: [Message.user(`${MARKER} in the title`), Message.assistant(`${MARKER} in content`, { metadata: { note: MARKER } })],
+    variables: { secret: MARKER },
+    metadata: { label: MARKER },
+  });
+}
+
+/** Every file under `root`, recursively. */
+function filesUnder(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(root, entry.name);
+    return entry.isDirectory() ? filesUnder(path) : entry.isFile() ? [path] : [];
+  });
+}
+
+async function expectCorrupt(store: SessionStore, id: string): Promise<void> {
+  const error = await expectCode(() => store.load(id), 'CORRUPT');
+  expect(error.message).toContain(store.name);
+  await expectCode(() => store.get(id), 'CORRUPT');
+  await expectCode(() => store.readMessages(id), 'CORRUPT');
+}
+
+/** Registers the encryption spec. */
+export function encryptionSpec(suite: ConformanceSuite): void {
+  suite.describe('encryption', 'encryption at rest', (spec) => {
+    spec.it('with a key, save, append, load, readMessages and list round trip', async () => {
+      const store = await spec.open({ encryption: SECRET });
+      const session = richSession();
+      const saved = await store.save(session);
+      const extra = everyKindOfMessage().map((message) => Message.with(message, { id: `again-${message.id}` }));
+      await store.append(session.id, extra);
+      const loaded = await store.load(session.id);
+      expect(loaded.messages).toEqual(withSeqs([...session.messages, ...extra]));
+      expect(loaded).toMatchObject({ variables: session.variables, metadata: session.metadata, lastUsage: session.lastUsage, agentId: session.agentId, userId: session.userId });
+      expect(await store.readMessages(session.id, { limit: 2 })).toEqual(loaded.messages.slice(-2));
+      expect((await store.list())[0]).toMatchObject({ id: session.id, title: 'What is the weather in Paris, and what time is it?', version: loaded.version });
+      expect(saved.version).toBeLessThan(loaded.version);
+    });
+
+    spec.it('with a key, no plaintext reaches the store directory', async () => {
+      const store = await spec.open({ encryption: SECRET });
+      const session = markedSession();
+      await store.save(session);
+      await store.append(session.id, [Message.user(`${MARKER} appended`, { metadata: { note: MARKER } })]);
+      await store.close();
+      const leaks = filesUnder(spec.directoryOf(store)).filter((file) => readFileSync(file).includes(MARKER));
+      expect(leaks).toEqual([]);
+    }, { needs: ['directory'] });
+
+    spec.it('after a key rotation, records sealed with the old key stay readable while it is in the ring', async () => {
+      const store = await spec.open({ encryption: oldRing });
+      const session = await store.save(markedSession());
+      await store.append(session.id, [Message.user('under k1', { id: 'under-k1' })]);
+      const rotated = await spec.reopen(store, { encryption: rotatedRing });
+      await rotated.append(session.id, [Message.user('under k2', { id: 'under-k2' })]);
+      const loaded = await rotated.load(session.id);
+      expect(loaded.messages.map((message) => message.id)).toEqual([...session.messages.map((message) => message.id), 'under-k1', 'under-k2']);
+      expect(loaded.variables).toEqual({ secret: MARKER });
+      expect((await rotated.list())[0]?.title).toBe(`${MARKER} in the title`);
+      // Rewriting the session under the new key makes the old key unnecessary.
+      await rotated.save(loaded);
+      const newOnly = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+      expect((await newOnly.load(session.id)).messages).toEqual(loaded.messages);
+    }, { needs: ['reopen'] });
+
+    spec.it('opened without the key, reads fail with CORRUPT naming the store; list still works, without titles', async () => {
+      const store = await spec.open({ encryption: SECRET });
+      const session = await store.save(markedSession());
+      const keyless = await spec.reopen(store);
+      await expectCorrupt(keyless, session.id);
+      const rows = await keyless.list();
+      expect(rows.map((row) => row.id)).toEqual([session.id]);
+      expect(rows[0]?.title).toBeUndefined();
+    }, { needs: ['reopen'] });
+
+    spec.it('a wrong key, or a ring that lost the old key, fails with CORRUPT', async () => {
+      const store = await spec.open({ encryption: oldRing });
+      const session = await store.save(markedSession());
+      const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
+      await expectCorrupt(wrongSecret, session.id);
+      const lostOldKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+      await expectCorrupt(lostOldKey, session.id);
+    }, { needs: ['reopen'] });
+
+    spec.it('records written before encryption was turned on stay readable with a key', async () => {
+      const store = await spec.open();
+      const session = await store.save(richSession());
+      const keyed = await spec.reopen(store, { encryption: SECRET });
+      expect((await keyed.load(session.id)).toJSON()).toEqual(session.toJSON());
+      await keyed.append(session.id, [Message.user('sealed', { id: 'sealed' })]);
+      expect((await keyed.load(session.id)).messages.at(-1)?.id).toBe('sealed');
+    }, { needs: ['reopen'] });
+  });
+}
