@@ -1,0 +1,247 @@
+/**
+ * The Postgres driver: every operation on a pooled connection, writes in transactions. An append
+ * locks the head row (`SELECT … FOR UPDATE`, which serializes writers across processes), skips ids
+ * already stored, inserts only the new rows and updates the head: its cost does not depend on the
+ * session's size.
+ * @module
+ */
+import { ChatstateError, ConflictError, DataError, NotFoundError } from '../../errors.js';
+import { appendToHead, checkVersion } from '../../store/driver-helpers.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, ReplaceCommit, StoreDriver } from '../../store/types.js';
+import { STORE, assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
+
+/** The result of a query, as `pg` returns it (only what the store reads). */
+export interface PgResultLike {
+  readonly rows: unknown[];
+  readonly rowCount: number | null;
+}
+
+/** A pooled connection, as `pg`'s `PoolClient` is. */
+export interface PgClientLike {
+  query(text: string, values?: unknown[]): Promise<PgResultLike>;
+  /** Returns the connection to its pool; with an error, the pool discards it. */
+  release(error?: Error | boolean): void;
+}
+
+/** A connection pool, as `pg`'s `Pool` is: the store only checks connections out and back in. */
+export interface PgPoolLike {
+  connect(): Promise<PgClientLike>;
+}
+
+/** A pool the store created from a URL, and so ends on close. */
+export interface OwnedPool extends PgPoolLike {
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+// Rows per INSERT of a replace: bounds the size of one statement's parameters for huge sessions.
+const INSERT_BATCH = 1000;
+// Deadlocks and serialization failures roll the whole transaction back, so it can simply run again.
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 5;
+// SQLSTATEs meaning the tables are not what the store created: a missing table, column or schema.
+const DAMAGED = new Set(['42P01', '42703', '3F000', '42804']);
+
+/** The SQLSTATE of an error the server reported (pg's DatabaseError); undefined for anything else. */
+function sqlState(error: unknown): string | undefined {
+  const { code, severity } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string' ? code : undefined;
+}
+
+/** Damaged tables become `CORRUPT` naming the store; every other error passes through unchanged. */
+function translate(error: unknown, tables: Tables): unknown {
+  const state = sqlState(error);
+  if (state !== undefined && DAMAGED.has(state)) {
+    return new DataError('CORRUPT', `${STORE}: the tables in schema "${tables.schema}" with prefix "${tables.prefix}" are missing or damaged: ${(error as Error).message}`, {
+      cause: error,
+      details: { sqlState: state },
+    });
+  }
+  return error;
+}
+
+/** The driver over a pool and migrated tables (made by `postgresDriver`). */
+export class PostgresDriver implements StoreDriver {
+  readonly name = STORE;
+  private readonly sql: Statements;
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly pool: PgPoolLike,
+    private readonly tables: Tables,
+    private readonly owned: OwnedPool | undefined,
+  ) {
+    this.sql = statements(tables);
+  }
+
+  /** Remembers an operation until it settles, so that `close` can wait for it. */
+  private async track<T>(operation: Promise<T>): Promise<T> {
+    this.pending.add(operation);
+    try {
+      return await operation;
+    } finally {
+      this.pending.delete(operation);
+    }
+  }
+
+  /** Runs `work` on one pooled connection; a connection that failed outside SQL is discarded, not reused. */
+  async withClient<T>(work: (client: PgClientLike, discard: (error: Error) => void) => Promise<T>): Promise<T> {
+    return this.track(this.onClient(work));
+  }
+
+  private async onClient<T>(work: (client: PgClientLike, discard: (error: Error) => void) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await work(client, (error) => {
+        broken = error;
+      });
+    } catch (error) {
+      // A server-reported SQL error (it has a SQLSTATE) leaves the connection usable; anything
+      // else (a dropped socket, a timeout) may have left it mid-protocol.
+      if (!ChatstateError.isInstance(error) && sqlState(error) === undefined) broken ??= error instanceof Error ? error : new Error(String(error));
+      throw translate(error, this.tables);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Runs `work` in a transaction, again when Postgres rolled it back for a deadlock or serialization failure. */
+  private async transaction<T>(work: (client: PgClientLike) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    return this.track(this.attempts(work, begin));
+  }
+
+  private async attempts<T>(work: (client: PgClientLike) => Promise<T>, begin: string): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.withClient(async (client, discard) => {
+          await client.query(begin);
+          try {
+            const result = await work(client);
+            await client.query('COMMIT');
+            return result;
+          } catch (error) {
+            // A connection whose ROLLBACK failed may still be inside the transaction: never reuse it.
+            await client.query('ROLLBACK').catch((rollbackError: unknown) => discard(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))));
+            throw error;
+          }
+        });
+      } catch (error) {
+        const state = sqlState(error);
+        if (attempt >= MAX_ATTEMPTS || state === undefined || !RETRYABLE.has(state)) throw error;
+      }
+    }
+  }
+
+  private async insertMessages(client: PgClientLike, id: string, records: readonly MessageRecord[]): Promise<void> {
+    for (let start = 0; start < records.length; start += INSERT_BATCH) {
+      const batch = records.slice(start, start + INSERT_BATCH);
+      await client.query(this.sql.insertMessages, [id, batch.map((record) => record.seq), batch.map((record) => record.id), batch.map((record) => record.data)]);
+    }
+  }
+
+  async readHead(id: string): Promise<HeadRecord | undefined> {
+    const result = await this.withClient((client) => client.query(this.sql.readHead, [id]));
+    return result.rows.length === 0 ? undefined : headOf(result.rows[0]);
+  }
+
+  async readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
+    // Both reads in one snapshot: a replace committing between them cannot mix two versions.
+    return this.transaction(async (client) => {
+      const head = await client.query(this.sql.readHead, [id]);
+      if (head.rows.length === 0) return undefined;
+      const messages = await client.query(this.sql.readMessages, [id]);
+      return { head: headOf(head.rows[0]), messages: messages.rows.map((row) => messageOf(row, id)) };
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  async readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
+    const values = [id, range.afterSeq ?? 0, range.beforeSeq ?? Number.MAX_SAFE_INTEGER, range.limit ?? null];
+    const result = await this.withClient((client) => client.query(this.sql.readRange, values));
+    if (result.rows.length === 0) return undefined;
+    // A session without messages in the range yields one row of NULLs from the outer join.
+    return result.rows
+      .filter((row) => (row as { seq?: unknown }).seq !== null)
+      .map((row) => messageOf(row, id))
+      .reverse();
+  }
+
+  async append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
+    return this.transaction(async (client) => {
+      // The row lock makes every other appender or replacer of this session wait until we commit.
+      const locked = await client.query(this.sql.lockHead, [id]);
+      if (locked.rows.length === 0) throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
+      const head = headOf(locked.rows[0]);
+      checkVersion(STORE, id, head.version, commit.expectedVersion);
+      if (commit.messages.length === 0) return { version: head.version, appended: [], duplicates: [] };
+      const known = await client.query(this.sql.knownIds, [id, commit.messages.map((message) => message.id)]);
+      const ids = new Set(known.rows.map((row) => (row as { id: unknown }).id));
+      const next = appendToHead(head, commit, (messageId) => ids.has(messageId));
+      if (next.appended.length > 0) {
+        await this.insertMessages(client, id, next.appended);
+        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title } = next.head;
+        await client.query(this.sql.appendHead, [id, version, updatedAt, expiresAt ?? null, messageCount, tokenCount, lastSeq, title ?? null]);
+      }
+      return { version: next.head.version, appended: next.appended, duplicates: next.duplicates };
+    });
+  }
+
+  async replace(id: string, commit: ReplaceCommit): Promise<void> {
+    assertStorable(commit.head.agentId, 'agentId');
+    assertStorable(commit.head.userId, 'userId');
+    const values = headValues({ ...commit.head, id });
+    for (let attempt = 1; ; attempt += 1) {
+      const done = await this.transaction(async (client) => {
+        const locked = await client.query(this.sql.lockHead, [id]);
+        if (locked.rows.length > 0) {
+          checkVersion(STORE, id, headOf(locked.rows[0]).version, commit.expectedVersion);
+          await client.query(this.sql.deleteMessages, [id]);
+          await client.query(this.sql.replaceHead, values);
+        } else {
+          checkVersion(STORE, id, 0, commit.expectedVersion ?? 0);
+          // Waits for a concurrent creator of the same id, then inserts nothing if it committed.
+          const inserted = await client.query(this.sql.insertHead, values);
+          if (inserted.rowCount === 0) {
+            if (commit.expectedVersion !== undefined) {
+              throw new ConflictError(`${STORE}: session ${JSON.stringify(id)} was created by another writer`, { details: { id, expected: commit.expectedVersion } });
+            }
+            return false;
+          }
+        }
+        await this.insertMessages(client, id, commit.messages);
+        return true;
+      });
+      if (done) return;
+      // Unchecked save racing a creator: the row exists now, so the next attempt locks and overwrites it.
+      if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`${STORE}: session ${JSON.stringify(id)} kept changing during a save`, { details: { id } });
+    }
+  }
+
+  async list(query: Parameters<StoreDriver['list']>[0]): Promise<HeadRecord[]> {
+    // No stored owner can contain what Postgres text cannot hold, so such a filter matches nothing.
+    if (!isStorable(query.userId) || !isStorable(query.agentId)) return [];
+    const values: unknown[] = [query.now, query.limit, query.offset];
+    if (query.userId !== undefined) values.push(query.userId);
+    if (query.agentId !== undefined) values.push(query.agentId);
+    const sql = this.sql.list({ userId: query.userId !== undefined, agentId: query.agentId !== undefined });
+    const result = await this.withClient((client) => client.query(sql, values));
+    return result.rows.map(headOf);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    // Messages go with their head (ON DELETE CASCADE), in the same statement's transaction.
+    const result = await this.withClient((client) => client.query(this.sql.remove, [id]));
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    const result = await this.transaction((client) => client.query(this.sql.purgeExpired, [now]));
+    return result.rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    // Pending writes finish first; a pool the caller passed in stays theirs to end.
+    await Promise.allSettled([...this.pending]);
+    await this.owned?.end();
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * The SQL of the Postgres store: table names from the caller's schema and prefix, the statements
+ * the driver runs, and the checked conversion of rows back into records.
+ * @module
+ */
+import { DataError, InvalidInputError } from '../../errors.js';
+import type { HeadRecord, MessageRecord } from '../../store/types.js';
+
+/** Name of the store in error messages. */
+export const STORE = 'postgres';
+
+// Schema and prefix are spliced into SQL text (identifiers cannot be bound parameters), so they
+// are held to a plain identifier shape: this is what stops SQL injection through them.
+const SCHEMA_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+// Short enough that the longest derived name (prefix + "sessions_agent_updated_idx") fits in
+// Postgres's 63-byte identifier limit instead of being silently truncated into a collision.
+const PREFIX_PATTERN = /^[A-Za-z0-9_]{0,32}$/;
+
+/** The quoted, schema-qualified names of the store's tables, indexes and lock. */
+export interface Tables {
+  readonly schema: string;
+  readonly prefix: string;
+  /** `"schema"."prefix" + name`, ready to splice into SQL. */
+  readonly sessions: string;
+  readonly messages: string;
+  readonly versions: string;
+  /** Unqualified, unquoted name of the version table (for `to_regclass`). */
+  readonly versionsRegclass: string;
+  /** Quoted, unqualified name for an index or constraint. */
+  readonly local: (name: string) => string;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier}"`;
+}
+
+/** Table names for `schema` and `prefix`; throws `INVALID_ARGUMENT` on anything that is not a plain identifier. */
+export function tablesFor(schema: string, prefix: string): Tables {
+  if (typeof schema !== 'string' || !SCHEMA_PATTERN.test(schema)) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: schema must match ${SCHEMA_PATTERN.source}`);
+  }
+  if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: tablePrefix must match ${PREFIX_PATTERN.source}`);
+  }
+  const qualified = (name: string): string => `${quote(schema)}.${quote(prefix + name)}`;
+  return {
+    schema,
+    prefix,
+    sessions: qualified('sessions'),
+    messages: qualified('messages'),
+    versions: qualified('schema_version'),
+    versionsRegclass: `${quote(schema)}.${quote(`${prefix}schema_version`)}`,
+    local: (name) => quote(prefix + name),
+  };
+}
+
+/** Columns of a head row, in the order the statements below use. */
+export const HEAD_COLUMNS =
+  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+
+/** A head as the 14 bound values of `HEAD_COLUMNS`. */
+export function headValues(head: HeadRecord): unknown[] {
+  return [
+    head.id,
+    head.schema,
+    head.version,
+    head.agentId ?? null,
+    head.userId ?? null,
+    head.createdAt,
+    head.updatedAt,
+    head.expiresAt ?? null,
+    head.ttlMs ?? null,
+    head.messageCount,
+    head.tokenCount,
+    head.lastSeq,
+    head.title ?? null,
+    head.data,
+  ];
+}
+
+/** The statements of one store, for its tables. */
+export function statements(tables: Tables) {
+  const { sessions, messages } = tables;
+  return {
+    readHead: `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE id = $1`,
+    lockHead: `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE id = $1 FOR UPDATE`,
+    readMessages: `SELECT seq, id, data FROM ${messages} WHERE session_id = $1 ORDER BY seq`,
+    // One statement, so existence and range come from one snapshot; the lateral subquery walks the
+    // (session_id, seq) primary key backwards, so a tail read costs the same at any session size.
+    readRange: `SELECT m.seq, m.id, m.data FROM ${sessions} s LEFT JOIN LATERAL (
+        SELECT seq, id, data FROM ${messages}
+        WHERE session_id = s.id AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4
+      ) m ON true WHERE s.id = $1`,
+    knownIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND id = ANY($2::text[])`,
+    insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
+      SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,
+    appendHead: `UPDATE ${sessions} SET version = $2, updated_at = $3, expires_at = $4, message_count = $5,
+      token_count = $6, last_seq = $7, title = $8 WHERE id = $1`,
+    insertHead: `INSERT INTO ${sessions} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+      ON CONFLICT (id) DO NOTHING`,
+    replaceHead: `UPDATE ${sessions} SET record_schema = $2, version = $3, agent_id = $4, user_id = $5, created_at = $6,
+      updated_at = $7, expires_at = $8, ttl_ms = $9, message_count = $10, token_count = $11, last_seq = $12, title = $13,
+      data = $14 WHERE id = $1`,
+    deleteMessages: `DELETE FROM ${messages} WHERE session_id = $1`,
+    remove: `DELETE FROM ${sessions} WHERE id = $1`,
+    purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1`,
+    /** `list`, with its filters chosen so each shape of query can use its own index. */
+    list(filter: { userId: boolean; agentId: boolean }): string {
+      const where = ['(expires_at IS NULL OR expires_at > $1)'];
+      let next = 4;
+      if (filter.userId) where.push(`user_id = $${next++}`);
+      if (filter.agentId) where.push(`agent_id = $${next++}`);
+      return `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT $2 OFFSET $3`;
+    },
+  };
+}
+
+/** The statements of one store. */
+export type Statements = ReturnType<typeof statements>;
+
+function corrupt(what: string): DataError {
+  return new DataError('CORRUPT', `${STORE}: ${what}`);
+}
+
+function field(row: unknown, column: string, where: string): unknown {
+  if (typeof row !== 'object' || row === null) throw corrupt(`${where} is not a row`);
+  return (row as Record<string, unknown>)[column];
+}
+
+function text(row: unknown, column: string, where: string): string {
+  const value = field(row, column, where);
+  if (typeof value !== 'string') throw corrupt(`${where}: column ${column} is not text`);
+  return value;
+}
+
+function optionalText(row: unknown, column: string, where: string): string | undefined {
+  return field(row, column, where) === null ? undefined : text(row, column, where);
+}
+
+// int8 columns arrive as strings (pg does not turn them into numbers, since they may exceed 2^53).
+function integer(row: unknown, column: string, where: string): number {
+  const value = field(row, column, where);
+  const number = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < 0) throw corrupt(`${where}: column ${column} is ${JSON.stringify(value)}, not a non-negative integer`);
+  return number;
+}
+
+function optionalInteger(row: unknown, column: string, where: string): number | undefined {
+  return field(row, column, where) === null ? undefined : integer(row, column, where);
+}
+
+/** A head row as a record; a row that does not have the record's shape is `CORRUPT`. */
+export function headOf(row: unknown): HeadRecord {
+  const id = text(row, 'id', 'a session row');
+  const where = `the row of session ${JSON.stringify(id)}`;
+  const agentId = optionalText(row, 'agent_id', where);
+  const userId = optionalText(row, 'user_id', where);
+  const expiresAt = optionalInteger(row, 'expires_at', where);
+  const ttlMs = optionalInteger(row, 'ttl_ms', where);
+  const title = optionalText(row, 'title', where);
+  return Object.freeze({
+    id,
+    schema: integer(row, 'record_schema', where),
+    version: integer(row, 'version', where),
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(userId === undefined ? {} : { userId }),
+    createdAt: text(row, 'created_at', where),
+    updatedAt: text(row, 'updated_at', where),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+    messageCount: integer(row, 'message_count', where),
+    tokenCount: integer(row, 'token_count', where),
+    lastSeq: integer(row, 'last_seq', where),
+    ...(title === undefined ? {} : { title }),
+    data: text(row, 'data', where),
+  });
+}
+
+/** A message row as a record. */
+export function messageOf(row: unknown, sessionId: string): MessageRecord {
+  const where = `a message row of session ${JSON.stringify(sessionId)}`;
+  return Object.freeze({ seq: integer(row, 'seq', where), id: text(row, 'id', where), data: text(row, 'data', where) });
+}
+
+// Postgres text cannot hold NUL, and the client encodes an unpaired surrogate as U+FFFD: either
+// would store something other than what was given. Refused instead of changed silently.
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when `value` (if any) can be stored in a text column exactly. */
+export function isStorable(value: string | undefined): boolean {
+  return value === undefined || !UNSTORABLE.test(value);
+}
+
+/** Throws `INVALID_ARGUMENT` when `value` cannot be stored in a text column exactly. */
+export function assertStorable(value: string | undefined, what: string): void {
+  if (!isStorable(value)) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: ${what} contains a NUL character or an unpaired surrogate, which Postgres text cannot store`);
+  }
+}

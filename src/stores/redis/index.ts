@@ -1,0 +1,318 @@
+/**
+ * The Redis store (`ioredis`, loaded only when this store is opened on a URL). Each session is a
+ * head hash, a sorted set of message ids by `seq` and a hash of message bodies; sorted-set indexes
+ * serve `list`. Every operation is one Lua script (see `scripts.ts`), so appends and replaces are
+ * atomic across every process sharing the server, and an append touches only the new messages.
+ *
+ * Retention uses Redis's own expiry: a session's keys get a `PEXPIRE` of its remaining lifetime,
+ * so Redis frees them by itself; `purgeExpired` clears the index entries they leave behind.
+ *
+ * Durability is the server's: a write is as durable as Redis's persistence makes it. For
+ * "durable when the promise resolves" run Redis with `appendonly yes` and `appendfsync always`
+ * (Redis then answers a write only after fsyncing it). With `confirm`, each write is also followed
+ * by `WAIT` (replicas received it) or `WAITAOF` (Redis ≥ 7.2: fsynced locally and on replicas), and
+ * the promise rejects when the server does not confirm in time — the write itself has happened then,
+ * and retrying an append is safe because appends are idempotent.
+ * @module
+ */
+import { ChatstateError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { checkVersion } from '../../store/driver-helpers.js';
+import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, ListQuery, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver } from '../../store/types.js';
+import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages } from './records.js';
+import { SCRIPTS, type Script } from './scripts.js';
+import { checkedConfirm, isClient, loadIoredis, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
+
+/**
+ * A Redis connection, by shape: `ioredis`'s `Redis` is one. The store sends every command through
+ * `call(command, args)` and reads replies as RESP2 or RESP3 arrays of strings or Buffers; another
+ * client fits with a one-line adapter (node-redis: `call: (command, args) => client.sendCommand([command, ...args.map(String)])`).
+ */
+export interface RedisLike {
+  call(command: string, args: Array<string | number>): Promise<unknown>;
+  /** Closes the connection after pending replies; used only on clients the store created. */
+  quit?(): Promise<unknown>;
+  /** `ioredis` options; a `keyPrefix` there is put before the store's own prefix. */
+  readonly options?: { readonly keyPrefix?: string | undefined };
+}
+
+/** How each write is confirmed before its promise resolves. */
+export interface RedisConfirm {
+  /** Replicas that must acknowledge the write (`WAIT`, or `WAITAOF` with `aof`). @default 0 */
+  replicas?: number;
+  /** Wait until the write is fsynced to the append-only file (`WAITAOF`, Redis ≥ 7.2 with `appendonly yes`). @default false */
+  aof?: boolean;
+  /** How long to wait for the confirmation before failing. @default 1000 */
+  timeoutMs?: number;
+}
+
+/** Options of the Redis driver. */
+export interface RedisOptions {
+  /** Prefix of every key the store writes (or `?prefix=` in the URL). @default 'chatstate:' */
+  prefix?: string;
+  /** Confirm each write with `WAIT`/`WAITAOF`; without it a write resolves when Redis has applied it. */
+  confirm?: RedisConfirm;
+}
+
+/** Options of `redisStore`: the driver's and the core's. */
+export interface RedisStoreOptions extends SessionStoreOptions, RedisOptions {}
+
+const DEFAULT_PREFIX = 'chatstate:';
+const MAX_PREFIX = 256;
+// Sessions a `purgeExpired` script handles at once: bounds how long one script blocks the server.
+const PURGE_BATCH = 200;
+
+/**
+ * A Redis driver on a URL (`redis://:pass@host:6379/0?prefix=app:`) or on the caller's client
+ * (an `ioredis` `Redis`, or anything with its `call`). Loads its scripts before it resolves. A
+ * client the caller passed is never closed by `close`. Needs one Redis server (tested with Redis 7), not Cluster.
+ */
+export async function redisDriver(urlOrClient: string | RedisLike, options: RedisOptions = {}): Promise<StoreDriver> {
+  let client: RedisLike;
+  let owned: OwnedClient | undefined;
+  let fromUrl: string | undefined;
+  const confirm = checkedConfirm(options.confirm);
+  if (typeof urlOrClient === 'string') {
+    const { url, prefix } = parseUrl(urlOrClient);
+    fromUrl = prefix;
+    const Redis = await loadIoredis();
+    owned = new Redis(url, { connectionName: 'chatstate' });
+    // A broken connection is reported as an 'error' event, which would crash the process if
+    // nobody listened; ioredis reconnects by itself and the commands in flight reject.
+    owned.on('error', () => undefined);
+    client = owned;
+  } else if (isClient(urlOrClient)) {
+    client = urlOrClient;
+  } else {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: expected a redis:// URL or a client with call()`);
+  }
+  try {
+    const prefix = options.prefix ?? fromUrl ?? DEFAULT_PREFIX;
+    if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX) {
+      throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: prefix must be a string of 1 to ${MAX_PREFIX} characters`);
+    }
+    // ioredis applies its keyPrefix to declared KEYS only; the scripts build their keys from
+    // ARGV, so the client's prefix is applied here to keep every key under it.
+    const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
+    const driver = new RedisDriver(client, keyPrefix + prefix, confirm, owned);
+    // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
+    await Promise.all(Object.values(SCRIPTS).map((script) => client.call('SCRIPT', ['LOAD', script.source])));
+    if (confirm?.aof === true) await probeWaitAof(client, confirm.timeoutMs);
+    return driver;
+  } catch (error) {
+    await owned?.quit().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** ✱ A Redis `SessionStore` on a URL or the caller's client. */
+export async function redisStore(urlOrClient: string | RedisLike, options: RedisStoreOptions = {}): Promise<SessionStore> {
+  const { prefix, confirm, ...core } = options;
+  const driverOptions: RedisOptions = { ...(prefix === undefined ? {} : { prefix }), ...(confirm === undefined ? {} : { confirm }) };
+  return createSessionStore(await redisDriver(urlOrClient, driverOptions), core);
+}
+
+function noScript(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && message.startsWith('NOSCRIPT');
+}
+
+function status(reply: unknown, id: string): { status: string; rest: unknown[] } {
+  const items = list(reply, id, 'a script reply');
+  const first = items[0];
+  const text = typeof first === 'string' ? first : Buffer.isBuffer(first) ? first.toString('utf8') : '';
+  return { status: text, rest: items.slice(1) };
+}
+
+class RedisDriver implements StoreDriver {
+  readonly name = STORE;
+  readonly capabilities = Object.freeze({ nativeExpiry: true });
+  private readonly pending = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    private readonly client: RedisLike,
+    private readonly prefix: string,
+    private readonly confirm: Required<RedisConfirm> | undefined,
+    private readonly owned: OwnedClient | undefined,
+  ) {}
+
+  /** Runs `operation`, counted so that `close` waits for it. */
+  private track<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new InvalidInputError('INVALID_ARGUMENT', `${STORE}: the store is closed`));
+    const promise = operation();
+    this.pending.add(promise);
+    const done = (): void => void this.pending.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+
+  /** `EVALSHA`, and `EVAL` when the server has lost the script (restart, `SCRIPT FLUSH`): nothing ran then. */
+  private async run(script: Script, args: Array<string | number>): Promise<unknown> {
+    const all = [0, this.prefix, ...args];
+    try {
+      return await this.client.call('EVALSHA', [script.sha, ...all]);
+    } catch (error) {
+      if (!noScript(error)) throw error;
+      return this.client.call('EVAL', [script.source, ...all]);
+    }
+  }
+
+  /** Waits for the configured confirmation of the writes made so far on this connection. */
+  private async confirmed(id: string): Promise<void> {
+    const confirm = this.confirm;
+    if (confirm === undefined || (!confirm.aof && confirm.replicas === 0)) return;
+    let local = 1;
+    let replicas: number;
+    if (confirm.aof) {
+      const reply = list(await this.client.call('WAITAOF', [1, confirm.replicas, confirm.timeoutMs]), id, 'the WAITAOF reply');
+      local = integer(reply[0], id, 'the WAITAOF local count');
+      replicas = integer(reply[1], id, 'the WAITAOF replica count');
+    } else {
+      replicas = integer(await this.client.call('WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
+    }
+    if (local < 1 || replicas < confirm.replicas) {
+      throw new ChatstateError(
+        'INTERNAL',
+        `${STORE}: the write to session ${JSON.stringify(id)} was applied but not confirmed within ${confirm.timeoutMs} ms (${confirm.aof ? `fsynced locally: ${local === 1 ? 'yes' : 'no'}, ` : ''}replicas: ${replicas} of ${confirm.replicas})`,
+        { details: { id, local, replicas, wanted: confirm.replicas } },
+      );
+    }
+  }
+
+  readHead(id: string): Promise<HeadRecord | undefined> {
+    return this.track(async () => parseHead(await this.run(SCRIPTS.readHead, [id]), id));
+  }
+
+  readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
+    return this.track(async () => {
+      const reply = await this.run(SCRIPTS.readAll, [id]);
+      if (reply === null || reply === undefined) return undefined;
+      const [head, ids, bodies] = list(reply, id, 'the session');
+      const parsed = parseHead(head, id);
+      if (parsed === undefined) return undefined;
+      return { head: parsed, messages: parseMessages(ids, bodies, id, false) };
+    });
+  }
+
+  readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
+    return this.track(async () => {
+      const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '']);
+      if (reply === null || reply === undefined) return undefined;
+      const [ids, bodies, descending] = list(reply, id, 'the message range');
+      return parseMessages(ids, bodies, id, integer(descending, id, 'the range direction') === 1);
+    });
+  }
+
+  append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
+    return this.track(async () => {
+      const args: Array<string | number> = [id, commit.expectedVersion ?? '', commit.updatedAt, Date.parse(commit.updatedAt), commit.messages.length];
+      for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
+      const { status: outcome, rest } = status(await this.run(SCRIPTS.append, args), id);
+      switch (outcome) {
+        case 'OK':
+          break;
+        case 'NOT_FOUND':
+          throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
+        case 'CONFLICT':
+          checkVersion(STORE, id, integer(rest[0], id, 'the version'), commit.expectedVersion);
+          throw corrupt(id, 'the append script reported a conflict it cannot explain');
+        case 'CORRUPT':
+          throw corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
+        default:
+          throw corrupt(id, `the append script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+      }
+      const version = integer(rest[0], id, 'the version');
+      const added = list(rest[1], id, 'the appended ids');
+      const bodies = new Map(commit.messages.map((message) => [message.id, message.data]));
+      const appended: MessageRecord[] = [];
+      for (let index = 0; index + 1 < added.length; index += 2) {
+        const messageId = String(added[index]);
+        appended.push(Object.freeze({ seq: integer(added[index + 1], id, 'an appended seq'), id: messageId, data: bodies.get(messageId) ?? '' }));
+      }
+      const duplicates = list(rest[2], id, 'the duplicate ids').map(String);
+      if (appended.length > 0) await this.confirmed(id);
+      return { version, appended, duplicates };
+    });
+  }
+
+  replace(id: string, commit: ReplaceCommit): Promise<void> {
+    return this.track(async () => {
+      const { head } = commit;
+      const updatedMs = Date.parse(head.updatedAt);
+      // Redis expires the keys after the session's remaining lifetime, counted on the server's own
+      // clock: skew between this process and Redis cannot make Redis delete a session early.
+      const expireInMs = head.expiresAt === undefined ? '' : Math.max(1, head.expiresAt - updatedMs);
+      const fields = headFields(head);
+      const args: Array<string | number> = [
+        id,
+        commit.expectedVersion ?? '',
+        updatedMs,
+        head.expiresAt ?? '',
+        expireInMs,
+        head.userId ?? '',
+        head.agentId ?? '',
+        fields.length / 2,
+        ...fields,
+        commit.messages.length,
+      ];
+      for (const record of commit.messages) args.push(record.seq, record.id, record.data);
+      const { status: outcome, rest } = status(await this.run(SCRIPTS.replace, args), id);
+      switch (outcome) {
+        case 'OK':
+          break;
+        case 'CONFLICT':
+          checkVersion(STORE, id, integer(rest[0], id, 'the version'), commit.expectedVersion);
+          throw corrupt(id, 'the replace script reported a conflict it cannot explain');
+        case 'CORRUPT':
+          throw corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
+        default:
+          throw corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+      }
+      await this.confirmed(id);
+    });
+  }
+
+  list(query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number }): Promise<HeadRecord[]> {
+    return this.track(async () => {
+      const reply = await this.run(SCRIPTS.list, [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? '']);
+      return list(reply, '(list)', 'the listing').map((entry) => {
+        const [rawId, head] = list(entry, '(list)', 'a listing entry');
+        const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
+        const parsed = parseHead(head, id);
+        if (parsed === undefined) throw corrupt(id, 'the listing returned an empty head');
+        return parsed;
+      });
+    });
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.track(async () => {
+      const removed = integer(await this.run(SCRIPTS.remove, [id]), id, 'the remove reply') === 1;
+      await this.confirmed(id);
+      return removed;
+    });
+  }
+
+  purgeExpired(now: number): Promise<number> {
+    return this.track(async () => {
+      let purged = 0;
+      for (;;) {
+        const [count, examined] = list(await this.run(SCRIPTS.purge, [now, PURGE_BATCH]), '(purge)', 'the purge reply');
+        purged += integer(count, '(purge)', 'the purged count');
+        // Every examined entry is either purged or moved past `now`, so each batch makes progress.
+        if (integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
+      }
+      if (purged > 0) await this.confirmed('(purge)');
+      return purged;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.pending]);
+    // QUIT is answered after every reply before it, so nothing in flight is cut off.
+    await this.owned?.quit().catch(() => undefined);
+  }
+}

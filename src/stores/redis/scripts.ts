@@ -1,0 +1,335 @@
+/**
+ * The Lua scripts of the Redis store. Every operation is one script, so that it runs atomically
+ * on the server — across every process that shares the Redis — and a read sees one consistent
+ * state of a session. Scripts are sent with `EVALSHA` and re-sent with `EVAL` when the server does
+ * not know them (after a restart or `SCRIPT FLUSH`).
+ *
+ * Key layout, under the store's prefix `P` (ids never contain `:`, and every kind starts with its
+ * own two characters, so no id can make one kind of key collide with another):
+ *
+ * - `P s:<id>:h` — the head: a hash of the `HeadRecord` fields
+ * - `P s:<id>:m` — a sorted set of message ids scored by `seq` (idempotency and range reads)
+ * - `P s:<id>:d` — a hash message id → encoded message
+ * - `P x:all`, `P u:<userId>`, `P a:<agentId>` — sorted sets of session ids scored by
+ *   `-updatedAt` (ms), so that ascending order is newest first with ties by id, like every store
+ * - `P x:exp` — a sorted set of session ids scored by `expiresAt`, for `purgeExpired`
+ * - `P x:ou`, `P x:oa` — session id → userId / agentId of sessions that expire: once Redis has
+ *   expired a head, this is how its entries in the per-user and per-agent indexes are found
+ *
+ * Every script takes no `KEYS` and the prefix as `ARGV[1]`: the indexes a write touches depend on
+ * the stored head, which only the script reads. The store therefore needs one Redis server (with
+ * or without replicas), not Redis Cluster.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+
+/** A script and its SHA-1, the name `EVALSHA` knows it by. */
+export interface Script {
+  readonly name: string;
+  readonly source: string;
+  readonly sha: string;
+}
+
+// Shared by every script. Numbers go back to Redis as strings formatted with %.0f: Lua's default
+// number formatting switches to exponent notation past 14 digits.
+const PRELUDE = `
+local P = ARGV[1]
+local function skey(id, kind) return P .. 's:' .. id .. ':' .. kind end
+local function int(n) return string.format('%.0f', n) end
+local function count(s)
+  if type(s) == 'string' and string.match(s, '^%d+$') then return tonumber(s) end
+  return nil
+end
+local function unindex(id, userId, agentId)
+  redis.call('ZREM', P .. 'x:all', id)
+  redis.call('ZREM', P .. 'x:exp', id)
+  redis.call('HDEL', P .. 'x:ou', id)
+  redis.call('HDEL', P .. 'x:oa', id)
+  if userId then redis.call('ZREM', P .. 'u:' .. userId, id) end
+  if agentId then redis.call('ZREM', P .. 'a:' .. agentId, id) end
+end
+local function index(id, userId, agentId, updatedMs, expiresAt)
+  local score = int(-updatedMs)
+  redis.call('ZADD', P .. 'x:all', score, id)
+  if userId then redis.call('ZADD', P .. 'u:' .. userId, score, id) end
+  if agentId then redis.call('ZADD', P .. 'a:' .. agentId, score, id) end
+  if expiresAt then
+    redis.call('ZADD', P .. 'x:exp', int(expiresAt), id)
+    if userId then redis.call('HSET', P .. 'x:ou', id, userId) end
+    if agentId then redis.call('HSET', P .. 'x:oa', id, agentId) end
+  end
+end
+local function owner(id)
+  return redis.call('HGET', P .. 'x:ou', id), redis.call('HGET', P .. 'x:oa', id)
+end
+local function drop(id)
+  redis.call('DEL', skey(id, 'h'), skey(id, 'm'), skey(id, 'd'))
+end
+`;
+
+// ARGV: P, id. The head hash as a flat field/value list (empty when there is none).
+const READ_HEAD = `
+return redis.call('HGETALL', skey(ARGV[2], 'h'))
+`;
+
+// ARGV: P, id. {head, {id, seq, ...}, {data, ...}} or nil.
+const READ_ALL = `
+local id = ARGV[2]
+local head = redis.call('HGETALL', skey(id, 'h'))
+if #head == 0 then return false end
+local ids = redis.call('ZRANGE', skey(id, 'm'), 0, -1, 'WITHSCORES')
+local data = {}
+local names = {}
+for i = 1, #ids, 2 do
+  names[#names + 1] = ids[i]
+  if #names == 500 or i + 1 == #ids then
+    local part = redis.call('HMGET', skey(id, 'd'), unpack(names))
+    for j = 1, #part do data[#data + 1] = part[j] end
+    names = {}
+  end
+end
+return {head, ids, data}
+`;
+
+// ARGV: P, id, afterSeq|'', beforeSeq|'', limit|''. {{id, seq, ...}, {data, ...}, descending} or nil.
+// With a limit the window is read backwards from its end, so a tail read costs O(log n + limit).
+const READ_RANGE = `
+local id = ARGV[2]
+if redis.call('EXISTS', skey(id, 'h')) == 0 then return false end
+local low, high = '-inf', '+inf'
+if ARGV[3] ~= '' then low = '(' .. ARGV[3] end
+if ARGV[4] ~= '' then high = '(' .. ARGV[4] end
+local ids, descending
+if ARGV[5] ~= '' then
+  ids = redis.call('ZREVRANGEBYSCORE', skey(id, 'm'), high, low, 'WITHSCORES', 'LIMIT', 0, ARGV[5])
+  descending = 1
+else
+  ids = redis.call('ZRANGEBYSCORE', skey(id, 'm'), low, high, 'WITHSCORES')
+  descending = 0
+end
+local data = {}
+local names = {}
+for i = 1, #ids, 2 do
+  names[#names + 1] = ids[i]
+  if #names == 500 or i + 1 == #ids then
+    local part = redis.call('HMGET', skey(id, 'd'), unpack(names))
+    for j = 1, #part do data[#data + 1] = part[j] end
+    names = {}
+  end
+end
+return {ids, data, descending}
+`;
+
+// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, n, then per message: id, data, tokens, title|''.
+// {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'CONFLICT', version} | {'CORRUPT', field}.
+// The head arithmetic of driver-helpers' appendToHead, done where it is atomic.
+const APPEND = `
+local id = ARGV[2]
+local h, m, d = skey(id, 'h'), skey(id, 'm'), skey(id, 'd')
+if redis.call('EXISTS', h) == 0 then return {'NOT_FOUND'} end
+local f = redis.call('HMGET', h, 'version', 'lastSeq', 'messageCount', 'tokenCount', 'title', 'ttlMs', 'userId', 'agentId')
+local version, lastSeq, messages, tokens = count(f[1]), count(f[2]), count(f[3]), count(f[4])
+if not version then return {'CORRUPT', 'version'} end
+if not lastSeq then return {'CORRUPT', 'lastSeq'} end
+if not messages then return {'CORRUPT', 'messageCount'} end
+if not tokens then return {'CORRUPT', 'tokenCount'} end
+local ttl = nil
+if f[6] then
+  ttl = count(f[6])
+  if not ttl then return {'CORRUPT', 'ttlMs'} end
+end
+if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {'CONFLICT', int(version)} end
+local title = f[5]
+local seq = lastSeq
+local added, duplicates = {}, {}
+local n = tonumber(ARGV[6])
+for i = 0, n - 1 do
+  local at = 7 + i * 4
+  local mid = ARGV[at]
+  if redis.call('ZSCORE', m, mid) then
+    duplicates[#duplicates + 1] = mid
+  else
+    seq = seq + 1
+    redis.call('ZADD', m, int(seq), mid)
+    redis.call('HSET', d, mid, ARGV[at + 1])
+    tokens = tokens + tonumber(ARGV[at + 2])
+    messages = messages + 1
+    if not title and ARGV[at + 3] ~= '' then title = ARGV[at + 3] end
+    added[#added + 1] = mid
+    added[#added + 1] = int(seq)
+  end
+end
+if #added == 0 then return {'OK', int(version), added, duplicates} end
+version = version + 1
+local updatedMs = tonumber(ARGV[5])
+redis.call('HSET', h, 'version', int(version), 'updatedAt', ARGV[4], 'messageCount', int(messages),
+  'tokenCount', int(tokens), 'lastSeq', int(seq))
+if title then redis.call('HSET', h, 'title', title) end
+local expiresAt = nil
+if ttl then
+  expiresAt = updatedMs + ttl
+  redis.call('HSET', h, 'expiresAt', int(expiresAt))
+  for _, key in ipairs({h, m, d}) do redis.call('PEXPIRE', key, int(math.max(ttl, 1))) end
+else
+  -- A fixed expiry: the message keys this append may have created expire with the head.
+  local left = redis.call('PTTL', h)
+  if left > 0 then
+    redis.call('PEXPIRE', m, left)
+    redis.call('PEXPIRE', d, left)
+  end
+  local e = redis.call('HGET', h, 'expiresAt')
+  if e then expiresAt = count(e) end
+end
+index(id, f[7], f[8], updatedMs, expiresAt)
+return {'OK', int(version), added, duplicates}
+`;
+
+// ARGV: P, id, expectedVersion|'', updatedMs, expiresAt|'', expireInMs|'', userId|'', agentId|'',
+// k, k head field/value pairs, n, then per message: seq, id, data.
+// {'OK'} | {'CONFLICT', version} | {'CORRUPT', field}.
+const REPLACE = `
+local id = ARGV[2]
+local h, m, d = skey(id, 'h'), skey(id, 'm'), skey(id, 'd')
+local exists = redis.call('EXISTS', h) == 1
+if ARGV[3] ~= '' then
+  local actual = 0
+  if exists then
+    actual = count(redis.call('HGET', h, 'version'))
+    if not actual then return {'CORRUPT', 'version'} end
+  end
+  if actual ~= tonumber(ARGV[3]) then return {'CONFLICT', int(actual)} end
+end
+if exists then
+  local old = redis.call('HMGET', h, 'userId', 'agentId')
+  unindex(id, old[1], old[2])
+else
+  unindex(id, owner(id))
+end
+drop(id)
+local k = tonumber(ARGV[9])
+local fields = {}
+for i = 10, 9 + k * 2 do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', h, unpack(fields))
+local at = 10 + k * 2
+local n = tonumber(ARGV[at])
+at = at + 1
+local scores, bodies = {}, {}
+for i = 0, n - 1 do
+  local base = at + i * 3
+  scores[#scores + 1] = ARGV[base]
+  scores[#scores + 1] = ARGV[base + 1]
+  bodies[#bodies + 1] = ARGV[base + 1]
+  bodies[#bodies + 1] = ARGV[base + 2]
+  if #scores == 1000 or i == n - 1 then
+    redis.call('ZADD', m, unpack(scores))
+    redis.call('HSET', d, unpack(bodies))
+    scores, bodies = {}, {}
+  end
+end
+local userId, agentId, expiresAt = ARGV[7], ARGV[8], nil
+if userId == '' then userId = nil end
+if agentId == '' then agentId = nil end
+if ARGV[5] ~= '' then expiresAt = tonumber(ARGV[5]) end
+index(id, userId, agentId, tonumber(ARGV[4]), expiresAt)
+if ARGV[6] ~= '' then
+  for _, key in ipairs({h, m, d}) do redis.call('PEXPIRE', key, ARGV[6]) end
+end
+return {'OK'}
+`;
+
+// ARGV: P, now, offset, limit, userId|'', agentId|''. {{id, head}, ...}: the matching heads, paged.
+// Index entries whose head Redis has already expired, or whose expiry has passed, are skipped.
+const LIST = `
+local now, offset, limit = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local userId, agentId = ARGV[5], ARGV[6]
+local key = P .. 'x:all'
+if userId ~= '' then key = P .. 'u:' .. userId elseif agentId ~= '' then key = P .. 'a:' .. agentId end
+local function field(head, name)
+  for i = 1, #head, 2 do if head[i] == name then return head[i + 1] end end
+  return nil
+end
+local out = {}
+local start = 0
+local batch = math.min(math.max(offset + limit, 64), 1000)
+while #out < limit do
+  local ids = redis.call('ZRANGE', key, start, start + batch - 1)
+  if #ids == 0 then break end
+  start = start + #ids
+  for _, id in ipairs(ids) do
+    local head = redis.call('HGETALL', skey(id, 'h'))
+    if #head > 0 then
+      local e = field(head, 'expiresAt')
+      local live = not e or not tonumber(e) or tonumber(e) > now
+      local mine = (userId == '' or field(head, 'userId') == userId) and (agentId == '' or field(head, 'agentId') == agentId)
+      if live and mine then
+        if offset > 0 then offset = offset - 1 else out[#out + 1] = {id, head} end
+        if #out >= limit then break end
+      end
+    end
+  end
+end
+return out
+`;
+
+// ARGV: P, id. 1 when a session was deleted, 0 when there was none.
+const REMOVE = `
+local id = ARGV[2]
+local h = skey(id, 'h')
+if redis.call('EXISTS', h) == 1 then
+  local f = redis.call('HMGET', h, 'userId', 'agentId')
+  unindex(id, f[1], f[2])
+  drop(id)
+  return 1
+end
+-- Redis may have expired the keys already: only the index entries are left to clear.
+unindex(id, owner(id))
+drop(id)
+return 0
+`;
+
+// ARGV: P, now, batch. {purged, examined}: one batch of sessions whose expiry is at or before now.
+const PURGE = `
+local now = tonumber(ARGV[2])
+local ids = redis.call('ZRANGEBYSCORE', P .. 'x:exp', '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local purged = 0
+for _, id in ipairs(ids) do
+  local h = skey(id, 'h')
+  if redis.call('EXISTS', h) == 1 then
+    local f = redis.call('HMGET', h, 'expiresAt', 'userId', 'agentId')
+    local e = count(f[1])
+    if e and e <= now then
+      unindex(id, f[2], f[3])
+      drop(id)
+      purged = purged + 1
+    elseif e then
+      -- The index disagrees with the head: the head wins, and the next batch moves on.
+      redis.call('ZADD', P .. 'x:exp', int(e), id)
+    else
+      redis.call('ZREM', P .. 'x:exp', id)
+    end
+  else
+    -- Expired by Redis already; the session is gone, its index entries go now.
+    unindex(id, owner(id))
+    drop(id)
+    purged = purged + 1
+  end
+end
+return {int(purged), int(#ids)}
+`;
+
+function script(name: string, body: string): Script {
+  const source = PRELUDE + body;
+  return Object.freeze({ name, source, sha: createHash('sha1').update(source).digest('hex') });
+}
+
+/** Every script of the store, by operation. */
+export const SCRIPTS = Object.freeze({
+  readHead: script('readHead', READ_HEAD),
+  readAll: script('readAll', READ_ALL),
+  readRange: script('readRange', READ_RANGE),
+  append: script('append', APPEND),
+  replace: script('replace', REPLACE),
+  list: script('list', LIST),
+  remove: script('remove', REMOVE),
+  purge: script('purge', PURGE),
+});

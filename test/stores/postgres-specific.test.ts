@@ -1,0 +1,276 @@
+/**
+ * What only the Postgres store has: migrations under an advisory lock, a caller's pool, the
+ * schema and table prefix, damaged tables, writers on separate connections, and the error when
+ * `pg` is not installed. The shared behaviour is in postgres.test.ts (the conformance suite).
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, expect, it } from 'vitest';
+import { ChatstateError } from '../../src/errors.js';
+import { Message } from '../../src/message/message.js';
+import { Session } from '../../src/session/session.js';
+import { openStore } from '../../src/stores/open-store.js';
+import { postgresStore, type PgPoolLike } from '../../src/stores/postgres/index.js';
+import type { SessionStore } from '../../src/store/types.js';
+import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+
+async function codeOf(run: () => Promise<unknown>): Promise<{ code: string; message: string } | undefined> {
+  try {
+    await run();
+  } catch (error) {
+    if (!ChatstateError.isInstance(error)) throw error;
+    return { code: error.code, message: error.message };
+  }
+  return undefined;
+}
+
+describeWithPostgres('postgres store (specific)', (server) => {
+  const schemas: string[] = [];
+  const stores: SessionStore[] = [];
+  const roles: string[] = [];
+
+  function schema(label: string): string {
+    const name = freshSchema(label);
+    schemas.push(name);
+    return name;
+  }
+
+  async function open(options: Parameters<typeof postgresStore>[1] = {}): Promise<SessionStore> {
+    const store = await postgresStore(server().url, { schema: schema('store'), ...options });
+    stores.push(store);
+    return store;
+  }
+
+  afterAll(async () => {
+    await Promise.allSettled(stores.map((store) => store.close()));
+    // Needed when the suite runs against a shared CHATSTATE_TEST_POSTGRES_URL server.
+    for (const name of schemas) await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
+    for (const role of roles) await adminQuery(server().url, `DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
+  });
+
+  it('opens through openStore with the schema and table prefix in the URL', async () => {
+    const name = schema('url');
+    const url = new URL(server().url);
+    url.searchParams.set('schema', name);
+    url.searchParams.set('tablePrefix', 'app_');
+    const store = await openStore(url.toString());
+    stores.push(store);
+    const saved = await store.save(Session.create({ id: 'from-url', messages: [Message.user('hello', { id: 'u1' })] }));
+    expect((await store.load('from-url')).messages.map((message) => message.seq)).toEqual([1]);
+    expect(saved.version).toBe(1);
+    const tables = await adminQuery(server().url, 'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [name]);
+    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual(['app_messages', 'app_schema_version', 'app_sessions']);
+    const alias = new URL(url);
+    alias.protocol = 'postgresql:';
+    const second = await openStore(alias.toString());
+    stores.push(second);
+    expect((await second.load('from-url')).messages).toHaveLength(1);
+  });
+
+  it('eight stores opening one fresh schema at once migrate it exactly once (advisory lock)', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const name = schema('race');
+      // Each store has its own pool, so the server sees eight independent sessions, as from eight processes.
+      const opened = await Promise.all(Array.from({ length: 8 }, () => postgresStore(server().url, { schema: name, maxConnections: 2 })));
+      stores.push(...opened);
+      const versions = await adminQuery(server().url, `SELECT version FROM "${name}"."chatstate_schema_version" ORDER BY version`);
+      expect(versions.rows).toEqual([{ version: 1 }]);
+      const first = opened[0] as SessionStore;
+      await first.save(Session.create({ id: 'after-race' }));
+      expect(await (opened[7] as SessionStore).get('after-race')).toBeDefined();
+    }
+  });
+
+  it('reopening migrated tables runs no DDL: a role without CREATE rights can use them', async () => {
+    const name = schema('readonly-ddl');
+    const owner = await postgresStore(server().url, { schema: name });
+    stores.push(owner);
+    await owner.save(Session.create({ id: 'shared' }));
+    const role = `cs_user_${name.slice(-10)}`;
+    roles.push(role);
+    await adminQuery(server().url, `CREATE ROLE "${role}" LOGIN`);
+    await adminQuery(server().url, `GRANT USAGE ON SCHEMA "${name}" TO "${role}"`);
+    await adminQuery(server().url, `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${name}" TO "${role}"`);
+    const url = new URL(server().url);
+    url.username = role;
+    const user = await postgresStore(url.toString(), { schema: name });
+    stores.push(user);
+    await user.append('shared', [Message.user('from a limited role', { id: 'limited' })]);
+    expect((await owner.load('shared')).messages.map((message) => message.id)).toEqual(['limited']);
+  });
+
+  it('refuses tables migrated by a newer version', async () => {
+    const name = schema('newer');
+    stores.push(await postgresStore(server().url, { schema: name }));
+    await adminQuery(server().url, `INSERT INTO "${name}"."chatstate_schema_version" (version) VALUES (99)`);
+    const failure = await codeOf(() => postgresStore(server().url, { schema: name }));
+    expect(failure?.code).toBe('CORRUPT');
+    expect(failure?.message).toMatch(/^postgres: .*schema version 99.*newer/);
+  });
+
+  it('uses a pool the caller passes, and leaves it open on close', async () => {
+    const pool = new pg.Pool({ connectionString: server().url, max: 3 });
+    try {
+      const typed: PgPoolLike = pool;
+      const store = await postgresStore(typed, { schema: schema('pool') });
+      await store.save(Session.create({ id: 'pooled', messages: [Message.user('hi', { id: 'a' })] }));
+      await store.append('pooled', [Message.assistant('hello', { id: 'b' })]);
+      expect((await store.load('pooled')).messages.map((message) => [message.id, message.seq])).toEqual([
+        ['a', 1],
+        ['b', 2],
+      ]);
+      await store.close();
+      expect((await pool.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('rejects a schema or prefix that is not a plain identifier (no SQL through names)', async () => {
+    for (const options of [{ schema: 'x"; DROP TABLE y; --' }, { schema: '' }, { tablePrefix: 'a b' }, { tablePrefix: 'p'.repeat(33) }]) {
+      const failure = await codeOf(() => postgresStore(server().url, options));
+      expect(failure?.code, JSON.stringify(options)).toBe('INVALID_ARGUMENT');
+    }
+    expect((await codeOf(() => postgresStore({} as PgPoolLike)))?.code).toBe('INVALID_ARGUMENT');
+    expect((await codeOf(() => postgresStore('postgres://[bad')))?.code).toBe('INVALID_ARGUMENT');
+  });
+
+  it('keeps stores with different prefixes in one schema apart', async () => {
+    const name = schema('prefixes');
+    const a = await postgresStore(server().url, { schema: name, tablePrefix: 'a_' });
+    const b = await postgresStore(server().url, { schema: name, tablePrefix: 'b_' });
+    stores.push(a, b);
+    await a.save(Session.create({ id: 'only-in-a' }));
+    expect(await b.get('only-in-a')).toBeUndefined();
+    expect(await b.list()).toEqual([]);
+    expect((await a.list()).map((summary) => summary.id)).toEqual(['only-in-a']);
+  });
+
+  it('a missing table is CORRUPT naming the store', async () => {
+    const name = schema('dropped');
+    const store = await open({ schema: name });
+    await store.save(Session.create({ id: 'doomed', messages: [Message.user('x', { id: 'x' })] }));
+    await adminQuery(server().url, `DROP TABLE "${name}"."chatstate_messages"`);
+    for (const run of [() => store.load('doomed'), () => store.append('doomed', [Message.user('y', { id: 'y' })]), () => store.readMessages('doomed', { limit: 1 })]) {
+      const failure = await codeOf(run);
+      expect(failure?.code).toBe('CORRUPT');
+      expect(failure?.message).toMatch(/^postgres: .*missing or damaged/);
+    }
+  });
+
+  it('a garbage message row, head data or counter is CORRUPT naming the store', async () => {
+    const name = schema('garbage');
+    const store = await open({ schema: name });
+    const messages = `"${name}"."chatstate_messages"`;
+    const sessions = `"${name}"."chatstate_sessions"`;
+    await store.save(Session.create({ id: 'g1', messages: [Message.user('fine', { id: 'fine' })] }));
+    await adminQuery(server().url, `UPDATE ${messages} SET data = 'not json at all' WHERE session_id = 'g1'`);
+    await store.save(Session.create({ id: 'g2' }));
+    await adminQuery(server().url, `UPDATE ${sessions} SET data = '[1, 2' WHERE id = 'g2'`);
+    await store.save(Session.create({ id: 'g3' }));
+    await adminQuery(server().url, `UPDATE ${sessions} SET last_seq = -4 WHERE id = 'g3'`);
+    await store.save(Session.create({ id: 'g4', messages: [Message.user('fine', { id: 'right-id' })] }));
+    await adminQuery(server().url, `UPDATE ${messages} SET id = 'wrong-id' WHERE session_id = 'g4'`);
+    for (const id of ['g1', 'g2', 'g3', 'g4']) {
+      const failure = await codeOf(() => store.load(id));
+      expect(failure?.code, id).toBe('CORRUPT');
+      expect(failure?.message, id).toMatch(/^postgres: /);
+    }
+    const failure = await codeOf(() => store.append('g3', [Message.user('more', { id: 'more' })]));
+    expect(failure?.code).toBe('CORRUPT');
+  });
+
+  it('appends from two stores on separate connections to one session all land once, in one sequence', async () => {
+    const name = schema('writers');
+    const a = await postgresStore(server().url, { schema: name });
+    const b = await postgresStore(server().url, { schema: name });
+    stores.push(a, b);
+    await a.save(Session.create({ id: 'busy' }));
+    const writes: Promise<unknown>[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      writes.push(a.append('busy', [Message.user(`a${i}`, { id: `a${i}` })]));
+      writes.push(b.append('busy', [Message.user(`b${i}`, { id: `b${i}` })]));
+      // The same message sent by both writers (a retry racing the original) is stored once.
+      writes.push(a.append('busy', [Message.user(`both${i}`, { id: `both${i}` })]));
+      writes.push(b.append('busy', [Message.user(`both${i}`, { id: `both${i}` })]));
+    }
+    await Promise.all(writes);
+    const loaded = await b.load('busy');
+    expect(loaded.messages).toHaveLength(120);
+    expect(new Set(loaded.messages.map((message) => message.id)).size).toBe(120);
+    expect(loaded.messages.map((message) => message.seq)).toEqual(Array.from({ length: 120 }, (_, index) => index + 1));
+    const [summary] = await a.list();
+    expect(summary?.messageCount).toBe(120);
+    expect(summary?.version).toBe(121);
+  });
+
+  it('two creators of one id with expectedVersion 0: one wins, the other gets CONFLICT', async () => {
+    const name = schema('creators');
+    const a = await postgresStore(server().url, { schema: name });
+    const b = await postgresStore(server().url, { schema: name });
+    stores.push(a, b);
+    for (let round = 0; round < 10; round += 1) {
+      const id = `race-${round}`;
+      const results = await Promise.allSettled([
+        a.save(Session.create({ id, messages: [Message.user('from a', { id: 'a' })] }), { expectedVersion: 0 }),
+        b.save(Session.create({ id, messages: [Message.user('from b', { id: 'b' })] }), { expectedVersion: 0 }),
+      ]);
+      const won = results.filter((result) => result.status === 'fulfilled');
+      expect(won).toHaveLength(1);
+      const lost = results.find((result) => result.status === 'rejected');
+      expect(ChatstateError.isInstance(lost?.reason) && lost.reason.code).toBe('CONFLICT');
+      const winner = (won[0] as PromiseFulfilledResult<Session>).value;
+      expect((await a.load(id)).messages.map((message) => message.id)).toEqual(winner.messages.map((message) => message.id));
+    }
+    // Unchecked saves racing a creation both succeed: the last one wins whole.
+    const unchecked = await Promise.all([a.save(Session.create({ id: 'free', messages: [Message.user('1', { id: 'one' })] })), b.save(Session.create({ id: 'free', messages: [Message.user('2', { id: 'two' })] }))]);
+    expect(unchecked).toHaveLength(2);
+    expect((await a.load('free')).messages).toHaveLength(1);
+  });
+
+  it('refuses an owner id Postgres text would change, and finds nothing when filtering by one', async () => {
+    const store = await open();
+    for (const agentId of ['nul\u0000inside', 'lone \uD800 surrogate']) {
+      expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId }))))?.code).toBe('INVALID_ARGUMENT');
+      expect(await store.list({ agentId })).toEqual([]);
+    }
+    await store.save(Session.create({ id: 'owner', agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' }));
+    expect((await store.list({ agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' })).map((summary) => summary.id)).toEqual(['owner']);
+  });
+
+  it('close waits for writes in flight and ends the pool it made', async () => {
+    const store = await open();
+    await store.save(Session.create({ id: 'closing' }));
+    const writes = Array.from({ length: 20 }, (_, index) => store.append('closing', [Message.user(`m${index}`, { id: `m${index}` })]));
+    await store.close();
+    await Promise.all(writes);
+    const reader = await open({ schema: schemas.at(-1) as string });
+    expect((await reader.load('closing')).messages).toHaveLength(20);
+  });
+
+  it('without the pg package, opening a postgres:// URL fails with MISSING_DEPENDENCY naming pg', () => {
+    // A resolve hook in a child process hides `pg`, as if it were not installed.
+    const hooks = `export async function resolve(specifier, context, next) {
+      if (specifier === 'pg' || specifier.startsWith('pg/')) {
+        const error = new Error("Cannot find package 'pg'");
+        error.code = 'ERR_MODULE_NOT_FOUND';
+        throw error;
+      }
+      return next(specifier, context);
+    }`;
+    const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});`;
+    const openStorePath = fileURLToPath(new URL('../../src/stores/open-store.ts', import.meta.url));
+    const script = `const { openStore } = await import(${JSON.stringify(openStorePath)});
+      try { await openStore(${JSON.stringify(server().url)}); console.log('OPENED'); }
+      catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.stderr).toBe('');
+    const outcome = JSON.parse(child.stdout) as { code: string; message: string };
+    expect(outcome.code).toBe('MISSING_DEPENDENCY');
+    expect(outcome.message).toMatch(/^postgres: .*`pg`.*npm install pg/);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * The conformance suite against a real Postgres server (a throwaway cluster, or
+ * `CHATSTATE_TEST_POSTGRES_URL`). Every store gets its own schema, dropped after its test, so
+ * tests never see each other's sessions even on a shared server.
+ */
+import { postgresStore } from '../../src/stores/postgres/index.js';
+import type { SessionStore } from '../../src/store/types.js';
+import { runStoreConformance } from '../../src/testing/index.js';
+import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+
+describeWithPostgres('postgres', (server) => {
+  const schemas = new WeakMap<SessionStore, string>();
+
+  function schemaOf(store: SessionStore): string {
+    const schema = schemas.get(store);
+    if (schema === undefined) throw new Error('not a store this suite created');
+    return schema;
+  }
+
+  function urlOf(schema: string): string {
+    const url = new URL(server().url);
+    url.searchParams.set('schema', schema);
+    return url.toString();
+  }
+
+  runStoreConformance({
+    name: 'postgres',
+    async create(options) {
+      const schema = freshSchema('conf');
+      const store = await postgresStore(server().url, { ...options, schema, maxConnections: 4 });
+      schemas.set(store, schema);
+      return store;
+    },
+    async destroy(store) {
+      await store.close();
+      await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${schemaOf(store)}" CASCADE`);
+    },
+    async reopen(store, options) {
+      return postgresStore(server().url, { ...options, schema: schemaOf(store), maxConnections: 4 });
+    },
+    crossProcess: { url: (store) => urlOf(schemaOf(store)) },
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The conformance suite against a real Redis server (a throwaway `redis-server`, or
+ * `CHATSTATE_TEST_REDIS_URL`). Every store gets its own key prefix, whose keys are deleted after
+ * its test, so tests never see each other's sessions even on a shared server.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, it } from 'vitest';
+import type { SessionStore } from '../../src/store/types.js';
+import { redisStore } from '../../src/stores/redis/index.js';
+import { runStoreConformance } from '../../src/testing/index.js';
+import { redisTestServer } from '../support/redis-server.js';
+
+const server = await redisTestServer();
+
+if (server.url === undefined) {
+  console.warn(`[redis] conformance skipped: ${server.skip}`);
+  describe.skip(`SessionStore conformance: redis [skipped: ${server.skip}]`, () => {
+    it('runs against a real Redis server', () => undefined);
+  });
+} else {
+  const url = server.url;
+  const admin = new Redis(url);
+  const prefixes = new WeakMap<SessionStore, string>();
+
+  afterAll(async () => {
+    await admin.quit();
+    await server.stop();
+  });
+
+  const prefixOf = (store: SessionStore): string => {
+    const prefix = prefixes.get(store);
+    if (prefix === undefined) throw new Error('not a store this suite created');
+    return prefix;
+  };
+
+  runStoreConformance({
+    name: 'redis',
+    async create(options) {
+      const prefix = `conf:${randomBytes(6).toString('hex')}:`;
+      const store = await redisStore(url, { ...options, prefix });
+      prefixes.set(store, prefix);
+      return store;
+    },
+    async destroy(store) {
+      await store.close();
+      // The prefix is hex and colons only, so it is a literal SCAN pattern.
+      let cursor = '0';
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefixOf(store)}*`, 'COUNT', 1000);
+        if (keys.length > 0) await admin.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    },
+    async reopen(store, options) {
+      const second = await redisStore(url, { ...options, prefix: prefixOf(store) });
+      prefixes.set(second, prefixOf(store));
+      return second;
+    },
+    crossProcess: {
+      url: (store) => {
+        const child = new URL(url);
+        child.searchParams.set('prefix', prefixOf(store));
+        return child.toString();
+      },
+    },
+  });
+}

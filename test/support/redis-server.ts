@@ -1,0 +1,115 @@
+/**
+ * A Redis server for the Redis store's tests: `CHATSTATE_TEST_REDIS_URL` when it is set, else a
+ * throwaway `redis-server` (persistence off, loopback only, a free port) started for one test file
+ * and killed after it. Without either, the suite is skipped with its reason — except under
+ * `CI=true`, where a missing server is a failure: CI must test against a real Redis.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A running server, or why there is none. */
+export type RedisTestServer =
+  | { readonly url: string; readonly throwaway: boolean; stop(): Promise<void> }
+  | { readonly url?: undefined; readonly skip: string };
+
+const READY = /ready to accept connections/i;
+const START_TIMEOUT_MS = 20_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function onPath(binary: string): boolean {
+  return spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** Starts `redis-server` on `port`; resolves once it accepts connections, rejects with its output if it exits first. */
+function launch(port: number, dir: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server did not start within ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
+    const read = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      if (READY.test(output)) {
+        clearTimeout(timer);
+        child.stdout?.removeAllListeners('data');
+        child.stdout?.resume();
+        resolve(child);
+      }
+    };
+    child.stdout?.on('data', read);
+    child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString('utf8')));
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited (${code ?? signal}) before it was ready:\n${output}`));
+    });
+  });
+}
+
+/** The server for one test file; call `stop()` in `afterAll`. */
+export async function redisTestServer(): Promise<RedisTestServer> {
+  const given = process.env.CHATSTATE_TEST_REDIS_URL;
+  if (given !== undefined && given !== '') return { url: given, throwaway: false, stop: async () => undefined };
+  if (!onPath('redis-server')) {
+    const reason = 'redis-server is not on PATH and CHATSTATE_TEST_REDIS_URL is not set (apt-get install -y redis-server)';
+    if (process.env.CI === 'true') throw new Error(`CI=true requires the Redis tests to run, but ${reason}`);
+    return { skip: reason };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'chatstate-redis-'));
+  let child: ChildProcess | undefined;
+  let port = 0;
+  let lastError: unknown;
+  // A free port can be taken between the probe and the server's bind: try a few.
+  for (let attempt = 0; attempt < 5 && child === undefined; attempt += 1) {
+    port = await freePort();
+    try {
+      child = await launch(port, dir);
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  if (child === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw lastError;
+  }
+  const server = child;
+  // A worker that dies without running afterAll must not leave the server behind.
+  const killOnExit = (): void => void server.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    throwaway: true,
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+        server.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
