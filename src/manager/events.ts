@@ -1,0 +1,65 @@
+/**
+ * The events a `SessionManager` emits, with their payloads.
+ * @module
+ */
+import type { CompactionResult } from '../compaction/types.js';
+import type { JsonValue } from '../message/schema.js';
+import type { Session } from '../session/session.js';
+
+/** Why a session was written whole. */
+export type SaveReason = 'create' | 'save' | 'flush' | 'auto-save' | 'evict' | 'continue' | 'fork' | 'close';
+
+/**
+ * Work nobody awaits, whose failures are reported as `error` events: the interval's auto-save,
+ * saving a session evicted from the cache, compaction after an append, replaying local changes on
+ * a newer stored copy after an append met a `CONFLICT`, and an event listener that threw.
+ */
+export type BackgroundOperation = 'auto-save' | 'evict' | 'compact' | 'rebase' | 'listener';
+
+/** A session was written whole (its local changes are now stored). */
+export interface SavedEvent {
+  readonly session: Session;
+  readonly reason: SaveReason;
+}
+
+/**
+ * A session loaded into the cache is a recovery session: the store could not read the original
+ * and stored this one in its place (reported each time such a session is loaded from the store).
+ */
+export interface RecoveredEvent {
+  readonly session: Session;
+  /** What the store put in `metadata.recoveredFrom` (the file store: the lost id). */
+  readonly recoveredFrom: JsonValue;
+}
+
+/** A session reached its boundary and was continued. */
+export interface ContinuedEvent {
+  /** Id of the session that was continued. */
+  readonly from: string;
+  /** The successor, as stored. */
+  readonly session: Session;
+  /** Depth of the successor in its chain (1 for the first successor). */
+  readonly continuationIndex: number;
+}
+
+/** A session was compacted after a final answer. */
+export interface CompactedEvent {
+  readonly sessionId: string;
+  readonly result: CompactionResult;
+}
+
+/** Where a background failure happened. */
+export interface ManagerErrorContext {
+  readonly operation: BackgroundOperation;
+  readonly sessionId?: string;
+}
+
+/** The event map of `SessionManager` (for the typed `on`, `once`, `off` and `emit`). */
+export interface SessionManagerEvents {
+  saved: [event: SavedEvent];
+  recovered: [event: RecoveredEvent];
+  continued: [event: ContinuedEvent];
+  compacted: [event: CompactedEvent];
+  /** A failure of work nobody awaits (auto-save, eviction, compaction after an append). */
+  error: [error: Error, context: ManagerErrorContext];
+}

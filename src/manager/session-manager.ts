@@ -1,0 +1,449 @@
+/**
+ * ✱ `SessionManager` (Penguin): an LRU of sessions over a `SessionStore`, with dirty tracking,
+ * auto-save, session boundaries and automatic continuation, chains and forks.
+ *
+ * Appends go straight to the store (durable when they resolve, cost independent of the session's
+ * size) and update the cached copy. Other changes (`update`, compaction) are local until `save`,
+ * `flush`, the auto-save interval, eviction or `close` writes them with `expectedVersion`; after a
+ * `CONFLICT` they are replayed on the newer stored copy, so another writer's messages are never
+ * overwritten.
+ * @module
+ */
+import { EventEmitter } from 'node:events';
+import { ChatstateError, ConflictError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import { assertValidId } from '../ids.js';
+import { Message, type MessageInput } from '../message/message.js';
+import { Session, type SessionInit } from '../session/session.js';
+import type { ListQuery, SessionStore, SessionSummary } from '../store/types.js';
+import { chainStatsOf, type ChainStats } from './chain.js';
+import {
+  chainCycle,
+  continuationIndexOf,
+  continuationMakesProgress,
+  forkOf,
+  hasOpenToolExchange,
+  linkTarget,
+  linkToSuccessor,
+  successorOf,
+} from './continuation.js';
+import type { ManagerErrorContext, SessionManagerEvents } from './events.js';
+import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
+import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
+
+/** What `SessionManager.append` did. */
+export interface ManagerAppendResult {
+  /** The session the messages landed in, as the manager now holds it; after a continuation, the successor. */
+  readonly session: Session;
+  /** The messages added, with their sequence numbers. */
+  readonly appended: readonly Message[];
+  /** Ids of messages that were already stored (a retried append adds nothing). */
+  readonly duplicates: readonly string[];
+  /** The id passed to `append`, when the messages landed in a successor of it: use `session.id` from now on. */
+  readonly continuedFrom?: string;
+}
+
+/** Options of `fork`. */
+export interface ForkOptions {
+  /** The last message the fork keeps (it and everything before it). */
+  readonly atMessageId: string;
+  /** Id of the fork. @default a new id */
+  readonly id?: string;
+}
+
+/** One step of an append along a chain: done, or go on to `next` with what is left to add. */
+type AppendStep =
+  | { readonly next: string; readonly messages: readonly Message[]; readonly duplicates: readonly string[] }
+  | { readonly result: ManagerAppendResult };
+
+function endsWithFinalAnswer(messages: readonly Message[]): boolean {
+  const last = messages.at(-1);
+  return last !== undefined && last.role === 'assistant' && last.toolCalls === undefined;
+}
+
+/** ✱ Sessions over a store: cache, auto-save, continuation, recovery events. */
+export class SessionManager extends EventEmitter<SessionManagerEvents> {
+  /** The store sessions are kept in. */
+  readonly store: SessionStore;
+  /** Messages at which a session is at its boundary. */
+  readonly maxMessagesPerSession: number;
+  /** Sessions kept in memory. */
+  readonly maxSessionsInMemory: number;
+  private readonly options: ResolvedManagerOptions;
+  private readonly sessions: ManagedSessions;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private autoSaving = false;
+  private state: 'open' | 'closing' | 'closed' = 'open';
+  private closing: Promise<void> | undefined;
+
+  constructor(options: SessionManagerOptions) {
+    super();
+    this.options = resolveManagerOptions(options);
+    this.store = this.options.store;
+    this.maxMessagesPerSession = this.options.maxMessagesPerSession;
+    this.maxSessionsInMemory = this.options.maxSessionsInMemory;
+    this.sessions = new ManagedSessions(this.store, this.maxSessionsInMemory, {
+      saved: (session, reason) => this.publish('saved', { session, reason }),
+      recovered: (session, recoveredFrom) => this.publish('recovered', { session, recoveredFrom }),
+      failed: (error, context) => this.reportError(error, context),
+    });
+    if (this.options.autoSaveIntervalMs !== false) {
+      this.timer = setInterval(() => void this.autoSave(), this.options.autoSaveIntervalMs);
+      // A pending auto-save must never keep a process alive: `close()` or `flush()` saves for good.
+      this.timer.unref();
+    }
+  }
+
+  /** Ids of the cached sessions, least recently used first. */
+  get cachedIds(): string[] {
+    return this.sessions.ids;
+  }
+
+  /** True when session `id` is cached with changes not stored yet. */
+  isDirty(id: string): boolean {
+    return this.sessions.isDirty(id);
+  }
+
+  /** Creates and stores a new session (`CONFLICT` when `init.id` is taken). */
+  async create(init: SessionInit = {}): Promise<Session> {
+    return this.track(async () => {
+      const session = Session.create(init);
+      return this.storeNew(session, 'create');
+    });
+  }
+
+  /** The session as the manager holds it (cached, else loaded); `NOT_FOUND` when there is none. */
+  async load(id: string): Promise<Session> {
+    return this.track(async () => {
+      assertValidId(id, 'session id');
+      const session = await this.sessions.locks.run(id, async () => (await this.sessions.entryOf(id)).session);
+      await this.sessions.evictOverflow();
+      return session;
+    });
+  }
+
+  /**
+   * Stores a session. With an id: writes its local changes, if any. With a `Session`: writes that
+   * value, which must be newer than the manager's copy (`CONFLICT` for a stale value: use `update`
+   * to change a managed session safely). Returns the session as stored.
+   */
+  async save(target: Session | string): Promise<Session> {
+    return this.track(async () => {
+      const id = this.idOf(target, 'save');
+      const saved = await this.sessions.locks.run(id, async () => {
+        if (typeof target !== 'string') return this.sessions.saveValue(target);
+        const entry = await this.sessions.entryOf(id);
+        return entry.pending.length > 0 ? this.sessions.persist(entry, 'save') : entry.session;
+      });
+      await this.sessions.evictOverflow();
+      return saved;
+    });
+  }
+
+  /**
+   * Applies a local change to the managed copy of session `id`, marking it dirty; it is stored by
+   * `save`, `flush`, auto-save, eviction or `close`. `updater` must be pure: after a `CONFLICT` it
+   * runs again on the newer stored copy. It runs while the session is locked, so it must not call
+   * this manager about the same session (that call would wait for it forever).
+   */
+  async update(id: string, updater: SessionUpdater): Promise<Session> {
+    return this.track(async () => {
+      assertValidId(id, 'session id');
+      if (typeof updater !== 'function') throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.update needs a function (session) => session');
+      const session = await this.sessions.locks.run(id, async () => {
+        const entry = await this.sessions.entryOf(id);
+        const next = checkUpdated(await updater(entry.session), id);
+        this.sessions.change(entry, next, updater);
+        return next;
+      });
+      await this.sessions.evictOverflow();
+      return session;
+    });
+  }
+
+  /**
+   * Appends messages durably (the store's atomic, idempotent append). A session at its boundary is
+   * continued first and the messages land in the successor (`result.continuedFrom` says so); an
+   * append to a session that was continued lands at the end of its chain.
+   */
+  async append(id: string, ...messages: Array<Message | MessageInput>): Promise<ManagerAppendResult> {
+    return this.track(async () => {
+      assertValidId(id, 'session id');
+      // Validated before anything is written or continued.
+      const checked = messages.map((message) => Message.from(message));
+      const visited = new Set<string>();
+      let hop: Extract<AppendStep, { next: string }> = { next: id, messages: checked, duplicates: [] };
+      for (;;) {
+        const current = hop;
+        if (visited.has(current.next)) throw chainCycle(id);
+        visited.add(current.next);
+        const step: AppendStep = await this.sessions.locks.run(current.next, () => this.appendStep(current.next, current.messages, current.duplicates));
+        if ('next' in step) {
+          hop = step;
+          continue;
+        }
+        await this.sessions.evictOverflow();
+        return current.next === id ? step.result : { ...step.result, continuedFrom: id };
+      }
+    });
+  }
+
+  /** Sessions in the store, newest activity first (local changes not saved yet are not reflected). */
+  async list(query?: ListQuery): Promise<SessionSummary[]> {
+    return this.track(() => this.store.list(query));
+  }
+
+  /** Deletes a session from the cache (dropping unsaved changes) and the store; false when the store had none. */
+  async delete(id: string): Promise<boolean> {
+    return this.track(async () => {
+      assertValidId(id, 'session id');
+      return this.sessions.locks.run(id, async () => {
+        this.sessions.drop(id);
+        return this.store.delete(id);
+      });
+    });
+  }
+
+  /** True when `session` holds `maxMessagesPerSession` messages or more. */
+  checkBoundary(session: Session): boolean {
+    if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', 'SessionManager.checkBoundary needs a Session');
+    return session.messages.length >= this.maxMessagesPerSession;
+  }
+
+  /**
+   * Continues a session (the manager's copy of it) now: stores a successor carrying its system and context messages (new ids,
+   * earlier transition markers left out) and one transition marker, links the two
+   * (`continuedFrom`, `continuedTo`, `continuationIndex`), and returns the successor.
+   * `CONFLICT` when the session was already continued.
+   */
+  async continueSession(target: Session | string): Promise<Session> {
+    return this.track(async () => {
+      const id = this.idOf(target, 'continueSession');
+      const successor = await this.sessions.locks.run(id, async () => this.continueLocked(await this.sessions.entryOf(id)));
+      await this.sessions.evictOverflow();
+      return successor;
+    });
+  }
+
+  /** Message and token totals across the chain of session `id`, root first. */
+  async chainStats(id: string): Promise<ChainStats> {
+    return this.track(async () => {
+      assertValidId(id, 'session id');
+      const start = await this.sessions.view(id);
+      if (start === undefined) throw new NotFoundError(`SessionManager: no session ${JSON.stringify(id)}`, { details: { id } });
+      return chainStatsOf(start, (link) => this.sessions.view(link), this.options.counter);
+    });
+  }
+
+  /**
+   * A new session holding the history of `sessionId` up to and including `atMessageId`, with
+   * `metadata.forkedFrom = { sessionId, messageId }`, stored by one `save` (the source's journal is
+   * not copied). `NOT_FOUND` for an unknown message.
+   */
+  async fork(sessionId: string, options: ForkOptions): Promise<Session> {
+    return this.track(async () => {
+      assertValidId(sessionId, 'session id');
+      if (typeof options !== 'object' || options === null || typeof options.atMessageId !== 'string') {
+        throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.fork needs { atMessageId: string }');
+      }
+      const forkId = options.id === undefined ? undefined : assertValidId(options.id, 'fork id');
+      const source = await this.sessions.locks.run(sessionId, async () => (await this.sessions.entryOf(sessionId)).session);
+      const index = source.messages.findIndex((message) => message.id === options.atMessageId);
+      if (index < 0) {
+        throw new NotFoundError(`SessionManager: session ${JSON.stringify(sessionId)} has no message ${JSON.stringify(options.atMessageId.slice(0, 80))}`, {
+          details: { sessionId },
+        });
+      }
+      return this.storeNew(forkOf(source, index, { messageId: options.atMessageId, ...(forkId === undefined ? {} : { id: forkId }) }), 'fork');
+    });
+  }
+
+  /** Saves every dirty session; throws the failure (an `AggregateError` for several) after trying them all. */
+  async flush(): Promise<void> {
+    return this.track(() => this.sessions.flush('flush'), { whileClosing: true });
+  }
+
+  /**
+   * Stops auto-save, waits for running operations, saves every dirty session, and closes the store
+   * when `ownsStore`. When a save fails it throws and stays closing: calling `close()` again retries.
+   */
+  async close(): Promise<void> {
+    this.closing ??= this.closeOnce().catch((error: unknown) => {
+      this.closing = undefined;
+      throw error;
+    });
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closing';
+    if (this.timer !== undefined) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    await this.sessions.flush('close');
+    if (this.options.ownsStore) await this.store.close();
+    this.sessions.clear();
+    this.state = 'closed';
+  }
+
+  // ——— internals ———
+
+  private track<T>(work: () => Promise<T>, { whileClosing = false } = {}): Promise<T> {
+    if (this.state === 'closed' || (this.state === 'closing' && !whileClosing)) {
+      throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager: the manager is closed');
+    }
+    const promise = work();
+    this.inFlight.add(promise);
+    const forget = (): void => {
+      this.inFlight.delete(promise);
+    };
+    promise.then(forget, forget);
+    return promise;
+  }
+
+  private idOf(target: Session | string, method: string): string {
+    if (Session.is(target)) return target.id;
+    if (typeof target !== 'string') throw new InvalidInputError('INVALID_ARGUMENT', `SessionManager.${method} needs a Session or a session id`);
+    return assertValidId(target, 'session id');
+  }
+
+  /** Stores a session that must not exist yet (`CONFLICT` otherwise) and caches it. */
+  private async storeNew(session: Session, reason: 'create' | 'fork'): Promise<Session> {
+    const stored = await this.sessions.locks.run(session.id, async () => {
+      const saved = await this.store.save(session, { expectedVersion: 0 });
+      this.sessions.adopt(saved);
+      this.publish('saved', { session: saved, reason });
+      return saved;
+    });
+    await this.sessions.evictOverflow();
+    return stored;
+  }
+
+  private async appendStep(id: string, messages: readonly Message[], duplicates: readonly string[]): Promise<AppendStep> {
+    const entry = await this.sessions.entryOf(id);
+    const next = linkTarget(entry.session, 'continuedTo');
+    if (next !== undefined) return { next, ...notIn(entry.session, messages, duplicates) };
+    if (messages.length === 0) return { result: { session: entry.session, appended: [], duplicates } };
+    // Continue only when it helps: not in the middle of a tool exchange (the results would land
+    // apart from their call), and not when the successor would carry everything (a loop).
+    if (this.checkBoundary(entry.session) && continuationMakesProgress(entry.session) && !hasOpenToolExchange(entry.session)) {
+      const left = notIn(entry.session, messages, duplicates);
+      // A retry of the append that filled this session is done: it must not land again in a successor.
+      if (left.messages.length === 0) return { result: { session: entry.session, appended: [], duplicates: left.duplicates } };
+      return { next: (await this.continueLocked(entry)).id, ...left };
+    }
+    const outcome = await this.sessions.append(entry, messages);
+    if (this.options.compactor !== undefined && endsWithFinalAnswer(outcome.appended)) await this.compactAfterAnswer(entry);
+    return { result: { session: entry.session, appended: outcome.appended, duplicates: [...duplicates, ...outcome.duplicates] } };
+  }
+
+  private async compactAfterAnswer(entry: Entry): Promise<void> {
+    const compactor = this.options.compactor;
+    if (compactor === undefined) return;
+    const sessionId = entry.session.id;
+    const counter = this.options.counter;
+    const compact: SessionUpdater = async (session) => (await session.compact(compactor, { counter })).session;
+    try {
+      const { session, result } = await entry.session.compact(compactor, { counter });
+      if (result?.error !== undefined) this.reportError(result.error, { operation: 'compact', sessionId });
+      if (result === undefined || !result.compacted) return;
+      this.sessions.change(entry, session, compact);
+      this.publish('compacted', { sessionId, result });
+    } catch (error) {
+      // The append is stored; a failed compaction only leaves the history long.
+      this.reportError(error, { operation: 'compact', sessionId });
+    }
+  }
+
+  /** Continues the session of `entry` (whose lock the caller holds). */
+  private async continueLocked(entry: Entry): Promise<Session> {
+    const id = entry.session.id;
+    const existing = linkTarget(entry.session, 'continuedTo');
+    if (existing !== undefined) {
+      throw new ConflictError(`SessionManager: session ${JSON.stringify(id)} was already continued to ${JSON.stringify(existing)}`, {
+        details: { id, continuedTo: existing },
+      });
+    }
+    // Local changes first, so that a CONFLICT below replays only the link.
+    if (entry.pending.length > 0) await this.sessions.persist(entry, 'continue');
+    // The successor is stored before the link: a crash in between leaves a successor that points
+    // back to its source, never a source pointing to nothing.
+    const successor = await this.store.save(successorOf(entry.session), { expectedVersion: 0 });
+    const link = (session: Session): Session => linkToSuccessor(session, successor.id);
+    try {
+      await this.sessions.persist(entry, 'continue', { session: link(entry.session), pending: [link] });
+    } catch (error) {
+      // The source could not be linked (another writer continued it first): remove the orphan so a
+      // chain never branches. If even that fails, the orphan only points back; the error says why.
+      await this.store.delete(successor.id).catch(() => false);
+      throw error;
+    }
+    this.sessions.adopt(successor);
+    this.publish('saved', { session: successor, reason: 'continue' });
+    this.publish('continued', { from: id, session: successor, continuationIndex: continuationIndexOf(successor) });
+    return successor;
+  }
+
+  private async autoSave(): Promise<void> {
+    if (this.autoSaving || this.state !== 'open') return;
+    this.autoSaving = true;
+    try {
+      await this.track(async () => {
+        await Promise.all(
+          this.sessions
+            .dirtyIds()
+            .map((id) => this.sessions.saveIfDirty(id, 'auto-save').catch((error: unknown) => this.reportError(error, { operation: 'auto-save', sessionId: id }))),
+        );
+      });
+    } finally {
+      this.autoSaving = false;
+    }
+  }
+
+  private publish<K extends 'saved' | 'recovered' | 'continued' | 'compacted'>(event: K, payload: SessionManagerEvents[K][0]): void {
+    try {
+      // One payload per event; the typed overloads of EventEmitter cannot follow a generic key.
+      (this.emit as (event: K, payload: SessionManagerEvents[K][0]) => boolean)(event, payload);
+    } catch (error) {
+      // A listener's bug must not turn a completed write into a reported failure.
+      this.reportError(error, { operation: 'listener' });
+    }
+  }
+
+  /**
+   * Reports a failure of background work as an `error` event. Without a listener it becomes a
+   * process warning: an `error` event nobody listens to would throw from a timer and crash the process.
+   */
+  private reportError(error: unknown, context: ManagerErrorContext): void {
+    const failure = error instanceof Error ? error : new ChatstateError('INTERNAL', errorMessage(error), { cause: error });
+    if (this.listenerCount('error') > 0) {
+      try {
+        this.emit('error', failure, context);
+        return;
+      } catch {
+        // An error listener that throws: fall through to the warning.
+      }
+    }
+    const where = context.sessionId === undefined ? '' : ` of ${context.sessionId}`;
+    process.emitWarning(`SessionManager: ${context.operation}${where} failed: ${failure.message}`, { code: 'CHATSTATE_MANAGER' });
+  }
+}
+
+/**
+ * Splits `messages` into those `session` does not hold and the ids of those it does. An append
+ * moving on along a chain leaves behind what already landed in an earlier link, so that a retry
+ * never stores a message twice in one chain.
+ */
+function notIn(session: Session, messages: readonly Message[], duplicates: readonly string[]): { messages: Message[]; duplicates: string[] } {
+  const present = new Set(session.messages.map((message) => message.id));
+  const left: Message[] = [];
+  const known = [...duplicates];
+  for (const message of messages) {
+    if (present.has(message.id)) known.push(message.id);
+    else left.push(message);
+  }
+  return { messages: left, duplicates: known };
+}
