@@ -1,0 +1,281 @@
+/**
+ * The SQLite driver: prepared statements over one connection, every write committed in a
+ * `BEGIN IMMEDIATE` transaction, and writes issued in the same tick grouped into one commit.
+ * @module
+ */
+import { InvalidInputError, NotFoundError } from '../../errors.js';
+import { checkVersion } from '../../store/driver-helpers.js';
+import type {
+  AppendCommit,
+  AppendOutcome,
+  HeadRecord,
+  MessageRange,
+  MessageRecord,
+  ReplaceCommit,
+  StoreDriver,
+} from '../../store/types.js';
+import type { DatabaseLabel } from './schema.js';
+import { assertStorable, headOf, messageOf, prepareStatements, translateError, type HeadRow, type MessageRow, type SqliteDatabaseLike } from './sql.js';
+
+/** One queued write: runs inside the group's transaction. */
+interface PendingWrite {
+  readonly run: () => unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type ListArguments = Parameters<StoreDriver['list']>[0];
+
+/**
+ * The driver. better-sqlite3 is synchronous: reads run at once; writes are queued and committed at
+ * the end of the current tick, so appends issued together by concurrent callers share one
+ * transaction and one fsync (group commit). Each write runs in its own savepoint, so one that fails
+ * (a `CONFLICT`, a missing session) rolls back alone. A write's promise resolves only after COMMIT
+ * has returned, with `synchronous = FULL`: an acknowledged write is on disk.
+ */
+export class SqliteDriver implements StoreDriver {
+  readonly name: string;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+  private queue: PendingWrite[] = [];
+  private scheduled = false;
+  private closed = false;
+
+  constructor(
+    private readonly db: SqliteDatabaseLike,
+    private readonly label: DatabaseLabel,
+    private readonly ownsDatabase: boolean,
+  ) {
+    this.name = label.store;
+    this.statements = this.guard(() => prepareStatements(db));
+  }
+
+  /** Runs `work`, turning SQLite errors into chatstate errors that name the store. */
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw translateError(error, this.label);
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`);
+  }
+
+  /** A consistent read: one snapshot of the database, even while other processes write. */
+  private read<T>(work: () => T): Promise<T> {
+    try {
+      this.checkOpen();
+      return Promise.resolve(
+        this.guard(() => {
+          this.db.exec('BEGIN');
+          try {
+            const result = work();
+            this.db.exec('COMMIT');
+            return result;
+          } catch (error) {
+            this.rollback();
+            throw error;
+          }
+        }),
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private rollback(): void {
+    try {
+      this.db.exec('ROLLBACK');
+    } catch {
+      // No transaction left to roll back (SQLite ends it itself on some errors).
+    }
+  }
+
+  private write<T>(run: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`));
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // setImmediate runs after every promise continuation of this tick, so writers that resume
+        // together (after the previous group commit) land in the same group.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction. */
+  private flush(): void {
+    this.scheduled = false;
+    const group = this.queue;
+    this.queue = [];
+    if (group.length === 0) return;
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      for (const write of group) {
+        if (group.length === 1) {
+          outcomes.push({ ok: true, value: write.run() });
+          continue;
+        }
+        this.db.exec('SAVEPOINT chatstate_write');
+        try {
+          outcomes.push({ ok: true, value: write.run() });
+          this.db.exec('RELEASE chatstate_write');
+        } catch (error) {
+          try {
+            this.db.exec('ROLLBACK TO chatstate_write');
+            this.db.exec('RELEASE chatstate_write');
+          } catch {
+            // SQLite has already ended the whole transaction (it does on some I/O errors): every
+            // write of the group is lost, and fails with this write's error.
+            throw error;
+          }
+          outcomes.push({ ok: false, error });
+        }
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.rollback();
+      // A lone write's own error (CONFLICT, NOT_FOUND) passes through translateError unchanged.
+      const failure = translateError(error, this.label);
+      for (const write of group) write.reject(failure);
+      return;
+    }
+    group.forEach((write, index) => {
+      const outcome = outcomes[index] as (typeof outcomes)[number];
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(translateError(outcome.error, this.label));
+    });
+  }
+
+  readHead(id: string): Promise<HeadRecord | undefined> {
+    return this.read(() => {
+      const row = this.statements.readHead.get(id) as HeadRow | undefined;
+      return row === undefined ? undefined : headOf(row, this.label);
+    });
+  }
+
+  readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
+    return this.read(() => {
+      const row = this.statements.readHead.get(id) as HeadRow | undefined;
+      if (row === undefined) return undefined;
+      const rows = this.statements.readMessages.all(id) as MessageRow[];
+      return { head: headOf(row, this.label), messages: rows.map((message) => messageOf(message, id, this.label)) };
+    });
+  }
+
+  readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
+    return this.read(() => {
+      if (this.statements.exists.get(id) === undefined) return undefined;
+      const rows = this.statements.readTail.all(
+        id,
+        range.afterSeq ?? 0,
+        range.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+        // LIMIT -1 is SQLite's "no limit".
+        range.limit ?? -1,
+      ) as MessageRow[];
+      return rows.reverse().map((message) => messageOf(message, id, this.label));
+    });
+  }
+
+  append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
+    return this.write(() => {
+      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; ttl_ms: number | null } | undefined;
+      if (head === undefined) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+      checkVersion(this.name, id, head.version, commit.expectedVersion);
+      const appended: MessageRecord[] = [];
+      const duplicates: string[] = [];
+      let seq = head.last_seq;
+      let tokens = 0;
+      let title: string | undefined;
+      for (const message of commit.messages) {
+        if (this.statements.insertMessage.run(id, seq + 1, message.id, message.data).changes === 0) {
+          duplicates.push(message.id);
+          continue;
+        }
+        seq += 1;
+        appended.push(Object.freeze({ seq, id: message.id, data: message.data }));
+        tokens += message.tokens;
+        title ??= message.title;
+      }
+      if (appended.length === 0) return { version: head.version, appended, duplicates };
+      this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, Date.parse(commit.updatedAt), id);
+      return { version: head.version + 1, appended, duplicates };
+    });
+  }
+
+  replace(id: string, commit: ReplaceCommit): Promise<void> {
+    const { head } = commit;
+    try {
+      assertStorable(head.agentId, 'agentId', this.label);
+      assertStorable(head.userId, 'userId', this.label);
+      assertStorable(head.createdAt, 'createdAt', this.label);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.write(() => {
+      if (commit.expectedVersion !== undefined) {
+        const row = this.statements.version.get(id) as { version: number } | undefined;
+        checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
+      }
+      this.statements.deleteMessages.run(id);
+      this.statements.upsertHead.run(
+        id,
+        head.schema,
+        head.version,
+        head.agentId ?? null,
+        head.userId ?? null,
+        head.createdAt,
+        head.updatedAt,
+        head.expiresAt ?? null,
+        head.ttlMs ?? null,
+        head.messageCount,
+        head.tokenCount,
+        head.lastSeq,
+        head.title ?? null,
+        head.data,
+      );
+      for (const message of commit.messages) this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
+    });
+  }
+
+  list(query: ListArguments): Promise<HeadRecord[]> {
+    return this.read(() => {
+      const { now, limit, offset, userId, agentId } = query;
+      const rows = (
+        userId !== undefined && agentId !== undefined
+          ? this.statements.listByBoth.all(now, userId, agentId, limit, offset)
+          : userId !== undefined
+            ? this.statements.listByUser.all(now, userId, limit, offset)
+            : agentId !== undefined
+              ? this.statements.listByAgent.all(now, agentId, limit, offset)
+              : this.statements.list.all(now, limit, offset)
+      ) as HeadRow[];
+      return rows.map((row) => headOf(row, this.label));
+    });
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.write(() => {
+      this.statements.deleteMessages.run(id);
+      return this.statements.deleteHead.run(id).changes > 0;
+    });
+  }
+
+  purgeExpired(now: number): Promise<number> {
+    return this.write(() => {
+      this.statements.purgeMessages.run(now);
+      return this.statements.purgeHeads.run(now).changes;
+    });
+  }
+
+  /** Commits the writes still queued, then closes the connection if the driver opened it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.flush();
+    if (this.ownsDatabase) this.guard(() => this.db.close());
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The SQLite store's schema: connection settings, the numbered migrations, and the check that
+ * runs them once, in one write transaction, when a database is opened.
+ * @module
+ */
+import { DataError, InvalidInputError } from '../../errors.js';
+import type { SqliteDatabaseLike } from './sql.js';
+
+// STRICT tables make SQLite refuse a value of the wrong type instead of storing it, so a row read
+// back always has the types the driver wrote. Text compares with BINARY collation (code-point
+// order), the order the other stores sort ids and timestamps in.
+const MIGRATIONS: readonly (readonly string[])[] = [
+  // 0 → 1
+  [
+    `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT, WITHOUT ROWID`,
+    // A rowid table: `data` may be large, and WITHOUT ROWID suits only small rows.
+    `CREATE TABLE sessions (
+      id TEXT PRIMARY KEY NOT NULL,
+      record_schema INTEGER NOT NULL,
+      version INTEGER NOT NULL,
+      agent_id TEXT,
+      user_id TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      expires_at INTEGER,
+      ttl_ms INTEGER,
+      message_count INTEGER NOT NULL,
+      token_count INTEGER NOT NULL,
+      last_seq INTEGER NOT NULL,
+      title TEXT,
+      data TEXT NOT NULL
+    ) STRICT`,
+    // Clustered by (session_id, seq): a session's messages sit together in key order, so a full
+    // load reads consecutive pages and a tail read walks the key backwards, with no second lookup.
+    // UNIQUE (session_id, id) is what makes an append idempotent by message id.
+    `CREATE TABLE messages (
+      session_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      id TEXT NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (session_id, seq),
+      UNIQUE (session_id, id)
+    ) STRICT, WITHOUT ROWID`,
+    // One index per shape of `list` (all, by user, by agent), in its sort order, and one for expiry.
+    `CREATE INDEX sessions_by_activity ON sessions (updated_at DESC, id)`,
+    `CREATE INDEX sessions_by_user ON sessions (user_id, updated_at DESC, id) WHERE user_id IS NOT NULL`,
+    `CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC, id) WHERE agent_id IS NOT NULL`,
+    `CREATE INDEX sessions_by_expiry ON sessions (expires_at) WHERE expires_at IS NOT NULL`,
+  ],
+];
+
+/** The schema version this code writes. */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Where the database is, for messages: the store's name and the file. */
+export interface DatabaseLabel {
+  readonly store: string;
+  readonly file: string;
+}
+
+function tables(db: SqliteDatabaseLike): Set<string> {
+  const rows = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name?: unknown }>;
+  return new Set(rows.map((row) => String(row.name)));
+}
+
+/** The installed schema version: 0 for an empty database. */
+function installedVersion(db: SqliteDatabaseLike, label: DatabaseLabel): number {
+  const present = tables(db);
+  if (!present.has('meta')) {
+    // Tables of these names that chatstate did not create belong to someone else: writing into
+    // them (or beside them) would damage another application's data.
+    for (const name of ['sessions', 'messages']) {
+      if (present.has(name)) {
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          `${label.store}: ${label.file} has a "${name}" table that chatstate did not create; use a database file of its own`,
+          { details: { file: label.file, table: name } },
+        );
+      }
+    }
+    return 0;
+  }
+  const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value?: unknown } | undefined;
+  const version = Number(row?.value);
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new DataError('CORRUPT', `${label.store}: ${label.file} has no valid schema version (meta.schema = ${JSON.stringify(row?.value ?? null)})`, {
+      details: { file: label.file },
+    });
+  }
+  return version;
+}
+
+function tooNew(installed: number, label: DatabaseLabel): DataError {
+  return new DataError(
+    'CORRUPT',
+    `${label.store}: ${label.file} is at schema version ${installed}, written by a newer chatstate; this one knows up to ${SQLITE_SCHEMA_VERSION}. Upgrade chatstate.`,
+    { details: { file: label.file, installed, known: SQLITE_SCHEMA_VERSION } },
+  );
+}
+
+/**
+ * Sets up a connection and brings its database to `SQLITE_SCHEMA_VERSION`.
+ *
+ * - `busy_timeout`: a writer waits this long for another process's write lock instead of failing.
+ * - `journal_mode = WAL`: readers never block the writer and a commit is one append to the log.
+ * - `synchronous = FULL`: the log is fsynced at every commit, so an acknowledged write survives a
+ *   power cut, not only a process crash (NORMAL would lose the last commits).
+ *
+ * An up-to-date database costs one read; otherwise the missing steps run in one `BEGIN IMMEDIATE`
+ * transaction, so two processes opening a new file at once never both create the tables, and a
+ * crash in the middle leaves the database as it was.
+ */
+export function prepareDatabase(db: SqliteDatabaseLike, label: DatabaseLabel, busyTimeoutMs: number): void {
+  db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  const seen = installedVersion(db, label);
+  if (seen === SQLITE_SCHEMA_VERSION) return;
+  if (seen > SQLITE_SCHEMA_VERSION) throw tooNew(seen, label);
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    // Read again under the write lock: another process may have migrated in the meantime.
+    const installed = installedVersion(db, label);
+    if (installed > SQLITE_SCHEMA_VERSION) throw tooNew(installed, label);
+    for (let version = installed; version < SQLITE_SCHEMA_VERSION; version += 1) {
+      for (const statement of MIGRATIONS[version] ?? []) db.exec(statement);
+    }
+    db.prepare(`INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
+      String(SQLITE_SCHEMA_VERSION),
+    );
+    db.exec('COMMIT');
+  } catch (error) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // SQLite already rolled back (it does on some I/O errors); the first error is the one to report.
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The SQL of the SQLite store: the connection shape it needs, its statements, the checked
+ * conversion of rows into records, and the translation of SQLite errors into chatstate errors.
+ * @module
+ */
+import { ChatstateError, CollaboratorError, DataError, InvalidInputError, errorMessage } from '../../errors.js';
+import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { DatabaseLabel } from './schema.js';
+
+/** A prepared statement, by the shape chatstate uses (`better-sqlite3`'s `Statement` has it). */
+export interface SqliteStatementLike {
+  run(...params: unknown[]): { readonly changes: number };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** A synchronous SQLite connection, by the shape chatstate uses (`better-sqlite3`'s `Database` has it). */
+export interface SqliteDatabaseLike {
+  prepare(source: string): SqliteStatementLike;
+  exec(source: string): unknown;
+  close(): unknown;
+  /** The file the connection opened, used in error messages. */
+  readonly name?: string;
+}
+
+/** Turns any error of the SQLite layer into a chatstate error that names the store. */
+export function translateError(error: unknown, label: DatabaseLabel): Error {
+  if (ChatstateError.isInstance(error)) return error;
+  const raw = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  const code = typeof raw === 'string' ? raw : '';
+  const message = errorMessage(error);
+  const details = { file: label.file, ...(code === '' ? {} : { sqliteCode: code }) };
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+    return new DataError('CORRUPT', `${label.store}: the database ${label.file} is damaged (${message}); restore it from a backup`, { cause: error, details });
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new CollaboratorError('INTERNAL', `${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`, {
+      cause: error,
+      details,
+    });
+  }
+  if (code.startsWith('SQLITE_CANTOPEN')) {
+    return new InvalidInputError('INVALID_ARGUMENT', `${label.store}: cannot open ${label.file} (${message})`, { cause: error, details });
+  }
+  return new CollaboratorError('INTERNAL', `${label.store}: ${label.file}: ${message}`, { cause: error, details });
+}
+
+function corrupt(label: DatabaseLabel, what: string): DataError {
+  return new DataError('CORRUPT', `${label.store}: ${label.file}: ${what}`, { details: { file: label.file } });
+}
+
+const HEAD_COLUMNS =
+  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+
+/** A row of `sessions`, as read (types checked by `headOf`). */
+export interface HeadRow {
+  id: unknown;
+  record_schema: unknown;
+  version: unknown;
+  agent_id: unknown;
+  user_id: unknown;
+  created_at: unknown;
+  updated_at: unknown;
+  expires_at: unknown;
+  ttl_ms: unknown;
+  message_count: unknown;
+  token_count: unknown;
+  last_seq: unknown;
+  title: unknown;
+  data: unknown;
+}
+
+/** A row of `messages`, as read (types checked by `messageOf`). */
+export interface MessageRow {
+  seq: unknown;
+  id: unknown;
+  data: unknown;
+}
+
+/**
+ * A head row as a record; a row of another shape is `CORRUPT`. STRICT tables enforce the types
+ * already: the checks stop a file edited by hand, or written by something else, from reaching the
+ * core as a record of the wrong shape.
+ */
+export function headOf(row: HeadRow, label: DatabaseLabel): HeadRecord {
+  const where = `the row of session ${JSON.stringify(String(row.id))}`;
+  const text = (value: unknown, column: string): string => {
+    if (typeof value !== 'string') throw corrupt(label, `${where}: column ${column} is not text`);
+    return value;
+  };
+  const integer = (value: unknown, column: string): number => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw corrupt(label, `${where}: column ${column} is not a non-negative integer`);
+    return value;
+  };
+  const head: { -readonly [K in keyof HeadRecord]: HeadRecord[K] } = {
+    id: text(row.id, 'id'),
+    schema: integer(row.record_schema, 'record_schema'),
+    version: integer(row.version, 'version'),
+    createdAt: text(row.created_at, 'created_at'),
+    updatedAt: text(row.updated_at, 'updated_at'),
+    messageCount: integer(row.message_count, 'message_count'),
+    tokenCount: integer(row.token_count, 'token_count'),
+    lastSeq: integer(row.last_seq, 'last_seq'),
+    data: text(row.data, 'data'),
+  };
+  if (row.agent_id !== null) head.agentId = text(row.agent_id, 'agent_id');
+  if (row.user_id !== null) head.userId = text(row.user_id, 'user_id');
+  if (row.expires_at !== null) head.expiresAt = integer(row.expires_at, 'expires_at');
+  if (row.ttl_ms !== null) head.ttlMs = integer(row.ttl_ms, 'ttl_ms');
+  if (row.title !== null) head.title = text(row.title, 'title');
+  return Object.freeze(head);
+}
+
+/** A message row as a record; a row of another shape is `CORRUPT`. */
+export function messageOf(row: MessageRow, sessionId: string, label: DatabaseLabel): MessageRecord {
+  if (typeof row.seq !== 'number' || typeof row.id !== 'string' || typeof row.data !== 'string') {
+    throw corrupt(label, `a message row of session ${JSON.stringify(sessionId)} does not have the shape (seq, id, data)`);
+  }
+  // The row is a fresh object of exactly these three columns, made for this read and handed to the
+  // core, which only decodes it: reused as it is, since a copy per message shows in a 100k load.
+  return row as MessageRecord;
+}
+
+// SQLite stores text as UTF-8: an unpaired surrogate would come back as U+FFFD, a different string,
+// and a `list` filter on it would silently stop matching. Refused instead of changed.
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Throws `INVALID_ARGUMENT` when SQLite would store `value` as a different string. */
+export function assertStorable(value: string | undefined, what: string, label: DatabaseLabel): void {
+  if (value !== undefined && UNPAIRED_SURROGATE.test(value)) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${label.store}: ${what} contains an unpaired surrogate, which SQLite text cannot store`);
+  }
+}
+
+/** The statements of the driver, prepared once per connection. */
+export function prepareStatements(db: SqliteDatabaseLike) {
+  const listSql = (filter: string): string =>
+    `SELECT ${HEAD_COLUMNS} FROM sessions WHERE (expires_at IS NULL OR expires_at > ?)${filter} ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`;
+  return {
+    readHead: db.prepare(`SELECT ${HEAD_COLUMNS} FROM sessions WHERE id = ?`),
+    exists: db.prepare(`SELECT 1 AS present FROM sessions WHERE id = ?`),
+    readMessages: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? ORDER BY seq`),
+    // Walks the (session_id, seq) key backwards from `beforeSeq`: the last n of a session cost the
+    // same at any size. The caller reverses the rows into ascending order.
+    readTail: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+    appendHead: db.prepare(`SELECT version, last_seq, ttl_ms FROM sessions WHERE id = ?`),
+    // The UNIQUE (session_id, id) index turns an already stored id into "no change": idempotency
+    // costs one index probe, not a scan of the session.
+    insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`),
+    // The head arithmetic of `appendToHead`, done in place: version + 1, counts, the first title,
+    // and sliding expiry from the new `updated_at`.
+    advanceHead: db.prepare(`UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?,
+      token_count = token_count + ?, last_seq = ?, title = COALESCE(title, ?),
+      expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END WHERE id = ?`),
+    version: db.prepare(`SELECT version FROM sessions WHERE id = ?`),
+    upsertHead: db.prepare(`INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertReplacement: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?)`),
+    deleteMessages: db.prepare(`DELETE FROM messages WHERE session_id = ?`),
+    deleteHead: db.prepare(`DELETE FROM sessions WHERE id = ?`),
+    purgeMessages: db.prepare(`DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?)`),
+    purgeHeads: db.prepare(`DELETE FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
+    // One statement per filter shape, so each can use the index made for it.
+    list: db.prepare(listSql('')),
+    listByUser: db.prepare(listSql(' AND user_id = ?')),
+    listByAgent: db.prepare(listSql(' AND agent_id = ?')),
+    listByBoth: db.prepare(listSql(' AND user_id = ? AND agent_id = ?')),
+  };
+}
