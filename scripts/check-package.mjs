@@ -1,6 +1,6 @@
 // Checks the built package against package.json: every `exports` entry and the `bin` exist in
-// dist/, every subpath imports under plain Node (no tsx), and the import of the main entry does
-// not load optional heavy modules (tokenizer data). Run after `npm run build`.
+// dist/, every subpath imports under plain Node (no tsx), and importing does not load optional
+// heavy modules (tokenizer data, database clients) before they are used. Run after `npm run build`.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -9,6 +9,12 @@ import { pathToFileURL } from 'node:url';
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 const root = new URL('../', import.meta.url);
 const problems = [];
+
+const require = createRequire(import.meta.url);
+// The main entry must stay light: no tokenizer data and no database client until one is used.
+await import(pathToFileURL(new URL(pkg.exports['.'].default, root).pathname).href);
+const heavy = Object.keys(require.cache).filter((id) => /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3)\//.test(id));
+if (heavy.length > 0) problems.push(`importing the main entry loaded heavy modules eagerly: ${heavy.slice(0, 3).join(', ')}`);
 
 for (const [subpath, target] of Object.entries(pkg.exports)) {
   const files = typeof target === 'string' ? [target] : [target.types, target.default];
@@ -24,9 +30,8 @@ for (const [subpath, target] of Object.entries(pkg.exports)) {
 for (const [name, file] of Object.entries(pkg.bin ?? {})) {
   if (!existsSync(new URL(file, root))) problems.push(`bin ${name} → ${file} is missing`);
 }
-const require = createRequire(import.meta.url);
-const heavy = Object.keys(require.cache).filter((id) => id.includes('bpeRanks'));
-if (heavy.length > 0) problems.push(`importing the package loaded tokenizer data eagerly: ${heavy[0]}`);
+const loadedByAll = Object.keys(require.cache).filter((id) => /node_modules\/(pg|ioredis|better-sqlite3)\//.test(id));
+if (loadedByAll.length > 0) problems.push(`importing the store subpaths loaded a database client eagerly: ${loadedByAll[0]}`);
 
 if (problems.length > 0) {
   console.error(problems.join('\n'));

@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'STATE_REJECTED'
   | 'PROVIDER_RULE'
   | 'SUMMARY_FAILED'
+  | 'UNAVAILABLE'
+  | 'STORAGE_FAILED'
   | 'ARCHIVE_FAILED'
   | 'INTERNAL';
 

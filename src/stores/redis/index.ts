@@ -172,8 +172,9 @@ class RedisDriver implements StoreDriver {
       replicas = integer(await this.client.call('WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
     }
     if (local < 1 || replicas < confirm.replicas) {
+      // Applied but not confirmed: the caller may retry (appends are idempotent by message id).
       throw new ChatstateError(
-        'INTERNAL',
+        'UNAVAILABLE',
         `${STORE}: the write to session ${JSON.stringify(id)} was applied but not confirmed within ${confirm.timeoutMs} ms (${confirm.aof ? `fsynced locally: ${local === 1 ? 'yes' : 'no'}, ` : ''}replicas: ${replicas} of ${confirm.replicas})`,
         { details: { id, local, replicas, wanted: confirm.replicas } },
       );

@@ -34,7 +34,7 @@ export function translateError(error: unknown, label: DatabaseLabel): Error {
     return new DataError('CORRUPT', `${label.store}: the database ${label.file} is damaged (${message}); restore it from a backup`, { cause: error, details });
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new CollaboratorError('INTERNAL', `${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`, {
+    return new CollaboratorError('UNAVAILABLE', `${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`, {
       cause: error,
       details,
     });
@@ -42,7 +42,7 @@ export function translateError(error: unknown, label: DatabaseLabel): Error {
   if (code.startsWith('SQLITE_CANTOPEN')) {
     return new InvalidInputError('INVALID_ARGUMENT', `${label.store}: cannot open ${label.file} (${message})`, { cause: error, details });
   }
-  return new CollaboratorError('INTERNAL', `${label.store}: ${label.file}: ${message}`, { cause: error, details });
+  return new CollaboratorError('STORAGE_FAILED', `${label.store}: ${label.file}: ${message}`, { cause: error, details });
 }
 
 function corrupt(label: DatabaseLabel, what: string): DataError {

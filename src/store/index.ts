@@ -1,0 +1,27 @@
+/**
+ * The store contract and its core: `SessionStore`, the dumb `StoreDriver` a backend implements,
+ * and `createSessionStore` that turns a driver into a store with every semantic rule applied.
+ * Writing a store for another backend is one driver file plus a run of `chatstate/testing`.
+ * @module
+ */
+export { createSessionStore, MAX_LIST_LIMIT, type SessionStoreOptions } from './session-store.js';
+export { appendToHead, checkVersion, rangeOf, sortAndPage } from './driver-helpers.js';
+export { RECORD_SCHEMA } from './codec.js';
+export type { AtRestKey } from './at-rest.js';
+export type {
+  AppendCommit,
+  AppendOptions,
+  AppendOutcome,
+  AppendResult,
+  DriverCapabilities,
+  HeadRecord,
+  ListQuery,
+  MessageRange,
+  MessageRecord,
+  PendingMessage,
+  ReplaceCommit,
+  SaveOptions,
+  SessionStore,
+  SessionSummary,
+  StoreDriver,
+} from './types.js';
