@@ -80,3 +80,19 @@ export {
   type StateRejection,
   type StateRejectionReason,
 } from './state/index.js';
+export {
+  createSessionStore,
+  type AppendOptions,
+  type AppendResult,
+  type ListQuery,
+  type MessageRange,
+  type SaveOptions,
+  type SessionStore,
+  type SessionStoreOptions,
+  type SessionSummary,
+  type StoreDriver,
+} from './store/index.js';
+export { openStore, type OpenStoreOptions } from './stores/open-store.js';
+export { memoryStore } from './stores/memory.js';
+export { fileStore, type FileStoreOptions } from './stores/file/index.js';
+export { SessionManager, type ManagerAppendResult, type SessionManagerOptions, type SessionManagerEvents } from './manager/index.js';

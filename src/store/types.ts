@@ -164,6 +164,16 @@ export interface ReplaceCommit {
   readonly messages: readonly MessageRecord[];
 }
 
+/** Why a stored session could not be read, and where its damaged files were kept. */
+export interface RecoveryNote {
+  /** What was wrong, for people (e.g. "snapshot: checksum mismatch; backup: missing"). */
+  readonly reason: string;
+  /** The id of the session that was lost. */
+  readonly lostId: string;
+  /** Where the damaged files were moved (relative to the store), never deleted. */
+  readonly keptAside: readonly string[];
+}
+
 /** Optional powers a driver declares; the core falls back when one is missing. */
 export interface DriverCapabilities {
   /** Expiry is enforced by the backend itself (Redis). */
@@ -175,8 +185,12 @@ export interface StoreDriver {
   readonly name: string;
   readonly capabilities?: DriverCapabilities;
   readHead(id: string): Promise<HeadRecord | undefined>;
-  /** The head and every message in one consistent read. */
-  readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined>;
+  /**
+   * The head and every message in one consistent read. A driver that finds a session it cannot
+   * read at all (every copy damaged) keeps the damaged files aside and answers `recovered`
+   * instead; `head` and `messages` then hold nothing and the core returns a recovery session.
+   */
+  readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[]; recovered?: RecoveryNote } | undefined>;
   /** Messages by seq range, the last `limit` of it, ascending; `undefined` when the session does not exist. */
   readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined>;
   /** Atomic, durable, idempotent append; throws `NOT_FOUND` or `CONFLICT`. */

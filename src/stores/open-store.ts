@@ -29,6 +29,24 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       const { memoryStore } = await import('./memory.js');
       return memoryStore(options);
     }
+    case 'postgres:':
+    case 'postgresql:': {
+      const { postgresStore } = await import('./postgres/index.js');
+      return postgresStore(url, options);
+    }
+    case 'sqlite:': {
+      const { sqlitePathFromUrl, sqliteStore } = await import('./sqlite/index.js');
+      return sqliteStore(sqlitePathFromUrl(url), options);
+    }
+    case 'redis:':
+    case 'rediss:': {
+      const { redisStore } = await import('./redis/index.js');
+      return redisStore(url, options);
+    }
+    case 'file:': {
+      const { fileStore, filePathFromUrl } = await import('./file/index.js');
+      return fileStore(filePathFromUrl(url), options);
+    }
     default:
       throw invalidUrl(url, `unknown scheme ${JSON.stringify(scheme || url)}; use memory:, file:, sqlite:, postgres:// or redis://`);
   }

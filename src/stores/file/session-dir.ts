@@ -1,0 +1,142 @@
+/**
+ * A session's directory: what it holds, new journals, damaged files kept aside in lost+found
+ * (moved or copied, never deleted), the marker of a session that could not be read, and the
+ * collection of files no copy needs any more.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RecoveryNote } from '../../store/types.js';
+import { FrameError, frameLine, parseLine, type BeginCause } from './frame.js';
+import { ensureDirectory, fdatasync, fsync, fsyncDirectory, isMissing, unlinkIfPresent, writeFully } from './fs-util.js';
+import { beginLine } from './journal.js';
+import { journalGen, type SessionPaths, type StorePaths } from './paths.js';
+
+/** The store-wide things a session's files need. */
+export interface FilesContext {
+  readonly store: string;
+  readonly paths: StorePaths;
+}
+
+/** Files of a session directory, by kind. */
+export interface Inventory {
+  readonly exists: boolean;
+  readonly names: string[];
+  readonly journals: number[];
+  readonly hasData: boolean;
+  readonly marker: boolean;
+}
+
+/** Lists the files of a session directory. */
+export function inventory(p: SessionPaths): Inventory {
+  let names: string[];
+  try {
+    names = fs.readdirSync(p.dir);
+  } catch (error) {
+    if (isMissing(error)) return { exists: false, names: [], journals: [], hasData: false, marker: false };
+    throw error;
+  }
+  const journals = names.map(journalGen).filter((gen): gen is number => gen !== undefined);
+  const hasData = journals.length > 0 || names.includes('snapshot') || names.includes('snapshot.bak');
+  return { exists: true, names, journals, hasData, marker: names.includes('recovered') };
+}
+
+/** The recovery note a marker holds. */
+export function readMarker(p: SessionPaths): RecoveryNote {
+  try {
+    const text = fs.readFileSync(p.marker);
+    const end = text.indexOf(0x0a);
+    const fields = parseLine(text, 0, end < 0 ? text.length : end);
+    if (typeof fields.reason === 'string' && Array.isArray(fields.keptAside)) {
+      return { reason: fields.reason, lostId: p.id, keptAside: fields.keptAside.filter((item): item is string => typeof item === 'string') };
+    }
+  } catch (error) {
+    if (!(error instanceof FrameError) && !isMissing(error)) throw error;
+  }
+  return { reason: 'the session could not be read', lostId: p.id, keptAside: [] };
+}
+
+/** A new directory under lost+found for the damaged files of `p`. */
+async function asideDirectory(context: FilesContext, p: SessionPaths): Promise<string> {
+  if (ensureDirectory(context.paths.lostAndFound)) await fsyncDirectory(context.paths.root);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const dir = path.join(context.paths.lostAndFound, `${p.name}.${stamp}.${randomBytes(3).toString('hex')}`);
+  fs.mkdirSync(dir);
+  return dir;
+}
+
+/** Moves (or copies) damaged files aside; returns their new paths relative to the store. */
+export async function keepAside(context: FilesContext, p: SessionPaths, files: readonly string[], copy = false): Promise<string[]> {
+  if (files.length === 0) return [];
+  const dir = await asideDirectory(context, p);
+  const kept: string[] = [];
+  for (const file of files) {
+    const target = path.join(dir, path.basename(file));
+    try {
+      if (copy) fs.copyFileSync(file, target);
+      else fs.renameSync(file, target);
+    } catch (error) {
+      if (isMissing(error)) continue;
+      throw error;
+    }
+    kept.push(path.relative(context.paths.root, target).split(path.sep).join('/'));
+  }
+  await fsyncDirectory(dir);
+  await fsyncDirectory(context.paths.lostAndFound);
+  if (!copy) await fsyncDirectory(p.dir);
+  return kept;
+}
+
+/** Nothing of the session is readable: keep every file aside and leave a marker saying so. */
+export async function recoverLost(context: FilesContext, p: SessionPaths, reason: string, found: Inventory): Promise<RecoveryNote> {
+  const files = found.names.filter((name) => name !== 'recovered').map((name) => path.join(p.dir, name));
+  const keptAside = await keepAside(context, p, files);
+  const note: RecoveryNote = { reason, lostId: p.id, keptAside };
+  const tmp = `${p.marker}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = fs.openSync(tmp, 'wx');
+  try {
+    writeFully(fd, frameLine({ k: 'recovered', s: 1, reason, keptAside }));
+    await fsync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, p.marker);
+  await fsyncDirectory(p.dir);
+  return note;
+}
+
+/** Creates journal `gen` with its begin line, durably; returns it open. */
+export async function createJournal(p: SessionPaths, gen: number, version: number, lineage: string, cause: BeginCause): Promise<{ fd: number; bytes: number }> {
+  const fd = fs.openSync(p.journal(gen), fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+  try {
+    const line = beginLine(gen, version, lineage, cause);
+    writeFully(fd, line);
+    await fdatasync(fd);
+    return { fd, bytes: line.length };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+/** Deletes journals older than the backup needs, and temporary files of writers that died. */
+export function collectGarbage(p: SessionPaths, keepFrom: number | undefined, isGone: (pid: number) => boolean): void {
+  for (const name of inventory(p).names) {
+    const gen = journalGen(name);
+    if (gen !== undefined && keepFrom !== undefined && gen < keepFrom) unlinkIfPresent(path.join(p.dir, name));
+    const temporary = /^(?:snapshot|recovered)\.tmp-([0-9]+)-/.exec(name);
+    if (temporary !== null && Number(temporary[1]) !== process.pid && isGone(Number(temporary[1]))) unlinkIfPresent(path.join(p.dir, name));
+  }
+}
+
+/** True when the journal `file` holds nothing but its begin line (a fold or replace that never finished). */
+export function onlyBegins(file: string): boolean {
+  try {
+    const text = fs.readFileSync(file);
+    return text.indexOf(0x0a) === text.length - 1;
+  } catch (error) {
+    if (isMissing(error)) return true;
+    throw error;
+  }
+}

@@ -1,0 +1,543 @@
+/**
+ * One session on disk: reading it (snapshot, then the journal chain; the backup when the snapshot
+ * is missing or damaged; a recovery note when nothing is readable) and every write that changes
+ * its files, each ordered so that a crash at any instant leaves either the old files or the new
+ * ones — never a torn session, never a lost acknowledged append.
+ *
+ * Reads take no lock: snapshots are replaced by rename and journals only grow, so a reader sees a
+ * consistent state and re-checks the snapshot at the end. Anything that must change files to be
+ * read (truncating a torn tail, falling back to the backup, keeping damaged files aside) asks for
+ * a locked read, which repairs.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { NotFoundError } from '../../errors.js';
+import type { JsonValue } from '../../message/schema.js';
+import { appendToHead, checkVersion } from '../../store/driver-helpers.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, MessageRecord, RecoveryNote, ReplaceCommit } from '../../store/types.js';
+import { journalLine, type BeginCause } from './frame.js';
+import { closeQuietly, fdatasync, fsyncDirectory, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
+import { openJournal, replayOpen, type ReplayEnd } from './journal.js';
+import type { SessionPaths } from './paths.js';
+import { collectGarbage, createJournal, inventory, keepAside, onlyBegins, readMarker, recoverLost, type FilesContext } from './session-dir.js';
+import { describe, readSnapshotFile, readSnapshotHeader, writeTemporary, type SnapshotRead } from './snapshot-file.js';
+
+export type { FilesContext } from './session-dir.js';
+
+/** What the driver keeps in memory for a session it has read. */
+export interface SessionState {
+  head: HeadRecord;
+  messages: MessageRecord[];
+  ids: Set<string>;
+  lineage: string;
+  /** Snapshot header fields of a newer version, written back by folds. */
+  extra: Readonly<Record<string, JsonValue>> | undefined;
+  /** The journal generation the snapshot names. */
+  baseGen: number;
+  /** Identity of the snapshot file read (undefined when it came from the backup). */
+  snapStamp: string | undefined;
+  fromBackup: boolean;
+  /** The journal appends go to, its descriptor, and the bytes of it applied. */
+  gen: number;
+  fd: number | undefined;
+  offset: number;
+  /** Bytes of journal since the snapshot, and the snapshot's size: when to fold. */
+  journalBytes: number;
+  snapshotBytes: number;
+  /** Records read from other writers that this process has not fsynced itself. */
+  unsynced: boolean;
+  /** Why the snapshot could not be used, when the state came from the backup. */
+  damage?: string;
+}
+
+/** Damage the store found and repaired, reported to `FileDriverOptions.onDamage`. */
+export interface DamageReport {
+  readonly sessionId: string;
+  /**
+   * `restored-from-backup`: the snapshot was missing or damaged, the backup and its journals were used.
+   * `journal-damaged`: a journal record failed its checksum; what precedes it was kept, the journal copied aside.
+   * `unreadable`: nothing was readable; a recovery session took the session's place.
+   */
+  readonly kind: 'restored-from-backup' | 'journal-damaged' | 'unreadable';
+  readonly reason: string;
+  /** Damaged files moved or copied aside, relative to the store directory. */
+  readonly keptAside: readonly string[];
+}
+
+/** The result of reading a session. */
+export type ReadResult =
+  | { readonly kind: 'ok'; readonly state: SessionState }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'recovered'; readonly note: RecoveryNote }
+  /** Only from an unlocked read: the session needs a repair that only a locked read may make. */
+  | { readonly kind: 'escalate' };
+
+function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBackup: boolean): SessionState {
+  const { header, messages } = read.snapshot;
+  return {
+    head: header.head,
+    messages,
+    ids: read.ids,
+    lineage: header.lineage,
+    extra: header.extra,
+    baseGen: header.gen,
+    snapStamp: fromBackup ? undefined : read.stamp,
+    fromBackup,
+    gen: header.gen,
+    fd: undefined,
+    offset: 0,
+    journalBytes: 0,
+    snapshotBytes: read.size,
+    unsynced: false,
+  };
+}
+
+/** Closes the journal a state holds open. */
+export function release(state: SessionState | undefined): void {
+  if (state === undefined) return;
+  closeQuietly(state.fd);
+  state.fd = undefined;
+}
+
+type ChainEnd = ReplayEnd | { readonly kind: 'vanished' } | { readonly kind: 'missing' };
+
+/** Applies the journals after `state`'s position, following seals. */
+function catchUp(p: SessionPaths, state: SessionState): ChainEnd {
+  for (;;) {
+    if (state.fd === undefined) {
+      const fd = openJournal(p.journal(state.gen));
+      if (fd === undefined) return state.offset === 0 ? { kind: 'missing' } : { kind: 'vanished' };
+      state.fd = fd;
+    }
+    const before = state.offset;
+    const end = replayOpen(state.fd, state, `journal ${state.gen} of ${p.id}`);
+    if (state.offset > before) {
+      state.journalBytes += state.offset - before;
+      state.unsynced = true;
+    }
+    if (end.kind !== 'sealed') return end;
+    closeQuietly(state.fd);
+    state.fd = undefined;
+    state.gen = end.next;
+    state.offset = 0;
+  }
+}
+
+/** A journal generation no file of the session uses yet. */
+function nextGen(p: SessionPaths, state: SessionState | undefined): number {
+  return Math.max(0, state?.gen ?? 0, state?.baseGen ?? 0, ...inventory(p).journals) + 1;
+}
+
+/** Whether the snapshot file on disk is the one `state` was read from. */
+function snapshotIsCurrent(p: SessionPaths, state: SessionState | undefined): boolean {
+  const stat = statOrUndefined(p.snapshot);
+  return state !== undefined && !state.fromBackup && stat !== undefined && stampOf(stat) === state.snapStamp;
+}
+
+/** The parts of a rewrite. */
+interface Rewrite {
+  readonly head: HeadRecord;
+  readonly messages: MessageRecord[];
+  readonly lineage: string;
+  readonly extra: Readonly<Record<string, JsonValue>> | undefined;
+  readonly cause: BeginCause;
+}
+
+/**
+ * Installs a new snapshot (with a fresh journal) in place of the current state — the one path
+ * for replace, create and repairs. The order makes every crash point safe: new journal and
+ * temporary snapshot flushed → old snapshot renamed to the backup (a damaged one is kept aside
+ * instead) → temporary renamed in → directory flushed. Between the two renames a reader falls
+ * back to the backup, which with its journals is the old state.
+ */
+async function rewrite(context: FilesContext, p: SessionPaths, current: SessionState | undefined, next: Rewrite, isGone: (pid: number) => boolean): Promise<{ state: SessionState; keptAside: string[] }> {
+  const created = fs.mkdirSync(p.dir, { recursive: true });
+  if (created !== undefined) {
+    // A new directory exists durably once the directory holding it is flushed: flush each
+    // parent of what was created, deepest first.
+    for (let dir = path.dirname(p.dir); ; dir = path.dirname(dir)) {
+      await fsyncDirectory(dir);
+      if (dir === path.dirname(created) || dir === path.dirname(dir)) break;
+    }
+  }
+  const gen = nextGen(p, current);
+  const journal = await createJournal(p, gen, next.head.version, next.lineage, next.cause);
+  let keptAside: string[] = [];
+  try {
+    const temporary = await writeTemporary(p, { gen, lineage: next.lineage, head: next.head, ...(next.extra === undefined ? {} : { extra: next.extra }) }, next.messages);
+    let backupGen: number | undefined;
+    if (snapshotIsCurrent(p, current)) {
+      fs.renameSync(p.snapshot, p.backup);
+      backupGen = current?.baseGen;
+    } else if (statOrUndefined(p.snapshot) !== undefined) {
+      // Damaged (we could not read it): never make it the backup, never delete it.
+      keptAside = await keepAside(context, p, [p.snapshot]);
+    }
+    fs.renameSync(temporary.file, p.snapshot);
+    unlinkIfPresent(p.marker);
+    await fsyncDirectory(p.dir);
+    collectGarbage(p, backupGen, isGone);
+    const ids = new Set(next.messages.map((message) => message.id));
+    const state: SessionState = {
+      head: next.head,
+      messages: next.messages,
+      ids,
+      lineage: next.lineage,
+      extra: next.extra,
+      baseGen: gen,
+      snapStamp: temporary.stamp,
+      fromBackup: false,
+      gen,
+      fd: journal.fd,
+      offset: journal.bytes,
+      journalBytes: journal.bytes,
+      snapshotBytes: temporary.size,
+      unsynced: false,
+    };
+    release(current);
+    return { state, keptAside };
+  } catch (error) {
+    closeQuietly(journal.fd);
+    throw error;
+  }
+}
+
+/** A random lineage id (a new one for each replace). */
+export function newLineage(): string {
+  return randomBytes(8).toString('hex');
+}
+
+/** Options of a read. */
+export interface ReadOptions {
+  /** The caller holds the session's write lock: repairs are allowed. */
+  readonly locked: boolean;
+  readonly isGone: (pid: number) => boolean;
+  readonly report: (damage: DamageReport) => void;
+}
+
+/** Reads a session from scratch. */
+async function readFull(context: FilesContext, p: SessionPaths, options: ReadOptions): Promise<ReadResult> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const primary = readSnapshotFile(p.snapshot, p.id, 'snapshot');
+    let read: SnapshotRead = primary;
+    let fromBackup = false;
+    let backup: SnapshotRead | undefined;
+    if (primary.kind !== 'ok') {
+      backup = readSnapshotFile(p.backup, p.id, 'backup');
+      if (backup.kind === 'ok') {
+        read = backup;
+        fromBackup = true;
+      }
+    }
+    if (read.kind !== 'ok') {
+      const found = inventory(p);
+      if (!found.hasData) return found.marker ? { kind: 'recovered', note: readMarker(p) } : { kind: 'none' };
+      if (!options.locked) return { kind: 'escalate' };
+      const reason = `snapshot: ${describe(primary)}; backup: ${describe(backup ?? primary)}`;
+      const note = await recoverLost(context, p, reason, found);
+      options.report({ sessionId: p.id, kind: 'unreadable', reason, keptAside: note.keptAside });
+      return { kind: 'recovered', note };
+    }
+    // Falling back to the backup changes files (the snapshot is rewritten): only under the lock.
+    // Between the two renames of a fold the snapshot is briefly missing; the lock waits that out.
+    if (fromBackup && !options.locked) return { kind: 'escalate' };
+    const state = stateFrom(read, fromBackup);
+    if (fromBackup) state.damage = `snapshot: ${describe(primary)}`;
+    const end = catchUp(p, state);
+    if (end.kind === 'vanished') {
+      release(state);
+      continue;
+    }
+    if (!options.locked) {
+      // The snapshot must still be the one read: otherwise a fold, replace or delete ran meanwhile.
+      const stat = statOrUndefined(p.snapshot);
+      if (stat === undefined || stampOf(stat) !== state.snapStamp) {
+        release(state);
+        continue;
+      }
+      if (end.kind === 'corrupt' || beginIsDamaged(state, end)) {
+        release(state);
+        return { kind: 'escalate' };
+      }
+      return { kind: 'ok', state };
+    }
+    return { kind: 'ok', state: await settle(context, p, state, end, options) };
+  }
+  if (!options.locked) return { kind: 'escalate' };
+  throw new Error(`file: session ${p.id} kept changing while it was read under its lock`);
+}
+
+/**
+ * True when the journal being read has no valid begin line although it exists: a journal is
+ * reachable only after its begin line was flushed, so this is damage (emptied or overwritten),
+ * not an unfinished write.
+ */
+function beginIsDamaged(state: SessionState, end: ChainEnd): boolean {
+  return state.offset === 0 && (end.kind === 'end' || end.kind === 'torn');
+}
+
+/** Under the lock: makes the files of a state just read clean (torn tail cut, damage repaired). */
+async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: ReadOptions): Promise<SessionState> {
+  const damaged = end.kind === 'corrupt' || beginIsDamaged(state, end);
+  if (damaged || state.fromBackup) {
+    const keptAside: string[] = [];
+    if (damaged) {
+      // Never replay past a damaged record, never delete what follows it: the journal is copied aside.
+      const journal = p.journal(state.gen);
+      if ((statOrUndefined(journal)?.size ?? 0) > 0) keptAside.push(...(await keepAside(context, p, [journal], true)));
+    }
+    // Journals after the chain belong to a history only a lost snapshot knew (a replace) or that
+    // damage cut off: kept aside rather than collected later. Those holding only their begin
+    // line (a fold or replace cut by a crash) hold nothing and go.
+    const unreachable = inventory(p).journals.filter((gen) => gen > state.gen).map((gen) => p.journal(gen));
+    for (const file of unreachable.filter(onlyBegins)) unlinkIfPresent(file);
+    keptAside.push(...(await keepAside(context, p, unreachable.filter((file) => statOrUndefined(file) !== undefined))));
+    // After damage, the version and lastSeq go above anything the lost records claim, so no
+    // version or sequence number is ever given twice.
+    const maxVersion = end.kind === 'corrupt' ? end.maxVersion : 0;
+    const maxSeq = end.kind === 'corrupt' ? end.maxSeq : 0;
+    const head: HeadRecord = damaged ? { ...state.head, version: Math.max(state.head.version, maxVersion) + 1, lastSeq: Math.max(state.head.lastSeq, maxSeq) } : state.head;
+    // The snapshot is rewritten from what was read (a damaged snapshot is kept aside, a good one becomes the backup).
+    const damage = state.damage;
+    const written = await rewrite(context, p, state, { head, messages: state.messages, lineage: state.lineage, extra: state.extra, cause: 'repair' }, options.isGone);
+    keptAside.push(...written.keptAside);
+    const reasons = [damage, end.kind === 'corrupt' ? end.reason : damaged ? `journal ${state.gen} of ${p.id} has no valid begin record` : undefined];
+    options.report({ sessionId: p.id, kind: damaged ? 'journal-damaged' : 'restored-from-backup', reason: reasons.filter(Boolean).join('; '), keptAside });
+    return written.state;
+  }
+  if (end.kind === 'missing') {
+    // A journal the chain names is gone (deleted by hand, or its creation lost with the disk
+    // cache): nothing acknowledged can be in it, so it starts again empty.
+    const journal = await createJournal(p, state.gen, state.head.version, state.lineage, 'repair');
+    await fsyncDirectory(p.dir);
+    state.fd = journal.fd;
+    state.offset = journal.bytes;
+    state.journalBytes += journal.bytes;
+  } else if (end.kind === 'torn' && state.fd !== undefined) {
+    // Only an unacknowledged write can be cut short: drop it before anything is written after it.
+    fs.ftruncateSync(state.fd, state.offset);
+  }
+  return state;
+}
+
+/**
+ * Brings a cached state up to date (or reads the session when there is none): new journal
+ * records of other processes are applied; a fold by another process keeps the cache; a replace
+ * or delete reads again.
+ */
+export async function refresh(context: FilesContext, p: SessionPaths, state: SessionState | undefined, options: ReadOptions): Promise<ReadResult> {
+  if (state === undefined || state.fromBackup) {
+    release(state);
+    return readFull(context, p, options);
+  }
+  const stat = statOrUndefined(p.snapshot);
+  if (stat === undefined) {
+    release(state);
+    return readFull(context, p, options);
+  }
+  if (stampOf(stat) !== state.snapStamp) {
+    const header = readSnapshotHeader(p.snapshot, p.id);
+    // Another process folded: same lineage, up to a journal we already follow. Keep the cache.
+    if (header !== undefined && header.header.lineage === state.lineage && header.header.gen >= state.baseGen && header.header.gen <= state.gen && header.header.head.version <= state.head.version) {
+      state.snapStamp = header.stamp;
+      state.snapshotBytes = header.size;
+      if (header.header.gen === state.gen) state.journalBytes = state.offset;
+      state.baseGen = header.header.gen;
+    } else {
+      release(state);
+      return readFull(context, p, options);
+    }
+  }
+  const end = catchUp(p, state);
+  if (end.kind === 'vanished' || end.kind === 'missing') {
+    release(state);
+    return readFull(context, p, options);
+  }
+  if ((end.kind === 'corrupt' || beginIsDamaged(state, end)) && !options.locked) {
+    release(state);
+    return { kind: 'escalate' };
+  }
+  return { kind: 'ok', state: options.locked ? await settle(context, p, state, end, options) : state };
+}
+
+/** Head fields an append changed: a journal record stays small however large the head's data. */
+function headChanges(before: HeadRecord, after: HeadRecord): Record<string, JsonValue> {
+  const changes: Record<string, JsonValue> = {};
+  for (const [key, value] of Object.entries(after)) {
+    if (key !== 'id' && value !== (before as unknown as Record<string, unknown>)[key]) changes[key] = value as JsonValue;
+  }
+  return changes;
+}
+
+/** Applies appends to a state (under the lock) and returns the journal bytes that record them. */
+export function applyAppends(store: string, id: string, state: SessionState, commits: readonly AppendCommit[]): { bytes: Buffer | undefined; outcomes: Array<AppendOutcome | Error> } {
+  const lines: Buffer[] = [];
+  const outcomes: Array<AppendOutcome | Error> = [];
+  for (const commit of commits) {
+    try {
+      checkVersion(store, id, state.head.version, commit.expectedVersion);
+    } catch (error) {
+      outcomes.push(error as Error);
+      continue;
+    }
+    const { head, appended, duplicates } = appendToHead(state.head, commit, (messageId) => state.ids.has(messageId));
+    if (appended.length > 0) {
+      lines.push(journalLine({ k: 'add', from: state.head.version, head: headChanges(state.head, head), msgs: appended }));
+      for (const record of appended) {
+        state.messages.push(record);
+        state.ids.add(record.id);
+      }
+      state.head = head;
+    }
+    outcomes.push({ version: state.head.version, appended, duplicates });
+  }
+  return { bytes: lines.length === 0 ? undefined : Buffer.concat(lines), outcomes };
+}
+
+/** Writes appended records to the journal (under the lock); `flushAppends` makes them durable. */
+export function writeAppends(state: SessionState, bytes: Buffer | undefined): void {
+  if (bytes === undefined) return;
+  if (state.fd === undefined) throw new Error('file: no journal is open');
+  writeFully(state.fd, bytes);
+  state.offset += bytes.length;
+  state.journalBytes += bytes.length;
+  state.unsynced = true;
+}
+
+/**
+ * Flushes the journal when it holds records not yet flushed by this process — its own, or
+ * another writer's it has read (acknowledging nothing that a power loss could still take).
+ */
+export async function flushAppends(state: SessionState): Promise<void> {
+  if (!state.unsynced || state.fd === undefined) return;
+  state.unsynced = false;
+  await fdatasync(state.fd);
+}
+
+/** `NOT_FOUND` for session `id`. */
+export function notFound(store: string, id: string): NotFoundError {
+  return new NotFoundError(`${store}: no session ${JSON.stringify(id)}`, { details: { id } });
+}
+
+/** Replaces (or creates) a session (under the lock, after a locked read). */
+export async function replaceSession(context: FilesContext, p: SessionPaths, current: SessionState | undefined, commit: ReplaceCommit, isGone: (pid: number) => boolean): Promise<SessionState> {
+  if (commit.expectedVersion !== undefined) checkVersion(context.store, p.id, current?.head.version ?? 0, commit.expectedVersion);
+  const messages = commit.messages.map((record) => ({ seq: record.seq, id: record.id, data: record.data }));
+  const { state } = await rewrite(context, p, current, { head: { ...commit.head }, messages, lineage: newLineage(), extra: undefined, cause: current === undefined ? 'create' : 'replace' }, isGone);
+  return state;
+}
+
+/** A fold in progress: the state up to the seal, to be written as the next snapshot. */
+export interface FoldPlan {
+  readonly baseStamp: string;
+  readonly baseGen: number;
+  readonly gen: number;
+  readonly lineage: string;
+  readonly head: HeadRecord;
+  readonly messages: readonly MessageRecord[];
+  readonly extra: Readonly<Record<string, JsonValue>> | undefined;
+  temporary?: { file: string; stamp: string; size: number };
+}
+
+/**
+ * First step of a fold (under the write lock): start journal `gen + 1` and seal the current one,
+ * so appends continue at once while the snapshot is written without the lock.
+ */
+export async function beginFold(p: SessionPaths, state: SessionState): Promise<FoldPlan | undefined> {
+  if (state.fd === undefined || state.snapStamp === undefined) return undefined;
+  const gen = nextGen(p, state);
+  const journal = await createJournal(p, gen, state.head.version, state.lineage, 'fold');
+  try {
+    // The new journal must exist durably before a seal points readers at it.
+    await fsyncDirectory(p.dir);
+    writeFully(state.fd, journalLine({ k: 'seal', next: gen }));
+    await fdatasync(state.fd);
+  } catch (error) {
+    closeQuietly(journal.fd);
+    throw error;
+  }
+  const plan: FoldPlan = {
+    baseStamp: state.snapStamp,
+    baseGen: state.baseGen,
+    gen,
+    lineage: state.lineage,
+    head: state.head,
+    messages: state.messages.slice(),
+    extra: state.extra,
+  };
+  closeQuietly(state.fd);
+  state.fd = journal.fd;
+  state.gen = gen;
+  state.offset = journal.bytes;
+  state.unsynced = false;
+  return plan;
+}
+
+/** Second step (no lock): the snapshot of everything before the seal, flushed to a temporary file. */
+export async function writeFold(p: SessionPaths, plan: FoldPlan): Promise<void> {
+  plan.temporary = await writeTemporary(p, { gen: plan.gen, lineage: plan.lineage, head: plan.head, ...(plan.extra === undefined ? {} : { extra: plan.extra }) }, plan.messages);
+}
+
+/**
+ * Last step (under the write lock): if nothing replaced the snapshot meanwhile, the old snapshot
+ * becomes the backup and the new one takes its place; journals the backup no longer needs go.
+ */
+export async function finishFold(p: SessionPaths, state: SessionState | undefined, plan: FoldPlan, isGone: (pid: number) => boolean): Promise<boolean> {
+  const temporary = plan.temporary;
+  if (temporary === undefined) return false;
+  const stat = statOrUndefined(p.snapshot);
+  if (stat === undefined || stampOf(stat) !== plan.baseStamp) {
+    unlinkIfPresent(temporary.file);
+    return false;
+  }
+  fs.renameSync(p.snapshot, p.backup);
+  fs.renameSync(temporary.file, p.snapshot);
+  await fsyncDirectory(p.dir);
+  collectGarbage(p, plan.baseGen, isGone);
+  if (state !== undefined && state.lineage === plan.lineage && state.snapStamp === plan.baseStamp) {
+    state.snapStamp = temporary.stamp;
+    state.snapshotBytes = temporary.size;
+    state.baseGen = plan.gen;
+    if (state.gen === plan.gen) state.journalBytes = state.offset;
+  }
+  return true;
+}
+
+/** Deletes a session (under the lock): its directory is renamed away in one step, then removed. */
+export async function removeSession(context: FilesContext, p: SessionPaths): Promise<boolean> {
+  const found = inventory(p);
+  if (!found.exists) return false;
+  const trash = path.join(context.paths.sessions, `.trash-${p.name}-${randomBytes(4).toString('hex')}`);
+  fs.renameSync(p.dir, trash);
+  await fsyncDirectory(context.paths.sessions);
+  await fs.promises.rm(trash, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  return found.hasData;
+}
+
+/** The head of a session from its snapshot header and journals, without reading its messages (for the index). */
+export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string; gen: number; offset: number } | undefined {
+  let header = readSnapshotHeader(p.snapshot, p.id);
+  let snap = header?.stamp ?? '-';
+  if (header === undefined) {
+    header = readSnapshotHeader(p.backup, p.id);
+    snap = '-';
+  }
+  if (header === undefined) return undefined;
+  const target = { head: header.header.head, lineage: header.header.lineage, gen: header.header.gen, offset: 0 };
+  for (;;) {
+    const fd = openJournal(p.journal(target.gen));
+    if (fd === undefined) break;
+    let end: ReturnType<typeof replayOpen>;
+    try {
+      end = replayOpen(fd, target, `journal ${target.gen} of ${p.id}`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (end.kind !== 'sealed') break;
+    target.gen = end.next;
+    target.offset = 0;
+  }
+  return { head: target.head, snap, gen: target.gen, offset: target.offset };
+}

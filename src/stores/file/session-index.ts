@@ -1,0 +1,149 @@
+/**
+ * Penguin's session index, as a cache that cannot lie: one entry per session (its head, and the
+ * identity of the files it was read from). `list` checks each entry against the directory — the
+ * set of session directories, then the snapshot's identity and the current journal's size, two
+ * `stat` calls per session — and re-reads only the heads of sessions that changed (a snapshot
+ * header and a short journal, never the messages). A missing, damaged or stale index file is
+ * simply rebuilt; appends never touch it.
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { ChatstateError } from '../../errors.js';
+import type { HeadRecord } from '../../store/types.js';
+import { FrameError, frameLine, parseLine } from './frame.js';
+import { errorCode, isMissing, stampOf, statOrUndefined, unlinkIfPresent } from './fs-util.js';
+import { decodeName, type SessionPaths, type StorePaths } from './paths.js';
+import { readHeadOnly } from './session-files.js';
+
+/** One session in the index. */
+interface IndexEntry {
+  readonly head: HeadRecord;
+  /** Identity of the snapshot the head was read from (`-` for the backup). */
+  readonly snap: string;
+  /** The journal the head was read up to, and how far. */
+  readonly gen: number;
+  readonly offset: number;
+}
+
+function isEntry(value: unknown): value is IndexEntry & { name: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  const head = entry.head as Record<string, unknown> | null;
+  return (
+    typeof entry.name === 'string' &&
+    typeof entry.snap === 'string' &&
+    typeof entry.gen === 'number' &&
+    typeof entry.offset === 'number' &&
+    typeof head === 'object' &&
+    head !== null &&
+    typeof head.id === 'string' &&
+    typeof head.updatedAt === 'string' &&
+    typeof head.version === 'number'
+  );
+}
+
+function fresh(p: SessionPaths, entry: IndexEntry): boolean {
+  const snapshot = statOrUndefined(p.snapshot);
+  if ((snapshot === undefined ? '-' : stampOf(snapshot)) !== entry.snap) return false;
+  return statOrUndefined(p.journal(entry.gen))?.size === entry.offset;
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The index of one store directory. */
+export class SessionIndex {
+  private readonly entries = new Map<string, IndexEntry>();
+  private fileStamp: string | undefined;
+  private running: Promise<HeadRecord[]> | undefined;
+
+  constructor(private readonly paths: StorePaths) {}
+
+  /** Every session's head, verified against the directory. Concurrent calls share one pass. */
+  heads(): Promise<HeadRecord[]> {
+    this.running ??= this.verify().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private loadFile(): void {
+    const stat = statOrUndefined(this.paths.index);
+    if (stat === undefined || stampOf(stat) === this.fileStamp) return;
+    this.fileStamp = stampOf(stat);
+    try {
+      const text = fs.readFileSync(this.paths.index);
+      const fields = parseLine(text, 0, text.length - 1);
+      if (fields.k !== 'index' || !Array.isArray(fields.entries)) return;
+      for (const value of fields.entries as unknown[]) {
+        if (!isEntry(value)) continue;
+        const { name, ...entry } = value;
+        // Entries are verified against the files before use, so any source will do.
+        if (!this.entries.has(name)) this.entries.set(name, entry);
+      }
+    } catch (error) {
+      // A damaged or half-written index is only a slower list: it is rebuilt from the sessions.
+      if (!(error instanceof FrameError) && !isMissing(error)) throw error;
+    }
+  }
+
+  private writeFile(): void {
+    const entries = [...this.entries].map(([name, entry]) => ({ name, ...entry }));
+    const temporary = `${this.paths.index}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    try {
+      // No fsync: the index is derived data, checked against the sessions on every list.
+      fs.writeFileSync(temporary, frameLine({ k: 'index', s: 1, entries }), { flag: 'wx' });
+      fs.renameSync(temporary, this.paths.index);
+      const stat = statOrUndefined(this.paths.index);
+      this.fileStamp = stat === undefined ? undefined : stampOf(stat);
+    } catch (error) {
+      unlinkIfPresent(temporary);
+      // A read-only or full disk must not fail a list: the index is only a cache.
+      if (errorCode(error) === undefined) throw error;
+    }
+  }
+
+  private async verify(): Promise<HeadRecord[]> {
+    this.loadFile();
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.paths.sessions);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      names = [];
+    }
+    let changed = false;
+    const present = new Set<string>();
+    let checked = 0;
+    for (const name of names) {
+      const id = decodeName(name);
+      if (id === undefined) continue;
+      present.add(name);
+      const p = this.paths.session(id);
+      const entry = this.entries.get(name);
+      if (entry !== undefined && fresh(p, entry)) continue;
+      let read: ReturnType<typeof readHeadOnly>;
+      try {
+        read = readHeadOnly(p);
+      } catch (error) {
+        // A session written by a newer version cannot be listed by this one; the rest can.
+        if (ChatstateError.isInstance(error) && error.code === 'CORRUPT') read = undefined;
+        else throw error;
+      }
+      changed = true;
+      if (read === undefined) this.entries.delete(name);
+      else this.entries.set(name, read);
+      // Rebuilding a large index reads many files: let other work run in between.
+      checked += 1;
+      if (checked % 256 === 0) await yieldToLoop();
+    }
+    for (const name of this.entries.keys()) {
+      if (!present.has(name)) {
+        this.entries.delete(name);
+        changed = true;
+      }
+    }
+    if (changed) this.writeFile();
+    return [...this.entries.values()].map((entry) => entry.head);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Child process of the file-store crash test: appends to and saves one session in a loop, as
+ * fast as it can, printing each write after its promise resolved, until the parent kills it with
+ * SIGKILL. A tiny fold threshold makes folds (journal seal, snapshot rewrite, backup rotation)
+ * frequent, so kills land inside them too.
+ *
+ * Usage: node --import tsx file-crash-child.ts <directory> <sessionId> <tag> <seed> <foldBytes>
+ *
+ * Output lines (stdout is a pipe, written synchronously on Linux, so a printed line is an
+ * acknowledged write): `READY`, `A <id> <id>…` after an append, `S <id>` after a save that added
+ * the message `<id>`, and `ERR <text>` when the store broke a promise the child can check alone.
+ */
+import { ChatstateError } from '../../src/errors.js';
+import { Message } from '../../src/message/message.js';
+import { Session } from '../../src/session/session.js';
+import { fileStore } from '../../src/stores/file/index.js';
+
+const [directory, sessionId, tag, seedText, foldText] = process.argv.slice(2);
+if (directory === undefined || sessionId === undefined || tag === undefined || seedText === undefined || foldText === undefined) {
+  throw new Error('usage: file-crash-child.ts <directory> <sessionId> <tag> <seed> <foldBytes>');
+}
+
+// mulberry32: a small seeded generator, so a failing run can be replayed with its seed.
+let state = Number(seedText) >>> 0;
+function random(): number {
+  state = (state + 0x6d2b79f5) >>> 0;
+  let t = state;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function isConflict(error: unknown): boolean {
+  return ChatstateError.isInstance(error) && error.code === 'CONFLICT';
+}
+
+const store = fileStore(directory, { foldBytes: Number(foldText) });
+if ((await store.get(sessionId)) === undefined) {
+  try {
+    await store.save(Session.create({ id: sessionId, userId: 'crash' }), { expectedVersion: 0 });
+  } catch (error) {
+    // Another child created it first.
+    if (!isConflict(error)) throw error;
+  }
+}
+out('READY');
+
+let lastAcknowledged: string | undefined;
+for (let step = 0; ; step += 1) {
+  if (random() < 0.05) {
+    // A save: a whole-session compare-and-replace racing the other children's appends and folds.
+    const session = await store.load(sessionId);
+    const message = Message.user(`${tag} saved at step ${step}`, { id: `${tag}-${step}-s` });
+    try {
+      await store.save(session.append(message), { expectedVersion: session.version });
+      out(`S ${message.id}`);
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    continue;
+  }
+  const count = 1 + Math.floor(random() * 3);
+  const messages = Array.from({ length: count }, (_, index) =>
+    Message.assistant(`${tag} step ${step} part ${index} `.repeat(1 + Math.floor(random() * 20)), { id: `${tag}-${step}-${index}` }),
+  );
+  // Now and then, retry the last acknowledged message with the new ones: it must be a duplicate.
+  const retry = lastAcknowledged !== undefined && random() < 0.2 ? lastAcknowledged : undefined;
+  const batch = retry === undefined ? messages : [Message.user('a retried message', { id: retry }), ...messages];
+  const result = await store.append(sessionId, batch);
+  if (retry !== undefined && !result.duplicates.includes(retry)) out(`ERR retried ${retry} was not reported as a duplicate`);
+  const added = result.appended.map((message) => message.id);
+  if (added.join(' ') !== messages.map((message) => message.id).join(' ')) out(`ERR appended ${added.join(' ')}, expected the new messages only`);
+  out(`A ${added.join(' ')}`);
+  lastAcknowledged = added.at(-1);
+}
