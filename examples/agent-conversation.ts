@@ -1,9 +1,9 @@
 /**
  * `npm start`: an agent conversation end to end, with no network — a scripted model that calls
- * real tool functions, tool-safe compaction after each final answer, the session saved to disk and
- * reloaded, an opaque signed state blob, and the history sent through every provider format.
+ * real tool functions, every message appended durably to the embedded file store, tool-safe
+ * compaction after each final answer, the session reloaded from disk, an opaque signed state blob,
+ * and the history sent through every provider format.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compaction } from '../src/compaction/index.js';
 import { formats, validate } from '../src/formats/index.js';
@@ -11,6 +11,7 @@ import { Message } from '../src/message/message.js';
 import { PROVIDERS } from '../src/message/schema.js';
 import { Session } from '../src/session/session.js';
 import { decodeState, encodeState } from '../src/state/index.js';
+import { openStore } from '../src/stores/open-store.js';
 import { tokens } from '../src/tokens/index.js';
 
 type Tool = (args: Record<string, string>) => unknown;
@@ -50,42 +51,50 @@ const inputs = [
   'Please remember that I prefer window seats.',
 ];
 
-let session = Session.create({ agentId: 'travel-planner', userId: 'demo-user' }).append(
-  Message.system('You are a concise travel assistant. Use tools for facts.'),
-  Message.context('Company policy: economy class only; budget 600 EUR per leg.'),
+// The embedded default store: a directory of checksummed journals and snapshots.
+const directory = join(process.cwd(), '.chatstate', 'example');
+const store = await openStore(`file:${directory}`);
+let session = await store.save(
+  Session.create({ agentId: 'travel-planner', userId: 'demo-user' }).append(
+    Message.system('You are a concise travel assistant. Use tools for facts.'),
+    Message.context('Company policy: economy class only; budget 600 EUR per leg.'),
+  ),
 );
 
+/** Appends durably (fsync'd when it resolves), then to the in-memory value. */
+async function record(...messages: Message[]): Promise<void> {
+  const { appended } = await store.append(session.id, messages, { expectedVersion: session.version });
+  session = session.append(...appended);
+}
+
 for (const input of inputs) {
-  session = session.append(Message.user(input));
+  await record(Message.user(input));
   // The tool loop: never compacted in the middle, only after the final answer.
   for (let step = 0; step < 5; step++) {
     const reply = scriptedModel(session.messages);
-    session = session.append(reply);
+    await record(reply);
     if (reply.toolCalls === undefined) break;
     const results = reply.toolCalls.map((call) => {
       const tool = tools[call.name];
       const output = tool === undefined ? { error: `unknown tool ${call.name}` } : tool(JSON.parse(call.arguments) as Record<string, string>);
       return Message.tool(call.id, JSON.stringify(output), { name: call.name });
     });
-    session = session.append(...results);
+    await record(...results);
   }
   const { session: compacted, result } = session.compact(compactor);
   if (result?.compacted === true) {
+    session = await store.save(compacted, { expectedVersion: session.version });
     console.log(
       `compacted after "${input.slice(0, 40)}…": removed ${result.removed.count} messages (${result.removed.tokens} tokens), ${result.tokensBefore} → ${result.tokensAfter} tokens`,
     );
   }
-  session = compacted;
 }
 
-// Save atomically (temp file + rename) and reload with validation.
-const dir = join(process.cwd(), '.chatstate', 'example');
-await mkdir(dir, { recursive: true });
-const file = join(dir, `${session.id}.json`);
-await writeFile(`${file}.tmp`, JSON.stringify(session));
-await rename(`${file}.tmp`, file);
-const reloaded = Session.fromJSON(await readFile(file, 'utf8'));
-console.log(`\nsaved ${file} and reloaded it: ${reloaded.messages.length} messages, agent ${reloaded.agentId}, version ${reloaded.version}`);
+const reloaded = await store.load(session.id);
+const [summary] = await store.list({ limit: 1 });
+console.log(`\nreloaded ${reloaded.id} from ${directory}: ${reloaded.messages.length} messages (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`);
+console.log(`index: "${summary?.title}", ${summary?.messageCount} messages, ${summary?.tokenCount} tokens`);
+await store.close();
 
 // Chat-with-state for stateless callers: a signed, encrypted blob, locked to one provider.
 const key = 'example-secret-key-of-at-least-16-bytes';
