@@ -1,37 +1,52 @@
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`), prints their tables, and writes them with the machine and
- * the command to bench/RESULTS.md. No figure is compared with a stored one: every ratio is
- * measured against a baseline run in the same process.
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`; `stores` names the
+ * last four), prints their tables, and writes them with the machine and the command to
+ * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
+ * baseline run in the same process.
  * @module
  */
 import { writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runCompactionSafetyBench } from './compaction-safety.js';
 import { runCompactionBench } from './compaction.js';
 import { REPORT_SEED } from './corpus.js';
 import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harness.js';
+import { runStoreAppendBench } from './store-append.js';
+import { stopBenchServers } from './store-fixtures.js';
+import { runLangGraphBench } from './store-langgraph.js';
+import { runStoreReadBench } from './store-reads.js';
+import { runServerBench } from './store-servers.js';
 import { runTokenBench } from './tokens.js';
 
 const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   tokens: runTokenBench,
   compaction: runCompactionBench,
   safety: runCompactionSafetyBench,
+  append: runStoreAppendBench,
+  langgraph: runLangGraphBench,
+  reads: runStoreReadBench,
+  servers: runServerBench,
+};
+
+/** Names that stand for several suites. */
+const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  stores: ['append', 'langgraph', 'reads', 'servers'],
 };
 
 function selectSuites(args: readonly string[]): string[] {
-  const names = args.filter((arg) => !arg.startsWith('-'));
+  const names = args.filter((arg) => !arg.startsWith('-')).flatMap((name) => GROUPS[name] ?? [name]);
   if (names.length === 0) return Object.keys(SUITES);
   const unknown = names.filter((name) => !(name in SUITES));
   if (unknown.length > 0) {
-    console.error(`Unknown suite(s): ${unknown.join(', ')}. Suites: ${Object.keys(SUITES).join(', ')}.`);
+    console.error(`Unknown suite(s): ${unknown.join(', ')}. Suites: ${Object.keys(SUITES).join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}.`);
     process.exit(2);
   }
-  return names;
+  return [...new Set(names)];
 }
 
-function render(reports: readonly SuiteReport[], command: string, elapsed: number): string {
+function render(reports: readonly SuiteReport[], command: string, elapsed: number, load: readonly number[], after: ReadonlyMap<string, number>): string {
   const cpu = cpus();
   const lines = [
     '# Benchmark results',
@@ -43,6 +58,8 @@ function render(reports: readonly SuiteReport[], command: string, elapsed: numbe
     `- CPU: ${cpu[0]?.model.trim() ?? 'unknown'} × ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
     `- Corpus: \`bench/corpus.ts\`, seed ${REPORT_SEED} (deterministic): system prompt, then user → assistant [tool calls → results]* → assistant turns of English prose, markdown with TypeScript/Python blocks, JSON tool arguments and JSON tool outputs; about 1 message in 5 is a tool result`,
     `- Total bench time: ${formatMs(elapsed)}`,
+    // Timings on a shared machine mean little without how busy it was.
+    `- Load average when the run started: ${load.map((value) => value.toFixed(2)).join(', ')} (1, 5, 15 min); 1-min load average after each suite: ${[...after].map(([name, value]) => `${name} ${value.toFixed(2)}`).join(', ')} (this run itself keeps about one core busy)`,
     '',
     'Every ratio compares functions measured in this same run (round-robin, median of the repetitions after warm-up runs), never a stored figure.',
   ];
@@ -59,20 +76,28 @@ async function main(): Promise<void> {
   const names = selectSuites(args);
   const command = args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`;
   const reports: SuiteReport[] = [];
+  const load = loadavg();
+  const after = new Map<string, number>();
   const elapsed = await timeOnceAsync(async () => {
-    for (const name of names) {
-      const suite = SUITES[name];
-      if (suite === undefined) continue;
-      console.error(`running ${name}…`);
-      const report = await suite();
-      reports.push(report);
-      console.log(`\n## ${report.title}\n`);
-      for (const table of report.tables) console.log(`${renderTable(table).join('\n')}\n`);
-      for (const note of report.notes) console.log(`- ${note}`);
+    try {
+      for (const name of names) {
+        const suite = SUITES[name];
+        if (suite === undefined) continue;
+        console.error(`running ${name}…`);
+        const report = await suite();
+        after.set(name, loadavg()[0] ?? 0);
+        reports.push(report);
+        console.log(`\n## ${report.title}\n`);
+        for (const table of report.tables) console.log(`${renderTable(table).join('\n')}\n`);
+        for (const note of report.notes) console.log(`- ${note}`);
+      }
+    } finally {
+      // The throwaway Postgres and Redis servers the store suites started.
+      await stopBenchServers();
     }
   });
   const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-  writeFileSync(path, render(reports, command, elapsed));
+  writeFileSync(path, render(reports, command, elapsed, load, after));
   console.log(`\nTotal ${formatMs(elapsed)}; wrote ${path}`);
 }
 
