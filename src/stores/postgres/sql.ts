@@ -5,6 +5,7 @@
  */
 import { DataError, InvalidInputError } from '../../errors.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import { HEAD_COLUMNS, headValues } from '../sql-head.js';
 
 /** Name of the store in error messages. */
 export const STORE = 'postgres';
@@ -55,28 +56,7 @@ export function tablesFor(schema: string, prefix: string): Tables {
 }
 
 /** Columns of a head row, in the order the statements below use. */
-export const HEAD_COLUMNS =
-  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
-
-/** A head as the 14 bound values of `HEAD_COLUMNS`. */
-export function headValues(head: HeadRecord): unknown[] {
-  return [
-    head.id,
-    head.schema,
-    head.version,
-    head.agentId ?? null,
-    head.userId ?? null,
-    head.createdAt,
-    head.updatedAt,
-    head.expiresAt ?? null,
-    head.ttlMs ?? null,
-    head.messageCount,
-    head.tokenCount,
-    head.lastSeq,
-    head.title ?? null,
-    head.data,
-  ];
-}
+export { HEAD_COLUMNS, headValues };
 
 /** The statements of one store, for its tables. */
 export function statements(tables: Tables) {

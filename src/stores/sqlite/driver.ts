@@ -16,6 +16,7 @@ import type {
 } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
 import { assertStorable, headOf, messageOf, prepareStatements, translateError, type HeadRow, type MessageRow, type SqliteDatabaseLike } from './sql.js';
+import { headValues } from '../sql-head.js';
 
 /** One queued write: runs inside the group's transaction. */
 interface PendingWrite {
@@ -221,22 +222,7 @@ export class SqliteDriver implements StoreDriver {
         checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
       this.statements.deleteMessages.run(id);
-      this.statements.upsertHead.run(
-        id,
-        head.schema,
-        head.version,
-        head.agentId ?? null,
-        head.userId ?? null,
-        head.createdAt,
-        head.updatedAt,
-        head.expiresAt ?? null,
-        head.ttlMs ?? null,
-        head.messageCount,
-        head.tokenCount,
-        head.lastSeq,
-        head.title ?? null,
-        head.data,
-      );
+      this.statements.upsertHead.run(...headValues({ ...head, id }));
       for (const message of commit.messages) this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
     });
   }

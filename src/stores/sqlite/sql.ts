@@ -6,6 +6,7 @@
 import { ChatstateError, CollaboratorError, DataError, InvalidInputError, errorMessage } from '../../errors.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
+import { HEAD_COLUMNS } from '../sql-head.js';
 
 /** A prepared statement, by the shape chatstate uses (`better-sqlite3`'s `Statement` has it). */
 export interface SqliteStatementLike {
@@ -49,8 +50,6 @@ function corrupt(label: DatabaseLabel, what: string): DataError {
   return new DataError('CORRUPT', `${label.store}: ${label.file}: ${what}`, { details: { file: label.file } });
 }
 
-const HEAD_COLUMNS =
-  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
 
 /** A row of `sessions`, as read (types checked by `headOf`). */
 export interface HeadRow {
