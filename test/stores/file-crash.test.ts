@@ -10,13 +10,13 @@
  * - one writer per session (4 sessions written at once in one directory);
  * - four writers on one session (their locks are broken when they die holding them).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileStore } from '../../src/stores/file/index.js';
+import { runKilledChild, seededRandom, type ChildRun } from '../support/kill-harness.js';
 
 const CHILD = fileURLToPath(new URL('../support/file-crash-child.ts', import.meta.url));
 const SEED = 20_260_417;
@@ -25,63 +25,9 @@ const ROUNDS = 13;
 /** Small enough that most rounds fold at least once. */
 const FOLD_BYTES = 6000;
 
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface ChildRun {
-  /** Ids whose write was acknowledged (printed after the promise resolved). */
-  readonly acknowledged: string[];
-  readonly errors: string[];
-  readonly signal: NodeJS.Signals | null;
-  readonly code: number | null;
-  readonly stderr: string;
-}
-
-/**
- * Runs one child and kills it `delayMs` after it printed READY, or after it started when `early`
- * (then kills land while the store and the session are being created). Only complete lines
- * count: a line cut by the kill was never acknowledged.
- */
+/** Runs one child writer on `directory` and kills it (see `runKilledChild`). */
 function runChild(directory: string, sessionId: string, tag: string, seed: number, delayMs: number, early: boolean): Promise<ChildRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, directory, sessionId, tag, String(seed), String(FOLD_BYTES)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    const kill = (): void => {
-      timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
-    };
-    if (early) kill();
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (stdout.startsWith('READY\n')) kill();
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const lines = stdout.split('\n').slice(0, -1);
-      resolve({
-        acknowledged: lines.filter((line) => line.startsWith('A ') || line.startsWith('S ')).flatMap((line) => line.slice(2).split(' ').filter(Boolean)),
-        errors: lines.filter((line) => line.startsWith('ERR ')),
-        signal,
-        code,
-        stderr,
-      });
-    });
-  });
+  return runKilledChild(CHILD, [directory, sessionId, tag, String(seed), String(FOLD_BYTES)], delayMs, early);
 }
 
 let root: string;
@@ -133,7 +79,7 @@ async function verify(directory: string, acknowledged: ReadonlyMap<string, Reado
 }
 
 async function crashRounds(directory: string, seed: number, sessionFor: (writer: number) => string, tagPrefix: string): Promise<void> {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const acknowledged = new Map<string, Set<string>>();
   for (let round = 0; round < ROUNDS; round += 1) {
     const early = round === 0;

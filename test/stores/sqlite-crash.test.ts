@@ -10,7 +10,6 @@
  * Corruption: a damaged database file is a `DataError` `CORRUPT` that names the store and the
  * file, never a raw SQLite error.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { ChatstateError, DataError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
+import { runKilledChild, seededRandom, type ChildRun } from '../support/kill-harness.js';
 
 const CHILD = fileURLToPath(new URL('../support/sqlite-crash-child.ts', import.meta.url));
 const SEED = 20_260_322;
@@ -32,62 +32,9 @@ const DATABASES = 4;
 /** Sessions per database: a round writes to one of them, so sessions grow across rounds. */
 const SESSIONS = 3;
 
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface ChildRun {
-  /** Ids whose write was acknowledged (printed after the promise resolved). */
-  readonly acknowledged: string[];
-  readonly errors: string[];
-  readonly signal: NodeJS.Signals | null;
-  readonly code: number | null;
-  readonly stderr: string;
-}
-
-/**
- * Runs one child and kills it `delayMs` after it printed READY, or after it started when `early`.
- * Only complete lines count: a line cut by the kill was never acknowledged.
- */
+/** Runs one child writer on `file` and kills it (see `runKilledChild`). */
 function runChild(file: string, sessionId: string, tag: string, seed: number, delayMs: number, early: boolean): Promise<ChildRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, sessionId, tag, String(seed)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timer: NodeJS.Timeout | undefined;
-    const kill = (): void => {
-      timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
-    };
-    if (early) kill();
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      if (stdout.startsWith('READY\n')) kill();
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const lines = stdout.split('\n').slice(0, -1);
-      resolve({
-        acknowledged: lines.filter((line) => line.startsWith('A ') || line.startsWith('S ')).flatMap((line) => line.slice(2).split(' ').filter(Boolean)),
-        errors: lines.filter((line) => line.startsWith('ERR ')),
-        signal,
-        code,
-        stderr,
-      });
-    });
-  });
+  return runKilledChild(CHILD, [file, sessionId, tag, String(seed)], delayMs, early);
 }
 
 let directory: string;
@@ -107,7 +54,7 @@ afterAll(() => {
 describe('sqlite store: SIGKILL at random moments loses no acknowledged write', () => {
   for (let database = 0; database < DATABASES; database += 1) {
     it(`database ${database + 1} of ${DATABASES}: ${ROUNDS} rounds of ${WRITERS} concurrent writers, each killed`, async () => {
-      const random = generator(SEED + database);
+      const random = seededRandom(SEED + database);
       const file = join(directory, `crash-${database}.db`);
       const acknowledged = new Map<string, Set<string>>();
       for (let round = 0; round < ROUNDS; round += 1) {

@@ -1,0 +1,66 @@
+/**
+ * The kill side of the crash tests: a seeded random source, and a runner that starts a child
+ * writer and SIGKILLs it at a chosen moment, returning what the child acknowledged before it died.
+ * The child protocol: `READY` once open, then `A <ids…>` / `S <ids…>` after each append / save
+ * resolved, `ERR …` for an error it survived. Only complete lines count: a line cut by the kill
+ * was never acknowledged.
+ */
+import { spawn } from 'node:child_process';
+
+/** A deterministic random source in [0, 1) (mulberry32), so failing kill timings can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What one killed child did. */
+export interface ChildRun {
+  /** Ids whose write was acknowledged (printed after the promise resolved). */
+  readonly acknowledged: string[];
+  readonly errors: string[];
+  readonly signal: NodeJS.Signals | null;
+  readonly code: number | null;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `script` (TypeScript, through tsx) with `args` and kills it `delayMs` after it printed
+ * READY, or after it started when `early` (then kills land while the store is being opened).
+ */
+export function runKilledChild(script: string, args: readonly string[], delayMs: number, early: boolean): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timer: NodeJS.Timeout | undefined;
+    const kill = (): void => {
+      timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
+    };
+    if (early) kill();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (stdout.startsWith('READY\n')) kill();
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const lines = stdout.split('\n').slice(0, -1);
+      resolve({
+        acknowledged: lines.filter((line) => line.startsWith('A ') || line.startsWith('S ')).flatMap((line) => line.slice(2).split(' ').filter(Boolean)),
+        errors: lines.filter((line) => line.startsWith('ERR ')),
+        signal,
+        code,
+        stderr,
+      });
+    });
+  });
+}
