@@ -6,16 +6,8 @@ import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
 import type { SessionStore } from '../store/types.js';
 import type { ManagerErrorContext, SavedEvent } from './events.js';
-import { SessionManager, type SessionManagerOptions } from './index.js';
+import { setup } from '../../test/support/managers.js';
 
-const managers: SessionManager[] = [];
-
-function setup(options: Partial<SessionManagerOptions> = {}): { store: SessionStore; manager: SessionManager } {
-  const store = options.store ?? memoryStore();
-  const manager = new SessionManager({ autoSaveIntervalMs: false, ...options, store });
-  managers.push(manager);
-  return { store, manager };
-}
 
 /** `inner` with a disk that is full while `failing()`: its saves reject, everything else works. */
 function failingSaves(inner: SessionStore, failing: () => boolean): SessionStore {
@@ -33,9 +25,8 @@ function failingSaves(inner: SessionStore, failing: () => boolean): SessionStore
   };
 }
 
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.allSettled(managers.splice(0).map((manager) => manager.close()));
 });
 
 describe('LRU cache', () => {

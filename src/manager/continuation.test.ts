@@ -1,24 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
-import type { SessionStore } from '../store/types.js';
 import { estimate } from '../tokens/estimate.js';
 import type { ContinuedEvent } from './events.js';
-import { SessionManager, isTransitionMarker, type SessionManagerOptions } from './index.js';
+import { isTransitionMarker } from './index.js';
+import { setup } from '../../test/support/managers.js';
 
-const managers: SessionManager[] = [];
 
-function setup(options: Partial<SessionManagerOptions> = {}): { store: SessionStore; manager: SessionManager } {
-  const store = options.store ?? memoryStore();
-  const manager = new SessionManager({ autoSaveIntervalMs: false, ...options, store });
-  managers.push(manager);
-  return { store, manager };
-}
-
-afterEach(async () => {
-  await Promise.allSettled(managers.splice(0).map((manager) => manager.close()));
-});
 
 const markersOf = (session: Session): Message[] => session.messages.filter((message) => isTransitionMarker(message));
 

@@ -1,24 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compaction } from '../compaction/index.js';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
-import { memoryStore } from '../stores/memory.js';
-import type { SessionStore } from '../store/types.js';
 import type { CompactedEvent, RecoveredEvent, SavedEvent } from './events.js';
-import { SessionManager, type SessionManagerOptions } from './index.js';
+import { setup } from '../../test/support/managers.js';
 
-const managers: SessionManager[] = [];
 
-function setup(options: Partial<SessionManagerOptions> = {}): { store: SessionStore; manager: SessionManager } {
-  const store = options.store ?? memoryStore();
-  const manager = new SessionManager({ autoSaveIntervalMs: false, ...options, store });
-  managers.push(manager);
-  return { store, manager };
-}
-
-afterEach(async () => {
-  await Promise.allSettled(managers.splice(0).map((manager) => manager.close()));
-});
 
 async function rejectionCode(promise: Promise<unknown>): Promise<string | undefined> {
   try {
