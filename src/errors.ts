@@ -22,6 +22,11 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'STORAGE_FAILED'
   | 'ARCHIVE_FAILED'
+  | 'MODEL_FAILED'
+  | 'RATE_LIMITED'
+  | 'ABORTED'
+  | 'TOOL_LOOP_LIMIT'
+  | 'TOOL_FAILED'
   | 'INTERNAL';
 
 // A Symbol.for marker makes errors recognizable across two installed copies of chatstate,
@@ -79,6 +84,35 @@ export class DataError extends ChatstateError {}
 
 /** A collaborator (summarizer, model, provider) failed or broke a rule. */
 export class CollaboratorError extends ChatstateError {}
+
+/** Details every `ModelError` carries. */
+export interface ModelErrorDetails {
+  /** The adapter's provider format, e.g. `openaiChat`. */
+  readonly provider: string;
+  /** HTTP status of the provider's answer, when there was one. */
+  readonly status?: number;
+  /** True when the same call may succeed later (429, 5xx, connection errors). */
+  readonly retryable: boolean;
+  /** Provider's request id, for support tickets. */
+  readonly requestId?: string;
+}
+
+/**
+ * A model call failed: `RATE_LIMITED` (429), `ABORTED` (the caller's signal), or `MODEL_FAILED`
+ * (any other provider or transport failure). `retryable` says whether trying again can help.
+ */
+export class ModelError extends CollaboratorError {
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+
+  constructor(code: 'MODEL_FAILED' | 'RATE_LIMITED' | 'ABORTED', message: string, details: ModelErrorDetails, options: { cause?: unknown } = {}) {
+    super(code, message, { cause: options.cause, details: { ...details } });
+    this.provider = details.provider;
+    this.status = details.status;
+    this.retryable = details.retryable;
+  }
+}
 
 /**
  * A one-line description of any thrown value, for error messages and warnings. It never throws:

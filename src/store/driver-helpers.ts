@@ -46,6 +46,7 @@ export function appendToHead(
     tokenCount: head.tokenCount + tokens,
     lastSeq: seq,
     ...(title === undefined ? {} : { title }),
+    ...(commit.data === undefined ? {} : { data: commit.data }),
     ...(head.ttlMs === undefined ? {} : { expiresAt: Date.parse(updatedAt) + head.ttlMs }),
   };
   return { head: Object.freeze(next), appended, duplicates };

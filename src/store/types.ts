@@ -7,9 +7,10 @@
  * backend does them best (a transaction, a Lua script, a locked journal).
  * @module
  */
-import type { JsonObject } from '../message/schema.js';
+import type { JsonObject, JsonValue } from '../message/schema.js';
 import type { Message, MessageInput } from '../message/message.js';
 import type { Session } from '../session/session.js';
+import type { RecordedUsage } from '../tokens/usage.js';
 
 /** One row of `list`: Penguin's session index. */
 export interface SessionSummary {
@@ -50,6 +51,15 @@ export interface SaveOptions {
 export interface AppendOptions {
   /** Fail with `CONFLICT` unless the stored version is this. */
   readonly expectedVersion?: number;
+  /**
+   * Replaces the session's metadata, variables and last usage in the same atomic commit (a turn
+   * stores its messages and its state changes together). Written only when a message is added.
+   */
+  readonly state?: {
+    readonly metadata: JsonObject;
+    readonly variables: Readonly<Record<string, JsonValue>>;
+    readonly lastUsage?: RecordedUsage;
+  };
 }
 
 /** What `append` did. */
@@ -72,6 +82,50 @@ export interface MessageRange {
   readonly limit?: number;
 }
 
+/**
+ * Whose a stored value is (active memory). The core turns a scope into a namespace, so one user's
+ * values can never be reached through another user's scope.
+ * - `user`: one user, across all their sessions;
+ * - `agent`: one agent's memory about one user (`userId` required: agents never share a user's data);
+ * - `app`: shared by every user of the application (written by the application, never by a model);
+ * - `session`: side data of one session (e.g. embeddings), deleted with it.
+ */
+export type ValueOwner =
+  | { readonly scope: 'user'; readonly userId: string }
+  | { readonly scope: 'agent'; readonly agentId: string; readonly userId: string }
+  | { readonly scope: 'app' }
+  | { readonly scope: 'session'; readonly sessionId: string };
+
+/** Durable key/value data of active memory, by owner. Values are JSON; `undefined` deletes. */
+export interface ValueStore {
+  get(owner: ValueOwner, key: string): Promise<JsonValue | undefined>;
+  /** Every value of an owner (keys ascending). */
+  getAll(owner: ValueOwner): Promise<Record<string, JsonValue>>;
+  /** Writes several keys atomically and durably; a key set to `undefined` is deleted. */
+  set(owner: ValueOwner, entries: Readonly<Record<string, JsonValue | undefined>>): Promise<void>;
+}
+
+/** Query of the store's own full-text search. */
+export interface TextSearchQuery {
+  /** Words to look for (plain text; the store quotes it for its query language). */
+  readonly text: string;
+  /** Only sessions of this user; `undefined` searches the sessions that have no user. */
+  readonly userId?: string;
+  /** Only these sessions (e.g. the current one, for a user-less handle). */
+  readonly sessionIds?: readonly string[];
+  /** Most hits. */
+  readonly limit: number;
+}
+
+/** One hit of a full-text search: where it is and how well it matches (higher is better). */
+export interface TextSearchHit {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly messageId: string;
+  /** The backend's relevance (BM25 for SQLite, ts_rank for Postgres), normalized to (0, 1]. */
+  readonly score: number;
+}
+
 /** ✱ A durable home for sessions. */
 export interface SessionStore {
   /** Name of the store, used in error messages. */
@@ -92,6 +146,14 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** Deletes expired sessions; returns how many. */
   purgeExpired(): Promise<number>;
+  /** Active memory's durable values (user, agent, app and session scopes). */
+  readonly values: ValueStore;
+  /**
+   * The backend's own full-text search over message text (SQLite FTS5, Postgres full-text), or
+   * `undefined` when it has none or records are encrypted at rest (an index would leak them):
+   * active memory then keeps an in-process index.
+   */
+  readonly searchText: ((query: TextSearchQuery) => Promise<TextSearchHit[]>) | undefined;
   /** Releases connections and file handles; pending writes finish first. */
   close(): Promise<void>;
 }
@@ -135,6 +197,8 @@ export interface PendingMessage {
   readonly tokens: number;
   /** Encoded title, when this is a user dialog message (the first one becomes the session title). */
   readonly title?: string;
+  /** Plain searchable text, given only to drivers with `fullTextSearch` and only when records are not encrypted. */
+  readonly text?: string;
 }
 
 /** An atomic append, as the driver must perform it. */
@@ -144,6 +208,8 @@ export interface AppendCommit {
   readonly messages: readonly PendingMessage[];
   /** New `updatedAt` when anything is added. */
   readonly updatedAt: string;
+  /** New encoded head data (`HeadRecord.data`), replacing the stored one when anything is added. */
+  readonly data?: string;
 }
 
 /** What the driver did for an `AppendCommit`. */
@@ -160,8 +226,8 @@ export interface ReplaceCommit {
   /** `undefined`: no check; `0`: the session must not exist; otherwise the stored version must equal it. */
   readonly expectedVersion?: number;
   readonly head: HeadRecord;
-  /** Every message, ascending by `seq`. */
-  readonly messages: readonly MessageRecord[];
+  /** Every message, ascending by `seq` (with plain `text` under the same rule as `PendingMessage.text`). */
+  readonly messages: ReadonlyArray<MessageRecord & { readonly text?: string }>;
 }
 
 /** Why a stored session could not be read, and where its damaged files were kept. */
@@ -178,6 +244,15 @@ export interface RecoveryNote {
 export interface DriverCapabilities {
   /** Expiry is enforced by the backend itself (Redis). */
   readonly nativeExpiry?: boolean;
+  /** The driver indexes `PendingMessage.text` and implements `searchText`. */
+  readonly fullTextSearch?: boolean;
+}
+
+/** One stored value of active memory: its namespace (built by the core), key and encoded data. */
+export interface ValueRecord {
+  readonly key: string;
+  /** Encoded JSON (or an encrypted envelope). */
+  readonly data: string;
 }
 
 /** The persistence primitives one backend implements. Ids reaching a driver are already validated. */
@@ -202,6 +277,16 @@ export interface StoreDriver {
   remove(id: string): Promise<boolean>;
   /** Removes sessions whose `expiresAt` is at or before `now`; returns how many. */
   purgeExpired(now: number): Promise<number>;
+  /**
+   * Values of namespace `ns` (all of them, keys ascending, when `keys` is omitted). Namespaces are
+   * opaque strings built by the core; `session:<id>` and `session:<id>/…` belong to session `id`
+   * and are removed with it by `remove` and `purgeExpired`.
+   */
+  readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]>;
+  /** Writes (data: string) and deletes (data: null) keys of one namespace, atomically and durably. */
+  writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void>;
+  /** Full-text search over indexed message text (only with `capabilities.fullTextSearch`). */
+  searchText?(query: TextSearchQuery): Promise<TextSearchHit[]>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,66 @@
+/**
+ * ✱ The turn contract (Coreason's cycle with goaitools' rules): load → call the model, running the
+ * tools it asks for until it answers → append → compact (only after a final answer) → save.
+ * @module
+ */
+import type { SessionHandle } from '../active-memory/types.js';
+import type { CompactionResult, Compactor, Strategy } from '../compaction/types.js';
+import type { Message } from '../message/message.js';
+import type { JsonValue } from '../message/schema.js';
+import type { ChatModel, ToolSpec } from '../models/types.js';
+import type { Session } from '../session/session.js';
+import type { Usage } from '../tokens/usage.js';
+
+/** What a tool receives besides its arguments. */
+export interface ToolContext {
+  readonly sessionId: string;
+  readonly toolCallId: string;
+  /** The session's active memory (scoped values, recall, history). */
+  readonly memory: SessionHandle;
+  /** Aborted when the turn is. */
+  readonly signal: AbortSignal;
+}
+
+/** A tool the runtime runs for the model. Its result (or thrown error) goes back to the model as a tool result. */
+export interface Tool extends ToolSpec {
+  /** Runs the tool on the parsed arguments; a string is sent as is, other JSON as JSON text. */
+  execute(args: JsonValue, context: ToolContext): Promise<JsonValue> | JsonValue;
+}
+
+/** An agent (Magent): a model, a system prompt and tools, chosen per session by `Session.agentId`. */
+export interface Agent {
+  readonly id: string;
+  readonly model: ChatModel;
+  /** The system prompt, built fresh for every call (never stored in the session). */
+  readonly system?: string | ((session: Session) => string | Promise<string>);
+  readonly tools?: readonly Tool[];
+  /** Gives the model `recall` and `remember` tools over its active memory. @default false */
+  readonly memoryTools?: boolean;
+}
+
+/** Options of `Conversation.send`. */
+export interface SendOptions {
+  /** Aborts the model call and the tools; the turn then fails with `ABORTED` and stores nothing. */
+  readonly signal?: AbortSignal;
+  /** Agent for this turn, overriding (and reassigning) the session's; persisted with the session. */
+  readonly agentId?: string;
+}
+
+/** What one turn produced. */
+export interface TurnResult {
+  /** The final assistant message. */
+  readonly reply: Message;
+  /** The session as stored after the turn (compacted when a compactor ran). */
+  readonly session: Session;
+  /** Every message this turn appended, in order (the input, tool calls and results, the reply). */
+  readonly messages: readonly Message[];
+  /** Usage summed over the turn's model calls. */
+  readonly usage: Usage;
+  /** Model calls made (1 without tools). */
+  readonly iterations: number;
+  /** The compaction after the final answer, when one ran. */
+  readonly compaction?: CompactionResult;
+}
+
+/** Compaction the runtime applies after a final answer. */
+export type TurnCompactor = Compactor | Strategy;
