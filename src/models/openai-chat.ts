@@ -1,0 +1,150 @@
+/**
+ * A `ChatModel` over the official `openai` client's Chat Completions
+ * (`client.chat.completions.create`). Messages go through `formats.openaiChat`, the answer is read
+ * back with `openaiChatFromResponse`, so provider-specific fields (refusals, audio ids, custom tool
+ * calls) come back as raw parts that the next call sends unchanged.
+ * @module
+ */
+import type { FormatWarning } from '../formats/types.js';
+import { openaiChat, openaiChatFromResponse } from '../formats/openai-chat.js';
+import type { Message } from '../message/message.js';
+import type { JsonObject } from '../message/schema.js';
+import { toModelError, unreadableAnswer } from './model-error.js';
+import type { OpenAIChatClientLike, OpenAIChatFunctionTool, OpenAIChatRequestBody, OpenAIChatToolChoice } from './openai-client.js';
+import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
+import { checkTools, type CheckedToolChoice } from './tools.js';
+import type { ChatModel, ChatRequest, ChatResponse, FinishReason } from './types.js';
+import { tokenCount, usageOf } from './usage.js';
+
+const PROVIDER = 'openaiChat';
+
+// Fields the adapter writes from the request: `extraBody` setting one would silently win or clash.
+const OWNED_FIELDS = ['model', 'messages', 'tools', 'tool_choice', 'stream', 'stream_options', 'max_completion_tokens', 'max_tokens', 'temperature'];
+
+/** Options of `openaiChatModel`: the client, the model, and defaults every call starts from. */
+export interface OpenAIChatModelOptions {
+  /** A client the caller created, e.g. `new OpenAI({ apiKey })`; its retries and timeout apply. */
+  readonly client: OpenAIChatClientLike;
+  /** Model id, e.g. `gpt-4.1-mini`. */
+  readonly model: string;
+  /** Default sampling temperature (a request's own value wins). */
+  readonly temperature?: number;
+  /** Default output token limit, sent as `max_completion_tokens` (a request's own value wins). */
+  readonly maxOutputTokens?: number;
+  /** Sends `strict: true` on every function tool (Structured Outputs; each schema must then be strict). @default not sent */
+  readonly strict?: boolean;
+  /** Other request fields sent as given, e.g. `{ reasoning_effort: 'low', parallel_tool_calls: false }`. */
+  readonly extraBody?: JsonObject;
+  /** Called with what `formats.openaiChat.to` could not carry exactly (dropped reasoning, media in the wrong role). */
+  readonly onWarning?: (warning: FormatWarning) => void;
+}
+
+function toolChoiceOf(choice: CheckedToolChoice): OpenAIChatToolChoice {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool':
+      return { type: 'function', function: { name: choice.name } };
+    default: {
+      const unreachable: never = choice;
+      throw new Error(`unknown tool choice ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Our finish reason for Chat Completions' `finish_reason`. */
+function finishReasonOf(reason: unknown, message: Message): FinishReason {
+  // A forced tool (`tool_choice: { function }`) ends with `stop` although the answer is tool calls.
+  if (message.toolCalls !== undefined && message.toolCalls.length > 0) return 'tool_calls';
+  switch (reason) {
+    case 'stop':
+    case 'length':
+    case 'tool_calls':
+    case 'content_filter':
+      return reason;
+    default:
+      return 'other'; // `function_call` (deprecated), or a reason added to the API later
+  }
+}
+
+function firstChoice(answer: unknown): Record<string, unknown> | undefined {
+  const choices = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>)['choices'] : undefined;
+  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  return typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : undefined;
+}
+
+/** Reads a Chat Completions answer into a `ChatResponse`; throws `unreadableAnswer` when it cannot. */
+function readAnswer(answer: unknown): ChatResponse {
+  const choice = firstChoice(answer);
+  if (choice === undefined) throw unreadableAnswer(PROVIDER, 'the answer has no choices');
+  let message: Message;
+  try {
+    message = openaiChatFromResponse(answer);
+  } catch (error) {
+    // Reasoning models can spend the whole token limit thinking and return empty content.
+    const why = choice['finish_reason'] === 'length' ? 'it was cut at the output token limit before any content' : 'choices[0].message is not a readable assistant message';
+    throw unreadableAnswer(PROVIDER, why, error);
+  }
+  const usage = usageOf(
+    tokenCount(answer, 'usage', 'prompt_tokens'),
+    tokenCount(answer, 'usage', 'completion_tokens'),
+    tokenCount(answer, 'usage', 'prompt_tokens_details', 'cached_tokens'),
+  );
+  const modelId = (answer as Record<string, unknown>)['model'];
+  return {
+    message,
+    finishReason: finishReasonOf(choice['finish_reason'], message),
+    ...(usage !== undefined && { usage }),
+    ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
+  };
+}
+
+/**
+ * A `ChatModel` speaking OpenAI Chat Completions through the caller's `openai` client. The adapter
+ * adds no retry of its own: the client's `maxRetries` (2 by default) applies to 408/409/429/5xx and
+ * connection errors, and what still fails is thrown as `ModelError` (`RATE_LIMITED`,
+ * `MODEL_FAILED`, `ABORTED` for `request.signal`).
+ */
+export function openaiChatModel(options: OpenAIChatModelOptions): ChatModel {
+  const { client, model, strict, onWarning } = options;
+  if (typeof client?.chat?.completions?.create !== 'function') throw invalidRequest(PROVIDER, 'client must have chat.completions.create (an OpenAI client)');
+  if (typeof model !== 'string' || model.length === 0) throw invalidRequest(PROVIDER, 'model must be a non-empty string');
+  if (strict !== undefined && typeof strict !== 'boolean') throw invalidRequest(PROVIDER, 'strict must be a boolean');
+  const extraBody = checkExtraBody(options.extraBody, OWNED_FIELDS, PROVIDER);
+  const defaults = checkSettings(options, {}, PROVIDER);
+
+  async function complete(request: ChatRequest): Promise<ChatResponse> {
+    const prompt = promptMessages(request, PROVIDER);
+    const { tools, choice } = checkTools(request.tools, request.toolChoice, PROVIDER);
+    const settings = checkSettings(request, defaults, PROVIDER);
+    const { messages, warnings } = openaiChat.to(prompt);
+    for (const warning of warnings) onWarning?.(warning);
+    const body: OpenAIChatRequestBody = {
+      ...extraBody,
+      model,
+      messages,
+      ...(tools.length > 0 && {
+        tools: tools.map(
+          (tool): OpenAIChatFunctionTool => ({
+            type: 'function',
+            function: { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), parameters: tool.parameters, ...(strict !== undefined && { strict }) },
+          }),
+        ),
+      }),
+      ...(choice !== undefined && { tool_choice: toolChoiceOf(choice) }),
+      ...(settings.maxOutputTokens !== undefined && { max_completion_tokens: settings.maxOutputTokens }),
+      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+    };
+    let answer: unknown;
+    try {
+      answer = await client.chat.completions.create(body, request.signal === undefined ? undefined : { signal: request.signal });
+    } catch (error) {
+      throw toModelError(error, PROVIDER, request.signal);
+    }
+    return readAnswer(answer);
+  }
+
+  return Object.freeze({ provider: PROVIDER, model, complete });
+}

@@ -1,0 +1,86 @@
+/**
+ * The parts of the `openai` client the adapters call, typed by shape: a user passes
+ * `new OpenAI({...})` (or `AzureOpenAI`, or any object with the same methods) and chatstate neither
+ * imports nor depends on the SDK. A type test proves a real `OpenAI` instance assigns to these.
+ * @module
+ */
+import type { ChatMessageParam } from '../formats/openai-chat-wire.js';
+import type { ResponsesInputItem } from '../formats/openai-responses-wire.js';
+import type { JsonObject } from '../message/schema.js';
+
+/** The per-request options the adapters pass (the client's `RequestOptions`, reduced to what is used). */
+export interface OpenAIRequestOptions {
+  /** Aborts the HTTP request. */
+  signal?: AbortSignal;
+}
+
+/** A function tool in a Chat Completions request. */
+export interface OpenAIChatFunctionTool {
+  type: 'function';
+  function: {
+    name: string;
+    description?: string;
+    /** JSON Schema of the arguments object. */
+    parameters: JsonObject;
+    /** Structured Outputs: the model's arguments always match `parameters` (which must then be a strict schema). */
+    strict?: boolean;
+  };
+}
+
+/** `tool_choice` of a Chat Completions request. */
+export type OpenAIChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
+/** The Chat Completions request body the adapter sends (plus any `extraBody` fields). */
+export interface OpenAIChatRequestBody {
+  model: string;
+  messages: ChatMessageParam[];
+  tools?: OpenAIChatFunctionTool[];
+  tool_choice?: OpenAIChatToolChoice;
+  /** Chat Completions' name for the output token limit (`max_tokens` is deprecated and refused by reasoning models). */
+  max_completion_tokens?: number;
+  temperature?: number;
+}
+
+/** What `openaiChatModel` calls: `client.chat.completions.create(body, { signal })`. */
+export interface OpenAIChatClientLike {
+  readonly chat: {
+    readonly completions: {
+      /** Creates a chat completion; resolves to the parsed JSON body and rejects with the client's `APIError`s. */
+      create(body: OpenAIChatRequestBody, options?: OpenAIRequestOptions): PromiseLike<unknown>;
+    };
+  };
+}
+
+/** A function tool in a Responses request. */
+export interface OpenAIResponsesFunctionTool {
+  type: 'function';
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JsonObject;
+  /** Always sent: Responses makes function tools strict when it is left out, which most schemas do not satisfy. */
+  strict: boolean;
+}
+
+/** `tool_choice` of a Responses request. */
+export type OpenAIResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+
+/** The Responses request body the adapter sends (plus any `extraBody` fields). */
+export interface OpenAIResponsesRequestBody {
+  model: string;
+  input: ResponsesInputItem[];
+  /** The leading system messages, joined. */
+  instructions?: string;
+  tools?: OpenAIResponsesFunctionTool[];
+  tool_choice?: OpenAIResponsesToolChoice;
+  max_output_tokens?: number;
+  temperature?: number;
+}
+
+/** What `openaiResponsesModel` calls: `client.responses.create(body, { signal })`. */
+export interface OpenAIResponsesClientLike {
+  readonly responses: {
+    /** Creates a model response; resolves to the parsed JSON body and rejects with the client's `APIError`s. */
+    create(body: OpenAIResponsesRequestBody, options?: OpenAIRequestOptions): PromiseLike<unknown>;
+  };
+}

@@ -1,0 +1,328 @@
+/**
+ * `aiSdkModel` end to end: the real `generateText` of `ai` with the real `@ai-sdk/openai` chat
+ * model, talking HTTP (Chat Completions) to the local protocol server, which replays recorded
+ * bodies and records what was sent.
+ */
+import { readFileSync } from 'node:fs';
+import { createOpenAI } from '@ai-sdk/openai';
+import { generateText } from 'ai';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ChatstateError, ModelError } from '../../src/errors.js';
+import { formats } from '../../src/formats/index.js';
+import type { FormatWarning } from '../../src/formats/types.js';
+import { Message } from '../../src/message/message.js';
+import { aiSdkModel, type AiSdkModelOptions } from '../../src/models/ai-sdk.js';
+import type { AiSdkGenerateText, AiSdkLanguageModel } from '../../src/models/ai-sdk-client.js';
+import type { ChatRequest, ToolSpec } from '../../src/models/types.js';
+import { startProtocolServer, type ProtocolServer, type ReplayedResponse } from '../support/protocol-server.js';
+
+type Json = Record<string, unknown>;
+type ChatLanguageModel = ReturnType<ReturnType<typeof createOpenAI>['chat']>;
+
+function fixture(name: string): ReplayedResponse & { body: Json } {
+  const url = new URL(`../fixtures/protocol/ai-sdk/${name}.json`, import.meta.url);
+  return JSON.parse(readFileSync(url, 'utf8')) as ReplayedResponse & { body: Json };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ChatstateError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (ChatstateError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const weather: ToolSpec = {
+  name: 'get_weather',
+  description: 'Current weather of a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+};
+
+let server: ProtocolServer;
+let languageModel: ChatLanguageModel;
+
+/** The body of the `index`-th request the server received. */
+function sent(index = 0): Json {
+  const request = server.requests[index];
+  if (request === undefined) throw new Error(`no request ${index} was received`);
+  expect(request.method).toBe('POST');
+  expect(request.path).toBe('/v1/chat/completions');
+  return request.body as Json;
+}
+
+function model(options: Partial<AiSdkModelOptions<ChatLanguageModel>> = {}): ReturnType<typeof aiSdkModel> {
+  return aiSdkModel({ generateText, model: languageModel, maxRetries: 0, ...options });
+}
+
+beforeAll(async () => {
+  server = await startProtocolServer();
+  languageModel = createOpenAI({ baseURL: `${server.url}/v1`, apiKey: 'test' }).chat('gpt-4o');
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+beforeEach(() => {
+  server.requests.length = 0;
+  server.respondWith(undefined);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('aiSdkModel: answers', () => {
+  it('sends the system prompt and history in one model call, and reads a text answer with usage', async () => {
+    server.enqueue(fixture('text'));
+    const chat = model({ temperature: 0.2 });
+    const response = await chat.complete({ system: 'Answer in one sentence.', messages: [Message.user('What is the capital of France?')] });
+
+    expect(chat.provider).toBe('aiSdk');
+    expect(chat.model).toBe('gpt-4o');
+    expect(response.message.role).toBe('assistant');
+    expect(response.message.content).toBe('Paris is the capital of France.');
+    expect(response.finishReason).toBe('stop');
+    expect(response.usage).toEqual({ inputTokens: 1940, outputTokens: 9, cachedInputTokens: 1792 });
+    expect(response.modelId).toBe('gpt-4o-2024-08-06');
+
+    expect(server.requests).toHaveLength(1);
+    const body = sent();
+    expect(body).toEqual({
+      model: 'gpt-4o',
+      temperature: 0.2,
+      messages: [
+        { role: 'system', content: 'Answer in one sentence.' },
+        { role: 'user', content: 'What is the capital of France?' },
+      ],
+    });
+    expect(formats.openaiChat.validate(body)).toEqual([]);
+  });
+
+  it('lets a request override the defaults, and passes providerOptions', async () => {
+    server.enqueue(fixture('text'));
+    const chat = model({ maxOutputTokens: 500, temperature: 1, providerOptions: { openai: { user: 'user-42' } } });
+    await chat.complete({ messages: [Message.user('Hi')], maxOutputTokens: 64, temperature: 0 });
+    expect(sent()).toMatchObject({ max_tokens: 64, temperature: 0, user: 'user-42' });
+  });
+
+  it('keeps a mid-conversation system message in place without the prompt-injection warning of ai', async () => {
+    server.enqueue(fixture('text'));
+    const warn = vi.spyOn(console, 'warn');
+    const history = [Message.user('Hi'), Message.assistant('Hello!'), Message.system('From now on, answer in French.'), Message.user('Capital of France?')];
+    await model().complete({ messages: history });
+    expect((sent()['messages'] as Json[]).map((message) => message['role'])).toEqual(['user', 'assistant', 'system', 'user']);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('puts provider options of parts on the wire (image detail for OpenAI)', async () => {
+    server.enqueue(fixture('text'));
+    const user = Message.user([
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image', url: 'https://example.com/cat.png', detail: 'low' },
+    ]);
+    await model().complete({ messages: [user] });
+    const [message] = sent()['messages'] as Json[];
+    expect(message?.['content']).toEqual([
+      { type: 'text', text: 'What is in this picture?' },
+      { type: 'image_url', image_url: { url: 'https://example.com/cat.png', detail: 'low' } },
+    ]);
+  });
+
+  it.each([
+    ['stop', 'stop'],
+    ['length', 'length'],
+    ['content_filter', 'content_filter'],
+    ['tool_calls', 'other'],
+  ])('maps finish_reason %s (through ai, with no tool calls) to %s', async (reason, expected) => {
+    const recorded = fixture('text');
+    const choices = recorded.body['choices'] as Json[];
+    server.enqueue({ ...recorded, body: { ...recorded.body, choices: [{ ...choices[0], finish_reason: reason }] } });
+    const response = await model().complete({ messages: [Message.user('Hi')] });
+    expect(response.finishReason).toBe(expected);
+  });
+
+  it('reports what the format could not carry through onWarning', async () => {
+    server.enqueue(fixture('text'));
+    const warnings: FormatWarning[] = [];
+    const foreign = Message.assistant([
+      { type: 'raw', provider: 'anthropic', value: { type: 'redacted_thinking', data: 'abc' } },
+      { type: 'text', text: 'Earlier answer' },
+    ]);
+    await model({ onWarning: (warning) => warnings.push(warning) }).complete({ messages: [Message.user('Hi'), foreign, Message.user('Again')] });
+    expect(warnings.map((warning) => warning.code)).toContain('foreign_raw_part');
+  });
+});
+
+describe('aiSdkModel: tools', () => {
+  it('declares tools without execute and returns the tool calls after exactly one model call', async () => {
+    server.enqueue(fixture('tool-calls'));
+    const bare: ToolSpec = { name: 'list_cities' };
+    const response = await model().complete({ messages: [Message.user('Weather in Paris?')], tools: [weather, bare], toolChoice: 'auto' });
+
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.message.toolCalls).toEqual([{ id: 'call_12345xyz', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }]);
+    expect(server.requests).toHaveLength(1);
+    const body = sent();
+    expect(body['tools']).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters } },
+      { type: 'function', function: { name: 'list_cities', parameters: { type: 'object', properties: {} } } },
+    ]);
+    expect(body['tool_choice']).toBe('auto');
+  });
+
+  it.each([
+    ['required', 'required', 'tool-calls'],
+    ['none', 'none', 'text'],
+    [{ name: 'get_weather' }, { type: 'function', function: { name: 'get_weather' } }, 'tool-calls'],
+  ] as const)('maps toolChoice %j to %j', async (toolChoice, wire, answer) => {
+    // ai refuses an answer that breaks the choice, so `none` gets a text answer.
+    server.enqueue(fixture(answer));
+    await model().complete({ messages: [Message.user('Weather?')], tools: [weather], toolChoice });
+    expect(sent()['tool_choice']).toEqual(wire);
+  });
+
+  it('reads parallel tool calls and sends their results back', async () => {
+    server.enqueue(fixture('parallel-tool-calls'), fixture('after-tool-results'));
+    const chat = model();
+    const question = Message.user('Weather in Paris and Rome?');
+    const first = await chat.complete({ messages: [question], tools: [weather] });
+    expect(first.message.toolCalls?.map((call) => [call.id, call.arguments])).toEqual([
+      ['call_paris_01', '{"city":"Paris"}'],
+      ['call_rome_02', '{"city":"Rome"}'],
+    ]);
+
+    const results = [Message.tool('call_paris_01', '18°C, cloudy', { name: 'get_weather' }), Message.tool('call_rome_02', '{"celsius":24,"sky":"sunny"}', { name: 'get_weather' })];
+    const second = await chat.complete({ messages: [question, first.message, ...results], tools: [weather] });
+    expect(second.message.content).toBe('Paris is 18°C and cloudy; Rome is 24°C and sunny.');
+
+    const body = sent(1);
+    expect(formats.openaiChat.validate(body)).toEqual([]);
+    expect((body['messages'] as Json[]).slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_paris_01', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_rome_02', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_paris_01', content: '18°C, cloudy' },
+      { role: 'tool', tool_call_id: 'call_rome_02', content: '{"celsius":24,"sky":"sunny"}' },
+    ]);
+  });
+
+  it('keeps calls of unknown tools and the raw text of unparsable arguments, for the runtime to answer', async () => {
+    server.enqueue(fixture('invalid-tool-calls'));
+    const response = await model().complete({ messages: [Message.user('Weather in Oslo and Lima, and ACME stock?')], tools: [weather] });
+    expect(server.requests).toHaveLength(1);
+    expect(response.finishReason).toBe('tool_calls');
+    expect(response.message.toolCalls).toEqual([
+      { id: 'call_ok_01', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+      { id: 'call_badjson_02', name: 'get_weather', arguments: '{"city": "Lima' },
+      { id: 'call_unknown_03', name: 'get_stock_price', arguments: '{"ticker":"ACME"}' },
+    ]);
+  });
+});
+
+describe('aiSdkModel: failures', () => {
+  it('throws RATE_LIMITED for a 429, retryable, with the status', async () => {
+    server.enqueue(fixture('error-429'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error).toMatchObject({ provider: 'aiSdk', status: 429, retryable: true });
+  });
+
+  it('reads the last attempt when ai gives up retrying (the default maxRetries)', async () => {
+    // The recorded 429 says `retry-after-ms: 0`, so ai retries at once.
+    server.enqueue(fixture('error-429'), fixture('error-429'), fixture('error-429'));
+    const error = await failure(aiSdkModel({ generateText, model: languageModel }).complete({ messages: [Message.user('Hi')] }));
+    expect(server.requests).toHaveLength(3);
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error).toMatchObject({ status: 429, retryable: true });
+  });
+
+  it('throws a retryable MODEL_FAILED for a 500', async () => {
+    server.enqueue(fixture('error-500'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error).toMatchObject({ status: 500, retryable: true });
+  });
+
+  it('throws a MODEL_FAILED that is not retryable for a 400', async () => {
+    server.enqueue(fixture('error-400'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error).toMatchObject({ status: 400, retryable: false });
+  });
+
+  it('throws ABORTED when the signal fires while the server is still answering', async () => {
+    const controller = new AbortController();
+    server.respondWith(() => {
+      controller.abort();
+      return { ...fixture('text'), delayMs: 2_000 };
+    });
+    const error = await failure(model().complete({ messages: [Message.user('Hi')], signal: controller.signal }));
+    expect(error.code).toBe('ABORTED');
+    expect(error).toMatchObject({ retryable: false });
+  });
+
+  it('throws a MODEL_FAILED that is not retryable when the provider cannot take the prompt, before any HTTP call', async () => {
+    const video = Message.user([{ type: 'file', data: 'AAAAIGZ0eXBpc29t', mediaType: 'video/mp4' }]);
+    const error = await failure(model().complete({ messages: [video] }));
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error).toMatchObject({ retryable: false });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('throws ABORTED without an HTTP request for a signal aborted before the call', async () => {
+    const error = await failure(model().complete({ messages: [Message.user('Hi')], signal: AbortSignal.abort() }));
+    expect(error.code).toBe('ABORTED');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  const text = fixture('text');
+  const choices = text.body['choices'] as Json[];
+  it.each<[string, ReplayedResponse]>([
+    ['a body that is not JSON', { body: 'upstream proxy error' }],
+    ['a JSON body of another shape', { body: { hello: 'world' } }],
+    ['an answer with no content and no tool calls', { body: { ...text.body, choices: [{ ...choices[0], message: { role: 'assistant', content: null } }] } }],
+  ])('throws a MODEL_FAILED that is not retryable for %s', async (_what, answer) => {
+    server.enqueue(answer);
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error).toMatchObject({ retryable: false });
+    expect(error.message).toContain('could not be read');
+  });
+});
+
+describe('aiSdkModel: bad input', () => {
+  const generate = generateText as AiSdkGenerateText<AiSdkLanguageModel>;
+
+  it.each<[string, () => unknown]>([
+    ['a generateText that is not a function', () => aiSdkModel({ generateText: {} as AiSdkGenerateText, model: 'openai/gpt-4o' })],
+    ['an empty model id', () => aiSdkModel({ generateText: generate, model: '' })],
+    ['a model without a modelId', () => aiSdkModel({ generateText: generate, model: {} as AiSdkLanguageModel })],
+    ['a negative maxRetries', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', maxRetries: -1 })],
+    ['a fractional maxRetries', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', maxRetries: 1.5 })],
+    ['providerOptions that are not objects by provider', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', providerOptions: { openai: 'x' } as never })],
+    ['a negative temperature', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', temperature: -1 })],
+  ])('refuses %s with INVALID_ARGUMENT', (_what, build) => {
+    expect(() => build()).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as Error);
+  });
+
+  it.each<[string, ChatRequest]>([
+    ['no messages at all', { messages: [] }],
+    ['only a system prompt', { system: 'Be brief.', messages: [] }],
+    ['a tool name providers refuse', { messages: [Message.user('Hi')], tools: [{ name: 'get weather' }] }],
+    ['a toolChoice naming an unknown tool', { messages: [Message.user('Hi')], tools: [weather], toolChoice: { name: 'nope' } }],
+    ['a fractional maxOutputTokens', { messages: [Message.user('Hi')], maxOutputTokens: 1.5 }],
+  ])('refuses a request with %s before any HTTP call', async (_what, request) => {
+    const error = await failure(model().complete(request));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(server.requests).toHaveLength(0);
+  });
+});
