@@ -21,6 +21,8 @@ function failingSaves(inner: SessionStore, failing: () => boolean): SessionStore
     list: (query) => inner.list(query),
     delete: (id) => inner.delete(id),
     purgeExpired: () => inner.purgeExpired(),
+    values: inner.values,
+    searchText: inner.searchText,
     close: () => inner.close(),
   };
 }

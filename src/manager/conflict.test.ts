@@ -40,6 +40,8 @@ function alwaysOvertaken(inner: SessionStore): SessionStore {
     list: (query) => inner.list(query),
     delete: (id) => inner.delete(id),
     purgeExpired: () => inner.purgeExpired(),
+    values: inner.values,
+    searchText: inner.searchText,
     close: () => inner.close(),
   };
 }

@@ -20,6 +20,8 @@ function countingStore(): { store: SessionStore; calls: string[] } {
     list: (query) => inner.list(query),
     delete: (id) => inner.delete(id),
     purgeExpired: () => inner.purgeExpired(),
+    values: inner.values,
+    searchText: inner.searchText,
     close: () => inner.close(),
   };
   return { store, calls };

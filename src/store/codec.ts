@@ -4,9 +4,10 @@
  * version of chatstate added.
  * @module
  */
-import { DataError } from '../errors.js';
+import { DataError, InvalidInputError } from '../errors.js';
 import { Message, type MessageInput } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
+import { checkJsonRecord, checkUsage, checkVariableNames } from '../session/session-checks.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { RecordCipher } from './at-rest.js';
 import type { MessageRecord } from './types.js';
@@ -95,6 +96,30 @@ export function decodeHeadData(text: string, sessionId: string, cipher: RecordCi
   const data: { -readonly [K in keyof HeadData]: HeadData[K] } = { metadata: metadata ?? {}, variables: variables ?? {} };
   if (object(lastUsage)) data.lastUsage = lastUsage as unknown as RecordedUsage;
   if (Object.keys(extra).length > 0) data.extra = extra;
+  return data;
+}
+
+/**
+ * The state an append replaces (`AppendOptions.state`), checked as `Session` checks its own:
+ * JSON metadata and variables without reserved names, usage with non-negative token counts.
+ */
+export function checkHeadState(state: unknown): HeadData {
+  if (typeof state !== 'object' || state === null || Array.isArray(state)) {
+    throw new InvalidInputError('INVALID_ARGUMENT', 'append: state must be an object of metadata, variables and lastUsage');
+  }
+  const { metadata, variables, lastUsage } = state as { metadata?: unknown; variables?: unknown; lastUsage?: unknown };
+  checkVariableNames(variables);
+  const data: { -readonly [K in keyof HeadData]: HeadData[K] } = {
+    metadata: checkJsonRecord(metadata, 'metadata'),
+    variables: checkJsonRecord(variables, 'variables'),
+  };
+  if (lastUsage !== undefined) {
+    const messageCount = (lastUsage as { messageCount?: unknown } | null)?.messageCount;
+    if (typeof messageCount !== 'number' || !Number.isSafeInteger(messageCount) || messageCount < 0) {
+      throw new InvalidInputError('INVALID_ARGUMENT', 'append: state.lastUsage.messageCount must be a non-negative integer');
+    }
+    data.lastUsage = { ...checkUsage(lastUsage as RecordedUsage), messageCount };
+  }
   return data;
 }
 

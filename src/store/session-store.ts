@@ -1,6 +1,7 @@
 /**
  * `createSessionStore`: the one implementation of `SessionStore` semantics over any driver — id
- * checks, validation, encryption at rest, titles, token totals, sequence numbers and retention.
+ * checks, validation, encryption at rest, titles, token totals, sequence numbers, retention, and
+ * active memory's values and full-text search.
  * @module
  */
 import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
@@ -12,8 +13,10 @@ import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
 import { checkVersion } from './driver-helpers.js';
+import { checkTextQuery, createValueStore } from './values.js';
 import {
   RECORD_SCHEMA,
+  checkHeadState,
   decodeHeadData,
   decodeMessage,
   decodeTitle,
@@ -36,6 +39,9 @@ import type {
   SessionStore,
   SessionSummary,
   StoreDriver,
+  TextSearchHit,
+  TextSearchQuery,
+  ValueStore,
 } from './types.js';
 
 /** Options of `createSessionStore`. */
@@ -73,6 +79,10 @@ class CoreSessionStore implements SessionStore {
   private closing: Promise<void> | undefined;
   // Operations in flight: `close` lets them finish before it releases the driver.
   private readonly pending = new Set<Promise<unknown>>();
+  readonly values: ValueStore;
+  readonly searchText: ((query: TextSearchQuery) => Promise<TextSearchHit[]>) | undefined;
+  /** Plain text goes to the driver's index only when records are not sealed: an index would leak them. */
+  private readonly indexesText: boolean;
 
   constructor(
     private readonly driver: StoreDriver,
@@ -83,6 +93,15 @@ class CoreSessionStore implements SessionStore {
     this.counter = options.counter ?? estimate;
     this.now = options.now ?? Date.now;
     if (options.defaultTtlMs !== undefined) nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true });
+    this.values = createValueStore(driver, this.cipher, (operation) => this.run(operation));
+    const search = driver.searchText?.bind(driver);
+    this.indexesText = driver.capabilities?.fullTextSearch === true && search !== undefined && !this.cipher.encrypted;
+    this.searchText = this.indexesText && search !== undefined ? async (query) => this.run(async () => search(checkTextQuery(query, this.name))) : undefined;
+  }
+
+  /** The plain text a driver with full-text search indexes, when it may have it. */
+  private textOf(message: Message): { text?: string } {
+    return this.indexesText ? { text: Message.text(message) } : {};
   }
 
   private live(head: HeadRecord | undefined): head is HeadRecord {
@@ -188,14 +207,14 @@ class CoreSessionStore implements SessionStore {
     // Sequence numbers are never reused: new messages continue after the highest ever given.
     let lastSeq = Math.max(stored?.lastSeq ?? 0, 0);
     const messages: Message[] = [];
-    const records: MessageRecord[] = [];
+    const records: Array<MessageRecord & { text?: string }> = [];
     let tokenCount = 0;
     let title: string | undefined;
     for (const message of session.messages) {
       const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
       const withSeq = message.seq === seq ? message : Message.with(message, { seq });
       messages.push(withSeq);
-      records.push({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher) });
+      records.push({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher), ...this.textOf(message) });
       tokenCount += this.counter.countMessage(message);
       title ??= titleOf(message);
     }
@@ -231,6 +250,7 @@ class CoreSessionStore implements SessionStore {
     const expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     if (!Array.isArray(input)) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: append needs an array of messages`);
     const messages = input.map((message) => Message.from(message));
+    const state = options.state === undefined ? undefined : checkHeadState(options.state);
     const ids = new Set<string>();
     const pending: PendingMessage[] = [];
     for (const message of messages) {
@@ -243,11 +263,21 @@ class CoreSessionStore implements SessionStore {
         data: encodeMessage(message, id, this.cipher),
         tokens: this.counter.countMessage(message),
         ...(title === undefined ? {} : { title: encodeTitle(title, id, this.cipher) }),
+        ...this.textOf(message),
       });
     }
     // An expired session is gone even before a purge removes it: an append must not revive it.
-    if (!this.live(await this.driver.readHead(id))) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
-    const outcome = await this.driver.append(id, { expectedVersion, messages: pending, updatedAt: new Date(this.now()).toISOString() });
+    const head = await this.driver.readHead(id);
+    if (!this.live(head)) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+    // Fields a newer version keeps in the head data survive the state this append replaces.
+    const extra = state === undefined ? undefined : decodeHeadData(head.data, id, this.cipher, this.name).extra;
+    const data = state === undefined ? undefined : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, this.cipher);
+    const outcome = await this.driver.append(id, {
+      expectedVersion,
+      messages: pending,
+      updatedAt: new Date(this.now()).toISOString(),
+      ...(data === undefined ? {} : { data }),
+    });
     const byId = new Map(messages.map((message) => [message.id, message]));
     const appended = outcome.appended.map((record) => Message.with(byId.get(record.id) as Message, { seq: record.seq }));
     return Object.freeze({ version: outcome.version, appended: Object.freeze(appended), duplicates: Object.freeze([...outcome.duplicates]) });

@@ -1,11 +1,13 @@
 /**
  * The in-memory store: for tests and short-lived processes. Records are immutable strings and
- * frozen heads, so nothing a caller holds can change what is stored.
+ * frozen heads, so nothing a caller holds can change what is stored. Active memory's values are
+ * a map of namespaces; a session's namespaces go with it.
  * @module
  */
 import { NotFoundError } from '../errors.js';
 import { createSessionStore, type SessionStoreOptions } from '../store/session-store.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver } from '../store/types.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../store/types.js';
+import { namespaceSession } from '../store/values.js';
 import { appendToHead, checkVersion, rangeOf, sortAndPage } from '../store/driver-helpers.js';
 
 interface Entry {
@@ -17,6 +19,14 @@ interface Entry {
 /** The in-memory driver. */
 export function memoryDriver(): StoreDriver {
   const sessions = new Map<string, Entry>();
+  const values = new Map<string, Map<string, string>>();
+  const dropValues = (id: string): void => {
+    for (const ns of [...values.keys()]) if (namespaceSession(ns) === id) values.delete(ns);
+  };
+  const removeSession = (id: string): boolean => {
+    dropValues(id);
+    return sessions.delete(id);
+  };
   return {
     name: 'memory',
     async readHead(id) {
@@ -54,20 +64,43 @@ export function memoryDriver(): StoreDriver {
       return sortAndPage([...sessions.values()].map((entry) => entry.head), query);
     },
     async remove(id) {
-      return sessions.delete(id);
+      return removeSession(id);
     },
     async purgeExpired(now) {
       let purged = 0;
       for (const [id, entry] of sessions) {
         if (entry.head.expiresAt !== undefined && entry.head.expiresAt <= now) {
-          sessions.delete(id);
+          removeSession(id);
           purged += 1;
         }
       }
       return purged;
     },
+    async readValues(ns, keys) {
+      const stored = values.get(ns);
+      if (stored === undefined) return [];
+      const records: ValueRecord[] =
+        keys === undefined
+          ? [...stored].map(([key, data]) => ({ key, data }))
+          : keys.flatMap((key) => {
+              const data = stored.get(key);
+              return data === undefined ? [] : [{ key, data }];
+            });
+      return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+    async writeValues(ns, entries) {
+      // Applied to a copy that replaces the namespace in one step: all the entries land, or none.
+      const next = new Map(values.get(ns));
+      for (const entry of entries) {
+        if (entry.data === null) next.delete(entry.key);
+        else next.set(entry.key, entry.data);
+      }
+      if (next.size === 0) values.delete(ns);
+      else values.set(ns, next);
+    },
     async close() {
       sessions.clear();
+      values.clear();
     },
   };
 }

@@ -24,6 +24,8 @@ export const CONFORMANCE_SPECS = [
   'ttl',
   'delete',
   'close',
+  'values',
+  'append-state',
 ] as const;
 
 /** Name of one spec of the suite. */

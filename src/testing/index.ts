@@ -18,7 +18,8 @@
  *
  * One spec per behaviour: round trips, immutability at the boundary, list, idempotent append,
  * sequence order, CONFLICT, concurrent appends in one process and from several processes,
- * hostile ids, encryption at rest, retention, delete and close. Specs use only the public
+ * hostile ids, encryption at rest, retention, delete and close, active memory's values, and
+ * appends that carry state. Specs use only the public
  * `SessionStore` API; every skip carries its reason in the test's title.
  * @module
  */
@@ -37,6 +38,8 @@ import { listSpec } from './specs/list.js';
 import { roundTripSpec } from './specs/round-trip.js';
 import { sequenceSpec } from './specs/sequence.js';
 import { ttlSpec } from './specs/ttl.js';
+import { valuesSpec } from './specs/values.js';
+import { appendStateSpec } from './specs/append-state.js';
 import { ConformanceSuite } from './suite.js';
 
 export { CONFORMANCE_SPECS, type ConformanceSpec, type CrossProcessConfig, type PerStore, type SkipKey, type StoreConformanceConfig } from './config.js';
@@ -56,6 +59,8 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   ttl: ttlSpec,
   delete: deleteSpec,
   close: closeSpec,
+  values: valuesSpec,
+  'append-state': appendStateSpec,
 };
 
 /**

@@ -60,7 +60,7 @@ describeWithPostgres('postgres store (specific)', (server) => {
     expect((await store.load('from-url')).messages.map((message) => message.seq)).toEqual([1]);
     expect(saved.version).toBe(1);
     const tables = await adminQuery(server().url, 'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [name]);
-    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual(['app_messages', 'app_schema_version', 'app_sessions']);
+    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual(['app_message_search', 'app_messages', 'app_schema_version', 'app_sessions', 'app_values']);
     const alias = new URL(url);
     alias.protocol = 'postgresql:';
     const second = await openStore(alias.toString());
@@ -75,7 +75,7 @@ describeWithPostgres('postgres store (specific)', (server) => {
       const opened = await Promise.all(Array.from({ length: 8 }, () => postgresStore(server().url, { schema: name, maxConnections: 2 })));
       stores.push(...opened);
       const versions = await adminQuery(server().url, `SELECT version FROM "${name}"."chatstate_schema_version" ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
       const first = opened[0] as SessionStore;
       await first.save(Session.create({ id: 'after-race' }));
       expect(await (opened[7] as SessionStore).get('after-race')).toBeDefined();

@@ -7,7 +7,20 @@
  */
 import { ChatstateError, ConflictError, DataError, NotFoundError } from '../../errors.js';
 import { appendToHead, checkVersion } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, ReplaceCommit, StoreDriver } from '../../store/types.js';
+import type {
+  AppendCommit,
+  AppendOutcome,
+  DriverCapabilities,
+  HeadRecord,
+  MessageRange,
+  MessageRecord,
+  ReplaceCommit,
+  StoreDriver,
+  TextSearchHit,
+  TextSearchQuery,
+  ValueRecord,
+} from '../../store/types.js';
+import { forgetManySessionValues, forgetSessionValues, indexMessages, memoryStatements, plannedWrites, readValues, searchIndex, writeValues, type MemoryStatements } from './memory-sql.js';
 import { STORE, assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
 
 /** The result of a query, as `pg` returns it (only what the store reads). */
@@ -63,7 +76,10 @@ function translate(error: unknown, tables: Tables): unknown {
 /** The driver over a pool and migrated tables (made by `postgresDriver`). */
 export class PostgresDriver implements StoreDriver {
   readonly name = STORE;
+  /** Message text is indexed as a `tsvector` and searched by `searchText`. */
+  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true });
   private readonly sql: Statements;
+  private readonly memory: MemoryStatements;
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
@@ -72,6 +88,7 @@ export class PostgresDriver implements StoreDriver {
     private readonly owned: OwnedPool | undefined,
   ) {
     this.sql = statements(tables);
+    this.memory = memoryStatements(tables);
   }
 
   /** Remembers an operation until it settles, so that `close` can wait for it. */
@@ -179,8 +196,11 @@ export class PostgresDriver implements StoreDriver {
       const next = appendToHead(head, commit, (messageId) => ids.has(messageId));
       if (next.appended.length > 0) {
         await this.insertMessages(client, id, next.appended);
-        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title } = next.head;
-        await client.query(this.sql.appendHead, [id, version, updatedAt, expiresAt ?? null, messageCount, tokenCount, lastSeq, title ?? null]);
+        const texts = new Map(commit.messages.map((message) => [message.id, message.text]));
+        const indexed = next.appended.map((record) => ({ seq: record.seq, id: record.id, text: texts.get(record.id) }));
+        await indexMessages(client, this.memory, id, head.userId, indexed);
+        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data } = next.head;
+        await client.query(this.sql.appendHead, [id, version, updatedAt, expiresAt ?? null, messageCount, tokenCount, lastSeq, title ?? null, data]);
       }
       return { version: next.head.version, appended: next.appended, duplicates: next.duplicates };
     });
@@ -196,6 +216,8 @@ export class PostgresDriver implements StoreDriver {
         if (locked.rows.length > 0) {
           checkVersion(STORE, id, headOf(locked.rows[0]).version, commit.expectedVersion);
           await client.query(this.sql.deleteMessages, [id]);
+          // Rewritten with the messages: old rows may name messages that are gone, or a former user.
+          await client.query(this.memory.deleteIndex, [id]);
           await client.query(this.sql.replaceHead, values);
         } else {
           checkVersion(STORE, id, 0, commit.expectedVersion ?? 0);
@@ -209,6 +231,7 @@ export class PostgresDriver implements StoreDriver {
           }
         }
         await this.insertMessages(client, id, commit.messages);
+        await indexMessages(client, this.memory, id, commit.head.userId, commit.messages);
         return true;
       });
       if (done) return;
@@ -229,14 +252,35 @@ export class PostgresDriver implements StoreDriver {
   }
 
   async remove(id: string): Promise<boolean> {
-    // Messages go with their head (ON DELETE CASCADE), in the same statement's transaction.
-    const result = await this.withClient((client) => client.query(this.sql.remove, [id]));
+    // Messages and index rows go with their head (ON DELETE CASCADE); values by their namespaces.
+    const result = await this.transaction(async (client) => {
+      await forgetSessionValues(client, this.memory, id);
+      return client.query(this.sql.remove, [id]);
+    });
     return (result.rowCount ?? 0) > 0;
   }
 
   async purgeExpired(now: number): Promise<number> {
-    const result = await this.transaction((client) => client.query(this.sql.purgeExpired, [now]));
-    return result.rowCount ?? 0;
+    return this.transaction(async (client) => {
+      const gone = await client.query(this.sql.purgeExpired, [now]);
+      await forgetManySessionValues(client, this.memory, gone.rows.map((row) => String((row as { id: unknown }).id)));
+      return gone.rows.length;
+    });
+  }
+
+  async readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
+    return this.withClient((client) => readValues(client, this.memory, ns, keys));
+  }
+
+  async writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+    const planned = plannedWrites(ns, entries);
+    if (planned.puts.length === 0 && planned.deletes.length === 0) return;
+    const now = Date.now();
+    await this.transaction((client) => writeValues(client, this.memory, ns, planned, now));
+  }
+
+  async searchText(query: TextSearchQuery): Promise<TextSearchHit[]> {
+    return this.withClient((client) => searchIndex(client, this.memory, query));
   }
 
   async close(): Promise<void> {

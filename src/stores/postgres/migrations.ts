@@ -51,6 +51,37 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX ${t.local('sessions_expires_idx')} ON ${t.sessions} (expires_at) WHERE expires_at IS NOT NULL`,
     ],
   },
+  {
+    // Active memory. Only new tables: the rows of version 1 stay as they are. Messages stored before
+    // this step have no text in the index (the driver never sees their plain text) until their
+    // session is saved again.
+    version: 2,
+    statements: (t) => [
+      // Namespaces and keys in "C" order: a session's namespaces are one key range (see sessionNamespaces).
+      `CREATE TABLE ${t.values} (
+        ns text COLLATE "C" NOT NULL,
+        key text COLLATE "C" NOT NULL,
+        data text NOT NULL,
+        updated_at bigint NOT NULL,
+        CONSTRAINT ${t.local('values_pkey')} PRIMARY KEY (ns, key)
+      )`,
+      // A table of its own rather than a column of messages: full loads keep reading narrow rows.
+      // user_id is the session's, copied so a search filters on it without a join; a replace
+      // rewrites the session's rows, and deleting the session deletes them.
+      `CREATE TABLE ${t.search} (
+        session_id text COLLATE "C" NOT NULL REFERENCES ${t.sessions} (id) ON DELETE CASCADE,
+        seq bigint NOT NULL,
+        message_id text COLLATE "C" NOT NULL,
+        user_id text COLLATE "C",
+        body tsvector NOT NULL,
+        CONSTRAINT ${t.local('message_search_pkey')} PRIMARY KEY (session_id, seq)
+      )`,
+      // The planner picks the text index for rare words, the user index for a user with few
+      // messages, or both (BitmapAnd).
+      `CREATE INDEX ${t.local('message_search_body_idx')} ON ${t.search} USING gin (body)`,
+      `CREATE INDEX ${t.local('message_search_user_idx')} ON ${t.search} (user_id)`,
+    ],
+  },
 ];
 
 /** The schema version this code writes. */

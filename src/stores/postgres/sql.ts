@@ -24,6 +24,10 @@ export interface Tables {
   /** `"schema"."prefix" + name`, ready to splice into SQL. */
   readonly sessions: string;
   readonly messages: string;
+  /** Active memory's values, by namespace and key. */
+  readonly values: string;
+  /** The full-text index of message text (one tsvector per indexed message). */
+  readonly search: string;
   readonly versions: string;
   /** Unqualified, unquoted name of the version table (for `to_regclass`). */
   readonly versionsRegclass: string;
@@ -49,6 +53,8 @@ export function tablesFor(schema: string, prefix: string): Tables {
     prefix,
     sessions: qualified('sessions'),
     messages: qualified('messages'),
+    values: qualified('values'),
+    search: qualified('message_search'),
     versions: qualified('schema_version'),
     versionsRegclass: `${quote(schema)}.${quote(`${prefix}schema_version`)}`,
     local: (name) => quote(prefix + name),
@@ -75,7 +81,7 @@ export function statements(tables: Tables) {
     insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
       SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,
     appendHead: `UPDATE ${sessions} SET version = $2, updated_at = $3, expires_at = $4, message_count = $5,
-      token_count = $6, last_seq = $7, title = $8 WHERE id = $1`,
+      token_count = $6, last_seq = $7, title = $8, data = $9 WHERE id = $1`,
     insertHead: `INSERT INTO ${sessions} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
       ON CONFLICT (id) DO NOTHING`,
     replaceHead: `UPDATE ${sessions} SET record_schema = $2, version = $3, agent_id = $4, user_id = $5, created_at = $6,
@@ -83,7 +89,7 @@ export function statements(tables: Tables) {
       data = $14 WHERE id = $1`,
     deleteMessages: `DELETE FROM ${messages} WHERE session_id = $1`,
     remove: `DELETE FROM ${sessions} WHERE id = $1`,
-    purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1`,
+    purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
     /** `list`, with its filters chosen so each shape of query can use its own index. */
     list(filter: { userId: boolean; agentId: boolean }): string {
       const where = ['(expires_at IS NULL OR expires_at > $1)'];

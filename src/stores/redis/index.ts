@@ -18,8 +18,9 @@
 import { ChatstateError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { checkVersion } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, ListQuery, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver } from '../../store/types.js';
-import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages } from './records.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, ListQuery, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
+import { namespaceSession } from '../../store/values.js';
+import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages, parseValues } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';
 import { checkedConfirm, isClient, loadIoredis, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
 
@@ -207,7 +208,7 @@ class RedisDriver implements StoreDriver {
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.track(async () => {
-      const args: Array<string | number> = [id, commit.expectedVersion ?? '', commit.updatedAt, Date.parse(commit.updatedAt), commit.messages.length];
+      const args: Array<string | number> = [id, commit.expectedVersion ?? '', commit.updatedAt, Date.parse(commit.updatedAt), commit.data ?? '', commit.messages.length];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
       const { status: outcome, rest } = status(await this.run(SCRIPTS.append, args), id);
       switch (outcome) {
@@ -306,6 +307,19 @@ class RedisDriver implements StoreDriver {
       }
       if (purged > 0) await this.confirmed('(purge)');
       return purged;
+    });
+  }
+
+  readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
+    return this.track(async () => parseValues(await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys])));
+  }
+
+  writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+    return this.track(async () => {
+      const args: Array<string | number> = [ns, namespaceSession(ns) ?? '', entries.length];
+      for (const entry of entries) args.push(entry.data === null ? 'd' : 's', entry.key, entry.data ?? '');
+      await this.run(SCRIPTS.writeValues, args);
+      await this.confirmed('(values)');
     });
   }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { DataError } from '../../errors.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord, ValueRecord } from '../../store/types.js';
 
 /** Name of the store in error messages. */
 export const STORE = 'redis';
@@ -125,4 +125,18 @@ export function parseMessages(pairs: unknown, bodies: unknown, id: string, desce
   }
   if (descending) records.reverse();
   return records;
+}
+
+/** Value records from a flat `[key, data, …]` reply, keys ascending; anything malformed is `CORRUPT`. */
+export function parseValues(reply: unknown): ValueRecord[] {
+  const malformed = (): DataError => new DataError('CORRUPT', `${STORE}: a values reply is malformed`);
+  if (!Array.isArray(reply) || reply.length % 2 !== 0) throw malformed();
+  const records: ValueRecord[] = [];
+  for (let index = 0; index < reply.length; index += 2) {
+    const key = text(reply[index]);
+    const data = text(reply[index + 1]);
+    if (key === undefined || data === undefined) throw malformed();
+    records.push({ key, data });
+  }
+  return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

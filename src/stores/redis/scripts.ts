@@ -15,6 +15,9 @@
  * - `P x:exp` — a sorted set of session ids scored by `expiresAt`, for `purgeExpired`
  * - `P x:ou`, `P x:oa` — session id → userId / agentId of sessions that expire: once Redis has
  *   expired a head, this is how its entries in the per-user and per-agent indexes are found
+ * - `P v:<ns>` — active memory's values of namespace `ns` (built by the core): a hash key → data
+ * - `P s:<id>:v` — the set of namespaces that belong to session `id`, deleted with it by `remove`
+ *   and `purgeExpired` (not by `replace`, and not expired by Redis with the session's other keys)
  *
  * Every script takes no `KEYS` and the prefix as `ARGV[1]`: the indexes a write touches depend on
  * the stored head, which only the script reads. The store therefore needs one Redis server (with
@@ -64,6 +67,11 @@ local function owner(id)
 end
 local function drop(id)
   redis.call('DEL', skey(id, 'h'), skey(id, 'm'), skey(id, 'd'))
+end
+local function dropValues(id)
+  local spaces = skey(id, 'v')
+  for _, ns in ipairs(redis.call('SMEMBERS', spaces)) do redis.call('DEL', P .. 'v:' .. ns) end
+  redis.call('DEL', spaces)
 end
 `;
 
@@ -120,7 +128,7 @@ end
 return {ids, data, descending}
 `;
 
-// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, n, then per message: id, data, tokens, title|''.
+// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', n, then per message: id, data, tokens, title|''.
 // {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'CONFLICT', version} | {'CORRUPT', field}.
 // The head arithmetic of driver-helpers' appendToHead, done where it is atomic.
 const APPEND = `
@@ -142,9 +150,9 @@ if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {'CONFLICT', int(v
 local title = f[5]
 local seq = lastSeq
 local added, duplicates = {}, {}
-local n = tonumber(ARGV[6])
+local n = tonumber(ARGV[7])
 for i = 0, n - 1 do
-  local at = 7 + i * 4
+  local at = 8 + i * 4
   local mid = ARGV[at]
   if redis.call('ZSCORE', m, mid) then
     duplicates[#duplicates + 1] = mid
@@ -165,6 +173,8 @@ local updatedMs = tonumber(ARGV[5])
 redis.call('HSET', h, 'version', int(version), 'updatedAt', ARGV[4], 'messageCount', int(messages),
   'tokenCount', int(tokens), 'lastSeq', int(seq))
 if title then redis.call('HSET', h, 'title', title) end
+-- The state the append replaces (metadata, variables, usage) lands with its messages.
+if ARGV[6] ~= '' then redis.call('HSET', h, 'data', ARGV[6]) end
 local expiresAt = nil
 if ttl then
   expiresAt = updatedMs + ttl
@@ -279,11 +289,13 @@ if redis.call('EXISTS', h) == 1 then
   local f = redis.call('HMGET', h, 'userId', 'agentId')
   unindex(id, f[1], f[2])
   drop(id)
+  dropValues(id)
   return 1
 end
--- Redis may have expired the keys already: only the index entries are left to clear.
+-- Redis may have expired the keys already: only the index entries and values are left to clear.
 unindex(id, owner(id))
 drop(id)
+dropValues(id)
 return 0
 `;
 
@@ -300,6 +312,7 @@ for _, id in ipairs(ids) do
     if e and e <= now then
       unindex(id, f[2], f[3])
       drop(id)
+      dropValues(id)
       purged = purged + 1
     elseif e then
       -- The index disagrees with the head: the head wins, and the next batch moves on.
@@ -308,13 +321,45 @@ for _, id in ipairs(ids) do
       redis.call('ZREM', P .. 'x:exp', id)
     end
   else
-    -- Expired by Redis already; the session is gone, its index entries go now.
+    -- Expired by Redis already; the session is gone, its index entries and values go now.
     unindex(id, owner(id))
     drop(id)
+    dropValues(id)
     purged = purged + 1
   end
 end
 return {int(purged), int(#ids)}
+`;
+
+// ARGV: P, ns, n|'' (all keys), then n keys. {key, data, ...}: the values found.
+const READ_VALUES = `
+local key = P .. 'v:' .. ARGV[2]
+if ARGV[3] == '' then return redis.call('HGETALL', key) end
+local out = {}
+for i = 1, tonumber(ARGV[3]) do
+  local data = redis.call('HGET', key, ARGV[3 + i])
+  if data then
+    out[#out + 1] = ARGV[3 + i]
+    out[#out + 1] = data
+  end
+end
+return out
+`;
+
+// ARGV: P, ns, sessionId|'', n, then per entry: 's' key data | 'd' key ''. 'OK'.
+// A namespace of a session is listed in the session's set while it holds values, so that
+// removing the session finds it.
+const WRITE_VALUES = `
+local ns = ARGV[2]
+local key = P .. 'v:' .. ns
+for i = 0, tonumber(ARGV[4]) - 1 do
+  local at = 5 + i * 3
+  if ARGV[at] == 's' then redis.call('HSET', key, ARGV[at + 1], ARGV[at + 2]) else redis.call('HDEL', key, ARGV[at + 1]) end
+end
+if ARGV[3] ~= '' then
+  if redis.call('EXISTS', key) == 1 then redis.call('SADD', skey(ARGV[3], 'v'), ns) else redis.call('SREM', skey(ARGV[3], 'v'), ns) end
+end
+return 'OK'
 `;
 
 function script(name: string, body: string): Script {
@@ -332,4 +377,6 @@ export const SCRIPTS = Object.freeze({
   list: script('list', LIST),
   remove: script('remove', REMOVE),
   purge: script('purge', PURGE),
+  readValues: script('readValues', READ_VALUES),
+  writeValues: script('writeValues', WRITE_VALUES),
 });

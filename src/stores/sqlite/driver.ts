@@ -8,13 +8,18 @@ import { checkVersion } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
+  DriverCapabilities,
   HeadRecord,
   MessageRange,
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
+  TextSearchHit,
+  TextSearchQuery,
+  ValueRecord,
 } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
+import { checkedValues, forgetExpired, forgetSession, indexMessages, prepareMemoryStatements, readValues, searchIndex, writeValues } from './memory-sql.js';
 import { assertStorable, headOf, messageOf, prepareStatements, translateError, type HeadRow, type MessageRow, type SqliteDatabaseLike } from './sql.js';
 import { headValues } from '../sql-head.js';
 
@@ -36,7 +41,10 @@ type ListArguments = Parameters<StoreDriver['list']>[0];
  */
 export class SqliteDriver implements StoreDriver {
   readonly name: string;
+  /** Message text is indexed with FTS5 and searched by `searchText`. */
+  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true });
   private readonly statements: ReturnType<typeof prepareStatements>;
+  private readonly memory: ReturnType<typeof prepareMemoryStatements>;
   private queue: PendingWrite[] = [];
   private scheduled = false;
   private closed = false;
@@ -48,6 +56,7 @@ export class SqliteDriver implements StoreDriver {
   ) {
     this.name = label.store;
     this.statements = this.guard(() => prepareStatements(db));
+    this.memory = this.guard(() => prepareMemoryStatements(db));
   }
 
   /** Runs `work`, turning SQLite errors into chatstate errors that name the store. */
@@ -183,10 +192,11 @@ export class SqliteDriver implements StoreDriver {
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.write(() => {
-      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; ttl_ms: number | null } | undefined;
+      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null } | undefined;
       if (head === undefined) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
       checkVersion(this.name, id, head.version, commit.expectedVersion);
       const appended: MessageRecord[] = [];
+      const indexed: Array<{ seq: number; id: string; text?: string }> = [];
       const duplicates: string[] = [];
       let seq = head.last_seq;
       let tokens = 0;
@@ -198,11 +208,13 @@ export class SqliteDriver implements StoreDriver {
         }
         seq += 1;
         appended.push(Object.freeze({ seq, id: message.id, data: message.data }));
+        if (message.text !== undefined) indexed.push({ seq, id: message.id, text: message.text });
         tokens += message.tokens;
         title ??= message.title;
       }
       if (appended.length === 0) return { version: head.version, appended, duplicates };
-      this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, Date.parse(commit.updatedAt), id);
+      indexMessages(this.memory, id, head.user_id ?? undefined, indexed);
+      this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, commit.data ?? null, Date.parse(commit.updatedAt), id);
       return { version: head.version + 1, appended, duplicates };
     });
   }
@@ -222,8 +234,12 @@ export class SqliteDriver implements StoreDriver {
         checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
       this.statements.deleteMessages.run(id);
+      // The index is rewritten with the messages: the old rows may name messages that are gone, or
+      // a user the session no longer has.
+      this.memory.deleteText.run(id);
       this.statements.upsertHead.run(...headValues({ ...head, id }));
       for (const message of commit.messages) this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
+      indexMessages(this.memory, id, head.userId, commit.messages);
     });
   }
 
@@ -245,6 +261,7 @@ export class SqliteDriver implements StoreDriver {
 
   remove(id: string): Promise<boolean> {
     return this.write(() => {
+      forgetSession(this.memory, id);
       this.statements.deleteMessages.run(id);
       return this.statements.deleteHead.run(id).changes > 0;
     });
@@ -252,9 +269,28 @@ export class SqliteDriver implements StoreDriver {
 
   purgeExpired(now: number): Promise<number> {
     return this.write(() => {
+      forgetExpired(this.memory, now);
       this.statements.purgeMessages.run(now);
       return this.statements.purgeHeads.run(now).changes;
     });
+  }
+
+  readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
+    return this.read(() => readValues(this.memory, this.label, ns, keys));
+  }
+
+  writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+    let checked: ReturnType<typeof checkedValues>;
+    try {
+      checked = checkedValues(this.label, ns, entries);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.write(() => writeValues(this.memory, ns, checked, Date.now()));
+  }
+
+  searchText(query: TextSearchQuery): Promise<TextSearchHit[]> {
+    return this.read(() => searchIndex(this.memory, query));
   }
 
   /** Commits the writes still queued, then closes the connection if the driver opened it. */

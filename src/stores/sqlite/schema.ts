@@ -47,6 +47,36 @@ const MIGRATIONS: readonly (readonly string[])[] = [
     `CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC, id) WHERE agent_id IS NOT NULL`,
     `CREATE INDEX sessions_by_expiry ON sessions (expires_at) WHERE expires_at IS NOT NULL`,
   ],
+  // 1 → 2: active memory. Only new tables: the rows of version 1 stay as they are. Messages stored
+  // before this step have no text in the index (the driver never sees their plain text) until
+  // their session is saved again.
+  [
+    // Values by namespace and key. A rowid table: a value (an embedding, say) may be large.
+    `CREATE TABLE memory_values (
+      ns TEXT NOT NULL,
+      key TEXT NOT NULL,
+      data TEXT NOT NULL,
+      updated_at INTEGER NOT NULL,
+      PRIMARY KEY (ns, key)
+    ) STRICT`,
+    // One row per indexed message: where it is and whose it is. Its rowid is the message's rowid in
+    // message_fts, which holds only the index (contentless: the text is not stored twice).
+    `CREATE TABLE message_text (
+      rowid INTEGER PRIMARY KEY,
+      session_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      message_id TEXT NOT NULL,
+      user_id TEXT,
+      UNIQUE (session_id, seq)
+    ) STRICT`,
+    // body: the message's text; owner: one token naming the user (see ownerToken), so a user's
+    // search intersects posting lists in the index instead of ranking every user's matches.
+    // porter over unicode61: case and diacritics folded, English words stemmed (as Postgres's
+    // 'english' configuration does); contentless_delete (SQLite 3.43) lets rows be deleted by rowid.
+    `CREATE VIRTUAL TABLE message_fts USING fts5(body, owner, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2')`,
+    // Index rows never outlive their message_text row, whoever deletes it.
+    `CREATE TRIGGER message_text_deleted AFTER DELETE ON message_text BEGIN DELETE FROM message_fts WHERE rowid = old.rowid; END`,
+  ],
 ];
 
 /** The schema version this code writes. */
@@ -69,7 +99,7 @@ function installedVersion(db: SqliteDatabaseLike, label: DatabaseLabel): number 
   if (!present.has('meta')) {
     // Tables of these names that chatstate did not create belong to someone else: writing into
     // them (or beside them) would damage another application's data.
-    for (const name of ['sessions', 'messages']) {
+    for (const name of ['sessions', 'messages', 'memory_values', 'message_text', 'message_fts']) {
       if (present.has(name)) {
         throw new InvalidInputError(
           'INVALID_ARGUMENT',
@@ -99,6 +129,26 @@ function tooNew(installed: number, label: DatabaseLabel): DataError {
 }
 
 /**
+ * Active memory's index needs FTS5 with `contentless_delete` (SQLite 3.43). better-sqlite3 12.x
+ * bundles both; a connection built on an older SQLite, or one without FTS5, is refused with the
+ * reason instead of failing at its first search.
+ */
+function assertFullTextSearch(db: SqliteDatabaseLike, label: DatabaseLabel): void {
+  const row = db.prepare(`SELECT sqlite_version() AS version, EXISTS (SELECT 1 FROM pragma_module_list WHERE name = 'fts5') AS fts5`).get() as
+    | { version?: unknown; fts5?: unknown }
+    | undefined;
+  const version = String(row?.version ?? '');
+  const [major = 0, minor = 0] = version.split('.').map(Number);
+  const recent = major > 3 || (major === 3 && minor >= 43);
+  if (recent && row?.fts5 === 1) return;
+  throw new InvalidInputError(
+    'MISSING_DEPENDENCY',
+    `${label.store}: the connection to ${label.file} runs SQLite ${version}${row?.fts5 === 1 ? '' : ' without FTS5'}; chatstate needs SQLite 3.43 or later with FTS5 (better-sqlite3 12.x bundles it)`,
+    { details: { file: label.file, sqliteVersion: version } },
+  );
+}
+
+/**
  * Sets up a connection and brings its database to `SQLITE_SCHEMA_VERSION`.
  *
  * - `busy_timeout`: a writer waits this long for another process's write lock instead of failing.
@@ -114,6 +164,7 @@ export function prepareDatabase(db: SqliteDatabaseLike, label: DatabaseLabel, bu
   db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
+  assertFullTextSearch(db, label);
   const seen = installedVersion(db, label);
   if (seen === SQLITE_SCHEMA_VERSION) return;
   if (seen > SQLITE_SCHEMA_VERSION) throw tooNew(seen, label);

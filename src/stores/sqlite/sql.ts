@@ -124,9 +124,14 @@ export function messageOf(row: MessageRow, sessionId: string, label: DatabaseLab
 // and a `list` filter on it would silently stop matching. Refused instead of changed.
 const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** True when SQLite stores `value` (if any) as exactly this string. */
+export function isStorable(value: string | undefined): boolean {
+  return value === undefined || !UNPAIRED_SURROGATE.test(value);
+}
+
 /** Throws `INVALID_ARGUMENT` when SQLite would store `value` as a different string. */
 export function assertStorable(value: string | undefined, what: string, label: DatabaseLabel): void {
-  if (value !== undefined && UNPAIRED_SURROGATE.test(value)) {
+  if (!isStorable(value)) {
     throw new InvalidInputError('INVALID_ARGUMENT', `${label.store}: ${what} contains an unpaired surrogate, which SQLite text cannot store`);
   }
 }
@@ -142,14 +147,14 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     // Walks the (session_id, seq) key backwards from `beforeSeq`: the last n of a session cost the
     // same at any size. The caller reverses the rows into ascending order.
     readTail: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
-    appendHead: db.prepare(`SELECT version, last_seq, ttl_ms FROM sessions WHERE id = ?`),
+    appendHead: db.prepare(`SELECT version, last_seq, user_id FROM sessions WHERE id = ?`),
     // The UNIQUE (session_id, id) index turns an already stored id into "no change": idempotency
     // costs one index probe, not a scan of the session.
     insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`),
     // The head arithmetic of `appendToHead`, done in place: version + 1, counts, the first title,
-    // and sliding expiry from the new `updated_at`.
+    // the commit's head data when it has some, and sliding expiry from the new `updated_at`.
     advanceHead: db.prepare(`UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?,
-      token_count = token_count + ?, last_seq = ?, title = COALESCE(title, ?),
+      token_count = token_count + ?, last_seq = ?, title = COALESCE(title, ?), data = COALESCE(?, data),
       expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END WHERE id = ?`),
     version: db.prepare(`SELECT version FROM sessions WHERE id = ?`),
     upsertHead: db.prepare(`INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { ChatstateError } from '../errors.js';
+import { Message } from '../message/message.js';
+import { Session } from '../session/session.js';
+import { memoryDriver } from '../stores/memory.js';
+import { createSessionStore } from './session-store.js';
+import type { AppendCommit, ReplaceCommit, StoreDriver, TextSearchHit, TextSearchQuery } from './types.js';
+
+async function codeOf(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+  } catch (error) {
+    return ChatstateError.isInstance(error) ? error.code : `not a ChatstateError: ${String(error)}`;
+  }
+  return 'resolved';
+}
+
+/**
+ * A driver with full-text search, as a store author would write one: the memory driver plus a
+ * naive index of the text the core hands over (what it records is what the test checks).
+ */
+function searchingDriver(): { driver: StoreDriver; texts: Map<string, string | undefined>; queries: TextSearchQuery[] } {
+  const inner = memoryDriver();
+  const texts = new Map<string, string | undefined>();
+  const queries: TextSearchQuery[] = [];
+  const driver: StoreDriver = {
+    ...inner,
+    capabilities: { fullTextSearch: true },
+    async append(id, commit: AppendCommit) {
+      for (const message of commit.messages) texts.set(message.id, message.text);
+      return inner.append(id, commit);
+    },
+    async replace(id, commit: ReplaceCommit) {
+      for (const message of commit.messages) texts.set(message.id, message.text);
+      return inner.replace(id, commit);
+    },
+    async searchText(query) {
+      queries.push(query);
+      const hits: TextSearchHit[] = [];
+      for (const [messageId, text] of texts) {
+        if (text?.includes(query.text) === true) hits.push({ sessionId: 's1', seq: 1, messageId, score: 1 });
+      }
+      return hits.slice(0, query.limit);
+    },
+  };
+  return { driver, texts, queries };
+}
+
+describe('full-text search through the core', () => {
+  it('is undefined for a driver without fullTextSearch, and no text reaches such a driver', async () => {
+    const inner = memoryDriver();
+    const texts: Array<string | undefined> = [];
+    const store = createSessionStore({
+      ...inner,
+      append: (id, commit) => (texts.push(...commit.messages.map((message) => message.text)), inner.append(id, commit)),
+      replace: (id, commit) => (texts.push(...commit.messages.map((message) => message.text)), inner.replace(id, commit)),
+    });
+    expect(store.searchText).toBeUndefined();
+    await store.save(Session.create({ id: 's1', messages: [Message.user('one', { id: 'm1' })] }));
+    await store.append('s1', [Message.user('two', { id: 'm2' })]);
+    expect(texts).toEqual([undefined, undefined]);
+  });
+
+  it('gives drivers with fullTextSearch each message text on save and append, and passes checked queries on', async () => {
+    const { driver, texts, queries } = searchingDriver();
+    const store = createSessionStore(driver);
+    await store.save(Session.create({ id: 's1', messages: [Message.user('the blue whale', { id: 'm1' })] }));
+    await store.append('s1', [Message.assistant([{ type: 'text', text: 'largest ' }, { type: 'text', text: 'animal' }], { id: 'm2' })]);
+    expect(texts).toEqual(new Map([['m1', 'the blue whale'], ['m2', Message.text(Message.assistant([{ type: 'text', text: 'largest ' }, { type: 'text', text: 'animal' }]))]]));
+    const search = store.searchText;
+    if (search === undefined) throw new Error('searchText should be defined');
+    expect(await search({ text: 'whale', limit: 5, userId: 'ann', sessionIds: ['s1'] })).toEqual([{ sessionId: 's1', seq: 1, messageId: 'm1', score: 1 }]);
+    expect(queries).toEqual([{ text: 'whale', limit: 5, userId: 'ann', sessionIds: ['s1'] }]);
+    expect(Object.isFrozen(queries[0])).toBe(true);
+  });
+
+  it('refuses bad queries before the driver sees them', async () => {
+    const { driver, queries } = searchingDriver();
+    const store = createSessionStore(driver);
+    const search = store.searchText as (query: TextSearchQuery) => Promise<TextSearchHit[]>;
+    const bad: Array<[unknown, string]> = [
+      [null, 'INVALID_ARGUMENT'],
+      [{ text: '   ', limit: 5 }, 'INVALID_ARGUMENT'],
+      [{ text: 42, limit: 5 }, 'INVALID_ARGUMENT'],
+      [{ text: 'x', limit: 0 }, 'INVALID_ARGUMENT'],
+      [{ text: 'x', limit: 1001 }, 'INVALID_ARGUMENT'],
+      [{ text: 'x', limit: 1.5 }, 'INVALID_ARGUMENT'],
+      [{ text: 'x', limit: 5, userId: '' }, 'INVALID_ID'],
+      [{ text: 'x', limit: 5, sessionIds: 's1' }, 'INVALID_ARGUMENT'],
+      [{ text: 'x', limit: 5, sessionIds: ['../etc'] }, 'INVALID_ID'],
+    ];
+    for (const [query, code] of bad) expect(await codeOf(() => search(query as TextSearchQuery)), JSON.stringify(query)).toBe(code);
+    expect(queries).toEqual([]);
+    expect(await search({ text: 'x', limit: 1000 })).toEqual([]);
+  });
+
+  it('with encryption at rest there is no searchText and no plain text reaches the driver', async () => {
+    const { driver, texts } = searchingDriver();
+    const store = createSessionStore(driver, { encryption: 'session-store-unit-secret-0123456789' });
+    expect(store.searchText).toBeUndefined();
+    await store.save(Session.create({ id: 's1', messages: [Message.user('secret plan', { id: 'm1' })] }));
+    await store.append('s1', [Message.user('more secrets', { id: 'm2' })]);
+    expect(texts).toEqual(new Map([['m1', undefined], ['m2', undefined]]));
+  });
+});
+
+describe('append with state', () => {
+  it('keeps the fields a newer version wrote into the head data', async () => {
+    const driver = memoryDriver();
+    const store = createSessionStore(driver);
+    await store.save(Session.create({ id: 's1', variables: { old: true } }));
+    const head = await driver.readHead('s1');
+    if (head === undefined) throw new Error('no head');
+    const written = JSON.parse(head.data) as Record<string, unknown>;
+    await driver.replace('s1', { head: { ...head, data: JSON.stringify({ ...written, futureField: { kept: 1 } }) }, messages: [] });
+    await store.append('s1', [Message.user('hi', { id: 'm1' })], { state: { metadata: { m: 1 }, variables: { v: 2 } } });
+    const after = await driver.readHead('s1');
+    expect(JSON.parse(after?.data ?? '{}')).toEqual({ futureField: { kept: 1 }, metadata: { m: 1 }, variables: { v: 2 } });
+    expect((await store.load('s1')).variables).toEqual({ v: 2 });
+  });
+
+  it('gives the driver the encoded state only in the commit that adds messages', async () => {
+    const inner = memoryDriver();
+    const commits: AppendCommit[] = [];
+    const store = createSessionStore({ ...inner, append: (id, commit) => (commits.push(commit), inner.append(id, commit)) });
+    await store.save(Session.create({ id: 's1' }));
+    await store.append('s1', [Message.user('hi', { id: 'm1' })]);
+    await store.append('s1', [Message.user('hi again', { id: 'm2' })], { state: { metadata: {}, variables: { n: 1 }, lastUsage: { inputTokens: 3, messageCount: 1 } } });
+    expect(commits[0]?.data).toBeUndefined();
+    expect(JSON.parse(commits[1]?.data ?? 'null')).toEqual({ metadata: {}, variables: { n: 1 }, lastUsage: { inputTokens: 3, messageCount: 1 } });
+  });
+});

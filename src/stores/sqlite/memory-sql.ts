@@ -1,0 +1,147 @@
+/**
+ * Active memory in the SQLite store: values by namespace, and the FTS5 index of message text
+ * (its statements, its upkeep on append, replace and delete, and the search). Every function here
+ * runs inside a transaction the driver opened.
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { DataError } from '../../errors.js';
+import type { TextSearchHit, TextSearchQuery, ValueRecord } from '../../store/types.js';
+import { foldText, relativeScores, searchTerms, sessionNamespaces } from '../sql-search.js';
+import type { DatabaseLabel } from './schema.js';
+import { assertStorable, isStorable, type SqliteDatabaseLike } from './sql.js';
+
+/** The statements of active memory, prepared once per connection. */
+export function prepareMemoryStatements(db: SqliteDatabaseLike) {
+  // The join drives from the FTS5 MATCH (the index), then finds each hit's row by rowid; the exact
+  // user check is in SQL (`IS` also matches "no user" to "no user"), whatever the owner token says.
+  const searchSql = (filter: string): string => `SELECT t.session_id AS session_id, t.seq AS seq, t.message_id AS message_id,
+      bm25(message_fts, 1.0, 0.0) AS rank
+    FROM message_fts JOIN message_text t ON t.rowid = message_fts.rowid
+    WHERE message_fts MATCH ? AND t.user_id IS ?${filter}
+    ORDER BY rank, t.session_id, t.seq DESC LIMIT ?`;
+  return {
+    readValues: db.prepare(`SELECT key, data FROM memory_values WHERE ns = ? ORDER BY key`),
+    readSomeValues: db.prepare(`SELECT key, data FROM memory_values WHERE ns = ? AND key IN (SELECT value FROM json_each(?)) ORDER BY key`),
+    putValue: db.prepare(`INSERT INTO memory_values (ns, key, data, updated_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (ns, key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`),
+    deleteValue: db.prepare(`DELETE FROM memory_values WHERE ns = ? AND key = ?`),
+    // One range scan of the (ns, key) key; see sessionNamespaces.
+    deleteSessionValues: db.prepare(`DELETE FROM memory_values WHERE ns >= ? AND ns < ? AND (ns = ? OR ns >= ?)`),
+    insertText: db.prepare(`INSERT INTO message_text (session_id, seq, message_id, user_id) VALUES (?, ?, ?, ?) RETURNING rowid`),
+    insertIndex: db.prepare(`INSERT INTO message_fts (rowid, body, owner) VALUES (?, ?, ?)`),
+    // The trigger message_text_deleted removes the index rows too.
+    deleteText: db.prepare(`DELETE FROM message_text WHERE session_id = ?`),
+    expiredIds: db.prepare(`SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
+    search: db.prepare(searchSql('')),
+    searchIn: db.prepare(searchSql(' AND t.session_id IN (SELECT value FROM json_each(?))')),
+  };
+}
+
+/** The statements of active memory. */
+export type MemoryStatements = ReturnType<typeof prepareMemoryStatements>;
+
+/**
+ * The token of the `owner` column: `n` for sessions without a user, otherwise `u` and 128 bits of
+ * the user id's SHA-256 (hex: one token to the tokenizer, whatever characters the id has). It only
+ * narrows the index scan; exactness comes from the SQL check on `user_id`.
+ */
+function ownerToken(userId: string | undefined): string {
+  return userId === undefined ? 'n' : `u${createHash('sha256').update(userId).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The FTS5 query of a search: every word as a string literal (FTS5 syntax inside a string is plain
+ * text, and `searchTerms` leaves no `"` to close it), any of them matching the body, and the owner.
+ */
+function matchExpression(terms: readonly string[], userId: string | undefined): string {
+  return `owner : "${ownerToken(userId)}" AND body : (${terms.map((term) => `"${term.replace(/"/g, '""')}"`).join(' OR ')})`;
+}
+
+/** Adds the index rows of a session's messages that carry text. */
+export function indexMessages(
+  statements: MemoryStatements,
+  sessionId: string,
+  userId: string | undefined,
+  messages: ReadonlyArray<{ readonly seq: number; readonly id: string; readonly text?: string }>,
+): void {
+  const owner = ownerToken(userId);
+  for (const message of messages) {
+    if (message.text === undefined) continue;
+    const row = statements.insertText.get(sessionId, message.seq, message.id, userId ?? null) as { rowid: number };
+    statements.insertIndex.run(row.rowid, foldText(message.text), owner);
+  }
+}
+
+/** Deletes what belongs to session `id` besides its head and messages: its values and index rows. */
+export function forgetSession(statements: MemoryStatements, id: string): void {
+  const { exact, children, end } = sessionNamespaces(id);
+  statements.deleteSessionValues.run(exact, end, exact, children);
+  statements.deleteText.run(id);
+}
+
+/** Forgets every session expiring at or before `now` (before their heads are deleted). */
+export function forgetExpired(statements: MemoryStatements, now: number): void {
+  for (const row of statements.expiredIds.all(now) as Array<{ id: string }>) forgetSession(statements, row.id);
+}
+
+function corrupt(label: DatabaseLabel, what: string): DataError {
+  return new DataError('CORRUPT', `${label.store}: ${label.file}: ${what}`, { details: { file: label.file } });
+}
+
+/** The values of `ns` (only `keys`, when given), keys ascending. */
+export function readValues(statements: MemoryStatements, label: DatabaseLabel, ns: string, keys: readonly string[] | undefined): ValueRecord[] {
+  // A key SQLite cannot store was never stored: it matches nothing.
+  if (!isStorable(ns)) return [];
+  const wanted = keys?.filter((key) => isStorable(key));
+  if (wanted !== undefined && wanted.length === 0) return [];
+  const rows = (wanted === undefined ? statements.readValues.all(ns) : statements.readSomeValues.all(ns, JSON.stringify(wanted))) as Array<{ key: unknown; data: unknown }>;
+  return rows.map((row) => {
+    if (typeof row.key !== 'string' || typeof row.data !== 'string') throw corrupt(label, `a value row of namespace ${JSON.stringify(ns)} is not (text, text)`);
+    return Object.freeze({ key: row.key, data: row.data });
+  });
+}
+
+/**
+ * A write of values, checked before it is queued (every string must be stored as given) and
+ * copied (it runs at the end of the tick, after the caller may have changed the array).
+ */
+export function checkedValues(
+  label: DatabaseLabel,
+  ns: string,
+  entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+): Array<{ key: string; data: string | null }> {
+  assertStorable(ns, 'a value namespace', label);
+  return entries.map((entry) => {
+    assertStorable(entry.key, 'a value key', label);
+    assertStorable(entry.data ?? undefined, 'a value', label);
+    return { key: entry.key, data: entry.data };
+  });
+}
+
+/** Writes and deletes values of `ns` (a later entry for the same key wins). */
+export function writeValues(statements: MemoryStatements, ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>, now: number): void {
+  for (const entry of entries) {
+    if (entry.data === null) statements.deleteValue.run(ns, entry.key);
+    else statements.putValue.run(ns, entry.key, entry.data, now);
+  }
+}
+
+/** The best hits of a search; BM25 (lower is better in SQLite) normalized by `relativeScores`. */
+export function searchIndex(statements: MemoryStatements, query: TextSearchQuery): TextSearchHit[] {
+  const terms = searchTerms(query.text);
+  if (terms.length === 0 || !(query.limit >= 1)) return [];
+  if (query.userId !== undefined && !isStorable(query.userId)) return [];
+  const match = matchExpression(terms, query.userId);
+  const limit = Math.floor(query.limit);
+  let rows: Array<{ session_id: string; seq: number; message_id: string; rank: number }>;
+  if (query.sessionIds === undefined) {
+    rows = statements.search.all(match, query.userId ?? null, limit) as typeof rows;
+  } else {
+    const ids = query.sessionIds.filter((id) => isStorable(id));
+    if (ids.length === 0) return [];
+    rows = statements.searchIn.all(match, query.userId ?? null, JSON.stringify(ids), limit) as typeof rows;
+  }
+  const scores = relativeScores(rows.map((row) => -row.rank));
+  return rows.map((row, index) => Object.freeze({ sessionId: row.session_id, seq: row.seq, messageId: row.message_id, score: scores[index] as number }));
+}

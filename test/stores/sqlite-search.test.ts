@@ -1,0 +1,217 @@
+/**
+ * Active memory in the SQLite store: the shared SQL specs on the driver, the upgrade of a database
+ * written by schema version 1, the query plan of a search over 100k messages (the FTS5 index, never
+ * a scan), and what is particular to SQLite (diacritics, unstorable keys, the store on top).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../src/errors.js';
+import { Message } from '../../src/message/message.js';
+import { Session } from '../../src/session/session.js';
+import type { StoreDriver } from '../../src/store/types.js';
+import { SQLITE_SCHEMA_VERSION, sqliteDriver, sqliteStore, type SqliteDatabaseLike } from '../../src/stores/sqlite/index.js';
+import { places, seed, sqlMemorySpecs } from '../support/sql-memory-specs.js';
+
+let directory: string;
+const open: Array<{ close(): unknown }> = [];
+const files = new WeakMap<StoreDriver, string>();
+
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'chatstate-sqlite-search-'));
+});
+
+afterEach(async () => {
+  for (const handle of open.splice(0).reverse()) await handle.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function database(file: string, options?: Database.Options): Database.Database {
+  const db = new Database(file, options);
+  open.push(db);
+  return db;
+}
+
+async function driverOn(file: string): Promise<StoreDriver> {
+  const driver = await sqliteDriver(file);
+  open.push(driver);
+  files.set(driver, file);
+  return driver;
+}
+
+function fileOf(driver: StoreDriver): string {
+  const file = files.get(driver);
+  if (file === undefined) throw new Error('not a driver of this test');
+  return file;
+}
+
+describe('sqlite: active memory (shared SQL specs)', () => {
+  let count = 0;
+  sqlMemorySpecs(() => ({
+    open: () => driverOn(join(directory, `memory-${(count += 1)}.db`)),
+    reopen: (driver) => driverOn(fileOf(driver)),
+    async indexRows(driver, id) {
+      const db = database(fileOf(driver), { readonly: true });
+      // Every index row has its message_text row and the other way round (the delete trigger).
+      const texts = db.prepare('SELECT count(*) FROM message_text').pluck().get();
+      expect(db.prepare('SELECT count(*) FROM message_fts').pluck().get()).toBe(texts);
+      return db.prepare('SELECT count(*) FROM message_text WHERE session_id = ?').pluck().get(id) as number;
+    },
+  }));
+});
+
+// The tables of schema version 1, as the previous release created them.
+const VERSION_1 = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT, WITHOUT ROWID`,
+  `CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, record_schema INTEGER NOT NULL, version INTEGER NOT NULL, agent_id TEXT, user_id TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, expires_at INTEGER, ttl_ms INTEGER, message_count INTEGER NOT NULL,
+    token_count INTEGER NOT NULL, last_seq INTEGER NOT NULL, title TEXT, data TEXT NOT NULL) STRICT`,
+  `CREATE TABLE messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq), UNIQUE (session_id, id)) STRICT, WITHOUT ROWID`,
+  `CREATE INDEX sessions_by_activity ON sessions (updated_at DESC, id)`,
+  `CREATE INDEX sessions_by_user ON sessions (user_id, updated_at DESC, id) WHERE user_id IS NOT NULL`,
+  `CREATE INDEX sessions_by_agent ON sessions (agent_id, updated_at DESC, id) WHERE agent_id IS NOT NULL`,
+  `CREATE INDEX sessions_by_expiry ON sessions (expires_at) WHERE expires_at IS NOT NULL`,
+  `INSERT INTO meta (key, value) VALUES ('schema', '1')`,
+];
+
+describe('sqlite: upgrade from schema version 1', () => {
+  it('migrates a version 1 database in place: its sessions load unchanged, and values and search work after', async () => {
+    // Records as the core writes them, copied into a database that has only the version 1 tables.
+    const source = join(directory, 'source.db');
+    const writer = await sqliteStore(source);
+    const original = await writer.save(
+      Session.create({ id: 'old', userId: 'alice', metadata: { kept: true } }).append(Message.user('the old budget plan', { id: 'u1' }), Message.assistant('noted', { id: 'a1' })),
+    );
+    await writer.close();
+    const file = join(directory, 'v1.db');
+    const v1 = new Database(file);
+    for (const statement of VERSION_1) v1.exec(statement);
+    v1.exec(`ATTACH DATABASE '${source.replace(/'/g, "''")}' AS source`);
+    v1.exec('INSERT INTO sessions SELECT * FROM source.sessions; INSERT INTO messages SELECT * FROM source.messages');
+    v1.exec('DETACH DATABASE source');
+    v1.close();
+
+    const store = await sqliteStore(file);
+    open.push(store);
+    const check = database(file, { readonly: true });
+    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(String(SQLITE_SCHEMA_VERSION));
+    expect(SQLITE_SCHEMA_VERSION).toBe(2);
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('memory_values', 'message_text', 'message_fts') ORDER BY name`).pluck().all()).toEqual([
+      'memory_values',
+      'message_fts',
+      'message_text',
+    ]);
+    const loaded = await store.load('old');
+    expect(loaded.messages).toEqual(original.messages);
+    expect(loaded.metadata).toEqual({ kept: true });
+    expect(loaded.version).toBe(original.version);
+
+    await store.values.set({ scope: 'user', userId: 'alice' }, { tone: 'brief' });
+    expect(await store.values.get({ scope: 'user', userId: 'alice' }, 'tone')).toBe('brief');
+    await store.append('old', [Message.user('a new budget question', { id: 'u2' })]);
+    const search = store.searchText;
+    if (search === undefined) throw new Error('the migrated store has no search');
+    // Messages of version 1 were stored without their text; a save indexes them.
+    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId)).toEqual(['u2']);
+    await store.save(await store.load('old'));
+    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual(['u1', 'u2']);
+  });
+});
+
+describe('sqlite: search plan', () => {
+  it('a search over 100k messages of 10 users is driven by the FTS5 index, then finds each hit by rowid: no table scan', async () => {
+    const statements: string[] = [];
+    const db = database(join(directory, 'plan.db'), { verbose: (sql) => statements.push(String(sql)) });
+    const driver = await sqliteDriver(db);
+    open.push(driver);
+    const words = ['budget', 'travel', 'design', 'hiring', 'launch', 'pricing', 'support', 'roadmap'];
+    for (let user = 0; user < 10; user += 1) {
+      for (let session = 0; session < 10; session += 1) {
+        const texts = Array.from({ length: 1000 }, (_, index) => `message ${index} on ${words[(index + session) % words.length]} and ${words[(index * 7 + user) % words.length]}`);
+        await seed(driver, `s${user}-${session}`, texts, { userId: `user-${user}` });
+      }
+    }
+    expect(db.prepare('SELECT count(*) FROM message_text').pluck().get()).toBe(100_000);
+    statements.length = 0;
+    const hits = await driver.searchText?.({ text: 'roadmap pricing', userId: 'user-3', limit: 5 });
+    expect(hits).toHaveLength(5);
+    const executed = statements.find((sql) => sql.includes('MATCH'));
+    if (executed === undefined) throw new Error(`no search statement among ${JSON.stringify(statements)}`);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${executed}`).all() as Array<{ detail: string }>).map((row) => row.detail);
+    expect(plan).toContainEqual(expect.stringMatching(/^SCAN message_fts VIRTUAL TABLE INDEX \d+:M/));
+    expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
+    expect(plan.filter((detail) => /^SCAN (t|message_text|messages|sessions)\b/.test(detail))).toEqual([]);
+  }, 120_000);
+});
+
+describe('sqlite: particulars', () => {
+  it('refuses a connection whose SQLite is older than 3.43 or has no FTS5, before creating anything', async () => {
+    const file = join(directory, 'old-sqlite.db');
+    const real = database(file);
+    // The caller's connection, as a build of an older SQLite (or one without FTS5) would answer the probe.
+    const posing = (from: string, to: string): SqliteDatabaseLike => ({
+      prepare: (source) => real.prepare(source.replace(from, to)),
+      exec: (source) => real.exec(source),
+      close: () => real.close(),
+      name: real.name,
+    });
+    for (const [from, to, why] of [
+      ['sqlite_version()', `'3.42.9'`, /SQLite 3\.42\.9; chatstate needs SQLite 3\.43 or later with FTS5/],
+      [`name = 'fts5'`, `name = 'none'`, /without FTS5/],
+    ] as const) {
+      const error = await sqliteStore(posing(from, to)).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).code).toBe('MISSING_DEPENDENCY');
+      expect((error as Error).message).toMatch(why);
+    }
+    expect(real.prepare(`SELECT count(*) FROM sqlite_master`).pluck().get()).toBe(0);
+  });
+
+  it('folds diacritics: "cafe" finds "Café" and the other way round', async () => {
+    const driver = await driverOn(join(directory, 'diacritics.db'));
+    await seed(driver, 'd', ['Café au lait', 'a naive plan']);
+    expect(places((await driver.searchText?.({ text: 'cafe', limit: 5 })) ?? [])).toEqual(['d#1']);
+    expect(places((await driver.searchText?.({ text: 'naïve', limit: 5 })) ?? [])).toEqual(['d#2']);
+  });
+
+  it('refuses a value key or namespace SQLite would store as another string, writing nothing', async () => {
+    const driver = await driverOn(join(directory, 'surrogate.db'));
+    for (const write of [
+      () => driver.writeValues('app', [{ key: 'fine', data: '1' }, { key: 'bad\uD800', data: '2' }]),
+      () => driver.writeValues('user:\uDC00', [{ key: 'fine', data: '1' }]),
+    ]) {
+      const error = await write().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).code).toBe('INVALID_ARGUMENT');
+    }
+    expect(await driver.readValues('app')).toEqual([]);
+    expect(await driver.readValues('app', ['bad\uD800'])).toEqual([]);
+  });
+
+  it('through the store: appended text is searchable; an encrypted store offers no search and indexes nothing', async () => {
+    const file = join(directory, 'store.db');
+    const store = await sqliteStore(file);
+    open.push(store);
+    await store.save(Session.create({ id: 'plain', userId: 'alice' }));
+    await store.append('plain', [Message.user('where is the launch checklist?', { id: 'q1' })]);
+    expect((await store.searchText?.({ text: 'checklist', userId: 'alice', limit: 3 }))?.map((hit) => [hit.sessionId, hit.messageId, hit.score])).toEqual([['plain', 'q1', 1]]);
+
+    const sealedFile = join(directory, 'sealed.db');
+    const sealed = await sqliteStore(sealedFile, { encryption: Buffer.alloc(32, 7) });
+    open.push(sealed);
+    expect(sealed.searchText).toBeUndefined();
+    await sealed.save(Session.create({ id: 'secret', userId: 'alice' }).append(Message.user('the launch checklist', { id: 's1' })));
+    await sealed.append('secret', [Message.user('another checklist', { id: 's2' })]);
+    const db = database(sealedFile, { readonly: true });
+    expect(db.prepare('SELECT count(*) FROM message_text').pluck().get()).toBe(0);
+  });
+});
