@@ -5,6 +5,7 @@
  */
 export { SessionManager, type ForkOptions, type ManagerAppendResult } from './session-manager.js';
 export type { SessionUpdater } from './managed-sessions.js';
+export type { SessionChange } from './commit.js';
 export type { ChainLink, ChainStats } from './chain.js';
 export { MAX_TIMER_DELAY_MS, type SessionManagerOptions } from './options.js';
 export {

@@ -16,6 +16,7 @@ import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
 import type { ListQuery, SessionStore, SessionSummary } from '../store/types.js';
 import { chainStatsOf, type ChainStats } from './chain.js';
+import { checkChange, commitChange, type SessionChange } from './commit.js';
 import {
   chainCycle,
   continuationIndexOf,
@@ -26,7 +27,7 @@ import {
   linkToSuccessor,
   successorOf,
 } from './continuation.js';
-import type { ManagerErrorContext, SessionManagerEvents } from './events.js';
+import type { ManagerErrorContext, SaveReason, SessionManagerEvents } from './events.js';
 import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
 import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
 
@@ -185,6 +186,26 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
         await this.sessions.evictOverflow();
         return current.next === id ? step.result : { ...step.result, continuedFrom: id };
       }
+    });
+  }
+
+  /**
+   * Stores what a turn changed on `base` (a session this manager returned, or a new one from
+   * `Session.create` not stored yet): `change.messages` appended, and the variables, metadata,
+   * usage and agent `change` gives. With the same agent it is ONE atomic append of the messages
+   * with the new state (its cost does not grow with the session); a new session, a new agent or a
+   * replaced history (`change.history`, e.g. a compaction) is one compare-and-replace. Only if the session is still `base`: when it changed — through this
+   * manager or by another writer — nothing is written, the cached copy is dropped (the next `load`
+   * reads the store) and `CONFLICT` is thrown. Returns the session as stored. No continuation.
+   */
+  async commit(base: Session, change: SessionChange): Promise<Session> {
+    return this.track(async () => {
+      const checked = checkChange(base, change);
+      assertValidId(base.id, 'session id');
+      const context = { sessions: this.sessions, store: this.store, saved: (session: Session, reason: SaveReason) => this.publish('saved', { session, reason }) };
+      const stored = await this.sessions.locks.run(base.id, () => commitChange(context, base, checked));
+      await this.sessions.evictOverflow();
+      return stored;
     });
   }
 

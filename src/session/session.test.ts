@@ -201,3 +201,36 @@ describe('Session edge cases (review regressions)', () => {
     expect(codeOf(() => Session.create().append(Message.user('hello')).formatHistory({ maxChars: 0 }))).toBe('INVALID_ARGUMENT');
   });
 });
+
+describe('withStored', () => {
+  it('rebuilds the same owner and state over stored messages at the stored version, sharing the messages', () => {
+    const base = Session.create({ userId: 'u1', agentId: 'a1' }).withVariable('mood', 'calm').append(Message.user('hi'));
+    const messages = Object.freeze([...base.messages, Message.assistant('hello')]);
+    const stored = base.withStored({ messages, version: 7 });
+    expect(stored.messages).toBe(messages);
+    expect(stored.version).toBe(7);
+    expect({ id: stored.id, userId: stored.userId, agentId: stored.agentId, variables: stored.variables }).toEqual({
+      id: base.id,
+      userId: 'u1',
+      agentId: 'a1',
+      variables: { mood: 'calm' },
+    });
+    expect(Object.isFrozen(stored)).toBe(true);
+  });
+
+  it('refuses plain objects, bad versions and bad dates', () => {
+    const base = Session.create();
+    const plain = { ...Message.user('hi') };
+    expect(codeOf(() => base.withStored({ messages: [plain as Message], version: 1 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => base.withStored({ messages: [], version: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => base.withStored({ messages: [], version: 1.5 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => base.withStored({ messages: [], version: 1, updatedAt: 'yesterday' }))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('append keeps one copy of the history (the new array is the session’s own)', () => {
+    const session = Session.create().append(Message.user('a'));
+    const next = session.append(Message.assistant('b'));
+    expect(Object.isFrozen(next.messages)).toBe(true);
+    expect(next.messages[0]).toBe(session.messages[0]);
+  });
+});

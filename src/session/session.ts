@@ -179,7 +179,24 @@ export class Session {
   /** A new session with `messages` appended (validated; plain objects go through `Message.create`). */
   append(...messages: ReadonlyArray<Message | MessageInput>): Session {
     if (messages.length === 0) return this;
-    return this.next({ messages: concatArrays(this.messages, messages.map((message) => Message.from(message))) });
+    // Frozen here so the constructor keeps this array instead of copying the history a second time.
+    return this.next({ messages: Object.freeze(concatArrays(this.messages, messages.map((message) => Message.from(message)))) });
+  }
+
+  /**
+   * This session's id, owner and state over `messages` at `version`: how a store or manager rebuilds
+   * the value it has just written, without validating every message again (each must already be a
+   * `Message` value, which is checked). Throws `INVALID_ARGUMENT` otherwise.
+   */
+  withStored(stored: { readonly messages: readonly Message[]; readonly version: number; readonly updatedAt?: string }): Session {
+    const { messages, version } = stored;
+    if (!Array.isArray(messages) || !messages.every((message) => Message.is(message))) {
+      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an array of Message values');
+    }
+    if (!Number.isSafeInteger(version) || version < 0) throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs a non-negative integer version');
+    const updatedAt = stored.updatedAt ?? new Date().toISOString();
+    if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt))) throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an ISO-8601 updatedAt');
+    return new Session({ ...this.fields(), messages, version, updatedAt });
   }
 
   /** A new session whose history is `messages` (used after compaction or editing). */
