@@ -1,107 +1,124 @@
 /**
- * `npm start`: an agent conversation end to end, with no network — a scripted model that calls
- * real tool functions, every message appended durably to the embedded file store, tool-safe
- * compaction after each final answer, the session reloaded from disk, an opaque signed state blob,
- * and the history sent through every provider format.
+ * `npm start`: an agent conversation end to end, with no network. A `Conversation` runs turns over
+ * the embedded file store: a scripted stand-in for a model asks for real tool functions, the
+ * runtime runs them (in parallel), appends each turn atomically and durably, and compacts only
+ * after a final answer. The agent remembers a preference in one session and recalls it in another.
+ * Then the session is reloaded from disk, a stateless caller chats with an opaque signed blob, and
+ * the history is sent through every provider format.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compaction } from '../src/compaction/index.js';
 import { formats, validate } from '../src/formats/index.js';
 import { Message } from '../src/message/message.js';
-import { PROVIDERS } from '../src/message/schema.js';
-import { Session } from '../src/session/session.js';
-import { decodeState, encodeState } from '../src/state/index.js';
+import { PROVIDERS, type JsonValue } from '../src/message/schema.js';
+import type { ChatModel, ChatRequest, ChatResponse } from '../src/models/types.js';
+import { Conversation, chatWithState, type Tool } from '../src/runtime/index.js';
 import { openStore } from '../src/stores/open-store.js';
 import { tokens } from '../src/tokens/index.js';
 
-type Tool = (args: Record<string, string>) => unknown;
+const field = (args: JsonValue, name: string): string => String((args as Record<string, JsonValue>)[name] ?? '');
 
-const tools: Record<string, Tool> = {
-  get_weather: ({ city = '' }) => ({ city, forecast: city.length % 2 === 0 ? 'sunny' : 'light rain', highC: 10 + (city.length % 9) }),
-  search_flights: ({ from = '', to = '' }) =>
-    Array.from({ length: 3 }, (_, i) => ({ flight: `CS${100 + i * 7}`, from, to, departs: `0${7 + i * 3}:15`, priceEur: 89 + i * 41 })),
-  convert_currency: ({ amount = '0' }) => ({ eur: Number(amount), usd: Math.round(Number(amount) * 108) / 100 }),
+const tools: Tool[] = [
+  {
+    name: 'get_weather',
+    description: 'The forecast for a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    execute: (args) => {
+      const city = field(args, 'city');
+      return { city, forecast: city.length % 2 === 0 ? 'sunny' : 'light rain', highC: 10 + (city.length % 9) };
+    },
+  },
+  {
+    name: 'search_flights',
+    description: 'Flights between two cities.',
+    parameters: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } }, required: ['from', 'to'] },
+    execute: (args) => Array.from({ length: 3 }, (_, i) => ({ flight: `CS${100 + i * 7}`, from: field(args, 'from'), to: field(args, 'to'), departs: `0${7 + i * 3}:15`, priceEur: 89 + i * 41 })),
+  },
+  {
+    name: 'convert_currency',
+    description: 'Converts euros to dollars.',
+    parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+    execute: (args) => ({ eur: Number(field(args, 'amount')), usd: Math.round(Number(field(args, 'amount')) * 108) / 100 }),
+  },
+];
+
+/**
+ * A scripted stand-in for a real model (`openaiChatModel`, `anthropicModel`, `aiSdkModel` plug in
+ * the same way): it asks for tools until it has their results, then answers from them.
+ */
+const travelModel: ChatModel = {
+  provider: 'openaiChat',
+  model: 'scripted-travel-model',
+  async complete({ messages }: ChatRequest): Promise<ChatResponse> {
+    const usage = { inputTokens: messages.length * 40, outputTokens: 30 };
+    const userIndex = messages.findLastIndex((m) => m.role === 'user');
+    const text = Message.text(messages[userIndex] as Message);
+    const results = messages.slice(userIndex).filter((m) => m.role === 'tool');
+    if (results.length > 0) {
+      // Recall answers with what it found; other tools with their results.
+      const found = results.map((m) => (m.name === 'recall' ? `${(JSON.parse(Message.text(m)) as Array<{ text: string; source: string }>)[0]?.text ?? 'nothing'} (best of the recalled hits)` : Message.text(m).slice(0, 160)));
+      return { message: Message.assistant(`Here is what I found:\n${found.map((line) => `- ${line}`).join('\n')}`), usage, finishReason: 'stop' };
+    }
+    const cities = [...new Set([...text.matchAll(/\b(Paris|Lisbon|Oslo|Rome|Berlin)\b/g)].map((m) => m[1] as string))];
+    const calls: Array<{ name: string; arguments: JsonValue }> = [];
+    if (/weather/i.test(text)) for (const city of cities) calls.push({ name: 'get_weather', arguments: { city } });
+    if (/flight/i.test(text) && cities.length >= 2) calls.push({ name: 'search_flights', arguments: { from: cities[0] as string, to: cities[1] as string } });
+    if (/\d+ ?eur/i.test(text)) calls.push({ name: 'convert_currency', arguments: { amount: Number(/(\d+) ?eur/i.exec(text)?.[1] ?? 0) } });
+    if (/remember/i.test(text)) calls.push({ name: 'remember', arguments: { text: text.replace(/^.*?remember that I prefer /i, 'The user prefers ') } });
+    if (/\?$/.test(text) && /\b(I|my)\b/.test(text) && calls.length === 0) calls.push({ name: 'recall', arguments: { query: text } });
+    if (calls.length === 0) return { message: Message.assistant(`Noted: "${text}". Anything else for the trip?`), usage, finishReason: 'stop' };
+    const toolCalls = calls.map((call, i) => ({ id: `call_${messages.length}_${i}`, name: call.name, arguments: JSON.stringify(call.arguments) }));
+    return { message: Message.assistant('Let me check.', { toolCalls }), usage, finishReason: 'tool_calls' };
+  },
 };
 
-/** A scripted stand-in for a model: asks for tools until it has their results, then answers. */
-function scriptedModel(history: readonly Message[]): Message {
-  const last = history.at(-1);
-  const request = [...history].reverse().find((m) => m.role === 'user' && m.category === 'dialog');
-  const text = request === undefined ? '' : Message.text(request);
-  if (last?.role === 'tool') {
-    const results = history.slice(history.lastIndexOf(request as Message)).filter((m) => m.role === 'tool');
-    return Message.assistant(`Here is what I found:\n${results.map((m) => `- ${Message.text(m)}`).join('\n')}`);
-  }
-  const cities = [...text.matchAll(/\b(Paris|Lisbon|Oslo|Rome|Berlin)\b/g)].map((m) => m[1] as string);
-  const calls = [];
-  if (/weather/i.test(text)) for (const city of cities) calls.push({ name: 'get_weather', arguments: { city } });
-  if (/flight/i.test(text) && cities.length >= 2) calls.push({ name: 'search_flights', arguments: { from: cities[0] as string, to: cities[1] as string } });
-  if (/\d+ ?eur/i.test(text)) calls.push({ name: 'convert_currency', arguments: { amount: /(\d+) ?eur/i.exec(text)?.[1] ?? '0' } });
-  if (calls.length === 0) return Message.assistant(`Noted: "${text}". Anything else for the trip?`);
-  return Message.assistant('Let me check.', { toolCalls: calls.map((call, i) => ({ id: `call_${history.length}_${i}`, ...call })) });
-}
+// The embedded default store: a directory of checksummed journals and snapshots (fresh for the demo).
+const directory = join(process.cwd(), '.chatstate', 'example');
+await rm(directory, { recursive: true, force: true });
+const store = await openStore(`file:${directory}`);
+const conversation = new Conversation({
+  store,
+  agents: { id: 'travel-planner', model: travelModel, system: 'You are a concise travel assistant. Use tools for facts.', tools, memoryTools: true },
+  // Runs only after a final answer, never inside a tool loop.
+  compactor: compaction.tokenLimit({ maxTokens: 900, targetTokens: 600 }),
+});
 
-const compactor = compaction.tokenLimit({ maxTokens: 900, targetTokens: 600 });
 const inputs = [
   'I am planning a trip from Paris to Lisbon next week. What is the weather in Paris and Lisbon?',
   'Find me a flight from Paris to Lisbon.',
   'How much is 250 EUR in dollars?',
   'Also check the weather in Oslo and Rome, I might extend the trip.',
+  'Please remember that I prefer window seats and vegetarian meals.',
   'And flights from Lisbon to Rome?',
-  'Please remember that I prefer window seats.',
 ];
-
-// The embedded default store: a directory of checksummed journals and snapshots.
-const directory = join(process.cwd(), '.chatstate', 'example');
-const store = await openStore(`file:${directory}`);
-let session = await store.save(
-  Session.create({ agentId: 'travel-planner', userId: 'demo-user' }).append(
-    Message.system('You are a concise travel assistant. Use tools for facts.'),
-    Message.context('Company policy: economy class only; budget 600 EUR per leg.'),
-  ),
-);
-
-/** Appends durably (fsync'd when it resolves), then to the in-memory value. */
-async function record(...messages: Message[]): Promise<void> {
-  const { appended } = await store.append(session.id, messages, { expectedVersion: session.version });
-  session = session.append(...appended);
-}
-
 for (const input of inputs) {
-  await record(Message.user(input));
-  // The tool loop: never compacted in the middle, only after the final answer.
-  for (let step = 0; step < 5; step++) {
-    const reply = scriptedModel(session.messages);
-    await record(reply);
-    if (reply.toolCalls === undefined) break;
-    const results = reply.toolCalls.map((call) => {
-      const tool = tools[call.name];
-      const output = tool === undefined ? { error: `unknown tool ${call.name}` } : tool(JSON.parse(call.arguments) as Record<string, string>);
-      return Message.tool(call.id, JSON.stringify(output), { name: call.name });
-    });
-    await record(...results);
-  }
-  const { session: compacted, result } = session.compact(compactor);
-  if (result?.compacted === true) {
-    session = await store.save(compacted, { expectedVersion: session.version });
-    console.log(
-      `compacted after "${input.slice(0, 40)}…": removed ${result.removed.count} messages (${result.removed.tokens} tokens), ${result.tokensBefore} → ${result.tokensAfter} tokens`,
-    );
-  }
+  const turn = await conversation.send('trip-lisbon', input, { userId: 'demo-user' });
+  const toolsRun = turn.messages.filter((m) => m.role === 'tool').map((m) => m.name);
+  const compacted = turn.compaction?.compacted === true ? `, compacted ${turn.compaction.tokensBefore} → ${turn.compaction.tokensAfter} tokens` : '';
+  console.log(`> ${input}\n  ${turn.iterations} model call(s), tools [${toolsRun.join(', ')}], session v${turn.session.version}${compacted}`);
 }
 
-const reloaded = await store.load(session.id);
-const [summary] = await store.list({ limit: 1 });
-console.log(`\nreloaded ${reloaded.id} from ${directory}: ${reloaded.messages.length} messages (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`);
-console.log(`index: "${summary?.title}", ${summary?.messageCount} messages, ${summary?.tokenCount} tokens`);
+// A new session of the same user: the agent recalls what it was told in the other one.
+const later = await conversation.send('trip-rome', 'Which seats and meals do I like?', { userId: 'demo-user' });
+console.log(`\n> Which seats and meals do I like?  (another session)\n${Message.text(later.reply)}`);
+await conversation.close();
 await store.close();
 
-// Chat-with-state for stateless callers: a signed, encrypted blob, locked to one provider.
+// Reloaded by a new store instance from the files alone.
+const reopened = await openStore(`file:${directory}`);
+const reloaded = await reopened.load('trip-lisbon');
+const sessions = await reopened.list({ userId: 'demo-user' });
+console.log(`\nreloaded ${reloaded.id}: ${reloaded.messages.length} messages (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`);
+console.log(`index of demo-user: ${sessions.map((s) => `${s.id.slice(0, 24)} (${s.messageCount} messages${s.title === undefined ? '' : `, "${s.title.slice(0, 40)}"`})`).join('; ')}`);
+await reopened.close();
+
+// Chat-with-state for stateless callers: a signed, encrypted blob, locked to the model's provider.
 const key = 'example-secret-key-of-at-least-16-bytes';
-const blob = encodeState(reloaded.messages, { provider: 'anthropic', key, encrypt: true });
-const decoded = decodeState(blob, { provider: 'anthropic', key });
-const tampered = decodeState(`${blob.slice(0, -4)}AAAA`, { provider: 'anthropic', key });
-console.log(`opaque state: ${blob.length} chars, ${decoded.messages.length} messages back; tampered blob → rejected: ${tampered.rejected?.reason}`);
+const first = await chatWithState(travelModel, undefined, 'What is the weather in Berlin?', { key, encrypt: true, tools });
+const second = await chatWithState(travelModel, first.state, 'How much is 90 EUR in dollars?', { key, tools });
+const tampered = await chatWithState(travelModel, `${second.state.slice(0, -4)}AAAA`, 'Hello?', { key, tools });
+console.log(`\nopaque state: ${second.state.length} chars after two calls; a tampered blob → rejected (${tampered.rejected?.reason}), the call went on from an empty history`);
 
 console.log('\n=== history ===');
 console.log(reloaded.formatHistory({ maxChars: 120 }));

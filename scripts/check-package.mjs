@@ -13,7 +13,7 @@ const problems = [];
 const require = createRequire(import.meta.url);
 // The main entry must stay light: no tokenizer data and no database client until one is used.
 await import(pathToFileURL(new URL(pkg.exports['.'].default, root).pathname).href);
-const heavy = Object.keys(require.cache).filter((id) => /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3)\//.test(id));
+const heavy = Object.keys(require.cache).filter((id) => /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+)\//.test(id));
 if (heavy.length > 0) problems.push(`importing the main entry loaded heavy modules eagerly: ${heavy.slice(0, 3).join(', ')}`);
 
 for (const [subpath, target] of Object.entries(pkg.exports)) {
@@ -32,6 +32,16 @@ for (const [name, file] of Object.entries(pkg.bin ?? {})) {
 }
 const loadedByAll = Object.keys(require.cache).filter((id) => /node_modules\/(pg|ioredis|better-sqlite3)\//.test(id));
 if (loadedByAll.length > 0) problems.push(`importing the store subpaths loaded a database client eagerly: ${loadedByAll[0]}`);
+
+// ESM imports leave no trace in require.cache: read the built files for static imports of SDKs
+// and database clients, which must only ever be type imports or lazy `import()` in store factories.
+const { readdir } = await import('node:fs/promises');
+for (const entry of await readdir(new URL('dist/', root), { recursive: true })) {
+  if (!entry.endsWith('.js')) continue;
+  const text = await readFile(new URL(`dist/${entry}`, root), 'utf8');
+  const eager = /^import\s[^;]*?from\s+['"](openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[^'"]+|pg|ioredis|better-sqlite3)['"]/m.exec(text);
+  if (eager !== null) problems.push(`dist/${entry} imports ${eager[1]} statically`);
+}
 
 if (problems.length > 0) {
   console.error(problems.join('\n'));

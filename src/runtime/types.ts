@@ -44,6 +44,11 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
   /** Agent for this turn, overriding (and reassigning) the session's; persisted with the session. */
   readonly agentId?: string;
+  /**
+   * The user the session belongs to: a new session is created for this user; an existing one must
+   * already be this user's (`INVALID_ARGUMENT` otherwise), so a turn never runs on another user's memory.
+   */
+  readonly userId?: string;
 }
 
 /** What one turn produced. */
@@ -58,7 +63,10 @@ export interface TurnResult {
   readonly usage: Usage;
   /** Model calls made (1 without tools). */
   readonly iterations: number;
-  /** The compaction after the final answer, when one ran. */
+  /**
+   * The compaction after the final answer, when one ran. When it failed, or another writer came
+   * first so it could not be stored, `error` says why and `session` is the turn as committed.
+   */
   readonly compaction?: CompactionResult;
 }
 

@@ -1,0 +1,21 @@
+/**
+ * Active memory (Coreason's `SessionHandle`): history pages, scoped values, knowledge and recall
+ * over any store.
+ * @module
+ */
+export { createSessionHandle, type SessionAccessor, type SessionHandleOptions } from './session-handle.js';
+export { RECALL_BLEND, RecallIndex, recallIndexFor, type RecallIndexOptions, type RecallRequest } from './recall-index.js';
+export { ENGLISH_STOPWORDS, TextIndex, tokenize, type TextIndexOptions, type TextMatch } from './text-index.js';
+export { knowledgeSessionId } from './knowledge.js';
+export { MAX_KEY_CHARS, MAX_VALUE_BYTES, MAX_RECALL_K, MAX_HISTORY_LIMIT, MAX_QUERY_CHARS } from './checks.js';
+export type {
+  Embed,
+  GetValueOptions,
+  HistoryOptions,
+  HistoryPage,
+  RecallHit,
+  RecallOptions,
+  Scope,
+  SessionHandle,
+  StoreValueOptions,
+} from './types.js';

@@ -1,0 +1,281 @@
+/**
+ * `RecallIndex`: what `recall` searches, shared by every handle on one store in a process.
+ *
+ * Text ranking uses the store's own full-text search (`store.searchText`: SQLite FTS5, Postgres
+ * full-text) for a user's recall when the store has one, and otherwise an in-process BM25 index
+ * (`TextIndex`) built lazily from `readMessages` and kept up to date incrementally. With an
+ * `embed` function, every indexed message also gets an embedding (stored beside the session's
+ * messages, cached here), and the final score blends both:
+ *
+ *   score = RECALL_BLEND.text × text + RECALL_BLEND.vector × max(0, cosine)
+ *
+ * where `text` is the text rank relative to the query's best match (1 for the best, 0 for no
+ * match). Without `embed`, the score is the text rank alone.
+ *
+ * Isolation: each owner (a user, or a user-less session) has a partition of its own, filled only
+ * from `list({ userId })` (or the one session); native searches are filtered by user in the store.
+ * @module
+ */
+import { InvalidInputError } from '../errors.js';
+import { Message } from '../message/message.js';
+import type { SessionStore, SessionSummary } from '../store/types.js';
+import { MAX_LIST_LIMIT } from '../store/session-store.js';
+import { checkEmbedId } from './checks.js';
+import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
+import { isNotFound } from './read-after.js';
+import type { TextIndexOptions } from './text-index.js';
+import type { Embed, RecallHit } from './types.js';
+import { TopK } from './top-k.js';
+import { cosine, embedTexts } from './vectors.js';
+
+/** Weights of the blended score when embeddings are on (they sum to 1, so scores stay in (0, 1]). */
+export const RECALL_BLEND = Object.freeze({ text: 0.5, vector: 0.5 });
+
+/** Options of `RecallIndex`. */
+export interface RecallIndexOptions {
+  /** Stopwords of the in-process text index (`false` keeps every word). @default ENGLISH_STOPWORDS */
+  readonly stopwords?: TextIndexOptions['stopwords'];
+  /** Most messages kept indexed in process; the least recently searched owners are dropped first. @default 2_000_000 */
+  readonly maxDocuments?: number;
+}
+
+/** One search of `RecallIndex.recall`. */
+export interface RecallRequest {
+  readonly query: string;
+  readonly k: number;
+  readonly threshold: number;
+  /** Whose sessions to search; without it, only `sessionId`. */
+  readonly userId?: string;
+  readonly sessionId: string;
+  /** The user's knowledge session: its messages marked `knowledge` are reported as such. */
+  readonly knowledgeSessionId?: string;
+  readonly embed?: Embed;
+  /** Names the embedding model; stored vectors of another id are not used. @default 'default' */
+  readonly embedId?: string;
+}
+
+interface Candidate {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly messageId: string;
+  readonly score: number;
+}
+
+/** Higher score first; among equal scores the later message (stable across runs). */
+function byScore(a: Candidate, b: Candidate): number {
+  return b.score - a.score || b.seq - a.seq || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0);
+}
+
+/** The recall index of one store (see the module comment). */
+export class RecallIndex {
+  private readonly partitions = new Map<string, Partition>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly maxDocuments: number;
+
+  constructor(
+    /** The store this index reads (a handle on another store refuses it). */
+    readonly store: SessionStore,
+    private readonly options: RecallIndexOptions = {},
+  ) {
+    this.maxDocuments = options.maxDocuments ?? 2_000_000;
+    if (!Number.isInteger(this.maxDocuments) || this.maxDocuments < 1) {
+      throw new InvalidInputError('INVALID_ARGUMENT', 'RecallIndex maxDocuments must be a positive integer');
+    }
+  }
+
+  /** Messages indexed in process, over every owner. */
+  get size(): number {
+    let total = 0;
+    for (const partition of this.partitions.values()) total += partition.size;
+    return total;
+  }
+
+  /** Drops what is held in process for `userId` (or everything): it is rebuilt from the store when next searched. */
+  forget(userId?: string): void {
+    if (userId === undefined) this.partitions.clear();
+    else this.partitions.delete(`user:${userId}`);
+  }
+
+  /** The best `k` messages for `request`, best first, each scoring at least `threshold`. */
+  async recall(request: RecallRequest): Promise<RecallHit[]> {
+    const embedId = checkEmbedId(request.embedId);
+    if (request.query.trim().length === 0) return [];
+    // The query is embedded once, before any lock: its dimensions name the vector space.
+    const queryVector = request.embed === undefined ? undefined : (await embedTexts(request.embed, [request.query]))[0];
+    const space: VectorSpace | undefined =
+      request.embed === undefined || queryVector === undefined ? undefined : { embed: request.embed, embedId, dimensions: queryVector.length };
+    // A user's recall uses the store's full-text search when it has one; a user-less handle's one
+    // session is ranked in process (a store search filters by owner, and that session's owner is unknown).
+    const native = request.userId !== undefined && this.store.searchText !== undefined;
+    if (native && space === undefined) return this.hydrate(await this.nativeCandidates(request, request.k * 2 + 5), request, undefined);
+    const key = request.userId === undefined ? `session:${request.sessionId}` : `user:${request.userId}`;
+    return this.locked(key, async () => {
+      const partition = this.partition(key, native);
+      for (let attempt = 0; ; attempt += 1) {
+        await this.sync(partition, request, space);
+        const text = native ? await this.nativeCandidates(request, Math.max(100, request.k * 10)) : this.localCandidates(partition, request, space);
+        const candidates = space === undefined || queryVector === undefined ? text : this.blend(partition, text, queryVector, request);
+        const stale = new Set<string>();
+        const hits = await this.hydrate(candidates, request, stale);
+        // A hit that no longer matched the store: that session changed in place; re-index it and search again once.
+        if (stale.size === 0 || attempt === 1) return hits;
+        for (const sessionId of stale) partition.markStale(sessionId);
+      }
+    });
+  }
+
+  /** Runs `work` after every earlier operation on `key` (syncs of one partition never interleave). */
+  private async locked<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(key) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(key, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === settled) this.locks.delete(key);
+    }
+  }
+
+  private partition(key: string, native: boolean): Partition {
+    let partition = this.partitions.get(key);
+    if (partition === undefined) {
+      partition = new Partition(key, this.store, native ? undefined : { ...(this.options.stopwords === undefined ? {} : { stopwords: this.options.stopwords }) });
+    }
+    // Most recently used last: eviction takes from the front.
+    this.partitions.delete(key);
+    this.partitions.set(key, partition);
+    return partition;
+  }
+
+  private async sync(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Promise<void> {
+    if (request.userId === undefined) {
+      await partition.sync(request.sessionId, space);
+    } else {
+      const sessions = new Map<string, SessionSummary>();
+      for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
+        const page = await this.store.list({ userId: request.userId, limit: MAX_LIST_LIMIT, offset });
+        // Activity during paging can shift a session to another page: each is taken once.
+        for (const summary of page) if (summary.userId === request.userId) sessions.set(summary.id, summary);
+        if (page.length < MAX_LIST_LIMIT) break;
+      }
+      await partition.sync([...sessions.values()], space);
+    }
+    this.evict(partition);
+  }
+
+  /** Drops the least recently used partitions while more than `maxDocuments` messages are held. */
+  private evict(current: Partition): void {
+    let total = this.size;
+    for (const [key, partition] of this.partitions) {
+      if (total <= this.maxDocuments) return;
+      if (partition === current) continue;
+      total -= partition.size;
+      this.partitions.delete(key);
+    }
+  }
+
+  private async nativeCandidates(request: RecallRequest, limit: number): Promise<Candidate[]> {
+    const search = this.store.searchText;
+    if (search === undefined) return [];
+    const hits = await search({ text: request.query, userId: request.userId, limit: Math.min(limit, 1000) });
+    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
+    return hits
+      .filter((hit) => hit.score > 0)
+      .map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq, messageId: hit.messageId, score: best > 0 ? hit.score / best : 0 }))
+      .sort(byScore);
+  }
+
+  private localCandidates(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Candidate[] {
+    const limit = space === undefined ? request.k * 2 + 5 : Math.max(100, request.k * 10);
+    return partition.searchText(request.query, limit).map(({ doc, score }) => ({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score }));
+  }
+
+  /**
+   * Blends text ranks with cosine similarity over every message that has a vector, keeping the best
+   * `limit` at or above the threshold (a bounded heap: a full sort of 100k scores would dominate a recall).
+   */
+  private blend(partition: Partition, text: readonly Candidate[], query: Float32Array, request: RecallRequest): Candidate[] {
+    const textScores = new Map<IndexedDoc, number>();
+    const unplaced: Candidate[] = [];
+    for (const candidate of text) {
+      const doc = partition.docAt(candidate.sessionId, candidate.seq);
+      if (doc?.messageId === candidate.messageId) textScores.set(doc, candidate.score);
+      // A text match the partition does not hold (written since it synced) still counts for its text.
+      else unplaced.push({ ...candidate, score: RECALL_BLEND.text * candidate.score });
+    }
+    const top = new TopK<Candidate>(request.k * 2 + 5, byScore);
+    const floor = Math.max(request.threshold, Number.MIN_VALUE);
+    for (const doc of partition.docs.values()) {
+      const similarity = doc.vector === undefined ? 0 : cosine(query, doc.vector);
+      const score = Math.min(1, RECALL_BLEND.text * (textScores.get(doc) ?? 0) + RECALL_BLEND.vector * Math.max(0, similarity));
+      if (score < floor) continue;
+      const worst = top.floor;
+      if (worst !== undefined && score < worst.score) continue;
+      top.offer({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score });
+    }
+    for (const candidate of unplaced) if (candidate.score >= floor) top.offer(candidate);
+    return top.sorted();
+  }
+
+  /**
+   * Reads the best candidates' messages (their current text, never a cached copy) until `k` hits
+   * are found. A candidate whose message is gone or has another id marks its session in `stale`.
+   */
+  private async hydrate(candidates: readonly Candidate[], request: RecallRequest, stale: Set<string> | undefined): Promise<RecallHit[]> {
+    const eligible = candidates.filter((candidate) => candidate.score >= request.threshold && candidate.score > 0);
+    const hits: RecallHit[] = [];
+    let next = 0;
+    while (hits.length < request.k && next < eligible.length) {
+      const batch = eligible.slice(next, next + (request.k - hits.length));
+      next += batch.length;
+      const read = await Promise.all(batch.map((candidate) => this.read(candidate)));
+      batch.forEach((candidate, index) => {
+        const message = read[index];
+        if (message === undefined || message.id !== candidate.messageId) {
+          stale?.add(candidate.sessionId);
+          return;
+        }
+        const knowledge = candidate.sessionId === request.knowledgeSessionId && message.metadata.knowledge === true;
+        hits.push(
+          Object.freeze({
+            sessionId: candidate.sessionId,
+            messageId: message.id,
+            seq: candidate.seq,
+            score: candidate.score,
+            text: Message.text(message),
+            source: knowledge ? 'knowledge' : 'message',
+            timestamp: message.timestamp,
+          }),
+        );
+      });
+    }
+    return hits;
+  }
+
+  private async read(candidate: Candidate): Promise<Message | undefined> {
+    try {
+      const [message] = await this.store.readMessages(candidate.sessionId, { afterSeq: candidate.seq - 1, beforeSeq: candidate.seq + 1, limit: 1 });
+      return message;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+}
+
+// One index per store per process, so that every handle on a store shares what was indexed.
+const shared = new WeakMap<SessionStore, RecallIndex>();
+
+/** The process-wide `RecallIndex` of `store` (made on first use). */
+export function recallIndexFor(store: SessionStore): RecallIndex {
+  let index = shared.get(store);
+  if (index === undefined) {
+    index = new RecallIndex(store);
+    shared.set(store, index);
+  }
+  return index;
+}

@@ -1,0 +1,221 @@
+/**
+ * `createSessionHandle`: Coreason's `SessionHandle` over any `SessionStore` — history pages by
+ * sequence number, scoped values, `remember`, and `recall` through a shared `RecallIndex`.
+ * @module
+ */
+import { ChatstateError, InvalidInputError } from '../errors.js';
+import { deepFreeze } from '../freeze.js';
+import { assertValidId } from '../ids.js';
+import type { Message } from '../message/message.js';
+import type { JsonValue } from '../message/schema.js';
+import { Session } from '../session/session.js';
+import type { SessionStore, ValueOwner } from '../store/types.js';
+import {
+  MAX_HISTORY_LIMIT,
+  MAX_RECALL_K,
+  checkEmbedId,
+  checkInteger,
+  checkKey,
+  checkKnowledge,
+  checkOwnerId,
+  checkQuery,
+  checkScope,
+  checkThreshold,
+  checkValue,
+} from './checks.js';
+import { knowledgeSessionId, rememberFor } from './knowledge.js';
+import { recallIndexFor, type RecallIndex } from './recall-index.js';
+import type { Embed, GetValueOptions, HistoryOptions, HistoryPage, RecallHit, RecallOptions, SessionHandle, StoreValueOptions } from './types.js';
+
+/** The in-flight session of a turn: the runtime reads and replaces it, and saves it with the turn. */
+export interface SessionAccessor {
+  get(): Session;
+  set(next: Session): void;
+}
+
+/** Options of `createSessionHandle`. */
+export interface SessionHandleOptions {
+  readonly store: SessionStore;
+  readonly sessionId: string;
+  /** Whose values and past `recall` searches (default: the accessor's session's user). */
+  readonly userId?: string;
+  /** The agent of the `agent` scope (default: the accessor's session's agent). */
+  readonly agentId?: string;
+  /**
+   * The session of the turn in flight: `session`-scope values then read and change it (saved with
+   * the turn). Without it they are loaded from and saved to the store (`expectedVersion`, one retry on `CONFLICT`).
+   */
+  readonly session?: SessionAccessor;
+  /** Values of the `temp` scope (one per turn). @default a new Map */
+  readonly temp?: Map<string, JsonValue>;
+  /** Adds vector ranking to `recall`. */
+  readonly embed?: Embed;
+  /** Names the embedding model: vectors stored under another id are recomputed, not compared. @default 'default' */
+  readonly embedId?: string;
+  /** The recall index to use. @default recallIndexFor(store), shared by every handle on the store */
+  readonly index?: RecallIndex;
+}
+
+/** Default page size of `history`. */
+const DEFAULT_HISTORY_LIMIT = 50;
+/** Default number of `recall` results. */
+const DEFAULT_RECALL_K = 5;
+
+function invalid(message: string): InvalidInputError {
+  return new InvalidInputError('INVALID_ARGUMENT', message);
+}
+
+function hasCode(error: unknown, code: string): boolean {
+  return ChatstateError.isInstance(error) && error.code === code;
+}
+
+/** An active-memory handle on session `sessionId` (and its user and agent). */
+export function createSessionHandle(options: SessionHandleOptions): SessionHandle {
+  const { store, session: accessor, embed } = options;
+  if (typeof store !== 'object' || store === null || typeof store.readMessages !== 'function') throw invalid('createSessionHandle needs a store');
+  const sessionId = assertValidId(options.sessionId, 'session id');
+  let userId = checkOwnerId(options.userId, 'userId');
+  let agentId = checkOwnerId(options.agentId, 'agentId');
+  if (accessor !== undefined) {
+    const current = accessor.get();
+    if (!Session.is(current) || current.id !== sessionId) throw invalid(`The session accessor must give session ${sessionId}`);
+    if (userId !== undefined && current.userId !== undefined && current.userId !== userId) throw invalid(`Session ${sessionId} belongs to another user`);
+    if (agentId !== undefined && current.agentId !== undefined && current.agentId !== agentId) throw invalid(`Session ${sessionId} is assigned to another agent`);
+    userId ??= current.userId;
+    agentId ??= current.agentId;
+  }
+  if (embed !== undefined && typeof embed !== 'function') throw invalid('embed must be a function');
+  const embedId = checkEmbedId(options.embedId);
+  const index = options.index ?? recallIndexFor(store);
+  if (index.store !== store) throw invalid('The recall index belongs to another store');
+  const temp = options.temp ?? new Map<string, JsonValue>();
+
+  function ownerOf(scope: 'user' | 'agent' | 'app'): ValueOwner {
+    switch (scope) {
+      case 'app':
+        return { scope: 'app' };
+      case 'user':
+        if (userId === undefined) throw invalid('The user scope needs a handle with a userId');
+        return { scope: 'user', userId };
+      case 'agent':
+        if (userId === undefined || agentId === undefined) throw invalid('The agent scope needs a handle with a userId and an agentId');
+        return { scope: 'agent', agentId, userId };
+      default:
+        return scope satisfies never;
+    }
+  }
+
+  /** The stored session, refused when it belongs to another user than this handle's. */
+  async function loadOwn(): Promise<Session | undefined> {
+    const stored = await store.get(sessionId);
+    if (stored?.userId !== undefined && userId !== undefined && stored.userId !== userId) throw invalid(`Session ${sessionId} belongs to another user`);
+    return stored;
+  }
+
+  async function setVariable(key: string, value: JsonValue | undefined): Promise<void> {
+    if (accessor !== undefined) {
+      accessor.set(accessor.get().withVariable(key, value));
+      return;
+    }
+    for (let attempt = 0; ; attempt += 1) {
+      const current = await loadOwn();
+      const base = current ?? Session.create({ id: sessionId, ...(userId === undefined ? {} : { userId }), ...(agentId === undefined ? {} : { agentId }) });
+      try {
+        await store.save(base.withVariable(key, value), { expectedVersion: current?.version ?? 0 });
+        return;
+      } catch (error) {
+        // Another writer saved first: apply the change to its version, once.
+        if (!hasCode(error, 'CONFLICT') || attempt === 1) throw error;
+      }
+    }
+  }
+
+  async function getVariable(key: string): Promise<JsonValue | undefined> {
+    const variables = accessor !== undefined ? accessor.get().variables : (await loadOwn())?.variables;
+    return variables !== undefined && Object.hasOwn(variables, key) ? variables[key] : undefined;
+  }
+
+  const handle: SessionHandle = {
+    sessionId,
+    userId,
+    agentId,
+
+    async history(historyOptions: HistoryOptions = {}): Promise<HistoryPage> {
+      const limit = checkInteger(historyOptions.limit, 'limit', 1, MAX_HISTORY_LIMIT, DEFAULT_HISTORY_LIMIT);
+      const before = checkInteger(historyOptions.before, 'before', 0, Number.MAX_SAFE_INTEGER, -1);
+      let messages: Message[];
+      try {
+        // One more than asked: whether it comes back says if an older page exists.
+        messages = await store.readMessages(sessionId, { limit: limit + 1, ...(before === -1 ? {} : { beforeSeq: before }) });
+      } catch (error) {
+        if (!hasCode(error, 'NOT_FOUND')) throw error;
+        messages = [];
+      }
+      const older = messages.length > limit;
+      const page = older ? messages.slice(1) : messages;
+      const nextBefore = older ? page[0]?.seq : undefined;
+      return Object.freeze({ messages: Object.freeze(page), ...(nextBefore === undefined ? {} : { nextBefore }) });
+    },
+
+    async store(key: string, value: JsonValue | undefined, valueOptions: StoreValueOptions = {}): Promise<void> {
+      const scope = checkScope(valueOptions.scope);
+      const checkedKey = checkKey(key);
+      const checked = value === undefined ? undefined : checkValue(checkedKey, value);
+      switch (scope) {
+        case 'temp':
+          if (checked === undefined) temp.delete(checkedKey);
+          else temp.set(checkedKey, checked);
+          return;
+        case 'session':
+          return setVariable(checkedKey, checked);
+        case 'user':
+        case 'agent':
+        case 'app':
+          return store.values.set(ownerOf(scope), Object.fromEntries([[checkedKey, checked]]));
+        default:
+          return scope satisfies never;
+      }
+    },
+
+    async get<T extends JsonValue = JsonValue>(key: string, valueOptions: GetValueOptions<T> = {}): Promise<T | undefined> {
+      const scope = checkScope(valueOptions.scope);
+      const checkedKey = checkKey(key);
+      let value: JsonValue | undefined;
+      switch (scope) {
+        case 'temp':
+          value = temp.get(checkedKey);
+          break;
+        case 'session':
+          value = await getVariable(checkedKey);
+          break;
+        case 'user':
+        case 'agent':
+        case 'app':
+          value = await store.values.get(ownerOf(scope), checkedKey);
+          break;
+        default:
+          return scope satisfies never;
+      }
+      // Frozen, so that a value read here cannot be changed behind the scope's back (temp and session values are shared).
+      return value === undefined ? valueOptions.default : (deepFreeze(value) as T);
+    },
+
+    async recall(query: string, recallOptions: RecallOptions = {}): Promise<RecallHit[]> {
+      return index.recall({
+        query: checkQuery(query),
+        k: checkInteger(recallOptions.k, 'k', 1, MAX_RECALL_K, DEFAULT_RECALL_K),
+        threshold: checkThreshold(recallOptions.threshold),
+        sessionId,
+        ...(userId === undefined ? {} : { userId, knowledgeSessionId: knowledgeSessionId(userId) }),
+        ...(embed === undefined ? {} : { embed }),
+        embedId,
+      });
+    },
+
+    async remember(text: string): Promise<RecallHit> {
+      if (userId === undefined) throw invalid('remember needs a handle with a userId: knowledge belongs to a user');
+      return rememberFor(store, userId, checkKnowledge(text));
+    },
+  };
+  return Object.freeze(handle);
+}

@@ -1,0 +1,35 @@
+/**
+ * ✱ `ChatModel` and its adapters over the official clients. An adapter takes a client the caller
+ * created (`new OpenAI()`, `new Anthropic()`, `generateText` from `ai`) and never imports an SDK
+ * itself, so chatstate depends on none of them. Adding a provider is its file plus its lines here.
+ * @module
+ */
+export type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolChoice, ToolSpec } from './types.js';
+export { toModelError } from './model-error.js';
+export { TOOL_NAME_PATTERN } from './tools.js';
+export { openaiChatModel, type OpenAIChatModelOptions } from './openai-chat.js';
+export { openaiResponsesModel, type OpenAIResponsesModelOptions } from './openai-responses.js';
+export { anthropicModel, type AnthropicModelOptions } from './anthropic.js';
+export { aiSdkModel, type AiSdkModelOptions } from './ai-sdk.js';
+export type {
+  OpenAIChatClientLike,
+  OpenAIChatFunctionTool,
+  OpenAIChatRequestBody,
+  OpenAIChatToolChoice,
+  OpenAIRequestOptions,
+  OpenAIResponsesClientLike,
+  OpenAIResponsesFunctionTool,
+  OpenAIResponsesRequestBody,
+  OpenAIResponsesToolChoice,
+} from './openai-client.js';
+export type { AnthropicClientLike, AnthropicRequestBody, AnthropicRequestOptions, AnthropicTool, AnthropicToolChoice } from './anthropic-client.js';
+export type {
+  AiSdkGenerateText,
+  AiSdkGenerateTextOptions,
+  AiSdkGenerateTextResult,
+  AiSdkLanguageModel,
+  AiSdkStopCondition,
+  AiSdkTool,
+  AiSdkToolChoice,
+  AiSdkUsage,
+} from './ai-sdk-client.js';

@@ -1,0 +1,162 @@
+/**
+ * `chatWithState` (goaitools' ChatWithState): one turn for a stateless caller, who keeps the
+ * conversation as the opaque blob of `encodeState` and hands it back on the next call. The turn is
+ * the same tool loop as `Conversation`'s; leading system messages of the input are the prompt of
+ * this call and are never stored; compaction runs after the final answer only.
+ * @module
+ */
+import type { SessionHandle } from '../active-memory/types.js';
+import { isPreambleMessage } from '../compaction/turns.js';
+import type { CompactionResult } from '../compaction/types.js';
+import { InvalidInputError } from '../errors.js';
+import { concatArrays } from '../freeze.js';
+import { Message } from '../message/message.js';
+import type { ChatModel } from '../models/types.js';
+import { decodeResolved } from '../state/decode-state.js';
+import { encodeState } from '../state/encode-state.js';
+import { isEncryptedBlob } from '../state/envelope.js';
+import { resolveEncrypt, resolveStateOptions } from '../state/resolve-options.js';
+import type { StateKey, StateRejection } from '../state/types.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import { estimate } from '../tokens/estimate.js';
+import type { Usage } from '../tokens/usage.js';
+import { compactHistory } from './compaction-step.js';
+import { detachedMemory } from './detached-memory.js';
+import { runToolLoop } from './tool-loop.js';
+import { inputMessages, type TurnInput } from './turn-input.js';
+import type { Tool, ToolContext, TurnCompactor } from './types.js';
+
+/** Options of `chatWithState`. */
+export interface ChatWithStateOptions {
+  /** The system prompt of this call (never stored); leading system messages of the input are added after it. */
+  readonly system?: string;
+  readonly tools?: readonly Tool[];
+  /** Key the state is signed (and maybe encrypted) with; see `encodeState`. */
+  readonly key?: StateKey;
+  /** Encrypt the new state. @default true when the given state was encrypted */
+  readonly encrypt?: boolean;
+  /** Largest state read and written, in bytes. @default 16 MiB */
+  readonly maxBytes?: number;
+  /** Compacts the history after the final answer. */
+  readonly compactor?: TurnCompactor;
+  /** Counter for compaction and the context window. @default tokens.estimate */
+  readonly counter?: TokenCounter;
+  /** Most model calls. @default 8 */
+  readonly maxIterations?: number;
+  /** Tool calls of one answer running at once. @default 8 */
+  readonly toolConcurrency?: number;
+  /** Sends only the newest whole turns that fit this many tokens. @default the whole history */
+  readonly contextWindow?: number;
+  /** Active memory for the tools. @default history of the state and `temp` values only */
+  readonly memory?: SessionHandle;
+  /** The id tools see as `context.sessionId`. @default 'state' */
+  readonly sessionId?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** What `chatWithState` returns. */
+export interface ChatWithStateResult {
+  /** The final answer. */
+  readonly reply: Message;
+  /** The new opaque state: keep it and pass it to the next call. */
+  readonly state: string;
+  /** Messages this call added to the history (the input without its leading system messages, tool exchanges, the reply). */
+  readonly messages: readonly Message[];
+  /** Usage summed over the calls. */
+  readonly usage: Usage;
+  /** Model calls made. */
+  readonly iterations: number;
+  /** Present when the given state was unusable: the conversation started over from an empty history. */
+  readonly rejected?: StateRejection;
+  /** The compaction after the answer, when one ran. */
+  readonly compaction?: CompactionResult;
+}
+
+function invalid(message: string): InvalidInputError {
+  return new InvalidInputError('INVALID_ARGUMENT', `chatWithState: ${message}`);
+}
+
+function positiveInteger(value: unknown, name: string, fallback: number | undefined): number | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalid(`${name} must be a positive integer`);
+  return value;
+}
+
+/** The call's system prompt: `system`, then the input's leading system messages. */
+function systemOf(system: string | undefined, preamble: readonly Message[]): string | readonly Message[] | undefined {
+  if (preamble.length === 0) return system;
+  return system === undefined ? preamble : [Message.system(system), ...preamble];
+}
+
+/**
+ * Runs one turn on the history in `state` (a blob from `encodeState` or an earlier call; `undefined`
+ * or `''` to start) plus `inputs`, and returns the reply and the new state. A state that cannot be
+ * used (wrong provider, version, key, or damaged) never throws: the history starts empty and
+ * `rejected` says why. A failed turn throws (`ModelError`, `ABORTED`, `TOOL_LOOP_LIMIT`) and the
+ * caller keeps the state it had: nothing is lost. Bad options throw `INVALID_ARGUMENT`.
+ */
+export async function chatWithState(model: ChatModel, state: string | undefined | null, inputs: TurnInput, options: ChatWithStateOptions = {}): Promise<ChatWithStateResult> {
+  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function') throw invalid('needs a ChatModel');
+  if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
+  // Options are checked before the blob is read: a misconfigured key must fail, not discard the history.
+  const resolved = resolveStateOptions({ provider: model.provider, ...(options.key !== undefined && { key: options.key }), ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }) });
+  // `encrypt: true` without a key must fail now, not after the model was paid for.
+  resolveEncrypt(options.encrypt, resolved.ring);
+  if (options.system !== undefined && typeof options.system !== 'string') throw invalid('system must be a string');
+  const maxIterations = positiveInteger(options.maxIterations, 'maxIterations', 8) as number;
+  const toolConcurrency = positiveInteger(options.toolConcurrency, 'toolConcurrency', 8) as number;
+  const budget = positiveInteger(options.contextWindow, 'contextWindow', undefined);
+  const counter = options.counter ?? estimate;
+  const tools = options.tools ?? [];
+  if (!Array.isArray(tools) || tools.some((tool: Partial<Tool>) => typeof tool?.execute !== 'function')) throw invalid('tools must be an array of tools with execute');
+
+  const decoded = decodeResolved(state, resolved);
+  const input = inputMessages(inputs, { allowEmpty: true }).messages;
+  // goaitools: the input's leading system messages are this call's preamble, never stored.
+  let lead = 0;
+  while (lead < input.length && isPreambleMessage(input[lead] as Message)) lead += 1;
+  const added = input.slice(lead);
+  const history = decoded.messages;
+  const sessionId = options.sessionId ?? 'state';
+  // Tools without a memory of their own can page through what the model is answering.
+  const memory = options.memory ?? detachedMemory(sessionId, concatArrays(history, added));
+  const signal = options.signal ?? new AbortController().signal;
+  const contextFor = (call: { id: string }): ToolContext => ({ sessionId, toolCallId: call.id, memory, signal });
+  const system = systemOf(options.system, input.slice(0, lead));
+
+  const loop = await runToolLoop({
+    model,
+    ...(system !== undefined && { system }),
+    history,
+    input: added,
+    tools,
+    maxIterations,
+    toolConcurrency,
+    contextFor,
+    signal,
+    ...(budget !== undefined && { window: { budget, counter } }),
+  });
+  let messages: readonly Message[] = concatArrays(history, loop.messages);
+  let compaction: CompactionResult | undefined;
+  if (options.compactor !== undefined) {
+    const lastUsage = loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
+    compaction = await compactHistory(options.compactor, { messages, counter, ...(lastUsage !== undefined && { lastUsage }) });
+    if (compaction?.compacted === true) messages = compaction.messages;
+  }
+  const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));
+  const blob = encodeState(messages, {
+    provider: model.provider,
+    ...(options.key !== undefined && { key: options.key }),
+    ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
+    encrypt,
+  });
+  return {
+    reply: loop.reply,
+    state: blob,
+    messages: loop.messages,
+    usage: loop.usage,
+    iterations: loop.iterations,
+    ...(decoded.rejected !== undefined && { rejected: decoded.rejected }),
+    ...(compaction !== undefined && { compaction }),
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * The conversation runtime: `Conversation` (a turn over a store: load → model and tools → one
+ * atomic append → compaction after the answer), `chatWithState` for callers that keep an opaque
+ * state, `modelSummarizer` for `compaction.summarize`, and `memoryTools` (`recall`, `remember`).
+ * @module
+ */
+export { Conversation } from './conversation.js';
+export type { ConversationOptions } from './conversation-options.js';
+export { chatWithState, type ChatWithStateOptions, type ChatWithStateResult } from './chat-with-state.js';
+export { modelSummarizer, DEFAULT_SUMMARY_PROMPT, type ModelSummarizerOptions } from './summarizer.js';
+export { memoryTools } from './memory-tools.js';
+export { contextWindow, type ContextView } from './context-window.js';
+export type { TurnInput } from './turn-input.js';
+export type { MemoryFactory, TurnMemoryContext } from './turn-memory.js';
+export type { ToolErrorKind } from './run-tools.js';
+export type { Agent, SendOptions, Tool, ToolContext, TurnCompactor, TurnResult } from './types.js';

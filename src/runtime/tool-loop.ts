@@ -1,0 +1,164 @@
+/**
+ * The tool loop both `Conversation` and `chatWithState` run: call the model, run the tools it asks
+ * for, give it their results, and repeat until it answers without tool calls or the iteration
+ * bound is reached. It only computes the turn's messages; storing them is the caller's job, so a
+ * failure anywhere in the loop leaves nothing behind.
+ * @module
+ */
+import { CollaboratorError, errorMessage, type ChatstateError } from '../errors.js';
+import { concatArrays } from '../freeze.js';
+import { Message } from '../message/message.js';
+import type { ToolCall } from '../message/schema.js';
+import { toModelError, unreadableAnswer } from '../models/model-error.js';
+import type { ChatModel, ChatRequest, ChatResponse, ToolSpec } from '../models/types.js';
+import type { TokenCounter } from '../tokens/counter.js';
+import type { Usage } from '../tokens/usage.js';
+import { throwIfAborted } from './abort.js';
+import { contextWindow, type ContextView } from './context-window.js';
+import { runToolCalls } from './run-tools.js';
+import type { Tool, ToolContext } from './types.js';
+
+/** What one run of the loop needs. */
+export interface ToolLoopInput {
+  readonly model: ChatModel;
+  /** The system prompt of every call (never part of the history). */
+  readonly system?: string | readonly Message[];
+  /** The history before this turn. */
+  readonly history: readonly Message[];
+  /** The turn's input, appended to the history (may be empty: the history already ends with it). */
+  readonly input: readonly Message[];
+  readonly tools: readonly Tool[];
+  /** Most model calls. */
+  readonly maxIterations: number;
+  /** Tool calls of one answer running at once. */
+  readonly toolConcurrency: number;
+  readonly signal?: AbortSignal;
+  /** The context of one tool call. */
+  readonly contextFor: (call: ToolCall) => ToolContext;
+  /** Sends only the newest turns that fit this many tokens (by `counter`) instead of the whole history. */
+  readonly window?: { readonly budget: number; readonly counter: TokenCounter };
+}
+
+/** The usage of the last call and how many messages (history first) its prompt was. */
+export interface MeasuredPrompt {
+  readonly usage: Usage;
+  readonly promptLength: number;
+}
+
+/** What the loop produced. */
+export interface ToolLoopResult {
+  /** The input, then every message the model and the tools added; the final answer is last. */
+  readonly messages: readonly Message[];
+  /** The final answer (an assistant message without tool calls). */
+  readonly reply: Message;
+  /** Usage summed over the calls (input tokens are counted once per call). */
+  readonly usage: Usage;
+  /** The final call's usage, when it reported one and its prompt was the whole history (not a window). */
+  readonly measured?: MeasuredPrompt;
+  /** Model calls made. */
+  readonly iterations: number;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** The usage a model reported, when it is well-formed (a malformed one is ignored, never fatal). */
+function checkedUsage(usage: unknown): Usage | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { inputTokens, outputTokens, cachedInputTokens } = usage as Record<string, unknown>;
+  if (!isCount(inputTokens)) return undefined;
+  return {
+    inputTokens,
+    ...(isCount(outputTokens) && { outputTokens }),
+    ...(isCount(cachedInputTokens) && { cachedInputTokens }),
+  };
+}
+
+/** `total` plus `usage`; an optional count is present once any call reported it. */
+export function addUsage(total: Usage, usage: Usage | undefined): Usage {
+  if (usage === undefined) return total;
+  const sum = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  const outputTokens = sum(total.outputTokens, usage.outputTokens);
+  const cachedInputTokens = sum(total.cachedInputTokens, usage.cachedInputTokens);
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    ...(outputTokens !== undefined && { outputTokens }),
+    ...(cachedInputTokens !== undefined && { cachedInputTokens }),
+  };
+}
+
+/** The assistant message of a response, or `MODEL_FAILED` for anything else. */
+function answerOf(response: ChatResponse, model: ChatModel): Message {
+  if (typeof response !== 'object' || response === null) throw unreadableAnswer(model.provider, 'complete() returned no response');
+  let message: Message;
+  try {
+    message = Message.from(response.message);
+  } catch (error) {
+    throw unreadableAnswer(model.provider, `the answer is not a valid message: ${errorMessage(error)}`, error);
+  }
+  if (message.role !== 'assistant') throw unreadableAnswer(model.provider, `the answer has role ${message.role}, not assistant`);
+  return message;
+}
+
+async function callModel(model: ChatModel, request: ChatRequest): Promise<ChatResponse> {
+  try {
+    return await model.complete(request);
+  } catch (error) {
+    throw toModelError(error, model.provider, request.signal);
+  }
+}
+
+function toolLoopLimit(maxIterations: number): ChatstateError {
+  return new CollaboratorError('TOOL_LOOP_LIMIT', `The model still asked for tools after ${maxIterations} calls; nothing was stored`, {
+    details: { maxIterations },
+  });
+}
+
+/** The tool specs sent to the model (a tool's `execute` stays here). */
+export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
+  return tools.map(({ name, description, parameters }) => ({
+    name,
+    ...(description !== undefined && { description }),
+    ...(parameters !== undefined && { parameters }),
+  }));
+}
+
+/** Runs the loop; throws `ABORTED`, `TOOL_LOOP_LIMIT` or the model's error (nothing is stored by it either way). */
+export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult> {
+  const { model, history, signal } = input;
+  const byName = new Map(input.tools.map((tool) => [tool.name, tool]));
+  const specs = toolSpecs(input.tools);
+  const turn: Message[] = [...input.input];
+  let usage: Usage = { inputTokens: 0 };
+  for (let iteration = 1; ; iteration++) {
+    throwIfAborted(signal, model.provider);
+    const view: ContextView =
+      input.window === undefined ? { messages: concatArrays(history, turn), full: true } : contextWindow(history, turn, input.window.budget, input.window.counter);
+    const response = await callModel(model, {
+      messages: view.messages,
+      ...(input.system !== undefined && { system: input.system }),
+      ...(specs.length > 0 && { tools: specs }),
+      ...(signal !== undefined && { signal }),
+    });
+    const reply = answerOf(response, model);
+    const reported = checkedUsage(response.usage);
+    usage = addUsage(usage, reported);
+    const promptLength = history.length + turn.length;
+    turn.push(reply);
+    if (reply.toolCalls === undefined || reply.toolCalls.length === 0) {
+      const measured = reported !== undefined && view.full ? { usage: reported, promptLength } : undefined;
+      return { messages: turn, reply, usage, iterations: iteration, ...(measured !== undefined && { measured }) };
+    }
+    // The bound counts model calls: the answer to these tools would be one call too many.
+    if (iteration >= input.maxIterations) throw toolLoopLimit(input.maxIterations);
+    const results = await runToolCalls(reply.toolCalls, {
+      tools: byName,
+      contextFor: input.contextFor,
+      concurrency: input.toolConcurrency,
+      signal,
+      provider: model.provider,
+    });
+    turn.push(...results);
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Active memory during a turn: the `SessionHandle` tools receive. Its `session`-scope values live
+ * in the turn's session value (stored with the turn's messages in one append, or dropped with a
+ * failed turn), its `temp` values only as long as the turn.
+ * @module
+ */
+import { createSessionHandle, type Embed, type SessionAccessor, type SessionHandle } from '../active-memory/index.js';
+import { InvalidInputError } from '../errors.js';
+import type { JsonValue } from '../message/schema.js';
+import { Session } from '../session/session.js';
+import type { SessionStore } from '../store/types.js';
+
+/** What a memory factory receives for one turn. */
+export interface TurnMemoryContext {
+  readonly store: SessionStore;
+  readonly sessionId: string;
+  /** The turn's session: `session`-scope values are read from and written to it, and stored with the turn. */
+  readonly session: SessionAccessor;
+  /** `temp`-scope values: this turn only, never stored. */
+  readonly temp: Map<string, JsonValue>;
+  /** The agent running the turn. */
+  readonly agentId: string;
+  /** Aborted when the turn is. */
+  readonly signal: AbortSignal;
+}
+
+/** Makes the `SessionHandle` of one turn (called at most once per turn, when a tool first uses memory). */
+export type MemoryFactory = (context: TurnMemoryContext) => SessionHandle;
+
+/** The default memory of a turn: `createSessionHandle` over the conversation's store, with `embed` for vector recall when given. */
+export function defaultMemory(embed?: Embed): MemoryFactory {
+  return (context) =>
+    createSessionHandle({
+      store: context.store,
+      sessionId: context.sessionId,
+      agentId: context.agentId,
+      session: context.session,
+      temp: context.temp,
+      ...(embed !== undefined && { embed }),
+    });
+}
+
+/** The accessor of a turn's session, starting at `session`: every value set must be a session with the same id. */
+export function turnSession(session: Session): SessionAccessor {
+  let current = session;
+  return {
+    get: () => current,
+    set(next: Session): void {
+      if (!Session.is(next) || next.id !== session.id) throw new InvalidInputError('INVALID_ARGUMENT', `The turn's session can only be replaced by session ${session.id}`);
+      current = next;
+    },
+  };
+}

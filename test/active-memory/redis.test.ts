@@ -1,0 +1,35 @@
+/**
+ * The active-memory spec on a real Redis server (a throwaway `redis-server`, or
+ * `CHATSTATE_TEST_REDIS_URL`); skipped with its reason without one, failed under `CI=true`.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, describe, it } from 'vitest';
+import { redisTestServer } from '../support/redis-server.js';
+import { redisSubject } from './harness.js';
+import { runActiveMemorySpec } from './spec.js';
+
+const server = await redisTestServer();
+
+if (server.url === undefined) {
+  console.warn(`[redis] active memory skipped: ${server.skip}`);
+  describe.skip(`active memory: redis [skipped: ${server.skip}]`, () => {
+    it('runs against a real Redis server', () => undefined);
+  });
+} else {
+  const admin = new Redis(server.url);
+  afterAll(async () => {
+    await admin.quit();
+    await server.stop();
+  });
+  runActiveMemorySpec(
+    redisSubject(server.url, async (prefix) => {
+      // The prefix is hex and colons only, so it is a literal SCAN pattern.
+      let cursor = '0';
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        if (keys.length > 0) await admin.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }),
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * `memoryTools` (`recall`, `remember`) over the real active memory of a store, used by a model
+ * during turns: knowledge remembered in one session is recalled in another of the same user,
+ * never by another user.
+ */
+import { describe, expect, it } from 'vitest';
+import { createSessionHandle } from '../../src/active-memory/session-handle.js';
+import { Message } from '../../src/message/message.js';
+import { Conversation } from '../../src/runtime/conversation.js';
+import { memoryTools } from '../../src/runtime/memory-tools.js';
+import { memoryStore } from '../../src/stores/memory.js';
+import { callTools, say, scriptedModel } from '../support/scripted-model.js';
+import { closeAfterTest } from './fixtures.js';
+
+function toolResults(messages: readonly Message[]): string[] {
+  return messages.filter((message) => message.role === 'tool').map((message) => Message.text(message));
+}
+
+describe('memoryTools', () => {
+  it('offers recall and remember to an agent with memoryTools, backed by the user’s memory', async () => {
+    const store = memoryStore();
+    const model = scriptedModel([
+      callTools([{ name: 'remember', arguments: { text: 'The user’s dog is called Rex.' } }]),
+      say('I will remember Rex.'),
+      callTools([{ name: 'recall', arguments: { query: 'dog called', limit: 3 } }]),
+      say('Your dog is Rex.'),
+      callTools([{ name: 'recall', arguments: { query: 'dog called' } }]),
+      say('I do not know your dog.'),
+    ]);
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'pal', model, memoryTools: true } }));
+    const first = await conversation.send('monday', 'My dog is called Rex.', { userId: 'alice' });
+    expect(model.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['recall', 'remember']);
+    expect(toolResults(first.messages)).toEqual(['{"remembered":"The user’s dog is called Rex."}']);
+
+    const second = await conversation.send('tuesday', "What is my dog's name?", { userId: 'alice' });
+    const hits = JSON.parse(toolResults(second.messages)[0] as string) as Array<{ text: string; source: string; sessionId: string }>;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.some((hit) => hit.text.includes('Rex'))).toBe(true);
+    expect(hits.every((hit) => hit.sessionId === 'monday' || hit.source === 'knowledge')).toBe(true);
+
+    // Another user finds nothing of Alice's.
+    const third = await conversation.send('intruder', "What is the dog's name?", { userId: 'mallory' });
+    expect(toolResults(third.messages)).toEqual(['Nothing found.']);
+  });
+
+  it('returns bad arguments and memory errors to the model as tool errors', async () => {
+    const store = memoryStore();
+    const model = scriptedModel([
+      callTools([
+        { id: 'a', name: 'recall', arguments: {} },
+        { id: 'b', name: 'recall', arguments: { query: 'x', limit: 500 } },
+        { id: 'c', name: 'remember', arguments: { text: 'no user to remember this for' } },
+        { id: 'd', name: 'recall', raw: '[1,2]' },
+      ]),
+      say('ok'),
+    ]);
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'pal', model, memoryTools: true } }));
+    const result = await conversation.send('anonymous', 'hi');
+    const results = toolResults(result.messages);
+    expect(results[0]).toBe('Error: recall failed: "query" must be a non-empty string');
+    expect(results[1]).toBe('Error: recall failed: "limit" must be an integer from 1 to 20');
+    expect(results[2]).toMatch(/^Error: remember failed: remember needs a handle with a userId/);
+    expect(results[3]).toBe('Error: recall failed: the arguments must be a JSON object');
+  });
+
+  it('works over an explicit handle, outside a conversation', async () => {
+    const store = memoryStore();
+    const handle = createSessionHandle({ store, sessionId: 'notes', userId: 'bob' });
+    const [recall, remember] = memoryTools(handle);
+    const context = { sessionId: 'unused', toolCallId: 't', memory: undefined as never, signal: new AbortController().signal };
+    await remember?.execute({ text: 'Bob prefers tea over coffee.' }, context);
+    const hits = (await recall?.execute({ query: 'tea coffee' }, context)) as Array<{ text: string; source: string }>;
+    expect(hits[0]).toMatchObject({ text: 'Bob prefers tea over coffee.', source: 'knowledge' });
+  });
+});
