@@ -10,12 +10,15 @@ import { Session } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
 import type { RecallHit } from './types.js';
 
+/** Session ids starting with this are reserved for knowledge sessions: a turn may not create one. */
+export const KNOWLEDGE_PREFIX = 'knowledge-';
+
 /**
  * The id of `userId`'s knowledge session: a SHA-256 of the user id, so any user id (however long
  * or hostile) gives a valid session id, and no user id can name another user's knowledge session.
  */
 export function knowledgeSessionId(userId: string): string {
-  return `knowledge-${createHash('sha256').update('chatstate.knowledge\0').update(userId, 'utf8').digest('hex')}`;
+  return `${KNOWLEDGE_PREFIX}${createHash('sha256').update('chatstate.knowledge\0').update(userId, 'utf8').digest('hex')}`;
 }
 
 // Knowledge sessions found to belong to their user, per store: checked once per process.

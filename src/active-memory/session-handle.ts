@@ -112,6 +112,14 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
     return stored;
   }
 
+  // The session's owner, checked once per handle: history reads ranges that do not say whose they are.
+  let ownerChecked = accessor !== undefined || userId === undefined;
+  async function checkOwner(): Promise<void> {
+    if (ownerChecked) return;
+    await loadOwn();
+    ownerChecked = true;
+  }
+
   async function setVariable(key: string, value: JsonValue | undefined): Promise<void> {
     if (accessor !== undefined) {
       accessor.set(accessor.get().withVariable(key, value));
@@ -143,6 +151,7 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
     async history(historyOptions: HistoryOptions = {}): Promise<HistoryPage> {
       const limit = checkInteger(historyOptions.limit, 'limit', 1, MAX_HISTORY_LIMIT, DEFAULT_HISTORY_LIMIT);
       const before = checkInteger(historyOptions.before, 'before', 0, Number.MAX_SAFE_INTEGER, -1);
+      await checkOwner();
       let messages: Message[];
       try {
         // One more than asked: whether it comes back says if an older page exists.

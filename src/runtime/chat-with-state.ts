@@ -11,6 +11,7 @@ import type { CompactionResult } from '../compaction/types.js';
 import { InvalidInputError } from '../errors.js';
 import { concatArrays } from '../freeze.js';
 import { Message } from '../message/message.js';
+import { checkTools } from '../models/tools.js';
 import type { ChatModel } from '../models/types.js';
 import { decodeResolved } from '../state/decode-state.js';
 import { encodeState } from '../state/encode-state.js';
@@ -109,6 +110,8 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   const counter = options.counter ?? estimate;
   const tools = options.tools ?? [];
   if (!Array.isArray(tools) || tools.some((tool: Partial<Tool>) => typeof tool?.execute !== 'function')) throw invalid('tools must be an array of tools with execute');
+  // Names, schemas and duplicates, as `Conversation` checks them: a duplicate name would silently run the last one.
+  checkTools(tools, undefined, model.provider);
 
   const decoded = decodeResolved(state, resolved);
   const input = inputMessages(inputs, { allowEmpty: true }).messages;
@@ -117,6 +120,8 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   while (lead < input.length && isPreambleMessage(input[lead] as Message)) lead += 1;
   const added = input.slice(lead);
   const history = decoded.messages;
+  // Checked before the model is paid for: a provider answers an empty conversation with a 400.
+  if (history.length === 0 && added.length === 0) throw invalid('there is nothing to answer: the state holds no history and the input no message after its system prompt');
   const sessionId = options.sessionId ?? 'state';
   // Tools without a memory of their own can page through what the model is answering.
   const memory = options.memory ?? detachedMemory(sessionId, concatArrays(history, added));

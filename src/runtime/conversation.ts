@@ -5,6 +5,8 @@
  * @module
  */
 import type { SessionHandle } from '../active-memory/types.js';
+import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
+import { isPreambleMessage } from '../compaction/turns.js';
 import type { CompactionResult } from '../compaction/types.js';
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { copyRange } from '../freeze.js';
@@ -20,7 +22,7 @@ import { continueHistory } from './context-window.js';
 import { resolveConversationOptions, toolsOf, type ConversationOptions, type ResolvedConversationOptions } from './conversation-options.js';
 import { runToolLoop, type ToolLoopResult } from './tool-loop.js';
 import { findPriorTurn, inputMessages, type CheckedInput, type PriorTurn, type TurnInput } from './turn-input.js';
-import { turnSession } from './turn-memory.js';
+import { endsWithTurn, turnSession } from './turn-memory.js';
 import type { Agent, SendOptions, ToolContext, TurnResult } from './types.js';
 
 function invalid(message: string): InvalidInputError {
@@ -73,10 +75,15 @@ export class Conversation {
    * the session as stored, the messages the turn appended and the usage. Input messages that are
    * already stored (same ids) make it a retry: the stored reply is returned and the model is not
    * called (`iterations` 0). Throws, storing nothing: the model's `ModelError`, `ABORTED`,
-   * `TOOL_LOOP_LIMIT`, or `CONFLICT` when the session changed during the turn.
+   * `TOOL_LOOP_LIMIT`, `CONFLICT` when the session changed during the turn, or `INVALID_ARGUMENT`
+   * for input that would start the session with system messages (the agent's `system` is the prompt).
    */
   async send(sessionId: string, input: TurnInput, options: SendOptions = {}): Promise<TurnResult> {
     assertValidId(sessionId, 'session id');
+    // Knowledge session ids are derived from user ids: a turn creating one could squat another user's.
+    if (sessionId.startsWith(KNOWLEDGE_PREFIX)) {
+      throw new InvalidInputError('INVALID_ID', `Conversation: session ids starting with "${KNOWLEDGE_PREFIX}" are reserved for knowledge sessions`);
+    }
     checkSendOptions(options);
     const checked = inputMessages(input);
     return this.turns.run(sessionId, () => this.turn(sessionId, checked, options));
@@ -95,6 +102,11 @@ export class Conversation {
     if (prior.kind === 'answered') {
       return { reply: prior.reply, session: base, messages: prior.messages, usage: { inputTokens: 0 }, iterations: 0 };
     }
+    // goaitools: a prompt is supplied per call, never stored. Input that would start the stored
+    // history with system messages is a prompt given the wrong way (it would be resent, stale, forever).
+    if (prior.kind === 'new' && input[0] !== undefined && isPreambleMessage(input[0]) && base.messages.every(isPreambleMessage)) {
+      throw invalid('system messages at the start of a session are its system prompt, which is never stored: give it as the agent\'s system');
+    }
     const agent = this.agentFor(base, options.agentId);
     const provider = agent.model.provider;
     throwIfAborted(options.signal, provider);
@@ -110,7 +122,7 @@ export class Conversation {
     const temp = new Map<string, JsonValue>();
     let handle: SessionHandle | undefined;
     const memory = (): SessionHandle =>
-      (handle ??= this.options.memory({ store: this.manager.store, sessionId, session: state, temp, agentId: agent.id, signal }));
+      (handle ??= endsWithTurn(this.options.memory({ store: this.manager.store, sessionId, session: state, temp, agentId: agent.id, signal }), signal, provider));
     const contextFor = (call: { id: string }): ToolContext => ({
       sessionId,
       toolCallId: call.id,

@@ -30,6 +30,9 @@ export function inputMessages(input: TurnInput, { allowEmpty = false } = {}): Ch
   if (typeof input !== 'object' || input === null) throw new InvalidInputError('INVALID_ARGUMENT', 'A turn needs user text or messages as input');
   const list: ReadonlyArray<Message | MessageInput> = Array.isArray(input) ? input : [input as Message | MessageInput];
   if (list.length === 0 && !allowEmpty) throw new InvalidInputError('INVALID_ARGUMENT', 'A turn needs at least one input message');
+  // Checked here: reading `id` of a null entry would be a TypeError, not a typed error.
+  const bad = list.findIndex((message) => typeof message !== 'object' || message === null);
+  if (bad !== -1) throw new InvalidInputError('INVALID_MESSAGE', `Invalid message: input[${bad}] is ${list[bad] === null ? 'null' : typeof list[bad]}, not a message`);
   const callerIds = list.some((message) => Message.is(message) || (message as MessageInput).id !== undefined);
   const messages = list.map((message) => Message.from(message));
   const ids = new Set(messages.map((message) => message.id));

@@ -6,9 +6,10 @@
  */
 import { createSessionHandle, type Embed, type SessionAccessor, type SessionHandle } from '../active-memory/index.js';
 import { InvalidInputError } from '../errors.js';
-import type { JsonValue } from '../message/schema.js';
+import type { JsonValue, ProviderName } from '../message/schema.js';
 import { Session } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
+import { throwIfAborted } from './abort.js';
 
 /** What a memory factory receives for one turn. */
 export interface TurnMemoryContext {
@@ -38,6 +39,31 @@ export function defaultMemory(embed?: Embed): MemoryFactory {
       temp: context.temp,
       ...(embed !== undefined && { embed }),
     });
+}
+
+/**
+ * `handle`, refusing durable writes (`store` outside the `temp` and `session` scopes, `remember`)
+ * with `ABORTED` once `signal` fired: a tool that ignores its signal and runs on after the turn
+ * failed must not write the user's memory behind the caller's back.
+ */
+export function endsWithTurn(handle: SessionHandle, signal: AbortSignal, provider: ProviderName): SessionHandle {
+  return Object.freeze({
+    sessionId: handle.sessionId,
+    userId: handle.userId,
+    agentId: handle.agentId,
+    history: (options) => handle.history(options),
+    get: (key, options) => handle.get(key, options),
+    recall: (query, options) => handle.recall(query, options),
+    async store(key, value, options) {
+      const scope = options?.scope;
+      if (scope !== undefined && scope !== 'temp' && scope !== 'session') throwIfAborted(signal, provider);
+      return handle.store(key, value, options);
+    },
+    async remember(text) {
+      throwIfAborted(signal, provider);
+      return handle.remember(text);
+    },
+  } satisfies SessionHandle);
 }
 
 /** The accessor of a turn's session, starting at `session`: every value set must be a session with the same id. */

@@ -87,13 +87,16 @@ export function isolationSpec(stores: Stores): void {
     expect(await victim.recall('bank')).toEqual([]);
   });
 
-  it('refuses session values of a session that belongs to another user', async () => {
+  it('refuses session values and history of a session that belongs to another user', async () => {
     const store = await stores.open();
     await seedSession(store, 'bobs', 'bob', ['hi']);
     await store.save((await store.load('bobs')).withVariable('pin', 1234));
     const mallory = createSessionHandle({ store, sessionId: 'bobs', userId: 'mallory' });
     await expectRejection(mallory.get('pin'), InvalidInputError, 'INVALID_ARGUMENT');
     await expectRejection(mallory.store('pin', 0), InvalidInputError, 'INVALID_ARGUMENT');
+    // History pages too: a range read does not say whose it is, so the owner is checked first.
+    await expectRejection(mallory.history(), InvalidInputError, 'INVALID_ARGUMENT');
+    expect((await createSessionHandle({ store, sessionId: 'bobs', userId: 'bob' }).history()).messages).toHaveLength(1);
     expect((await store.load('bobs')).variables.pin).toBe(1234);
   });
 }

@@ -119,6 +119,12 @@ describe('chatWithState', () => {
     await expect(chatWithState(model, undefined, 'hi', { maxIterations: 0 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(chatWithState(model, undefined, 'hi', { encrypt: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(chatWithState({} as never, undefined, 'hi')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(chatWithState(model, undefined, [null] as never)).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
+    // Nothing to answer: no history, and no input past the system prompt.
+    await expect(chatWithState(model, undefined, [])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(chatWithState(model, 'not a state', [Message.system('Be brief.')])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const tool = { name: 'twice', execute: () => 'x' };
+    await expect(chatWithState(model, undefined, 'hi', { tools: [tool, tool] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(model.requests).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@
  * `Conversation.send` on real stores (memory, file, SQLite) with a scripted model: what a turn
  * stores, what the model is sent, usage, agents, retries, and concurrency within one process.
  */
+import { knowledgeSessionId } from '../../src/active-memory/knowledge.js';
 import { describe, expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/session-manager.js';
 import { Message } from '../../src/message/message.js';
@@ -54,6 +55,13 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     const stored = await store.load('s1');
     expect(stored.messages.some((message) => message.role === 'system')).toBe(false);
     expect(stored.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    // A prompt passed as the first input of a session would be stored and resent, stale, on every turn: refused, nothing stored.
+    await expect(conversation.send('s2', [Message.system('You are someone else.'), Message.user('hi')])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(await store.get('s2')).toBeUndefined();
+    // Later in a conversation, a system message is an event of it, and is stored.
+    model.push(say('noted'));
+    await conversation.send('s1', [Message.system('The user switched to mobile.'), Message.user('still there?')]);
+    expect((await store.load('s1')).messages.at(-3)?.role).toBe('system');
   });
 
   it('runs the tool loop and stores every message in order, with usage summed over the calls', async () => {
@@ -194,8 +202,13 @@ describe('Conversation agents and users', () => {
     for (const [what, make] of bad) expect(make, what).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
     await expect(conversation.send('../etc', 'hi')).rejects.toMatchObject({ code: 'INVALID_ID' });
+    // Knowledge session ids are derived from user ids: a turn must not squat another user's.
+    await expect(conversation.send(knowledgeSessionId('victim'), 'hi', { userId: 'attacker' })).rejects.toMatchObject({ code: 'INVALID_ID' });
+    expect(await store.get(knowledgeSessionId('victim'))).toBeUndefined();
     await expect(conversation.send('s1', '')).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
     await expect(conversation.send('s1', [])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // Entries that are not messages at all are typed errors too, not a TypeError from reading their id.
+    for (const entry of [null, 42, 'hi']) await expect(conversation.send('s1', [Message.user('ok'), entry as never])).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
     await expect(conversation.send('s1', 'hi', { signal: 'stop' as never })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 });

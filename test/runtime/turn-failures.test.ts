@@ -69,6 +69,36 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     expect(await snapshot(store, 's1')).toEqual(before);
   });
 
+  it("refuses a tool that ignores the abort and writes the user's memory after the turn failed", async () => {
+    const controller = new AbortController();
+    let resume!: () => void;
+    const gate = new Promise<void>((resolve) => (resume = resolve));
+    let reportLate!: (outcome: Promise<string>) => void;
+    const late = new Promise<Promise<string>>((resolve) => (reportLate = resolve));
+    const stubborn: Tool = {
+      name: 'noop',
+      async execute(_args, context) {
+        controller.abort();
+        await gate;
+        // Temp and session values die with the turn; user values and knowledge would outlive it.
+        reportLate(Promise.all([
+          context.memory.store('note', 'after the turn', { scope: 'temp' }),
+          context.memory.store('note', 'after the turn', { scope: 'user' }).then(() => 'stored', (error: { code?: string }) => String(error.code)),
+          context.memory.remember('written after the turn').then(() => 'stored', (error: { code?: string }) => String(error.code)),
+        ]).then(([, user, knowledge]) => `${user} ${knowledge}`));
+        return 'done';
+      },
+    };
+    const { store } = await openStoreOf(kind);
+    const model = scriptedModel([callTools([{ name: 'noop' }])]);
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model, tools: [stubborn] } }));
+    await expect(conversation.send('s1', 'go', { userId: 'u1', signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    resume();
+    expect(await (await late)).toBe('ABORTED ABORTED');
+    expect(await store.values.get({ scope: 'user', userId: 'u1' }, 'note')).toBeUndefined();
+    expect(await store.list()).toEqual([]);
+  });
+
   it('stores nothing when aborted during the model call or before the turn starts', async () => {
     const { store, model, conversation, before } = await setup();
     const controller = new AbortController();
