@@ -101,12 +101,11 @@ export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | RawP
 /** Message content: plain text or parts. */
 export type Content = string | readonly ContentPart[];
 
+/** Characters of a tool call id: printable ASCII without spaces (its length is checked apart: 1–256). */
+export const TOOL_CALL_ID_PATTERN = /^[\x21-\x7e]+$/;
+
 /** Tool call ids are chosen by providers, so they only need to be printable and bounded. */
-export const toolCallIdSchema = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+export const toolCallIdSchema = z.string().min(1).max(256).regex(TOOL_CALL_ID_PATTERN, 'must be printable ASCII without spaces');
 
 export const toolCallSchema = z.strictObject({
   id: toolCallIdSchema,
@@ -130,7 +129,13 @@ export const toolCallInputSchema = z.strictObject({
 /** A tool call as callers may write it: arguments as an object or as JSON text. */
 export type ToolCallInput = z.input<typeof toolCallInputSchema>;
 
-export const messageIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/, 'invalid message id');
+/** A message id: 1–256 characters of letters, digits and `._:-`, starting with a letter or digit. */
+export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/;
+
+export const messageIdSchema = z.string().regex(MESSAGE_ID_PATTERN, 'invalid message id');
+
+/** An ISO-8601 date and time with `Z` or an offset. */
+export const timestampSchema = z.iso.datetime({ offset: true });
 
 export const messageInputSchema = z.strictObject({
   id: messageIdSchema.optional(),
@@ -140,7 +145,7 @@ export const messageInputSchema = z.strictObject({
   toolCalls: z.array(toolCallInputSchema).optional(),
   toolCallId: toolCallIdSchema.optional(),
   name: z.string().min(1).max(256).optional(),
-  timestamp: z.iso.datetime({ offset: true }).optional(),
+  timestamp: timestampSchema.optional(),
   metadata: jsonObjectSchema.optional(),
   tokens: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Position in its session, given by a store: monotonic, never reused. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { DataError, InvalidInputError } from '../errors.js';
-import { Message, type MessageInput } from '../message/message.js';
+import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import { checkJsonRecord, checkUsage, checkVariableNames } from '../session/session-checks.js';
 import type { RecordedUsage } from '../tokens/usage.js';
@@ -72,7 +72,8 @@ export function decodeMessage(record: MessageRecord, sessionId: string, cipher: 
   if (known.id !== record.id) throw corrupt(store, `message ${record.seq} of ${sessionId} has id ${JSON.stringify(known.id)}, its record says ${record.id}`);
   let message: Message;
   try {
-    message = Message.create(known as MessageInput);
+    // The fast path for stored records: same acceptance and errors as Message.create, a fraction of the cost.
+    message = Message.fromStored(known);
   } catch (error) {
     throw corrupt(store, `message ${record.seq} of ${sessionId} is invalid: ${(error as Error).message}`, error);
   }
