@@ -12,8 +12,10 @@ export {
   ConflictError,
   DataError,
   InvalidInputError,
+  ModelError,
   NotFoundError,
   type ChatstateErrorOptions,
+  type ModelErrorDetails,
   type ErrorCode,
 } from './errors.js';
 export { ID_PATTERN, assertValidId, isValidId, newId } from './ids.js';
@@ -91,8 +93,47 @@ export {
   type SessionStoreOptions,
   type SessionSummary,
   type StoreDriver,
+  type TextSearchHit,
+  type TextSearchQuery,
+  type ValueOwner,
+  type ValueStore,
 } from './store/index.js';
 export { openStore, type OpenStoreOptions } from './stores/open-store.js';
 export { memoryStore } from './stores/memory.js';
 export { fileStore, type FileStoreOptions } from './stores/file/index.js';
 export { SessionManager, type ManagerAppendResult, type SessionManagerOptions, type SessionManagerEvents } from './manager/index.js';
+export {
+  aiSdkModel,
+  anthropicModel,
+  openaiChatModel,
+  openaiResponsesModel,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type FinishReason,
+  type ToolChoice,
+  type ToolSpec,
+} from './models/index.js';
+export {
+  createSessionHandle,
+  type Embed,
+  type HistoryPage,
+  type RecallHit,
+  type RecallOptions,
+  type Scope,
+  type SessionHandle,
+} from './active-memory/index.js';
+export {
+  Conversation,
+  chatWithState,
+  memoryTools,
+  modelSummarizer,
+  type Agent,
+  type ChatWithStateOptions,
+  type ChatWithStateResult,
+  type ConversationOptions,
+  type SendOptions,
+  type Tool,
+  type ToolContext,
+  type TurnResult,
+} from './runtime/index.js';

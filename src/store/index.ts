@@ -14,6 +14,7 @@ export type {
   AppendOutcome,
   AppendResult,
   DriverCapabilities,
+  DriverRange,
   HeadRecord,
   ListQuery,
   MessageRange,
@@ -24,4 +25,10 @@ export type {
   SessionStore,
   SessionSummary,
   StoreDriver,
+  TextSearchHit,
+  TextSearchQuery,
+  ValueOwner,
+  ValueRecord,
+  ValueStore,
 } from './types.js';
+export { MAX_SEARCH_LIMIT, MAX_VALUE_BYTES, MAX_VALUE_KEY_CHARS, namespaceSession, valueNamespace } from './values.js';

@@ -130,3 +130,37 @@ describe('append with state', () => {
     expect(JSON.parse(commits[1]?.data ?? 'null')).toEqual({ metadata: {}, variables: { n: 1 }, lastUsage: { inputTokens: 3, messageCount: 1 } });
   });
 });
+
+describe('expiry checked in the commit', () => {
+  /** The memory driver, counting its head reads, with or without `expiryInCommit`. */
+  function counting(expiryInCommit: boolean): { driver: StoreDriver; heads: () => number } {
+    const inner = memoryDriver();
+    let heads = 0;
+    const driver: StoreDriver = {
+      ...inner,
+      capabilities: { expiryInCommit },
+      readHead: (id) => ((heads += 1), inner.readHead(id)),
+    };
+    return { driver, heads: () => heads };
+  }
+
+  it.each([true, false])('expiryInCommit %s: appends and range reads refuse an expired session; the head is read first only without it or for a state merge', async (inCommit) => {
+    let time = Date.UTC(2025, 0, 1);
+    const { driver, heads } = counting(inCommit);
+    const store = createSessionStore(driver, { now: () => time });
+    await store.save(Session.create({ id: 's1' }), { ttlMs: 1000 });
+    const before = heads();
+    await store.append('s1', [Message.user('one', { id: 'm1' })]);
+    expect(await store.readMessages('s1', { limit: 5 })).toHaveLength(1);
+    expect(heads() - before).toBe(inCommit ? 0 : 2);
+    await store.append('s1', [Message.user('two', { id: 'm2' })], { state: { metadata: {}, variables: { n: 1 } } });
+    expect(heads() - before).toBe(inCommit ? 1 : 3);
+    time += 1000;
+    expect(await codeOf(() => store.append('s1', [Message.user('late', { id: 'm3' })]))).toBe('NOT_FOUND');
+    expect(await codeOf(() => store.append('s1', [Message.user('late', { id: 'm3' })], { state: { metadata: {}, variables: {} } }))).toBe('NOT_FOUND');
+    expect(await codeOf(() => store.readMessages('s1', { limit: 5 }))).toBe('NOT_FOUND');
+    expect(await codeOf(() => store.readMessages('missing'))).toBe('NOT_FOUND');
+    time -= 1;
+    expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(['m1', 'm2']);
+  });
+});

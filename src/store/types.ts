@@ -210,6 +210,12 @@ export interface AppendCommit {
   readonly updatedAt: string;
   /** New encoded head data (`HeadRecord.data`), replacing the stored one when anything is added. */
   readonly data?: string;
+  /**
+   * The core's clock (epoch milliseconds) when the append was made. A driver with
+   * `capabilities.expiryInCommit` treats a session whose `expiresAt` is at or before it as absent
+   * (`NOT_FOUND`), judged inside the commit; `undefined`: no expiry check.
+   */
+  readonly now?: number;
 }
 
 /** What the driver did for an `AppendCommit`. */
@@ -240,10 +246,22 @@ export interface RecoveryNote {
   readonly keptAside: readonly string[];
 }
 
+/** A `readRange` request: the range, and the core's clock for drivers with `expiryInCommit`. */
+export interface DriverRange extends MessageRange {
+  /** Epoch milliseconds: a session whose `expiresAt` is at or before it reads as absent (`undefined`); `undefined`: no expiry check. */
+  readonly now?: number;
+}
+
 /** Optional powers a driver declares; the core falls back when one is missing. */
 export interface DriverCapabilities {
   /** Expiry is enforced by the backend itself (Redis). */
   readonly nativeExpiry?: boolean;
+  /**
+   * `append` and `readRange` refuse an expired session themselves, at `AppendCommit.now` /
+   * `DriverRange.now`, in the same transaction or script as the write or read: the core then
+   * skips the head read it otherwise makes first (one round trip less per append and per read).
+   */
+  readonly expiryInCommit?: boolean;
   /** The driver indexes `PendingMessage.text` and implements `searchText`. */
   readonly fullTextSearch?: boolean;
 }
@@ -266,9 +284,12 @@ export interface StoreDriver {
    * instead; `head` and `messages` then hold nothing and the core returns a recovery session.
    */
   readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[]; recovered?: RecoveryNote } | undefined>;
-  /** Messages by seq range, the last `limit` of it, ascending; `undefined` when the session does not exist. */
-  readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined>;
-  /** Atomic, durable, idempotent append; throws `NOT_FOUND` or `CONFLICT`. */
+  /**
+   * Messages by seq range, the last `limit` of it, ascending; `undefined` when the session does not
+   * exist (or, with `expiryInCommit` and `range.now`, has expired).
+   */
+  readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined>;
+  /** Atomic, durable, idempotent append; throws `NOT_FOUND` (also for an expired session, with `expiryInCommit` and `commit.now`) or `CONFLICT`. */
   append(id: string, commit: AppendCommit): Promise<AppendOutcome>;
   /** Atomic, durable replace; throws `CONFLICT`. */
   replace(id: string, commit: ReplaceCommit): Promise<void>;

@@ -6,9 +6,14 @@
  */
 import { NotFoundError } from '../errors.js';
 import { createSessionStore, type SessionStoreOptions } from '../store/session-store.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../store/types.js';
+import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../store/types.js';
 import { namespaceSession } from '../store/values.js';
 import { appendToHead, checkVersion, rangeOf, sortAndPage } from '../store/driver-helpers.js';
+
+/** True when `head` has expired at `now` (no check when `now` is not given). */
+function expired(head: HeadRecord, now: number | undefined): boolean {
+  return now !== undefined && head.expiresAt !== undefined && head.expiresAt <= now;
+}
 
 interface Entry {
   head: HeadRecord;
@@ -29,6 +34,8 @@ export function memoryDriver(): StoreDriver {
   };
   return {
     name: 'memory',
+    // Appends and range reads refuse expired sessions themselves: the core reads no head first.
+    capabilities: Object.freeze({ expiryInCommit: true }),
     async readHead(id) {
       return sessions.get(id)?.head;
     },
@@ -36,13 +43,13 @@ export function memoryDriver(): StoreDriver {
       const entry = sessions.get(id);
       return entry === undefined ? undefined : { head: entry.head, messages: entry.messages.slice() };
     },
-    async readRange(id, range: MessageRange) {
+    async readRange(id, range: DriverRange) {
       const entry = sessions.get(id);
-      return entry === undefined ? undefined : rangeOf(entry.messages, range);
+      return entry === undefined || expired(entry.head, range.now) ? undefined : rangeOf(entry.messages, range);
     },
     async append(id, commit: AppendCommit): Promise<AppendOutcome> {
       const entry = sessions.get(id);
-      if (entry === undefined) throw new NotFoundError(`memory: no session ${JSON.stringify(id)}`, { details: { id } });
+      if (entry === undefined || expired(entry.head, commit.now)) throw new NotFoundError(`memory: no session ${JSON.stringify(id)}`, { details: { id } });
       checkVersion('memory', id, entry.head.version, commit.expectedVersion);
       const { head, appended, duplicates } = appendToHead(entry.head, commit, (messageId) => entry.ids.has(messageId));
       for (const record of appended) {

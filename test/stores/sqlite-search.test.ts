@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../src/errors.js';
+import { InvalidInputError, type ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { StoreDriver } from '../../src/store/types.js';
+import { INDEX_BATCH } from '../../src/stores/sqlite/driver.js';
 import { SQLITE_SCHEMA_VERSION, sqliteDriver, sqliteStore, type SqliteDatabaseLike } from '../../src/stores/sqlite/index.js';
 import { places, seed, sqlMemorySpecs } from '../support/sql-memory-specs.js';
 
@@ -57,7 +58,9 @@ describe('sqlite: active memory (shared SQL specs)', () => {
       // Every index row has its message_text row and the other way round (the delete trigger).
       const texts = db.prepare('SELECT count(*) FROM message_text').pluck().get();
       expect(db.prepare('SELECT count(*) FROM message_fts').pluck().get()).toBe(texts);
-      return db.prepare('SELECT count(*) FROM message_text WHERE session_id = ?').pluck().get(id) as number;
+      // Rows indexed, and rows still queued for the index.
+      const indexed = db.prepare('SELECT count(*) FROM message_text WHERE session_id = ?').pluck().get(id) as number;
+      return indexed + (db.prepare('SELECT count(*) FROM message_text_queue WHERE session_id = ?').pluck().get(id) as number);
     },
   }));
 });
@@ -98,11 +101,12 @@ describe('sqlite: upgrade from schema version 1', () => {
     open.push(store);
     const check = database(file, { readonly: true });
     expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(String(SQLITE_SCHEMA_VERSION));
-    expect(SQLITE_SCHEMA_VERSION).toBe(2);
-    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('memory_values', 'message_text', 'message_fts') ORDER BY name`).pluck().all()).toEqual([
+    expect(SQLITE_SCHEMA_VERSION).toBe(3);
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('memory_values', 'message_text', 'message_fts', 'message_text_queue') ORDER BY name`).pluck().all()).toEqual([
       'memory_values',
       'message_fts',
       'message_text',
+      'message_text_queue',
     ]);
     const loaded = await store.load('old');
     expect(loaded.messages).toEqual(original.messages);
@@ -145,6 +149,95 @@ describe('sqlite: search plan', () => {
     expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
     expect(plan.filter((detail) => /^SCAN (t|message_text|messages|sessions)\b/.test(detail))).toEqual([]);
   }, 120_000);
+});
+
+describe('sqlite: the index queue', () => {
+  /** Rows queued for the index and rows indexed, as another connection sees them. */
+  function counts(file: string): { queued: number; indexed: number } {
+    const db = database(file, { readonly: true });
+    return {
+      queued: db.prepare('SELECT count(*) FROM message_text_queue').pluck().get() as number,
+      indexed: db.prepare('SELECT count(*) FROM message_text').pluck().get() as number,
+    };
+  }
+
+  const said = (index: number): Message => Message.user(`note ${index} about the harbour lighthouse`, { id: `n${index}` });
+
+  it('an append queues its text; a search indexes the queue first, so it finds every acknowledged append', async () => {
+    const file = join(directory, 'queue.db');
+    const store = await sqliteStore(file);
+    open.push(store);
+    await store.save(Session.create({ id: 's', userId: 'ann' }));
+    for (let index = 0; index < 3; index += 1) await store.append('s', [said(index)]);
+    expect(counts(file)).toEqual({ queued: 3, indexed: 0 });
+    const hits = await store.searchText?.({ text: 'lighthouse', userId: 'ann', limit: 10 });
+    expect(hits?.map((hit) => hit.messageId).sort()).toEqual(['n0', 'n1', 'n2']);
+    expect(counts(file)).toEqual({ queued: 0, indexed: 3 });
+  });
+
+  it(`the commit that fills a batch of ${INDEX_BATCH} indexes the queue, whichever sessions it holds`, async () => {
+    const file = join(directory, 'batch.db');
+    const store = await sqliteStore(file);
+    open.push(store);
+    for (const id of ['a', 'b']) await store.save(Session.create({ id }));
+    for (let index = 0; index < INDEX_BATCH - 1; index += 1) await store.append(index % 2 === 0 ? 'a' : 'b', [said(index)]);
+    expect(counts(file)).toEqual({ queued: INDEX_BATCH - 1, indexed: 0 });
+    await store.append('a', [said(INDEX_BATCH)]);
+    expect(counts(file)).toEqual({ queued: 0, indexed: INDEX_BATCH });
+  });
+
+  it('close indexes what is queued; another connection indexes what one that stays open left queued', async () => {
+    const file = join(directory, 'handover.db');
+    const first = await sqliteStore(file);
+    await first.save(Session.create({ id: 's' }));
+    await first.append('s', [said(1)]);
+    await first.close();
+    expect(counts(file)).toEqual({ queued: 0, indexed: 1 });
+    const writer = await sqliteStore(file);
+    open.push(writer);
+    await writer.append('s', [said(2)]);
+    const reader = await sqliteStore(file);
+    open.push(reader);
+    expect((await reader.searchText?.({ text: 'lighthouse', limit: 10 }))?.map((hit) => hit.messageId).sort()).toEqual(['n1', 'n2']);
+    expect(counts(file)).toEqual({ queued: 0, indexed: 2 });
+  });
+
+  it('deleting, purging or replacing a session drops its queued text with it', async () => {
+    const file = join(directory, 'drop.db');
+    let time = Date.UTC(2025, 0, 1);
+    const store = await sqliteStore(file, { now: () => time });
+    open.push(store);
+    await store.save(Session.create({ id: 'gone' }));
+    await store.save(Session.create({ id: 'expiring' }), { ttlMs: 1000 });
+    await store.save(Session.create({ id: 'rewritten' }));
+    for (const id of ['gone', 'expiring', 'rewritten']) await store.append(id, [Message.user(`the ${id} lighthouse`, { id: `${id}-1` })]);
+    expect(counts(file).queued).toBe(3);
+    await store.delete('gone');
+    time += 1000;
+    expect(await store.purgeExpired()).toBe(1);
+    await store.save(Session.create({ id: 'rewritten', messages: [Message.user('a new harbour', { id: 'fresh' })] }));
+    expect(counts(file)).toEqual({ queued: 0, indexed: 1 });
+    expect(await store.searchText?.({ text: 'lighthouse', limit: 10 })).toEqual([]);
+    expect((await store.searchText?.({ text: 'harbour', limit: 10 }))?.map((hit) => hit.messageId)).toEqual(['fresh']);
+  });
+
+  it('an index that cannot be written fails no append: the text stays queued, and the search reports the error', async () => {
+    const file = join(directory, 'broken-index.db');
+    const db = database(file);
+    const store = await sqliteStore(db);
+    await store.save(Session.create({ id: 's' }));
+    // A damaged index, as far as the store can tell: its table is gone (with the trigger naming it).
+    db.exec('DROP TRIGGER message_text_deleted; DROP TABLE message_fts');
+    for (let index = 0; index < INDEX_BATCH; index += 1) await store.append('s', [said(index)]);
+    expect((await store.load('s')).messages).toHaveLength(INDEX_BATCH);
+    expect(db.prepare('SELECT count(*) FROM message_text_queue').pluck().get()).toBe(INDEX_BATCH);
+    const error = await store.searchText?.({ text: 'lighthouse', limit: 10 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect((error as ChatstateError | undefined)?.code).toBe('STORAGE_FAILED');
+    await store.close();
+  });
 });
 
 describe('sqlite: particulars', () => {

@@ -12,7 +12,7 @@ import type {
   AppendOutcome,
   DriverCapabilities,
   HeadRecord,
-  MessageRange,
+  DriverRange,
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
@@ -76,8 +76,8 @@ function translate(error: unknown, tables: Tables): unknown {
 /** The driver over a pool and migrated tables (made by `postgresDriver`). */
 export class PostgresDriver implements StoreDriver {
   readonly name = STORE;
-  /** Message text is indexed as a `tsvector` and searched by `searchText`. */
-  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true });
+  /** Message text is indexed as a `tsvector` and searched by `searchText`; expiry is checked inside appends and range reads. */
+  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
   private readonly sql: Statements;
   private readonly memory: MemoryStatements;
   private readonly pending = new Set<Promise<unknown>>();
@@ -172,8 +172,8 @@ export class PostgresDriver implements StoreDriver {
     }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
-  async readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
-    const values = [id, range.afterSeq ?? 0, range.beforeSeq ?? Number.MAX_SAFE_INTEGER, range.limit ?? null];
+  async readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
+    const values = [id, range.afterSeq ?? 0, range.beforeSeq ?? Number.MAX_SAFE_INTEGER, range.limit ?? null, range.now ?? null];
     const result = await this.withClient((client) => client.query(this.sql.readRange, values));
     if (result.rows.length === 0) return undefined;
     // A session without messages in the range yields one row of NULLs from the outer join.
@@ -187,8 +187,11 @@ export class PostgresDriver implements StoreDriver {
     return this.transaction(async (client) => {
       // The row lock makes every other appender or replacer of this session wait until we commit.
       const locked = await client.query(this.sql.lockHead, [id]);
-      if (locked.rows.length === 0) throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
-      const head = headOf(locked.rows[0]);
+      const head = locked.rows.length === 0 ? undefined : headOf(locked.rows[0]);
+      // An expired session is absent, judged under the row lock (a concurrent save cannot revive it in between).
+      if (head === undefined || (commit.now !== undefined && head.expiresAt !== undefined && head.expiresAt <= commit.now)) {
+        throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
+      }
       checkVersion(STORE, id, head.version, commit.expectedVersion);
       if (commit.messages.length === 0) return { version: head.version, appended: [], duplicates: [] };
       const known = await client.query(this.sql.knownIds, [id, commit.messages.map((message) => message.id)]);

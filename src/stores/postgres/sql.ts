@@ -73,10 +73,11 @@ export function statements(tables: Tables) {
     readMessages: `SELECT seq, id, data FROM ${messages} WHERE session_id = $1 ORDER BY seq`,
     // One statement, so existence and range come from one snapshot; the lateral subquery walks the
     // (session_id, seq) primary key backwards, so a tail read costs the same at any session size.
+    // $5, the core's clock (or NULL): an expired session reads as absent, in the same snapshot.
     readRange: `SELECT m.seq, m.id, m.data FROM ${sessions} s LEFT JOIN LATERAL (
         SELECT seq, id, data FROM ${messages}
         WHERE session_id = s.id AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4
-      ) m ON true WHERE s.id = $1`,
+      ) m ON true WHERE s.id = $1 AND (s.expires_at IS NULL OR $5::bigint IS NULL OR s.expires_at > $5::bigint)`,
     knownIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND id = ANY($2::text[])`,
     insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
       SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,

@@ -18,7 +18,7 @@
 import { ChatstateError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { checkVersion } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, ListQuery, MessageRange, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, ListQuery, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
 import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages, parseValues } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';
@@ -127,7 +127,8 @@ function status(reply: unknown, id: string): { status: string; rest: unknown[] }
 
 class RedisDriver implements StoreDriver {
   readonly name = STORE;
-  readonly capabilities = Object.freeze({ nativeExpiry: true });
+  // Expiry: Redis's own for the keys, and the caller's clock checked inside the append and range scripts.
+  readonly capabilities = Object.freeze({ nativeExpiry: true, expiryInCommit: true });
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
 
@@ -197,18 +198,19 @@ class RedisDriver implements StoreDriver {
     });
   }
 
-  readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
+  readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '']);
+      const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? '']);
       if (reply === null || reply === undefined) return undefined;
       const [ids, bodies, descending] = list(reply, id, 'the message range');
+      if (!Array.isArray(ids)) throw corrupt(id, `the head's ${String(bodies)} is not a non-negative integer`);
       return parseMessages(ids, bodies, id, integer(descending, id, 'the range direction') === 1);
     });
   }
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.track(async () => {
-      const args: Array<string | number> = [id, commit.expectedVersion ?? '', commit.updatedAt, Date.parse(commit.updatedAt), commit.data ?? '', commit.messages.length];
+      const args: Array<string | number> = [id, commit.expectedVersion ?? '', commit.updatedAt, Date.parse(commit.updatedAt), commit.data ?? '', commit.now ?? '', commit.messages.length];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
       const { status: outcome, rest } = status(await this.run(SCRIPTS.append, args), id);
       switch (outcome) {

@@ -99,11 +99,22 @@ end
 return {head, ids, data}
 `;
 
-// ARGV: P, id, afterSeq|'', beforeSeq|'', limit|''. {{id, seq, ...}, {data, ...}, descending} or nil.
+// ARGV: P, id, afterSeq|'', beforeSeq|'', limit|'', now|''.
+// {{id, seq, ...}, {data, ...}, descending} | nil | {'CORRUPT', field}.
 // With a limit the window is read backwards from its end, so a tail read costs O(log n + limit).
+// A session whose expiresAt is at or before `now` (the caller's clock) reads as absent. The head
+// fields the read depends on are checked, as the append script checks its own.
 const READ_RANGE = `
 local id = ARGV[2]
-if redis.call('EXISTS', skey(id, 'h')) == 0 then return false end
+local h = skey(id, 'h')
+if redis.call('EXISTS', h) == 0 then return false end
+local f = redis.call('HMGET', h, 'version', 'expiresAt')
+if not count(f[1]) then return {'CORRUPT', 'version'} end
+if f[2] then
+  local e = count(f[2])
+  if not e then return {'CORRUPT', 'expiresAt'} end
+  if ARGV[6] ~= '' and e <= tonumber(ARGV[6]) then return false end
+end
 local low, high = '-inf', '+inf'
 if ARGV[3] ~= '' then low = '(' .. ARGV[3] end
 if ARGV[4] ~= '' then high = '(' .. ARGV[4] end
@@ -128,14 +139,20 @@ end
 return {ids, data, descending}
 `;
 
-// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', n, then per message: id, data, tokens, title|''.
+// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', now|'', n, then per message: id, data, tokens, title|''.
 // {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'CONFLICT', version} | {'CORRUPT', field}.
-// The head arithmetic of driver-helpers' appendToHead, done where it is atomic.
+// The head arithmetic of driver-helpers' appendToHead, done where it is atomic. A session whose
+// expiresAt is at or before `now` (the caller's clock) is absent, even before Redis expires its keys.
 const APPEND = `
 local id = ARGV[2]
 local h, m, d = skey(id, 'h'), skey(id, 'm'), skey(id, 'd')
 if redis.call('EXISTS', h) == 0 then return {'NOT_FOUND'} end
-local f = redis.call('HMGET', h, 'version', 'lastSeq', 'messageCount', 'tokenCount', 'title', 'ttlMs', 'userId', 'agentId')
+local f = redis.call('HMGET', h, 'version', 'lastSeq', 'messageCount', 'tokenCount', 'title', 'ttlMs', 'userId', 'agentId', 'expiresAt')
+if ARGV[7] ~= '' and f[9] then
+  local e = count(f[9])
+  if not e then return {'CORRUPT', 'expiresAt'} end
+  if e <= tonumber(ARGV[7]) then return {'NOT_FOUND'} end
+end
 local version, lastSeq, messages, tokens = count(f[1]), count(f[2]), count(f[3]), count(f[4])
 if not version then return {'CORRUPT', 'version'} end
 if not lastSeq then return {'CORRUPT', 'lastSeq'} end
@@ -150,9 +167,9 @@ if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {'CONFLICT', int(v
 local title = f[5]
 local seq = lastSeq
 local added, duplicates = {}, {}
-local n = tonumber(ARGV[7])
+local n = tonumber(ARGV[8])
 for i = 0, n - 1 do
-  local at = 8 + i * 4
+  local at = 9 + i * 4
   local mid = ARGV[at]
   if redis.call('ZSCORE', m, mid) then
     duplicates[#duplicates + 1] = mid

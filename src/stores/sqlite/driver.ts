@@ -10,7 +10,7 @@ import type {
   AppendOutcome,
   DriverCapabilities,
   HeadRecord,
-  MessageRange,
+  DriverRange,
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
@@ -19,7 +19,19 @@ import type {
   ValueRecord,
 } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
-import { checkedValues, forgetExpired, forgetSession, indexMessages, prepareMemoryStatements, readValues, searchIndex, writeValues } from './memory-sql.js';
+import {
+  checkedValues,
+  forgetExpired,
+  forgetSession,
+  forgetText,
+  indexMessages,
+  indexQueued,
+  prepareMemoryStatements,
+  queueMessages,
+  readValues,
+  searchIndex,
+  writeValues,
+} from './memory-sql.js';
 import { assertStorable, headOf, messageOf, prepareStatements, translateError, type HeadRow, type MessageRow, type SqliteDatabaseLike } from './sql.js';
 import { headValues } from '../sql-head.js';
 
@@ -33,6 +45,19 @@ interface PendingWrite {
 type ListArguments = Parameters<StoreDriver['list']>[0];
 
 /**
+ * Appended messages whose text waits in the index queue before a commit indexes the batch: one
+ * FTS5 segment per this many messages instead of one per commit. Indexing costs about 20 µs of CPU
+ * per message at any batch size past a few dozen (tokenizing is most of it); a larger batch means
+ * fewer, longer pauses (a few milliseconds here) and a longer queue for a search to index first.
+ */
+export const INDEX_BATCH = 256;
+
+/** True when a session expiring at `expiresAt` has expired at `now` (no check without `now`). */
+function expired(expiresAt: number | null, now: number | undefined): boolean {
+  return now !== undefined && expiresAt !== null && expiresAt <= now;
+}
+
+/**
  * The driver. better-sqlite3 is synchronous: reads run at once; writes are queued and committed at
  * the end of the current tick, so appends issued together by concurrent callers share one
  * transaction and one fsync (group commit). Each write runs in its own savepoint, so one that fails
@@ -41,13 +66,15 @@ type ListArguments = Parameters<StoreDriver['list']>[0];
  */
 export class SqliteDriver implements StoreDriver {
   readonly name: string;
-  /** Message text is indexed with FTS5 and searched by `searchText`. */
-  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true });
+  /** Message text is indexed with FTS5 and searched by `searchText`; expiry is checked inside appends and range reads. */
+  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly memory: ReturnType<typeof prepareMemoryStatements>;
   private queue: PendingWrite[] = [];
   private scheduled = false;
   private closed = false;
+  /** Texts queued for the index since this connection last indexed the queue (counting, at open, what others left). */
+  private unindexed: number;
 
   constructor(
     private readonly db: SqliteDatabaseLike,
@@ -57,6 +84,7 @@ export class SqliteDriver implements StoreDriver {
     this.name = label.store;
     this.statements = this.guard(() => prepareStatements(db));
     this.memory = this.guard(() => prepareMemoryStatements(db));
+    this.unindexed = this.guard(() => (this.memory.countQueued.get() as { queued: number }).queued);
   }
 
   /** Runs `work`, turning SQLite errors into chatstate errors that name the store. */
@@ -115,12 +143,31 @@ export class SqliteDriver implements StoreDriver {
     });
   }
 
-  /** Commits every queued write in one transaction. */
-  private flush(): void {
+  /**
+   * Indexes the queued text inside the group's transaction, in its own savepoint: an index that
+   * cannot be written now (say, a damaged FTS5 table) must not fail the appends it rides with. The
+   * queue then stays for the next batch, and a search, which indexes it outside any append, reports
+   * the error.
+   */
+  private indexBatch(): void {
+    this.unindexed = 0;
+    this.db.exec('SAVEPOINT chatstate_index');
+    try {
+      indexQueued(this.memory);
+      this.db.exec('RELEASE chatstate_index');
+    } catch {
+      // These throw when SQLite has ended the whole transaction (it does on some I/O errors): the group fails then.
+      this.db.exec('ROLLBACK TO chatstate_index');
+      this.db.exec('RELEASE chatstate_index');
+    }
+  }
+
+  /** Commits every queued write in one transaction; `final` (on close) also indexes a partial batch. */
+  private flush(final = false): void {
     this.scheduled = false;
     const group = this.queue;
     this.queue = [];
-    if (group.length === 0) return;
+    if (group.length === 0 && !(final && this.unindexed > 0)) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       this.db.exec('BEGIN IMMEDIATE');
@@ -145,6 +192,7 @@ export class SqliteDriver implements StoreDriver {
           outcomes.push({ ok: false, error });
         }
       }
+      if (this.unindexed >= INDEX_BATCH || (final && this.unindexed > 0)) this.indexBatch();
       this.db.exec('COMMIT');
     } catch (error) {
       this.rollback();
@@ -176,9 +224,10 @@ export class SqliteDriver implements StoreDriver {
     });
   }
 
-  readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
+  readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
     return this.read(() => {
-      if (this.statements.exists.get(id) === undefined) return undefined;
+      const session = this.statements.exists.get(id) as { expires_at: number | null } | undefined;
+      if (session === undefined || expired(session.expires_at, range.now)) return undefined;
       const rows = this.statements.readTail.all(
         id,
         range.afterSeq ?? 0,
@@ -192,11 +241,11 @@ export class SqliteDriver implements StoreDriver {
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.write(() => {
-      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null } | undefined;
-      if (head === undefined) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null; expires_at: number | null } | undefined;
+      if (head === undefined || expired(head.expires_at, commit.now)) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
       checkVersion(this.name, id, head.version, commit.expectedVersion);
       const appended: MessageRecord[] = [];
-      const indexed: Array<{ seq: number; id: string; text?: string }> = [];
+      const queued: Array<{ seq: number; id: string; text: string }> = [];
       const duplicates: string[] = [];
       let seq = head.last_seq;
       let tokens = 0;
@@ -208,12 +257,15 @@ export class SqliteDriver implements StoreDriver {
         }
         seq += 1;
         appended.push(Object.freeze({ seq, id: message.id, data: message.data }));
-        if (message.text !== undefined) indexed.push({ seq, id: message.id, text: message.text });
+        if (message.text !== undefined) queued.push({ seq, id: message.id, text: message.text });
         tokens += message.tokens;
         title ??= message.title;
       }
       if (appended.length === 0) return { version: head.version, appended, duplicates };
-      indexMessages(this.memory, id, head.user_id ?? undefined, indexed);
+      if (queued.length > 0) {
+        queueMessages(this.memory, id, head.user_id, queued);
+        this.unindexed += queued.length;
+      }
       this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, commit.data ?? null, Date.parse(commit.updatedAt), id);
       return { version: head.version + 1, appended, duplicates };
     });
@@ -234,9 +286,9 @@ export class SqliteDriver implements StoreDriver {
         checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
       this.statements.deleteMessages.run(id);
-      // The index is rewritten with the messages: the old rows may name messages that are gone, or
-      // a user the session no longer has.
-      this.memory.deleteText.run(id);
+      // The index is rewritten with the messages (at once: one segment for the whole session): the
+      // old rows, queued or indexed, may name messages that are gone, or a user the session no longer has.
+      forgetText(this.memory, id);
       this.statements.upsertHead.run(...headValues({ ...head, id }));
       for (const message of commit.messages) this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
       indexMessages(this.memory, id, head.userId, commit.messages);
@@ -289,15 +341,24 @@ export class SqliteDriver implements StoreDriver {
     return this.write(() => writeValues(this.memory, ns, checked, Date.now()));
   }
 
-  searchText(query: TextSearchQuery): Promise<TextSearchHit[]> {
+  async searchText(query: TextSearchQuery): Promise<TextSearchHit[]> {
+    this.checkOpen();
+    // Text still queued (by this connection or another process) is indexed first, in a write that
+    // joins the group commit: a search sees every append acknowledged before it was called.
+    if (this.guard(() => this.memory.anyQueued.get() !== undefined)) {
+      await this.write(() => {
+        this.unindexed = 0;
+        indexQueued(this.memory);
+      });
+    }
     return this.read(() => searchIndex(this.memory, query));
   }
 
-  /** Commits the writes still queued, then closes the connection if the driver opened it. */
+  /** Commits the writes still queued (and indexes the queued text), then closes the connection if the driver opened it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.flush();
+    this.flush(true);
     if (this.ownsDatabase) this.guard(() => this.db.close());
   }
 }

@@ -132,7 +132,8 @@ async function openFile(path: string, store: string, busyTimeoutMs: number): Pro
 /**
  * The SQLite driver, over a file (opened, and closed on `close()`) or over the caller's own
  * connection (left open on `close()`: its owner closes it). The connection is switched to WAL with
- * `synchronous = FULL`, and the database is migrated to the current schema.
+ * `synchronous = FULL` and the store's checkpoint interval (see `prepareDatabase`), and the database
+ * is migrated to the current schema.
  */
 export async function sqliteDriver(pathOrDatabase: string | SqliteDatabaseLike, options: SqliteDriverOptions = {}): Promise<StoreDriver> {
   const { busyTimeoutMs, name } = checkOptions(options);

@@ -142,12 +142,13 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     `SELECT ${HEAD_COLUMNS} FROM sessions WHERE (expires_at IS NULL OR expires_at > ?)${filter} ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`;
   return {
     readHead: db.prepare(`SELECT ${HEAD_COLUMNS} FROM sessions WHERE id = ?`),
-    exists: db.prepare(`SELECT 1 AS present FROM sessions WHERE id = ?`),
+    // Existence and expiry of a session, for a range read.
+    exists: db.prepare(`SELECT expires_at FROM sessions WHERE id = ?`),
     readMessages: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? ORDER BY seq`),
     // Walks the (session_id, seq) key backwards from `beforeSeq`: the last n of a session cost the
     // same at any size. The caller reverses the rows into ascending order.
     readTail: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
-    appendHead: db.prepare(`SELECT version, last_seq, user_id FROM sessions WHERE id = ?`),
+    appendHead: db.prepare(`SELECT version, last_seq, user_id, expires_at FROM sessions WHERE id = ?`),
     // The UNIQUE (session_id, id) index turns an already stored id into "no change": idempotency
     // costs one index probe, not a scan of the session.
     insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`),

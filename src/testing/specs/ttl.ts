@@ -42,6 +42,25 @@ export function ttlSpec(suite: ConformanceSuite): void {
       expect((await store.list())[0]?.expiresAt).toBeUndefined();
     });
 
+    spec.it('an expired session refuses appends with a version or a state and range reads, and nothing is written', async () => {
+      let time = Date.UTC(2025, 0, 1);
+      const store = await spec.open({ now: () => time });
+      const saved = await store.save(Session.create({ id: freshId(), messages: conversation(2), variables: { step: 1 } }), { ttlMs: MINUTE });
+      time += MINUTE;
+      const late = [Message.user('too late', { id: 'late' })];
+      await expectCode(() => store.append(saved.id, late, { expectedVersion: saved.version }), 'NOT_FOUND');
+      await expectCode(() => store.append(saved.id, late, { state: { metadata: {}, variables: { step: 2 } } }), 'NOT_FOUND');
+      await expectCode(() => store.readMessages(saved.id, { limit: 1 }), 'NOT_FOUND');
+      await expectCode(() => store.readMessages(saved.id, { afterSeq: 1, beforeSeq: 3 }), 'NOT_FOUND');
+      // A millisecond earlier on the store's clock the session is live, exactly as it was saved.
+      time -= 1;
+      const loaded = await store.load(saved.id);
+      expect(loaded.version).toBe(saved.version);
+      expect(loaded.messages.map((message) => message.id)).toEqual(saved.messages.map((message) => message.id));
+      expect(loaded.variables).toEqual({ step: 1 });
+      expect((await store.readMessages(saved.id, { limit: 1 })).map((message) => message.id)).toEqual([saved.messages[1]?.id]);
+    });
+
     spec.it('purgeExpired removes expired sessions and returns how many', async () => {
       const clock = new FakeClock();
       const store = await spec.open({ now: clock.now });
