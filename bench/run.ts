@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -13,12 +13,15 @@ import { runCompactionSafetyBench } from './compaction-safety.js';
 import { runCompactionBench } from './compaction.js';
 import { REPORT_SEED } from './corpus.js';
 import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harness.js';
+import { runMessageDecodeBench } from './message-decode.js';
+import { runRecallBench } from './recall.js';
 import { runStoreAppendBench } from './store-append.js';
 import { stopBenchServers } from './store-fixtures.js';
 import { runLangGraphBench } from './store-langgraph.js';
 import { runStoreReadBench } from './store-reads.js';
 import { runServerBench } from './store-servers.js';
 import { runTokenBench } from './tokens.js';
+import { runTurnBench } from './turn.js';
 
 const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   tokens: runTokenBench,
@@ -28,6 +31,9 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   langgraph: runLangGraphBench,
   reads: runStoreReadBench,
   servers: runServerBench,
+  recall: runRecallBench,
+  decode: runMessageDecodeBench,
+  turn: runTurnBench,
 };
 
 /** Names that stand for several suites. */

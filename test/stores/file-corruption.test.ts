@@ -15,7 +15,7 @@
  * the journal is copied aside, and version and sequence numbers continue above everything the
  * damaged journal claimed.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,9 @@ import { DataError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { fileStore, type DamageReport } from '../../src/stores/file/index.js';
-import { decodeSnapshot, frameLine } from '../../src/stores/file/frame.js';
+import { FILE_SCHEMA, frameLine } from '../../src/stores/file/frame.js';
+import { beginLine } from '../../src/stores/file/journal.js';
+import { decodeSnapshot } from '../../src/stores/file/snapshot-format.js';
 
 const ID = 's';
 const ALL = Array.from({ length: 11 }, (_, index) => `m${index}`);
@@ -350,13 +352,52 @@ describe('file store: journal damage', () => {
   });
 });
 
+describe('file store: a first save cut short by a crash', () => {
+  /** A session directory as a crash during its creation leaves it: `journals` (by content), no snapshot. */
+  function cutCreation(directory: string, journals: Record<string, Buffer>): void {
+    const dir = join(directory, 'sessions', 'c');
+    mkdirSync(dir, { recursive: true });
+    for (const [name, content] of Object.entries(journals)) writeFileSync(join(dir, name), content);
+  }
+
+  for (const [what, journal] of [
+    ['only the begin record of a creation', beginLine(1, 1, 'lineage', 'create')],
+    ['an empty journal', Buffer.alloc(0)],
+  ] as const) {
+    it(`${what}, and no snapshot: no session (nothing was acknowledged), no damage, and it can be created`, async () => {
+      const directory = join(root, `cut-${count++}`);
+      cutCreation(directory, { 'journal.1': journal, 'snapshot.tmp-999999999-x': Buffer.from('half a snapshot') });
+      const reports: DamageReport[] = [];
+      const store = fileStore(directory, { onDamage: (report) => reports.push(report) });
+      expect(await store.get('c')).toBeUndefined();
+      expect(await store.list()).toEqual([]);
+      expect(await store.delete('c')).toBe(false);
+      cutCreation(directory, { 'journal.1': journal });
+      await store.save(Session.create({ id: 'c' }).append(Message.user('now it exists', { id: 'x' })), { expectedVersion: 0 });
+      expect(ids(await store.load('c'))).toEqual(['x']);
+      await store.close();
+      expect(reports).toEqual([]);
+      expect(keptAside(directory)).toEqual([]);
+    });
+  }
+
+  it('journals of a fold or replace with no snapshot nor backup are damage (a snapshot existed): a recovery session', async () => {
+    const directory = join(root, `cut-${count++}`);
+    cutCreation(directory, { 'journal.3': beginLine(3, 7, 'lineage', 'fold') });
+    const store = fileStore(directory);
+    expect((await store.load('c')).metadata.recoveredFrom).toBe('c');
+    await store.close();
+    expect(keptAside(directory)).toEqual([expect.stringMatching(/\/journal\.3$/)]);
+  });
+});
+
 describe('file store: records of a newer format', () => {
   it('a snapshot of a newer file-store schema is refused (CORRUPT, newer-format) and left untouched', async () => {
     const layout = await prepare();
     const text = readFileSync(layout.snapshot);
     const newline = text.indexOf(0x0a);
     const header = JSON.parse(text.subarray(9, newline).toString('utf8')) as Record<string, unknown>;
-    const newer = Buffer.concat([frameLine({ ...header, s: 2 }), text.subarray(newline + 1)]);
+    const newer = Buffer.concat([frameLine({ ...header, s: FILE_SCHEMA + 1 }), text.subarray(newline + 1)]);
     writeFileSync(layout.snapshot, newer);
     const store = fileStore(layout.directory);
     const error = await store.load(ID).then(

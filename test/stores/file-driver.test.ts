@@ -4,16 +4,18 @@
  * session index, inter-process locks, ids checked again by the driver, forward-compatible
  * records, and several stores (as several processes would) over one directory.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, linkSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { RECORD_SCHEMA } from '../../src/store/codec.js';
-import { decodeSnapshot, decodeSnapshotHeader, encodeSnapshot, frameLine } from '../../src/stores/file/frame.js';
+import { FILE_SCHEMA, frameLine } from '../../src/stores/file/frame.js';
+import { decodeSnapshot, decodeSnapshotHeader, encodeSnapshot } from '../../src/stores/file/snapshot-format.js';
 import { fileDriver, filePathFromUrl, fileStore } from '../../src/stores/file/index.js';
 import { ownerOf, ownerText, setLockModeForTesting, tryLock, unlock } from '../../src/stores/file/lock.js';
 import { openStore } from '../../src/stores/open-store.js';
@@ -264,6 +266,44 @@ describe('file store: ids', () => {
   });
 });
 
+const SOURCE = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/**
+ * A child process that appends `count` messages to `sessionId` one after another, as fast as it
+ * can, once it printed `READY`; then prints `DONE <seqs>` and stays alive, idle, until killed.
+ */
+function writerProcess(directory: string, sessionId: string, tag: string, count: number): { child: ChildProcess; ready: Promise<void>; done: Promise<number[]> } {
+  const script = `
+    import { fileStore } from ${JSON.stringify(join(SOURCE, 'stores/file/index.ts'))};
+    import { Message } from ${JSON.stringify(join(SOURCE, 'message/message.ts'))};
+    const [directory, sessionId, tag, count] = process.argv.slice(1);
+    const store = fileStore(directory);
+    await store.get(sessionId);
+    process.stdout.write('READY\\n');
+    const seqs = [];
+    for (let index = 0; index < Number(count); index += 1) {
+      const result = await store.append(sessionId, [Message.user(tag + index, { id: tag + index })]);
+      seqs.push(result.appended[0].seq);
+    }
+    process.stdout.write('DONE ' + JSON.stringify(seqs) + '\\n');
+    setInterval(() => undefined, 1000);
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, directory, sessionId, tag, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const waitFor = async (prefix: string): Promise<string> => {
+    for (;;) {
+      const line = stdout.split('\n').find((candidate) => candidate.startsWith(prefix) && stdout.includes(`${candidate}\n`));
+      if (line !== undefined) return line;
+      if (child.exitCode !== null) throw new Error(`writer exited: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  return { child, ready: waitFor('READY').then(() => undefined), done: waitFor('DONE ').then((line) => JSON.parse(line.slice(5)) as number[]) };
+}
+
 describe('file store: locks between processes', () => {
   afterEach(() => setLockModeForTesting(undefined));
 
@@ -272,6 +312,95 @@ describe('file store: locks between processes', () => {
     await store.save(Session.create({ id: 'l' }));
     await store.close();
   }
+
+  it('a lock is a hard link to an owner file the process writes once: no new file per lock, nothing left after release', async () => {
+    const directory = freshDirectory();
+    await withSession(directory);
+    const locks = join(directory, 'locks');
+    const held = tryLock(join(locks, 'probe'), { foreignStaleMs: 30_000 });
+    expect(held?.mode).toBe('link');
+    const owners = readdirSync(locks).filter((name) => name.startsWith('.owner-'));
+    expect(owners).toEqual([expect.stringMatching(new RegExp(`^\\.owner-${process.pid}-[0-9a-f]{12}$`))]);
+    const lock = lstatSync(join(locks, 'probe'));
+    expect(lock.isFile() && lock.nlink === 2 && lock.ino === lstatSync(join(locks, owners[0] as string)).ino).toBe(true);
+    expect(readFileSync(join(locks, 'probe'), 'utf8')).toMatch(new RegExp(`^cs1 ${process.pid} `));
+    // A second lock links to the same file; a waiting store sees the first as held.
+    const second = tryLock(join(locks, 'other'), { foreignStaleMs: 30_000 });
+    expect(tryLock(join(locks, 'probe'), { foreignStaleMs: 30_000 })).toBeUndefined();
+    unlock(held as NonNullable<typeof held>);
+    unlock(second as NonNullable<typeof second>);
+    expect(readdirSync(locks)).toEqual([]);
+  });
+
+  it('a link lock left by a dead process is broken, and its owner file is swept', async () => {
+    const directory = freshDirectory();
+    await withSession(directory);
+    const dead = deadPid();
+    const owner = join(directory, 'locks', `.owner-${dead}-dead00000000`);
+    writeFileSync(owner, ownerText(ownerOf(dead, 'dead00000000')));
+    linkSync(owner, join(directory, 'locks', 'l#write'));
+    const store = fileStore(directory, { lockTimeoutMs: 5000 });
+    await store.append('l', [Message.user('after the crash')]);
+    expect((await store.load('l')).messages).toHaveLength(1);
+    await store.close();
+    expect(readdirSync(join(directory, 'locks'))).toEqual([]);
+  });
+
+  it('where hard links are refused, symbolic links are the locks', async () => {
+    setLockModeForTesting('symlink');
+    const directory = freshDirectory();
+    await withSession(directory);
+    const held = tryLock(join(directory, 'locks', 'probe'), { foreignStaleMs: 30_000 });
+    expect(held?.mode).toBe('symlink');
+    expect(lstatSync(join(directory, 'locks', 'probe')).isSymbolicLink()).toBe(true);
+    unlock(held as NonNullable<typeof held>);
+    const a = fileStore(directory);
+    const b = fileStore(directory);
+    await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? a : b).append('l', [Message.user(`m${index}`, { id: `m${index}` })])));
+    expect((await a.load('l')).messages).toHaveLength(20);
+    await Promise.all([a.close(), b.close()]);
+    expect(readdirSync(join(directory, 'locks'))).toEqual([]);
+  });
+
+  it('a process that stops writing gives the lock up at once, though it stays open: another process appends without waiting', async () => {
+    const directory = freshDirectory();
+    await withSession(directory);
+    const writer = writerProcess(directory, 'l', 'child', 20);
+    try {
+      await writer.ready;
+      expect(await writer.done).toHaveLength(20);
+      // The child is alive, its store open and idle: its owner file is there, no lock of it is.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readdirSync(join(directory, 'locks')).filter((name) => !name.startsWith('.owner-'))).toEqual([]);
+      const store = fileStore(directory, { lockTimeoutMs: 2000 });
+      await store.append('l', [Message.user('from the parent', { id: 'parent' })]);
+      expect((await store.load('l')).messages.map((message) => message.id).at(-1)).toBe('parent');
+      await store.close();
+    } finally {
+      writer.child.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('two processes appending without pause take turns with the lock (a lease is handed to a waiting process)', async () => {
+    const directory = freshDirectory();
+    await withSession(directory);
+    const writer = writerProcess(directory, 'l', 'child', 300);
+    const store = fileStore(directory);
+    try {
+      await writer.ready;
+      const mine: number[] = [];
+      for (let index = 0; index < 300; index += 1) mine.push((await store.append('l', [Message.user(`parent${index}`, { id: `parent${index}` })])).appended[0]?.seq ?? 0);
+      const theirs = await writer.done;
+      // Interleaved, not one after the other: each got the lock while the other was still writing.
+      expect(Math.min(...theirs)).toBeLessThan(Math.max(...mine));
+      expect(Math.min(...mine)).toBeLessThan(Math.max(...theirs));
+      expect(new Set([...mine, ...theirs]).size).toBe(600);
+      expect((await store.load('l')).messages).toHaveLength(600);
+    } finally {
+      writer.child.kill('SIGKILL');
+      await store.close();
+    }
+  }, 60_000);
 
   it('a lock left by a dead process is broken', async () => {
     const directory = freshDirectory();
@@ -414,7 +543,7 @@ describe('file store: records keep fields of newer versions', () => {
     const seed = fileStore(directory);
     await seed.save(Session.create({ id: 'newer' }));
     await seed.close();
-    writeFileSync(join(directory, 'sessions', 'newer', 'journal.1'), frameLine({ k: 'begin', s: 2, gen: 1 }), { flag: 'a' });
+    writeFileSync(join(directory, 'sessions', 'newer', 'journal.1'), frameLine({ k: 'begin', s: FILE_SCHEMA + 1, gen: 1 }), { flag: 'a' });
     const store = fileStore(directory);
     const error = await store.load('newer').catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'CORRUPT', details: { reason: 'newer-format' } });
@@ -444,7 +573,7 @@ describe('file store: several stores over one directory', () => {
 
   it.skipIf(!existsSync('/proc/self/fd'))('keeps a bounded number of journals open however many sessions it touches', async () => {
     const directory = freshDirectory();
-    const store = fileStore(directory);
+    const store = fileStore(directory, { maxOpenFiles: 128 });
     const before = readdirSync('/proc/self/fd').length;
     for (let index = 0; index < 300; index += 1) {
       await store.save(Session.create({ id: `s${index}` }));
@@ -452,9 +581,20 @@ describe('file store: several stores over one directory', () => {
     }
     const during = readdirSync('/proc/self/fd').length;
     expect(during - before).toBeLessThanOrEqual(140);
+    // Appends back to back, each flushed on this thread (nothing else waits): a chain of promises
+    // that never yields to the event loop still keeps locks and files bounded.
+    let mostLocks = 0;
+    let mostFiles = 0;
+    for (let index = 0; index < 300; index += 1) {
+      await store.append(`s${index}`, [Message.user('again and again')]);
+      mostLocks = Math.max(mostLocks, readdirSync(join(directory, 'locks')).length);
+      mostFiles = Math.max(mostFiles, readdirSync('/proc/self/fd').length - before);
+    }
+    expect(mostLocks).toBeLessThanOrEqual(20);
+    expect(mostFiles).toBeLessThanOrEqual(140);
     // Sessions whose journal was closed still read and append correctly.
     await store.append('s0', [Message.user('again')]);
-    expect((await store.load('s0')).messages).toHaveLength(2);
+    expect((await store.load('s0')).messages).toHaveLength(3);
     await store.close();
     expect(readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(before + 2);
   });

@@ -6,10 +6,13 @@
  *
  * Within a process, operations on one session run in order and concurrent appends share one
  * write and one fsync (group commit, pipelined: the next batch is written while the callers of
- * the last one are answered); appends to different sessions fsync in parallel. Between
- * processes, a lock per session serializes writers (kept across back-to-back operations, given
- * up when idle or when another process waits), and each writer first applies what the others
- * appended. See `session-files.ts` for the crash-safety argument of each write.
+ * the last one are answered); appends to different sessions fsync in parallel on the thread pool,
+ * and a lone append on a fast disk fsyncs on the event loop's thread (the round trip would cost
+ * as much as the fsync). Between processes, a lock per session serializes writers (a hard link,
+ * kept across operations that follow closely, given up when idle or when another process waits),
+ * and each writer first applies what the others appended. Snapshots hold one line per message
+ * with a block index, so reading the tail of a long session reads only its last blocks. See
+ * `session-files.ts` for the crash-safety argument of each write.
  *
  * Durability is what `fdatasync` gives: on macOS it reaches the drive but not through the
  * drive's own cache (Node has no `F_FULLFSYNC`).
@@ -19,23 +22,33 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChatstateError, CollaboratorError, InvalidInputError, errorMessage } from '../../errors.js';
 import { RECORD_SCHEMA } from '../../store/codec.js';
-import { rangeOf, sortAndPage } from '../../store/driver-helpers.js';
+import { sortAndPage } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, RecoveryNote, ReplaceCommit, SessionStore, StoreDriver } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome, DriverCapabilities, DriverRange, HeadRecord, MessageRecord, RecoveryNote, ReplaceCommit, SessionStore, StoreDriver } from '../../store/types.js';
 import { ensureDirectory, errorCode, unlinkIfPresent } from './fs-util.js';
-import { hasWaiters, lock, processIsGone, tryLock, unlock, type HeldLock } from './lock.js';
+import { hasWaiters, lock, processIsGone, retainLockOwner, tryLock, unlock, type HeldLock } from './lock.js';
 import { storePaths, type SessionPaths, type StorePaths } from './paths.js';
 import { SessionIndex } from './session-index.js';
+import { ValueFiles } from './value-files.js';
 import {
+  SnapshotDamage,
+  SnapshotGone,
+  allRecords,
   applyAppends,
   beginFold,
+  ensureIds,
+  expired,
   finishFold,
+  flushAppends,
+  memoryOf,
   notFound,
+  openFiles,
+  rangeRecords,
   refresh,
   release,
   removeSession,
   replaceSession,
-  flushAppends,
+  unload,
   writeAppends,
   writeFold,
   type DamageReport,
@@ -51,8 +64,17 @@ export interface FileDriverOptions {
   readonly foldBytes?: number;
   /** How long to wait for another process's lock on a session before failing with `UNAVAILABLE`. @default 10000 */
   readonly lockTimeoutMs?: number;
-  /** Memory for sessions kept parsed between calls; the least recently used are dropped beyond it. @default 64 MiB */
+  /**
+   * Memory for sessions' records kept between calls. Beyond it the least recently used sessions
+   * keep only their head, snapshot index and journal records (tail reads and appends need no
+   * more), then are dropped. @default 64 MiB
+   */
   readonly cacheBytes?: number;
+  /**
+   * Journals and snapshots kept open between calls; a session beyond it opens its files again by
+   * name when used. Well under the usual limit of 1024 descriptors per process. @default 256
+   */
+  readonly maxOpenFiles?: number;
   /**
    * Called when damaged files were found and repaired (kept aside, never deleted): for logs and
    * alerts. A session that could not be read at all also comes back as a recovery session.
@@ -68,18 +90,35 @@ export type { DamageReport } from './session-files.js';
 const NAME = 'file';
 /** Locks of another host (a shared network directory) are trusted this long. */
 const FOREIGN_STALE_MS = 30_000;
-/** Journals kept open between calls (a session beyond it reopens its journal by name); well under the usual 1024 descriptors. */
-const MAX_OPEN_JOURNALS = 128;
 /** Sessions remembered between calls, whatever their size. */
 const MAX_SLOTS = 4096;
 /**
- * A session's lock is kept across back-to-back operations (a lease): creating and removing a lock
- * changes a directory, which also makes the next fsync heavier. It is given up as soon as the
- * session is idle (the next turn of the event loop), and after this long even when it is not,
- * followed by a short pause so that waiting processes get their turn.
+ * A session's lock is kept across operations that follow each other closely (a lease): taking and
+ * releasing it are two directory changes, and under a lease the files need no new check (no other
+ * process can have written). It is given up once the session has been idle for `LEASE_IDLE_MS`,
+ * and after `LEASE_MS` of continuous use as soon as another process waits for it (the waiter
+ * leaves a marker), followed by a short pause so that the waiter gets its turn.
  */
 const LEASE_MS = 20;
+const LEASE_IDLE_MS = 2;
 const YIELD_MS = 3;
+/**
+ * Leases kept while idle, at most: beyond this many, the least recently used are released at once,
+ * so locks and open files stay bounded however many sessions are touched in a short while (or in a
+ * chain of promises that holds the timers off).
+ */
+const MAX_IDLE_LEASES = 16;
+/**
+ * A journal flush runs on the event loop's own thread when nothing else of this store waits and
+ * the disk's recent flushes took at most this long: a thread-pool round trip costs about as much
+ * as a fast disk's whole flush, and blocking for a fraction of a millisecond holds nobody up.
+ * Slower disks, and any concurrency, flush on the thread pool so other work goes on meanwhile.
+ */
+const BLOCKING_FLUSH_MAX_MS = 1;
+/** A flush starting this soon after another session's ended means several sessions are written at once… */
+const CONCURRENT_GAP_MS = 0.25;
+/** …and flushes then go to the thread pool for this long (renewed while it lasts). */
+const CONCURRENT_HOLD_MS = 20;
 
 interface Pending {
   readonly commit: AppendCommit;
@@ -119,12 +158,15 @@ interface Slot {
   /** The inter-process lock while this process holds it, since when, and the idle release scheduled. */
   lease: HeldLock | undefined;
   leaseSince: number;
-  idleRelease: NodeJS.Immediate | undefined;
+  idleRelease: NodeJS.Timeout | undefined;
   /** After a capped lease, when this process may take the lock again. */
   yieldUntil: number;
   /** Counts leases taken; `verified` is the lease under which `state` was last checked against the files. */
   leases: number;
   verified: number;
+  /** The memory and open files of `state` as last counted in the store's totals. */
+  countedBytes: number;
+  countedFiles: number;
 }
 
 /**
@@ -162,17 +204,37 @@ function emptyHead(id: string): HeadRecord {
 
 class FileDriver implements StoreDriver {
   readonly name = NAME;
+  /** Expiry is judged under the session's lock, in the append itself (and in the range read): no head read first. */
+  readonly capabilities: DriverCapabilities = Object.freeze({ expiryInCommit: true });
   private readonly paths: StorePaths;
   private readonly context: FilesContext;
   private readonly index: SessionIndex;
   private readonly slots = new Map<string, Slot>();
+  /** Memory and open files of the sessions in memory (see `account`). */
+  private cachedBytes = 0;
+  private openCount = 0;
+  /** Slots whose lease is kept while idle, least recently used first. */
+  private readonly idleLeases = new Set<Slot>();
   private readonly background = new Set<Promise<void>>();
   private readonly foldBytes: number;
   private readonly lockTimeoutMs: number;
   private readonly cacheBytes: number;
+  private readonly maxOpenFiles: number;
   private closed = false;
+  /** Appends accepted and not yet answered, flushes running, and how long flushes take lately (moving average). */
+  private accepted = 0;
+  private flushing = 0;
+  private flushMs = 0;
+  /** When the last flush ended and whose it was; until when flushes go to the thread pool (several sessions written at once). */
+  private lastFlushEnd = Number.NEGATIVE_INFINITY;
+  private lastFlushed: Slot | undefined;
+  private concurrentUntil = 0;
+  /** Gives up the lock owner file this store keeps (see `retainLockOwner`). */
+  private releaseOwner: (() => void) | undefined;
+  private ownerRetained = false;
   private readonly isGone = processIsGone;
   private readonly report: (damage: DamageReport) => void;
+  private readonly values: ValueFiles;
 
   constructor(directory: string, options: FileDriverOptions) {
     if (typeof directory !== 'string' || directory.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'file: the store needs a directory');
@@ -182,6 +244,8 @@ class FileDriver implements StoreDriver {
     this.foldBytes = positive(options.foldBytes, 1 << 20, 'foldBytes');
     this.lockTimeoutMs = positive(options.lockTimeoutMs, 10_000, 'lockTimeoutMs');
     this.cacheBytes = positive(options.cacheBytes, 64 << 20, 'cacheBytes');
+    this.maxOpenFiles = positive(options.maxOpenFiles, 256, 'maxOpenFiles');
+    this.values = new ValueFiles(this.paths, { store: NAME, lockTimeoutMs: this.lockTimeoutMs, foreignStaleMs: FOREIGN_STALE_MS });
     const onDamage = options.onDamage;
     this.report = (damage) => {
       try {
@@ -214,6 +278,8 @@ class FileDriver implements StoreDriver {
         yieldUntil: 0,
         leases: 0,
         verified: -1,
+        countedBytes: 0,
+        countedFiles: 0,
       };
     } else {
       this.slots.delete(id);
@@ -236,51 +302,69 @@ class FileDriver implements StoreDriver {
 
   private done(slot: Slot): void {
     slot.busy -= 1;
+    this.account(slot);
     this.trim();
   }
 
+  /** Brings the store's totals up to date with a slot's state (states change only in operations and `trim`). */
+  private account(slot: Slot): void {
+    const bytes = slot.state === undefined ? 0 : memoryOf(slot.state);
+    const files = slot.state === undefined ? 0 : openFiles(slot.state);
+    this.cachedBytes += bytes - slot.countedBytes;
+    this.openCount += files - slot.countedFiles;
+    slot.countedBytes = bytes;
+    slot.countedFiles = files;
+  }
+
   /**
-   * Drops idle sessions from memory beyond `cacheBytes` (and `MAX_SLOTS`), and closes idle
-   * journals beyond `MAX_OPEN_JOURNALS`, least recently used first.
+   * Keeps memory within `cacheBytes` (and `MAX_SLOTS`) and open files within `maxOpenFiles`,
+   * least recently used sessions first: their snapshot's records are dropped first (the session
+   * stays open: its head, block index and journal records, enough for appends and tail reads),
+   * then whole sessions; beyond the file limit, files are closed (opened again by name when used).
    */
   private trim(): void {
-    let total = 0;
-    let open = 0;
+    if (this.cachedBytes <= this.cacheBytes && this.openCount <= this.maxOpenFiles && this.slots.size <= MAX_SLOTS) return;
+    const idle = (slot: Slot): boolean => slot.busy === 0 && slot.pending.length === 0 && !slot.batchQueued && !slot.folding && slot.lease === undefined;
     for (const slot of this.slots.values()) {
-      if (slot.state === undefined) continue;
-      total += slot.state.snapshotBytes + slot.state.journalBytes;
-      if (slot.state.fd !== undefined) open += 1;
+      if (this.cachedBytes <= this.cacheBytes) break;
+      if (slot.state === undefined || !idle(slot)) continue;
+      unload(slot.state);
+      this.account(slot);
     }
     for (const [id, slot] of this.slots) {
-      const evict = total > this.cacheBytes || this.slots.size > MAX_SLOTS;
-      if (!evict && open <= MAX_OPEN_JOURNALS) break;
-      if (slot.busy > 0 || slot.pending.length > 0 || slot.batchQueued || slot.folding || slot.lease !== undefined) continue;
-      const state = slot.state;
-      if (state?.fd !== undefined) open -= 1;
+      const evict = this.cachedBytes > this.cacheBytes || this.slots.size > MAX_SLOTS;
+      if (!evict && this.openCount <= this.maxOpenFiles) break;
+      if (!idle(slot)) continue;
+      // Kept or not, its files are opened again by name when the session is used again.
+      release(slot.state);
       if (evict) {
-        if (state !== undefined) total -= state.snapshotBytes + state.journalBytes;
-        release(state);
+        slot.state = undefined;
         this.slots.delete(id);
-      } else {
-        // Kept in memory; its journal is reopened by name when the session is used again.
-        release(state);
       }
+      this.account(slot);
     }
   }
 
   /** Runs `operation` holding the session's inter-process write lock (see `LEASE_MS`). */
   private async locked<T>(slot: Slot, operation: () => Promise<T>): Promise<T> {
     if (slot.idleRelease !== undefined) {
-      clearImmediate(slot.idleRelease);
+      clearTimeout(slot.idleRelease);
       slot.idleRelease = undefined;
     }
+    this.idleLeases.delete(slot);
     if (slot.lease === undefined) {
       const wait = slot.yieldUntil - Date.now();
       if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
-      ensureDirectory(this.paths.locks);
+      // With links to a kept owner file, a missing locks directory is made again where the link fails.
+      if (this.releaseOwner === undefined) ensureDirectory(this.paths.locks);
       slot.lease = await lock(slot.paths.writeLock, { timeoutMs: this.lockTimeoutMs, foreignStaleMs: FOREIGN_STALE_MS, store: NAME });
       slot.leaseSince = Date.now();
       slot.leases += 1;
+      // From now on a lock is a link to an owner file kept for the store's life: no file is created per lock.
+      if (!this.ownerRetained && !this.closed) {
+        this.ownerRetained = true;
+        this.releaseOwner = retainLockOwner(this.paths.locks);
+      }
     }
     try {
       return await operation();
@@ -295,17 +379,23 @@ class FileDriver implements StoreDriver {
         }
       }
       if (slot.lease !== undefined) {
-        slot.idleRelease = setImmediate(() => {
+        slot.idleRelease = setTimeout(() => {
           slot.idleRelease = undefined;
           this.releaseLease(slot);
-        });
+        }, LEASE_IDLE_MS);
+        this.idleLeases.add(slot);
+        for (const oldest of this.idleLeases) {
+          if (this.idleLeases.size <= MAX_IDLE_LEASES) break;
+          this.releaseLease(oldest);
+        }
       }
     }
   }
 
   private releaseLease(slot: Slot): void {
+    this.idleLeases.delete(slot);
     if (slot.idleRelease !== undefined) {
-      clearImmediate(slot.idleRelease);
+      clearTimeout(slot.idleRelease);
       slot.idleRelease = undefined;
     }
     if (slot.lease === undefined) return;
@@ -314,19 +404,29 @@ class FileDriver implements StoreDriver {
     unlock(lease);
   }
 
-  /** Reads under the lock, repairing what needs it; the slot keeps the result. */
-  private async readLocked(slot: Slot): Promise<ReadResult> {
+  /**
+   * Reads under the lock, repairing what needs it; the slot keeps the result. `full` reads and
+   * verifies every record of the snapshot (a repair of damage found in a part read later).
+   */
+  private async readLocked(slot: Slot, full = false): Promise<ReadResult> {
     // Checked under this very lease: no other process can have written since.
-    if (slot.state !== undefined && slot.verified === slot.leases && !slot.state.fromBackup) return { kind: 'ok', state: slot.state };
-    const result = await refresh(this.context, slot.paths, slot.state, { locked: true, isGone: this.isGone, report: this.report });
+    if (!full && slot.state !== undefined && slot.verified === slot.leases && !slot.state.fromBackup) return { kind: 'ok', state: slot.state };
+    if (full) this.forget(slot);
+    const result = await refresh(this.context, slot.paths, slot.state, { locked: true, full, isGone: this.isGone, report: this.report });
     slot.state = result.kind === 'ok' ? result.state : undefined;
     slot.verified = slot.leases;
     return result;
   }
 
+  /** Drops a session's state (its files are read again by the next operation). */
+  private forget(slot: Slot): void {
+    release(slot.state);
+    slot.state = undefined;
+  }
+
   /** Reads without the lock when it can (the common case), with it when the files need a repair. */
-  private async read(slot: Slot): Promise<Exclude<ReadResult, { kind: 'escalate' }>> {
-    const result = await refresh(this.context, slot.paths, slot.state, { locked: false, isGone: this.isGone, report: this.report });
+  private async read(slot: Slot, full = false): Promise<Exclude<ReadResult, { kind: 'escalate' }>> {
+    const result = await refresh(this.context, slot.paths, slot.state, { locked: false, full, isGone: this.isGone, report: this.report });
     slot.state = result.kind === 'ok' ? result.state : undefined;
     if (result.kind !== 'escalate') return result;
     const repaired = await this.locked(slot, () => this.readLocked(slot));
@@ -334,9 +434,36 @@ class FileDriver implements StoreDriver {
     return repaired;
   }
 
+  /**
+   * Reads the session (`full`: with every record) and runs `use` on its state, which may read
+   * more of the snapshot. Damage found in a part read later is repaired under the lock (from the
+   * backup, like damage found when opening) and `use` runs again; a snapshot replaced while its
+   * descriptor was closed is simply read again. `locked`: the caller holds the lock already.
+   */
+  private async withState<T>(slot: Slot, use: (state: SessionState) => T, options: { full?: boolean; locked?: boolean } = {}): Promise<{ kind: 'ok'; value: T } | { kind: 'none' } | { kind: 'recovered'; note: RecoveryNote }> {
+    let repair = false;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const result = options.locked === true ? await this.readLocked(slot, repair) : repair ? await this.locked(slot, () => this.readLocked(slot, true)) : await this.read(slot, options.full);
+        if (result.kind === 'escalate') throw new Error('file: a locked read cannot escalate');
+        if (result.kind !== 'ok') return result;
+        return { kind: 'ok', value: use(result.state) };
+      } catch (error) {
+        if (attempt >= 3 || !(error instanceof SnapshotDamage || error instanceof SnapshotGone)) throw error;
+        this.forget(slot);
+        if (error instanceof SnapshotDamage) repair = true;
+      }
+    }
+  }
+
   async readHead(id: string): Promise<HeadRecord | undefined> {
     this.checkOpen();
     const slot = this.slot(id);
+    // Under a lease this process still holds, checked under that lease, with nothing of its own
+    // queued: no process can have changed the files, so the head in memory is the head on disk.
+    if (slot.lease !== undefined && slot.state !== undefined && slot.verified === slot.leases && slot.busy === 0 && slot.pending.length === 0 && !slot.state.fromBackup) {
+      return slot.state.head;
+    }
     return this.run(slot, async () => {
       const result = await this.read(slot);
       return result.kind === 'ok' ? result.state.head : undefined;
@@ -347,10 +474,10 @@ class FileDriver implements StoreDriver {
     this.checkOpen();
     const slot = this.slot(id);
     return this.run(slot, async () => {
-      const result = await this.read(slot);
+      const result = await this.withState(slot, (state) => ({ head: state.head, messages: allRecords(state) }), { full: true });
       switch (result.kind) {
         case 'ok':
-          return { head: result.state.head, messages: result.state.messages.slice() };
+          return result.value;
         case 'recovered':
           return { head: emptyHead(id), messages: [], recovered: result.note };
         case 'none':
@@ -361,12 +488,13 @@ class FileDriver implements StoreDriver {
     });
   }
 
-  async readRange(id: string, range: MessageRange): Promise<MessageRecord[] | undefined> {
+  async readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
     this.checkOpen();
     const slot = this.slot(id);
     return this.run(slot, async () => {
-      const result = await this.read(slot);
-      return result.kind === 'ok' ? rangeOf(result.state.messages, range) : undefined;
+      // An expired session reads as absent (`range.now`), judged on the head read with the records.
+      const result = await this.withState(slot, (state) => (expired(state.head, range.now) ? undefined : rangeRecords(state, range)));
+      return result.kind === 'ok' ? result.value : undefined;
     });
   }
 
@@ -375,7 +503,21 @@ class FileDriver implements StoreDriver {
       this.checkOpen();
       const slot = this.slot(id);
       return new Promise<AppendOutcome>((resolve, reject) => {
-        slot.pending.push({ commit, resolve, reject });
+        this.accepted += 1;
+        const answered = (): void => {
+          this.accepted -= 1;
+        };
+        slot.pending.push({
+          commit,
+          resolve: (outcome) => {
+            answered();
+            resolve(outcome);
+          },
+          reject: (error) => {
+            answered();
+            reject(error);
+          },
+        });
         // Group commit: appends that arrive while an earlier batch holds the session share the next write and fsync.
         if (!slot.batchQueued) {
           slot.batchQueued = true;
@@ -432,21 +574,45 @@ class FileDriver implements StoreDriver {
       release(slot.state);
       slot.state = undefined;
     };
-    const result = await this.readLocked(slot);
+    // Appends skip messages already stored: every id must be at hand (read once, then kept).
+    const result = await this.withState(slot, (state) => (ensureIds(state), state), { locked: true });
     if (result.kind !== 'ok') {
       flight.outcomes = batch.map(() => notFound(NAME, slot.paths.id));
       return flight;
     }
-    const state = result.state;
+    const state = result.value;
     const applied = applyAppends(NAME, slot.paths.id, state, batch.map((pending) => pending.commit));
     flight.outcomes = applied.outcomes;
     try {
       writeAppends(state, applied.bytes);
-      flight.synced = flushAppends(state).catch(forget);
+      flight.synced = this.flush(slot, state, batch.length).catch(forget);
     } catch (error) {
       forget(error);
     }
     return flight;
+  }
+
+  /**
+   * Flushes a journal after a batch of `size` appends was written: on this thread when nothing
+   * else of the store waits and its sessions are not being written concurrently (see
+   * `BLOCKING_FLUSH_MAX_MS`), on the thread pool otherwise, so that flushes of several sessions
+   * overlap.
+   */
+  private async flush(slot: Slot, state: SessionState, size: number): Promise<void> {
+    const started = performance.now();
+    // Another session's flush ended a moment ago: writers of several sessions take turns, each
+    // resumed by the last one's flush; flushed one at a time on this thread, they would never overlap.
+    if (this.lastFlushed !== slot && started - this.lastFlushEnd < CONCURRENT_GAP_MS) this.concurrentUntil = started + CONCURRENT_HOLD_MS;
+    const blocking = this.flushing === 0 && this.accepted <= size && started >= this.concurrentUntil && this.flushMs <= BLOCKING_FLUSH_MAX_MS;
+    this.flushing += 1;
+    try {
+      await flushAppends(state, blocking);
+    } finally {
+      this.flushing -= 1;
+      this.lastFlushEnd = performance.now();
+      this.lastFlushed = slot;
+      this.flushMs = this.flushMs * 0.8 + (this.lastFlushEnd - started) * 0.2;
+    }
   }
 
   async replace(id: string, commit: ReplaceCommit): Promise<void> {
@@ -472,9 +638,19 @@ class FileDriver implements StoreDriver {
       this.locked(slot, async () => {
         release(slot.state);
         slot.state = undefined;
-        return removeSession(this.context, slot.paths);
+        return this.values.afterRemoval(id, await removeSession(this.context, slot.paths));
       }),
     );
+  }
+
+  readValues(ns: string, keys?: readonly string[]): ReturnType<StoreDriver['readValues']> {
+    this.checkOpen();
+    return this.values.read(ns, keys);
+  }
+
+  writeValues(ns: string, entries: Parameters<StoreDriver['writeValues']>[1]): Promise<void> {
+    this.checkOpen();
+    return this.values.write(ns, entries);
   }
 
   async purgeExpired(now: number): Promise<number> {
@@ -490,7 +666,7 @@ class FileDriver implements StoreDriver {
           if (result.kind !== 'ok' || result.state.head.expiresAt === undefined || result.state.head.expiresAt > now) return false;
           release(slot.state);
           slot.state = undefined;
-          return removeSession(this.context, slot.paths);
+          return this.values.afterRemoval(candidate.id, await removeSession(this.context, slot.paths));
         }),
       );
       if (removed) purged += 1;
@@ -531,7 +707,15 @@ class FileDriver implements StoreDriver {
       );
       if (plan === undefined) return;
       const started = plan;
-      await writeFold(slot.paths, started);
+      try {
+        await writeFold(slot.paths, started);
+      } catch (error) {
+        if (!(error instanceof SnapshotDamage)) throw error;
+        // The snapshot being folded is damaged (in a part no read had touched): repair it now,
+        // from the backup under the lock, rather than let every later fold fail on it.
+        await this.run(slot, () => this.locked(slot, () => this.readLocked(slot, true)));
+        return;
+      }
       await this.run(slot, () =>
         this.locked(slot, async () => {
           const result = await this.readLocked(slot);
@@ -557,6 +741,10 @@ class FileDriver implements StoreDriver {
       release(slot.state);
     }
     this.slots.clear();
+    this.cachedBytes = 0;
+    this.openCount = 0;
+    this.releaseOwner?.();
+    this.releaseOwner = undefined;
   }
 }
 
@@ -566,6 +754,7 @@ export function fileDriver(directory: string, options: FileDriverOptions = {}): 
   // Every error leaves through here: file-system errors become chatstate errors naming the store.
   return {
     name: driver.name,
+    capabilities: driver.capabilities,
     readHead: (id) => guarded(() => driver.readHead(id)),
     readAll: (id) => guarded(() => driver.readAll(id)),
     readRange: (id, range) => guarded(() => driver.readRange(id, range)),
@@ -574,6 +763,8 @@ export function fileDriver(directory: string, options: FileDriverOptions = {}): 
     list: (query) => guarded(() => driver.list(query)),
     remove: (id) => guarded(() => driver.remove(id)),
     purgeExpired: (now) => guarded(() => driver.purgeExpired(now)),
+    readValues: (ns, keys) => guarded(() => driver.readValues(ns, keys)),
+    writeValues: (ns, entries) => guarded(() => driver.writeValues(ns, entries)),
     close: () => guarded(() => driver.close()),
   };
 }

@@ -10,15 +10,18 @@ import type { HeadRecord, MessageRecord } from '../../store/types.js';
 import { FrameError, journalLine, journalRecord, newerFormatError, parseLine, type BeginCause, type JournalRecord } from './frame.js';
 import { errorCode, isMissing, readAt } from './fs-util.js';
 
-/** What a replay applies records to. Without `ids`, only the head is followed (the index does that). */
+/**
+ * What a replay applies records to. Without `added`, only the head is followed (the index does
+ * that); with `ids`, a record repeating a stored message id is damage.
+ */
 export interface ReplayTarget {
   head: HeadRecord;
   lineage: string;
   /** Current journal generation and the bytes of it already applied. */
   gen: number;
   offset: number;
-  ids?: Set<string>;
-  messages?: MessageRecord[];
+  ids?: Set<string> | undefined;
+  added?: MessageRecord[];
 }
 
 /** How a replay of one journal ended. */
@@ -58,10 +61,10 @@ function apply(record: JournalRecord, target: ReplayTarget): void {
   const head = { ...target.head, ...changes } as HeadRecord;
   if (!(head.version > record.from) || head.lastSeq !== lastSeq) throw new ChainError('a record with an inconsistent head');
   target.head = head;
-  if (target.ids !== undefined && target.messages !== undefined) {
+  if (target.added !== undefined) {
     for (const message of record.msgs) {
-      target.messages.push(message);
-      target.ids.add(message.id);
+      target.added.push(message);
+      target.ids?.add(message.id);
     }
   }
 }

@@ -6,7 +6,8 @@
  * DIR/sessions/<name>/snapshot.bak    the previous snapshot
  * DIR/sessions/<name>/journal.<gen>   append-only journals (the current one and those the backup needs)
  * DIR/sessions/<name>/recovered       marker: the session was unreadable, its files were kept aside
- * DIR/locks/<name>#write, #fold       inter-process locks
+ * DIR/locks/<name>#write, #fold       inter-process locks (hard links to an owner file)
+ * DIR/locks/.owner-<pid>-<nonce>      a process's owner file, which its locks link to
  * DIR/index                           the session index for `list` (a cache, rebuilt when stale)
  * DIR/lost+found/                     damaged files, moved aside, never deleted
  * ```

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RecoveryNote } from '../../store/types.js';
-import { FrameError, frameLine, parseLine, type BeginCause } from './frame.js';
+import { FrameError, frameLine, journalRecord, newerFormatError, parseLine, type BeginCause } from './frame.js';
 import { ensureDirectory, fdatasync, fsync, fsyncDirectory, isMissing, unlinkIfPresent, writeFully } from './fs-util.js';
 import { beginLine } from './journal.js';
 import { journalGen, type SessionPaths, type StorePaths } from './paths.js';
@@ -128,6 +128,34 @@ export function collectGarbage(p: SessionPaths, keepFrom: number | undefined, is
     const temporary = /^(?:snapshot|recovered)\.tmp-([0-9]+)-/.exec(name);
     if (temporary !== null && Number(temporary[1]) !== process.pid && isGone(Number(temporary[1]))) unlinkIfPresent(path.join(p.dir, name));
   }
+}
+
+/**
+ * True when the session's directory holds no snapshot nor backup and its journals hold nothing
+ * but the begin line of a creation (or nothing at all): a first save cut short by a crash. It
+ * acknowledged nothing, so the session does not exist yet — nothing was lost, nothing is damaged.
+ */
+export function abandonedCreation(p: SessionPaths, found: Inventory): boolean {
+  if (found.names.includes('snapshot') || found.names.includes('snapshot.bak')) return false;
+  return found.journals.every((gen) => {
+    let text: Buffer;
+    try {
+      text = fs.readFileSync(p.journal(gen));
+    } catch (error) {
+      if (isMissing(error)) return true;
+      throw error;
+    }
+    if (text.length === 0) return true;
+    if (text.indexOf(0x0a) !== text.length - 1) return false;
+    try {
+      const record = journalRecord(parseLine(text, 0, text.length - 1));
+      return record.k === 'begin' && record.cause === 'create';
+    } catch (error) {
+      if (error instanceof FrameError && error.newer) throw newerFormatError(`journal ${gen} of ${p.id}`, error.message);
+      if (error instanceof FrameError) return false;
+      throw error;
+    }
+  });
 }
 
 /** True when the journal `file` holds nothing but its begin line (a fold or replace that never finished). */

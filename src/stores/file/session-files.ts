@@ -8,6 +8,12 @@
  * consistent state and re-checks the snapshot at the end. Anything that must change files to be
  * read (truncating a torn tail, falling back to the backup, keeping damaged files aside) asks for
  * a locked read, which repairs.
+ *
+ * A state does not need every message in memory: it keeps the snapshot open (header and block
+ * index) with the records the journals added after it, and reads the snapshot's records — all of
+ * them, a range, or only their ids — when an operation needs them. Damage found in a part read
+ * later (`SnapshotDamage`) is repaired like damage found when opening: under the lock, from the
+ * backup.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -15,27 +21,50 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
-import { appendToHead, checkVersion } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, MessageRecord, RecoveryNote, ReplaceCommit } from '../../store/types.js';
+import { appendToHead, checkVersion, rangeOf } from '../../store/driver-helpers.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, RecoveryNote, ReplaceCommit } from '../../store/types.js';
 import { journalLine, type BeginCause } from './frame.js';
 import { closeQuietly, fdatasync, fsyncDirectory, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
 import { openJournal, replayOpen, type ReplayEnd } from './journal.js';
 import type { SessionPaths } from './paths.js';
-import { collectGarbage, createJournal, inventory, keepAside, onlyBegins, readMarker, recoverLost, type FilesContext } from './session-dir.js';
-import { describe, readSnapshotFile, readSnapshotHeader, writeTemporary, type SnapshotRead } from './snapshot-file.js';
+import { abandonedCreation, collectGarbage, createJournal, inventory, keepAside, onlyBegins, readMarker, recoverLost, type FilesContext } from './session-dir.js';
+import {
+  SnapshotDamage,
+  closeSource,
+  describe,
+  loadIds,
+  loadRange,
+  loadRecords,
+  readSnapshotFile,
+  readSnapshotHeader,
+  sourceOf,
+  verifySource,
+  writeTemporary,
+  type SnapshotContent,
+  type SnapshotRead,
+  type SnapshotSource,
+  type TemporarySnapshot,
+} from './snapshot-file.js';
 
 export type { FilesContext } from './session-dir.js';
+export { SnapshotDamage, SnapshotGone } from './snapshot-file.js';
 
 /** What the driver keeps in memory for a session it has read. */
 export interface SessionState {
   head: HeadRecord;
-  messages: MessageRecord[];
-  ids: Set<string>;
   lineage: string;
   /** Snapshot header fields of a newer version, written back by folds. */
   extra: Readonly<Record<string, JsonValue>> | undefined;
   /** The journal generation the snapshot names. */
   baseGen: number;
+  /** The snapshot (or backup) the state continues, kept open. */
+  source: SnapshotSource;
+  /** Its records, when loaded. */
+  base: MessageRecord[] | undefined;
+  /** The records the journals added after it, ascending. */
+  added: MessageRecord[];
+  /** Every message id, when loaded (appends need them). */
+  ids: Set<string> | undefined;
   /** Identity of the snapshot file read (undefined when it came from the backup). */
   snapStamp: string | undefined;
   fromBackup: boolean;
@@ -74,31 +103,90 @@ export type ReadResult =
   /** Only from an unlocked read: the session needs a repair that only a locked read may make. */
   | { readonly kind: 'escalate' };
 
+function idsOf(records: readonly MessageRecord[]): Set<string> {
+  const ids = new Set<string>();
+  for (const record of records) ids.add(record.id);
+  return ids;
+}
+
 function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBackup: boolean): SessionState {
-  const { header, messages } = read.snapshot;
+  const { source, records } = read;
+  const { header } = source;
   return {
     head: header.head,
-    messages,
-    ids: read.ids,
     lineage: header.lineage,
     extra: header.extra,
     baseGen: header.gen,
-    snapStamp: fromBackup ? undefined : read.stamp,
+    source,
+    base: records,
+    added: [],
+    // Loaded records come with their ids (a replay then also checks journal records against them).
+    ids: read.ids,
+    snapStamp: fromBackup ? undefined : source.stamp,
     fromBackup,
     gen: header.gen,
     fd: undefined,
     offset: 0,
     journalBytes: 0,
-    snapshotBytes: read.size,
+    snapshotBytes: source.size,
     unsynced: false,
   };
 }
 
-/** Closes the journal a state holds open. */
+/** Closes the files a state holds open (it stays usable: they are opened again when needed). */
 export function release(state: SessionState | undefined): void {
   if (state === undefined) return;
   closeQuietly(state.fd);
   state.fd = undefined;
+  closeSource(state.source);
+}
+
+/** Descriptors a state holds open. */
+export function openFiles(state: SessionState): number {
+  return (state.fd === undefined ? 0 : 1) + (state.source.fd === undefined ? 0 : 1);
+}
+
+/** Memory a state takes, roughly: what `cacheBytes` counts. */
+export function memoryOf(state: SessionState): number {
+  const light = (state.source.blocks?.length ?? 0) * 48 + (state.source.window?.bytes ?? 0);
+  return (state.base === undefined ? light : state.snapshotBytes) + state.journalBytes + (state.ids === undefined ? 0 : state.ids.size * 64);
+}
+
+/**
+ * Drops the snapshot's records from memory, keeping what reads them again (a schema-1 snapshot,
+ * which has no index, is kept whole).
+ */
+export function unload(state: SessionState): void {
+  if (state.base === undefined || state.source.blocks === undefined || state.fromBackup) return;
+  state.base = undefined;
+}
+
+/** Every record of the session, the snapshot's read (and verified) if not in memory yet. */
+export function allRecords(state: SessionState): MessageRecord[] {
+  state.base ??= loadRecords(state.source);
+  return state.added.length === 0 ? state.base.slice() : state.base.concat(state.added);
+}
+
+/** The records of `range` (the last `limit` of the seq window): from memory, or the snapshot blocks that hold them. */
+export function rangeRecords(state: SessionState, range: MessageRange): MessageRecord[] {
+  const tail = rangeOf(state.added, range);
+  const limit = range.limit ?? Number.POSITIVE_INFINITY;
+  if (tail.length >= limit) return tail;
+  // Every snapshot record precedes every journal record: the rest of the window is in the snapshot.
+  const rest: MessageRange = { ...range, ...(range.limit === undefined ? {} : { limit: limit - tail.length }) };
+  const earlier = state.base === undefined ? loadRange(state.source, rest) : rangeOf(state.base, rest);
+  return tail.length === 0 ? earlier : earlier.concat(tail);
+}
+
+/** Loads every message id (appends need them to skip messages already stored); `SnapshotDamage` if one is stored twice. */
+export function ensureIds(state: SessionState): Set<string> {
+  if (state.ids !== undefined) return state.ids;
+  const ids = state.base === undefined ? new Set(loadIds(state.source)) : idsOf(state.base);
+  const expected = (state.base?.length ?? (state.source.header.layout.kind === 'lines' ? state.source.header.layout.count : ids.size)) + state.added.length;
+  for (const record of state.added) ids.add(record.id);
+  if (ids.size !== expected) throw new SnapshotDamage(`session ${state.head.id} stores a message id twice`);
+  state.ids = ids;
+  return ids;
 }
 
 type ChainEnd = ReplayEnd | { readonly kind: 'vanished' } | { readonly kind: 'missing' };
@@ -136,10 +224,38 @@ function snapshotIsCurrent(p: SessionPaths, state: SessionState | undefined): bo
   return state !== undefined && !state.fromBackup && stat !== undefined && stampOf(stat) === state.snapStamp;
 }
 
+/** What a state's next snapshot is made of: its records in memory, or its snapshot's body and the added records. */
+function contentOf(state: SessionState): { content: SnapshotContent; records: MessageRecord[] | undefined } {
+  if (state.base !== undefined) {
+    const records = state.base.concat(state.added);
+    return { content: { records }, records };
+  }
+  return { content: { base: state.source, records: state.added.slice() }, records: undefined };
+}
+
+/**
+ * Moves a state onto a snapshot just put in place that holds its records up to `lastSeq`: those
+ * leave `added` (and join `base`, when the records are in memory).
+ */
+function rebase(state: SessionState, source: SnapshotSource, gen: number, lastSeq: number): void {
+  const split = state.added.findIndex((record) => record.seq > lastSeq);
+  const covered = split < 0 ? state.added : state.added.slice(0, split);
+  if (state.base !== undefined && covered.length > 0) state.base = state.base.concat(covered);
+  state.added = split < 0 ? [] : state.added.slice(split);
+  closeSource(state.source);
+  state.source = source;
+  state.snapStamp = source.stamp;
+  state.snapshotBytes = source.size;
+  state.baseGen = gen;
+  if (state.gen === gen) state.journalBytes = state.offset;
+}
+
 /** The parts of a rewrite. */
 interface Rewrite {
   readonly head: HeadRecord;
-  readonly messages: MessageRecord[];
+  readonly content: SnapshotContent;
+  /** The new snapshot's records, when they are in memory. */
+  readonly records: MessageRecord[] | undefined;
   readonly lineage: string;
   readonly extra: Readonly<Record<string, JsonValue>> | undefined;
   readonly cause: BeginCause;
@@ -165,10 +281,12 @@ async function rewrite(context: FilesContext, p: SessionPaths, current: SessionS
   const gen = nextGen(p, current);
   const journal = await createJournal(p, gen, next.head.version, next.lineage, next.cause);
   let keptAside: string[] = [];
+  let temporary: TemporarySnapshot | undefined;
   try {
-    const temporary = await writeTemporary(p, { gen, lineage: next.lineage, head: next.head, ...(next.extra === undefined ? {} : { extra: next.extra }) }, next.messages);
+    temporary = await writeTemporary(p, { gen, lineage: next.lineage, head: next.head, ...(next.extra === undefined ? {} : { extra: next.extra }) }, next.content);
     let backupGen: number | undefined;
-    if (snapshotIsCurrent(p, current)) {
+    // The snapshot being replaced becomes the backup only once every byte of it checked out.
+    if (snapshotIsCurrent(p, current) && verifySource((current as SessionState).source)) {
       fs.renameSync(p.snapshot, p.backup);
       backupGen = current?.baseGen;
     } else if (statOrUndefined(p.snapshot) !== undefined) {
@@ -179,14 +297,15 @@ async function rewrite(context: FilesContext, p: SessionPaths, current: SessionS
     unlinkIfPresent(p.marker);
     await fsyncDirectory(p.dir);
     collectGarbage(p, backupGen, isGone);
-    const ids = new Set(next.messages.map((message) => message.id));
     const state: SessionState = {
       head: next.head,
-      messages: next.messages,
-      ids,
       lineage: next.lineage,
       extra: next.extra,
       baseGen: gen,
+      source: sourceOf(temporary, p.snapshot),
+      base: next.records,
+      added: [],
+      ids: next.records === undefined ? undefined : idsOf(next.records),
       snapStamp: temporary.stamp,
       fromBackup: false,
       gen,
@@ -200,6 +319,7 @@ async function rewrite(context: FilesContext, p: SessionPaths, current: SessionS
     return { state, keptAside };
   } catch (error) {
     closeQuietly(journal.fd);
+    if (temporary !== undefined && fs.existsSync(temporary.file)) unlinkIfPresent(temporary.file);
     throw error;
   }
 }
@@ -213,6 +333,8 @@ export function newLineage(): string {
 export interface ReadOptions {
   /** The caller holds the session's write lock: repairs are allowed. */
   readonly locked: boolean;
+  /** Read and verify every record of the snapshot now (a full load, or a repair). */
+  readonly full?: boolean;
   readonly isGone: (pid: number) => boolean;
   readonly report: (damage: DamageReport) => void;
 }
@@ -220,12 +342,13 @@ export interface ReadOptions {
 /** Reads a session from scratch. */
 async function readFull(context: FilesContext, p: SessionPaths, options: ReadOptions): Promise<ReadResult> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const primary = readSnapshotFile(p.snapshot, p.id, 'snapshot');
+    const primary = readSnapshotFile(p.snapshot, p.id, 'snapshot', options.full === true);
     let read: SnapshotRead = primary;
     let fromBackup = false;
     let backup: SnapshotRead | undefined;
     if (primary.kind !== 'ok') {
-      backup = readSnapshotFile(p.backup, p.id, 'backup');
+      // A backup is read whole: the state made from it is written again as the snapshot.
+      backup = readSnapshotFile(p.backup, p.id, 'backup', true);
       if (backup.kind === 'ok') {
         read = backup;
         fromBackup = true;
@@ -233,17 +356,20 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
     }
     if (read.kind !== 'ok') {
       const found = inventory(p);
-      if (!found.hasData) return found.marker ? { kind: 'recovered', note: readMarker(p) } : { kind: 'none' };
+      if (!found.hasData || abandonedCreation(p, found)) return found.marker ? { kind: 'recovered', note: readMarker(p) } : { kind: 'none' };
       if (!options.locked) return { kind: 'escalate' };
       const reason = `snapshot: ${describe(primary)}; backup: ${describe(backup ?? primary)}`;
       const note = await recoverLost(context, p, reason, found);
       options.report({ sessionId: p.id, kind: 'unreadable', reason, keptAside: note.keptAside });
       return { kind: 'recovered', note };
     }
+    const state = stateFrom(read, fromBackup);
     // Falling back to the backup changes files (the snapshot is rewritten): only under the lock.
     // Between the two renames of a fold the snapshot is briefly missing; the lock waits that out.
-    if (fromBackup && !options.locked) return { kind: 'escalate' };
-    const state = stateFrom(read, fromBackup);
+    if (fromBackup && !options.locked) {
+      release(state);
+      return { kind: 'escalate' };
+    }
     if (fromBackup) state.damage = `snapshot: ${describe(primary)}`;
     const end = catchUp(p, state);
     if (end.kind === 'vanished') {
@@ -301,7 +427,8 @@ async function settle(context: FilesContext, p: SessionPaths, state: SessionStat
     const head: HeadRecord = damaged ? { ...state.head, version: Math.max(state.head.version, maxVersion) + 1, lastSeq: Math.max(state.head.lastSeq, maxSeq) } : state.head;
     // The snapshot is rewritten from what was read (a damaged snapshot is kept aside, a good one becomes the backup).
     const damage = state.damage;
-    const written = await rewrite(context, p, state, { head, messages: state.messages, lineage: state.lineage, extra: state.extra, cause: 'repair' }, options.isGone);
+    const { content, records } = contentOf(state);
+    const written = await rewrite(context, p, state, { head, content, records, lineage: state.lineage, extra: state.extra, cause: 'repair' }, options.isGone);
     keptAside.push(...written.keptAside);
     const reasons = [damage, end.kind === 'corrupt' ? end.reason : damaged ? `journal ${state.gen} of ${p.id} has no valid begin record` : undefined];
     options.report({ sessionId: p.id, kind: damaged ? 'journal-damaged' : 'restored-from-backup', reason: reasons.filter(Boolean).join('; '), keptAside });
@@ -338,14 +465,13 @@ export async function refresh(context: FilesContext, p: SessionPaths, state: Ses
     return readFull(context, p, options);
   }
   if (stampOf(stat) !== state.snapStamp) {
-    const header = readSnapshotHeader(p.snapshot, p.id);
+    const read = readSnapshotFile(p.snapshot, p.id, 'snapshot', false);
+    const folded = read.kind === 'ok' ? read.source.header : undefined;
     // Another process folded: same lineage, up to a journal we already follow. Keep the cache.
-    if (header !== undefined && header.header.lineage === state.lineage && header.header.gen >= state.baseGen && header.header.gen <= state.gen && header.header.head.version <= state.head.version) {
-      state.snapStamp = header.stamp;
-      state.snapshotBytes = header.size;
-      if (header.header.gen === state.gen) state.journalBytes = state.offset;
-      state.baseGen = header.header.gen;
+    if (read.kind === 'ok' && folded !== undefined && folded.lineage === state.lineage && folded.gen >= state.baseGen && folded.gen <= state.gen && folded.head.version <= state.head.version) {
+      rebase(state, read.source, folded.gen, folded.head.lastSeq);
     } else {
+      if (read.kind === 'ok') closeSource(read.source);
       release(state);
       return readFull(context, p, options);
     }
@@ -359,6 +485,11 @@ export async function refresh(context: FilesContext, p: SessionPaths, state: Ses
     release(state);
     return { kind: 'escalate' };
   }
+  if (options.full === true && state.base === undefined) {
+    // Every byte is checked now (a repair): damage becomes a `SnapshotDamage` for the caller.
+    state.base = loadRecords(state.source);
+    ensureIds(state);
+  }
   return { kind: 'ok', state: options.locked ? await settle(context, p, state, end, options) : state };
 }
 
@@ -371,29 +502,40 @@ function headChanges(before: HeadRecord, after: HeadRecord): Record<string, Json
   return changes;
 }
 
-/** Applies appends to a state (under the lock) and returns the journal bytes that record them. */
+/** True when `head` has expired at `now` (no check when `now` is not given). */
+export function expired(head: HeadRecord, now: number | undefined): boolean {
+  return now !== undefined && head.expiresAt !== undefined && head.expiresAt <= now;
+}
+
+/** Applies appends to a state (under the lock, its ids loaded) and returns the journal bytes that record them. */
 export function applyAppends(store: string, id: string, state: SessionState, commits: readonly AppendCommit[]): { bytes: Buffer | undefined; outcomes: Array<AppendOutcome | Error> } {
+  const ids = ensureIds(state);
   const lines: Buffer[] = [];
   const outcomes: Array<AppendOutcome | Error> = [];
   for (const commit of commits) {
+    // An expired session is gone even before a purge removes it: an append must not revive it.
+    if (expired(state.head, commit.now)) {
+      outcomes.push(notFound(store, id));
+      continue;
+    }
     try {
       checkVersion(store, id, state.head.version, commit.expectedVersion);
     } catch (error) {
       outcomes.push(error as Error);
       continue;
     }
-    const { head, appended, duplicates } = appendToHead(state.head, commit, (messageId) => state.ids.has(messageId));
+    const { head, appended, duplicates } = appendToHead(state.head, commit, (messageId) => ids.has(messageId));
     if (appended.length > 0) {
       lines.push(journalLine({ k: 'add', from: state.head.version, head: headChanges(state.head, head), msgs: appended }));
       for (const record of appended) {
-        state.messages.push(record);
-        state.ids.add(record.id);
+        state.added.push(record);
+        ids.add(record.id);
       }
       state.head = head;
     }
     outcomes.push({ version: state.head.version, appended, duplicates });
   }
-  return { bytes: lines.length === 0 ? undefined : Buffer.concat(lines), outcomes };
+  return { bytes: lines.length <= 1 ? lines[0] : Buffer.concat(lines), outcomes };
 }
 
 /** Writes appended records to the journal (under the lock); `flushAppends` makes them durable. */
@@ -409,11 +551,15 @@ export function writeAppends(state: SessionState, bytes: Buffer | undefined): vo
 /**
  * Flushes the journal when it holds records not yet flushed by this process — its own, or
  * another writer's it has read (acknowledging nothing that a power loss could still take).
+ * `blocking` flushes on this thread: the caller found nothing else to do meanwhile, and the hop
+ * to the thread pool and back would cost more than a fast disk's flush (see the driver).
  */
-export async function flushAppends(state: SessionState): Promise<void> {
-  if (!state.unsynced || state.fd === undefined) return;
+export function flushAppends(state: SessionState, blocking: boolean): Promise<void> {
+  if (!state.unsynced || state.fd === undefined) return Promise.resolve();
   state.unsynced = false;
-  await fdatasync(state.fd);
+  if (!blocking) return fdatasync(state.fd);
+  fs.fdatasyncSync(state.fd);
+  return Promise.resolve();
 }
 
 /** `NOT_FOUND` for session `id`. */
@@ -425,7 +571,8 @@ export function notFound(store: string, id: string): NotFoundError {
 export async function replaceSession(context: FilesContext, p: SessionPaths, current: SessionState | undefined, commit: ReplaceCommit, isGone: (pid: number) => boolean): Promise<SessionState> {
   if (commit.expectedVersion !== undefined) checkVersion(context.store, p.id, current?.head.version ?? 0, commit.expectedVersion);
   const messages = commit.messages.map((record) => ({ seq: record.seq, id: record.id, data: record.data }));
-  const { state } = await rewrite(context, p, current, { head: { ...commit.head }, messages, lineage: newLineage(), extra: undefined, cause: current === undefined ? 'create' : 'replace' }, isGone);
+  const rewritten = { head: { ...commit.head }, content: { records: messages }, records: messages, lineage: newLineage(), extra: undefined, cause: current === undefined ? 'create' : 'replace' } as const;
+  const { state } = await rewrite(context, p, current, rewritten, isGone);
   return state;
 }
 
@@ -436,9 +583,10 @@ export interface FoldPlan {
   readonly gen: number;
   readonly lineage: string;
   readonly head: HeadRecord;
-  readonly messages: readonly MessageRecord[];
+  /** The records up to the seal: in memory, or the base snapshot's body and the added records. */
+  readonly content: SnapshotContent;
   readonly extra: Readonly<Record<string, JsonValue>> | undefined;
-  temporary?: { file: string; stamp: string; size: number };
+  temporary?: TemporarySnapshot;
 }
 
 /**
@@ -458,13 +606,16 @@ export async function beginFold(p: SessionPaths, state: SessionState): Promise<F
     closeQuietly(journal.fd);
     throw error;
   }
+  const { content } = contentOf(state);
   const plan: FoldPlan = {
     baseStamp: state.snapStamp,
     baseGen: state.baseGen,
     gen,
     lineage: state.lineage,
     head: state.head,
-    messages: state.messages.slice(),
+    // The base snapshot is read again by name (and identity) while the fold writes: the state's
+    // descriptor stays the state's.
+    content: content.base === undefined ? content : { ...content, base: { ...content.base, fd: undefined } },
     extra: state.extra,
   };
   closeQuietly(state.fd);
@@ -477,7 +628,11 @@ export async function beginFold(p: SessionPaths, state: SessionState): Promise<F
 
 /** Second step (no lock): the snapshot of everything before the seal, flushed to a temporary file. */
 export async function writeFold(p: SessionPaths, plan: FoldPlan): Promise<void> {
-  plan.temporary = await writeTemporary(p, { gen: plan.gen, lineage: plan.lineage, head: plan.head, ...(plan.extra === undefined ? {} : { extra: plan.extra }) }, plan.messages);
+  try {
+    plan.temporary = await writeTemporary(p, { gen: plan.gen, lineage: plan.lineage, head: plan.head, ...(plan.extra === undefined ? {} : { extra: plan.extra }) }, plan.content);
+  } finally {
+    closeSource(plan.content.base);
+  }
 }
 
 /**
@@ -497,10 +652,7 @@ export async function finishFold(p: SessionPaths, state: SessionState | undefine
   await fsyncDirectory(p.dir);
   collectGarbage(p, plan.baseGen, isGone);
   if (state !== undefined && state.lineage === plan.lineage && state.snapStamp === plan.baseStamp) {
-    state.snapStamp = temporary.stamp;
-    state.snapshotBytes = temporary.size;
-    state.baseGen = plan.gen;
-    if (state.gen === plan.gen) state.journalBytes = state.offset;
+    rebase(state, sourceOf(temporary, p.snapshot), plan.gen, plan.head.lastSeq);
   }
   return true;
 }
@@ -509,11 +661,12 @@ export async function finishFold(p: SessionPaths, state: SessionState | undefine
 export async function removeSession(context: FilesContext, p: SessionPaths): Promise<boolean> {
   const found = inventory(p);
   if (!found.exists) return false;
+  const existed = found.hasData && !abandonedCreation(p, found);
   const trash = path.join(context.paths.sessions, `.trash-${p.name}-${randomBytes(4).toString('hex')}`);
   fs.renameSync(p.dir, trash);
   await fsyncDirectory(context.paths.sessions);
   await fs.promises.rm(trash, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
-  return found.hasData;
+  return existed;
 }
 
 /** The head of a session from its snapshot header and journals, without reading its messages (for the index). */

@@ -1,0 +1,158 @@
+/**
+ * `recall` over 100k stored messages of one user (100 sessions of 1,000 corpus messages), in every
+ * store: the index build (the first recall of a fresh `RecallIndex`) apart from the query latency
+ * (p50 and p99 of the recalls after it), without and with an `embed` function.
+ * @module
+ */
+import { RecallIndex } from '../src/active-memory/recall-index.js';
+import { createSessionHandle } from '../src/active-memory/session-handle.js';
+import { tokenize } from '../src/active-memory/text-index.js';
+import type { Embed } from '../src/active-memory/types.js';
+import { Message } from '../src/message/message.js';
+import { Session } from '../src/session/session.js';
+import type { SessionStore } from '../src/store/types.js';
+import { REPORT_SEED } from './corpus.js';
+import { formatCount, formatMs, type SuiteReport, type Table } from './harness.js';
+import { benchHistory } from './histories.js';
+import { Random } from './random.js';
+import { STORE_KINDS, collectGarbage, now, openBenchStore, percentile, timed, type StoreKind } from './store-fixtures.js';
+
+const MESSAGES = 100_000;
+const PER_SESSION = 1_000;
+const USER = 'recall-bench-user';
+/** Timed recalls per store and mode, after `WARMUP` untimed ones. */
+const QUERIES = 200;
+const WARMUP = 10;
+const K = 5;
+/** Dimensions of the bench's embedding (a hashed bag of words: cheap, so the figures are chatstate's own cost). */
+const DIMENSIONS = 64;
+
+const LABEL: Record<StoreKind, string> = { memory: 'memory', file: 'file', sqlite: 'SQLite', postgres: 'Postgres', redis: 'Redis' };
+
+/** Recall queries: two or three words of a random user message of the corpus (deterministic). */
+function queries(messages: readonly Message[]): string[] {
+  const random = new Random(REPORT_SEED + 1);
+  const users = messages.filter((message) => message.role === 'user');
+  return Array.from({ length: QUERIES + WARMUP }, () => {
+    const words = tokenize(Message.text(random.pick(users))).filter((word) => word.length >= 4);
+    const count = Math.min(words.length, random.int(2, 3));
+    return Array.from({ length: count }, () => random.pick(words)).join(' ') || 'session';
+  });
+}
+
+/** A deterministic embedding: words hashed (FNV-1a) into `DIMENSIONS` signed buckets. */
+const hashedEmbed: Embed = async (texts) =>
+  texts.map((text) => {
+    const vector = new Float32Array(DIMENSIONS);
+    for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+      let hash = 0x811c9dc5;
+      for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), 0x01000193) >>> 0;
+      vector[hash % DIMENSIONS] = (vector[hash % DIMENSIONS] as number) + (hash & 0x80000000 ? -1 : 1);
+    }
+    return vector;
+  });
+
+interface ModeResult {
+  readonly buildMs: number;
+  readonly samples: number[];
+  readonly hits: number;
+}
+
+/** The first recall of a fresh index (its build), then `QUERIES` timed recalls. */
+async function measure(store: SessionStore, texts: readonly string[], embed: Embed | undefined): Promise<ModeResult> {
+  const index = new RecallIndex(store);
+  const handle = createSessionHandle({ store, sessionId: 'recall-0', userId: USER, index, ...(embed === undefined ? {} : { embed }) });
+  collectGarbage();
+  const buildMs = await timed(() => handle.recall(texts[0] as string, { k: K }));
+  const samples: number[] = [];
+  let hits = 0;
+  for (const [position, query] of texts.entries()) {
+    const start = now();
+    const found = await handle.recall(query, { k: K });
+    if (position >= WARMUP) {
+      samples.push(now() - start);
+      hits += found.length;
+    }
+  }
+  return { buildMs, samples, hits };
+}
+
+interface StoreResult {
+  readonly kind: StoreKind;
+  readonly writeMs: number;
+  readonly native: boolean;
+  readonly text: ModeResult;
+  readonly embedded: ModeResult;
+  /** A second fresh index with embed: vectors read back from the store instead of computed. */
+  readonly reloaded: ModeResult;
+}
+
+async function measureStore(kind: StoreKind, messages: readonly Message[], texts: readonly string[]): Promise<StoreResult | string> {
+  const opened = await openBenchStore(kind, 'recall');
+  if (typeof opened === 'string') return opened;
+  try {
+    const { store } = opened;
+    const writeMs = await timed(async () => {
+      for (let start = 0; start < MESSAGES; start += PER_SESSION) {
+        await store.save(Session.create({ id: `recall-${start / PER_SESSION}`, userId: USER, messages: messages.slice(start, start + PER_SESSION) }));
+      }
+    });
+    await opened.analyze?.();
+    const text = await measure(store, texts, undefined);
+    const embedded = await measure(store, texts, hashedEmbed);
+    const reloaded = await measure(store, texts, hashedEmbed);
+    return { kind, writeMs, native: store.searchText !== undefined, text, embedded, reloaded };
+  } finally {
+    await opened.dispose();
+  }
+}
+
+function row(label: string, how: string, mode: ModeResult): string[] {
+  return [label, how, formatMs(mode.buildMs), formatMs(percentile(mode.samples, 50)), formatMs(percentile(mode.samples, 99)), (mode.hits / mode.samples.length).toFixed(1)];
+}
+
+/** Runs the recall bench on every store whose server can be had here. */
+export async function runRecallBench(): Promise<SuiteReport> {
+  const messages = benchHistory(MESSAGES).messages;
+  const texts = queries(messages);
+  const results: StoreResult[] = [];
+  const skipped: string[] = [];
+  for (const kind of STORE_KINDS) {
+    console.error(`  recall: ${kind}…`);
+    const result = await measureStore(kind, messages, texts);
+    if (typeof result === 'string') skipped.push(`${LABEL[kind]} was not measured: ${result}.`);
+    else results.push(result);
+  }
+  const headers = ['Store', 'Ranking', 'Index build (first recall)', 'Recall p50', 'Recall p99', 'Hits per recall'];
+  const textTable: Table = {
+    title: `recall(query, { k: ${K} }) over ${formatCount(MESSAGES)} messages of one user (${MESSAGES / PER_SESSION} sessions), text only`,
+    headers,
+    rows: results.map((result) => row(LABEL[result.kind], result.native ? 'store full-text search' : 'in-process BM25', result.text)),
+  };
+  const embedTable: Table = {
+    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), blended with the text rank`,
+    headers,
+    rows: results.flatMap((result) => [
+      row(LABEL[result.kind], 'embed: vectors computed and stored', result.embedded),
+      row(LABEL[result.kind], 'embed: vectors read back from the store', result.reloaded),
+    ]),
+  };
+  const writes: Table = {
+    title: 'Writing the corpus (context, not a recall figure)',
+    headers: ['Store', `${MESSAGES / PER_SESSION} saves of ${formatCount(PER_SESSION)} messages`],
+    rows: results.map((result) => [LABEL[result.kind], formatMs(result.writeMs)]),
+  };
+  return {
+    name: 'recall',
+    title: 'Active memory: recall over 100k stored messages',
+    tables: [textTable, embedTable, writes],
+    notes: [
+      `Corpus: the first ${formatCount(MESSAGES)} messages of \`bench/corpus.ts\` (seed ${REPORT_SEED}), saved as ${MESSAGES / PER_SESSION} sessions of one user. Its vocabulary is small (a few hundred content words), so a query word matches a large share of all messages: a hard case for any full-text index.`,
+      `Queries: ${QUERIES} timed recalls (after ${WARMUP} untimed) of two or three words taken from random user messages; each recall also reads its hits' current text from the store (k = ${K} reads).`,
+      '"Index build" is the first recall on a fresh `RecallIndex`: with in-process BM25 it reads and indexes every message; with the store\'s full-text search (SQLite FTS5, Postgres) the index was built when the messages were written, so it is only a first query. With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
+      'The embedding here is a cheap deterministic function, so the figures are chatstate\'s cost; a real model adds its own time to the build (once per message) and to every recall (one call for the query).',
+      'Later recalls are incremental: one `list` of the user\'s sessions, then tail reads only of sessions whose version changed.',
+      ...skipped,
+    ],
+  };
+}
