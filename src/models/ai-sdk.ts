@@ -14,10 +14,11 @@ import { isRecord, toWireObject } from '../formats/wire-json.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import type { AiSdkGenerateText, AiSdkGenerateTextOptions, AiSdkGenerateTextResult, AiSdkLanguageModel, AiSdkTool, AiSdkToolChoice } from './ai-sdk-client.js';
+import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
 import { checkSettings, invalidRequest, promptMessages } from './request.js';
-import { checkTools, type CheckedTool, type CheckedToolChoice } from './tools.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason } from './types.js';
+import { checkTools, toolChoiceWith, type CheckedTool, type CheckedToolChoice } from './tools.js';
+import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
 
 const PROVIDER = 'aiSdk';
@@ -58,34 +59,11 @@ function toolsOf(tools: readonly CheckedTool[]): Record<string, AiSdkTool> {
 }
 
 function toolChoiceOf(choice: CheckedToolChoice): AiSdkToolChoice {
-  switch (choice.type) {
-    case 'auto':
-    case 'none':
-    case 'required':
-      return choice.type;
-    case 'tool':
-      return { type: 'tool', toolName: choice.name };
-    default: {
-      const unreachable: never = choice;
-      throw new Error(`unknown tool choice ${JSON.stringify(unreachable)}`);
-    }
-  }
+  return toolChoiceWith(choice, (toolName) => ({ type: 'tool', toolName }));
 }
 
-/** Our finish reason for `generateText`'s `finishReason`. */
-function finishReasonOf(reason: unknown, message: Message): FinishReason {
-  // `tool_calls` exactly when there are calls to run, whatever the provider said.
-  if (message.toolCalls !== undefined && message.toolCalls.length > 0) return 'tool_calls';
-  switch (reason) {
-    case 'stop':
-    case 'length':
-      return reason;
-    case 'content-filter':
-      return 'content_filter';
-    default:
-      return 'other'; // `tool-calls` without calls, `error`, `other`, or a reason added to `ai` later
-  }
-}
+// `tool-calls` without calls, `error` and `other` are `other`.
+const FINISH_REASONS: FinishReasonTable = { stop: 'stop', length: 'length', 'content-filter': 'content_filter' };
 
 /**
  * `ai` replaces the input of a tool call whose arguments are not JSON with `{}` in
@@ -132,7 +110,7 @@ function readAnswer(result: AiSdkGenerateTextResult): ChatResponse {
   const modelId: unknown = isRecord(result.response) ? result.response['modelId'] : undefined;
   return {
     message,
-    finishReason: finishReasonOf(result.finishReason, message),
+    finishReason: finishReasonOf(message, result.finishReason, FINISH_REASONS),
     ...(usage !== undefined && { usage }),
     ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
   };

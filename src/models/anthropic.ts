@@ -12,10 +12,11 @@ import { isRecord } from '../formats/wire-json.js';
 import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import type { AnthropicClientLike, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice } from './anthropic-client.js';
+import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
 import { checkTools, type CheckedTool, type CheckedToolChoice } from './tools.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason } from './types.js';
+import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
 
 const PROVIDER = 'anthropic';
@@ -64,23 +65,14 @@ function toolChoiceOf(choice: CheckedToolChoice): AnthropicToolChoice {
   }
 }
 
-/** Our finish reason for Anthropic's `stop_reason`. */
-function finishReasonOf(reason: unknown, message: Message): FinishReason {
-  // `tool_calls` exactly when there are calls to run, whatever the provider said.
-  if (message.toolCalls !== undefined && message.toolCalls.length > 0) return 'tool_calls';
-  switch (reason) {
-    case 'end_turn':
-    case 'stop_sequence':
-      return 'stop';
-    case 'max_tokens':
-    case 'model_context_window_exceeded':
-      return 'length';
-    case 'refusal':
-      return 'content_filter';
-    default:
-      return 'other'; // `tool_use` without calls, `pause_turn` (a server tool paused the turn), or a reason added later
-  }
-}
+// `pause_turn` (a server tool paused the turn) and `tool_use` without calls are `other`.
+const FINISH_REASONS: FinishReasonTable = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  refusal: 'content_filter',
+};
 
 /**
  * One response block as `anthropic.from` should read it: a text block's `citations: null` (how the
@@ -130,7 +122,7 @@ function readAnswer(answer: unknown): ChatResponse {
   const modelId = answer['model'];
   return {
     message,
-    finishReason: finishReasonOf(answer['stop_reason'], message),
+    finishReason: finishReasonOf(message, answer['stop_reason'], FINISH_REASONS),
     ...(usage !== undefined && { usage }),
     ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
   };

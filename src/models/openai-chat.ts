@@ -9,11 +9,12 @@ import type { FormatWarning } from '../formats/types.js';
 import { openaiChat, openaiChatFromResponse } from '../formats/openai-chat.js';
 import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
+import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
 import type { OpenAIChatClientLike, OpenAIChatFunctionTool, OpenAIChatRequestBody, OpenAIChatToolChoice } from './openai-client.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
-import { checkTools, type CheckedToolChoice } from './tools.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason } from './types.js';
+import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
+import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
 
 const PROVIDER = 'openaiChat';
@@ -40,34 +41,11 @@ export interface OpenAIChatModelOptions {
 }
 
 function toolChoiceOf(choice: CheckedToolChoice): OpenAIChatToolChoice {
-  switch (choice.type) {
-    case 'auto':
-    case 'none':
-    case 'required':
-      return choice.type;
-    case 'tool':
-      return { type: 'function', function: { name: choice.name } };
-    default: {
-      const unreachable: never = choice;
-      throw new Error(`unknown tool choice ${JSON.stringify(unreachable)}`);
-    }
-  }
+  return toolChoiceWith(choice, (name) => ({ type: 'function', function: { name } }));
 }
 
-/** Our finish reason for Chat Completions' `finish_reason`. */
-function finishReasonOf(reason: unknown, message: Message): FinishReason {
-  // A forced tool (`tool_choice: { function }`) ends with `stop` although the answer is tool calls.
-  if (message.toolCalls !== undefined && message.toolCalls.length > 0) return 'tool_calls';
-  switch (reason) {
-    case 'stop':
-    case 'length':
-    case 'tool_calls':
-    case 'content_filter':
-      return reason;
-    default:
-      return 'other'; // `function_call` (deprecated), or a reason added to the API later
-  }
-}
+// `function_call` (deprecated) and `tool_calls` without calls are `other`.
+const FINISH_REASONS: FinishReasonTable = { stop: 'stop', length: 'length', content_filter: 'content_filter' };
 
 function firstChoice(answer: unknown): Record<string, unknown> | undefined {
   const choices = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>)['choices'] : undefined;
@@ -95,7 +73,7 @@ function readAnswer(answer: unknown): ChatResponse {
   const modelId = (answer as Record<string, unknown>)['model'];
   return {
     message,
-    finishReason: finishReasonOf(choice['finish_reason'], message),
+    finishReason: finishReasonOf(message, choice['finish_reason'], FINISH_REASONS),
     ...(usage !== undefined && { usage }),
     ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
   };

@@ -11,11 +11,12 @@ import { openaiResponses, openaiResponsesFromResponse } from '../formats/openai-
 import type { FormatWarning } from '../formats/types.js';
 import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
+import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
 import type { OpenAIResponsesClientLike, OpenAIResponsesFunctionTool, OpenAIResponsesRequestBody, OpenAIResponsesToolChoice } from './openai-client.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
-import { checkTools, type CheckedToolChoice } from './tools.js';
-import type { ChatModel, ChatRequest, ChatResponse, FinishReason } from './types.js';
+import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
+import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
 
 const PROVIDER = 'openaiResponses';
@@ -61,32 +62,19 @@ export interface OpenAIResponsesModelOptions {
 }
 
 function toolChoiceOf(choice: CheckedToolChoice): OpenAIResponsesToolChoice {
-  switch (choice.type) {
-    case 'auto':
-    case 'none':
-    case 'required':
-      return choice.type;
-    case 'tool':
-      return { type: 'function', name: choice.name };
-    default: {
-      const unreachable: never = choice;
-      throw new Error(`unknown tool choice ${JSON.stringify(unreachable)}`);
-    }
-  }
+  return toolChoiceWith(choice, (name) => ({ type: 'function', name }));
 }
 
 function field(value: unknown, name: string): unknown {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 }
 
-/** Our finish reason for a response's `status` and `incomplete_details.reason`. */
-function finishReasonOf(status: unknown, incompleteReason: unknown, message: Message): FinishReason {
-  if (message.toolCalls !== undefined && message.toolCalls.length > 0) return 'tool_calls';
-  if (status === 'completed') return 'stop';
-  if (status === 'incomplete' && incompleteReason === 'max_output_tokens') return 'length';
-  if (status === 'incomplete' && incompleteReason === 'content_filter') return 'content_filter';
-  return 'other';
-}
+// Responses ends with a status (and why it is incomplete), keyed here as `status` or `status:reason`.
+const FINISH_REASONS: FinishReasonTable = {
+  completed: 'stop',
+  'incomplete:max_output_tokens': 'length',
+  'incomplete:content_filter': 'content_filter',
+};
 
 /** The error for a response whose `status` is `failed`: the model ran and reported its own failure. */
 function failedResponse(answer: unknown): ModelError {
@@ -121,7 +109,7 @@ function readAnswer(answer: unknown): ChatResponse {
   const modelId = field(answer, 'model');
   return {
     message,
-    finishReason: finishReasonOf(status, incompleteReason, message),
+    finishReason: finishReasonOf(message, status === 'incomplete' ? `incomplete:${String(incompleteReason)}` : status, FINISH_REASONS),
     ...(usage !== undefined && { usage }),
     ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
   };

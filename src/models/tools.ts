@@ -97,3 +97,19 @@ export function checkTools(tools: readonly ToolSpec[] | undefined, toolChoice: T
   const choice = toolChoice === undefined ? undefined : checkChoice(toolChoice, names, provider);
   return { tools: checked, ...(choice !== undefined && { choice }) };
 }
+
+/** A checked choice on a wire whose `auto`, `none` and `required` are those strings; `named` writes a forced tool. */
+export function toolChoiceWith<Named>(choice: CheckedToolChoice, named: (name: string) => Named): 'auto' | 'none' | 'required' | Named {
+  switch (choice.type) {
+    case 'auto':
+    case 'none':
+    case 'required':
+      return choice.type;
+    case 'tool':
+      return named(choice.name);
+    default: {
+      const unreachable: never = choice;
+      throw new Error(`unknown tool choice ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
