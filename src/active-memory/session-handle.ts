@@ -116,7 +116,9 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
   let ownerChecked = accessor !== undefined || userId === undefined;
   async function checkOwner(): Promise<void> {
     if (ownerChecked) return;
-    await loadOwn();
+    // The head alone says whose the session is: no full load before a tail read.
+    const stored = await store.summary(sessionId);
+    if (stored?.userId !== undefined && userId !== undefined && stored.userId !== userId) throw invalid(`Session ${sessionId} belongs to another user`);
     ownerChecked = true;
   }
 

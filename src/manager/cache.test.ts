@@ -23,6 +23,7 @@ function failingSaves(inner: SessionStore, failing: () => boolean): SessionStore
     purgeExpired: () => inner.purgeExpired(),
     values: inner.values,
     searchText: inner.searchText,
+    summary: (id) => inner.summary(id),
     close: () => inner.close(),
   };
 }

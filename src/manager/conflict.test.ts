@@ -42,6 +42,7 @@ function alwaysOvertaken(inner: SessionStore): SessionStore {
     purgeExpired: () => inner.purgeExpired(),
     values: inner.values,
     searchText: inner.searchText,
+    summary: (id) => inner.summary(id),
     close: () => inner.close(),
   };
 }

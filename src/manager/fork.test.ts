@@ -22,6 +22,7 @@ function countingStore(): { store: SessionStore; calls: string[] } {
     purgeExpired: () => inner.purgeExpired(),
     values: inner.values,
     searchText: inner.searchText,
+    summary: (id) => inner.summary(id),
     close: () => inner.close(),
   };
   return { store, calls };

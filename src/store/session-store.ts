@@ -337,20 +337,30 @@ class CoreSessionStore implements SessionStore {
       ...(query.userId === undefined ? {} : { userId: query.userId }),
       ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
     });
-    return heads.map((head) => {
-      const title = decodeTitle(head.title, head.id, this.cipher);
-      return Object.freeze({
-        id: head.id,
-        ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
-        ...(head.userId === undefined ? {} : { userId: head.userId }),
-        ...(title === undefined ? {} : { title }),
-        messageCount: head.messageCount,
-        tokenCount: head.tokenCount,
-        version: head.version,
-        createdAt: head.createdAt,
-        updatedAt: head.updatedAt,
-        ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
-      });
+    return heads.map((head) => this.summaryOf(head));
+  }
+
+  async summary(id: string): Promise<SessionSummary | undefined> {
+    return this.run(async () => {
+      const head = await this.driver.readHead(assertValidId(id, 'session id'));
+      return this.live(head) ? this.summaryOf(head) : undefined;
+    });
+  }
+
+  /** A head as a row of `list`. */
+  private summaryOf(head: HeadRecord): SessionSummary {
+    const title = decodeTitle(head.title, head.id, this.cipher);
+    return Object.freeze({
+      id: head.id,
+      ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
+      ...(head.userId === undefined ? {} : { userId: head.userId }),
+      ...(title === undefined ? {} : { title }),
+      messageCount: head.messageCount,
+      tokenCount: head.tokenCount,
+      version: head.version,
+      createdAt: head.createdAt,
+      updatedAt: head.updatedAt,
+      ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
     });
   }
 

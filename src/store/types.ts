@@ -142,6 +142,8 @@ export interface SessionStore {
   readMessages(id: string, range?: MessageRange): Promise<Message[]>;
   /** Sessions, newest activity first. */
   list(query?: ListQuery): Promise<SessionSummary[]>;
+  /** One session's row of `list` (owner, counts, version) without reading its messages; `undefined` when there is none. */
+  summary(id: string): Promise<SessionSummary | undefined>;
   /** Deletes a session; false when there was none. */
   delete(id: string): Promise<boolean>;
   /** Deletes expired sessions; returns how many. */

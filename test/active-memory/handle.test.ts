@@ -83,7 +83,7 @@ describe('createSessionHandle', () => {
     expect(await createSessionHandle({ store: memoryStore(), sessionId: 's' }).get('draft', { scope: 'temp' })).toBeUndefined();
   });
 
-  it('reads history and recall with tail reads, loading the session only once to check its owner', async () => {
+  it('reads history and recall with tail reads, reading only the head once to check its owner', async () => {
     const { store, calls } = counted(memoryStore());
     await seedSession(store, 'big', 'u1', Array.from({ length: 300 }, (_, index) => `line ${index} about topic${index % 7}`));
     calls.clear();
@@ -95,8 +95,9 @@ describe('createSessionHandle', () => {
     // Nothing new: the second recall reads only the list and the hits.
     await handle.recall('topic4', { k: 3 });
     expect(calls.get('load') ?? 0).toBe(0);
-    // History ranges do not say whose they are: the owner is read once per handle, not per page.
-    expect(calls.get('get')).toBe(1);
+    // History ranges do not say whose they are: the owner is read from the head, once per handle, not per page.
+    expect(calls.get('get') ?? 0).toBe(0);
+    expect(calls.get('summary')).toBe(1);
     expect(calls.get('readMessages')).toBe(2 + 1 + 3 + 3);
     // With the turn's session in hand, the owner is known: nothing is loaded.
     calls.clear();
@@ -104,6 +105,7 @@ describe('createSessionHandle', () => {
     calls.clear();
     await createSessionHandle({ store, sessionId: 'big', session: accessorOf(session) }).history({ limit: 5 });
     expect(calls.get('get') ?? 0).toBe(0);
+    expect(calls.get('summary') ?? 0).toBe(0);
   });
 
   it('shares one index per store, and a given index is used', async () => {

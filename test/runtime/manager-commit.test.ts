@@ -30,6 +30,7 @@ function counting(inner: SessionStore): { store: SessionStore; calls: string[] }
     purgeExpired: () => inner.purgeExpired(),
     values: inner.values,
     searchText: inner.searchText,
+    summary: (id) => inner.summary(id),
     close: () => inner.close(),
   };
   return { store, calls };

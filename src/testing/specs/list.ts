@@ -31,6 +31,19 @@ export function listSpec(suite: ConformanceSuite): void {
       expect((await store.list()).map((row) => row.id)).toEqual([first, third, second]);
     });
 
+    spec.it('summary(id) is the session’s list row without reading its messages; undefined when gone or expired', async () => {
+      const clock = new FakeClock();
+      const store = await spec.open({ now: clock.now });
+      const id = freshId();
+      await store.save(Session.create({ id, userId: 'u-summary', agentId: 'a-summary', messages: conversation(2, id) }), { ttlMs: 60_000 });
+      const [row] = (await store.list({ userId: 'u-summary' })).filter((entry) => entry.id === id);
+      expect(await store.summary(id)).toEqual(row);
+      expect(await store.summary(freshId())).toBeUndefined();
+      await expectCode(() => store.summary('../escape'), 'INVALID_ID');
+      clock.advance(60_001);
+      expect(await store.summary(id)).toBeUndefined();
+    });
+
     spec.it('a row has the title, message count, token total, version, owners and times', async () => {
       const clock = new FakeClock(Date.parse('2031-02-03T04:05:06.000Z'));
       const store = await spec.open({ now: clock.now, counter: lengthCounter });
