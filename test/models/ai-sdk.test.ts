@@ -3,42 +3,26 @@
  * model, talking HTTP (Chat Completions) to the local protocol server, which replays recorded
  * bodies and records what was sent.
  */
-import { readFileSync } from 'node:fs';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText } from 'ai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChatstateError, ModelError } from '../../src/errors.js';
+import { ModelError } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
 import type { FormatWarning } from '../../src/formats/types.js';
 import { Message } from '../../src/message/message.js';
 import { aiSdkModel, type AiSdkModelOptions } from '../../src/models/ai-sdk.js';
 import type { AiSdkGenerateText, AiSdkLanguageModel } from '../../src/models/ai-sdk-client.js';
 import type { ChatRequest, ToolSpec } from '../../src/models/types.js';
+import { failure, recordedAnswer, weatherSpec, type Json } from '../support/protocol-fixtures.js';
 import { startProtocolServer, type ProtocolServer, type ReplayedResponse } from '../support/protocol-server.js';
 
-type Json = Record<string, unknown>;
 type ChatLanguageModel = ReturnType<ReturnType<typeof createOpenAI>['chat']>;
 
 function fixture(name: string): ReplayedResponse & { body: Json } {
-  const url = new URL(`../fixtures/protocol/ai-sdk/${name}.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')) as ReplayedResponse & { body: Json };
+  return recordedAnswer('ai-sdk', name);
 }
 
-async function failure(promise: Promise<unknown>): Promise<ChatstateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ChatstateError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-const weather: ToolSpec = {
-  name: 'get_weather',
-  description: 'Current weather of a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
-};
+const weather = weatherSpec;
 
 let server: ProtocolServer;
 let languageModel: ChatLanguageModel;

@@ -2,39 +2,23 @@
  * `anthropicModel` end to end: the real `@anthropic-ai/sdk` client talks HTTP to the local protocol
  * server, which replays recorded Messages API bodies and records what the client sent.
  */
-import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ChatstateError, ModelError } from '../../src/errors.js';
+import { ModelError } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
 import type { FormatWarning } from '../../src/formats/types.js';
 import { Message } from '../../src/message/message.js';
 import { anthropicModel, type AnthropicModelOptions } from '../../src/models/anthropic.js';
 import type { ChatRequest, ToolSpec } from '../../src/models/types.js';
+import { failure, recordedAnswer, weatherSpec, type Json } from '../support/protocol-fixtures.js';
 import { startProtocolServer, type ProtocolServer, type ReplayedResponse } from '../support/protocol-server.js';
 
-type Json = Record<string, unknown>;
 
 function fixture(name: string): ReplayedResponse & { body: Json } {
-  const url = new URL(`../fixtures/protocol/anthropic/${name}.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, 'utf8')) as ReplayedResponse & { body: Json };
+  return recordedAnswer('anthropic', name);
 }
 
-async function failure(promise: Promise<unknown>): Promise<ChatstateError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (ChatstateError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
-
-const weather: ToolSpec = {
-  name: 'get_weather',
-  description: 'Current weather of a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
-};
+const weather = weatherSpec;
 
 let server: ProtocolServer;
 let client: Anthropic;

@@ -3,20 +3,18 @@
  * server, which replays recorded Responses bodies; tests check the exact wire the client sent and
  * the `ChatResponse` read back — above all that reasoning items return to the API unchanged.
  */
-import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChatstateError, ModelError } from '../../src/errors.js';
+import { ModelError } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
 import type { FormatWarning } from '../../src/formats/types.js';
 import { Message } from '../../src/message/message.js';
 import { openaiResponsesModel } from '../../src/models/openai-responses.js';
 import type { ChatRequest, ToolSpec } from '../../src/models/types.js';
+import { failure, openaiBody } from '../support/protocol-fixtures.js';
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 
-function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../fixtures/protocol/openai/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
-}
+const fixture = openaiBody;
 
 /** The `index`th output item of a recorded response. */
 function outputItem(name: string, index: number): unknown {
@@ -46,15 +44,6 @@ function sent(index = 0): Record<string, unknown> {
 }
 
 /** The error `promise` rejects with, asserted to be a chatstate error. */
-async function failure(promise: Promise<unknown>): Promise<ChatstateError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!ChatstateError.isInstance(error)) throw new Error(`expected a chatstate error, got ${String(error)}`);
-  return error;
-}
-
 describe('openaiResponsesModel: answers', () => {
   it('sends instructions, input and settings, and reads a text answer with usage', async () => {
     server.enqueue({ body: fixture('responses-text') });

@@ -4,7 +4,6 @@
  * loop, provider parts (Anthropic thinking signatures) kept across the loop and across turns, a
  * provider failure that stores nothing, and the agent's memory tools. Stores are real files.
  */
-import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText } from 'ai';
@@ -15,12 +14,11 @@ import { aiSdkModel } from '../../src/models/ai-sdk.js';
 import { anthropicModel } from '../../src/models/anthropic.js';
 import { Conversation } from '../../src/runtime/conversation.js';
 import type { Tool } from '../../src/runtime/types.js';
-import { startProtocolServer, type ProtocolServer, type ReplayedResponse } from '../support/protocol-server.js';
+import { recordedAnswer } from '../support/protocol-fixtures.js';
+import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { closeAfterTest, openStoreOf, snapshot } from './fixtures.js';
 
-function fixture(provider: 'anthropic' | 'ai-sdk', name: string): ReplayedResponse {
-  return JSON.parse(readFileSync(new URL(`../fixtures/protocol/${provider}/${name}.json`, import.meta.url), 'utf8')) as ReplayedResponse;
-}
+const fixture = recordedAnswer;
 
 const weather: Tool = {
   name: 'get_weather',

@@ -3,7 +3,6 @@
  * `openaiChatModel`, speaking HTTP to the local protocol server, which replays recorded Chat
  * Completions bodies and records what the client sent. Stores are real SQLite files.
  */
-import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
@@ -12,12 +11,11 @@ import { chatWithState } from '../../src/runtime/chat-with-state.js';
 import { Conversation } from '../../src/runtime/conversation.js';
 import type { Tool } from '../../src/runtime/types.js';
 import { decodeState } from '../../src/state/decode-state.js';
+import { openaiBody } from '../support/protocol-fixtures.js';
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { closeAfterTest, openStoreOf, snapshot } from './fixtures.js';
 
-function fixture(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../fixtures/protocol/openai/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
-}
+const fixture = openaiBody;
 
 /** A recorded text answer with `content` in place of the recorded one. */
 function textAnswer(content: string): Record<string, unknown> {
