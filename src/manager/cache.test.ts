@@ -7,25 +7,15 @@ import { memoryStore } from '../stores/memory.js';
 import type { SessionStore } from '../store/types.js';
 import type { ManagerErrorContext, SavedEvent } from './events.js';
 import { setup } from '../../test/support/managers.js';
+import { wrappedStore } from '../../test/support/wrapped-store.js';
 
 
 /** `inner` with a disk that is full while `failing()`: its saves reject, everything else works. */
 function failingSaves(inner: SessionStore, failing: () => boolean): SessionStore {
-  return {
+  return wrappedStore(inner, {
     name: 'flaky',
-    load: (id) => inner.load(id),
-    get: (id) => inner.get(id),
     save: (session, options) => (failing() ? Promise.reject(new Error('disk full')) : inner.save(session, options)),
-    append: (id, messages, options) => inner.append(id, messages, options),
-    readMessages: (id, range) => inner.readMessages(id, range),
-    list: (query) => inner.list(query),
-    delete: (id) => inner.delete(id),
-    purgeExpired: () => inner.purgeExpired(),
-    values: inner.values,
-    searchText: inner.searchText,
-    summary: (id) => inner.summary(id),
-    close: () => inner.close(),
-  };
+  });
 }
 
 afterEach(() => {

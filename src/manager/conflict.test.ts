@@ -6,6 +6,7 @@ import { memoryStore } from '../stores/memory.js';
 import type { SessionStore } from '../store/types.js';
 import type { ManagerErrorContext } from './events.js';
 import { SessionManager } from './index.js';
+import { wrappedStore } from '../../test/support/wrapped-store.js';
 
 const managers: SessionManager[] = [];
 
@@ -25,7 +26,7 @@ afterEach(async () => {
  */
 function alwaysOvertaken(inner: SessionStore): SessionStore {
   let round = 0;
-  return {
+  return wrappedStore(inner, {
     name: 'overtaken',
     load: async (id) => {
       const session = await inner.load(id);
@@ -33,18 +34,7 @@ function alwaysOvertaken(inner: SessionStore): SessionStore {
       await inner.append(id, [Message.user(`other writer ${round}`)]);
       return session;
     },
-    get: (id) => inner.get(id),
-    save: (session, options) => inner.save(session, options),
-    append: (id, messages, options) => inner.append(id, messages, options),
-    readMessages: (id, range) => inner.readMessages(id, range),
-    list: (query) => inner.list(query),
-    delete: (id) => inner.delete(id),
-    purgeExpired: () => inner.purgeExpired(),
-    values: inner.values,
-    searchText: inner.searchText,
-    summary: (id) => inner.summary(id),
-    close: () => inner.close(),
-  };
+  });
 }
 
 describe('CONFLICT between two writers', () => {

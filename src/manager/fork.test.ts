@@ -3,6 +3,7 @@ import { Message } from '../message/message.js';
 import { memoryStore } from '../stores/memory.js';
 import type { SessionStore } from '../store/types.js';
 import { SessionManager } from './index.js';
+import { wrappedStore } from '../../test/support/wrapped-store.js';
 
 const managers: SessionManager[] = [];
 
@@ -10,21 +11,13 @@ const managers: SessionManager[] = [];
 function countingStore(): { store: SessionStore; calls: string[] } {
   const inner = memoryStore();
   const calls: string[] = [];
-  const store: SessionStore = {
+  const store = wrappedStore(inner, {
     name: 'counting',
     load: (id) => (calls.push(`load ${id}`), inner.load(id)),
     get: (id) => (calls.push(`get ${id}`), inner.get(id)),
     save: (session, options) => (calls.push(`save ${session.id}`), inner.save(session, options)),
     append: (id, messages, options) => (calls.push(`append ${id}`), inner.append(id, messages, options)),
-    readMessages: (id, range) => inner.readMessages(id, range),
-    list: (query) => inner.list(query),
-    delete: (id) => inner.delete(id),
-    purgeExpired: () => inner.purgeExpired(),
-    values: inner.values,
-    searchText: inner.searchText,
-    summary: (id) => inner.summary(id),
-    close: () => inner.close(),
-  };
+  });
   return { store, calls };
 }
 

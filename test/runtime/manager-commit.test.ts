@@ -4,6 +4,7 @@
  * state, or a compare-and-replace when the agent changes, or a create for a new session.
  */
 import { describe, expect, it } from 'vitest';
+import { wrappedStore } from '../support/wrapped-store.js';
 import { SessionManager } from '../../src/manager/session-manager.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
@@ -18,21 +19,10 @@ function managerOver(store: SessionStore): SessionManager {
 /** A store whose `save` and `append` calls are counted (the commit must use exactly one). */
 function counting(inner: SessionStore): { store: SessionStore; calls: string[] } {
   const calls: string[] = [];
-  const store: SessionStore = {
-    name: inner.name,
-    load: (id) => inner.load(id),
-    get: (id) => inner.get(id),
+  const store = wrappedStore(inner, {
     save: (session, options) => (calls.push('save'), inner.save(session, options)),
     append: (id, messages, options) => (calls.push('append'), inner.append(id, messages, options)),
-    readMessages: (id, range) => inner.readMessages(id, range),
-    list: (query) => inner.list(query),
-    delete: (id) => inner.delete(id),
-    purgeExpired: () => inner.purgeExpired(),
-    values: inner.values,
-    searchText: inner.searchText,
-    summary: (id) => inner.summary(id),
-    close: () => inner.close(),
-  };
+  });
   return { store, calls };
 }
 

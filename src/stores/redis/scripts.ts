@@ -43,6 +43,20 @@ local function count(s)
   if type(s) == 'string' and string.match(s, '^%d+$') then return tonumber(s) end
   return nil
 end
+-- The data of messages listed as {id, seq, ...}, in that order, fetched 500 per HMGET (unpack's limit).
+local function messageData(id, ids)
+  local data = {}
+  local names = {}
+  for i = 1, #ids, 2 do
+    names[#names + 1] = ids[i]
+    if #names == 500 or i + 1 == #ids then
+      local part = redis.call('HMGET', skey(id, 'd'), unpack(names))
+      for j = 1, #part do data[#data + 1] = part[j] end
+      names = {}
+    end
+  end
+  return data
+end
 local function unindex(id, userId, agentId)
   redis.call('ZREM', P .. 'x:all', id)
   redis.call('ZREM', P .. 'x:exp', id)
@@ -86,16 +100,7 @@ local id = ARGV[2]
 local head = redis.call('HGETALL', skey(id, 'h'))
 if #head == 0 then return false end
 local ids = redis.call('ZRANGE', skey(id, 'm'), 0, -1, 'WITHSCORES')
-local data = {}
-local names = {}
-for i = 1, #ids, 2 do
-  names[#names + 1] = ids[i]
-  if #names == 500 or i + 1 == #ids then
-    local part = redis.call('HMGET', skey(id, 'd'), unpack(names))
-    for j = 1, #part do data[#data + 1] = part[j] end
-    names = {}
-  end
-end
+local data = messageData(id, ids)
 return {head, ids, data}
 `;
 
@@ -126,16 +131,7 @@ else
   ids = redis.call('ZRANGEBYSCORE', skey(id, 'm'), low, high, 'WITHSCORES')
   descending = 0
 end
-local data = {}
-local names = {}
-for i = 1, #ids, 2 do
-  names[#names + 1] = ids[i]
-  if #names == 500 or i + 1 == #ids then
-    local part = redis.call('HMGET', skey(id, 'd'), unpack(names))
-    for j = 1, #part do data[#data + 1] = part[j] end
-    names = {}
-  end
-end
+local data = messageData(id, ids)
 return {ids, data, descending}
 `;
 

@@ -1,0 +1,25 @@
+/**
+ * A store that forwards every call to a real one, except those a test overrides (to count calls,
+ * inject a failure, or let another writer in): one place to follow when `SessionStore` grows.
+ */
+import type { SessionStore } from '../../src/store/types.js';
+
+/** `inner` with `overrides` in place of its own members. */
+export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStore> = {}): SessionStore {
+  return {
+    name: inner.name,
+    load: (id) => inner.load(id),
+    get: (id) => inner.get(id),
+    save: (session, options) => inner.save(session, options),
+    append: (id, messages, options) => inner.append(id, messages, options),
+    readMessages: (id, range) => inner.readMessages(id, range),
+    list: (query) => inner.list(query),
+    summary: (id) => inner.summary(id),
+    delete: (id) => inner.delete(id),
+    purgeExpired: () => inner.purgeExpired(),
+    values: inner.values,
+    searchText: inner.searchText,
+    close: () => inner.close(),
+    ...overrides,
+  };
+}
