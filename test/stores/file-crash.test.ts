@@ -1,8 +1,8 @@
 /**
  * Crash tests of the file store: child processes append to and save sessions in a loop (with a
  * tiny fold threshold, so folds run all the time) and each is killed with SIGKILL at a seeded
- * random moment. After every round, every write a child printed (so whose promise had resolved)
- * is in its session exactly once, sequence numbers increase, the session loads, `list` and
+ * random moment (after a random number of acknowledged writes, then a random delay). After every
+ * round, every write a child printed (so whose promise had resolved) is in its session exactly once, sequence numbers increase, the session loads, `list` and
  * `readMessages` agree with it — and nothing was ever mistaken for damage: a crash leaves no
  * file in lost+found and no recovery session.
  *
@@ -26,8 +26,8 @@ const ROUNDS = 13;
 const FOLD_BYTES = 6000;
 
 /** Runs one child writer on `directory` and kills it (see `runKilledChild`). */
-function runChild(directory: string, sessionId: string, tag: string, seed: number, delayMs: number, early: boolean): Promise<ChildRun> {
-  return runKilledChild(CHILD, [directory, sessionId, tag, String(seed), String(FOLD_BYTES)], delayMs, early);
+function runChild(directory: string, sessionId: string, tag: string, seed: number, delayMs: number, early: boolean, afterWrites: number): Promise<ChildRun> {
+  return runKilledChild(CHILD, [directory, sessionId, tag, String(seed), String(FOLD_BYTES)], delayMs, early, afterWrites);
 }
 
 let root: string;
@@ -90,15 +90,16 @@ async function crashRounds(directory: string, seed: number, sessionFor: (writer:
           sessionFor(writer),
           `${tagPrefix}r${round}w${writer}`,
           Math.floor(random() * 2 ** 31),
-          early ? Math.floor(random() * 1200) : 5 + Math.floor(random() * 120),
+          early ? Math.floor(random() * 1200) : Math.floor(random() * 60),
           early,
+          early ? 0 : Math.floor(random() * 40),
         ),
       ),
     );
     runs.forEach((run, writer) => {
       expect(run.errors, run.stderr).toEqual([]);
       // Killed by us, not ended by an error of its own.
-      expect({ signal: run.signal, code: run.code, stderr: run.stderr.slice(0, 2000) }).toMatchObject({ signal: 'SIGKILL', code: null });
+      expect({ signal: run.signal, code: run.code }, `child ended by itself; stderr: ${run.stderr.slice(0, 4000)}`).toEqual({ signal: 'SIGKILL', code: null });
       kills += 1;
       const sessionId = sessionFor(writer);
       const expected = acknowledged.get(sessionId) ?? new Set<string>();

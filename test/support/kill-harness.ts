@@ -19,6 +19,13 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** Complete `A`/`S` lines in `stdout` so far. */
+function acknowledgedLines(stdout: string): number {
+  let count = 0;
+  for (const line of stdout.split('\n').slice(0, -1)) if (line.startsWith('A ') || line.startsWith('S ')) count += 1;
+  return count;
+}
+
 /** What one killed child did. */
 export interface ChildRun {
   /** Ids whose write was acknowledged (printed after the promise resolved). */
@@ -31,9 +38,11 @@ export interface ChildRun {
 
 /**
  * Runs `script` (TypeScript, through tsx) with `args` and kills it `delayMs` after it printed
- * READY, or after it started when `early` (then kills land while the store is being opened).
+ * READY and then `afterWrites` acknowledged writes, or `delayMs` after it started when `early`
+ * (then kills land while the store is being opened). Counting writes, not only time, makes a run
+ * do the same work on a loaded machine as on an idle one.
  */
-export function runKilledChild(script: string, args: readonly string[], delayMs: number, early: boolean): Promise<ChildRun> {
+export function runKilledChild(script: string, args: readonly string[], delayMs: number, early: boolean, afterWrites = 0): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -45,7 +54,7 @@ export function runKilledChild(script: string, args: readonly string[], delayMs:
     if (early) kill();
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      if (stdout.startsWith('READY\n')) kill();
+      if (stdout.startsWith('READY\n') && acknowledgedLines(stdout) >= afterWrites) kill();
     });
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
