@@ -19,6 +19,7 @@ export function deepFreeze<T>(value: T): T {
 export function copyRange<T>(source: readonly T[], start = 0, end = source.length): T[] {
   const from = Math.max(0, start);
   const length = Math.max(0, end - from);
+  if (!Object.isFrozen(source)) return source.slice(from, from + length);
   const out: T[] = new Array<T>(length);
   for (let i = 0; i < length; i++) out[i] = source[from + i] as T;
   return out;

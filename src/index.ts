@@ -41,6 +41,7 @@ export {
   type ToolCallInput,
 } from './message/schema.js';
 export { Session, type CompactOptions, type SessionCompaction, type SessionInit } from './session/session.js';
+export { MessageLog, type MessageSequence } from './session/message-log.js';
 export { SESSION_FORMAT_VERSION, type SessionJSON } from './session/schema.js';
 export type { HistoryStats } from './session/stats.js';
 export type { FormatHistoryOptions } from './session/format-history.js';

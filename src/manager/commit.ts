@@ -5,9 +5,9 @@
  * @module
  */
 import { ChatstateError, ConflictError, InvalidInputError } from '../errors.js';
-import { concatArrays } from '../freeze.js';
 import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
+import { MessageLog } from '../session/message-log.js';
 import { Session } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
 import type { RecordedUsage } from '../tokens/usage.js';
@@ -90,8 +90,8 @@ export function checkChange(base: unknown, change: unknown): CheckedChange {
 }
 
 /** `head`'s owner and state over `messages` (already `Message` values), at `version`. */
-function sessionOf(head: Session, messages: readonly Message[], version: number): Session {
-  return head.withStored({ messages: Object.freeze(messages), version });
+function sessionOf(head: Session, messages: MessageLog, version: number): Session {
+  return head.withStored({ messages, version });
 }
 
 /** The cached entry of `id`, or `undefined` when the store has no such session. */
@@ -139,7 +139,7 @@ export async function commitChange(context: CommitContext, base: Session, change
   // A stored session is never at version 0: version 0 is a session made by Session.create.
   if (entry === undefined) {
     if (base.version !== 0) throw changedMeanwhile(id, 'was deleted');
-    const created = await store.save(sessionOf(head, concatArrays(base.messages, messages), base.version + 1), { expectedVersion: 0 });
+    const created = await store.save(sessionOf(head, base.history.append(messages), base.version + 1), { expectedVersion: 0 });
     sessions.adopt(created);
     context.saved(created, 'create');
     return created;
@@ -151,7 +151,7 @@ export async function commitChange(context: CommitContext, base: Session, change
   try {
     if (change.history !== undefined || head.agentId !== current.agentId || head.userId !== current.userId) {
       // A new history, or owner columns (not part of an append's state): one compare-and-replace.
-      const saved = await store.save(sessionOf(head, concatArrays(change.history ?? current.messages, messages), current.version + 1), { expectedVersion });
+      const saved = await store.save(sessionOf(head, (change.history === undefined ? current.history : MessageLog.of(change.history)).append(messages), current.version + 1), { expectedVersion });
       sessions.adopt(saved);
       context.saved(saved, 'save');
       return saved;
@@ -161,7 +161,7 @@ export async function commitChange(context: CommitContext, base: Session, change
     if (outcome.appended.length === 0) return current;
     // Messages alone: `append` is the stored session (one copy of the history, no validating pass).
     const appended = change.stateChanged ? undefined : current.append(...outcome.appended);
-    const stored = appended?.version === outcome.version ? appended : sessionOf(head, concatArrays(current.messages, outcome.appended), outcome.version);
+    const stored = appended?.version === outcome.version ? appended : sessionOf(head, current.history.append(outcome.appended), outcome.version);
     sessions.adopt(stored);
     return stored;
   } catch (error) {

@@ -228,7 +228,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   /** True when `session` holds `maxMessagesPerSession` messages or more. */
   checkBoundary(session: Session): boolean {
     if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', 'SessionManager.checkBoundary needs a Session');
-    return session.messages.length >= this.maxMessagesPerSession;
+    return session.history.length >= this.maxMessagesPerSession;
   }
 
   /**

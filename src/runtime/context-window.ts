@@ -7,8 +7,8 @@
  * @module
  */
 import { advanceToFirstUserMessage, isPreambleMessage } from '../compaction/turns.js';
-import { concatArrays } from '../freeze.js';
 import type { Message } from '../message/message.js';
+import { concatSequence, type MessageSequence } from '../session/message-log.js';
 import type { TokenCounter } from '../tokens/counter.js';
 
 /** What the model is sent: the messages, and whether they are the whole history. */
@@ -29,15 +29,15 @@ interface PinnedScan {
   readonly pinnedCalls: ReadonlySet<string>;
 }
 
-// A session's history is a frozen array shared by every model call of a turn: scanned once.
-const scans = new WeakMap<readonly Message[], PinnedScan>();
+// A session's history is a frozen value shared by every model call of a turn: scanned once.
+const scans = new WeakMap<MessageSequence, PinnedScan>();
 
 /**
  * Scans `messages` for pinned ones. `carry` is the scan of what comes before them (its preamble
  * state and pinned calls); with `reuse`, the first `reuse` messages were scanned by `carry` itself
  * (an earlier history that `messages` extends) and only the rest are read.
  */
-function scan(messages: readonly Message[], carry?: PinnedScan, reuse = 0): PinnedScan {
+function scan(messages: MessageSequence, carry?: PinnedScan, reuse = 0): PinnedScan {
   const flags = new Uint8Array(messages.length);
   const indices: number[] = [];
   if (carry !== undefined && reuse > 0) {
@@ -47,7 +47,7 @@ function scan(messages: readonly Message[], carry?: PinnedScan, reuse = 0): Pinn
   let inPreamble = carry?.inPreamble ?? true;
   const pinnedCalls = new Set(carry?.pinnedCalls);
   for (let i = reuse; i < messages.length; i++) {
-    const message = messages[i] as Message;
+    const message = messages.at(i) as Message;
     if (inPreamble && !isPreambleMessage(message)) inPreamble = false;
     const pinned = inPreamble || message.category === 'system' || (message.role === 'tool' && pinnedCalls.has(message.toolCallId as string));
     if (!pinned) continue;
@@ -58,13 +58,13 @@ function scan(messages: readonly Message[], carry?: PinnedScan, reuse = 0): Pinn
   return { flags, indices, inPreamble, pinnedCalls };
 }
 
-function remember(history: readonly Message[], result: PinnedScan): PinnedScan {
+function remember(history: MessageSequence, result: PinnedScan): PinnedScan {
   // Only a frozen array is sure to hold the same messages next time.
   if (Object.isFrozen(history)) scans.set(history, result);
   return result;
 }
 
-function scanHistory(history: readonly Message[]): PinnedScan {
+function scanHistory(history: MessageSequence): PinnedScan {
   return scans.get(history) ?? remember(history, scan(history));
 }
 
@@ -73,7 +73,7 @@ function scanHistory(history: readonly Message[]): PinnedScan {
  * the caller knows it), so that its scan extends `earlier`'s: the next turn reads what the last one
  * added, not the whole session.
  */
-export function continueHistory(earlier: readonly Message[], later: readonly Message[]): void {
+export function continueHistory(earlier: MessageSequence, later: MessageSequence): void {
   const known = scans.get(earlier);
   if (known === undefined || later.length < earlier.length || scans.has(later)) return;
   remember(later, scan(later, known, earlier.length));
@@ -89,10 +89,10 @@ function isUserTurn(message: Message): boolean {
  * their tool results), then the newest whole turns that fit. The latest turn is always kept whole,
  * even past the budget. `full` is true when nothing had to be left out.
  */
-export function contextWindow(history: readonly Message[], added: readonly Message[], budget: number, counter: TokenCounter): ContextView {
+export function contextWindow(history: MessageSequence, added: readonly Message[], budget: number, counter: TokenCounter): ContextView {
   const h = history.length;
   const n = h + added.length;
-  const at = (i: number): Message => (i < h ? history[i] : added[i - h]) as Message;
+  const at = (i: number): Message => (i < h ? history.at(i) : added[i - h]) as Message;
   const head = scanHistory(history);
   const tail = scan(added, head);
   const isPinned = (i: number): boolean => (i < h ? head.flags[i] : tail.flags[i - h]) === 1;
@@ -115,7 +115,7 @@ export function contextWindow(history: readonly Message[], added: readonly Messa
     }
     used += count;
   }
-  if (start === 0) return { messages: concatArrays(history, added), full: true };
+  if (start === 0) return { messages: concatSequence(history, added), full: true };
   // The latest turn is kept whole: its user message may lie before where the budget ran out.
   for (let i = start - 1; lastUser < 0 && i >= 0; i--) if (isUserTurn(at(i))) lastUser = i;
   if (lastUser >= 0 && lastUser < start) start = lastUser;
@@ -127,6 +127,6 @@ export function contextWindow(history: readonly Message[], added: readonly Messa
   // From the first whole turn on: a tool result whose call was left out is left out with it.
   const view = advanceToFirstUserMessage(candidate);
   // A history without a usable turn start (no user message) is sent whole rather than emptied.
-  if (view.length <= pinnedBefore) return { messages: concatArrays(history, added), full: true };
+  if (view.length <= pinnedBefore) return { messages: concatSequence(history, added), full: true };
   return { messages: view, full: false };
 }

@@ -9,11 +9,11 @@ import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
 import { isPreambleMessage } from '../compaction/turns.js';
 import type { CompactionResult } from '../compaction/types.js';
 import { ChatstateError, InvalidInputError } from '../errors.js';
-import { copyRange } from '../freeze.js';
 import { assertValidId } from '../ids.js';
 import { KeyedLock } from '../manager/keyed-lock.js';
 import type { SessionChange } from '../manager/commit.js';
 import type { SessionManager } from '../manager/session-manager.js';
+import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import { Session } from '../session/session.js';
 import { throwIfAborted } from './abort.js';
@@ -44,6 +44,13 @@ async function systemPrompt(agent: Agent, session: Session): Promise<string | un
   const text = typeof system === 'string' ? system : await system(session);
   if (typeof text !== 'string') throw invalid(`the system prompt of agent "${agent.id}" must be a string`);
   return text.length === 0 ? undefined : text;
+}
+
+/** True when every message of `session` is in its leading system preamble (or it has none). */
+function onlyPreamble(session: Session): boolean {
+  const history = session.history;
+  for (let i = 0; i < history.length; i++) if (!isPreambleMessage(history.at(i) as Message)) return false;
+  return true;
 }
 
 /** What the turn changes: its messages, the variables its tools set, the measured usage, the agent. */
@@ -98,13 +105,13 @@ export class Conversation {
     const input = checked.messages;
     const base = await this.load(sessionId, options.userId);
     // Only ids the caller chose can be stored already (a retry); searching for fresh ones costs a pass over the history.
-    const prior: PriorTurn = checked.callerIds ? findPriorTurn(base.messages, input) : { kind: 'new' };
+    const prior: PriorTurn = checked.callerIds ? findPriorTurn(base.history, input) : { kind: 'new' };
     if (prior.kind === 'answered') {
       return { reply: prior.reply, session: base, messages: prior.messages, usage: { inputTokens: 0 }, iterations: 0 };
     }
     // goaitools: a prompt is supplied per call, never stored. Input that would start the stored
     // history with system messages is a prompt given the wrong way (it would be resent, stale, forever).
-    if (prior.kind === 'new' && input[0] !== undefined && isPreambleMessage(input[0]) && base.messages.every(isPreambleMessage)) {
+    if (prior.kind === 'new' && input[0] !== undefined && isPreambleMessage(input[0]) && onlyPreamble(base)) {
       throw invalid('system messages at the start of a session are its system prompt, which is never stored: give it as the agent\'s system');
     }
     const agent = this.agentFor(base, options.agentId);
@@ -136,7 +143,7 @@ export class Conversation {
       const loop = await runToolLoop({
         model: agent.model,
         ...(system !== undefined && { system }),
-        history: working.messages,
+        history: working.history,
         input: prior.kind === 'new' ? input : [],
         tools: toolsOf(agent),
         maxIterations: this.options.maxIterations,
@@ -149,10 +156,11 @@ export class Conversation {
       throwIfAborted(options.signal, provider);
       const committed = await this.manager.commit(base, changeOf(base, working, state.get(), loop));
       const count = loop.messages.length;
-      const messages = committed.messages.at(-1)?.id === loop.reply.id ? copyRange(committed.messages, committed.messages.length - count) : loop.messages;
+      const stored = committed.history;
+      const messages = stored.at(-1)?.id === loop.reply.id ? stored.slice(stored.length - count) : loop.messages;
       const reply = messages.at(-1) ?? loop.reply;
       // The committed history is the one the model was sent plus this turn's messages.
-      if (window !== undefined) continueHistory(working.messages, committed.messages);
+      if (window !== undefined) continueHistory(working.history, committed.history);
       const { session, compaction } = await this.compactAfterAnswer(committed);
       return { reply, session, messages, usage: loop.usage, iterations: loop.iterations, ...(compaction !== undefined && { compaction }) };
     } finally {

@@ -6,9 +6,9 @@
  * @module
  */
 import { CollaboratorError, errorMessage, type ChatstateError } from '../errors.js';
-import { concatArrays } from '../freeze.js';
 import { Message } from '../message/message.js';
 import type { ToolCall } from '../message/schema.js';
+import { concatSequence, type MessageSequence } from '../session/message-log.js';
 import { toModelError, unreadableAnswer } from '../models/model-error.js';
 import type { ChatModel, ChatRequest, ChatResponse, ToolSpec } from '../models/types.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -23,8 +23,8 @@ export interface ToolLoopInput {
   readonly model: ChatModel;
   /** The system prompt of every call (never part of the history). */
   readonly system?: string | readonly Message[];
-  /** The history before this turn. */
-  readonly history: readonly Message[];
+  /** The history before this turn (a session's `history`, or an array). */
+  readonly history: MessageSequence;
   /** The turn's input, appended to the history (may be empty: the history already ends with it). */
   readonly input: readonly Message[];
   readonly tools: readonly Tool[];
@@ -134,7 +134,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
   for (let iteration = 1; ; iteration++) {
     throwIfAborted(signal, model.provider);
     const view: ContextView =
-      input.window === undefined ? { messages: concatArrays(history, turn), full: true } : contextWindow(history, turn, input.window.budget, input.window.counter);
+      input.window === undefined ? { messages: concatSequence(history, turn), full: true } : contextWindow(history, turn, input.window.budget, input.window.counter);
     const response = await callModel(model, {
       messages: view.messages,
       ...(input.system !== undefined && { system: input.system }),

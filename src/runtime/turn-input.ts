@@ -5,8 +5,8 @@
  * @module
  */
 import { ConflictError, InvalidInputError } from '../errors.js';
-import { copyRange } from '../freeze.js';
 import { Message, type MessageInput } from '../message/message.js';
+import type { MessageSequence } from '../session/message-log.js';
 
 /** What a turn takes: user text, or one or more messages (with an `id` each, a retry is recognized). */
 export type TurnInput = string | Message | MessageInput | ReadonlyArray<Message | MessageInput>;
@@ -58,12 +58,12 @@ function isFinalAnswer(message: Message): boolean {
  * when every id is found). `INVALID_ARGUMENT` when only some input messages are stored (an id was
  * reused for another message); `CONFLICT` when the input is stored, unanswered, and other messages followed it.
  */
-export function findPriorTurn(history: readonly Message[], input: readonly Message[]): PriorTurn {
+export function findPriorTurn(history: MessageSequence, input: readonly Message[]): PriorTurn {
   const wanted = new Map(input.map((message, index) => [message.id, index]));
   const found = new Array<number>(input.length).fill(-1);
   let left = input.length;
   for (let i = history.length - 1; i >= 0 && left > 0; i--) {
-    const index = wanted.get((history[i] as Message).id);
+    const index = wanted.get((history.at(i) as Message).id);
     if (index !== undefined && found[index] === -1) {
       found[index] = i;
       left -= 1;
@@ -76,13 +76,14 @@ export function findPriorTurn(history: readonly Message[], input: readonly Messa
   const first = Math.min(...found);
   const last = Math.max(...found);
   for (let i = last + 1; i < history.length; i++) {
-    const message = history[i] as Message;
-    if (isFinalAnswer(message)) return { kind: 'answered', messages: copyRange(history, first, i + 1), reply: message };
+    const message = history.at(i) as Message;
+    if (isFinalAnswer(message)) return { kind: 'answered', messages: Array.from({ length: i + 1 - first }, (_, k) => history.at(first + k) as Message), reply: message };
     if (message.role === 'user') break;
   }
-  const openEnd = history.slice(last + 1).every((message) => message.role !== 'user');
+  let openEnd = true;
+  for (let i = last + 1; i < history.length && openEnd; i++) openEnd = (history.at(i) as Message).role !== 'user';
   if (openEnd) return { kind: 'unanswered' };
   throw new ConflictError('The input of this turn is already stored, unanswered, and other messages followed it; send it again with new ids', {
-    details: { messageId: (history[last] as Message).id },
+    details: { messageId: (history.at(last) as Message).id },
   });
 }

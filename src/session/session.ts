@@ -4,7 +4,7 @@
  * @module
  */
 import { InvalidInputError, describeIssues } from '../errors.js';
-import { concatArrays, deepFreeze, frozenArray } from '../freeze.js';
+import { deepFreeze } from '../freeze.js';
 import { assertValidId, newId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { jsonValueSchema, type Category, type JsonObject, type JsonValue } from '../message/schema.js';
@@ -14,6 +14,7 @@ import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import type { RecordedUsage, Usage } from '../tokens/usage.js';
 import { formatHistory, type FormatHistoryOptions } from './format-history.js';
+import { MessageLog } from './message-log.js';
 import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJSON } from './schema.js';
 import { RESERVED_KEYS, checkJsonRecord, checkOwner, checkUsage, checkVariableNames, invalidSession, keepsPrefix } from './session-checks.js';
 import { historyStats, type HistoryStats } from './stats.js';
@@ -36,7 +37,7 @@ interface SessionFields {
   createdAt: string;
   updatedAt: string;
   version: number;
-  messages: readonly Message[];
+  log: MessageLog;
   variables: Readonly<Record<string, JsonValue>>;
   metadata: JsonObject;
   lastUsage?: RecordedUsage;
@@ -75,7 +76,13 @@ export class Session {
   readonly updatedAt: string;
   /** Bumped by every change; stores use it for optimistic concurrency. */
   readonly version: number;
-  readonly messages: readonly Message[];
+  /** The history as a frozen array (built on first use from `history`, then kept). */
+  declare readonly messages: readonly Message[];
+  /**
+   * The history as a persistent sequence: `length` and `at(i)` without building an array, and
+   * shared with the sessions this one extends, so a turn on a long session costs what it adds.
+   */
+  readonly history: MessageLog;
   /** Arbitrary JSON state variables (Coreason). */
   readonly variables: Readonly<Record<string, JsonValue>>;
   readonly metadata: JsonObject;
@@ -89,7 +96,10 @@ export class Session {
     this.createdAt = fields.createdAt;
     this.updatedAt = fields.updatedAt;
     this.version = fields.version;
-    this.messages = frozenArray(fields.messages);
+    const log = fields.log;
+    this.history = log;
+    // An own enumerable property, as before, so that equality checks and spreads still see it.
+    Object.defineProperty(this, 'messages', { enumerable: true, get: () => log.toArray() });
     this.variables = deepFreeze({ ...fields.variables });
     this.metadata = deepFreeze({ ...fields.metadata });
     if (fields.lastUsage !== undefined) this.lastUsage = Object.freeze({ ...fields.lastUsage });
@@ -106,7 +116,7 @@ export class Session {
       createdAt: now,
       updatedAt: now,
       version: 0,
-      messages: (init.messages ?? []).map((message) => Message.from(message)),
+      log: MessageLog.of((init.messages ?? []).map((message) => Message.from(message))),
       variables: init.variables === undefined ? {} : (checkVariableNames(init.variables), checkJsonRecord(init.variables, 'variables')),
       metadata: init.metadata === undefined ? {} : checkJsonRecord(init.metadata, 'metadata'),
     });
@@ -148,7 +158,7 @@ export class Session {
         });
       }
     });
-    return new Session({ ...value, messages });
+    return new Session({ ...value, log: MessageLog.of(messages) });
   }
 
   private next(changes: Partial<SessionFields>): Session {
@@ -166,7 +176,7 @@ export class Session {
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
       version: this.version,
-      messages: this.messages,
+      log: this.history,
       variables: this.variables,
       metadata: this.metadata,
     };
@@ -179,8 +189,7 @@ export class Session {
   /** A new session with `messages` appended (validated; plain objects go through `Message.create`). */
   append(...messages: ReadonlyArray<Message | MessageInput>): Session {
     if (messages.length === 0) return this;
-    // Frozen here so the constructor keeps this array instead of copying the history a second time.
-    return this.next({ messages: Object.freeze(concatArrays(this.messages, messages.map((message) => Message.from(message)))) });
+    return this.next({ log: this.history.append(messages.map((message) => Message.from(message))) });
   }
 
   /**
@@ -188,15 +197,18 @@ export class Session {
    * the value it has just written, without validating every message again (each must already be a
    * `Message` value, which is checked). Throws `INVALID_ARGUMENT` otherwise.
    */
-  withStored(stored: { readonly messages: readonly Message[]; readonly version: number; readonly updatedAt?: string }): Session {
+  withStored(stored: { readonly messages: readonly Message[] | MessageLog; readonly version: number; readonly updatedAt?: string }): Session {
     const { messages, version } = stored;
-    if (!Array.isArray(messages) || !messages.every((message) => Message.is(message))) {
-      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an array of Message values');
+    let log: MessageLog;
+    try {
+      log = MessageLog.is(messages) ? messages : MessageLog.of(messages);
+    } catch (error) {
+      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an array of Message values', { cause: error });
     }
     if (!Number.isSafeInteger(version) || version < 0) throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs a non-negative integer version');
     const updatedAt = stored.updatedAt ?? new Date().toISOString();
     if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt))) throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an ISO-8601 updatedAt');
-    return new Session({ ...this.fields(), messages, version, updatedAt });
+    return new Session({ ...this.fields(), log, version, updatedAt });
   }
 
   /** A new session whose history is `messages` (used after compaction or editing). */
@@ -211,7 +223,7 @@ export class Session {
   private withHistory(messages: readonly Message[], keepUsage: boolean): Session {
     const fields = this.fields();
     if (!keepUsage) delete fields.lastUsage;
-    return new Session({ ...fields, messages, version: this.version + 1, updatedAt: new Date().toISOString() });
+    return new Session({ ...fields, log: MessageLog.of(messages), version: this.version + 1, updatedAt: new Date().toISOString() });
   }
 
   /** A new session assigned to agent `agentId` (`undefined` removes the assignment). */
@@ -248,7 +260,7 @@ export class Session {
 
   /** A new session recording the usage the provider reported for a prompt made of the current messages. */
   withUsage(usage: Usage): Session {
-    return this.next({ lastUsage: { ...checkUsage(usage), messageCount: this.messages.length } });
+    return this.next({ lastUsage: { ...checkUsage(usage), messageCount: this.history.length } });
   }
 
   /** Messages of one category, in order. */
@@ -264,7 +276,8 @@ export class Session {
   /** Total tokens of the history by `counter`. */
   tokenCount(counter: TokenCounter = estimate): number {
     let total = 0;
-    for (const message of this.messages) total += counter.countMessage(message);
+    const history = this.history;
+    for (let i = 0; i < history.length; i++) total += counter.countMessage(history.at(i) as Message);
     return total;
   }
 
