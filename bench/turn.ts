@@ -34,6 +34,12 @@ const CASES: readonly Case[] = [
 ];
 const WARMUP = 8;
 const ROUNDS = 41;
+/**
+ * Turns run on a throwaway session of each store before any case, windowed and whole: a
+ * long-running process has run its turn path thousands of times, and V8 optimizes it only after
+ * some hundreds (a store's commit path included).
+ */
+const WARMUP_TURNS = { windowed: 400, whole: 40 };
 
 /** The recorded Chat Completions answer every request gets. */
 const ANSWER = {
@@ -125,9 +131,27 @@ async function measureCase(store: SessionStore, server: ProtocolServer, client: 
   return { ...result, sentMessages };
 }
 
+/** Runs `WARMUP_TURNS` on a throwaway 1k-message session of `store`. */
+async function warmUp(store: SessionStore, client: OpenAI): Promise<void> {
+  const history = benchHistory(1_001).messages;
+  const model = openaiChatModel({ client, model: 'gpt-4.1' });
+  for (const [kind, turns] of Object.entries(WARMUP_TURNS)) {
+    const id = `turn-warmup-${kind}`;
+    await store.save(Session.create({ id, agentId: 'bench', messages: history.slice(1) }));
+    const conversation = new Conversation({ store, agents: { id: 'bench', model, system: Message.text(history[0] as Message) }, ...(kind === 'windowed' && { contextWindow: WINDOW_TOKENS }) });
+    try {
+      for (let turn = 0; turn < turns; turn++) await conversation.send(id, 'Warming up: what is left to do?');
+    } finally {
+      await conversation.close();
+    }
+    await store.delete(id);
+  }
+}
+
 async function measureStore(opened: BenchStore, server: ProtocolServer, client: OpenAI): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   try {
+    await warmUp(opened.store, client);
     for (const setup of CASES) results.push(await measureCase(opened.store, server, client, setup));
   } finally {
     await opened.dispose();
@@ -187,8 +211,8 @@ export async function runTurnBench(): Promise<SuiteReport> {
   ];
   notes.push(
     `Each round runs one turn (a user message and a plain text answer, appended in one \`store.append\`) and one bare call with the request body that turn sent, alternating which goes first; the ratio is the median of the per-round ratios. The session grows by 2 messages per turn.`,
-    `With a context window of ${formatCount(WINDOW_TOKENS)} tokens (the newest whole turns, by \`tokens.estimate\`) both sizes send about the same request: what a turn costs beyond the bare call is the runtime's, and it must not grow with the session. Without one the whole 1k-message history (about 160k tokens) is sent, and the turn records the measured usage with its messages. The session is loaded once, by the first turn, into the conversation's \`SessionManager\` cache, as a long-running process keeps it.`,
-    'What is left of the runtime’s cost at 100k messages is building the new immutable `Session` after the append: one copy of the history array (100k references, about 0.8 ms on this machine, profiled), since a `Session` holds its messages in one frozen array. A persistent (chunked) message list would make that copy independent of the session’s size. With a window the measured usage describes the window, not a prefix of the session, and is not recorded.',
+    `With a context window of ${formatCount(WINDOW_TOKENS)} tokens (the newest whole turns, by \`tokens.estimate\`) both sizes send about the same request: what a turn costs beyond the bare call is the runtime's, and it must not grow with the session. Without one the whole 1k-message history (about 160k tokens) is sent, and the turn records the measured usage with its messages. The session is loaded once, by the first turn, into the conversation's \`SessionManager\` cache, as a long-running process keeps it. Before its cases each store ran ${formatCount(WARMUP_TURNS.windowed)} windowed and ${formatCount(WARMUP_TURNS.whole)} whole-history turns on a throwaway session, as a long-running process has (earlier runs warmed up with 8 turns per case only).`,
+    'A `Session` holds its history as a persistent `MessageLog`: sessions that extend one another share one append-only array, so the session a commit makes costs what the turn added, not a copy of the history (before, that copy of 100k references was about 0.8 ms of each 100k turn). With a window the measured usage describes the window, not a prefix of the session, and is not recorded.',
     'The protocol server runs in this process and answers every request with the same recorded Chat Completions body; the client has `maxRetries: 1` (for a keep-alive connection the server closed during the setup of a session; no timed round retried). SQLite commits each turn durably (WAL, `synchronous=FULL`), so its rows include an fsync the bare call does not make.',
   );
   return { name: 'turn', title: 'Turn overhead', tables, notes };

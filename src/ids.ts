@@ -28,6 +28,20 @@ export function assertValidId(value: unknown, what = 'id'): string {
   return value;
 }
 
+// Random bytes are drawn 1 KiB at a time: a randomBytes call per id cost more than the rest of newId.
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/** Eight random hex digits. */
+function randomHex(): string {
+  if (poolOffset + 4 > pool.length) {
+    pool = randomBytes(1024);
+    poolOffset = 0;
+  }
+  poolOffset += 4;
+  return pool.toString('hex', poolOffset - 4, poolOffset);
+}
+
 let lastMillis = 0;
 let sequence = 0;
 const PROCESS_TAG = randomBytes(3).toString('hex');
@@ -47,5 +61,5 @@ export function newId(prefix: string): string {
   }
   const time = now.toString(36).padStart(9, '0');
   const seq = sequence.toString(36).padStart(4, '0');
-  return `${prefix}_${time}${seq}${PROCESS_TAG}${randomBytes(4).toString('hex')}`;
+  return `${prefix}_${time}${seq}${PROCESS_TAG}${randomHex()}`;
 }

@@ -16,6 +16,15 @@ export function invalidRequest(provider: ProviderName, why: string): InvalidInpu
 
 const invalid = invalidRequest;
 
+// Every call of a conversation sends the same prompt: it is made into a message once (a prompt's
+// message is never stored, so sharing its id between calls is harmless).
+let lastSystem: { readonly text: string; readonly message: Message } | undefined;
+
+function systemMessage(text: string): Message {
+  if (lastSystem?.text !== text) lastSystem = { text, message: Message.system(text) };
+  return lastSystem.message;
+}
+
 /**
  * The messages a call sends: `request.system` (a string becomes one system message; blank is
  * none) followed by `request.messages`. Plain message objects are validated (`INVALID_MESSAGE`).
@@ -26,7 +35,7 @@ export function promptMessages(request: ChatRequest, provider: ProviderName): Me
   if (!Array.isArray(messages)) throw invalid(provider, 'request.messages must be an array of messages');
   let prompt: Message[];
   if (system === undefined) prompt = [];
-  else if (typeof system === 'string') prompt = system.trim().length > 0 ? [Message.system(system)] : [];
+  else if (typeof system === 'string') prompt = system.trim().length > 0 ? [systemMessage(system)] : [];
   else if (Array.isArray(system)) prompt = system.map((message) => Message.from(message));
   else throw invalid(provider, 'request.system must be a string or an array of messages');
   for (const message of messages) prompt.push(Message.from(message));

@@ -122,18 +122,29 @@ export class Conversation {
     const working = reassign ? base.withAgent(agent.id) : base;
     const system = await systemPrompt(agent, working);
 
-    // Ends with the turn, so that a tool still running after an abort learns it is over.
-    const ended = new AbortController();
-    const signal = options.signal === undefined ? ended.signal : AbortSignal.any([options.signal, ended.signal]);
+    // The tools' signal also fires when the turn ends, so that a tool still running after an abort
+    // learns it is over. Made when a tool first runs: a turn without tool calls aborts nothing
+    // (an abort dispatches to every listener the model client left on its signal).
+    let ended: AbortController | undefined;
+    let toolSignal: AbortSignal | undefined;
+    const turnSignal = (): AbortSignal => {
+      if (toolSignal === undefined) {
+        ended = new AbortController();
+        toolSignal = options.signal === undefined ? ended.signal : AbortSignal.any([options.signal, ended.signal]);
+      }
+      return toolSignal;
+    };
     const state = turnSession(working);
     const temp = new Map<string, JsonValue>();
     let handle: SessionHandle | undefined;
-    const memory = (): SessionHandle =>
-      (handle ??= endsWithTurn(this.options.memory({ store: this.manager.store, sessionId, session: state, temp, agentId: agent.id, signal }), signal, provider));
+    const memory = (): SessionHandle => {
+      const signal = turnSignal();
+      return (handle ??= endsWithTurn(this.options.memory({ store: this.manager.store, sessionId, session: state, temp, agentId: agent.id, signal }), signal, provider));
+    };
     const contextFor = (call: { id: string }): ToolContext => ({
       sessionId,
       toolCallId: call.id,
-      signal,
+      signal: turnSignal(),
       get memory(): SessionHandle {
         return memory();
       },
@@ -148,7 +159,7 @@ export class Conversation {
         tools: toolsOf(agent),
         maxIterations: this.options.maxIterations,
         toolConcurrency: this.options.toolConcurrency,
-        signal,
+        ...(options.signal !== undefined && { signal: options.signal }),
         contextFor,
         ...(window !== undefined && { window: { budget: window, counter: this.options.counter } }),
       });
@@ -164,7 +175,7 @@ export class Conversation {
       const { session, compaction } = await this.compactAfterAnswer(committed);
       return { reply, session, messages, usage: loop.usage, iterations: loop.iterations, ...(compaction !== undefined && { compaction }) };
     } finally {
-      ended.abort();
+      ended?.abort();
     }
   }
 

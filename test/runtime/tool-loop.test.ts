@@ -84,6 +84,20 @@ describe('the tool loop', () => {
     ]);
   });
 
+  it("gives a tool a signal that fires once the turn is over, and the model only the caller's signal", async () => {
+    const signals: AbortSignal[] = [];
+    const keep: Tool = { name: 'keep', execute: (_args, context) => (signals.push(context.signal), 'kept') };
+    const model = scriptedModel([callTools([{ name: 'keep' }, { name: 'keep' }]), say('done')]);
+    const conversation = closeAfterTest(new Conversation({ store: memoryStore(), agents: { id: 'a', model, tools: [keep] } }));
+    const caller = new AbortController();
+    await conversation.send('s', 'go', { signal: caller.signal });
+    expect(signals).toHaveLength(2);
+    expect(signals[0]).toBe(signals[1]);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(caller.signal.aborted).toBe(false);
+    expect(model.requests.map((request) => request.signal)).toEqual([caller.signal, caller.signal]);
+  });
+
   it('bounds the calls running at once by toolConcurrency', async () => {
     const { tool, peak } = overlapTool();
     const model = scriptedModel([callTools([1, 2, 3, 4, 5].map((n) => ({ name: 'slow', arguments: { n } }))), say('done')]);
