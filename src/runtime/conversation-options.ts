@@ -38,6 +38,12 @@ export interface ConversationOptions {
   readonly memory?: MemoryFactory;
   /** Adds vector ranking to the default memory's `recall`. */
   readonly embed?: Embed;
+  /**
+   * Continues a session that reached the manager's `maxMessagesPerSession` before its next turn
+   * (Penguin's session boundary; the turn lands in the successor). A session continued elsewhere
+   * is followed to the end of its chain either way. @default false
+   */
+  readonly continueAtBoundary?: boolean;
 }
 
 /** The options with defaults filled, checked. */
@@ -53,6 +59,7 @@ export interface ResolvedConversationOptions {
   readonly toolConcurrency: number;
   readonly contextWindow: number | undefined;
   readonly memory: MemoryFactory;
+  readonly continueAtBoundary: boolean;
 }
 
 function invalid(message: string): InvalidInputError {
@@ -114,6 +121,7 @@ export function resolveConversationOptions(options: ConversationOptions): Resolv
   if (options.memory !== undefined && typeof options.memory !== 'function') throw invalid('memory must be a function (context) => SessionHandle');
   if (options.embed !== undefined && typeof options.embed !== 'function') throw invalid('embed must be a function');
   if (options.memory !== undefined && options.embed !== undefined) throw invalid('embed applies to the default memory: give it to your memory factory instead');
+  if (options.continueAtBoundary !== undefined && typeof options.continueAtBoundary !== 'boolean') throw invalid('continueAtBoundary must be a boolean');
   const ownsManager = options.manager === undefined;
   return {
     // A store gets its own manager, used only as the cache of loaded sessions: turns write through `commit`.
@@ -127,5 +135,6 @@ export function resolveConversationOptions(options: ConversationOptions): Resolv
     toolConcurrency: positiveInteger(options.toolConcurrency, 'toolConcurrency', 8) as number,
     contextWindow: positiveInteger(options.contextWindow, 'contextWindow', undefined),
     memory: options.memory ?? defaultMemory(options.embed),
+    continueAtBoundary: options.continueAtBoundary ?? false,
   };
 }

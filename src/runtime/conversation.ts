@@ -10,6 +10,7 @@ import { isPreambleMessage } from '../compaction/turns.js';
 import type { CompactionResult } from '../compaction/types.js';
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';
+import { chainCycle, continuationMakesProgress, hasOpenToolExchange, linkTarget } from '../manager/continuation.js';
 import { KeyedLock } from '../manager/keyed-lock.js';
 import type { SessionChange } from '../manager/commit.js';
 import type { SessionManager } from '../manager/session-manager.js';
@@ -103,11 +104,16 @@ export class Conversation {
 
   private async turn(sessionId: string, checked: CheckedInput, options: SendOptions): Promise<TurnResult> {
     const input = checked.messages;
-    const base = await this.load(sessionId, options.userId);
+    let base = await this.newest(sessionId, options.userId);
     // Only ids the caller chose can be stored already (a retry); searching for fresh ones costs a pass over the history.
-    const prior: PriorTurn = checked.callerIds ? findPriorTurn(base.history, input) : { kind: 'new' };
+    const prior: PriorTurn = checked.callerIds ? await this.priorTurn(base, input, options.userId) : { kind: 'new' };
+    const continued = (session: Session): { continuedFrom?: string } => (session.id === sessionId ? {} : { continuedFrom: sessionId });
     if (prior.kind === 'answered') {
-      return { reply: prior.reply, session: base, messages: prior.messages, usage: { inputTokens: 0 }, iterations: 0 };
+      return { reply: prior.reply, session: base, messages: prior.messages, usage: { inputTokens: 0 }, iterations: 0, ...continued(base) };
+    }
+    // Penguin's boundary: a full session is continued before the turn, never in the middle of a tool exchange.
+    if (prior.kind === 'new' && this.options.continueAtBoundary && base.version > 0 && this.manager.checkBoundary(base)) {
+      if (continuationMakesProgress(base) && !hasOpenToolExchange(base)) base = await this.manager.continueSession(base.id);
     }
     // goaitools: a prompt is supplied per call, never stored. Input that would start the stored
     // history with system messages is a prompt given the wrong way (it would be resent, stale, forever).
@@ -173,24 +179,61 @@ export class Conversation {
       // The committed history is the one the model was sent plus this turn's messages.
       if (window !== undefined) continueHistory(working.history, committed.history);
       const { session, compaction } = await this.compactAfterAnswer(committed);
-      return { reply, session, messages, usage: loop.usage, iterations: loop.iterations, ...(compaction !== undefined && { compaction }) };
+      return { reply, session, messages, usage: loop.usage, iterations: loop.iterations, ...(compaction !== undefined && { compaction }), ...continued(session) };
     } finally {
       ended?.abort();
     }
   }
 
-  /** The stored session (through the manager's cache), or a new one; `INVALID_ARGUMENT` when it is another user's. */
-  private async load(sessionId: string, userId: string | undefined): Promise<Session> {
+  /**
+   * The newest session of `sessionId`'s continuation chain (the session itself when it was never
+   * continued), or a new one; `INVALID_ARGUMENT` when one is another user's, `CORRUPT` for links
+   * that loop or point nowhere valid.
+   */
+  private async newest(sessionId: string, userId: string | undefined): Promise<Session> {
     let session: Session;
     try {
-      session = await this.manager.load(sessionId);
+      session = await this.owned(sessionId, userId);
     } catch (error) {
       if (ChatstateError.isInstance(error) && error.code === 'NOT_FOUND') return Session.create({ id: sessionId, ...(userId !== undefined && { userId }) });
       throw error;
     }
+    const visited = new Set([sessionId]);
+    // A turn on a continued session lands at the end of its chain, as `SessionManager.append` does.
+    for (let next = linkTarget(session, 'continuedTo'); next !== undefined; next = linkTarget(session, 'continuedTo')) {
+      if (visited.has(next)) throw chainCycle(sessionId);
+      visited.add(next);
+      session = await this.owned(next, userId);
+    }
+    return session;
+  }
+
+  /** The stored session (through the manager's cache); `INVALID_ARGUMENT` when it is another user's. */
+  private async owned(sessionId: string, userId: string | undefined): Promise<Session> {
+    const session = await this.manager.load(sessionId);
     // Without this check a caller could run a turn (and its memory tools) on someone else's session.
     if (userId !== undefined && session.userId !== userId) throw invalid(`session ${JSON.stringify(sessionId)} does not belong to this user`);
     return session;
+  }
+
+  /**
+   * Where `input` is stored already: in `session`, or — when `session` is a continuation — in the
+   * session it continued, where the turn that filled it was stored (a retry after the continuation
+   * must not run that turn again).
+   */
+  private async priorTurn(session: Session, input: readonly Message[], userId: string | undefined): Promise<PriorTurn> {
+    const prior = findPriorTurn(session.history, input);
+    const previous = linkTarget(session, 'continuedFrom');
+    if (prior.kind !== 'new' || previous === undefined) return prior;
+    let predecessor: Session;
+    try {
+      predecessor = await this.owned(previous, userId);
+    } catch (error) {
+      if (ChatstateError.isInstance(error) && error.code === 'NOT_FOUND') return prior;
+      throw error;
+    }
+    const earlier = findPriorTurn(predecessor.history, input);
+    return earlier.kind === 'answered' ? earlier : prior;
   }
 
   private agentFor(session: Session, requested: string | undefined): Agent {

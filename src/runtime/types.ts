@@ -68,6 +68,8 @@ export interface TurnResult {
    * first so it could not be stored, `error` says why and `session` is the turn as committed.
    */
   readonly compaction?: CompactionResult;
+  /** The id `send` was given, when the turn ran in a continuation of it: use `session.id` from now on. */
+  readonly continuedFrom?: string;
 }
 
 /** Compaction the runtime applies after a final answer. */

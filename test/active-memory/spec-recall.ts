@@ -6,6 +6,7 @@ import { createSessionHandle } from '../../src/active-memory/session-handle.js';
 import type { RecallHit } from '../../src/active-memory/types.js';
 import { CollaboratorError, InvalidInputError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
+import { Session } from '../../src/session/session.js';
 import { EMBED_DIMENSIONS, expectRejection, hashedEmbed, seedSession, type Stores } from './harness.js';
 
 function expectRanked(hits: readonly RecallHit[]): void {
@@ -140,6 +141,18 @@ export function recallSpec(stores: Stores): void {
     expect((await createSessionHandle({ store, sessionId: 'live', userId: 'u2' }).recall('bravo')).map((hit) => hit.sessionId)).toEqual(['live']);
     await store.delete('live');
     expect(await createSessionHandle({ store, sessionId: 'live', userId: 'u2' }).recall('bravo')).toEqual([]);
+  });
+
+  it('never recalls a message of an expired session, before any purge', async () => {
+    const store = await stores.open();
+    await seedSession(store, 'kept', 'u1', ['Biscuit learned to sit', 'Good dog']);
+    const messages = [Message.user('Biscuit ate the birthday cake'), Message.assistant('Oh no')];
+    await store.save(Session.create({ id: 'gone', userId: 'u1', messages }), { ttlMs: 30 });
+    const handle = createSessionHandle({ store, sessionId: 'kept', userId: 'u1' });
+    expect((await handle.recall('Biscuit')).map((hit) => hit.sessionId).sort()).toEqual(['gone', 'kept']);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect((await handle.recall('Biscuit cake')).map((hit) => hit.sessionId)).toEqual(['kept']);
+    expect((await createSessionHandle({ store, sessionId: 'kept', userId: 'u1', embed: hashedEmbed() }).recall('Biscuit cake')).map((hit) => hit.sessionId)).toEqual(['kept']);
   });
 
   it('finds the same after a restart of the store (the index is rebuilt from it)', async () => {

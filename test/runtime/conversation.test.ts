@@ -144,6 +144,47 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(['q1', result.reply.id]);
   });
 
+  it('runs a turn on a continued session at the end of its chain, and finds a retried turn in the session it filled', async () => {
+    const { store } = await openStoreOf(kind);
+    const manager = new SessionManager({ store, autoSaveIntervalMs: false });
+    const model = scriptedModel([say('first answer'), (request) => say(`seen ${request.messages.map((message) => Message.text(message)).join(' | ')}`)]);
+    const conversation = closeAfterTest(new Conversation({ manager, agents: { id: 'a', model, system: 'Be brief.' } }));
+    const question = Message.user('first question', { id: 'q1' });
+    const first = await conversation.send('root', question);
+    const successor = await manager.continueSession('root');
+    const second = await conversation.send('root', 'second question');
+    expect(second.session.id).toBe(successor.id);
+    expect(second.continuedFrom).toBe('root');
+    // The model saw the successor: its transition marker and the new question, not the old dialog.
+    expect(Message.text(second.reply)).not.toContain('first question');
+    expect(Message.text(second.reply)).toContain('second question');
+    expect((await store.load('root')).messages.map((message) => message.id)).toEqual(first.session.messages.map((message) => message.id));
+    const retried = await conversation.send('root', question);
+    expect(retried.iterations).toBe(0);
+    expect(retried.reply.id).toBe(first.reply.id);
+    expect(model.requests).toHaveLength(2);
+    await manager.close();
+  });
+
+  it('with continueAtBoundary, continues a full session before the next turn, never in the middle of a tool exchange', async () => {
+    const { store } = await openStoreOf(kind);
+    const manager = new SessionManager({ store, autoSaveIntervalMs: false, maxMessagesPerSession: 4 });
+    const model = scriptedModel([say('one'), callTools([{ name: 'echo', arguments: { text: 'x' } }]), say('two'), say('three')]);
+    const conversation = closeAfterTest(new Conversation({ manager, continueAtBoundary: true, agents: { id: 'a', model, tools: [echo] } }));
+    await conversation.send('s1', 'first');
+    // Two messages, then four more in one turn (call, result, answer): the boundary is only checked before a turn.
+    const second = await conversation.send('s1', 'use the tool');
+    expect(second.session.id).toBe('s1');
+    expect(second.session.messages).toHaveLength(6);
+    const third = await conversation.send('s1', 'next');
+    expect(third.continuedFrom).toBe('s1');
+    expect(third.session.id).not.toBe('s1');
+    expect(third.session.metadata.continuedFrom).toBe('s1');
+    expect(third.session.messages.slice(-2).map((message) => Message.text(message))).toEqual(['next', 'three']);
+    expect((await store.load('s1')).metadata.continuedTo).toBe(third.session.id);
+    await manager.close();
+  });
+
   it('runs turns of one session one after another', async () => {
     const { store } = await openStoreOf(kind);
     const model = scriptedModel([
@@ -184,6 +225,20 @@ describe('Conversation agents and users', () => {
     expect((await store.load('s1')).messages).toHaveLength(2);
   });
 
+  it('refuses continuation links that loop, and a chain that runs into another user’s session, storing nothing', async () => {
+    const { store } = await openStoreOf('memory');
+    await store.save(Session.create({ id: 'a', userId: 'u1', metadata: { continuedTo: 'b' }, messages: [Message.user('hello')] }));
+    await store.save(Session.create({ id: 'b', userId: 'u1', metadata: { continuedTo: 'a', continuedFrom: 'a' }, messages: [Message.user('again')] }));
+    await store.save(Session.create({ id: 'c', userId: 'u1', metadata: { continuedTo: 'd' }, messages: [Message.user('mine')] }));
+    await store.save(Session.create({ id: 'd', userId: 'u2', messages: [Message.user('theirs')] }));
+    const model = scriptedModel([say('never')]);
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
+    await expect(conversation.send('a', 'hi', { userId: 'u1' })).rejects.toMatchObject({ code: 'CORRUPT' });
+    await expect(conversation.send('c', 'hi', { userId: 'u1' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(model.requests).toHaveLength(0);
+    expect((await store.load('d')).messages).toHaveLength(1);
+  });
+
   it('checks its options', async () => {
     const { store } = await openStoreOf('memory');
     const model = scriptedModel();
@@ -198,6 +253,7 @@ describe('Conversation agents and users', () => {
       ['a tool clashing with the memory tools', () => new Conversation({ store, agents: { id: 'a', model, memoryTools: true, tools: [{ ...echo, name: 'recall' }] } })],
       ['a tool without execute', () => new Conversation({ store, agents: { id: 'a', model, tools: [{ name: 'x' } as Tool] } })],
       ['a model that is not one', () => new Conversation({ store, agents: { id: 'a', model: {} as never } })],
+      ['continueAtBoundary not a boolean', () => new Conversation({ store, agents: { id: 'a', model }, continueAtBoundary: 'yes' as never })],
     ];
     for (const [what, make] of bad) expect(make, what).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
