@@ -12,6 +12,7 @@ import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { postgresStore, type PgPoolLike } from '../../src/stores/postgres/index.js';
+import { statements, tablesFor } from '../../src/stores/postgres/sql.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 
@@ -47,6 +48,23 @@ describeWithPostgres('postgres store (specific)', (server) => {
     // Needed when the suite runs against a shared CHATSTATE_TEST_POSTGRES_URL server.
     for (const name of schemas) await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
     for (const role of roles) await adminQuery(server().url, `DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
+  });
+
+  it('reads the tail of a session saved in bulk by walking its index, not by sorting all its rows', async () => {
+    const name = schema('bulk');
+    const store = await postgresStore(server().url, { schema: name });
+    stores.push(store);
+    // Rows of a realistic size (~600 bytes): with tiny rows the planner walks the index even without statistics.
+    const filler = 'a sentence of about the length a real message has, '.repeat(11);
+    const messages = Array.from({ length: 20_000 }, (_, index) => (index % 2 === 0 ? Message.user(`question ${index}: ${filler}`) : Message.assistant(`answer ${index}: ${filler}`)));
+    await store.save(Session.create({ id: 'bulk', messages }));
+    await store.save(Session.create({ id: 'small', messages: messages.slice(0, 10) }));
+    // The statement the driver runs for readMessages(id, { limit }), as the planner sees it right after the save.
+    const plan = await adminQuery(server().url, `EXPLAIN ${statements(tablesFor(name, 'chatstate_')).readRange}`, ['bulk', 0, Number.MAX_SAFE_INTEGER, 200, Date.now()]);
+    const text = plan.rows.map((row: Record<string, unknown>) => String(row['QUERY PLAN'])).join('\n');
+    expect(text).toContain('Index Scan Backward');
+    expect(text).not.toContain('Sort');
+    expect((await store.readMessages('bulk', { limit: 3 })).map((message) => message.id)).toEqual(messages.slice(-3).map((message) => message.id));
   });
 
   it('opens through openStore with the schema and table prefix in the URL', async () => {

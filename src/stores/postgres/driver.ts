@@ -52,6 +52,8 @@ const INSERT_BATCH = 1000;
 // Deadlocks and serialization failures roll the whole transaction back, so it can simply run again.
 const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 5;
+/** A save of at least this many messages refreshes the planner statistics (see `refreshStatistics`). */
+const BULK_ROWS = 5_000;
 // SQLSTATEs meaning the tables are not what the store created: a missing table, column or schema.
 const DAMAGED = new Set(['42P01', '42703', '3F000', '42804']);
 
@@ -237,9 +239,26 @@ export class PostgresDriver implements StoreDriver {
         await indexMessages(client, this.memory, id, commit.head.userId, commit.messages);
         return true;
       });
-      if (done) return;
+      if (done) {
+        if (commit.messages.length >= BULK_ROWS) await this.refreshStatistics();
+        return;
+      }
       // Unchecked save racing a creator: the row exists now, so the next attempt locks and overwrites it.
       if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`${STORE}: session ${JSON.stringify(id)} kept changing during a save`, { details: { id } });
+    }
+  }
+
+  /**
+   * Gathers planner statistics of the message tables after a bulk save. Until autovacuum has
+   * analyzed new rows the planner guesses a session holds a dozen rows, and answers a tail read of a
+   * 100k-message session with a bitmap scan and a sort of all its rows (measured: 58 ms instead of
+   * 1.3 ms). Best effort: the save is committed, and a role that may not analyze only loses speed.
+   */
+  private async refreshStatistics(): Promise<void> {
+    try {
+      await this.withClient((client) => client.query(`ANALYZE ${this.tables.messages}, ${this.tables.search}`));
+    } catch {
+      // Statistics only steer plans; autovacuum gathers them later anyway.
     }
   }
 
