@@ -116,7 +116,7 @@ export class Session {
       createdAt: now,
       updatedAt: now,
       version: 0,
-      log: MessageLog.of((init.messages ?? []).map((message) => Message.from(message))),
+      log: MessageLog.of(Object.freeze((init.messages ?? []).map((message) => Message.from(message)))),
       variables: init.variables === undefined ? {} : (checkVariableNames(init.variables), checkJsonRecord(init.variables, 'variables')),
       metadata: init.metadata === undefined ? {} : checkJsonRecord(init.metadata, 'metadata'),
     });
@@ -158,7 +158,8 @@ export class Session {
         });
       }
     });
-    return new Session({ ...value, log: MessageLog.of(messages) });
+    // Frozen here, so the log keeps this array instead of copying it.
+    return new Session({ ...value, log: MessageLog.of(Object.freeze(messages)) });
   }
 
   private next(changes: Partial<SessionFields>): Session {

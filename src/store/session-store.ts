@@ -7,6 +7,7 @@
 import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
+import { MessageLog } from '../session/message-log.js';
 import { Session } from '../session/session.js';
 import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -176,7 +177,9 @@ class CoreSessionStore implements SessionStore {
   private toSession(head: HeadRecord, records: readonly MessageRecord[]): Session {
     const data = decodeHeadData(head.data, head.id, this.cipher, this.name);
     const messages = records.map((record) => decodeMessage(record, head.id, this.cipher, this.name));
-    return Session.fromJSON({
+    // The head's fields are validated by `Session.fromJSON`; the messages, validated one by one
+    // above, join it as a log (zod would copy the 100k-element array to check it is an array).
+    const state = Session.fromJSON({
       formatVersion: SESSION_FORMAT_VERSION,
       id: head.id,
       ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
@@ -184,11 +187,12 @@ class CoreSessionStore implements SessionStore {
       createdAt: head.createdAt,
       updatedAt: head.updatedAt,
       version: head.version,
-      messages,
+      messages: [],
       variables: data.variables,
       metadata: data.metadata,
       ...(data.lastUsage === undefined ? {} : { lastUsage: data.lastUsage }),
     });
+    return state.withStored({ messages: MessageLog.of(Object.freeze(messages)), version: state.version, updatedAt: state.updatedAt });
   }
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {
