@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_CHARS, Message, type MessageInput } from './message.js';
+import { MAX_MESSAGE_CHARS, Message, storedAt, type MessageInput } from './message.js';
 import { codeOf } from '../../test/support/errors.js';
 
 describe('Message constructors', () => {
@@ -113,5 +113,28 @@ describe('Message.with and cached token counts (review regression)', () => {
     expect(Message.with(message, { name: 'alice' }).tokens).toBeUndefined();
     expect(Message.with(message, { metadata: { seen: true } }).tokens).toEqual({ estimate: 3 });
     expect(Message.with(message, { content: 'other', tokens: { estimate: 2 } }).tokens).toEqual({ estimate: 2 });
+  });
+});
+
+describe('storedAt', () => {
+  it('gives what fromStored gives for the message with its seq, frozen and recognized, without changing the original', () => {
+    const messages = [
+      Message.user('hi', { metadata: { source: 'web' } }),
+      Message.assistant('calling', { toolCalls: [{ id: 'call_1', name: 'lookup', arguments: { q: 1 } }], tokens: { estimate: 3 } }),
+      Message.tool('call_1', [{ type: 'text', text: 'found' }], { name: 'lookup' }),
+      Message.fromStored({ ...Message.user('again'), seq: 4 }),
+    ];
+    for (const message of messages) {
+      const stored = storedAt(message, 7);
+      expect(JSON.stringify(stored)).toBe(JSON.stringify(Message.fromStored({ ...message, seq: 7 })));
+      expect(Message.is(stored)).toBe(true);
+      expect(Object.isFrozen(stored)).toBe(true);
+      expect(message.seq).not.toBe(7);
+    }
+  });
+
+  it('refuses anything but a Message and a positive integer seq', () => {
+    expect(codeOf(() => storedAt({ ...Message.user('x') }, 1))).toBe('INVALID_ARGUMENT');
+    for (const seq of [0, -1, 1.5, Number.NaN]) expect(codeOf(() => storedAt(Message.user('x'), seq))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -149,6 +149,19 @@ function fromStored(value: unknown): Message {
   return Object.freeze(fast);
 }
 
+/**
+ * `message` (made by this module) as stored at sequence number `seq`, without validating it again:
+ * for a store that has just written it. `INVALID_ARGUMENT` for anything else.
+ */
+export function storedAt(message: Message, seq: number): Message {
+  if (!Made.has(message)) throw new InvalidInputError('INVALID_ARGUMENT', 'storedAt needs a Message');
+  if (!Number.isSafeInteger(seq) || seq < 1) throw new InvalidInputError('INVALID_ARGUMENT', `storedAt needs a positive integer seq, not ${String(seq)}`);
+  // Its fields are frozen already and shared; the copy keeps `create`'s field order (seq is last).
+  const stored = { ...message, seq };
+  Made.stamp(stored);
+  return Object.freeze(stored);
+}
+
 /** Extra fields accepted by the shorthand constructors. */
 export type MessageExtras = Omit<MessageInput, 'role' | 'content' | 'toolCallId'>;
 

@@ -6,7 +6,7 @@
  */
 import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
 import { assertValidId } from '../ids.js';
-import { Message, type MessageInput } from '../message/message.js';
+import { Message, storedAt, type MessageInput } from '../message/message.js';
 import { MessageLog } from '../session/message-log.js';
 import { Session } from '../session/session.js';
 import { SESSION_FORMAT_VERSION } from '../session/schema.js';
@@ -297,9 +297,8 @@ class CoreSessionStore implements SessionStore {
       ...(data === undefined ? {} : { data }),
     });
     const byId = new Map(messages.map((message) => [message.id, message]));
-    // The messages were validated above: `fromStored` copies one with its seq without running the
-    // whole schema again (`Message.with` would, for about 20× the cost), with the same result.
-    const appended = outcome.appended.map((record) => Message.fromStored({ ...(byId.get(record.id) as Message), seq: record.seq }));
+    // The messages were validated above: each is copied with its seq, not validated again.
+    const appended = outcome.appended.map((record) => storedAt(byId.get(record.id) as Message, record.seq));
     return Object.freeze({ version: outcome.version, appended: Object.freeze(appended), duplicates: Object.freeze([...outcome.duplicates]) });
   }
 
