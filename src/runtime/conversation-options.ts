@@ -39,8 +39,8 @@ export interface ConversationOptions {
   /** Adds vector ranking to the default memory's `recall`. */
   readonly embed?: Embed;
   /**
-   * Continues a session that reached the manager's `maxMessagesPerSession` before its next turn
-   * (Penguin's session boundary; the turn lands in the successor). A session continued elsewhere
+   * Continues a session once a turn has filled it to the manager's `maxMessagesPerSession`
+   * (Penguin's session boundary): later turns run in the successor. A session continued elsewhere
    * is followed to the end of its chain either way. @default false
    */
   readonly continueAtBoundary?: boolean;

@@ -104,16 +104,14 @@ export class Conversation {
 
   private async turn(sessionId: string, checked: CheckedInput, options: SendOptions): Promise<TurnResult> {
     const input = checked.messages;
-    let base = await this.newest(sessionId, options.userId);
+    const base = await this.newest(sessionId, options.userId);
+    // The session the turn runs on: the end of the chain `sessionId` starts.
+    const turnId = base.id;
     // Only ids the caller chose can be stored already (a retry); searching for fresh ones costs a pass over the history.
     const prior: PriorTurn = checked.callerIds ? await this.priorTurn(base, input, options.userId) : { kind: 'new' };
     const continued = (session: Session): { continuedFrom?: string } => (session.id === sessionId ? {} : { continuedFrom: sessionId });
     if (prior.kind === 'answered') {
       return { reply: prior.reply, session: base, messages: prior.messages, usage: { inputTokens: 0 }, iterations: 0, ...continued(base) };
-    }
-    // Penguin's boundary: a full session is continued before the turn, never in the middle of a tool exchange.
-    if (prior.kind === 'new' && this.options.continueAtBoundary && base.version > 0 && this.manager.checkBoundary(base)) {
-      if (continuationMakesProgress(base) && !hasOpenToolExchange(base)) base = await this.manager.continueSession(base.id);
     }
     // goaitools: a prompt is supplied per call, never stored. Input that would start the stored
     // history with system messages is a prompt given the wrong way (it would be resent, stale, forever).
@@ -145,10 +143,10 @@ export class Conversation {
     let handle: SessionHandle | undefined;
     const memory = (): SessionHandle => {
       const signal = turnSignal();
-      return (handle ??= endsWithTurn(this.options.memory({ store: this.manager.store, sessionId, session: state, temp, agentId: agent.id, signal }), signal, provider));
+      return (handle ??= endsWithTurn(this.options.memory({ store: this.manager.store, sessionId: turnId, session: state, temp, agentId: agent.id, signal }), signal, provider));
     };
     const contextFor = (call: { id: string }): ToolContext => ({
-      sessionId,
+      sessionId: turnId,
       toolCallId: call.id,
       signal: turnSignal(),
       get memory(): SessionHandle {
@@ -179,7 +177,17 @@ export class Conversation {
       // The committed history is the one the model was sent plus this turn's messages.
       if (window !== undefined) continueHistory(working.history, committed.history);
       const { session, compaction } = await this.compactAfterAnswer(committed);
-      return { reply, session, messages, usage: loop.usage, iterations: loop.iterations, ...(compaction !== undefined && { compaction }), ...continued(session) };
+      const successor = await this.continueWhenFull(session);
+      return {
+        reply,
+        session,
+        messages,
+        usage: loop.usage,
+        iterations: loop.iterations,
+        ...(compaction !== undefined && { compaction }),
+        ...continued(session),
+        ...(successor !== undefined && { continuedTo: successor }),
+      };
     } finally {
       ended?.abort();
     }
@@ -234,6 +242,23 @@ export class Conversation {
     }
     const earlier = findPriorTurn(predecessor.history, input);
     return earlier.kind === 'answered' ? earlier : prior;
+  }
+
+  /**
+   * Penguin's boundary, after the turn is stored (so a failed turn still stores nothing): with
+   * `continueAtBoundary`, a session holding the manager's `maxMessagesPerSession` messages is
+   * continued, and later turns run in the successor. Returns its id. A continuation that fails
+   * (another writer came first) leaves the turn as stored; the next turn checks again.
+   */
+  private async continueWhenFull(session: Session): Promise<string | undefined> {
+    if (!this.options.continueAtBoundary || !this.manager.checkBoundary(session)) return undefined;
+    if (!continuationMakesProgress(session) || hasOpenToolExchange(session)) return undefined;
+    try {
+      return (await this.manager.continueSession(session.id)).id;
+    } catch (error) {
+      if (ChatstateError.isInstance(error) && error.code === 'CONFLICT') return undefined;
+      throw error;
+    }
   }
 
   private agentFor(session: Session, requested: string | undefined): Agent {

@@ -70,6 +70,8 @@ export interface TurnResult {
   readonly compaction?: CompactionResult;
   /** The id `send` was given, when the turn ran in a continuation of it: use `session.id` from now on. */
   readonly continuedFrom?: string;
+  /** The successor this turn's session was continued to once full (`continueAtBoundary`): later turns run there. */
+  readonly continuedTo?: string;
 }
 
 /** Compaction the runtime applies after a final answer. */

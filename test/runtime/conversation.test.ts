@@ -166,22 +166,29 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     await manager.close();
   });
 
-  it('with continueAtBoundary, continues a full session before the next turn, never in the middle of a tool exchange', async () => {
+  it('with continueAtBoundary, continues a session a turn filled, after storing the turn, and runs later turns in the successor', async () => {
     const { store } = await openStoreOf(kind);
     const manager = new SessionManager({ store, autoSaveIntervalMs: false, maxMessagesPerSession: 4 });
-    const model = scriptedModel([say('one'), callTools([{ name: 'echo', arguments: { text: 'x' } }]), say('two'), say('three')]);
+    const model = scriptedModel([say('one'), callTools([{ name: 'echo', arguments: { text: 'x' } }]), say('two'), { error: new Error('down') }, say('three')]);
     const conversation = closeAfterTest(new Conversation({ manager, continueAtBoundary: true, agents: { id: 'a', model, tools: [echo] } }));
-    await conversation.send('s1', 'first');
-    // Two messages, then four more in one turn (call, result, answer): the boundary is only checked before a turn.
+    const first = await conversation.send('s1', 'first');
+    expect(first.continuedTo).toBeUndefined();
+    // Four more messages in one turn (call, result, answer): stored whole in s1, which is then continued.
     const second = await conversation.send('s1', 'use the tool');
     expect(second.session.id).toBe('s1');
     expect(second.session.messages).toHaveLength(6);
+    const successor = second.continuedTo as string;
+    expect(successor).toBeDefined();
+    expect((await store.load('s1')).metadata.continuedTo).toBe(successor);
+    // A failed turn in the successor stores nothing there.
+    const before = (await store.load(successor)).messages.map((message) => message.id);
+    await expect(conversation.send('s1', 'fails')).rejects.toMatchObject({ code: 'MODEL_FAILED' });
+    expect((await store.load(successor)).messages.map((message) => message.id)).toEqual(before);
     const third = await conversation.send('s1', 'next');
     expect(third.continuedFrom).toBe('s1');
-    expect(third.session.id).not.toBe('s1');
+    expect(third.session.id).toBe(successor);
     expect(third.session.metadata.continuedFrom).toBe('s1');
     expect(third.session.messages.slice(-2).map((message) => Message.text(message))).toEqual(['next', 'three']);
-    expect((await store.load('s1')).metadata.continuedTo).toBe(third.session.id);
     await manager.close();
   });
 
