@@ -169,7 +169,7 @@ export async function commitChange(context: CommitContext, base: Session, change
     const state = { metadata: head.metadata, variables: head.variables, ...(head.lastUsage !== undefined && { lastUsage: head.lastUsage }) };
     const outcome = await store.append(id, messages, change.stateChanged ? { expectedVersion, state } : { expectedVersion });
     if (outcome.appended.length === 0) return current;
-    // Messages alone: `append` is the stored session (one copy of the history, no validating pass).
+    // Messages alone: `append` is the stored session (the history log is shared, not copied or validated again).
     const appended = change.stateChanged ? undefined : current.append(...outcome.appended);
     const stored = appended?.version === outcome.version ? appended : sessionOf(head, current.history.append(outcome.appended), outcome.version);
     sessions.adopt(stored);
