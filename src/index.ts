@@ -126,6 +126,7 @@ export {
 } from './active-memory/index.js';
 export {
   Conversation,
+  StateTooLargeError,
   chatWithState,
   memoryTools,
   modelSummarizer,

@@ -8,7 +8,7 @@
 import type { SessionHandle } from '../active-memory/types.js';
 import { isPreambleMessage } from '../compaction/turns.js';
 import type { CompactionResult } from '../compaction/types.js';
-import { InvalidInputError } from '../errors.js';
+import { ChatstateError, InvalidInputError } from '../errors.js';
 import { concatArrays } from '../freeze.js';
 import { Message } from '../message/message.js';
 import { checkTools } from '../models/tools.js';
@@ -71,6 +71,30 @@ export interface ChatWithStateResult {
   readonly rejected?: StateRejection;
   /** The compaction after the answer, when one ran. */
   readonly compaction?: CompactionResult;
+}
+
+/**
+ * `TOO_LARGE` after the model answered: the new state would be past `maxBytes`. The answer the
+ * model was paid for is here (not in `details`, which is for logs and holds no content); the
+ * caller's state is unchanged. Compact (the `compactor` option) or raise `maxBytes` and go on.
+ */
+export class StateTooLargeError extends InvalidInputError {
+  /** The final answer. */
+  readonly reply: Message;
+  /** The messages the call added (input, tool exchanges, reply), as `ChatWithStateResult.messages`. */
+  readonly messages: readonly Message[];
+  /** Usage summed over the calls. */
+  readonly usage: Usage;
+
+  constructor(cause: ChatstateError, answer: { reply: Message; messages: readonly Message[]; usage: Usage }) {
+    super('TOO_LARGE', `chatWithState: the model answered, but ${cause.message}; the reply is on this error (reply, messages), and the given state is unchanged`, {
+      cause,
+      details: cause.details,
+    });
+    this.reply = answer.reply;
+    this.messages = answer.messages;
+    this.usage = answer.usage;
+  }
 }
 
 function invalid(message: string): InvalidInputError {
@@ -149,12 +173,18 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
     if (compaction?.compacted === true) messages = compaction.messages;
   }
   const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));
-  const blob = encodeState(messages, {
-    provider: model.provider,
-    ...(options.key !== undefined && { key: options.key }),
-    ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
-    encrypt,
-  });
+  let blob: string;
+  try {
+    blob = encodeState(messages, {
+      provider: model.provider,
+      ...(options.key !== undefined && { key: options.key }),
+      ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
+      encrypt,
+    });
+  } catch (error) {
+    if (ChatstateError.isInstance(error) && error.code === 'TOO_LARGE') throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
+    throw error;
+  }
   return {
     reply: loop.reply,
     state: blob,

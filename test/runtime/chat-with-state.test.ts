@@ -3,10 +3,11 @@
  * stored, bad state degrading to an empty history, `processedLength`, the shared tool loop and
  * compaction after the answer.
  */
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { messageLimit } from '../../src/compaction/message-limit.js';
 import { Message } from '../../src/message/message.js';
-import { chatWithState } from '../../src/runtime/chat-with-state.js';
+import { StateTooLargeError, chatWithState } from '../../src/runtime/chat-with-state.js';
 import type { Tool } from '../../src/runtime/types.js';
 import { appendToState } from '../../src/state/append-to-state.js';
 import { decodeState } from '../../src/state/decode-state.js';
@@ -111,6 +112,23 @@ describe('chatWithState', () => {
     const looping = scriptedModel([callTools([{ name: 'x' }]), callTools([{ name: 'x' }])]);
     await expect(chatWithState(looping, undefined, 'hi', { maxIterations: 2 })).rejects.toMatchObject({ code: 'TOOL_LOOP_LIMIT' });
     await expect(chatWithState(scriptedModel([]), undefined, 'hi', { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('gives the answer on the TOO_LARGE error when the new state would pass maxBytes, and the old state still works', async () => {
+    // Random text: the state is compressed, so a repeated one would stay small.
+    const long = `A long answer: ${randomBytes(2_000).toString('hex')}`;
+    const model = scriptedModel([say('short'), say(long), say('after compacting')]);
+    const first = await chatWithState(model, undefined, 'Hi', { maxBytes: 2_000 });
+    const error: unknown = await chatWithState(model, first.state, 'Tell me everything', { maxBytes: 2_000 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(StateTooLargeError);
+    const tooLarge = error as StateTooLargeError;
+    expect(tooLarge.code).toBe('TOO_LARGE');
+    expect(Message.text(tooLarge.reply)).toBe(long);
+    expect(tooLarge.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    // Content stays out of the details, which are for logs.
+    expect(JSON.stringify(tooLarge.details)).not.toContain('A long answer');
+    const next = await chatWithState(model, first.state, 'Briefly, then', { maxBytes: 2_000, compactor: messageLimit({ maxMessages: 2 }) });
+    expect(Message.text(next.reply)).toBe('after compacting');
   });
 
   it('throws for bad options instead of discarding the state', async () => {
