@@ -115,9 +115,7 @@ const MAX_IDLE_LEASES = 16;
  * Slower disks, and any concurrency, flush on the thread pool so other work goes on meanwhile.
  */
 const BLOCKING_FLUSH_MAX_MS = 1;
-/** A flush starting this soon after another session's ended means several sessions are written at once… */
-const CONCURRENT_GAP_MS = 0.25;
-/** …and flushes then go to the thread pool for this long (renewed while it lasts). */
+/** Once appends overlapped (one arrived while another waited or flushed), flushes go to the thread pool for this long (renewed while they overlap). */
 const CONCURRENT_HOLD_MS = 20;
 
 interface Pending {
@@ -225,9 +223,7 @@ class FileDriver implements StoreDriver {
   private accepted = 0;
   private flushing = 0;
   private flushMs = 0;
-  /** When the last flush ended and whose it was; until when flushes go to the thread pool (several sessions written at once). */
-  private lastFlushEnd = Number.NEGATIVE_INFINITY;
-  private lastFlushed: Slot | undefined;
+  /** Until when flushes go to the thread pool (appends overlapped lately). */
   private concurrentUntil = 0;
   /** Gives up the lock owner file this store keeps (see `retainLockOwner`). */
   private releaseOwner: (() => void) | undefined;
@@ -600,18 +596,18 @@ class FileDriver implements StoreDriver {
    */
   private async flush(slot: Slot, state: SessionState, size: number): Promise<void> {
     const started = performance.now();
-    // Another session's flush ended a moment ago: writers of several sessions take turns, each
-    // resumed by the last one's flush; flushed one at a time on this thread, they would never overlap.
-    if (this.lastFlushed !== slot && started - this.lastFlushEnd < CONCURRENT_GAP_MS) this.concurrentUntil = started + CONCURRENT_HOLD_MS;
-    const blocking = this.flushing === 0 && this.accepted <= size && started >= this.concurrentUntil && this.flushMs <= BLOCKING_FLUSH_MAX_MS;
+    // Appends overlapping now: several writers are at work. Their flushes stay on the thread pool
+    // for a while, so that writers resumed one by one by flushes do not fall into taking turns on
+    // this thread, where their flushes would never overlap. One writer going from session to
+    // session never overlaps with itself, and keeps flushing here.
+    if (this.flushing > 0 || this.accepted > size) this.concurrentUntil = started + CONCURRENT_HOLD_MS;
+    const blocking = started >= this.concurrentUntil && this.flushMs <= BLOCKING_FLUSH_MAX_MS;
     this.flushing += 1;
     try {
       await flushAppends(state, blocking);
     } finally {
       this.flushing -= 1;
-      this.lastFlushEnd = performance.now();
-      this.lastFlushed = slot;
-      this.flushMs = this.flushMs * 0.8 + (this.lastFlushEnd - started) * 0.2;
+      this.flushMs = this.flushMs * 0.8 + (performance.now() - started) * 0.2;
     }
   }
 
