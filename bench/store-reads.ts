@@ -243,7 +243,7 @@ export async function runStoreReadBench(): Promise<SuiteReport> {
       breakdownRow('`JSON.parse` of the session as one document (the baseline)', 'parse'),
       breakdownRow('`JSON.parse` of each message record (records are opaque strings to drivers)', 'records'),
       breakdownRow('`Message.create` of each record already parsed (zod validation, normalizing, freezing) — alone', 'create'),
-      breakdownRow('`decodeMessage` of each record: its parse, the field copy, then `Message.fromStored` (the validated fast path)', 'decode'),
+      breakdownRow('`decodeMessage` of each record: its parse, then `Message.fromStored` of the parsed fields (the validated fast path)', 'decode'),
       breakdownRow('`load` from the memory store: the above plus the head and `Session.fromJSON`', 'load'),
     ],
   };
