@@ -43,6 +43,24 @@ describe('Session values', () => {
     expect(codeOf(() => session.withVariable('x', (() => 1) as never))).toBe('INVALID_ARGUMENT');
   });
 
+  it('share unchanged variables and metadata between versions, and never freeze the caller’s objects', () => {
+    const variables = { plan: { steps: ['a', 'b'] } };
+    const metadata = { topic: 'trips' };
+    const first = Session.create({ variables, metadata });
+    expect(Object.isFrozen(variables)).toBe(false);
+    expect(Object.isFrozen(variables.plan)).toBe(false);
+    expect(first.variables).not.toBe(variables);
+    expect(Object.isFrozen(first.variables['plan'])).toBe(true);
+    const next = first.append(Message.user('hi')).withAgent('planner');
+    expect(next.variables).toBe(first.variables);
+    expect(next.metadata).toBe(first.metadata);
+    const changed = next.withVariable('mode', 'fast').withMetadata({ extra: 1 });
+    expect(changed.variables).toEqual({ plan: { steps: ['a', 'b'] }, mode: 'fast' });
+    expect(changed.metadata).toEqual({ topic: 'trips', extra: 1 });
+    expect(Object.isFrozen(changed.variables) && Object.isFrozen(changed.metadata)).toBe(true);
+    expect(first.variables).toEqual({ plan: { steps: ['a', 'b'] } });
+  });
+
   it('reject hostile session ids', () => {
     expect(codeOf(() => Session.create({ id: '../x' }))).toBe('INVALID_ID');
     expect(codeOf(() => Session.create({ id: '__proto__' }))).toBe('INVALID_ID');

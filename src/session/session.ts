@@ -57,6 +57,18 @@ export interface SessionCompaction {
   readonly result: CompactionResult | undefined;
 }
 
+// Records a session already froze (its variables, its metadata): the next version reuses them
+// instead of copying and walking them again on every change.
+const frozenRecords = new WeakSet<object>();
+
+/** `record` when a session froze it already, else a deep-frozen copy (the caller's object stays as it was). */
+function ownFrozen<T extends object>(record: T): T {
+  if (frozenRecords.has(record)) return record;
+  const frozen = deepFreeze({ ...record });
+  frozenRecords.add(frozen);
+  return frozen;
+}
+
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<T>).then === 'function';
 }
@@ -100,8 +112,8 @@ export class Session {
     this.history = log;
     // An own enumerable property, as before, so that equality checks and spreads still see it.
     Object.defineProperty(this, 'messages', { enumerable: true, get: () => log.toArray() });
-    this.variables = deepFreeze({ ...fields.variables });
-    this.metadata = deepFreeze({ ...fields.metadata });
+    this.variables = ownFrozen(fields.variables);
+    this.metadata = ownFrozen(fields.metadata);
     if (fields.lastUsage !== undefined) this.lastUsage = Object.freeze({ ...fields.lastUsage });
     Object.freeze(this);
   }
