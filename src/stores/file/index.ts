@@ -581,7 +581,7 @@ class FileDriver implements StoreDriver {
     flight.outcomes = applied.outcomes;
     try {
       writeAppends(state, applied.bytes);
-      flight.synced = this.flush(slot, state, batch.length).catch(forget);
+      flight.synced = this.flush(state, batch.length).catch(forget);
     } catch (error) {
       forget(error);
     }
@@ -594,7 +594,7 @@ class FileDriver implements StoreDriver {
    * `BLOCKING_FLUSH_MAX_MS`), on the thread pool otherwise, so that flushes of several sessions
    * overlap.
    */
-  private async flush(slot: Slot, state: SessionState, size: number): Promise<void> {
+  private async flush(state: SessionState, size: number): Promise<void> {
     const started = performance.now();
     // Appends overlapping now: several writers are at work. Their flushes stay on the thread pool
     // for a while, so that writers resumed one by one by flushes do not fall into taking turns on
