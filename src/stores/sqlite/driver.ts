@@ -57,6 +57,9 @@ function expired(expiresAt: number | null, now: number | undefined): boolean {
   return now !== undefined && expiresAt !== null && expiresAt <= now;
 }
 
+/** After a commit of several writes, later writes gather in groups (see `write`) for this long, renewed by every group. */
+const GROUPED_HOLD_MS = 20;
+
 /**
  * The driver. better-sqlite3 is synchronous: reads run at once; writes are queued and committed at
  * the end of the current tick, so appends issued together by concurrent callers share one
@@ -72,6 +75,8 @@ export class SqliteDriver implements StoreDriver {
   private readonly memory: ReturnType<typeof prepareMemoryStatements>;
   private queue: PendingWrite[] = [];
   private scheduled = false;
+  /** Until when writes wait for `setImmediate` to gather a group (several were committed together lately). */
+  private groupedUntil = 0;
   private closed = false;
   /** Texts queued for the index since this connection last indexed the queue (counting, at open, what others left). */
   private unindexed: number;
@@ -137,8 +142,11 @@ export class SqliteDriver implements StoreDriver {
       if (!this.scheduled) {
         this.scheduled = true;
         // setImmediate runs after every promise continuation of this tick, so writers that resume
-        // together (after the previous group commit) land in the same group.
-        setImmediate(() => this.flush());
+        // together (after the previous group commit) land in the same group. A lone writer (no
+        // group of several lately) commits at the end of the microtasks instead: it waits for no
+        // turn of the event loop, and a write issued beside it in the same tick still joins it.
+        if (performance.now() < this.groupedUntil) setImmediate(() => this.flush());
+        else queueMicrotask(() => this.flush());
       }
     });
   }
@@ -167,6 +175,7 @@ export class SqliteDriver implements StoreDriver {
     this.scheduled = false;
     const group = this.queue;
     this.queue = [];
+    if (group.length > 1) this.groupedUntil = performance.now() + GROUPED_HOLD_MS;
     if (group.length === 0 && !(final && this.unindexed > 0)) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
