@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { historyArb } from '../../test/support/arbitraries.js';
 import { damagedHistoryArb } from '../../test/support/damaged-history.js';
 import { Message } from '../message/message.js';
+import { openaiResponses } from './openai-responses.js';
 import { MISSING_RESULT_TEXT, prepareHistory } from './prepare.js';
 
 const call = (id: string) => ({ id, name: 'lookup', arguments: '{}' });
@@ -16,6 +17,17 @@ describe('prepareHistory', () => {
     expect(shape(prepared.system)).toEqual(['system:s', 'system:c']);
     expect(shape(prepared.body)).toEqual(['user:u', 'system:event', 'assistant:a']);
     expect(prepared.warnings).toEqual([]);
+  });
+
+  it('counts system messages that dropped orphan results leave at the front as leading (read back, they would be)', () => {
+    const history = [Message.system('s'), Message.tool('gone', 'orphan'), Message.context('c'), Message.user('u'), Message.system('event'), Message.assistant('a')];
+    const prepared = prepareHistory(history);
+    expect(shape(prepared.system)).toEqual(['system:s', 'system:c']);
+    expect(shape(prepared.body)).toEqual(['user:u', 'system:event', 'assistant:a']);
+    expect(codes(prepared.warnings)).toEqual(['orphan_tool_result']);
+    const { warnings: _warnings, ...wire } = openaiResponses.to(history);
+    const { warnings: _again, ...rewritten } = openaiResponses.to(openaiResponses.from(wire).messages);
+    expect(rewritten).toEqual(wire);
   });
 
   it('moves each result right after its call, in call order, past anything in between', () => {

@@ -79,5 +79,10 @@ export function prepareHistory(messages: readonly Message[]): PreparedHistory {
       }
     }
   }
+  // Dropping orphan results can leave system messages at the front of the body: they lead the
+  // history now, as they will when the written history is read back and written again.
+  let lead = 0;
+  while (lead < body.length && body[lead]?.role === 'system') lead += 1;
+  if (lead > 0) system.push(...body.splice(0, lead));
   return { system, body, warnings };
 }
