@@ -17,6 +17,14 @@ describe('ChatstateError', () => {
     expect(new ConflictError('x').code).toBe('CONFLICT');
   });
 
+  it('hasCode: a chatstate error with one of the codes, nothing else', () => {
+    expect(ChatstateError.hasCode(new NotFoundError('x'), 'NOT_FOUND')).toBe(true);
+    expect(ChatstateError.hasCode(new ConflictError('x'), 'NOT_FOUND', 'CONFLICT')).toBe(true);
+    expect(ChatstateError.hasCode(new ConflictError('x'), 'NOT_FOUND')).toBe(false);
+    expect(ChatstateError.hasCode(Object.assign(new Error('x'), { code: 'NOT_FOUND' }), 'NOT_FOUND')).toBe(false);
+    expect(ChatstateError.hasCode(undefined, 'NOT_FOUND')).toBe(false);
+  });
+
   it('is recognized across copies by its marker, not by instanceof', () => {
     const error = new InvalidInputError('INVALID_ID', 'x');
     const lookalike = Object.assign(Object.create(Error.prototype) as object, { [Symbol.for('chatstate.error')]: true });

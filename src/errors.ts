@@ -60,6 +60,11 @@ export class ChatstateError extends Error {
   static isInstance(value: unknown): value is ChatstateError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
   }
+
+  /** True when `value` is a chatstate error with one of `codes`. */
+  static hasCode(value: unknown, ...codes: readonly ErrorCode[]): value is ChatstateError {
+    return ChatstateError.isInstance(value) && codes.includes(value.code);
+  }
 }
 
 /** The caller passed something invalid: fix the input, do not retry. */

@@ -24,10 +24,6 @@ export function knowledgeSessionId(userId: string): string {
 // Knowledge sessions found to belong to their user, per store: checked once per process.
 const verified = new WeakMap<SessionStore, Set<string>>();
 
-function isConflict(error: unknown): boolean {
-  return ChatstateError.isInstance(error) && error.code === 'CONFLICT';
-}
-
 /**
  * Makes sure `userId`'s knowledge session exists and is theirs. A session under that id owned by
  * someone else (made by hand, since the id is derived) is refused with `CORRUPT`: appending to it
@@ -46,7 +42,7 @@ async function ensureKnowledgeSession(store: SessionStore, userId: string, id: s
       session = await store.save(Session.create({ id, userId, metadata: { chatstate: 'knowledge' } }), { expectedVersion: 0 });
     } catch (error) {
       // Another process created it first: check that one.
-      if (!isConflict(error)) throw error;
+      if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
       session = await store.load(id);
     }
   }
@@ -68,7 +64,7 @@ export async function rememberFor(store: SessionStore, userId: string, text: str
     result = await store.append(id, [message]);
   } catch (error) {
     // Deleted since it was checked: check (and create) it again, once.
-    if (!(ChatstateError.isInstance(error) && error.code === 'NOT_FOUND')) throw error;
+    if (!ChatstateError.hasCode(error, 'NOT_FOUND')) throw error;
     verified.get(store)?.delete(id);
     await ensureKnowledgeSession(store, userId, id);
     result = await store.append(id, [message]);

@@ -5,10 +5,11 @@
  * frequencies are per partition).
  * @module
  */
+import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import type { SessionStore, SessionSummary } from '../store/types.js';
-import { eachLimited, isNotFound, readAfter } from './read-after.js';
+import { eachLimited, readAfter } from './read-after.js';
 import { TextIndex, type TextIndexOptions, type TextMatch } from './text-index.js';
 import { EMBED_BATCH, chunkPrefix, decodeChunk, embedTexts, encodeChunks } from './vectors.js';
 import type { Embed } from './types.js';
@@ -270,7 +271,7 @@ export class Partition {
     try {
       await this.store.values.set({ scope: 'session', sessionId: id }, entries);
     } catch (error) {
-      if (!isNotFound(error)) throw error;
+      if (!ChatstateError.hasCode(error, 'NOT_FOUND')) throw error;
     }
   }
 }

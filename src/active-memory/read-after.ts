@@ -10,11 +10,6 @@ import type { SessionStore } from '../store/types.js';
 /** Messages per `readMessages` call while indexing. */
 const READ_PAGE = 2_000;
 
-/** True for a chatstate `NOT_FOUND` error. */
-export function isNotFound(error: unknown): boolean {
-  return ChatstateError.isInstance(error) && error.code === 'NOT_FOUND';
-}
-
 /** Messages of session `id` after `afterSeq`, oldest first, read newest page first; `undefined` when the session is gone. */
 export async function readAfter(store: SessionStore, id: string, afterSeq: number): Promise<Message[] | undefined> {
   const pages: Message[][] = [];
@@ -28,7 +23,7 @@ export async function readAfter(store: SessionStore, id: string, afterSeq: numbe
       before = first;
     }
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    if (ChatstateError.hasCode(error, 'NOT_FOUND')) return undefined;
     throw error;
   }
   return pages.reverse().flat();

@@ -16,13 +16,12 @@
  * from `list({ userId })` (or the one session); native searches are filtered by user in the store.
  * @module
  */
-import { InvalidInputError } from '../errors.js';
+import { ChatstateError, InvalidInputError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { SessionStore, SessionSummary } from '../store/types.js';
 import { MAX_LIST_LIMIT } from '../store/session-store.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
-import { isNotFound } from './read-after.js';
 import type { TextIndexOptions } from './text-index.js';
 import type { Embed, RecallHit } from './types.js';
 import { TopK } from './top-k.js';
@@ -261,7 +260,7 @@ export class RecallIndex {
       const [message] = await this.store.readMessages(candidate.sessionId, { afterSeq: candidate.seq - 1, beforeSeq: candidate.seq + 1, limit: 1 });
       return message;
     } catch (error) {
-      if (isNotFound(error)) return undefined;
+      if (ChatstateError.hasCode(error, 'NOT_FOUND')) return undefined;
       throw error;
     }
   }

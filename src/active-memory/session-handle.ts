@@ -65,10 +65,6 @@ function invalid(message: string): InvalidInputError {
   return new InvalidInputError('INVALID_ARGUMENT', message);
 }
 
-function hasCode(error: unknown, code: string): boolean {
-  return ChatstateError.isInstance(error) && error.code === code;
-}
-
 /** An active-memory handle on session `sessionId` (and its user and agent). */
 export function createSessionHandle(options: SessionHandleOptions): SessionHandle {
   const { store, session: accessor, embed } = options;
@@ -135,7 +131,7 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
         return;
       } catch (error) {
         // Another writer saved first: apply the change to its version, once.
-        if (!hasCode(error, 'CONFLICT') || attempt === 1) throw error;
+        if (!ChatstateError.hasCode(error, 'CONFLICT') || attempt === 1) throw error;
       }
     }
   }
@@ -159,7 +155,7 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
         // One more than asked: whether it comes back says if an older page exists.
         messages = await store.readMessages(sessionId, { limit: limit + 1, ...(before === -1 ? {} : { beforeSeq: before }) });
       } catch (error) {
-        if (!hasCode(error, 'NOT_FOUND')) throw error;
+        if (!ChatstateError.hasCode(error, 'NOT_FOUND')) throw error;
         messages = [];
       }
       const older = messages.length > limit;

@@ -31,10 +31,6 @@ export interface SessionChange {
   readonly agentId?: string;
 }
 
-function codeOf(error: unknown): string | undefined {
-  return ChatstateError.isInstance(error) ? error.code : undefined;
-}
-
 function changedMeanwhile(id: string, why: string): ConflictError {
   return new ConflictError(`SessionManager: session ${JSON.stringify(id)} ${why}; nothing was stored`, { details: { id } });
 }
@@ -109,7 +105,7 @@ async function entryOrNone(sessions: ManagedSessions, id: string): Promise<Entry
   try {
     return await sessions.entryOf(id);
   } catch (error) {
-    if (codeOf(error) === 'NOT_FOUND') return undefined;
+    if (ChatstateError.hasCode(error, 'NOT_FOUND')) return undefined;
     throw error;
   }
 }
@@ -176,7 +172,7 @@ export async function commitChange(context: CommitContext, base: Session, change
     return stored;
   } catch (error) {
     // The cached copy is stale (another writer) or gone: the next load reads the store again.
-    if (codeOf(error) === 'CONFLICT' || codeOf(error) === 'NOT_FOUND') sessions.drop(id);
+    if (ChatstateError.hasCode(error, 'CONFLICT', 'NOT_FOUND')) sessions.drop(id);
     throw error;
   }
 }

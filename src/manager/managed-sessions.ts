@@ -41,10 +41,6 @@ export interface ManagedSessionsHooks {
 /** Rounds of reload-and-replay a save tries when other writers keep changing the session. */
 const MAX_REBASES = 3;
 
-function codeOf(error: unknown): string | undefined {
-  return ChatstateError.isInstance(error) ? error.code : undefined;
-}
-
 function cleanEntry(session: Session): Entry {
   return { session, storedVersion: session.version, pending: [] };
 }
@@ -145,7 +141,7 @@ export class ManagedSessions {
         stored = await this.store.save(attempt.session, { expectedVersion: attempt.expectedVersion });
       } catch (error) {
         // Past a few rounds the session is too busy: the changes stay local, and the next save tries again.
-        if (codeOf(error) !== 'CONFLICT' || rebases >= MAX_REBASES) throw error;
+        if (!ChatstateError.hasCode(error, 'CONFLICT') || rebases >= MAX_REBASES) throw error;
         const fresh = await this.reload(entry);
         try {
           attempt = { session: await replay(fresh, local.pending), expectedVersion: fresh.version };
@@ -209,8 +205,8 @@ export class ManagedSessions {
       entry.storedVersion = outcome.version;
       return outcome;
     } catch (error) {
-      if (codeOf(error) === 'NOT_FOUND') this.forget(entry);
-      if (codeOf(error) !== 'CONFLICT') throw error;
+      if (ChatstateError.hasCode(error, 'NOT_FOUND')) this.forget(entry);
+      if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
     }
     // Another writer got there first: reload and retry once. The retry names no version: an append
     // does not depend on what is stored (it is idempotent by message id), and two writers' appends
@@ -290,7 +286,7 @@ export class ManagedSessions {
     try {
       return await this.store.load(entry.session.id);
     } catch (error) {
-      if (codeOf(error) === 'NOT_FOUND') this.forget(entry);
+      if (ChatstateError.hasCode(error, 'NOT_FOUND')) this.forget(entry);
       throw error;
     }
   }

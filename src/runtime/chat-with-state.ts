@@ -182,7 +182,7 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
       encrypt,
     });
   } catch (error) {
-    if (ChatstateError.isInstance(error) && error.code === 'TOO_LARGE') throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
+    if (ChatstateError.hasCode(error, 'TOO_LARGE')) throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
     throw error;
   }
   return {

@@ -203,7 +203,7 @@ export class Conversation {
     try {
       session = await this.owned(sessionId, userId);
     } catch (error) {
-      if (ChatstateError.isInstance(error) && error.code === 'NOT_FOUND') return Session.create({ id: sessionId, ...(userId !== undefined && { userId }) });
+      if (ChatstateError.hasCode(error, 'NOT_FOUND')) return Session.create({ id: sessionId, ...(userId !== undefined && { userId }) });
       throw error;
     }
     const visited = new Set([sessionId]);
@@ -237,7 +237,7 @@ export class Conversation {
     try {
       predecessor = await this.owned(previous, userId);
     } catch (error) {
-      if (ChatstateError.isInstance(error) && error.code === 'NOT_FOUND') return prior;
+      if (ChatstateError.hasCode(error, 'NOT_FOUND')) return prior;
       throw error;
     }
     const earlier = findPriorTurn(predecessor.history, input);
@@ -256,7 +256,7 @@ export class Conversation {
     try {
       return (await this.manager.continueSession(session.id)).id;
     } catch (error) {
-      if (ChatstateError.isInstance(error) && error.code === 'CONFLICT') return undefined;
+      if (ChatstateError.hasCode(error, 'CONFLICT')) return undefined;
       throw error;
     }
   }

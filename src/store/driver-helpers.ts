@@ -52,19 +52,24 @@ export function appendToHead(
   return { head: Object.freeze(next), appended, duplicates };
 }
 
+/** How many of `items` (ascending by seq) have a seq below `seq`: a binary search, O(log n). */
+export function countBelow(items: ReadonlyArray<{ readonly seq: number }>, seq: number): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((items[mid] as { readonly seq: number }).seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The records of `range` from ascending `records`: the last `limit` of those in the seq window. */
 export function rangeOf(records: readonly MessageRecord[], range: MessageRange): MessageRecord[] {
   const after = range.afterSeq ?? 0;
   const before = range.beforeSeq ?? Number.POSITIVE_INFINITY;
   // Binary search for the window's end: a tail read costs O(log n + limit), not O(n).
-  let lo = 0;
-  let hi = records.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((records[mid] as MessageRecord).seq < before) lo = mid + 1;
-    else hi = mid;
-  }
-  const end = lo;
+  const end = countBelow(records, before);
   let start = end;
   const limit = range.limit ?? Number.POSITIVE_INFINITY;
   while (start > 0 && end - start < limit && (records[start - 1] as MessageRecord).seq > after) start -= 1;

@@ -160,7 +160,7 @@ class CoreSessionStore implements SessionStore {
     try {
       return await this.write(session, { expectedVersion: 0 });
     } catch (error) {
-      if (!(ChatstateError.isInstance(error) && error.code === 'CONFLICT')) throw error;
+      if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
       // Another reader stored the recovery session first: return that one.
       const stored = await this.driver.readAll(id);
       if (stored === undefined || stored.recovered !== undefined) throw error;

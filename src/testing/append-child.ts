@@ -35,7 +35,7 @@ async function main(): Promise<void> {
         const result = await store.append(plan.sessionId, messages, append.expectedVersion === undefined ? {} : { expectedVersion: append.expectedVersion });
         outcomes.push({ appended: result.appended.map((message) => message.id), duplicates: [...result.duplicates], conflict: false });
       } catch (error) {
-        if (!(ChatstateError.isInstance(error) && error.code === 'CONFLICT')) throw error;
+        if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
         outcomes.push({ appended: [], duplicates: [], conflict: true });
       }
     }

@@ -3,6 +3,7 @@
  * order, and every kind of tool trouble turned into a tool result the model reads.
  */
 import { describe, expect, it } from 'vitest';
+import type { CompactionResult } from '../../src/compaction/types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { Message } from '../../src/message/message.js';
 import { Conversation } from '../../src/runtime/conversation.js';
@@ -23,6 +24,21 @@ function loopInput(model: ToolLoopInput['model'], tools: Tool[], extra: Partial<
     toolConcurrency: 8,
     contextFor: (call) => ({ sessionId: 's', toolCallId: call.id, memory, signal: new AbortController().signal }),
     ...extra,
+  };
+}
+
+/** The report of a crude compaction by `strategy` that kept the last `keep` of `messages`. */
+function keptLast(messages: readonly Message[], keep: number, strategy: string, tokens = { before: 0, after: 0 }): CompactionResult {
+  return {
+    messages: messages.slice(-keep),
+    compacted: true,
+    strategy,
+    removed: { count: messages.length - keep, tokens: 0 },
+    modified: { count: 0, tokensSaved: 0 },
+    added: [],
+    tokensBefore: tokens.before,
+    tokensAfter: tokens.after,
+    reachedTarget: true,
   };
 }
 
@@ -174,18 +190,7 @@ describe('compaction timing', () => {
       compact(input: { messages: readonly Message[] }) {
         seen.push([...input.messages]);
         // Keep the last two messages (the final answer and what it answered) — a real, if crude, compaction.
-        const messages = input.messages.slice(-2);
-        return {
-          messages,
-          compacted: true,
-          strategy: 'recording',
-          removed: { count: input.messages.length - 2, tokens: 0 },
-          modified: { count: 0, tokensSaved: 0 },
-          added: [],
-          tokensBefore: 0,
-          tokensAfter: 0,
-          reachedTarget: true,
-        };
+        return keptLast(input.messages, 2, 'recording');
       },
     };
     const store = memoryStore();
@@ -217,17 +222,7 @@ describe('compaction timing', () => {
       async compact(input: { messages: readonly Message[] }) {
         // Another process appends between the turn's commit and the compaction's save.
         await store.append('s1', [Message.user('from elsewhere')]);
-        return {
-          messages: input.messages.slice(-1),
-          compacted: true,
-          strategy: 'overtaken',
-          removed: { count: input.messages.length - 1, tokens: 0 },
-          modified: { count: 0, tokensSaved: 0 },
-          added: [],
-          tokensBefore: 10,
-          tokensAfter: 5,
-          reachedTarget: true,
-        };
+        return keptLast(input.messages, 1, 'overtaken', { before: 10, after: 5 });
       },
     };
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model }, compactor }));

@@ -127,7 +127,7 @@ export class SessionIndex {
         read = readHeadOnly(p);
       } catch (error) {
         // A session written by a newer version cannot be listed by this one; the rest can.
-        if (ChatstateError.isInstance(error) && error.code === 'CORRUPT') read = undefined;
+        if (ChatstateError.hasCode(error, 'CORRUPT')) read = undefined;
         else throw error;
       }
       changed = true;

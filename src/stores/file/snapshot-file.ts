@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { rangeOf } from '../../store/driver-helpers.js';
+import { countBelow, rangeOf } from '../../store/driver-helpers.js';
 import type { MessageRange, MessageRecord } from '../../store/types.js';
 import { FrameError, newerFormatError } from './frame.js';
 import { closeQuietly, isMissing, readAt, stampOf, unlinkIfPresent } from './fs-util.js';
@@ -178,14 +178,7 @@ export function loadRange(source: SnapshotSource, range: MessageRange): MessageR
   const before = range.beforeSeq ?? Number.POSITIVE_INFINITY;
   const limit = range.limit ?? Number.POSITIVE_INFINITY;
   // The last block that can hold a record below `before`: the last whose first seq is below it.
-  let lo = 0;
-  let hi = blocks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((blocks[mid] as Block).seq < before) lo = mid + 1;
-    else hi = mid;
-  }
-  const last = lo - 1;
+  const last = countBelow(blocks, before) - 1;
   if (last < 0) return [];
   // Earlier blocks while the later ones (all below `before`) hold fewer than `limit` records and
   // records above `after` can precede them.
