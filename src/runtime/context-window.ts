@@ -17,54 +17,118 @@ export interface ContextView {
   readonly full: boolean;
 }
 
-/** Pinned messages of a history: never left out of a window (compaction never drops them either). */
-interface PinnedScan {
-  /** `flags[i]` is 1 when message `i` is pinned. */
-  readonly flags: Uint8Array;
-  /** Indices of the pinned messages, ascending. */
-  readonly indices: readonly number[];
+/** Bit flags of one message in a scan. */
+const PINNED = 1;
+const USER_TURN = 2;
+/** A token count not taken yet. */
+const UNCOUNTED = -1;
+
+/**
+ * Per-message facts of histories that extend one another, in typed arrays shared the way
+ * `MessageLog` shares its backing array: a scan sees the first `length` entries, and only the
+ * newest scan over them (whose length is `filled`) may write past that. The window's walk then
+ * reads two typed arrays instead of visiting each message object (cache misses, not arithmetic,
+ * were most of a windowed turn's runtime). Token counts are kept for one counter, the first that
+ * asks, and taken lazily.
+ */
+interface Facts {
+  flags: Uint8Array;
+  counts: Int32Array;
+  filled: number;
+  counter: TokenCounter | undefined;
+}
+
+/** What a scan of a history knows, and what it carries over to the messages after it. */
+interface HistoryScan {
+  readonly facts: Facts;
+  readonly length: number;
+  /** Indices of the pinned messages (never left out of a window), ascending. */
+  readonly pinned: readonly number[];
   /** True when every message so far is in the leading system preamble. */
   readonly inPreamble: boolean;
   /** Ids of calls made by pinned messages: their results are pinned with them. */
   readonly pinnedCalls: ReadonlySet<string>;
 }
 
-// A session's history is a frozen value shared by every model call of a turn: scanned once.
-const scans = new WeakMap<MessageSequence, PinnedScan>();
-
-/**
- * Scans `messages` for pinned ones. `carry` is the scan of what comes before them (its preamble
- * state and pinned calls); with `reuse`, the first `reuse` messages were scanned by `carry` itself
- * (an earlier history that `messages` extends) and only the rest are read.
- */
-function scan(messages: MessageSequence, carry?: PinnedScan, reuse = 0): PinnedScan {
-  const flags = new Uint8Array(messages.length);
-  const indices: number[] = [];
-  if (carry !== undefined && reuse > 0) {
-    flags.set(carry.flags.subarray(0, reuse));
-    indices.push(...carry.indices);
-  }
-  let inPreamble = carry?.inPreamble ?? true;
-  const pinnedCalls = new Set(carry?.pinnedCalls);
-  for (let i = reuse; i < messages.length; i++) {
-    const message = messages.at(i) as Message;
-    if (inPreamble && !isPreambleMessage(message)) inPreamble = false;
-    const pinned = inPreamble || message.category === 'system' || (message.role === 'tool' && pinnedCalls.has(message.toolCallId as string));
-    if (!pinned) continue;
-    flags[i] = 1;
-    indices.push(i);
-    if (message.toolCalls !== undefined) for (const call of message.toolCalls) pinnedCalls.add(call.id);
-  }
-  return { flags, indices, inPreamble, pinnedCalls };
+/** The running state of a scan; `pinned` holds what it found itself. */
+interface ScanState {
+  inPreamble: boolean;
+  readonly pinnedCalls: Set<string>;
+  readonly pinned: number[];
 }
 
-function remember(history: MessageSequence, result: PinnedScan): PinnedScan {
-  // Only a frozen array is sure to hold the same messages next time.
+// A session's history is a frozen value shared by every model call of a turn: scanned once.
+const scans = new WeakMap<MessageSequence, HistoryScan>();
+
+function newFacts(capacity: number, counter?: TokenCounter): Facts {
+  return { flags: new Uint8Array(capacity), counts: new Int32Array(capacity).fill(UNCOUNTED), filled: 0, counter };
+}
+
+/** Makes room for `length` entries, keeping the facts object (older scans hold it too). */
+function reserve(facts: Facts, length: number): void {
+  if (facts.flags.length >= length) return;
+  const capacity = Math.max(length, facts.flags.length * 2, 64);
+  const flags = new Uint8Array(capacity);
+  flags.set(facts.flags.subarray(0, facts.filled));
+  const counts = new Int32Array(capacity).fill(UNCOUNTED);
+  counts.set(facts.counts.subarray(0, facts.filled));
+  facts.flags = flags;
+  facts.counts = counts;
+}
+
+/** Flags messages `[from, messages.length)`, writing message `i`'s flags at `flags[i - shift]`. */
+function mark(messages: MessageSequence, from: number, flags: Uint8Array, shift: number, state: ScanState): void {
+  for (let i = from; i < messages.length; i++) {
+    const message = messages.at(i) as Message;
+    if (state.inPreamble && !isPreambleMessage(message)) state.inPreamble = false;
+    const pinned = state.inPreamble || message.category === 'system' || (message.role === 'tool' && state.pinnedCalls.has(message.toolCallId as string));
+    let bits = isUserTurn(message) ? USER_TURN : 0;
+    if (pinned) {
+      bits |= PINNED;
+      state.pinned.push(i);
+      if (message.toolCalls !== undefined) for (const call of message.toolCalls) state.pinnedCalls.add(call.id);
+    }
+    flags[i - shift] = bits;
+  }
+}
+
+function startState(carry: HistoryScan | undefined): ScanState {
+  return { inPreamble: carry?.inPreamble ?? true, pinnedCalls: new Set(carry?.pinnedCalls), pinned: [] };
+}
+
+/**
+ * Scans `history`. With `carry`, the scan of an earlier history that `history` extends, only the
+ * messages after it are read, into `carry`'s facts when it is the newest over them (else a copy).
+ */
+function scan(history: MessageSequence, carry?: HistoryScan): HistoryScan {
+  const reuse = carry?.length ?? 0;
+  let facts: Facts;
+  if (carry === undefined) {
+    facts = newFacts(history.length);
+  } else if (carry.facts.filled === reuse) {
+    facts = carry.facts;
+  } else {
+    // Another history already extended `carry` differently: branch off with a copy of the prefix.
+    facts = newFacts(history.length, carry.facts.counter);
+    facts.flags.set(carry.facts.flags.subarray(0, reuse));
+    facts.counts.set(carry.facts.counts.subarray(0, reuse));
+  }
+  reserve(facts, history.length);
+  const state = startState(carry);
+  facts.counts.fill(UNCOUNTED, reuse, history.length);
+  mark(history, reuse, facts.flags, 0, state);
+  facts.filled = history.length;
+  const pinned = carry === undefined ? state.pinned : carry.pinned.concat(state.pinned);
+  return { facts, length: history.length, pinned, inPreamble: state.inPreamble, pinnedCalls: state.pinnedCalls };
+}
+
+function remember(history: MessageSequence, result: HistoryScan): HistoryScan {
+  // Only a frozen array (or log) is sure to hold the same messages next time.
   if (Object.isFrozen(history)) scans.set(history, result);
   return result;
 }
 
-function scanHistory(history: MessageSequence): PinnedScan {
+function scanHistory(history: MessageSequence): HistoryScan {
   return scans.get(history) ?? remember(history, scan(history));
 }
 
@@ -76,11 +140,23 @@ function scanHistory(history: MessageSequence): PinnedScan {
 export function continueHistory(earlier: MessageSequence, later: MessageSequence): void {
   const known = scans.get(earlier);
   if (known === undefined || later.length < earlier.length || scans.has(later)) return;
-  remember(later, scan(later, known, earlier.length));
+  remember(later, scan(later, known));
 }
 
 function isUserTurn(message: Message): boolean {
   return message.role === 'user' && message.category === 'dialog';
+}
+
+/** The token count of history message `i` by `counter`, from the facts when they keep this counter's. */
+function countAt(facts: Facts, history: MessageSequence, i: number, counter: TokenCounter): number {
+  facts.counter ??= counter;
+  if (facts.counter !== counter) return counter.countMessage(history.at(i) as Message);
+  let count = facts.counts[i] as number;
+  if (count === UNCOUNTED) {
+    count = counter.countMessage(history.at(i) as Message);
+    facts.counts[i] = count;
+  }
+  return count;
 }
 
 /**
@@ -94,21 +170,26 @@ export function contextWindow(history: MessageSequence, added: readonly Message[
   const n = h + added.length;
   const at = (i: number): Message => (i < h ? history.at(i) : added[i - h]) as Message;
   const head = scanHistory(history);
-  const tail = scan(added, head);
-  const isPinned = (i: number): boolean => (i < h ? head.flags[i] : tail.flags[i - h]) === 1;
+  const { facts } = head;
+  // The turn so far is scanned on its own each call: it is short, and not part of the history.
+  const tail = startState(head);
+  const tailFlags = new Uint8Array(added.length);
+  mark(added, 0, tailFlags, 0, tail);
+  const flagsAt = (i: number): number => (i < h ? facts.flags[i] : tailFlags[i - h]) as number;
+  const tokensAt = (i: number): number => (i < h ? countAt(facts, history, i, counter) : counter.countMessage(added[i - h] as Message));
   let pinnedTokens = 0;
-  for (const i of head.indices) pinnedTokens += counter.countMessage(at(i));
-  for (const i of tail.indices) pinnedTokens += counter.countMessage(at(h + i));
+  for (const i of head.pinned) pinnedTokens += tokensAt(i);
+  for (const i of tail.pinned) pinnedTokens += tokensAt(h + i);
   // Walk back from the newest message while the droppable ones fit beside the pinned ones.
   const room = budget - pinnedTokens;
   let used = 0;
   let start = 0;
   let lastUser = -1;
   for (let i = n - 1; i >= 0; i--) {
-    const message = at(i);
-    if (lastUser < 0 && isUserTurn(message)) lastUser = i;
-    if (isPinned(i)) continue;
-    const count = counter.countMessage(message);
+    const bits = flagsAt(i);
+    if (lastUser < 0 && (bits & USER_TURN) !== 0) lastUser = i;
+    if ((bits & PINNED) !== 0) continue;
+    const count = tokensAt(i);
     if (used + count > room) {
       start = i + 1;
       break;
@@ -117,11 +198,11 @@ export function contextWindow(history: MessageSequence, added: readonly Message[
   }
   if (start === 0) return { messages: concatSequence(history, added), full: true };
   // The latest turn is kept whole: its user message may lie before where the budget ran out.
-  for (let i = start - 1; lastUser < 0 && i >= 0; i--) if (isUserTurn(at(i))) lastUser = i;
+  for (let i = start - 1; lastUser < 0 && i >= 0; i--) if ((flagsAt(i) & USER_TURN) !== 0) lastUser = i;
   if (lastUser >= 0 && lastUser < start) start = lastUser;
   const candidate: Message[] = [];
-  for (const i of head.indices) if (i < start) candidate.push(at(i));
-  for (const i of tail.indices) if (h + i < start) candidate.push(at(h + i));
+  for (const i of head.pinned) if (i < start) candidate.push(at(i));
+  for (const i of tail.pinned) if (h + i < start) candidate.push(at(h + i));
   const pinnedBefore = candidate.length;
   for (let i = start; i < n; i++) candidate.push(at(i));
   // From the first whole turn on: a tool result whose call was left out is left out with it.

@@ -94,6 +94,30 @@ describe('contextWindow', () => {
       { numRuns: 200 },
     );
   });
+
+  it('gives fresh-scan windows along a chain of continued histories, also where two branch off one', () => {
+    fc.assert(
+      fc.property(historyArb({ maxTurns: 10 }), fc.array(fc.nat(), { minLength: 1, maxLength: 5 }), fc.nat(), fc.integer({ min: 1, max: 2000 }), (messages, cuts, branchAt, budget) => {
+        // Histories of growing length, each continuing the previous one (the scans share their facts).
+        const lengths = [...cuts.map((cut) => cut % (messages.length + 1)), messages.length].sort((a, b) => a - b);
+        const chain = lengths.map((length) => Object.freeze(messages.slice(0, length)));
+        const windowIds = (history: readonly Message[]): string[] => contextWindow(history, [], budget, estimate).messages.map((message) => message.id);
+        windowIds(chain[0] as readonly Message[]);
+        for (let i = 1; i < chain.length; i++) continueHistory(chain[i - 1] as readonly Message[], chain[i] as readonly Message[]);
+        // A branch: the first history continued by another history than the chain's next one.
+        const base = chain[0] as readonly Message[];
+        const extra = conversation([{}, { tools: [1] }], { system: false }).map((message, i) => Message.user(`branch ${i}`, { id: `branch-${branchAt}-${i}` }));
+        const branch = Object.freeze([...base, ...extra.slice(0, 1 + (branchAt % extra.length))]);
+        continueHistory(base, branch);
+        for (const history of [...chain, branch]) expect(windowIds(history)).toEqual(contextWindow(history.slice(), [], budget, estimate).messages.map((message) => message.id));
+        // Counted with another counter, the same facts still give that counter's window.
+        const doubled = { ...estimate, countMessage: (message: Message) => 2 * estimate.countMessage(message) };
+        const last = chain.at(-1) as readonly Message[];
+        expect(contextWindow(last, [], budget, doubled).messages.map((message) => message.id)).toEqual(contextWindow(last.slice(), [], budget, doubled).messages.map((message) => message.id));
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
 
 describe('Conversation with a context window', () => {
