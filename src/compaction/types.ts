@@ -16,6 +16,8 @@ export interface CompactionInput {
   readonly counter: TokenCounter;
   /** Usage measured by the last model call, which beats the estimate when present. */
   readonly lastUsage?: RecordedUsage;
+  /** Stops a compaction that calls out (`summarize` hands it to its summarizer, e.g. a model call); the others finish at once anyway. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a compaction removed, so a caller can log or persist it. */

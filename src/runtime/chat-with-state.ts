@@ -169,7 +169,7 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   let compaction: CompactionResult | undefined;
   if (options.compactor !== undefined) {
     const lastUsage = loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
-    compaction = await compactHistory(options.compactor, { messages, counter, ...(lastUsage !== undefined && { lastUsage }) });
+    compaction = await compactHistory(options.compactor, { messages, counter, signal, ...(lastUsage !== undefined && { lastUsage }) });
     if (compaction?.compacted === true) messages = compaction.messages;
   }
   const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));

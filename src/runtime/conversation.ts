@@ -176,7 +176,7 @@ export class Conversation {
       const reply = messages.at(-1) ?? loop.reply;
       // The committed history is the one the model was sent plus this turn's messages.
       if (window !== undefined) continueHistory(working.history, committed.history);
-      const { session, compaction } = await this.compactAfterAnswer(committed);
+      const { session, compaction } = await this.compactAfterAnswer(committed, options.signal);
       const successor = await this.continueWhenFull(session);
       return {
         reply,
@@ -272,14 +272,15 @@ export class Conversation {
   /**
    * goaitools: compaction runs after a final answer only, on the stored turn, and is stored with
    * `expectedVersion`. Its failure never fails the turn (whose messages are stored): the report
-   * says why and the session stays as committed.
+   * says why and the session stays as committed. The turn's `signal` reaches a summarizer: an abort
+   * while it runs ends the compaction (reported, nothing changed), not the stored turn.
    */
-  private async compactAfterAnswer(committed: Session): Promise<{ session: Session; compaction?: CompactionResult }> {
+  private async compactAfterAnswer(committed: Session, signal: AbortSignal | undefined): Promise<{ session: Session; compaction?: CompactionResult }> {
     const compactor = this.options.compactor;
     if (compactor === undefined) return { session: committed };
     let outcome: { session: Session; result: CompactionResult | undefined };
     try {
-      outcome = await committed.compact(compactor, { counter: this.options.counter });
+      outcome = await committed.compact(compactor, { counter: this.options.counter, ...(signal !== undefined && { signal }) });
     } catch (error) {
       return { session: committed, compaction: unchangedBy(committed, compactor.name, error) };
     }

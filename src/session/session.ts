@@ -49,6 +49,8 @@ export interface CompactOptions {
   counter?: TokenCounter;
   /** Skip the trigger and compact now. @default false */
   force?: boolean;
+  /** Stops a compaction that calls out (a summarizer's model call): it then reports its error and changes nothing. */
+  signal?: AbortSignal;
 }
 
 /** A compacted session and the report of what changed. */
@@ -310,6 +312,7 @@ export class Session {
       messages: this.messages,
       counter: options.counter ?? estimate,
       ...(this.lastUsage === undefined ? {} : { lastUsage: this.lastUsage }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
     const trigger = (compactor as Partial<Compactor>).shouldCompact;
     if (options.force !== true && typeof trigger === 'function' && !trigger.call(compactor, input)) {

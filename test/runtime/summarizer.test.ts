@@ -2,14 +2,17 @@
  * `modelSummarizer`: `compaction.summarize` with a `ChatModel` writing the summary — what it sends,
  * that a summary is never empty, and that a conversation compacts with it after an answer.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { composite } from '../../src/compaction/composite.js';
 import { isSummary, summarize } from '../../src/compaction/summarize.js';
+import { truncateToolOutputs } from '../../src/compaction/truncate-tool-outputs.js';
 import { Message } from '../../src/message/message.js';
 import { Conversation } from '../../src/runtime/conversation.js';
+import { chatWithState } from '../../src/runtime/chat-with-state.js';
 import { DEFAULT_SUMMARY_PROMPT, modelSummarizer } from '../../src/runtime/summarizer.js';
 import { Session } from '../../src/session/session.js';
 import { memoryStore } from '../../src/stores/memory.js';
-import { say, scriptedModel } from '../support/scripted-model.js';
+import { say, scriptedModel, waitForAbort } from '../support/scripted-model.js';
 import { closeAfterTest } from './fixtures.js';
 
 function history(): Session {
@@ -83,6 +86,54 @@ describe('modelSummarizer', () => {
     const stored = await store.load('s1');
     expect(stored.messages.map((message) => Message.text(message))).toEqual(['Earlier: q1 and q2 were asked and answered.', 'q2', 'a2', 'q3', 'a3']);
     expect(writer.requests).toHaveLength(1);
+  });
+
+  it('hands the compaction signal to the model call, also through a composite whose first part compacted', async () => {
+    const controller = new AbortController();
+    const writer = scriptedModel([waitForAbort()]);
+    const summaries = summarize({ summarizer: modelSummarizer(writer), keepTurns: 1 });
+    // Tool outputs cut to a few tokens first: the summary then runs on a history that already changed.
+    const both = composite(truncateToolOutputs({ maxTokens: 2 }), summaries);
+    const pending = history().compact(both, { signal: controller.signal, force: true });
+    await vi.waitFor(() => expect(writer.requests).toHaveLength(1));
+    expect(writer.requests[0]?.signal).toBe(controller.signal);
+    controller.abort();
+    const { session, result } = await pending;
+    expect(result?.error?.code).toBe('SUMMARY_FAILED');
+    expect(session.messages.some((message) => isSummary(message))).toBe(false);
+  });
+
+  it('stops a summary when the turn is aborted after its answer was stored: the turn stays, the compaction reports the abort', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const chat = scriptedModel([say('a1'), say('a2')]);
+    const writer = scriptedModel([waitForAbort()]);
+    const compactor = summarize({ summarizer: modelSummarizer(writer), keepTurns: 1 });
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model: chat }, compactor }));
+    await conversation.send('s1', 'q1');
+    const turn = conversation.send('s1', 'q2', { signal: controller.signal });
+    await vi.waitFor(() => expect(writer.requests).toHaveLength(1));
+    expect(writer.requests[0]?.signal?.aborted).toBe(false);
+    controller.abort();
+    const result = await turn;
+    expect(writer.requests[0]?.signal?.aborted).toBe(true);
+    expect(result.compaction?.error?.code).toBe('SUMMARY_FAILED');
+    expect(Message.text(result.reply)).toBe('a2');
+    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual(['q1', 'a1', 'q2', 'a2']);
+  });
+
+  it('stops a summary of chatWithState with the call signal', async () => {
+    const controller = new AbortController();
+    const writer = scriptedModel([waitForAbort()]);
+    const chat = scriptedModel([say('a1'), say('a2')]);
+    const compactor = summarize({ summarizer: modelSummarizer(writer), keepTurns: 1 });
+    const first = await chatWithState(chat, undefined, 'q1');
+    const call = chatWithState(chat, first.state, 'q2', { compactor, signal: controller.signal });
+    await vi.waitFor(() => expect(writer.requests).toHaveLength(1));
+    controller.abort();
+    const result = await call;
+    expect(result.compaction?.error?.code).toBe('SUMMARY_FAILED');
+    expect(Message.text(result.reply)).toBe('a2');
   });
 
   it('checks its options', () => {
