@@ -86,6 +86,8 @@ class CoreSessionStore implements SessionStore {
   private readonly indexesText: boolean;
   /** The driver refuses expired sessions in its own appends and range reads (no head read first). */
   private readonly expiryInCommit: boolean;
+  /** The message each record stands for, when the driver's records are stable objects (`stableRecords`). */
+  private readonly decoded: WeakMap<MessageRecord, Message> | undefined;
 
   constructor(
     private readonly driver: StoreDriver,
@@ -99,6 +101,7 @@ class CoreSessionStore implements SessionStore {
     this.values = createValueStore(driver, this.cipher, (operation) => this.run(operation));
     const search = driver.searchText?.bind(driver);
     this.expiryInCommit = driver.capabilities?.expiryInCommit === true;
+    this.decoded = driver.capabilities?.stableRecords === true ? new WeakMap() : undefined;
     this.indexesText = driver.capabilities?.fullTextSearch === true && search !== undefined && !this.cipher.encrypted;
     this.searchText = this.indexesText && search !== undefined ? async (query) => this.run(async () => search(checkTextQuery(query, this.name))) : undefined;
   }
@@ -106,6 +109,15 @@ class CoreSessionStore implements SessionStore {
   /** The plain text a driver with full-text search indexes, when it may have it. */
   private textOf(message: Message): { text?: string } {
     return this.indexesText ? { text: Message.text(message) } : {};
+  }
+
+  /** The message `record` of session `id` holds: decoded, or remembered when the driver's records are stable. */
+  private decode(record: MessageRecord, id: string): Message {
+    const known = this.decoded?.get(record);
+    if (known !== undefined) return known;
+    const message = decodeMessage(record, id, this.cipher, this.name);
+    this.decoded?.set(record, message);
+    return message;
   }
 
   private notFound(id: string): NotFoundError {
@@ -176,7 +188,7 @@ class CoreSessionStore implements SessionStore {
 
   private toSession(head: HeadRecord, records: readonly MessageRecord[]): Session {
     const data = decodeHeadData(head.data, head.id, this.cipher, this.name);
-    const messages = records.map((record) => decodeMessage(record, head.id, this.cipher, this.name));
+    const messages = records.map((record) => this.decode(record, head.id));
     // The head's fields are validated by `Session.fromJSON`; the messages, validated one by one
     // above, join it as a log (zod would copy the 100k-element array to check it is an array).
     const state = Session.fromJSON({
@@ -225,7 +237,8 @@ class CoreSessionStore implements SessionStore {
       const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
       const withSeq = message.seq === seq ? message : Message.with(message, { seq });
       messages.push(withSeq);
-      records.push({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher), ...this.textOf(message) });
+      // Frozen: a driver with stable records keeps these very objects (see `remember`).
+      records.push(Object.freeze({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher), ...this.textOf(message) }));
       tokenCount += this.counter.countMessage(message);
       title ??= titleOf(message);
     }
@@ -249,6 +262,7 @@ class CoreSessionStore implements SessionStore {
       data: encodeHeadData(data, session.id, this.cipher),
     };
     await this.driver.replace(session.id, { expectedVersion, head, messages: records });
+    this.remember(records, messages);
     return this.toSession(head, records);
   }
 
@@ -299,7 +313,14 @@ class CoreSessionStore implements SessionStore {
     const byId = new Map(messages.map((message) => [message.id, message]));
     // The messages were validated above: each is copied with its seq, not validated again.
     const appended = outcome.appended.map((record) => storedAt(byId.get(record.id) as Message, record.seq));
+    this.remember(outcome.appended, appended);
     return Object.freeze({ version: outcome.version, appended: Object.freeze(appended), duplicates: Object.freeze([...outcome.duplicates]) });
+  }
+
+  /** With stable records, what each record just written stands for: `messages[i]` is what `records[i]` decodes to. */
+  private remember(records: readonly MessageRecord[], messages: readonly Message[]): void {
+    if (this.decoded === undefined) return;
+    for (let i = 0; i < records.length; i++) this.decoded.set(records[i] as MessageRecord, messages[i] as Message);
   }
 
   async readMessages(id: string, range: MessageRange = {}): Promise<Message[]> {
@@ -323,7 +344,7 @@ class CoreSessionStore implements SessionStore {
       if (!this.live(head)) throw this.notFound(id);
       records = (await this.driver.readRange(id, checked)) ?? [];
     }
-    return records.map((record) => decodeMessage(record, id, this.cipher, this.name));
+    return records.map((record) => this.decode(record, id));
   }
 
   async list(query: ListQuery = {}): Promise<SessionSummary[]> {

@@ -266,6 +266,12 @@ export interface DriverCapabilities {
   readonly expiryInCommit?: boolean;
   /** The driver indexes `PendingMessage.text` and implements `searchText`. */
   readonly fullTextSearch?: boolean;
+  /**
+   * Reads return the very `MessageRecord` objects the driver was given or returned from `append`
+   * (frozen, held in memory: the memory driver). The core then keeps the message each one stands
+   * for, and a load takes it instead of parsing the record again.
+   */
+  readonly stableRecords?: boolean;
 }
 
 /** One stored value of active memory: its namespace (built by the core), key and encoded data. */

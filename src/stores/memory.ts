@@ -35,7 +35,8 @@ export function memoryDriver(): StoreDriver {
   return {
     name: 'memory',
     // Appends and range reads refuse expired sessions themselves: the core reads no head first.
-    capabilities: Object.freeze({ expiryInCommit: true }),
+    // Records are kept as given (frozen) and read back as the same objects: the core remembers their messages.
+    capabilities: Object.freeze({ expiryInCommit: true, stableRecords: true }),
     async readHead(id) {
       return sessions.get(id)?.head;
     },
@@ -64,7 +65,7 @@ export function memoryDriver(): StoreDriver {
       if (commit.expectedVersion !== undefined) {
         checkVersion('memory', id, entry?.head.version ?? 0, commit.expectedVersion);
       }
-      const messages = commit.messages.map((record) => Object.freeze({ ...record }));
+      const messages = commit.messages.map((record) => (Object.isFrozen(record) ? record : Object.freeze({ ...record })));
       sessions.set(id, { head: Object.freeze({ ...commit.head }), messages, ids: new Set(messages.map((record) => record.id)) });
     },
     async list(query) {

@@ -3,6 +3,8 @@
  * `createSessionStore(memoryDriver(), options)`; the suite builds it from those two parts so that
  * `reopen` can put a second store (other keys) over the same driver.
  */
+import { Message } from '../../src/message/message.js';
+import { Session } from '../../src/session/session.js';
 import { createSessionStore } from '../../src/store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../src/store/types.js';
 import { memoryDriver, memoryStore } from '../../src/stores/memory.js';
@@ -34,6 +36,27 @@ describe('memoryStore', () => {
     const store = memoryStore();
     expect(store.name).toBe('memory');
     expect(await store.list()).toEqual([]);
+    await store.close();
+  });
+
+  it('keeps the messages its records stand for: loads return them without parsing again, and a store with other keys reads the records itself', async () => {
+    const driver = memoryDriver();
+    const store = createSessionStore(driver, { encryption: { current: 'k1', keys: { k1: Buffer.alloc(32, 1) } } });
+    const saved = await store.save(Session.create({ id: 's', messages: [Message.user('hello'), Message.assistant('hi')] }));
+    const { appended } = await store.append('s', [Message.user('again')]);
+    const loaded = await store.load('s');
+    expect(loaded.messages.slice(0, 2)).toEqual(saved.messages);
+    for (let i = 0; i < 2; i++) expect(loaded.messages[i]).toBe(saved.messages[i]);
+    expect(loaded.messages[2]).toBe(appended[0]);
+    expect((await store.readMessages('s', { limit: 1 }))[0]).toBe(appended[0]);
+    // Another store over the same records, with a different key, decodes them: it cannot read them.
+    const other = createSessionStore(driver, { encryption: { current: 'k1', keys: { k1: Buffer.alloc(32, 2) } } });
+    await expect(other.load('s')).rejects.toMatchObject({ code: 'CORRUPT' });
+    // One with the right key decodes equal messages (new objects).
+    const same = createSessionStore(driver, { encryption: { current: 'k1', keys: { k1: Buffer.alloc(32, 1) } } });
+    const decoded = await same.load('s');
+    expect(decoded.messages).toEqual(loaded.messages);
+    expect(decoded.messages[0]).not.toBe(loaded.messages[0]);
     await store.close();
   });
 });
