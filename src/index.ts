@@ -116,7 +116,9 @@ export {
   type ToolSpec,
 } from './models/index.js';
 export {
+  KNOWLEDGE_PREFIX,
   createSessionHandle,
+  knowledgeSessionId,
   type Embed,
   type HistoryPage,
   type RecallHit,

@@ -7,6 +7,7 @@ import { RecallIndex, recallIndexFor } from '../../src/active-memory/recall-inde
 import { createSessionHandle, type SessionAccessor } from '../../src/active-memory/session-handle.js';
 import type { Embed } from '../../src/active-memory/types.js';
 import { InvalidInputError } from '../../src/errors.js';
+import { KNOWLEDGE_PREFIX, knowledgeSessionId } from '../../src/index.js';
 import type { JsonValue } from '../../src/message/schema.js';
 import { Session } from '../../src/session/session.js';
 import type { SessionStore } from '../../src/store/types.js';
@@ -137,4 +138,15 @@ describe('createSessionHandle', () => {
     const handle = createSessionHandle({ store: memoryStore(), sessionId: 's' });
     await expectRejection(handle.get('k', { scope: 'global' as 'app' }), InvalidInputError, 'INVALID_ARGUMENT');
   });
+
+  it('keeps what is remembered in the user\'s knowledge session, listed among theirs under the exported id', async () => {
+    const store = memoryStore();
+    await store.save(Session.create({ id: 'chat', userId: 'u1' }));
+    const handle = createSessionHandle({ store, sessionId: 'chat', userId: 'u1' });
+    await handle.remember('Prefers tea to coffee.');
+    const listed = (await store.list({ userId: 'u1' })).map((summary) => summary.id);
+    expect(listed.sort()).toEqual(['chat', knowledgeSessionId('u1')].sort());
+    expect(listed.filter((id) => !id.startsWith(KNOWLEDGE_PREFIX))).toEqual(['chat']);
+  });
 });
+
