@@ -76,8 +76,8 @@ function reserve(facts: Facts, length: number): void {
   facts.counts = counts;
 }
 
-/** Flags messages `[from, messages.length)`, writing message `i`'s flags at `flags[i - shift]`. */
-function mark(messages: MessageSequence, from: number, flags: Uint8Array, shift: number, state: ScanState): void {
+/** Writes the flags of messages `[from, messages.length)` into `flags`, advancing `state`. */
+function mark(messages: MessageSequence, from: number, flags: Uint8Array, state: ScanState): void {
   for (let i = from; i < messages.length; i++) {
     const message = messages.at(i) as Message;
     if (state.inPreamble && !isPreambleMessage(message)) state.inPreamble = false;
@@ -88,7 +88,7 @@ function mark(messages: MessageSequence, from: number, flags: Uint8Array, shift:
       state.pinned.push(i);
       if (message.toolCalls !== undefined) for (const call of message.toolCalls) state.pinnedCalls.add(call.id);
     }
-    flags[i - shift] = bits;
+    flags[i] = bits;
   }
 }
 
@@ -116,7 +116,7 @@ function scan(history: MessageSequence, carry?: HistoryScan): HistoryScan {
   reserve(facts, history.length);
   const state = startState(carry);
   facts.counts.fill(UNCOUNTED, reuse, history.length);
-  mark(history, reuse, facts.flags, 0, state);
+  mark(history, reuse, facts.flags, state);
   facts.filled = history.length;
   const pinned = carry === undefined ? state.pinned : carry.pinned.concat(state.pinned);
   return { facts, length: history.length, pinned, inPreamble: state.inPreamble, pinnedCalls: state.pinnedCalls };
@@ -174,7 +174,7 @@ export function contextWindow(history: MessageSequence, added: readonly Message[
   // The turn so far is scanned on its own each call: it is short, and not part of the history.
   const tail = startState(head);
   const tailFlags = new Uint8Array(added.length);
-  mark(added, 0, tailFlags, 0, tail);
+  mark(added, 0, tailFlags, tail);
   const flagsAt = (i: number): number => (i < h ? facts.flags[i] : tailFlags[i - h]) as number;
   const tokensAt = (i: number): number => (i < h ? countAt(facts, history, i, counter) : counter.countMessage(added[i - h] as Message));
   let pinnedTokens = 0;
