@@ -1,7 +1,9 @@
 /**
  * The in-memory store: for tests and short-lived processes. Records are immutable strings and
- * frozen heads, so nothing a caller holds can change what is stored. Active memory's values are
- * a map of namespaces; a session's namespaces go with it.
+ * frozen heads, so nothing a caller holds can change what is stored. The store core keeps the
+ * (frozen) message each record stands for beside it, so loads parse nothing; the price is the
+ * memory of both forms. Active memory's values are a map of namespaces; a session's namespaces go
+ * with it.
  * @module
  */
 import { NotFoundError } from '../errors.js';
