@@ -8,8 +8,7 @@ import { ChatstateError, ConflictError, InvalidInputError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import { MessageLog } from '../session/message-log.js';
-import { SESSION_FORMAT_VERSION } from '../session/schema.js';
-import { Session } from '../session/session.js';
+import { Session, sessionJSON } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { SaveReason } from './events.js';
@@ -71,17 +70,7 @@ export function checkChange(base: unknown, change: unknown): CheckedChange {
   // Validated on a copy without messages: the same checks a stored session passes, for the cost of
   // its state alone (`toJSON` would build the whole history's array).
   const head = Session.fromJSON({
-    formatVersion: SESSION_FORMAT_VERSION,
-    id: base.id,
-    createdAt: base.createdAt,
-    updatedAt: base.updatedAt,
-    version: base.version,
-    messages: [],
-    variables: base.variables,
-    metadata: base.metadata,
-    ...(base.agentId !== undefined && { agentId: base.agentId }),
-    ...(base.userId !== undefined && { userId: base.userId }),
-    ...(base.lastUsage !== undefined && { lastUsage: base.lastUsage }),
+    ...sessionJSON(base, []),
     ...(variables !== undefined && { variables }),
     ...(metadata !== undefined && { metadata }),
     ...(agentId !== undefined && { agentId }),

@@ -6,7 +6,7 @@
  */
 import { ConflictError, InvalidInputError } from '../errors.js';
 import { Message, type MessageInput } from '../message/message.js';
-import type { MessageSequence } from '../session/message-log.js';
+import { sliceSequence, type MessageSequence } from '../session/message-log.js';
 
 /** What a turn takes: user text, or one or more messages (with an `id` each, a retry is recognized). */
 export type TurnInput = string | Message | MessageInput | ReadonlyArray<Message | MessageInput>;
@@ -77,7 +77,7 @@ export function findPriorTurn(history: MessageSequence, input: readonly Message[
   const last = Math.max(...found);
   for (let i = last + 1; i < history.length; i++) {
     const message = history.at(i) as Message;
-    if (isFinalAnswer(message)) return { kind: 'answered', messages: Array.from({ length: i + 1 - first }, (_, k) => history.at(first + k) as Message), reply: message };
+    if (isFinalAnswer(message)) return { kind: 'answered', messages: sliceSequence(history, first, i + 1), reply: message };
     if (message.role === 'user') break;
   }
   let openEnd = true;

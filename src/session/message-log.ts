@@ -95,10 +95,17 @@ function checkMessages(messages: readonly Message[]): void {
   }
 }
 
+/** A new array of `sequence`'s messages in `[start, end)` (indices from 0, within the sequence). */
+export function sliceSequence(sequence: MessageSequence, start = 0, end = sequence.length): Message[] {
+  if (Array.isArray(sequence)) return copyRange(sequence as readonly Message[], start, end);
+  if (MessageLog.is(sequence)) return sequence.slice(start, end);
+  return Array.from({ length: Math.max(0, end - start) }, (_, k) => sequence.at(start + k) as Message);
+}
+
 /** A new array of `sequence`'s messages followed by `extra`. */
 export function concatSequence(sequence: MessageSequence, extra: readonly Message[]): Message[] {
   if (Array.isArray(sequence)) return concatArrays(sequence as readonly Message[], extra);
-  const out = MessageLog.is(sequence) ? sequence.slice() : Array.from({ length: sequence.length }, (_, i) => sequence.at(i) as Message);
+  const out = sliceSequence(sequence);
   for (const message of extra) out.push(message);
   return out;
 }

@@ -357,19 +357,27 @@ export class Session {
 
   /** The JSON form (with `formatVersion`), readable by `Session.fromJSON`. */
   toJSON(): SessionJSON & { formatVersion: number } {
-    const json: SessionJSON & { formatVersion: number } = {
-      formatVersion: SESSION_FORMAT_VERSION,
-      id: this.id,
-      createdAt: this.createdAt,
-      updatedAt: this.updatedAt,
-      version: this.version,
-      messages: this.messages as unknown[],
-      variables: this.variables as Record<string, JsonValue>,
-      metadata: this.metadata,
-    };
-    if (this.agentId !== undefined) json.agentId = this.agentId;
-    if (this.userId !== undefined) json.userId = this.userId;
-    if (this.lastUsage !== undefined) json.lastUsage = { ...this.lastUsage };
-    return json;
+    return sessionJSON(this, this.messages);
   }
+}
+
+/**
+ * The JSON form of `session` with `messages` as its history: `toJSON` gives the session's own;
+ * a check of its state alone gives `[]` and never builds the history's array.
+ */
+export function sessionJSON(session: Session, messages: readonly unknown[]): SessionJSON & { formatVersion: number } {
+  const json: SessionJSON & { formatVersion: number } = {
+    formatVersion: SESSION_FORMAT_VERSION,
+    id: session.id,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    version: session.version,
+    messages: messages as unknown[],
+    variables: session.variables as Record<string, JsonValue>,
+    metadata: session.metadata,
+  };
+  if (session.agentId !== undefined) json.agentId = session.agentId;
+  if (session.userId !== undefined) json.userId = session.userId;
+  if (session.lastUsage !== undefined) json.lastUsage = { ...session.lastUsage };
+  return json;
 }

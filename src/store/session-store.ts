@@ -235,7 +235,8 @@ class CoreSessionStore implements SessionStore {
     let title: string | undefined;
     for (const message of session.messages) {
       const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
-      const withSeq = message.seq === seq ? message : Message.with(message, { seq });
+      // A session holds `Message` values only: each is given its seq without being validated again.
+      const withSeq = message.seq === seq ? message : storedAt(message, seq);
       messages.push(withSeq);
       // Frozen: a driver with stable records keeps these very objects (see `remember`).
       records.push(Object.freeze({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher), ...this.textOf(message) }));
