@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'CORRUPT'
+  | 'WRONG_KEY'
   | 'STATE_REJECTED'
   | 'PROVIDER_RULE'
   | 'SUMMARY_FAILED'
@@ -89,6 +90,34 @@ export class DataError extends ChatstateError {}
 
 /** A collaborator (summarizer, model, provider) failed or broke a rule. */
 export class CollaboratorError extends ChatstateError {}
+
+/** Details every `UnavailableError` carries. */
+export interface UnavailableDetails {
+  /** Which store (or collaborator) could not be reached. */
+  readonly store: string;
+  /** Why, in a few words: `LOCKED`, `CONNECTION`, `TIMEOUT`, `UNCONFIRMED`, … */
+  readonly reason: string;
+  /**
+   * Whether the operation may have taken effect although it failed (the connection dropped after
+   * the request was sent). Retrying is still safe for appends, which are idempotent by message id.
+   */
+  readonly outcome?: 'not-applied' | 'unknown' | 'applied';
+  readonly [key: string]: unknown;
+}
+
+/**
+ * A store (or another collaborator) cannot be reached right now: a server down, restarting or
+ * stalled, a lock held past its timeout. Always `retryable`: the same call may succeed later, on
+ * the same store instance.
+ */
+export class UnavailableError extends CollaboratorError {
+  /** Always true: trying again later can succeed. */
+  readonly retryable = true;
+
+  constructor(message: string, details: UnavailableDetails, options: { cause?: unknown } = {}) {
+    super('UNAVAILABLE', message, { cause: options.cause, details: { retryable: true, ...details } });
+  }
+}
 
 /** Details every `ModelError` carries. */
 export interface ModelErrorDetails {

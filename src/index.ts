@@ -14,7 +14,9 @@ export {
   InvalidInputError,
   ModelError,
   NotFoundError,
+  UnavailableError,
   type ChatstateErrorOptions,
+  type UnavailableDetails,
   type ModelErrorDetails,
   type ErrorCode,
 } from './errors.js';

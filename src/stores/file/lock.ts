@@ -20,7 +20,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CollaboratorError } from '../../errors.js';
+import { UnavailableError } from '../../errors.js';
 import { errorCode, isMissing, unlinkIfPresent } from './fs-util.js';
 
 /** Who holds a lock: its process, a digest of its host name and of its boot id, and a nonce. */
@@ -403,8 +403,11 @@ async function waitFor(file: string, options: LockOptions, announce: () => void)
     if (Date.now() - started > options.timeoutMs) {
       const found = readOwner(file);
       const by = found.kind === 'owner' ? ` (held by pid ${found.owner.pid} on ${found.owner.host})` : '';
-      throw new CollaboratorError('UNAVAILABLE', `${options.store}: ${file} stayed locked by another writer${by} past the lock timeout (${options.timeoutMs} ms)`, {
-        details: { reason: 'LOCKED', lock: file },
+      throw new UnavailableError(`${options.store}: ${file} stayed locked by another writer${by} past the lock timeout (${options.timeoutMs} ms)`, {
+        store: options.store,
+        reason: 'LOCKED',
+        outcome: 'not-applied',
+        lock: file,
       });
     }
     // Locks are held for a few commits at most (see the driver's lease): poll often — a failed

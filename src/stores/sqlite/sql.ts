@@ -3,7 +3,7 @@
  * conversion of rows into records, and the translation of SQLite errors into chatstate errors.
  * @module
  */
-import { ChatstateError, CollaboratorError, DataError, InvalidInputError, errorMessage } from '../../errors.js';
+import { ChatstateError, CollaboratorError, DataError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
 import { HEAD_COLUMNS } from '../sql-head.js';
@@ -35,10 +35,7 @@ export function translateError(error: unknown, label: DatabaseLabel): Error {
     return new DataError('CORRUPT', `${label.store}: the database ${label.file} is damaged (${message}); restore it from a backup`, { cause: error, details });
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new CollaboratorError('UNAVAILABLE', `${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`, {
-      cause: error,
-      details,
-    });
+    return new UnavailableError(`${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`, { store: label.store, reason: 'LOCKED', outcome: 'not-applied', ...details }, { cause: error });
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
     return new InvalidInputError('INVALID_ARGUMENT', `${label.store}: cannot open ${label.file} (${message})`, { cause: error, details });
