@@ -18,6 +18,7 @@ import { rangeOf } from '../../src/store/driver-helpers.js';
 import type { HeadRecord, MessageRecord } from '../../src/store/types.js';
 import { frameLine } from '../../src/stores/file/frame.js';
 import { fileDriver, fileStore, type DamageReport } from '../../src/stores/file/index.js';
+import { nodeFileSystem } from '../../src/stores/file/file-system.js';
 import { closeSource, loadRange, readSnapshotFile } from '../../src/stores/file/snapshot-file.js';
 import { BLOCK_BYTES, decodeIndex, decodeSnapshot, decodeSnapshotHeader, encodeSnapshot, type Block } from '../../src/stores/file/snapshot-format.js';
 
@@ -94,7 +95,7 @@ describe('snapshot layout', () => {
     const file = join(directory, 'snapshot');
     mkdirSync(directory, { recursive: true });
     writeFileSync(file, encodeSnapshot({ gen: 1, lineage: 'l', head: head('s', 5000, 2500) }, all));
-    const read = readSnapshotFile(file, 's', 'snapshot', false);
+    const read = readSnapshotFile(nodeFileSystem, file, 's', 'snapshot', false);
     if (read.kind !== 'ok') throw new Error(read.kind);
     expect(read.records).toBeUndefined();
     try {

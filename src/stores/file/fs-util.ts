@@ -5,11 +5,13 @@
  * committing meanwhile.
  * @module
  */
-import fs from 'node:fs';
-import { promisify } from 'node:util';
+import type { Stats } from 'node:fs';
+import type { Done, FileSystem } from './file-system.js';
 
-const fdatasyncAsync = promisify(fs.fdatasync);
-const fsyncAsync = promisify(fs.fsync);
+/** A callback-style call as a promise. */
+function promised(call: (done: Done) => void): Promise<void> {
+  return new Promise((resolve, reject) => call((error) => (error === null ? resolve() : reject(error))));
+}
 
 /** The errno code of a file-system error, if it is one. */
 export function errorCode(error: unknown): string | undefined {
@@ -23,17 +25,17 @@ export function isMissing(error: unknown): boolean {
 }
 
 /** Flushes a file's data (and the size needed to read it) to the disk. */
-export function fdatasync(fd: number): Promise<void> {
-  return fdatasyncAsync(fd);
+export function fdatasync(fs: FileSystem, fd: number): Promise<void> {
+  return promised((done) => fs.fdatasync(fd, done));
 }
 
 /** Flushes a file fully to the disk. */
-export function fsync(fd: number): Promise<void> {
-  return fsyncAsync(fd);
+export function fsync(fs: FileSystem, fd: number): Promise<void> {
+  return promised((done) => fs.fsync(fd, done));
 }
 
 /** Makes the entries of `dir` (creations, renames, removals) durable. */
-export async function fsyncDirectory(dir: string): Promise<void> {
+export async function fsyncDirectory(fs: FileSystem, dir: string): Promise<void> {
   let fd: number;
   try {
     fd = fs.openSync(dir, 'r');
@@ -43,7 +45,7 @@ export async function fsyncDirectory(dir: string): Promise<void> {
     throw error;
   }
   try {
-    await fsyncAsync(fd).catch((error: unknown) => {
+    await fsync(fs, fd).catch((error: unknown) => {
       // Some file systems refuse fsync on directories; there is nothing more to flush then.
       if (errorCode(error) !== 'EINVAL' && errorCode(error) !== 'EPERM') throw error;
     });
@@ -53,7 +55,7 @@ export async function fsyncDirectory(dir: string): Promise<void> {
 }
 
 /** Writes all of `buffer` at the file's end (a short write is continued, not lost). */
-export function writeFully(fd: number, buffer: Buffer, position?: number): void {
+export function writeFully(fs: FileSystem, fd: number, buffer: Buffer, position?: number): void {
   let written = 0;
   while (written < buffer.length) {
     written += fs.writeSync(fd, buffer, written, buffer.length - written, position === undefined ? null : position + written);
@@ -61,7 +63,7 @@ export function writeFully(fd: number, buffer: Buffer, position?: number): void 
 }
 
 /** Reads `length` bytes at `position` (fewer at the end of the file). */
-export function readAt(fd: number, position: number, length: number): Buffer {
+export function readAt(fs: FileSystem, fd: number, position: number, length: number): Buffer {
   const buffer = Buffer.allocUnsafe(length);
   let read = 0;
   while (read < length) {
@@ -73,12 +75,12 @@ export function readAt(fd: number, position: number, length: number): Buffer {
 }
 
 /** The identity of a file's content: it changes whenever the file is replaced or rewritten. */
-export function stampOf(stat: fs.Stats): string {
+export function stampOf(stat: Stats): string {
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
 }
 
 /** `fs.statSync` that answers `undefined` for a missing file. */
-export function statOrUndefined(file: string): fs.Stats | undefined {
+export function statOrUndefined(fs: FileSystem, file: string): Stats | undefined {
   try {
     return fs.statSync(file, { throwIfNoEntry: false });
   } catch (error) {
@@ -88,12 +90,12 @@ export function statOrUndefined(file: string): fs.Stats | undefined {
 }
 
 /** Creates `dir` (and its parents); true when it did not exist. */
-export function ensureDirectory(dir: string): boolean {
+export function ensureDirectory(fs: FileSystem, dir: string): boolean {
   return fs.mkdirSync(dir, { recursive: true }) !== undefined;
 }
 
 /** Closes `fd`, ignoring errors (used on paths that are already failing). */
-export function closeQuietly(fd: number | undefined): void {
+export function closeQuietly(fs: FileSystem, fd: number | undefined): void {
   if (fd === undefined) return;
   try {
     fs.closeSync(fd);
@@ -103,10 +105,25 @@ export function closeQuietly(fd: number | undefined): void {
 }
 
 /** Removes `file`, ignoring a missing one. */
-export function unlinkIfPresent(file: string): void {
+export function unlinkIfPresent(fs: FileSystem, file: string): void {
   try {
     fs.unlinkSync(file);
   } catch (error) {
     if (!isMissing(error)) throw error;
+  }
+}
+
+/** Removes a directory tree in the background of the thread pool; a failure leaves only garbage, so it is ignored. */
+export function removeTree(fs: FileSystem, dir: string): Promise<void> {
+  return promised((done) => fs.rm(dir, { recursive: true, force: true, maxRetries: 3 }, done)).catch(() => undefined);
+}
+
+/** Writes all of `buffer` at `position` on the thread pool (a short write is continued). */
+export async function writeFullyAsync(fs: FileSystem, fd: number, buffer: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < buffer.length) {
+    written += await new Promise<number>((resolve, reject) =>
+      fs.write(fd, buffer, written, buffer.length - written, position + written, (error, count) => (error === null ? resolve(count) : reject(error))),
+    );
   }
 }

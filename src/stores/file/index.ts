@@ -25,6 +25,7 @@ import { RECORD_SCHEMA } from '../../store/codec.js';
 import { sortAndPage } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { AppendCommit, AppendOutcome, DriverCapabilities, DriverRange, HeadRecord, MessageRecord, RecoveryNote, ReplaceCommit, SessionStore, StoreDriver } from '../../store/types.js';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
 import { ensureDirectory, errorCode, unlinkIfPresent } from './fs-util.js';
 import { hasWaiters, lock, processIsGone, retainLockOwner, tryLock, unlock, type HeldLock } from './lock.js';
 import { storePaths, type SessionPaths, type StorePaths } from './paths.js';
@@ -80,6 +81,11 @@ export interface FileDriverOptions {
    * alerts. A session that could not be read at all also comes back as a recovery session.
    */
   readonly onDamage?: (report: DamageReport) => void;
+  /**
+   * The file system the store's files go through (everything but its locks): a layer that
+   * records or shapes what the store does, as the crash-consistency tests use. @default Node's `fs`
+   */
+  readonly fileSystem?: FileSystem;
 }
 
 /** Options of `fileStore`: the core store options and the driver's. */
@@ -234,7 +240,7 @@ class FileDriver implements StoreDriver {
 
   constructor(directory: string, options: FileDriverOptions) {
     if (typeof directory !== 'string' || directory.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'file: the store needs a directory');
-    this.paths = storePaths(directory);
+    this.paths = storePaths(directory, options.fileSystem);
     this.context = { store: NAME, paths: this.paths };
     this.index = new SessionIndex(this.paths);
     this.foldBytes = positive(options.foldBytes, 1 << 20, 'foldBytes');
@@ -352,7 +358,7 @@ class FileDriver implements StoreDriver {
       const wait = slot.yieldUntil - Date.now();
       if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
       // With links to a kept owner file, a missing locks directory is made again where the link fails.
-      if (this.releaseOwner === undefined) ensureDirectory(this.paths.locks);
+      if (this.releaseOwner === undefined) ensureDirectory(nodeFileSystem, this.paths.locks);
       slot.lease = await lock(slot.paths.writeLock, { timeoutMs: this.lockTimeoutMs, foreignStaleMs: FOREIGN_STALE_MS, store: NAME });
       slot.leaseSince = Date.now();
       slot.leases += 1;
@@ -720,7 +726,7 @@ class FileDriver implements StoreDriver {
       );
     } finally {
       // Installed snapshots were renamed away; anything left is a fold that did not finish.
-      if (plan?.temporary !== undefined) unlinkIfPresent(plan.temporary.file);
+      if (plan?.temporary !== undefined) unlinkIfPresent(this.paths.fs, plan.temporary.file);
       unlock(foldLock);
     }
   }

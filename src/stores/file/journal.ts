@@ -4,10 +4,11 @@
  * in the middle (a bad record with good ones after it: replay stops there, never skips it).
  * @module
  */
-import fs from 'node:fs';
+import { constants } from 'node:fs';
 import type { JsonValue } from '../../message/schema.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
 import { FrameError, journalLine, journalRecord, newerFormatError, parseLine, type BeginCause, type JournalRecord } from './frame.js';
+import type { FileSystem } from './file-system.js';
 import { errorCode, isMissing, readAt } from './fs-util.js';
 
 /**
@@ -120,9 +121,9 @@ export function replayBuffer(buffer: Buffer, target: ReplayTarget, what: string)
 }
 
 /** Opens a journal for reading and appending (read-only where the store cannot be written); `undefined` when missing. */
-export function openJournal(file: string): number | undefined {
+export function openJournal(fs: FileSystem, file: string): number | undefined {
   try {
-    return fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_APPEND);
+    return fs.openSync(file, constants.O_RDWR | constants.O_APPEND);
   } catch (error) {
     if (isMissing(error)) return undefined;
     const code = errorCode(error);
@@ -139,11 +140,11 @@ export function openJournal(file: string): number | undefined {
 }
 
 /** Replays the unread bytes of the open journal `fd`; `vanished` when it was deleted or truncated under us. */
-export function replayOpen(fd: number, target: ReplayTarget, what: string): ReplayEnd | { readonly kind: 'vanished' } {
+export function replayOpen(fs: FileSystem, fd: number, target: ReplayTarget, what: string): ReplayEnd | { readonly kind: 'vanished' } {
   const stat = fs.fstatSync(fd);
   if (stat.nlink === 0 || stat.size < target.offset) return { kind: 'vanished' };
   if (stat.size === target.offset) return { kind: 'end' };
-  return replayBuffer(readAt(fd, target.offset, stat.size - target.offset), target, what);
+  return replayBuffer(readAt(fs, fd, target.offset, stat.size - target.offset), target, what);
 }
 
 /** The first line of a new journal. */

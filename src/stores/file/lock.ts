@@ -140,7 +140,7 @@ function sweepOwnerFiles(dir: string): void {
     const file = path.join(dir, name);
     const found = readOwner(file);
     // Locks that still link to it keep their content: only the name goes.
-    if (found.kind === 'owner' && found.owner.host === HOST && isStale(found, Number.POSITIVE_INFINITY)) unlinkIfPresent(file);
+    if (found.kind === 'owner' && found.owner.host === HOST && isStale(found, Number.POSITIVE_INFINITY)) unlinkIfPresent(fs, file);
   }
 }
 
@@ -155,7 +155,7 @@ function releaseOwnerFile(owner: OwnerFile): void {
   if (owner.refs > 0) return;
   const dir = path.dirname(owner.file);
   if (ownerFiles.get(dir) === owner) ownerFiles.delete(dir);
-  unlinkIfPresent(owner.file);
+  unlinkIfPresent(fs, owner.file);
 }
 
 /** The owner file each link-mode lock was made from, released with the lock. */
@@ -327,7 +327,7 @@ function breakStale(file: string, seen: Found): void {
   }
   const moved = readOwner(aside);
   if (sameLock(moved, seen)) {
-    unlinkIfPresent(aside);
+    unlinkIfPresent(fs, aside);
     return;
   }
   // We moved a live lock taken after our look: put it back exactly as it was (the same entry,
@@ -339,7 +339,7 @@ function breakStale(file: string, seen: Found): void {
   } catch (error) {
     if (errorCode(error) !== 'EEXIST') throw error;
   }
-  unlinkIfPresent(aside);
+  unlinkIfPresent(fs, aside);
 }
 
 /** One attempt: the lock, or `undefined` when a live owner holds it. */
@@ -422,11 +422,11 @@ export function unlock(held: HeldLock): void {
     if (held.mode === 'link') {
       // Ours if it is still a link to our owner file: one status call, no read.
       const stat = fs.lstatSync(held.path, { throwIfNoEntry: false });
-      if (stat !== undefined && stat.ino === held.inode?.ino && stat.dev === held.inode.dev) unlinkIfPresent(held.path);
+      if (stat !== undefined && stat.ino === held.inode?.ino && stat.dev === held.inode.dev) unlinkIfPresent(fs, held.path);
       return;
     }
     const found = readOwner(held.path);
-    if (found.kind === 'owner' && found.owner.nonce === held.owner.nonce) unlinkIfPresent(held.path);
+    if (found.kind === 'owner' && found.owner.nonce === held.owner.nonce) unlinkIfPresent(fs, held.path);
   } finally {
     const owner = linkedTo.get(held);
     if (owner !== undefined) {

@@ -16,6 +16,7 @@
 import path from 'node:path';
 import { InvalidInputError } from '../../errors.js';
 import { isValidId } from '../../ids.js';
+import { nodeFileSystem, type FileSystem } from './file-system.js';
 
 /** Name of a session's directory: its id, with each capital letter escaped so that two ids never share a directory on a case-insensitive file system. */
 export function encodeName(id: string): string {
@@ -33,6 +34,8 @@ export function decodeName(name: string): string | undefined {
 
 /** The files of one session. */
 export interface SessionPaths {
+  /** The file system the files are on. */
+  readonly fs: FileSystem;
   readonly id: string;
   readonly name: string;
   readonly dir: string;
@@ -46,6 +49,8 @@ export interface SessionPaths {
 
 /** The directories of a store. */
 export interface StorePaths {
+  /** The file system the store is on. */
+  readonly fs: FileSystem;
   readonly root: string;
   readonly sessions: string;
   readonly locks: string;
@@ -68,12 +73,13 @@ export function inside(base: string, ...parts: string[]): string {
   return resolved;
 }
 
-/** The layout of the store rooted at `directory` (made absolute now, so a later `chdir` does not move it). */
-export function storePaths(directory: string): StorePaths {
+/** The layout of the store rooted at `directory` (made absolute now, so a later `chdir` does not move it), on `fs`. */
+export function storePaths(directory: string, fs: FileSystem = nodeFileSystem): StorePaths {
   const root = path.resolve(directory);
   const sessions = path.join(root, 'sessions');
   const locks = path.join(root, 'locks');
   return {
+    fs,
     root,
     sessions,
     locks,
@@ -86,6 +92,7 @@ export function storePaths(directory: string): StorePaths {
       const name = encodeName(id);
       const dir = inside(sessions, name);
       return {
+        fs,
         id,
         name,
         dir,

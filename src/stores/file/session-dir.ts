@@ -5,10 +5,11 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import type { RecoveryNote } from '../../store/types.js';
 import { FrameError, frameLine, journalRecord, newerFormatError, parseLine, type BeginCause } from './frame.js';
+import type { FileSystem } from './file-system.js';
 import { ensureDirectory, fdatasync, fsync, fsyncDirectory, isMissing, unlinkIfPresent, writeFully } from './fs-util.js';
 import { beginLine } from './journal.js';
 import { journalGen, type SessionPaths, type StorePaths } from './paths.js';
@@ -30,6 +31,7 @@ export interface Inventory {
 
 /** Lists the files of a session directory. */
 export function inventory(p: SessionPaths): Inventory {
+  const { fs } = p;
   let names: string[];
   try {
     names = fs.readdirSync(p.dir);
@@ -44,6 +46,7 @@ export function inventory(p: SessionPaths): Inventory {
 
 /** The recovery note a marker holds. */
 export function readMarker(p: SessionPaths): RecoveryNote {
+  const { fs } = p;
   try {
     const text = fs.readFileSync(p.marker);
     const end = text.indexOf(0x0a);
@@ -59,15 +62,17 @@ export function readMarker(p: SessionPaths): RecoveryNote {
 
 /** A new directory under lost+found for the damaged files of `p`. */
 async function asideDirectory(context: FilesContext, p: SessionPaths): Promise<string> {
-  if (ensureDirectory(context.paths.lostAndFound)) await fsyncDirectory(context.paths.root);
+  const { fs } = p;
+  if (ensureDirectory(fs, context.paths.lostAndFound)) await fsyncDirectory(fs, context.paths.root);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const dir = path.join(context.paths.lostAndFound, `${p.name}.${stamp}.${randomBytes(3).toString('hex')}`);
-  fs.mkdirSync(dir);
+  fs.mkdirSync(dir, { recursive: true });
   return dir;
 }
 
 /** Moves (or copies) damaged files aside; returns their new paths relative to the store. */
 export async function keepAside(context: FilesContext, p: SessionPaths, files: readonly string[], copy = false): Promise<string[]> {
+  const { fs } = p;
   if (files.length === 0) return [];
   const dir = await asideDirectory(context, p);
   const kept: string[] = [];
@@ -82,37 +87,39 @@ export async function keepAside(context: FilesContext, p: SessionPaths, files: r
     }
     kept.push(path.relative(context.paths.root, target).split(path.sep).join('/'));
   }
-  await fsyncDirectory(dir);
-  await fsyncDirectory(context.paths.lostAndFound);
-  if (!copy) await fsyncDirectory(p.dir);
+  await fsyncDirectory(fs, dir);
+  await fsyncDirectory(fs, context.paths.lostAndFound);
+  if (!copy) await fsyncDirectory(fs, p.dir);
   return kept;
 }
 
 /** Nothing of the session is readable: keep every file aside and leave a marker saying so. */
 export async function recoverLost(context: FilesContext, p: SessionPaths, reason: string, found: Inventory): Promise<RecoveryNote> {
+  const { fs } = p;
   const files = found.names.filter((name) => name !== 'recovered').map((name) => path.join(p.dir, name));
   const keptAside = await keepAside(context, p, files);
   const note: RecoveryNote = { reason, lostId: p.id, keptAside };
   const tmp = `${p.marker}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = fs.openSync(tmp, 'wx');
   try {
-    writeFully(fd, frameLine({ k: 'recovered', s: 1, reason, keptAside }));
-    await fsync(fd);
+    writeFully(fs, fd, frameLine({ k: 'recovered', s: 1, reason, keptAside }));
+    await fsync(fs, fd);
   } finally {
     fs.closeSync(fd);
   }
   fs.renameSync(tmp, p.marker);
-  await fsyncDirectory(p.dir);
+  await fsyncDirectory(fs, p.dir);
   return note;
 }
 
 /** Creates journal `gen` with its begin line, durably; returns it open. */
 export async function createJournal(p: SessionPaths, gen: number, version: number, lineage: string, cause: BeginCause): Promise<{ fd: number; bytes: number }> {
-  const fd = fs.openSync(p.journal(gen), fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o644);
+  const { fs } = p;
+  const fd = fs.openSync(p.journal(gen), constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o644);
   try {
     const line = beginLine(gen, version, lineage, cause);
-    writeFully(fd, line);
-    await fdatasync(fd);
+    writeFully(fs, fd, line);
+    await fdatasync(fs, fd);
     return { fd, bytes: line.length };
   } catch (error) {
     fs.closeSync(fd);
@@ -122,11 +129,12 @@ export async function createJournal(p: SessionPaths, gen: number, version: numbe
 
 /** Deletes journals older than the backup needs, and temporary files of writers that died. */
 export function collectGarbage(p: SessionPaths, keepFrom: number | undefined, isGone: (pid: number) => boolean): void {
+  const { fs } = p;
   for (const name of inventory(p).names) {
     const gen = journalGen(name);
-    if (gen !== undefined && keepFrom !== undefined && gen < keepFrom) unlinkIfPresent(path.join(p.dir, name));
+    if (gen !== undefined && keepFrom !== undefined && gen < keepFrom) unlinkIfPresent(fs, path.join(p.dir, name));
     const temporary = /^(?:snapshot|recovered)\.tmp-([0-9]+)-/.exec(name);
-    if (temporary !== null && Number(temporary[1]) !== process.pid && isGone(Number(temporary[1]))) unlinkIfPresent(path.join(p.dir, name));
+    if (temporary !== null && Number(temporary[1]) !== process.pid && isGone(Number(temporary[1]))) unlinkIfPresent(fs, path.join(p.dir, name));
   }
 }
 
@@ -136,6 +144,7 @@ export function collectGarbage(p: SessionPaths, keepFrom: number | undefined, is
  * acknowledged nothing, so the session does not exist yet — nothing was lost, nothing is damaged.
  */
 export function abandonedCreation(p: SessionPaths, found: Inventory): boolean {
+  const { fs } = p;
   if (found.names.includes('snapshot') || found.names.includes('snapshot.bak')) return false;
   return found.journals.every((gen) => {
     let text: Buffer;
@@ -159,7 +168,7 @@ export function abandonedCreation(p: SessionPaths, found: Inventory): boolean {
 }
 
 /** True when the journal `file` holds nothing but its begin line (a fold or replace that never finished). */
-export function onlyBegins(file: string): boolean {
+export function onlyBegins(fs: FileSystem, file: string): boolean {
   try {
     const text = fs.readFileSync(file);
     return text.indexOf(0x0a) === text.length - 1;

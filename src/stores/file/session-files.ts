@@ -17,14 +17,14 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
 import { appendToHead, checkVersion, rangeOf } from '../../store/driver-helpers.js';
 import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, RecoveryNote, ReplaceCommit } from '../../store/types.js';
 import { journalLine, type BeginCause } from './frame.js';
-import { closeQuietly, fdatasync, fsyncDirectory, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
+import type { FileSystem } from './file-system.js';
+import { closeQuietly, fdatasync, fsyncDirectory, removeTree, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
 import { openJournal, replayOpen, type ReplayEnd } from './journal.js';
 import type { SessionPaths } from './paths.js';
 import { abandonedCreation, collectGarbage, createJournal, inventory, keepAside, onlyBegins, readMarker, recoverLost, type FilesContext } from './session-dir.js';
@@ -51,6 +51,8 @@ export { SnapshotDamage, SnapshotGone } from './snapshot-file.js';
 
 /** What the driver keeps in memory for a session it has read. */
 export interface SessionState {
+  /** The file system its files are on. */
+  readonly fs: FileSystem;
   head: HeadRecord;
   lineage: string;
   /** Snapshot header fields of a newer version, written back by folds. */
@@ -113,6 +115,7 @@ function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBackup: bool
   const { source, records } = read;
   const { header } = source;
   return {
+    fs: source.fs,
     head: header.head,
     lineage: header.lineage,
     extra: header.extra,
@@ -136,7 +139,7 @@ function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBackup: bool
 /** Closes the files a state holds open (it stays usable: they are opened again when needed). */
 export function release(state: SessionState | undefined): void {
   if (state === undefined) return;
-  closeQuietly(state.fd);
+  closeQuietly(state.fs, state.fd);
   state.fd = undefined;
   closeSource(state.source);
 }
@@ -193,20 +196,21 @@ type ChainEnd = ReplayEnd | { readonly kind: 'vanished' } | { readonly kind: 'mi
 
 /** Applies the journals after `state`'s position, following seals. */
 function catchUp(p: SessionPaths, state: SessionState): ChainEnd {
+  const { fs } = p;
   for (;;) {
     if (state.fd === undefined) {
-      const fd = openJournal(p.journal(state.gen));
+      const fd = openJournal(fs, p.journal(state.gen));
       if (fd === undefined) return state.offset === 0 ? { kind: 'missing' } : { kind: 'vanished' };
       state.fd = fd;
     }
     const before = state.offset;
-    const end = replayOpen(state.fd, state, `journal ${state.gen} of ${p.id}`);
+    const end = replayOpen(fs, state.fd, state, `journal ${state.gen} of ${p.id}`);
     if (state.offset > before) {
       state.journalBytes += state.offset - before;
       state.unsynced = true;
     }
     if (end.kind !== 'sealed') return end;
-    closeQuietly(state.fd);
+    closeQuietly(fs, state.fd);
     state.fd = undefined;
     state.gen = end.next;
     state.offset = 0;
@@ -220,7 +224,8 @@ function nextGen(p: SessionPaths, state: SessionState | undefined): number {
 
 /** Whether the snapshot file on disk is the one `state` was read from. */
 function snapshotIsCurrent(p: SessionPaths, state: SessionState | undefined): boolean {
-  const stat = statOrUndefined(p.snapshot);
+  const { fs } = p;
+  const stat = statOrUndefined(fs, p.snapshot);
   return state !== undefined && !state.fromBackup && stat !== undefined && stampOf(stat) === state.snapStamp;
 }
 
@@ -269,12 +274,13 @@ interface Rewrite {
  * back to the backup, which with its journals is the old state.
  */
 async function rewrite(context: FilesContext, p: SessionPaths, current: SessionState | undefined, next: Rewrite, isGone: (pid: number) => boolean): Promise<{ state: SessionState; keptAside: string[] }> {
+  const { fs } = p;
   const created = fs.mkdirSync(p.dir, { recursive: true });
   if (created !== undefined) {
     // A new directory exists durably once the directory holding it is flushed: flush each
     // parent of what was created, deepest first.
     for (let dir = path.dirname(p.dir); ; dir = path.dirname(dir)) {
-      await fsyncDirectory(dir);
+      await fsyncDirectory(fs, dir);
       if (dir === path.dirname(created) || dir === path.dirname(dir)) break;
     }
   }
@@ -289,15 +295,16 @@ async function rewrite(context: FilesContext, p: SessionPaths, current: SessionS
     if (snapshotIsCurrent(p, current) && verifySource((current as SessionState).source)) {
       fs.renameSync(p.snapshot, p.backup);
       backupGen = current?.baseGen;
-    } else if (statOrUndefined(p.snapshot) !== undefined) {
+    } else if (statOrUndefined(fs, p.snapshot) !== undefined) {
       // Damaged (we could not read it): never make it the backup, never delete it.
       keptAside = await keepAside(context, p, [p.snapshot]);
     }
     fs.renameSync(temporary.file, p.snapshot);
-    unlinkIfPresent(p.marker);
-    await fsyncDirectory(p.dir);
+    unlinkIfPresent(fs, p.marker);
+    await fsyncDirectory(fs, p.dir);
     collectGarbage(p, backupGen, isGone);
     const state: SessionState = {
+      fs,
       head: next.head,
       lineage: next.lineage,
       extra: next.extra,
@@ -318,8 +325,8 @@ async function rewrite(context: FilesContext, p: SessionPaths, current: SessionS
     release(current);
     return { state, keptAside };
   } catch (error) {
-    closeQuietly(journal.fd);
-    if (temporary !== undefined && fs.existsSync(temporary.file)) unlinkIfPresent(temporary.file);
+    closeQuietly(fs, journal.fd);
+    if (temporary !== undefined && fs.existsSync(temporary.file)) unlinkIfPresent(fs, temporary.file);
     throw error;
   }
 }
@@ -341,14 +348,15 @@ export interface ReadOptions {
 
 /** Reads a session from scratch. */
 async function readFull(context: FilesContext, p: SessionPaths, options: ReadOptions): Promise<ReadResult> {
+  const { fs } = p;
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    const primary = readSnapshotFile(p.snapshot, p.id, 'snapshot', options.full === true);
+    const primary = readSnapshotFile(fs, p.snapshot, p.id, 'snapshot', options.full === true);
     let read: SnapshotRead = primary;
     let fromBackup = false;
     let backup: SnapshotRead | undefined;
     if (primary.kind !== 'ok') {
       // A backup is read whole: the state made from it is written again as the snapshot.
-      backup = readSnapshotFile(p.backup, p.id, 'backup', true);
+      backup = readSnapshotFile(fs, p.backup, p.id, 'backup', true);
       if (backup.kind === 'ok') {
         read = backup;
         fromBackup = true;
@@ -378,7 +386,7 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
     }
     if (!options.locked) {
       // The snapshot must still be the one read: otherwise a fold, replace or delete ran meanwhile.
-      const stat = statOrUndefined(p.snapshot);
+      const stat = statOrUndefined(fs, p.snapshot);
       if (stat === undefined || stampOf(stat) !== state.snapStamp) {
         release(state);
         continue;
@@ -406,20 +414,21 @@ function beginIsDamaged(state: SessionState, end: ChainEnd): boolean {
 
 /** Under the lock: makes the files of a state just read clean (torn tail cut, damage repaired). */
 async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: ReadOptions): Promise<SessionState> {
+  const { fs } = p;
   const damaged = end.kind === 'corrupt' || beginIsDamaged(state, end);
   if (damaged || state.fromBackup) {
     const keptAside: string[] = [];
     if (damaged) {
       // Never replay past a damaged record, never delete what follows it: the journal is copied aside.
       const journal = p.journal(state.gen);
-      if ((statOrUndefined(journal)?.size ?? 0) > 0) keptAside.push(...(await keepAside(context, p, [journal], true)));
+      if ((statOrUndefined(fs, journal)?.size ?? 0) > 0) keptAside.push(...(await keepAside(context, p, [journal], true)));
     }
     // Journals after the chain belong to a history only a lost snapshot knew (a replace) or that
     // damage cut off: kept aside rather than collected later. Those holding only their begin
     // line (a fold or replace cut by a crash) hold nothing and go.
     const unreachable = inventory(p).journals.filter((gen) => gen > state.gen).map((gen) => p.journal(gen));
-    for (const file of unreachable.filter(onlyBegins)) unlinkIfPresent(file);
-    keptAside.push(...(await keepAside(context, p, unreachable.filter((file) => statOrUndefined(file) !== undefined))));
+    for (const file of unreachable.filter((file) => onlyBegins(fs, file))) unlinkIfPresent(fs, file);
+    keptAside.push(...(await keepAside(context, p, unreachable.filter((file) => statOrUndefined(fs, file) !== undefined))));
     // After damage, the version and lastSeq go above anything the lost records claim, so no
     // version or sequence number is ever given twice.
     const maxVersion = end.kind === 'corrupt' ? end.maxVersion : 0;
@@ -438,7 +447,7 @@ async function settle(context: FilesContext, p: SessionPaths, state: SessionStat
     // A journal the chain names is gone (deleted by hand, or its creation lost with the disk
     // cache): nothing acknowledged can be in it, so it starts again empty.
     const journal = await createJournal(p, state.gen, state.head.version, state.lineage, 'repair');
-    await fsyncDirectory(p.dir);
+    await fsyncDirectory(fs, p.dir);
     state.fd = journal.fd;
     state.offset = journal.bytes;
     state.journalBytes += journal.bytes;
@@ -455,17 +464,18 @@ async function settle(context: FilesContext, p: SessionPaths, state: SessionStat
  * or delete reads again.
  */
 export async function refresh(context: FilesContext, p: SessionPaths, state: SessionState | undefined, options: ReadOptions): Promise<ReadResult> {
+  const { fs } = p;
   if (state === undefined || state.fromBackup) {
     release(state);
     return readFull(context, p, options);
   }
-  const stat = statOrUndefined(p.snapshot);
+  const stat = statOrUndefined(fs, p.snapshot);
   if (stat === undefined) {
     release(state);
     return readFull(context, p, options);
   }
   if (stampOf(stat) !== state.snapStamp) {
-    const read = readSnapshotFile(p.snapshot, p.id, 'snapshot', false);
+    const read = readSnapshotFile(fs, p.snapshot, p.id, 'snapshot', false);
     const folded = read.kind === 'ok' ? read.source.header : undefined;
     // Another process folded: same lineage, up to a journal we already follow. Keep the cache.
     if (read.kind === 'ok' && folded !== undefined && folded.lineage === state.lineage && folded.gen >= state.baseGen && folded.gen <= state.gen && folded.head.version <= state.head.version) {
@@ -542,7 +552,7 @@ export function applyAppends(store: string, id: string, state: SessionState, com
 export function writeAppends(state: SessionState, bytes: Buffer | undefined): void {
   if (bytes === undefined) return;
   if (state.fd === undefined) throw new Error('file: no journal is open');
-  writeFully(state.fd, bytes);
+  writeFully(state.fs, state.fd, bytes);
   state.offset += bytes.length;
   state.journalBytes += bytes.length;
   state.unsynced = true;
@@ -557,8 +567,8 @@ export function writeAppends(state: SessionState, bytes: Buffer | undefined): vo
 export function flushAppends(state: SessionState, blocking: boolean): Promise<void> {
   if (!state.unsynced || state.fd === undefined) return Promise.resolve();
   state.unsynced = false;
-  if (!blocking) return fdatasync(state.fd);
-  fs.fdatasyncSync(state.fd);
+  if (!blocking) return fdatasync(state.fs, state.fd);
+  state.fs.fdatasyncSync(state.fd);
   return Promise.resolve();
 }
 
@@ -594,16 +604,17 @@ export interface FoldPlan {
  * so appends continue at once while the snapshot is written without the lock.
  */
 export async function beginFold(p: SessionPaths, state: SessionState): Promise<FoldPlan | undefined> {
+  const { fs } = p;
   if (state.fd === undefined || state.snapStamp === undefined) return undefined;
   const gen = nextGen(p, state);
   const journal = await createJournal(p, gen, state.head.version, state.lineage, 'fold');
   try {
     // The new journal must exist durably before a seal points readers at it.
-    await fsyncDirectory(p.dir);
-    writeFully(state.fd, journalLine({ k: 'seal', next: gen }));
-    await fdatasync(state.fd);
+    await fsyncDirectory(fs, p.dir);
+    writeFully(fs, state.fd, journalLine({ k: 'seal', next: gen }));
+    await fdatasync(fs, state.fd);
   } catch (error) {
-    closeQuietly(journal.fd);
+    closeQuietly(fs, journal.fd);
     throw error;
   }
   const { content } = contentOf(state);
@@ -618,7 +629,7 @@ export async function beginFold(p: SessionPaths, state: SessionState): Promise<F
     content: content.base === undefined ? content : { ...content, base: { ...content.base, fd: undefined } },
     extra: state.extra,
   };
-  closeQuietly(state.fd);
+  closeQuietly(fs, state.fd);
   state.fd = journal.fd;
   state.gen = gen;
   state.offset = journal.bytes;
@@ -640,16 +651,17 @@ export async function writeFold(p: SessionPaths, plan: FoldPlan): Promise<void> 
  * becomes the backup and the new one takes its place; journals the backup no longer needs go.
  */
 export async function finishFold(p: SessionPaths, state: SessionState | undefined, plan: FoldPlan, isGone: (pid: number) => boolean): Promise<boolean> {
+  const { fs } = p;
   const temporary = plan.temporary;
   if (temporary === undefined) return false;
-  const stat = statOrUndefined(p.snapshot);
+  const stat = statOrUndefined(fs, p.snapshot);
   if (stat === undefined || stampOf(stat) !== plan.baseStamp) {
-    unlinkIfPresent(temporary.file);
+    unlinkIfPresent(fs, temporary.file);
     return false;
   }
   fs.renameSync(p.snapshot, p.backup);
   fs.renameSync(temporary.file, p.snapshot);
-  await fsyncDirectory(p.dir);
+  await fsyncDirectory(fs, p.dir);
   collectGarbage(p, plan.baseGen, isGone);
   if (state !== undefined && state.lineage === plan.lineage && state.snapStamp === plan.baseStamp) {
     rebase(state, sourceOf(temporary, p.snapshot), plan.gen, plan.head.lastSeq);
@@ -659,32 +671,34 @@ export async function finishFold(p: SessionPaths, state: SessionState | undefine
 
 /** Deletes a session (under the lock): its directory is renamed away in one step, then removed. */
 export async function removeSession(context: FilesContext, p: SessionPaths): Promise<boolean> {
+  const { fs } = p;
   const found = inventory(p);
   if (!found.exists) return false;
   const existed = found.hasData && !abandonedCreation(p, found);
   const trash = path.join(context.paths.sessions, `.trash-${p.name}-${randomBytes(4).toString('hex')}`);
   fs.renameSync(p.dir, trash);
-  await fsyncDirectory(context.paths.sessions);
-  await fs.promises.rm(trash, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  await fsyncDirectory(fs, context.paths.sessions);
+  await removeTree(fs, trash);
   return existed;
 }
 
 /** The head of a session from its snapshot header and journals, without reading its messages (for the index). */
 export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string; gen: number; offset: number } | undefined {
-  let header = readSnapshotHeader(p.snapshot, p.id);
+  const { fs } = p;
+  let header = readSnapshotHeader(fs, p.snapshot, p.id);
   let snap = header?.stamp ?? '-';
   if (header === undefined) {
-    header = readSnapshotHeader(p.backup, p.id);
+    header = readSnapshotHeader(fs, p.backup, p.id);
     snap = '-';
   }
   if (header === undefined) return undefined;
   const target = { head: header.header.head, lineage: header.header.lineage, gen: header.header.gen, offset: 0 };
   for (;;) {
-    const fd = openJournal(p.journal(target.gen));
+    const fd = openJournal(fs, p.journal(target.gen));
     if (fd === undefined) break;
     let end: ReturnType<typeof replayOpen>;
     try {
-      end = replayOpen(fd, target, `journal ${target.gen} of ${p.id}`);
+      end = replayOpen(fs, fd, target, `journal ${target.gen} of ${p.id}`);
     } finally {
       fs.closeSync(fd);
     }

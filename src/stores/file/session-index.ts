@@ -8,7 +8,6 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import { ChatstateError } from '../../errors.js';
 import type { HeadRecord } from '../../store/types.js';
 import { FrameError, frameLine, parseLine } from './frame.js';
@@ -44,9 +43,10 @@ function isEntry(value: unknown): value is IndexEntry & { name: string } {
 }
 
 function fresh(p: SessionPaths, entry: IndexEntry): boolean {
-  const snapshot = statOrUndefined(p.snapshot);
+  const { fs } = p;
+  const snapshot = statOrUndefined(fs, p.snapshot);
   if ((snapshot === undefined ? '-' : stampOf(snapshot)) !== entry.snap) return false;
-  return statOrUndefined(p.journal(entry.gen))?.size === entry.offset;
+  return statOrUndefined(fs, p.journal(entry.gen))?.size === entry.offset;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -68,7 +68,8 @@ export class SessionIndex {
   }
 
   private loadFile(): void {
-    const stat = statOrUndefined(this.paths.index);
+    const { fs } = this.paths;
+    const stat = statOrUndefined(fs, this.paths.index);
     if (stat === undefined || stampOf(stat) === this.fileStamp) return;
     this.fileStamp = stampOf(stat);
     try {
@@ -88,22 +89,24 @@ export class SessionIndex {
   }
 
   private writeFile(): void {
+    const { fs } = this.paths;
     const entries = [...this.entries].map(([name, entry]) => ({ name, ...entry }));
     const temporary = `${this.paths.index}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       // No fsync: the index is derived data, checked against the sessions on every list.
       fs.writeFileSync(temporary, frameLine({ k: 'index', s: 1, entries }), { flag: 'wx' });
       fs.renameSync(temporary, this.paths.index);
-      const stat = statOrUndefined(this.paths.index);
+      const stat = statOrUndefined(fs, this.paths.index);
       this.fileStamp = stat === undefined ? undefined : stampOf(stat);
     } catch (error) {
-      unlinkIfPresent(temporary);
+      unlinkIfPresent(fs, temporary);
       // A read-only or full disk must not fail a list: the index is only a cache.
       if (errorCode(error) === undefined) throw error;
     }
   }
 
   private async verify(): Promise<HeadRecord[]> {
+    const { fs } = this.paths;
     this.loadFile();
     let names: string[];
     try {

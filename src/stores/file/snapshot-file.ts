@@ -10,17 +10,19 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { countBelow, rangeOf } from '../../store/driver-helpers.js';
 import type { MessageRange, MessageRecord } from '../../store/types.js';
 import { FrameError, newerFormatError } from './frame.js';
-import { closeQuietly, isMissing, readAt, stampOf, unlinkIfPresent } from './fs-util.js';
+import type { FileSystem } from './file-system.js';
+import { closeQuietly, fsync, isMissing, readAt, stampOf, unlinkIfPresent, writeFullyAsync } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
 import { SnapshotBuilder, blockEnd, decodeBlocks, decodeIds, decodeIndex, decodeSnapshot, decodeSnapshotHeader, snapshotSize, verifyBlocks, verifySnapshot, type Block, type NewSnapshotHeader, type SnapshotHeader } from './snapshot-format.js';
 
 /** A snapshot file opened for reading. */
 export interface SnapshotSource {
+  /** The file system it is on. */
+  readonly fs: FileSystem;
   /** The name it was opened by (the snapshot or its backup). */
   readonly file: string;
   readonly header: SnapshotHeader;
@@ -58,10 +60,10 @@ export function describe(read: SnapshotRead): string {
 }
 
 /** Reads the header line of the open file `fd` (of `size` bytes); throws `FrameError`. */
-function readHeader(fd: number, size: number): { header: SnapshotHeader; bodyStart: number } {
+function readHeader(fs: FileSystem, fd: number, size: number): { header: SnapshotHeader; bodyStart: number } {
   let length = Math.min(size, 16_384);
   for (;;) {
-    const buffer = readAt(fd, 0, length);
+    const buffer = readAt(fs, fd, 0, length);
     if (buffer.indexOf(0x0a) >= 0 || length >= size) return decodeSnapshotHeader(buffer);
     length = Math.min(size, length * 4);
   }
@@ -72,7 +74,7 @@ function readHeader(fd: number, size: number): { header: SnapshotHeader; bodySta
  * (and always for a schema-1 snapshot), every byte, returning the records. The descriptor stays
  * open in the source (`closeSource` closes it).
  */
-export function readSnapshotFile(file: string, id: string, what: string, full: boolean): SnapshotRead {
+export function readSnapshotFile(fs: FileSystem, file: string, id: string, what: string, full: boolean): SnapshotRead {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -85,7 +87,7 @@ export function readSnapshotFile(file: string, id: string, what: string, full: b
     const stat = fs.fstatSync(fd);
     const stamp = stampOf(stat);
     try {
-      const { header, bodyStart } = readHeader(fd, stat.size);
+      const { header, bodyStart } = readHeader(fs, fd, stat.size);
       if (header.head.id !== id) return { kind: 'damaged', reason: `it belongs to session ${JSON.stringify(header.head.id)}` };
       const size = snapshotSize(header, bodyStart);
       if (size !== stat.size) return { kind: 'damaged', reason: `it has ${stat.size} bytes, its header says ${size}` };
@@ -94,7 +96,7 @@ export function readSnapshotFile(file: string, id: string, what: string, full: b
       let records: MessageRecord[] | undefined;
       let ids: Set<string> | undefined;
       if (full || layout.kind === 'array') {
-        const snapshot = decodeSnapshot(readAt(fd, 0, stat.size));
+        const snapshot = decodeSnapshot(readAt(fs, fd, 0, stat.size));
         records = snapshot.messages;
         ids = new Set<string>();
         for (const record of records) {
@@ -102,9 +104,9 @@ export function readSnapshotFile(file: string, id: string, what: string, full: b
           ids.add(record.id);
         }
       }
-      if (layout.kind === 'lines') blocks = decodeIndex(readAt(fd, bodyStart + layout.body, layout.index), layout, header.head.lastSeq);
+      if (layout.kind === 'lines') blocks = decodeIndex(readAt(fs, fd, bodyStart + layout.body, layout.index), layout, header.head.lastSeq);
       keep = true;
-      return { kind: 'ok', source: { file, header, bodyStart, blocks, stamp, size: stat.size, fd, verified: records !== undefined }, records, ids };
+      return { kind: 'ok', source: { fs, file, header, bodyStart, blocks, stamp, size: stat.size, fd, verified: records !== undefined }, records, ids };
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       if (error.newer) throw newerFormatError(`the ${what} of ${id}`, error.message);
@@ -118,13 +120,14 @@ export function readSnapshotFile(file: string, id: string, what: string, full: b
 /** Closes a source's descriptor (it is opened again by name when needed). */
 export function closeSource(source: SnapshotSource | undefined): void {
   if (source?.fd === undefined) return;
-  closeQuietly(source.fd);
+  closeQuietly(source.fs, source.fd);
   source.fd = undefined;
 }
 
 /** The source's descriptor, opened again by name if it was closed; `SnapshotGone` if the file changed. */
 function descriptor(source: SnapshotSource): number {
   if (source.fd !== undefined) return source.fd;
+  const { fs } = source;
   let fd: number;
   try {
     fd = fs.openSync(source.file, 'r');
@@ -153,7 +156,7 @@ function checked<T>(source: SnapshotSource, decode: () => T): T {
 /** Every record of the snapshot, verified. */
 export function loadRecords(source: SnapshotSource): MessageRecord[] {
   const fd = descriptor(source);
-  const records = checked(source, () => decodeSnapshot(readAt(fd, 0, source.size)).messages);
+  const records = checked(source, () => decodeSnapshot(readAt(source.fs, fd, 0, source.size)).messages);
   source.verified = true;
   return records;
 }
@@ -163,7 +166,7 @@ export function loadIds(source: SnapshotSource): string[] {
   const { layout } = source.header;
   if (layout.kind === 'array') return loadRecords(source).map((record) => record.id);
   const fd = descriptor(source);
-  return checked(source, () => decodeIds(readAt(fd, source.bodyStart + layout.body + layout.index, layout.ids), layout.count));
+  return checked(source, () => decodeIds(readAt(source.fs, fd, source.bodyStart + layout.body + layout.index, layout.ids), layout.count));
 }
 
 /**
@@ -193,7 +196,7 @@ export function loadRange(source: SnapshotSource, range: MessageRange): MessageR
     const start = (blocks[first] as Block).offset;
     const end = blockEnd(blocks, last, layout.body);
     const fd = descriptor(source);
-    const records = checked(source, () => decodeBlocks(readAt(fd, source.bodyStart + start, end - start), blocks, first, last, layout.body));
+    const records = checked(source, () => decodeBlocks(readAt(source.fs, fd, source.bodyStart + start, end - start), blocks, first, last, layout.body));
     window = { first, last, records, bytes: end - start };
     // A chat reads its last messages again and again: the blocks that hold them stay decoded.
     if (window.bytes <= WINDOW_BYTES) source.window = window;
@@ -206,7 +209,7 @@ export function verifySource(source: SnapshotSource): boolean {
   if (source.verified) return true;
   try {
     const fd = descriptor(source);
-    checked(source, () => verifySnapshot(readAt(fd, 0, source.size)));
+    checked(source, () => verifySnapshot(readAt(source.fs, fd, 0, source.size)));
     source.verified = true;
     return true;
   } catch (error) {
@@ -216,7 +219,7 @@ export function verifySource(source: SnapshotSource): boolean {
 }
 
 /** Reads only the header line of a snapshot (the index needs nothing more). */
-export function readSnapshotHeader(file: string, id: string): { header: SnapshotHeader; stamp: string; size: number } | undefined {
+export function readSnapshotHeader(fs: FileSystem, file: string, id: string): { header: SnapshotHeader; stamp: string; size: number } | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -227,7 +230,7 @@ export function readSnapshotHeader(file: string, id: string): { header: Snapshot
   try {
     const stat = fs.fstatSync(fd);
     try {
-      const { header } = readHeader(fd, stat.size);
+      const { header } = readHeader(fs, fd, stat.size);
       return header.head.id === id ? { header, stamp: stampOf(stat), size: stat.size } : undefined;
     } catch (error) {
       if (error instanceof FrameError && error.newer) throw newerFormatError(`the snapshot of ${id}`, error.message);
@@ -257,7 +260,7 @@ function buildSnapshot(header: NewSnapshotHeader, content: SnapshotContent): { c
     if (layout.kind === 'array' || base.blocks === undefined) builder.addRecords(loadRecords(base));
     else if (base.blocks.length > 0) {
       const fd = descriptor(base);
-      const body = readAt(fd, base.bodyStart, layout.body);
+      const body = readAt(base.fs, fd, base.bodyStart, layout.body);
       // Every block's checksum is checked: nothing damaged is carried into the new snapshot.
       checked(base, () => verifyBlocks(body, base.blocks as readonly Block[], layout.body));
       base.verified = true;
@@ -270,6 +273,7 @@ function buildSnapshot(header: NewSnapshotHeader, content: SnapshotContent): { c
 
 /** A snapshot written and flushed to a temporary file, not yet in place. */
 export interface TemporarySnapshot {
+  readonly fs: FileSystem;
   readonly file: string;
   readonly stamp: string;
   readonly size: number;
@@ -287,21 +291,22 @@ export async function writeTemporary(p: SessionPaths, header: NewSnapshotHeader,
   const { header: written, bodyStart } = decodeSnapshotHeader(chunks[0] as Buffer);
   const bytes = Buffer.concat(chunks);
   const file = path.join(p.dir, `snapshot.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const handle = await fs.promises.open(file, 'wx', 0o644);
+  const { fs } = p;
+  const fd = fs.openSync(file, 'wx', 0o644);
   try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-    const stat = await handle.stat();
-    return { file, stamp: stampOf(stat), size: stat.size, header: written, bodyStart, blocks };
+    await writeFullyAsync(fs, fd, bytes, 0);
+    await fsync(fs, fd);
+    const stat = fs.fstatSync(fd);
+    return { fs, file, stamp: stampOf(stat), size: stat.size, header: written, bodyStart, blocks };
   } catch (error) {
-    unlinkIfPresent(file);
+    unlinkIfPresent(fs, file);
     throw error;
   } finally {
-    await handle.close();
+    closeQuietly(fs, fd);
   }
 }
 
 /** The source of a temporary snapshot once it was renamed to `file` (written by us: verified, closed). */
 export function sourceOf(temporary: TemporarySnapshot, file: string): SnapshotSource {
-  return { file, header: temporary.header, bodyStart: temporary.bodyStart, blocks: temporary.blocks, stamp: temporary.stamp, size: temporary.size, fd: undefined, verified: true };
+  return { fs: temporary.fs, file, header: temporary.header, bodyStart: temporary.bodyStart, blocks: temporary.blocks, stamp: temporary.stamp, size: temporary.size, fd: undefined, verified: true };
 }

@@ -16,12 +16,12 @@
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { DataError } from '../../errors.js';
 import type { ValueRecord } from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
-import { closeQuietly, ensureDirectory, fsync, fsyncDirectory, isMissing, unlinkIfPresent, writeFully } from './fs-util.js';
+import { nodeFileSystem } from './file-system.js';
+import { closeQuietly, ensureDirectory, fsync, fsyncDirectory, isMissing, removeTree, unlinkIfPresent, writeFully } from './fs-util.js';
 import { lock, unlock } from './lock.js';
 import { inside, type StorePaths } from './paths.js';
 
@@ -78,7 +78,8 @@ export class ValueFiles {
   private exclusive<T>(lockFile: string, operation: () => Promise<T>): Promise<T> {
     const before = this.queues.get(lockFile) ?? Promise.resolve();
     const result = before.then(async () => {
-      ensureDirectory(this.paths.locks);
+      // Locks live on the real file system, whatever layer the values go through (see file-system.ts).
+      ensureDirectory(nodeFileSystem, this.paths.locks);
       const held = await lock(lockFile, { timeoutMs: this.options.lockTimeoutMs, foreignStaleMs: this.options.foreignStaleMs, store: this.options.store });
       try {
         return await operation();
@@ -104,6 +105,7 @@ export class ValueFiles {
 
   /** The values of `ns` on disk, by key (empty when it has no file). */
   private load(ns: string, file: string): Map<string, string> {
+    const { fs } = this.paths;
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(file);
@@ -144,6 +146,7 @@ export class ValueFiles {
 
   /** Writes and deletes keys of `ns` in one atomic, durable replacement of its file. */
   async write(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+    const { fs } = this.paths;
     const place = this.place(ns);
     await this.exclusive(place.lock, async () => {
       const values = this.load(ns, place.file);
@@ -153,8 +156,8 @@ export class ValueFiles {
       }
       if (values.size === 0) {
         if (!fs.existsSync(place.file)) return;
-        unlinkIfPresent(place.file);
-        await fsyncDirectory(place.dir);
+        unlinkIfPresent(fs, place.file);
+        await fsyncDirectory(fs, place.dir);
         return;
       }
       await this.ensureDirectories(place.dir);
@@ -163,20 +166,21 @@ export class ValueFiles {
       // One temporary name per namespace: writers of it hold the lock, and a crash's leftover is overwritten.
       const fd = fs.openSync(place.temporary, 'w');
       try {
-        writeFully(fd, Buffer.concat([header, body]));
-        await fsync(fd);
+        writeFully(fs, fd, Buffer.concat([header, body]));
+        await fsync(fs, fd);
       } finally {
-        closeQuietly(fd);
+        closeQuietly(fs, fd);
       }
       fs.renameSync(place.temporary, place.file);
-      await fsyncDirectory(place.dir);
+      await fsyncDirectory(fs, place.dir);
     });
   }
 
   /** Creates the values directory and `dir` inside it, each creation made durable. */
   private async ensureDirectories(dir: string): Promise<void> {
-    if (ensureDirectory(this.root)) await fsyncDirectory(this.paths.root);
-    if (dir !== this.root && ensureDirectory(dir)) await fsyncDirectory(this.root);
+    const { fs } = this.paths;
+    if (ensureDirectory(fs, this.root)) await fsyncDirectory(fs, this.paths.root);
+    if (dir !== this.root && ensureDirectory(fs, dir)) await fsyncDirectory(fs, this.root);
   }
 
   /**
@@ -184,6 +188,7 @@ export class ValueFiles {
    * `result`: the directory is renamed away in one step, so no reader sees part of it.
    */
   async afterRemoval<T>(id: string, result: T): Promise<T> {
+    const { fs } = this.paths;
     const group = this.groupOf(id);
     // Most sessions keep no values: no lock is taken for them. A write racing this removal is
     // one that came after it, and its values stay, as after any write to a session id.
@@ -196,8 +201,8 @@ export class ValueFiles {
         if (isMissing(error)) return;
         throw error;
       }
-      await fsyncDirectory(this.root);
-      await fs.promises.rm(trash, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+      await fsyncDirectory(fs, this.root);
+      await removeTree(fs, trash);
     });
     return result;
   }
