@@ -87,6 +87,9 @@ export {
 } from './state/index.js';
 export {
   createSessionStore,
+  describeNotice,
+  noticesOf,
+  type RecoveryNotice,
   type AppendOptions,
   type AppendResult,
   type ListQuery,

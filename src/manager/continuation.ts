@@ -9,6 +9,7 @@ import { isValidId } from '../ids.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { Session } from '../session/session.js';
+import { RECOVERY_KEY } from '../store/recovery.js';
 
 /** Metadata keys that describe a session's place among others; a successor or fork never inherits them. */
 export const LINK_KEYS: ReadonlySet<string> = new Set(['continuedFrom', 'continuedTo', 'continuationIndex', 'forkedFrom', 'recoveredFrom']);
@@ -47,10 +48,10 @@ export function chainCycle(id: string): DataError {
 /** What a store's recovery note adds to a recovery session's metadata beside `recoveredFrom`. */
 const RECOVERY_NOTE_KEYS: ReadonlySet<string> = new Set(['reason', 'keptAside']);
 
-/** The metadata a successor or fork inherits: everything but the links (and a recovery note, which describes only its own session). */
+/** The metadata a successor or fork inherits: everything but the links (and recovery notes and notices, which describe only their own session). */
 export function inheritedMetadata(metadata: JsonObject): JsonObject {
   const recovery = metadata.recoveredFrom !== undefined;
-  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !LINK_KEYS.has(key) && !(recovery && RECOVERY_NOTE_KEYS.has(key))));
+  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !LINK_KEYS.has(key) && key !== RECOVERY_KEY && !(recovery && RECOVERY_NOTE_KEYS.has(key))));
 }
 
 /**

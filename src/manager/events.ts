@@ -5,6 +5,7 @@
 import type { CompactionResult } from '../compaction/types.js';
 import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
+import type { RecoveryNotice } from '../store/types.js';
 
 /** Why a session was written whole. */
 export type SaveReason = 'create' | 'save' | 'flush' | 'auto-save' | 'evict' | 'continue' | 'fork' | 'close';
@@ -23,13 +24,16 @@ export interface SavedEvent {
 }
 
 /**
- * A session loaded into the cache is a recovery session: the store could not read the original
- * and stored this one in its place (reported each time such a session is loaded from the store).
+ * A session loaded into the cache was repaired by its store: it is a recovery session (the store
+ * could not read the original and stored this one in its place), or it lost acknowledged data and
+ * says so in its recovery notices. Reported each time such a session is loaded from the store.
  */
 export interface RecoveredEvent {
   readonly session: Session;
-  /** What the store put in `metadata.recoveredFrom` (the file store: the lost id). */
-  readonly recoveredFrom: JsonValue;
+  /** What the store put in `metadata.recoveredFrom` (the file store: the lost id); `undefined` for a session repaired in place. */
+  readonly recoveredFrom: JsonValue | undefined;
+  /** The session's recovery notices (`metadata.recovery`): what was lost, why, and where the damaged files were kept. */
+  readonly notices: readonly RecoveryNotice[];
 }
 
 /** A session reached its boundary and was continued. */

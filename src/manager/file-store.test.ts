@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
+import { Session } from '../session/session.js';
 import { fileStore } from '../stores/file/index.js';
 import type { RecoveredEvent } from './events.js';
 import { SessionManager } from './index.js';
@@ -106,5 +107,29 @@ describe('SessionManager over the file store', () => {
     // The recovery session is a working session: appends land in it.
     await second.append(id, Message.user('starting over'));
     expect((await second.load(id)).messages.map((message) => message.content).at(-1)).toBe('starting over');
+  });
+
+  it('a session that lost acknowledged messages is reported with its notice, and never goes back a version', async () => {
+    const directory = newDirectory();
+    const id = 'cut';
+    // A save writes the snapshot; appends after it live in its journal, which is then deleted.
+    const writer = fileStore(directory);
+    const saved = await writer.save(Session.create({ id }).append(Message.user('kept in the snapshot')));
+    await writer.append(id, [Message.user('lost one')]);
+    const acknowledged = await writer.append(id, [Message.user('lost two')]);
+    await writer.close();
+    const dir = path.join(directory, 'sessions', id);
+    for (const name of readdirSync(dir).filter((file) => file.startsWith('journal.'))) rmSync(path.join(dir, name));
+    const second = open(directory);
+    const events: RecoveredEvent[] = [];
+    second.on('recovered', (event) => events.push(event));
+    const loaded = await second.load(id);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.recoveredFrom).toBeUndefined();
+    expect(events[0]?.notices.map((notice) => notice.lost)).toEqual([
+      { fromSeq: saved.messages.length + 1, toSeq: saved.messages.length + 2, fromVersion: saved.version + 1, toVersion: acknowledged.version },
+    ]);
+    expect(loaded.version).toBeGreaterThan(acknowledged.version);
+    expect(loaded.messages.map((message) => message.content)).toEqual(['kept in the snapshot', expect.stringContaining('were lost')]);
   });
 });

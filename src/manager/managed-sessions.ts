@@ -8,7 +8,8 @@ import { ChatstateError, ConflictError, InvalidInputError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import { Session } from '../session/session.js';
-import type { AppendResult, SessionStore } from '../store/types.js';
+import { noticesOf } from '../store/recovery.js';
+import type { AppendResult, RecoveryNotice, SessionStore } from '../store/types.js';
 import type { ManagerErrorContext, SaveReason } from './events.js';
 import { KeyedLock } from './keyed-lock.js';
 
@@ -33,7 +34,7 @@ export interface ManagedSessionsHooks {
   /** A session was written whole. */
   saved(session: Session, reason: SaveReason): void;
   /** A session loaded into the cache is a recovery session. */
-  recovered(session: Session, recoveredFrom: JsonValue): void;
+  recovered(session: Session, recoveredFrom: JsonValue | undefined, notices: readonly RecoveryNotice[]): void;
   /** Work nobody awaits failed. */
   failed(error: unknown, context: ManagerErrorContext): void;
 }
@@ -110,7 +111,8 @@ export class ManagedSessions {
     const entry = cleanEntry(session);
     this.cache.set(id, entry);
     const recoveredFrom = session.metadata.recoveredFrom;
-    if (recoveredFrom !== undefined) this.hooks.recovered(session, recoveredFrom);
+    const notices = noticesOf(session.metadata);
+    if (recoveredFrom !== undefined || notices.length > 0) this.hooks.recovered(session, recoveredFrom, notices);
     return entry;
   }
 

@@ -85,7 +85,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     this.maxSessionsInMemory = this.options.maxSessionsInMemory;
     this.sessions = new ManagedSessions(this.store, this.maxSessionsInMemory, {
       saved: (session, reason) => this.publish('saved', { session, reason }),
-      recovered: (session, recoveredFrom) => this.publish('recovered', { session, recoveredFrom }),
+      recovered: (session, recoveredFrom, notices) => this.publish('recovered', { session, recoveredFrom, notices }),
       failed: (error, context) => this.reportError(error, context),
     });
     if (this.options.autoSaveIntervalMs !== false) {

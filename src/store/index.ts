@@ -7,6 +7,7 @@
 export { createSessionStore, MAX_LIST_LIMIT, type SessionStoreOptions } from './session-store.js';
 export { appendToHead, checkVersion, rangeOf, sortAndPage } from './driver-helpers.js';
 export { RECORD_SCHEMA } from './codec.js';
+export { RECOVERY_KEY, describeNotice, noticesOf } from './recovery.js';
 export type { AtRestKey } from './at-rest.js';
 export type {
   AppendCommit,
@@ -20,6 +21,8 @@ export type {
   MessageRange,
   MessageRecord,
   PendingMessage,
+  RecoveryNote,
+  RecoveryNotice,
   ReplaceCommit,
   SaveOptions,
   SessionStore,

@@ -14,6 +14,7 @@ import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
 import { checkVersion } from './driver-helpers.js';
+import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkTextQuery, createValueStore } from './values.js';
 import {
   RECORD_SCHEMA,
@@ -36,6 +37,7 @@ import type {
   MessageRecord,
   PendingMessage,
   RecoveryNote,
+  RecoveryNotice,
   SaveOptions,
   SessionStore,
   SessionSummary,
@@ -57,6 +59,9 @@ export interface SessionStoreOptions {
   now?: () => number;
 }
 
+/** Reads of a session that try to tell its recovery notices before returning it as it is. */
+const MAX_TELL_ATTEMPTS = 3;
+
 /** Largest page `list` returns. */
 export const MAX_LIST_LIMIT = 1000;
 
@@ -69,6 +74,17 @@ function nonNegativeInteger(value: unknown, what: string, { positive = false, ma
 
 function optionalVersion(value: number | undefined, what: string): number | undefined {
   return value === undefined ? undefined : nonNegativeInteger(value, what);
+}
+
+/**
+ * The recovery notices a saved head keeps: those the stored head had (a save never makes a loss
+ * silent again) and those the session's metadata lists, so that `list` shows every one.
+ */
+function recoveryOf(current: HeadRecord | undefined, session: Session): { recovery?: readonly RecoveryNotice[] } {
+  const notices = [...(current?.recovery ?? [])];
+  const known = new Set(notices.map((notice) => notice.id));
+  for (const notice of noticesOf(session.metadata)) if (!known.has(notice.id)) notices.push(notice);
+  return notices.length === 0 ? {} : { recovery: notices };
 }
 
 class CoreSessionStore implements SessionStore {
@@ -145,30 +161,65 @@ class CoreSessionStore implements SessionStore {
   async get(id: string): Promise<Session | undefined> {
     return this.run(async () => {
       assertValidId(id, 'session id');
-      const stored = await this.driver.readAll(id);
-      if (stored?.recovered !== undefined) return this.recover(id, stored.recovered);
-      if (stored === undefined || !this.live(stored.head)) return undefined;
-      return this.toSession(stored.head, stored.messages);
+      for (let attempt = 0; ; attempt += 1) {
+        const stored = await this.driver.readAll(id);
+        if (stored?.recovered !== undefined) return this.recover(id, stored.recovered);
+        if (stored === undefined || !this.live(stored.head)) return undefined;
+        const session = this.toSession(stored.head, stored.messages);
+        // A repair the driver recorded that the session does not tell yet: told once, then read again.
+        if (attempt >= MAX_TELL_ATTEMPTS || !(await this.tell(stored.head, session))) return session;
+      }
     });
+  }
+
+  /**
+   * Puts the recovery notices of `head` that the session does not list yet into it: a `context`
+   * message each and `metadata.recovery`, in one append at the session's version. True when the
+   * session changed (it is read again); false when there was nothing to tell, or the append
+   * failed — the session read then carries the notices in its metadata all the same.
+   */
+  private async tell(head: HeadRecord, session: Session): Promise<boolean> {
+    if (head.recovery === undefined || head.recovery.length === 0) return false;
+    const pending = unlisted(head.recovery, decodeHeadData(head.data, head.id, this.cipher, this.name).metadata);
+    if (pending.length === 0) return false;
+    try {
+      await this.add(
+        head.id,
+        pending.map((notice) => noticeMessage(notice, head.id)),
+        {
+          expectedVersion: head.version,
+          state: { metadata: session.metadata, variables: session.variables, ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }) },
+        },
+      );
+      return true;
+    } catch (error) {
+      // Another writer moved on first (it may have told them): read again.
+      return ChatstateError.hasCode(error, 'CONFLICT');
+    }
   }
 
   /**
    * Penguin's recovery session, done once: the driver could not read session `id` and kept its
    * files aside; a new session takes its place, says so in its first message and its metadata
-   * (`recoveredFrom`, `reason`, `keptAside` — what a manager reports as a `recovered` event), and
-   * is stored so that every later call sees the same session.
+   * (`recoveredFrom`, `reason`, `keptAside` and a `recovery` notice — what a manager reports as a
+   * `recovered` event), and is stored so that every later call sees the same session. It starts
+   * above the lost session's high-water mark: versions and sequence numbers never go backwards.
    */
   private async recover(id: string, note: RecoveryNote): Promise<Session> {
+    const floor = note.floor ?? { version: 0, lastSeq: 0 };
+    const notice: RecoveryNotice = {
+      id: `recovery-v${floor.version + 1}`,
+      at: new Date(this.now()).toISOString(),
+      kind: 'unreadable',
+      reason: note.reason,
+      ...(note.floor === undefined ? {} : { lost: { fromSeq: 1, toSeq: floor.lastSeq, fromVersion: 1, toVersion: floor.version } }),
+      keptAside: [...note.keptAside],
+    };
+    const message = storedAt(noticeMessage(notice, note.lostId), floor.lastSeq + 1);
     const session = Session.create({
       id,
-      metadata: { recoveredFrom: note.lostId, reason: note.reason, keptAside: [...note.keptAside] },
-      messages: [
-        Message.context(
-          `Session ${note.lostId} could not be read (${note.reason}). Its files were kept aside` +
-            `${note.keptAside.length === 0 ? '' : ` (${note.keptAside.join(', ')})`}; this session starts over in its place.`,
-        ),
-      ],
-    });
+      metadata: withNotices({ recoveredFrom: note.lostId, reason: note.reason, keptAside: [...note.keptAside] }, [notice]),
+    }).withStored({ messages: [message], version: floor.version + 1 });
     try {
       return await this.write(session, { expectedVersion: 0 });
     } catch (error) {
@@ -201,7 +252,8 @@ class CoreSessionStore implements SessionStore {
       version: head.version,
       messages: [],
       variables: data.variables,
-      metadata: data.metadata,
+      // Notices the session does not tell yet (see `tell`) are never hidden from a reader.
+      metadata: withNotices(data.metadata, unlisted(head.recovery, data.metadata)),
       ...(data.lastUsage === undefined ? {} : { lastUsage: data.lastUsage }),
     });
     return state.withStored({ messages: MessageLog.of(Object.freeze(messages)), version: state.version, updatedAt: state.updatedAt });
@@ -261,6 +313,7 @@ class CoreSessionStore implements SessionStore {
       lastSeq,
       ...(title === undefined ? {} : { title: encodeTitle(title, session.id, this.cipher) }),
       data: encodeHeadData(data, session.id, this.cipher),
+      ...recoveryOf(current, session),
     };
     await this.driver.replace(session.id, { expectedVersion, head, messages: records });
     this.remember(records, messages);
@@ -386,6 +439,7 @@ class CoreSessionStore implements SessionStore {
       createdAt: head.createdAt,
       updatedAt: head.updatedAt,
       ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
+      ...(head.recovery === undefined || head.recovery.length === 0 ? {} : { recovery: head.recovery }),
     });
   }
 

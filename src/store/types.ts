@@ -27,6 +27,36 @@ export interface SessionSummary {
   readonly updatedAt: string;
   /** When the session expires (ISO-8601), if it has a retention limit. */
   readonly expiresAt?: string;
+  /** Damage the store repaired in this session, with what it lost: a loss of acknowledged data is never silent. */
+  readonly recovery?: readonly RecoveryNotice[];
+}
+
+/**
+ * A recovery notice (Penguin's): the store found a session damaged, repaired it, and says what it
+ * could not give back. It is kept with the session's head (so `list` shows it), in the session's
+ * `metadata.recovery`, and as a `context` message with the notice's `id` at the point where the
+ * session resumed, so the model reads it too.
+ */
+export interface RecoveryNotice {
+  /** Stable id of the notice; also the id of the message that tells it in the session. */
+  readonly id: string;
+  /** When the store repaired the session (ISO-8601). */
+  readonly at: string;
+  /**
+   * `restored-from-backup`: the snapshot was damaged or missing, the backup was used;
+   * `journal-damaged`: the journal was damaged, cut or missing;
+   * `unreadable`: nothing of the session could be read, a recovery session took its place.
+   */
+  readonly kind: 'restored-from-backup' | 'journal-damaged' | 'unreadable';
+  /** What was wrong, for people. */
+  readonly reason: string;
+  /**
+   * What acknowledged data is gone, when the store knows (its high-water mark): sequence numbers
+   * and versions, inclusive. They are never given again.
+   */
+  readonly lost?: { readonly fromSeq: number; readonly toSeq: number; readonly fromVersion: number; readonly toVersion: number };
+  /** Where the damaged files were kept (relative to the store), never deleted. */
+  readonly keptAside: readonly string[];
 }
 
 /** Query of `list`. */
@@ -189,6 +219,11 @@ export interface HeadRecord {
   readonly title?: string;
   /** Encoded metadata, variables and usage. */
   readonly data: string;
+  /**
+   * Recovery notices of the drivers that detect damage (the file store), in the clear: they hold
+   * no conversation content. Other drivers need not store the field; the core keeps it on a save.
+   */
+  readonly recovery?: readonly RecoveryNotice[];
 }
 
 /** A message about to be appended, encoded by the core. */
@@ -246,6 +281,11 @@ export interface RecoveryNote {
   readonly lostId: string;
   /** Where the damaged files were moved (relative to the store), never deleted. */
   readonly keptAside: readonly string[];
+  /**
+   * The highest version and sequence number the lost session is known to have reached (its
+   * high-water mark): the recovery session starts above them, so neither ever goes backwards.
+   */
+  readonly floor?: { readonly version: number; readonly lastSeq: number };
 }
 
 /** A `readRange` request: the range, and the core's clock for drivers with `expiryInCommit`. */

@@ -63,7 +63,7 @@ async function prepare(): Promise<Layout> {
   const dir = join(directory, 'sessions', ID);
   const layout = { directory, snapshot: join(dir, 'snapshot'), backup: join(dir, 'snapshot.bak'), previous: join(dir, 'journal.1'), journal: join(dir, 'journal.2') };
   // The layout the tests rely on.
-  expect(readdirSync(dir).sort()).toEqual(['journal.1', 'journal.2', 'snapshot', 'snapshot.bak']);
+  expect(readdirSync(dir).sort()).toEqual(['journal.1', 'journal.2', 'snapshot', 'snapshot.bak', 'watermark']);
   expect(decodeSnapshot(readFileSync(layout.backup)).messages.map((record) => record.id)).toEqual(ALL.slice(0, 6));
   expect(decodeSnapshot(readFileSync(layout.snapshot)).messages.map((record) => record.id)).toEqual(ALL.slice(0, 7));
   expect(lines(layout.journal)).toHaveLength(5);
@@ -108,6 +108,11 @@ function keptAside(directory: string): string[] {
   const lostAndFound = join(directory, 'lost+found');
   if (!existsSync(lostAndFound)) return [];
   return readdirSync(lostAndFound).flatMap((folder) => readdirSync(join(lostAndFound, folder)).map((file) => `lost+found/${folder}/${file}`));
+}
+
+/** Writes the session's high-water mark as a crash before its next update would have left it. */
+function setMark(layout: Layout, mark: { version: number; lastSeq: number }): void {
+  writeFileSync(join(layout.directory, 'sessions', ID, 'watermark'), frameLine({ k: 'mark', s: 1, v: mark.version, seq: mark.lastSeq }));
 }
 
 /** Opens the store, loads the session, and checks a second, fresh store reads the same (the repair was written). */
@@ -211,6 +216,9 @@ describe('file store: snapshot and backup damage', () => {
 });
 
 describe('file store: journal damage', () => {
+  // What `prepare` acknowledged: m10 was the last append, at version 6 with seq 11.
+  const REACHED = { version: 6, lastSeq: 11 };
+
   it('a torn tail (a record without its newline) is dropped, and cut before the next append', async () => {
     const layout = await prepare();
     const last = lines(layout.journal).at(-1) as string;
@@ -236,23 +244,66 @@ describe('file store: journal damage', () => {
     expect(reports).toEqual([]);
   });
 
-  it('a last record cut in half is dropped (it was never acknowledged); the others load', async () => {
+  it('a last record cut in half that was never acknowledged (the mark is below it) is dropped quietly', async () => {
     const layout = await prepare();
+    // As a crash during m10's write leaves it: the mark still says m9 (version 5, seq 10).
+    setMark(layout, { version: 5, lastSeq: 10 });
     const size = statSync(layout.journal).size;
     truncateSync(layout.journal, size - Math.floor((lines(layout.journal).at(-1) as string).length / 2));
     const { session, reports } = await load(layout.directory);
     expect(ids(session)).toEqual(ALL.slice(0, 10));
+    expect(session.metadata.recovery).toBeUndefined();
     expect(reports).toEqual([]);
     expect(keptAside(layout.directory)).toEqual([]);
   });
 
-  it('a last record with a bad checksum and nothing after it is a torn tail: dropped', async () => {
+  /** Checks a session lost exactly `lost` of what it acknowledged, says so, and never gives a version or seq twice. */
+  async function expectLoss(layout: Layout, kept: readonly string[], lost: { fromSeq: number; fromVersion: number }, reports: DamageReport[], session: Session): Promise<void> {
+    const notice = { fromSeq: lost.fromSeq, toSeq: REACHED.lastSeq, fromVersion: lost.fromVersion, toVersion: REACHED.version };
+    // The session tells the loss: a context message at the point it resumes, and its metadata.
+    expect(ids(session)).toEqual([...kept, `recovery-v${REACHED.version + 1}`]);
+    const told = session.messages.at(-1) as Message;
+    expect(told.category).toBe('context');
+    expect(Message.text(told)).toContain(`Saved messages ${notice.fromSeq}–${notice.toSeq}`);
+    expect(told.seq).toBe(REACHED.lastSeq + 1);
+    expect(session.metadata.recovery).toEqual([expect.objectContaining({ id: `recovery-v${REACHED.version + 1}`, kind: expect.any(String), lost: notice })]);
+    // Reported once, with the notice; the versions moved above the mark (the notice is one more version).
+    expect(reports.filter((report) => report.notice !== undefined)).toHaveLength(1);
+    expect(reports.find((report) => report.notice !== undefined)?.notice?.lost).toEqual(notice);
+    expect(session.version).toBe(REACHED.version + 2);
+    const store = fileStore(layout.directory);
+    try {
+      // A writer that held the last acknowledged version is refused, never accepted on a rewound session.
+      await expect(store.append(ID, [Message.user('stale', { id: 'stale' })], { expectedVersion: REACHED.version })).rejects.toMatchObject({ code: 'CONFLICT' });
+      const result = await store.append(ID, [Message.user('after the damage', { id: 'm11' })]);
+      expect(result.appended[0]?.seq).toBe(REACHED.lastSeq + 2);
+      expect(result.version).toBe(REACHED.version + 3);
+      // The notice is kept in the index: list says the session lost data.
+      const [row] = await store.list();
+      expect(row?.recovery?.map((item) => item.lost)).toEqual([notice]);
+      // Lost messages stay lost (not resurrected), and the notice is told once.
+      expect(ids(await store.load(ID))).toEqual([...kept, `recovery-v${REACHED.version + 1}`, 'm11']);
+    } finally {
+      await store.close();
+    }
+  }
+
+  it('an acknowledged last record cut in half is a loss: the session says so and moves above its mark', async () => {
+    const layout = await prepare();
+    const size = statSync(layout.journal).size;
+    truncateSync(layout.journal, size - Math.floor((lines(layout.journal).at(-1) as string).length / 2));
+    const { session, reports } = await load(layout.directory);
+    await expectLoss(layout, ALL.slice(0, 10), { fromSeq: 11, fromVersion: 6 }, reports, session);
+    expect(keptAside(layout.directory)).toEqual([expect.stringMatching(/\/journal\.2$/)]);
+  });
+
+  it('an acknowledged last record with a bad checksum is a loss', async () => {
     const layout = await prepare();
     const all = lines(layout.journal);
     const last = all.at(-1) as string;
     writeFileSync(layout.journal, `${[...all.slice(0, -1), `${last.slice(0, 30)}X${last.slice(31)}`].join('\n')}\n`);
-    const { session } = await load(layout.directory);
-    expect(ids(session)).toEqual(ALL.slice(0, 10));
+    const { session, reports } = await load(layout.directory);
+    await expectLoss(layout, ALL.slice(0, 10), { fromSeq: 11, fromVersion: 6 }, reports, session);
   });
 
   it('a damaged record in the middle stops the replay there: later records are never replayed, the journal is kept aside', async () => {
@@ -264,66 +315,77 @@ describe('file store: journal damage', () => {
     all[2] = bad.replace('later answer 8', 'later answer 9');
     writeFileSync(layout.journal, `${all.join('\n')}\n`);
     const { session, reports } = await load(layout.directory);
-    expect(ids(session)).toEqual(ALL.slice(0, 8));
-    expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatchObject({ kind: 'journal-damaged' });
     expect(reports[0]?.reason).toMatch(/checksum mismatch/);
+    expect(reports[0]).toMatchObject({ kind: 'journal-damaged' });
     const aside = keptAside(layout.directory);
     expect(aside).toEqual([expect.stringMatching(/\/journal\.2$/)]);
     expect(readFileSync(join(layout.directory, aside[0] as string))).not.toEqual(original);
     expect(lines(join(layout.directory, aside[0] as string))).toHaveLength(5);
-    // Nothing the damaged journal gave out is given again: m10, the last record in it, had seq 11 and version 6.
-    expect(session.version).toBe(7);
-    const store = fileStore(layout.directory);
-    const result = await store.append(ID, [Message.user('after the damage', { id: 'm11' })]);
-    expect(result.appended[0]?.seq).toBe(12);
-    expect(result.version).toBeGreaterThan(session.version);
     // m9 and m10 stay lost (not resurrected), even when appended again they are new messages.
-    expect(ids(await store.load(ID))).toEqual([...ALL.slice(0, 8), 'm11']);
-    await store.close();
+    await expectLoss(layout, ALL.slice(0, 8), { fromSeq: 9, fromVersion: 4 }, reports, session);
   });
 
   for (const how of ['zeroed', 'garbage'] as const) {
-    it(`a journal ${how} whole (its begin record too) is damage, not a torn tail: the snapshot loads, the journal is kept aside`, async () => {
+    it(`a journal ${how} whole (its begin record too) is damage, not a torn tail: the snapshot loads, the loss is told, the journal is kept aside`, async () => {
       const layout = await prepare();
       damage(layout.journal, how);
       const { session, reports } = await load(layout.directory);
-      expect(ids(session)).toEqual(ALL.slice(0, 7));
       expect(reports.map((report) => report.kind)).toEqual(['journal-damaged']);
       expect(keptAside(layout.directory)).toEqual([expect.stringMatching(/\/journal\.2$/)]);
+      await expectLoss(layout, ALL.slice(0, 7), { fromSeq: 8, fromVersion: 3 }, reports, session);
     });
   }
 
-  it('a journal emptied to zero bytes is damage: the snapshot loads, the version moves on', async () => {
+  it('a journal emptied to zero bytes: the snapshot loads, the loss is told, the version moves above the mark', async () => {
     const layout = await prepare();
     truncateSync(layout.journal, 0);
     const { session, reports } = await load(layout.directory);
-    expect(ids(session)).toEqual(ALL.slice(0, 7));
     expect(reports.map((report) => report.kind)).toEqual(['journal-damaged']);
-    // The snapshot was at version 2; nothing is left of what the emptied journal held, so the
-    // version moves on by one (no record says how far the lost appends had taken it).
-    expect(session.version).toBe(3);
+    await expectLoss(layout, ALL.slice(0, 7), { fromSeq: 8, fromVersion: 3 }, reports, session);
   });
 
-  it('a journal truncated to half keeps the records before the cut (a cut is a torn tail)', async () => {
+  it('a journal truncated to half keeps the records before the cut and tells the loss of the others', async () => {
     const layout = await prepare();
     damage(layout.journal, 'truncated');
-    const { session } = await load(layout.directory);
-    const loaded = ids(session);
-    expect(loaded.slice(0, 7)).toEqual(ALL.slice(0, 7));
-    expect(ALL.slice(0, loaded.length)).toEqual(loaded);
-    expect(loaded.length).toBeLessThan(11);
+    const { session, reports } = await load(layout.directory);
+    const kept = ids(session).slice(0, -1);
+    expect(kept.slice(0, 7)).toEqual(ALL.slice(0, 7));
+    expect(ALL.slice(0, kept.length)).toEqual(kept);
+    expect(kept.length).toBeLessThan(11);
+    await expectLoss(layout, kept, { fromSeq: kept.length + 1, fromVersion: kept.length - 4 }, reports, session);
   });
 
-  it('a missing journal: the snapshot loads and appends go on in a new journal', async () => {
+  it('a missing journal: the snapshot loads, the loss is told, and appends go on in a new journal', async () => {
     const layout = await prepare();
     damage(layout.journal, 'missing');
-    const { session } = await load(layout.directory);
-    expect(ids(session)).toEqual(ALL.slice(0, 7));
+    const { session, reports } = await load(layout.directory);
+    await expectLoss(layout, ALL.slice(0, 7), { fromSeq: 8, fromVersion: 3 }, reports, session);
+  });
+
+  it('list shows a loss no load has repaired yet (found against the mark), and the repair after it', async () => {
+    const layout = await prepare();
+    damage(layout.journal, 'missing');
     const store = fileStore(layout.directory);
-    await store.append(ID, [Message.user('more', { id: 'm11' })]);
-    expect(ids(await store.load(ID))).toEqual([...ALL.slice(0, 7), 'm11']);
-    await store.close();
+    try {
+      const [before] = await store.list();
+      expect(before).toMatchObject({ id: ID, version: 2, recovery: [{ id: 'recovery-pending', lost: { fromSeq: 8, toSeq: 11, fromVersion: 3, toVersion: 6 } }] });
+      await store.load(ID);
+      const [after] = await store.list();
+      expect(after?.recovery?.map((notice) => notice.id)).toEqual(['recovery-v7']);
+      expect(after?.version).toBe(8);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a missing journal whose records were never acknowledged (no mark above the snapshot): appends go on quietly', async () => {
+    const layout = await prepare();
+    setMark(layout, { version: 2, lastSeq: 7 });
+    damage(layout.journal, 'missing');
+    const { session, reports } = await load(layout.directory);
+    expect(ids(session)).toEqual(ALL.slice(0, 7));
+    expect(reports).toEqual([]);
+    expect(session.metadata.recovery).toBeUndefined();
   });
 
   it('the journal the backup needs is only read when the snapshot is damaged: then damage in it stops the replay', async () => {
@@ -336,10 +398,11 @@ describe('file store: journal damage', () => {
     damage(second.previous, 'garbage');
     const { session, reports } = await load(second.directory);
     // The backup alone: journal 1 is unreadable, so journal 2 (after it) is never reached.
-    expect(ids(session)).toEqual(ALL.slice(0, 6));
     expect(reports.map((report) => report.kind)).toEqual(['journal-damaged']);
     const aside = keptAside(second.directory).map((file) => file.split('/').pop()).sort();
     expect(aside).toEqual(['journal.1', 'journal.2', 'snapshot']);
+    expect(reports[0]?.notice?.keptAside.map((file) => file.split('/').pop()).sort()).toEqual(aside);
+    await expectLoss(second, ALL.slice(0, 6), { fromSeq: 7, fromVersion: 2 }, reports, session);
   });
 
   it('backup and current journal damaged, snapshot intact: everything loads from the snapshot up to the damage', async () => {
@@ -348,7 +411,30 @@ describe('file store: journal damage', () => {
     const all = lines(layout.journal);
     all[3] = (all[3] as string).replace('later answer 9', 'later answer 1');
     writeFileSync(layout.journal, `${all.join('\n')}\n`);
-    expect(ids((await load(layout.directory)).session)).toEqual(ALL.slice(0, 9));
+    const { session, reports } = await load(layout.directory);
+    await expectLoss(layout, ALL.slice(0, 9), { fromSeq: 10, fromVersion: 5 }, reports, session);
+  });
+
+  it('a snapshot restored from an older backup after a save: the session never goes back to the backup version', async () => {
+    const directory = join(root, `rewound-${count++}`);
+    const store = fileStore(directory);
+    let session = await store.save(Session.create({ id: ID }).append(Message.user('one', { id: 'a' })));
+    for (const id of ['b', 'c', 'd']) session = await store.save(session.append(Message.user(id, { id })));
+    const before = await store.load(ID);
+    await store.close();
+    expect(before.version).toBe(4);
+    damage(join(directory, 'sessions', ID, 'snapshot'), 'garbage');
+    const reports: DamageReport[] = [];
+    const again = fileStore(directory, { onDamage: (report) => reports.push(report) });
+    const loaded = await again.load(ID);
+    // The backup holds version 3 (a, b, c): d was acknowledged in the snapshot that is gone.
+    expect(loaded.messages.map((message) => message.id)).toEqual(['a', 'b', 'c', 'recovery-v5']);
+    expect(loaded.version).toBe(6);
+    expect(reports.map((report) => [report.kind, report.notice?.lost])).toEqual([['restored-from-backup', { fromSeq: 4, toSeq: 4, fromVersion: 4, toVersion: 4 }]]);
+    await expect(again.save(before, { expectedVersion: 4 })).rejects.toMatchObject({ code: 'CONFLICT' });
+    const appended = await again.append(ID, [Message.user('e', { id: 'e' })]);
+    expect(appended.appended[0]?.seq).toBe(6);
+    await again.close();
   });
 });
 

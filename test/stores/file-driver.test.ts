@@ -75,7 +75,7 @@ describe('file: URLs', () => {
     expect(store.name).toBe('file');
     await store.save(Session.create({ id: 'via-url' }).append(Message.user('hello')));
     await store.close();
-    expect(sessionFiles(directory, 'via-url')).toEqual(['journal.1', 'snapshot']);
+    expect(sessionFiles(directory, 'via-url')).toEqual(['journal.1', 'snapshot', 'watermark']);
     const again = await openStore(`file://${directory}`);
     expect((await again.load('via-url')).messages).toHaveLength(1);
     await again.close();

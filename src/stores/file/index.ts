@@ -41,6 +41,7 @@ import {
   expired,
   finishFold,
   flushAppends,
+  markDurable,
   memoryOf,
   notFound,
   openFiles,
@@ -585,9 +586,15 @@ class FileDriver implements StoreDriver {
     const state = result.value;
     const applied = applyAppends(NAME, slot.paths.id, state, batch.map((pending) => pending.commit));
     flight.outcomes = applied.outcomes;
+    // What this batch reaches, for the high-water mark once it is flushed (a later batch may be applied by then).
+    const reached = { version: state.head.version, lastSeq: state.head.lastSeq };
     try {
       writeAppends(state, applied.bytes);
-      flight.synced = this.flush(state, batch.length).catch(forget);
+      flight.synced = this.flush(state, batch.length)
+        .then(() => {
+          if (applied.bytes !== undefined && slot.state === state) markDurable(slot.paths, state, reached);
+        })
+        .catch(forget);
     } catch (error) {
       forget(error);
     }

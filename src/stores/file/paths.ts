@@ -6,6 +6,7 @@
  * DIR/sessions/<name>/snapshot.bak    the previous snapshot
  * DIR/sessions/<name>/journal.<gen>   append-only journals (the current one and those the backup needs)
  * DIR/sessions/<name>/recovered       marker: the session was unreadable, its files were kept aside
+ * DIR/sessions/<name>/watermark       the highest version and seq ever acknowledged (see watermark.ts)
  * DIR/locks/<name>#write, #fold       inter-process locks (hard links to an owner file)
  * DIR/locks/.owner-<pid>-<nonce>      a process's owner file, which its locks link to
  * DIR/index                           the session index for `list` (a cache, rebuilt when stale)
@@ -42,6 +43,7 @@ export interface SessionPaths {
   readonly snapshot: string;
   readonly backup: string;
   readonly marker: string;
+  readonly watermark: string;
   readonly writeLock: string;
   readonly foldLock: string;
   journal(gen: number): string;
@@ -99,6 +101,7 @@ export function storePaths(directory: string, fs: FileSystem = nodeFileSystem): 
         snapshot: path.join(dir, 'snapshot'),
         backup: path.join(dir, 'snapshot.bak'),
         marker: path.join(dir, 'recovered'),
+        watermark: path.join(dir, 'watermark'),
         // `#` cannot occur in a name, so a lock never collides with another session's.
         writeLock: inside(locks, `${name}#write`),
         foldLock: inside(locks, `${name}#fold`),

@@ -96,7 +96,8 @@ export async function keepAside(context: FilesContext, p: SessionPaths, files: r
 /** Nothing of the session is readable: keep every file aside and leave a marker saying so. */
 export async function recoverLost(context: FilesContext, p: SessionPaths, reason: string, found: Inventory): Promise<RecoveryNote> {
   const { fs } = p;
-  const files = found.names.filter((name) => name !== 'recovered').map((name) => path.join(p.dir, name));
+  // The mark stays: the session that takes this one's place continues above it.
+  const files = found.names.filter((name) => name !== 'recovered' && name !== path.basename(p.watermark)).map((name) => path.join(p.dir, name));
   const keptAside = await keepAside(context, p, files);
   const note: RecoveryNote = { reason, lostId: p.id, keptAside };
   const tmp = `${p.marker}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;

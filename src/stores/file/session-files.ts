@@ -21,12 +21,13 @@ import path from 'node:path';
 import { NotFoundError } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
 import { appendToHead, checkVersion, rangeOf } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, RecoveryNote, ReplaceCommit } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, RecoveryNote, RecoveryNotice, ReplaceCommit } from '../../store/types.js';
 import { journalLine, type BeginCause } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly, fdatasync, fsyncDirectory, removeTree, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
 import { openJournal, replayOpen, type ReplayEnd } from './journal.js';
 import type { SessionPaths } from './paths.js';
+import { closeWatermark, highest, isBelow, openWatermark, readWatermark, writeWatermark, type Watermark } from './watermark.js';
 import { abandonedCreation, collectGarbage, createJournal, inventory, keepAside, onlyBegins, readMarker, recoverLost, type FilesContext } from './session-dir.js';
 import {
   SnapshotDamage,
@@ -79,6 +80,8 @@ export interface SessionState {
   snapshotBytes: number;
   /** Records read from other writers that this process has not fsynced itself. */
   unsynced: boolean;
+  /** The high-water mark file, while open for writing (see `markDurable`). */
+  markFd: number | undefined;
   /** Why the snapshot could not be used, when the state came from the backup. */
   damage?: string;
 }
@@ -95,6 +98,8 @@ export interface DamageReport {
   readonly reason: string;
   /** Damaged files moved or copied aside, relative to the store directory. */
   readonly keptAside: readonly string[];
+  /** When acknowledged data was lost: the notice the session now carries (see `RecoveryNotice`). */
+  readonly notice?: RecoveryNotice;
 }
 
 /** The result of reading a session. */
@@ -133,6 +138,7 @@ function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBackup: bool
     journalBytes: 0,
     snapshotBytes: source.size,
     unsynced: false,
+    markFd: undefined,
   };
 }
 
@@ -141,12 +147,14 @@ export function release(state: SessionState | undefined): void {
   if (state === undefined) return;
   closeQuietly(state.fs, state.fd);
   state.fd = undefined;
+  closeWatermark(state.fs, state.markFd);
+  state.markFd = undefined;
   closeSource(state.source);
 }
 
 /** Descriptors a state holds open. */
 export function openFiles(state: SessionState): number {
-  return (state.fd === undefined ? 0 : 1) + (state.source.fd === undefined ? 0 : 1);
+  return (state.fd === undefined ? 0 : 1) + (state.source.fd === undefined ? 0 : 1) + (state.markFd === undefined ? 0 : 1);
 }
 
 /** Memory a state takes, roughly: what `cacheBytes` counts. */
@@ -321,8 +329,11 @@ async function rewrite(context: FilesContext, p: SessionPaths, current: SessionS
       journalBytes: journal.bytes,
       snapshotBytes: temporary.size,
       unsynced: false,
+      markFd: undefined,
     };
     release(current);
+    // Only now is the new head durable: the mark may say so.
+    markDurable(p, state, next.head);
     return { state, keptAside };
   } catch (error) {
     closeQuietly(fs, journal.fd);
@@ -350,6 +361,9 @@ export interface ReadOptions {
 async function readFull(context: FilesContext, p: SessionPaths, options: ReadOptions): Promise<ReadResult> {
   const { fs } = p;
   for (let attempt = 0; attempt < 5; attempt += 1) {
+    // The mark first: it only grows after what it describes is durable, so files read after it
+    // can be below it only when acknowledged data is missing, never because a writer raced us.
+    const mark = readWatermark(p);
     const primary = readSnapshotFile(fs, p.snapshot, p.id, 'snapshot', options.full === true);
     let read: SnapshotRead = primary;
     let fromBackup = false;
@@ -364,10 +378,10 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
     }
     if (read.kind !== 'ok') {
       const found = inventory(p);
-      if (!found.hasData || abandonedCreation(p, found)) return found.marker ? { kind: 'recovered', note: readMarker(p) } : { kind: 'none' };
+      if (!found.hasData || abandonedCreation(p, found)) return found.marker ? { kind: 'recovered', note: withFloor(readMarker(p), mark) } : { kind: 'none' };
       if (!options.locked) return { kind: 'escalate' };
       const reason = `snapshot: ${describe(primary)}; backup: ${describe(backup ?? primary)}`;
-      const note = await recoverLost(context, p, reason, found);
+      const note = withFloor(await recoverLost(context, p, reason, found), mark);
       options.report({ sessionId: p.id, kind: 'unreadable', reason, keptAside: note.keptAside });
       return { kind: 'recovered', note };
     }
@@ -391,13 +405,13 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
         release(state);
         continue;
       }
-      if (end.kind === 'corrupt' || beginIsDamaged(state, end)) {
+      if (end.kind === 'corrupt' || beginIsDamaged(state, end) || isBelow(positionOf(state), mark)) {
         release(state);
         return { kind: 'escalate' };
       }
       return { kind: 'ok', state };
     }
-    return { kind: 'ok', state: await settle(context, p, state, end, options) };
+    return { kind: 'ok', state: await settle(context, p, state, end, options, () => mark) };
   }
   if (!options.locked) return { kind: 'escalate' };
   throw new Error(`file: session ${p.id} kept changing while it was read under its lock`);
@@ -412,13 +426,51 @@ function beginIsDamaged(state: SessionState, end: ChainEnd): boolean {
   return state.offset === 0 && (end.kind === 'end' || end.kind === 'torn');
 }
 
-/** Under the lock: makes the files of a state just read clean (torn tail cut, damage repaired). */
-async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: ReadOptions): Promise<SessionState> {
+/** Marks the caller did not read: `settle` reads the mark itself when the files need it. */
+const unread = (): Watermark | undefined => undefined;
+
+/** A recovery note with the floor the lost session's mark sets for its successor. */
+function withFloor(note: RecoveryNote, mark: Watermark | undefined): RecoveryNote {
+  return mark === undefined ? note : { ...note, floor: { version: mark.version, lastSeq: mark.lastSeq } };
+}
+
+/** A state's position as a mark. */
+function positionOf(state: { readonly head: HeadRecord }): Watermark {
+  return { version: state.head.version, lastSeq: state.head.lastSeq };
+}
+
+/**
+ * The recovery notice for a repair that lost acknowledged data: everything between what was read
+ * back (`kept`) and the highest the session was known to reach (`reached`).
+ */
+function lossNotice(kind: RecoveryNotice['kind'], reason: string, kept: Watermark, reached: Watermark, version: number, keptAside: readonly string[]): RecoveryNotice {
+  return {
+    id: `recovery-v${version}`,
+    at: new Date().toISOString(),
+    kind,
+    reason,
+    lost: { fromSeq: kept.lastSeq + 1, toSeq: reached.lastSeq, fromVersion: kept.version + 1, toVersion: reached.version },
+    keptAside: [...keptAside],
+  };
+}
+
+/**
+ * Under the lock: makes the files of a state just read clean — a torn tail cut, damage repaired.
+ * A state below the session's high-water mark lost acknowledged data (whatever the files look
+ * like: a journal cut at a record boundary looks clean): the repair then records a recovery
+ * notice, and version and sequence numbers go above the mark, never back.
+ */
+async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: ReadOptions, markOf: () => Watermark | undefined): Promise<SessionState> {
   const { fs } = p;
   const damaged = end.kind === 'corrupt' || beginIsDamaged(state, end);
-  if (damaged || state.fromBackup) {
+  // A clean catch-up of a state this process already held needs no mark (a full read passes the
+  // one it read first): a commit's cost stays one write.
+  const clean = !damaged && !state.fromBackup && (end.kind === 'end' || end.kind === 'sealed');
+  const mark = markOf !== unread ? markOf() : clean ? undefined : readWatermark(p);
+  const below = isBelow(positionOf(state), mark);
+  if (damaged || state.fromBackup || below) {
     const keptAside: string[] = [];
-    if (damaged) {
+    if (damaged || below) {
       // Never replay past a damaged record, never delete what follows it: the journal is copied aside.
       const journal = p.journal(state.gen);
       if ((statOrUndefined(fs, journal)?.size ?? 0) > 0) keptAside.push(...(await keepAside(context, p, [journal], true)));
@@ -429,30 +481,43 @@ async function settle(context: FilesContext, p: SessionPaths, state: SessionStat
     const unreachable = inventory(p).journals.filter((gen) => gen > state.gen).map((gen) => p.journal(gen));
     for (const file of unreachable.filter((file) => onlyBegins(fs, file))) unlinkIfPresent(fs, file);
     keptAside.push(...(await keepAside(context, p, unreachable.filter((file) => statOrUndefined(fs, file) !== undefined))));
-    // After damage, the version and lastSeq go above anything the lost records claim, so no
-    // version or sequence number is ever given twice.
-    const maxVersion = end.kind === 'corrupt' ? end.maxVersion : 0;
-    const maxSeq = end.kind === 'corrupt' ? end.maxSeq : 0;
-    const head: HeadRecord = damaged ? { ...state.head, version: Math.max(state.head.version, maxVersion) + 1, lastSeq: Math.max(state.head.lastSeq, maxSeq) } : state.head;
+    // A snapshot that could not be used is kept aside now (not by the rewrite), so the notice names it.
+    if (state.fromBackup && statOrUndefined(fs, p.snapshot) !== undefined) keptAside.push(...(await keepAside(context, p, [p.snapshot])));
+    // After damage, the version and lastSeq go above anything the lost records claim and the mark
+    // says, so no version or sequence number is ever given twice.
+    const claimed = highest(end.kind === 'corrupt' ? { version: end.maxVersion, lastSeq: end.maxSeq } : { version: 0, lastSeq: 0 }, mark);
+    const kept = positionOf(state);
+    const moved = damaged || below;
+    const version = moved ? Math.max(kept.version, claimed.version) + 1 : kept.version;
+    const reasons = [
+      state.damage,
+      end.kind === 'corrupt' ? end.reason : beginIsDamaged(state, end) ? `journal ${state.gen} of ${p.id} has no valid begin record` : undefined,
+      below ? `the session was read back at version ${kept.version} (seq ${kept.lastSeq}), below its high-water mark of version ${mark?.version ?? 0} (seq ${mark?.lastSeq ?? 0})` : undefined,
+    ];
+    const reason = reasons.filter(Boolean).join('; ');
+    const kind = damaged || !state.fromBackup ? 'journal-damaged' : 'restored-from-backup';
+    // A loss is known only against the mark: without one (an older session) the report says what was repaired.
+    const notice = below && mark !== undefined ? lossNotice(kind, reason, kept, highest(kept, mark), version, keptAside) : undefined;
+    const head: HeadRecord = moved
+      ? { ...state.head, version, lastSeq: Math.max(kept.lastSeq, claimed.lastSeq), ...(notice === undefined ? {} : { recovery: [...(state.head.recovery ?? []), notice] }) }
+      : state.head;
     // The snapshot is rewritten from what was read (a damaged snapshot is kept aside, a good one becomes the backup).
-    const damage = state.damage;
     const { content, records } = contentOf(state);
     const written = await rewrite(context, p, state, { head, content, records, lineage: state.lineage, extra: state.extra, cause: 'repair' }, options.isGone);
     keptAside.push(...written.keptAside);
-    const reasons = [damage, end.kind === 'corrupt' ? end.reason : damaged ? `journal ${state.gen} of ${p.id} has no valid begin record` : undefined];
-    options.report({ sessionId: p.id, kind: damaged ? 'journal-damaged' : 'restored-from-backup', reason: reasons.filter(Boolean).join('; '), keptAside });
+    options.report({ sessionId: p.id, kind, reason, keptAside, ...(notice === undefined ? {} : { notice }) });
     return written.state;
   }
   if (end.kind === 'missing') {
-    // A journal the chain names is gone (deleted by hand, or its creation lost with the disk
-    // cache): nothing acknowledged can be in it, so it starts again empty.
+    // A journal the chain names is gone (its creation lost with the disk cache, or deleted by hand
+    // while the mark says nothing was lost with it): it starts again empty.
     const journal = await createJournal(p, state.gen, state.head.version, state.lineage, 'repair');
     await fsyncDirectory(fs, p.dir);
     state.fd = journal.fd;
     state.offset = journal.bytes;
     state.journalBytes += journal.bytes;
   } else if (end.kind === 'torn' && state.fd !== undefined) {
-    // Only an unacknowledged write can be cut short: drop it before anything is written after it.
+    // Only an unacknowledged write can be cut short (the mark says so): drop it before anything is written after it.
     fs.ftruncateSync(state.fd, state.offset);
   }
   return state;
@@ -500,7 +565,7 @@ export async function refresh(context: FilesContext, p: SessionPaths, state: Ses
     state.base = loadRecords(state.source);
     ensureIds(state);
   }
-  return { kind: 'ok', state: options.locked ? await settle(context, p, state, end, options) : state };
+  return { kind: 'ok', state: options.locked ? await settle(context, p, state, end, options, unread) : state };
 }
 
 /** Head fields an append changed: a journal record stays small however large the head's data. */
@@ -570,6 +635,21 @@ export function flushAppends(state: SessionState, blocking: boolean): Promise<vo
   if (!blocking) return fdatasync(state.fs, state.fd);
   state.fs.fdatasyncSync(state.fd);
   return Promise.resolve();
+}
+
+/**
+ * Records that the session is durable up to `reached` in its high-water mark (see watermark.ts):
+ * called only once what it describes was flushed. Best effort: a mark that cannot be written
+ * loses no data, only the detection of a later loss, so its failure never fails the commit.
+ */
+export function markDurable(p: SessionPaths, state: SessionState, reached: Watermark): void {
+  try {
+    state.markFd ??= openWatermark(p);
+    writeWatermark(state.fs, state.markFd, { version: reached.version, lastSeq: reached.lastSeq });
+  } catch {
+    closeWatermark(state.fs, state.markFd);
+    state.markFd = undefined;
+  }
 }
 
 /** `NOT_FOUND` for session `id`. */
@@ -685,6 +765,8 @@ export async function removeSession(context: FilesContext, p: SessionPaths): Pro
 /** The head of a session from its snapshot header and journals, without reading its messages (for the index). */
 export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string; gen: number; offset: number } | undefined {
   const { fs } = p;
+  // The mark first (see `readFull`): a head read after it is below it only when data is missing.
+  const mark = readWatermark(p);
   let header = readSnapshotHeader(fs, p.snapshot, p.id);
   let snap = header?.stamp ?? '-';
   if (header === undefined) {
@@ -706,5 +788,10 @@ export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string;
     target.gen = end.next;
     target.offset = 0;
   }
-  return { head: target.head, snap, gen: target.gen, offset: target.offset };
+  const kept = positionOf(target);
+  // Damage no read has repaired yet is listed as such: the next load repairs it and tells the loss.
+  const head = isBelow(kept, mark)
+    ? { ...target.head, recovery: [...(target.head.recovery ?? []), { ...lossNotice('journal-damaged', 'found by the index, not repaired yet: the session is below its high-water mark', kept, highest(kept, mark), 0, []), id: 'recovery-pending' }] }
+    : target.head;
+  return { head, snap, gen: target.gen, offset: target.offset };
 }
