@@ -5,8 +5,9 @@
  * moved to another session or position unnoticed.
  * @module
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { DataError } from '../errors.js';
+import type { KeyHolding } from './key-check.js';
 import { resolveKeyRing } from '../state/key-ring.js';
 import type { StateKey } from '../state/types.js';
 
@@ -16,12 +17,25 @@ export type AtRestKey = StateKey;
 /** Seals and opens record bodies; the identity when no key is configured. */
 export interface RecordCipher {
   readonly encrypted: boolean;
+  /** The keys this cipher holds, by fingerprint: what a session's key check is compared with. */
+  readonly holding: KeyHolding;
   seal(plain: string, aad: string): string;
   open(data: string, aad: string): string;
 }
 
 const PREFIX = 'e1.';
 const STORE_INFO = Buffer.from('chatstate.store/v1/encryption', 'utf8');
+const CHECK_INPUT = Buffer.from('chatstate.store/v1/key-check', 'utf8');
+
+/**
+ * A key's fingerprint: a MAC of a constant under the record key, 96 bits. It tells two secrets
+ * apart without revealing either (a MAC output says nothing about its key).
+ */
+function fingerprint(key: Buffer): string {
+  return createHmac('sha256', key).update(CHECK_INPUT).digest('base64url').slice(0, 16);
+}
+
+const NO_KEYS: KeyHolding = Object.freeze({ current: undefined, fingerprints: new Map<string, string>() });
 
 /** True when `data` is an encrypted envelope. */
 export function isSealed(data: string): boolean {
@@ -33,6 +47,7 @@ export function recordCipher(key: AtRestKey | undefined, storeName: string): Rec
   if (key === undefined) {
     return {
       encrypted: false,
+      holding: NO_KEYS,
       seal: (plain) => plain,
       open(data) {
         if (isSealed(data)) {
@@ -47,8 +62,10 @@ export function recordCipher(key: AtRestKey | undefined, storeName: string): Rec
   const keys = new Map([...ring.keys].map(([id, derived]) => [id, Buffer.from(hkdfSync('sha256', derived.encryption, Buffer.alloc(0), STORE_INFO, 32))]));
   const current = ring.current;
   const currentKey = keys.get(current) as Buffer;
+  const holding: KeyHolding = { current, fingerprints: new Map([...keys].map(([id, secret]) => [id, fingerprint(secret)])) };
   return {
     encrypted: true,
+    holding,
     seal(plain, aad) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', currentKey, iv);

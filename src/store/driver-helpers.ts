@@ -3,7 +3,7 @@
  * list ordering — so that every backend computes them the same way.
  * @module
  */
-import { ConflictError } from '../errors.js';
+import { ChatstateError, ConflictError } from '../errors.js';
 import type { AppendCommit, HeadRecord, ListQuery, MessageRange, MessageRecord } from './types.js';
 
 /** Throws `CONFLICT` unless `expected` is undefined or equals `actual`. */
@@ -13,6 +13,28 @@ export function checkVersion(store: string, id: string, actual: number, expected
       details: { id, actual, expected },
     });
   }
+}
+
+/**
+ * A session's stored key check is not the one a commit expected: nothing was written. The core
+ * resolves it (another writer rotated keys: it retries; a wrong key: it refuses with `WRONG_KEY`).
+ */
+export class KeyCheckMismatch extends ChatstateError {
+  constructor(store: string, id: string, readonly stored: string) {
+    super('WRONG_KEY', `${store}: session ${JSON.stringify(id)} is sealed with other keys than the write expected`, { details: { id } });
+  }
+}
+
+/** Throws `KeyCheckMismatch` unless `expected` is undefined or equals the stored key check. */
+export function checkKeys(store: string, id: string, stored: string | undefined, expected: string | undefined): void {
+  if (expected !== undefined && (stored ?? '') !== expected) throw new KeyCheckMismatch(store, id, stored ?? '');
+}
+
+/** `head` with the key check `keys` (`''` removes it). */
+export function withKeys(head: HeadRecord, keys: string | undefined): HeadRecord {
+  if (keys === undefined || keys === (head.keys ?? '')) return head;
+  const { keys: _old, ...rest } = head;
+  return keys === '' ? rest : { ...rest, keys };
 }
 
 /** The head after an append and the records it adds (skipping ids `has` already knows). */
@@ -49,7 +71,7 @@ export function appendToHead(
     ...(commit.data === undefined ? {} : { data: commit.data }),
     ...(head.ttlMs === undefined ? {} : { expiresAt: Date.parse(updatedAt) + head.ttlMs }),
   };
-  return { head: Object.freeze(next), appended, duplicates };
+  return { head: Object.freeze(withKeys(next, commit.keys?.next)), appended, duplicates };
 }
 
 /** How many of `items` (ascending by seq) have a seq below `seq`: a binary search, O(log n). */

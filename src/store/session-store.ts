@@ -13,7 +13,8 @@ import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
-import { checkVersion } from './driver-helpers.js';
+import { KeyCheckMismatch, checkVersion } from './driver-helpers.js';
+import { keyProblem, keysAfterAppend, keysAfterReplace, wrongKey } from './key-check.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkTextQuery, createValueStore } from './values.js';
 import {
@@ -30,6 +31,7 @@ import {
 } from './codec.js';
 import type {
   AppendOptions,
+  AppendOutcome,
   AppendResult,
   HeadRecord,
   ListQuery,
@@ -58,6 +60,12 @@ export interface SessionStoreOptions {
   /** Clock, for tests of retention. @default Date.now */
   now?: () => number;
 }
+
+/** Key checks remembered (see `CoreSessionStore.keyChecks`). */
+const MAX_KEY_CHECKS = 4096;
+
+/** Appends and saves tried again after a key-check mismatch another writer's rotation caused. */
+const MAX_KEY_ATTEMPTS = 3;
 
 /** Reads of a session that try to tell its recovery notices before returning it as it is. */
 const MAX_TELL_ATTEMPTS = 3;
@@ -122,6 +130,32 @@ class CoreSessionStore implements SessionStore {
     this.searchText = this.indexesText && search !== undefined ? async (query) => this.run(async () => search(checkTextQuery(query, this.name))) : undefined;
   }
 
+  /**
+   * The key check last seen per session (bounded): an append expects it, so the common append
+   * reads no head for it. A stale entry only costs a retry (the driver reports the stored check).
+   */
+  private readonly keyChecks = new Map<string, string>();
+
+  /** Remembers the key check of session `id` and returns it (`''` for none). */
+  private sawKeys(id: string, keys: string | undefined): string {
+    const check = keys ?? '';
+    this.keyChecks.delete(id);
+    this.keyChecks.set(id, check);
+    if (this.keyChecks.size > MAX_KEY_CHECKS) this.keyChecks.delete(this.keyChecks.keys().next().value as string);
+    return check;
+  }
+
+  /** What a session this store alone wrote would hold: this store's current key (or nothing). */
+  private guessedKeys(): string {
+    return keysAfterReplace(this.cipher.holding);
+  }
+
+  /** Throws `WRONG_KEY` unless this store holds every key a session with check `keys` uses. */
+  private assertCanWrite(id: string, keys: string | undefined): void {
+    const problem = keyProblem(keys, this.cipher.holding);
+    if (problem !== undefined) throw wrongKey(this.name, id, problem);
+  }
+
   /** The plain text a driver with full-text search indexes, when it may have it. */
   private textOf(message: Message): { text?: string } {
     return this.indexesText ? { text: Message.text(message) } : {};
@@ -165,6 +199,7 @@ class CoreSessionStore implements SessionStore {
         const stored = await this.driver.readAll(id);
         if (stored?.recovered !== undefined) return this.recover(id, stored.recovered);
         if (stored === undefined || !this.live(stored.head)) return undefined;
+        this.sawKeys(id, stored.head.keys);
         const session = this.toSession(stored.head, stored.messages);
         // A repair the driver recorded that the session does not tell yet: told once, then read again.
         if (attempt >= MAX_TELL_ATTEMPTS || !(await this.tell(stored.head, session))) return session;
@@ -260,7 +295,16 @@ class CoreSessionStore implements SessionStore {
   }
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {
-    return this.run(() => this.write(session, options));
+    return this.run(async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await this.write(session, options);
+        } catch (error) {
+          // Another writer changed the session's keys between the check and the replace: check again.
+          if (!(error instanceof KeyCheckMismatch) || attempt >= MAX_KEY_ATTEMPTS) throw error;
+        }
+      }
+    });
   }
 
   private async write(session: Session, options: SaveOptions): Promise<Session> {
@@ -273,6 +317,9 @@ class CoreSessionStore implements SessionStore {
     if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true });
     const stored = await this.driver.readHead(session.id);
     const current = this.live(stored) ? stored : undefined;
+    // Rewritten whole, the session is sealed with this store's current key only; but a writer that
+    // could not read what is there must not replace it (an expired session is gone: no check).
+    if (current !== undefined) this.assertCanWrite(session.id, this.sawKeys(session.id, current.keys));
     if (stored !== undefined && current === undefined && expectedVersion !== undefined) {
       // An expired session is gone even before a purge: a save expecting a version of it conflicts,
       // and one creating it replaces the remains (compared with them, so a concurrent creator wins once).
@@ -299,6 +346,7 @@ class CoreSessionStore implements SessionStore {
     const version = current === undefined ? Math.max(session.version, 1) : Math.max(session.version, current.version + 1);
     const now = this.now();
     const data: HeadData = { metadata: session.metadata, variables: session.variables, ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }) };
+    const keys = keysAfterReplace(this.cipher.holding);
     const head: HeadRecord = {
       id: session.id,
       schema: RECORD_SCHEMA,
@@ -314,8 +362,10 @@ class CoreSessionStore implements SessionStore {
       ...(title === undefined ? {} : { title: encodeTitle(title, session.id, this.cipher) }),
       data: encodeHeadData(data, session.id, this.cipher),
       ...recoveryOf(current, session),
+      ...(keys === '' ? {} : { keys }),
     };
-    await this.driver.replace(session.id, { expectedVersion, head, messages: records });
+    await this.driver.replace(session.id, { expectedVersion, ...(current === undefined ? {} : { expectedKeys: current.keys ?? '' }), head, messages: records });
+    this.sawKeys(session.id, keys);
     this.remember(records, messages);
     return this.toSession(head, records);
   }
@@ -346,24 +396,42 @@ class CoreSessionStore implements SessionStore {
       });
     }
     let data: string | undefined;
+    // The key check this append expects: the session's, when it is known (see `keysFor`).
+    let stored = this.keyChecks.get(id);
     // An expired session is gone even before a purge removes it: an append must not revive it. A
     // driver with `expiryInCommit` refuses it inside its own commit, so no head is read for that.
     if (state !== undefined || !this.expiryInCommit) {
       const head = await this.driver.readHead(id);
       if (!this.live(head)) throw this.notFound(id);
+      stored = this.sawKeys(id, head.keys);
+      this.assertCanWrite(id, stored);
       // Fields a newer version keeps in the head data survive the state this append replaces (the
       // driver cannot merge them: it never decodes head data, which may be sealed).
       const extra = state === undefined ? undefined : decodeHeadData(head.data, id, this.cipher, this.name).extra;
       data = state === undefined ? undefined : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, this.cipher);
     }
-    const now = this.now();
-    const outcome = await this.driver.append(id, {
-      expectedVersion,
-      messages: pending,
-      updatedAt: new Date(now).toISOString(),
-      now,
-      ...(data === undefined ? {} : { data }),
-    });
+    let outcome: AppendOutcome | undefined;
+    for (let attempt = 1; outcome === undefined; attempt += 1) {
+      const now = this.now();
+      const keys = { expected: stored ?? this.guessedKeys(), next: keysAfterAppend(stored ?? this.guessedKeys(), this.cipher.holding) };
+      try {
+        outcome = await this.driver.append(id, {
+          expectedVersion,
+          messages: pending,
+          updatedAt: new Date(now).toISOString(),
+          now,
+          keys,
+          ...(data === undefined ? {} : { data }),
+        });
+        this.sawKeys(id, keys.next);
+      } catch (error) {
+        // The session holds other keys than this append assumed: refused when they are not all
+        // this store's, tried again on the session's own check otherwise (nothing was written).
+        if (!(error instanceof KeyCheckMismatch) || attempt >= MAX_KEY_ATTEMPTS) throw error;
+        stored = this.sawKeys(id, error.stored);
+        this.assertCanWrite(id, stored);
+      }
+    }
     const byId = new Map(messages.map((message) => [message.id, message]));
     // The messages were validated above: each is copied with its seq, not validated again.
     const appended = outcome.appended.map((record) => storedAt(byId.get(record.id) as Message, record.seq));

@@ -224,6 +224,11 @@ export interface HeadRecord {
    * no conversation content. Other drivers need not store the field; the core keeps it on a save.
    */
   readonly recovery?: readonly RecoveryNotice[];
+  /**
+   * The key check (see `key-check.ts`): the encryption keys the session's records may be sealed
+   * with, by fingerprint; absent for plain records. Opaque to drivers, which store it and compare it.
+   */
+  readonly keys?: string;
 }
 
 /** A message about to be appended, encoded by the core. */
@@ -248,6 +253,12 @@ export interface AppendCommit {
   /** New encoded head data (`HeadRecord.data`), replacing the stored one when anything is added. */
   readonly data?: string;
   /**
+   * The key check: the append is refused (`checkKeys`) unless the session's stored check equals
+   * `expected` (`''` for none), judged inside the commit; a written append stores `next` (`''`
+   * removes it). `undefined`: no check (a driver used without the core).
+   */
+  readonly keys?: { readonly expected: string; readonly next: string };
+  /**
    * The core's clock (epoch milliseconds) when the append was made. A driver with
    * `capabilities.expiryInCommit` treats a session whose `expiresAt` is at or before it as absent
    * (`NOT_FOUND`), judged inside the commit; `undefined`: no expiry check.
@@ -268,6 +279,8 @@ export interface AppendOutcome {
 export interface ReplaceCommit {
   /** `undefined`: no check; `0`: the session must not exist; otherwise the stored version must equal it. */
   readonly expectedVersion?: number;
+  /** When the session exists: refused (`checkKeys`) unless its stored key check equals this (`''` for none); `undefined`: no check. */
+  readonly expectedKeys?: string;
   readonly head: HeadRecord;
   /** Every message, ascending by `seq` (with plain `text` under the same rule as `PendingMessage.text`). */
   readonly messages: ReadonlyArray<MessageRecord & { readonly text?: string }>;

@@ -5,8 +5,9 @@
  * @module
  */
 import { DataError, InvalidInputError } from '../errors.js';
-import { assertValidId } from '../ids.js';
-import { jsonValueSchema, type JsonValue } from '../message/schema.js';
+import { assertOwnerId, assertValidId, isWellFormed } from '../ids.js';
+import { checkJson, readJson } from '../message/json-value.js';
+import type { JsonValue } from '../message/schema.js';
 import type { RecordCipher } from './at-rest.js';
 import type { StoreDriver, TextSearchQuery, ValueOwner, ValueStore } from './types.js';
 
@@ -19,11 +20,6 @@ export const MAX_VALUE_BYTES = 1 << 20;
 /** Largest `limit` of a full-text search. */
 export const MAX_SEARCH_LIMIT = 1000;
 
-/** Longest user or agent id a value owner may have (as for sessions). */
-const MAX_OWNER_CHARS = 256;
-
-// UTF-16 halves without their pair: not storable as UTF-8 text, so two keys could become one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * A user or agent id as a namespace part: every code unit outside `[A-Za-z0-9_-]` becomes `%`
@@ -41,10 +37,7 @@ export function encodeOwnerId(id: string): string {
 }
 
 function ownerId(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_OWNER_CHARS) {
-    throw new InvalidInputError('INVALID_ID', `Invalid ${what}: expected a non-empty string of at most ${MAX_OWNER_CHARS} characters`, { details: { what } });
-  }
-  return encodeOwnerId(value);
+  return encodeOwnerId(assertOwnerId(value, what));
 }
 
 /**
@@ -85,7 +78,8 @@ function hasControl(text: string): boolean {
 
 /** Returns `key` when it can name a stored value; otherwise `INVALID_ARGUMENT`. */
 export function checkValueKey(key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_VALUE_KEY_CHARS || hasControl(key) || LONE_SURROGATE.test(key)) {
+  // A lone surrogate has no UTF-8 form: a store could write another key than the one given.
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_VALUE_KEY_CHARS || hasControl(key) || !isWellFormed(key)) {
     const shown = typeof key === 'string' ? JSON.stringify(key.slice(0, 80)) : typeof key;
     throw new InvalidInputError('INVALID_ARGUMENT', `Invalid value key ${shown}: expected 1 to ${MAX_VALUE_KEY_CHARS} characters without control characters`);
   }
@@ -98,9 +92,10 @@ function valueAad(ns: string, key: string): string {
 }
 
 function encodeValue(value: unknown, ns: string, key: string, cipher: RecordCipher): string {
-  const parsed = jsonValueSchema.safeParse(value);
-  if (!parsed.success) throw new InvalidInputError('INVALID_ARGUMENT', `Value ${JSON.stringify(key.slice(0, 80))} must be a JSON value`);
-  const json = JSON.stringify(parsed.data);
+  // Its JSON text is at least as long as the copy's size (and its UTF-8 at least as long), so the
+  // read may stop at the byte limit: a huge value is refused before it is walked whole.
+  const copy = checkJson(value, `Value ${JSON.stringify(key.slice(0, 80))}`, 'INVALID_ARGUMENT', { maxChars: MAX_VALUE_BYTES });
+  const json = JSON.stringify(copy);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_VALUE_BYTES) {
     throw new InvalidInputError('TOO_LARGE', `Value ${JSON.stringify(key.slice(0, 80))} is ${bytes} bytes of JSON; the limit is ${MAX_VALUE_BYTES}`, {
@@ -120,9 +115,9 @@ function decodeValue(data: string, ns: string, key: string, cipher: RecordCipher
   } catch (error) {
     throw new DataError('CORRUPT', `${store}: ${what} is not JSON`, { cause: error });
   }
-  const parsed = jsonValueSchema.safeParse(value);
-  if (!parsed.success) throw new DataError('CORRUPT', `${store}: ${what} is not a JSON value`);
-  return parsed.data;
+  const read = readJson(value);
+  if (!read.ok) throw new DataError('CORRUPT', `${store}: ${what} is not a JSON value (${read.problem.message})`);
+  return read.value;
 }
 
 /**

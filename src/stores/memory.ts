@@ -10,7 +10,7 @@ import { NotFoundError } from '../errors.js';
 import { createSessionStore, type SessionStoreOptions } from '../store/session-store.js';
 import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../store/types.js';
 import { namespaceSession } from '../store/values.js';
-import { appendToHead, checkVersion, rangeOf, sortAndPage } from '../store/driver-helpers.js';
+import { appendToHead, checkKeys, checkVersion, rangeOf, sortAndPage } from '../store/driver-helpers.js';
 
 /** True when `head` has expired at `now` (no check when `now` is not given). */
 function expired(head: HeadRecord, now: number | undefined): boolean {
@@ -53,6 +53,7 @@ export function memoryDriver(): StoreDriver {
     async append(id, commit: AppendCommit): Promise<AppendOutcome> {
       const entry = sessions.get(id);
       if (entry === undefined || expired(entry.head, commit.now)) throw new NotFoundError(`memory: no session ${JSON.stringify(id)}`, { details: { id } });
+      checkKeys('memory', id, entry.head.keys, commit.keys?.expected);
       checkVersion('memory', id, entry.head.version, commit.expectedVersion);
       const { head, appended, duplicates } = appendToHead(entry.head, commit, (messageId) => entry.ids.has(messageId));
       for (const record of appended) {
@@ -64,6 +65,7 @@ export function memoryDriver(): StoreDriver {
     },
     async replace(id, commit: ReplaceCommit) {
       const entry = sessions.get(id);
+      if (entry !== undefined) checkKeys('memory', id, entry.head.keys, commit.expectedKeys);
       if (commit.expectedVersion !== undefined) {
         checkVersion('memory', id, entry?.head.version ?? 0, commit.expectedVersion);
       }

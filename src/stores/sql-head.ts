@@ -7,9 +7,9 @@ import type { HeadRecord } from '../store/types.js';
 
 /** The head columns, in the order of `headValues`. */
 export const HEAD_COLUMNS =
-  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data, key_check';
 
-/** A head as the 14 bound values of `HEAD_COLUMNS`. */
+/** A head as the 15 bound values of `HEAD_COLUMNS`. */
 export function headValues(head: HeadRecord): Array<string | number | null> {
   return [
     head.id,
@@ -26,5 +26,6 @@ export function headValues(head: HeadRecord): Array<string | number | null> {
     head.lastSeq,
     head.title ?? null,
     head.data,
+    head.keys ?? null,
   ];
 }

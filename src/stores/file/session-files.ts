@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { NotFoundError } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
-import { appendToHead, checkVersion, rangeOf } from '../../store/driver-helpers.js';
+import { appendToHead, checkKeys, checkVersion, rangeOf } from '../../store/driver-helpers.js';
 import type { AppendCommit, AppendOutcome, HeadRecord, MessageRange, MessageRecord, RecoveryNote, RecoveryNotice, ReplaceCommit } from '../../store/types.js';
 import { journalLine, type BeginCause } from './frame.js';
 import type { FileSystem } from './file-system.js';
@@ -594,6 +594,7 @@ export function applyAppends(store: string, id: string, state: SessionState, com
       continue;
     }
     try {
+      checkKeys(store, id, state.head.keys, commit.keys?.expected);
       checkVersion(store, id, state.head.version, commit.expectedVersion);
     } catch (error) {
       outcomes.push(error as Error);
@@ -659,6 +660,7 @@ export function notFound(store: string, id: string): NotFoundError {
 
 /** Replaces (or creates) a session (under the lock, after a locked read). */
 export async function replaceSession(context: FilesContext, p: SessionPaths, current: SessionState | undefined, commit: ReplaceCommit, isGone: (pid: number) => boolean): Promise<SessionState> {
+  if (current !== undefined) checkKeys(context.store, p.id, current.head.keys, commit.expectedKeys);
   if (commit.expectedVersion !== undefined) checkVersion(context.store, p.id, current?.head.version ?? 0, commit.expectedVersion);
   const messages = commit.messages.map((record) => ({ seq: record.seq, id: record.id, data: record.data }));
   const rewritten = { head: { ...commit.head }, content: { records: messages }, records: messages, lineage: newLineage(), extra: undefined, cause: current === undefined ? 'create' : 'replace' } as const;

@@ -82,6 +82,12 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX ${t.local('message_search_user_idx')} ON ${t.search} (user_id)`,
     ],
   },
+  {
+    // The key check of encryption at rest (see store/key-check.ts). NULL for the sessions of
+    // version 2: the next write by a store with a key sets it. No rewrite of the table.
+    version: 3,
+    statements: (t) => [`ALTER TABLE ${t.sessions} ADD COLUMN key_check text`],
+  },
 ];
 
 /** The schema version this code writes. */

@@ -82,12 +82,12 @@ export function statements(tables: Tables) {
     insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
       SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,
     appendHead: `UPDATE ${sessions} SET version = $2, updated_at = $3, expires_at = $4, message_count = $5,
-      token_count = $6, last_seq = $7, title = $8, data = $9 WHERE id = $1`,
-    insertHead: `INSERT INTO ${sessions} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+      token_count = $6, last_seq = $7, title = $8, data = $9, key_check = $10 WHERE id = $1`,
+    insertHead: `INSERT INTO ${sessions} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
       ON CONFLICT (id) DO NOTHING`,
     replaceHead: `UPDATE ${sessions} SET record_schema = $2, version = $3, agent_id = $4, user_id = $5, created_at = $6,
       updated_at = $7, expires_at = $8, ttl_ms = $9, message_count = $10, token_count = $11, last_seq = $12, title = $13,
-      data = $14 WHERE id = $1`,
+      data = $14, key_check = $15 WHERE id = $1`,
     deleteMessages: `DELETE FROM ${messages} WHERE session_id = $1`,
     remove: `DELETE FROM ${sessions} WHERE id = $1`,
     purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
@@ -145,6 +145,7 @@ export function headOf(row: unknown): HeadRecord {
   const expiresAt = optionalInteger(row, 'expires_at', where);
   const ttlMs = optionalInteger(row, 'ttl_ms', where);
   const title = optionalText(row, 'title', where);
+  const keys = optionalText(row, 'key_check', where);
   return Object.freeze({
     id,
     schema: integer(row, 'record_schema', where),
@@ -160,6 +161,7 @@ export function headOf(row: unknown): HeadRecord {
     lastSeq: integer(row, 'last_seq', where),
     ...(title === undefined ? {} : { title }),
     data: text(row, 'data', where),
+    ...(keys === undefined ? {} : { keys }),
   });
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { InvalidInputError, NotFoundError } from '../../errors.js';
-import { checkVersion } from '../../store/driver-helpers.js';
+import { checkKeys, checkVersion } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -250,8 +250,9 @@ export class SqliteDriver implements StoreDriver {
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.write(() => {
-      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null; expires_at: number | null } | undefined;
+      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null; expires_at: number | null; key_check: string | null } | undefined;
       if (head === undefined || expired(head.expires_at, commit.now)) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+      checkKeys(this.name, id, head.key_check ?? undefined, commit.keys?.expected);
       checkVersion(this.name, id, head.version, commit.expectedVersion);
       const appended: MessageRecord[] = [];
       const queued: Array<{ seq: number; id: string; text: string }> = [];
@@ -275,7 +276,9 @@ export class SqliteDriver implements StoreDriver {
         queueMessages(this.memory, id, head.user_id, queued);
         this.unindexed += queued.length;
       }
-      this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, commit.data ?? null, Date.parse(commit.updatedAt), id);
+      // An append never removes a key check (only a save rewrites it): '' leaves the stored one.
+      const keys = commit.keys?.next === undefined || commit.keys.next === '' ? null : commit.keys.next;
+      this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, commit.data ?? null, Date.parse(commit.updatedAt), keys, id);
       return { version: head.version + 1, appended, duplicates };
     });
   }
@@ -290,9 +293,10 @@ export class SqliteDriver implements StoreDriver {
       return Promise.reject(error);
     }
     return this.write(() => {
-      if (commit.expectedVersion !== undefined) {
-        const row = this.statements.version.get(id) as { version: number } | undefined;
-        checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
+      if (commit.expectedVersion !== undefined || commit.expectedKeys !== undefined) {
+        const row = this.statements.version.get(id) as { version: number; key_check: string | null } | undefined;
+        if (row !== undefined) checkKeys(this.name, id, row.key_check ?? undefined, commit.expectedKeys);
+        if (commit.expectedVersion !== undefined) checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
       this.statements.deleteMessages.run(id);
       // The index is rewritten with the messages (at once: one segment for the whole session): the

@@ -91,6 +91,9 @@ const MIGRATIONS: readonly (readonly string[])[] = [
       body TEXT NOT NULL
     ) STRICT`,
   ],
+  // 3 → 4: the key check of encryption at rest (see store/key-check.ts). NULL for the sessions of
+  // version 3: the next write by a store with a key sets it.
+  [`ALTER TABLE sessions ADD COLUMN key_check TEXT`],
 ];
 
 /** Pages of write-ahead log that trigger a checkpoint (see `prepareDatabase`). */

@@ -64,6 +64,7 @@ export interface HeadRow {
   last_seq: unknown;
   title: unknown;
   data: unknown;
+  key_check: unknown;
 }
 
 /** A row of `messages`, as read (types checked by `messageOf`). */
@@ -104,6 +105,7 @@ export function headOf(row: HeadRow, label: DatabaseLabel): HeadRecord {
   if (row.expires_at !== null) head.expiresAt = integer(row.expires_at, 'expires_at');
   if (row.ttl_ms !== null) head.ttlMs = integer(row.ttl_ms, 'ttl_ms');
   if (row.title !== null) head.title = text(row.title, 'title');
+  if (row.key_check !== null && row.key_check !== undefined) head.keys = text(row.key_check, 'key_check');
   return Object.freeze(head);
 }
 
@@ -145,7 +147,7 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     // Walks the (session_id, seq) key backwards from `beforeSeq`: the last n of a session cost the
     // same at any size. The caller reverses the rows into ascending order.
     readTail: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
-    appendHead: db.prepare(`SELECT version, last_seq, user_id, expires_at FROM sessions WHERE id = ?`),
+    appendHead: db.prepare(`SELECT version, last_seq, user_id, expires_at, key_check FROM sessions WHERE id = ?`),
     // The UNIQUE (session_id, id) index turns an already stored id into "no change": idempotency
     // costs one index probe, not a scan of the session.
     insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`),
@@ -153,9 +155,9 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     // the commit's head data when it has some, and sliding expiry from the new `updated_at`.
     advanceHead: db.prepare(`UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?,
       token_count = token_count + ?, last_seq = ?, title = COALESCE(title, ?), data = COALESCE(?, data),
-      expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END WHERE id = ?`),
-    version: db.prepare(`SELECT version FROM sessions WHERE id = ?`),
-    upsertHead: db.prepare(`INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END, key_check = COALESCE(?, key_check) WHERE id = ?`),
+    version: db.prepare(`SELECT version, key_check FROM sessions WHERE id = ?`),
+    upsertHead: db.prepare(`INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     insertReplacement: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?)`),
     deleteMessages: db.prepare(`DELETE FROM messages WHERE session_id = ?`),
     deleteHead: db.prepare(`DELETE FROM sessions WHERE id = ?`),

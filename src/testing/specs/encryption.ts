@@ -1,6 +1,7 @@
 /**
- * Encryption at rest: with a key every record is sealed, keys rotate through a key ring, and data
- * opened without the right key fails loudly with `CORRUPT` instead of returning garbage.
+ * Encryption at rest: with a key every record is sealed, keys rotate through a key ring, data
+ * opened without the right key fails loudly with `CORRUPT` instead of returning garbage, and a
+ * store that could not read a session back is refused (`WRONG_KEY`) before it writes anything.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -108,6 +109,79 @@ export function encryptionSpec(suite: ConformanceSuite): void {
       await expectCorrupt(wrongSecret, session.id);
       const lostOldKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
       await expectCorrupt(lostOldKey, session.id);
+    }, { needs: ['reopen'] });
+
+    /** Every kind of write `store` may try on session `id`, each expected to be refused with WRONG_KEY. */
+    async function expectRefused(store: SessionStore, id: string): Promise<void> {
+      const error = await expectCode(() => store.append(id, [Message.user('must not land', { id: 'refused' })]), 'WRONG_KEY');
+      expect(error.message).toContain(store.name);
+      await expectCode(() => store.append(id, [Message.user('must not land', { id: 'refused' })], { state: { metadata: { x: 1 }, variables: {} } }), 'WRONG_KEY');
+      await expectCode(() => store.save(Session.create({ id }).append(Message.user('must not replace it', { id: 'replaced' }))), 'WRONG_KEY');
+    }
+
+    /** The session as `reader` (the right key) sees it: unchanged from `before`. */
+    async function expectUnchanged(reader: SessionStore, before: Session): Promise<void> {
+      const after = await reader.load(before.id);
+      expect(after.version).toBe(before.version);
+      expect(after.messages).toEqual(before.messages);
+      expect(after.metadata).toEqual(before.metadata);
+    }
+
+    spec.it('a store with another secret under the same key id cannot write: WRONG_KEY before anything is written', async () => {
+      const store = await spec.open({ encryption: oldRing });
+      const session = await store.save(markedSession());
+      await store.append(session.id, [Message.user('by the owner', { id: 'owner-1' })]);
+      const before = await store.load(session.id);
+      const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
+      await expectRefused(wrongSecret, session.id);
+      await expectUnchanged(store, before);
+      // The rightful writer goes on as before.
+      await store.append(session.id, [Message.user('still mine', { id: 'owner-2' })], { expectedVersion: before.version });
+    }, { needs: ['reopen'] });
+
+    spec.it('a ring that lacks a key the session uses cannot write, even when its current key is new', async () => {
+      const store = await spec.open({ encryption: oldRing });
+      const session = await store.save(markedSession());
+      const before = await store.load(session.id);
+      const unknownKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+      await expectRefused(unknownKey, session.id);
+      await expectUnchanged(store, before);
+    }, { needs: ['reopen'] });
+
+    spec.it('a store without a key cannot write into an encrypted session; a keyed writer may encrypt a plain one, after which plain writers are refused', async () => {
+      const store = await spec.open({ encryption: SECRET });
+      const session = await store.save(markedSession());
+      const before = await store.load(session.id);
+      const keyless = await spec.reopen(store);
+      await expectRefused(keyless, session.id);
+      await expectUnchanged(store, before);
+
+      const plain = await spec.reopen(store);
+      const open = await plain.save(Session.create({ id: freshId() }).append(Message.user('plain', { id: 'plain' })));
+      // Writers without a key share a plain session freely.
+      await plain.append(open.id, [Message.user('plain again', { id: 'plain-2' })]);
+      await store.append(open.id, [Message.user('sealed now', { id: 'sealed' })]);
+      const sealed = await store.load(open.id);
+      await expectRefused(plain, open.id);
+      await expectUnchanged(store, sealed);
+    }, { needs: ['reopen'] });
+
+    spec.it('key rotation keeps working: a ring holding the old and new keys writes, a ring that only knows the old one no longer can', async () => {
+      const store = await spec.open({ encryption: oldRing });
+      const session = await store.save(markedSession());
+      const rotated = await spec.reopen(store, { encryption: rotatedRing });
+      // A store that last saw the session under k1 alone appends after another store added k2.
+      await store.append(session.id, [Message.user('under k1', { id: 'k1-first' })]);
+      await rotated.append(session.id, [Message.user('under k2', { id: 'k2-first' })]);
+      await expectRefused(store, session.id);
+      await rotated.append(session.id, [Message.user('under k2 again', { id: 'k2-second' })]);
+      const loaded = await rotated.load(session.id);
+      expect(loaded.messages.map((message) => message.id).slice(-3)).toEqual(['k1-first', 'k2-first', 'k2-second']);
+      // Saved whole under k2, the session no longer needs k1: a ring of k2 alone writes it.
+      await rotated.save(loaded);
+      const newOnly = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+      await newOnly.append(session.id, [Message.user('k2 only', { id: 'k2-only' })]);
+      expect((await rotated.load(session.id)).messages.at(-1)?.id).toBe('k2-only');
     }, { needs: ['reopen'] });
 
     spec.it('records written before encryption was turned on stay readable with a key', async () => {
