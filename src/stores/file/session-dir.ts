@@ -13,6 +13,7 @@ import type { FileSystem } from './file-system.js';
 import { ensureDirectory, fdatasync, fsync, fsyncDirectory, isMissing, unlinkIfPresent, writeFully } from './fs-util.js';
 import { beginLine } from './journal.js';
 import { journalGen, type SessionPaths, type StorePaths } from './paths.js';
+import { readWatermark } from './watermark.js';
 
 /** The store-wide things a session's files need. */
 export interface FilesContext {
@@ -140,13 +141,16 @@ export function collectGarbage(p: SessionPaths, keepFrom: number | undefined, is
 }
 
 /**
- * True when the session's directory holds no snapshot nor backup and its journals hold nothing
- * but the begin line of a creation (or nothing at all): a first save cut short by a crash. It
- * acknowledged nothing, so the session does not exist yet — nothing was lost, nothing is damaged.
+ * True when the session's directory holds no snapshot nor backup, no high-water mark, and its
+ * journals hold nothing but the begin line of a creation — whole, cut short (no newline yet: a
+ * first write torn by a crash), or nothing at all: a first save cut short by a crash. It
+ * acknowledged nothing, so the session does not exist yet — nothing was lost, nothing is
+ * damaged. A mark is written only once a creation is durable: with one, this is damage.
  */
 export function abandonedCreation(p: SessionPaths, found: Inventory): boolean {
   const { fs } = p;
   if (found.names.includes('snapshot') || found.names.includes('snapshot.bak')) return false;
+  if (readWatermark(p) !== undefined) return false;
   return found.journals.every((gen) => {
     let text: Buffer;
     try {
@@ -155,8 +159,10 @@ export function abandonedCreation(p: SessionPaths, found: Inventory): boolean {
       if (isMissing(error)) return true;
       throw error;
     }
-    if (text.length === 0) return true;
-    if (text.indexOf(0x0a) !== text.length - 1) return false;
+    const newline = text.indexOf(0x0a);
+    // No line ended yet: the journal's first write was cut (its flush never returned).
+    if (newline < 0) return true;
+    if (newline !== text.length - 1) return false;
     try {
       const record = journalRecord(parseLine(text, 0, text.length - 1));
       return record.k === 'begin' && record.cause === 'create';
