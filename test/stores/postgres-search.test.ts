@@ -80,13 +80,15 @@ describeWithPostgres('postgres: active memory', (server) => {
     await q(`CREATE TABLE "${target}"."chatstate_messages" (session_id text COLLATE "C" NOT NULL REFERENCES "${target}"."chatstate_sessions" (id) ON DELETE CASCADE,
       seq bigint NOT NULL, id text COLLATE "C" NOT NULL, data text NOT NULL,
       CONSTRAINT "chatstate_messages_pkey" PRIMARY KEY (session_id, seq), CONSTRAINT "chatstate_messages_id_key" UNIQUE (session_id, id))`);
-    await q(`INSERT INTO "${target}"."chatstate_sessions" SELECT * FROM "${source}"."chatstate_sessions"`);
+    // The columns of version 1 (later versions added key_check).
+    const columns = 'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+    await q(`INSERT INTO "${target}"."chatstate_sessions" SELECT ${columns} FROM "${source}"."chatstate_sessions"`);
     await q(`INSERT INTO "${target}"."chatstate_messages" SELECT * FROM "${source}"."chatstate_messages"`);
 
     const store = await storeIn(target);
     const versions = await adminQuery(server().url, `SELECT version FROM "${target}"."chatstate_schema_version" ORDER BY version`);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(SCHEMA_VERSION).toBe(3);
     const loaded = await store.load('old');
     expect(loaded.messages).toEqual(original.messages);
     expect(loaded.metadata).toEqual({ kept: true });

@@ -93,7 +93,9 @@ describe('sqlite: upgrade from schema version 1', () => {
     const v1 = new Database(file);
     for (const statement of VERSION_1) v1.exec(statement);
     v1.exec(`ATTACH DATABASE '${source.replace(/'/g, "''")}' AS source`);
-    v1.exec('INSERT INTO sessions SELECT * FROM source.sessions; INSERT INTO messages SELECT * FROM source.messages');
+    // The columns of version 1 (later versions added key_check).
+    const columns = 'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+    v1.exec(`INSERT INTO sessions SELECT ${columns} FROM source.sessions; INSERT INTO messages SELECT * FROM source.messages`);
     v1.exec('DETACH DATABASE source');
     v1.close();
 
@@ -101,7 +103,7 @@ describe('sqlite: upgrade from schema version 1', () => {
     open.push(store);
     const check = database(file, { readonly: true });
     expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(String(SQLITE_SCHEMA_VERSION));
-    expect(SQLITE_SCHEMA_VERSION).toBe(3);
+    expect(SQLITE_SCHEMA_VERSION).toBe(4);
     expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('memory_values', 'message_text', 'message_fts', 'message_text_queue') ORDER BY name`).pluck().all()).toEqual([
       'memory_values',
       'message_fts',

@@ -8,7 +8,7 @@
  * it fails them. On Debian the binaries come from `apt-get install -y postgresql` (which also
  * creates the `postgres` user); `util-linux` provides `runuser`.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -25,6 +25,13 @@ export interface PostgresTestServer {
   readonly kind: 'external' | 'throwaway';
   /** Stops and removes a throwaway cluster; leaves an external server alone. */
   stop(): Promise<void>;
+  /**
+   * Throwaway only: stops the server the hard way (`pg_ctl stop -m immediate`: every backend quits
+   * at once, no shutdown checkpoint, crash recovery at the next start), keeping its data.
+   */
+  kill?(): Promise<void>;
+  /** Throwaway only: starts a killed server again, on the same port and data directory. */
+  restart?(): Promise<void>;
 }
 
 /** Whether a server can be had here, and how; or why not. */
@@ -178,6 +185,17 @@ async function startThrowaway(binDir: string, user: OsUser | undefined): Promise
   };
   // A test process that exits without afterAll (a crash, a timeout) still takes its cluster down.
   process.once('exit', stopNow);
+  // The same command without blocking the event loop, for kills and restarts in the middle of a test.
+  const execAsync = (command: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const call = run(join(binDir, command), args);
+      execFile(call.command, call.args, { env: cleanEnv(), timeout: 120_000 }, (error, _stdout, stderr) => {
+        if (error === null) resolve();
+        else reject(new Error(`${command} ${args[0] ?? ''} failed: ${error.message}\n${stderr}`, { cause: error }));
+      });
+    });
+  // The socket directory is ours too, so nothing is written to /var/run/postgresql.
+  const startArgs = (port: number) => ['start', '-D', join(dir, 'data'), '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`];
   try {
     // --no-sync only for initdb's own files: the running server keeps fsync on, as in production.
     exec('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
@@ -185,8 +203,7 @@ async function startThrowaway(binDir: string, user: OsUser | undefined): Promise
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const port = await freePort();
       try {
-        // The socket directory is ours too, so nothing is written to /var/run/postgresql.
-        exec('pg_ctl', ['start', '-D', join(dir, 'data'), '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`]);
+        exec('pg_ctl', startArgs(port));
         return {
           url: `postgres://postgres@127.0.0.1:${port}/postgres`,
           kind: 'throwaway',
@@ -194,6 +211,8 @@ async function startThrowaway(binDir: string, user: OsUser | undefined): Promise
             process.removeListener('exit', stopNow);
             stopNow();
           },
+          kill: () => execAsync('pg_ctl', ['stop', '-D', join(dir, 'data'), '-m', 'immediate', '-w', '-t', '60']),
+          restart: () => execAsync('pg_ctl', startArgs(port)),
         };
       } catch (error) {
         // Most likely another process took the port between our probe and the server's bind.

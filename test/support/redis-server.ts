@@ -1,8 +1,12 @@
 /**
  * A Redis server for the Redis store's tests: `CHATSTATE_TEST_REDIS_URL` when it is set, else a
- * throwaway `redis-server` (persistence off, loopback only, a free port) started for one test file
- * and killed after it. Without either, the suite is skipped with its reason — except under
- * `CI=true`, where a missing server is a failure: CI must test against a real Redis.
+ * throwaway `redis-server` (persistence off unless asked for, loopback only, a free port) started
+ * for one test file and killed after it. Without either, the suite is skipped with its reason —
+ * except under `CI=true`, where a missing server is a failure: CI must test against a real Redis.
+ *
+ * With `{ durable: true }` the throwaway server runs with `appendonly yes` and `appendfsync always`
+ * (a write is fsynced before Redis answers it), and can be killed with SIGKILL and started again on
+ * the same port and data directory: what it acknowledged must still be there.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,8 +16,22 @@ import { join } from 'node:path';
 
 /** A running server, or why there is none. */
 export type RedisTestServer =
-  | { readonly url: string; readonly throwaway: boolean; stop(): Promise<void> }
+  | {
+      readonly url: string;
+      readonly throwaway: boolean;
+      stop(): Promise<void>;
+      /** Throwaway only: SIGKILLs the server (no shutdown, no final save) and waits until it is gone. */
+      kill?(): Promise<void>;
+      /** Throwaway only: starts a killed server again on the same port and data directory. */
+      restart?(): Promise<void>;
+    }
   | { readonly url?: undefined; readonly skip: string };
+
+/** How the throwaway server runs. */
+export interface RedisServerOptions {
+  /** `appendonly yes` + `appendfsync always`: every acknowledged write survives a kill. @default false */
+  readonly durable?: boolean;
+}
 
 const READY = /ready to accept connections/i;
 const START_TIMEOUT_MS = 20_000;
@@ -35,11 +53,12 @@ function onPath(binary: string): boolean {
 }
 
 /** Starts `redis-server` on `port`; resolves once it accepts connections, rejects with its output if it exits first. */
-function launch(port: number, dir: string): Promise<ChildProcess> {
+function launch(port: number, dir: string, durable: boolean): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
+    const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -70,7 +89,8 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
 }
 
 /** The server for one test file; call `stop()` in `afterAll`. */
-export async function redisTestServer(): Promise<RedisTestServer> {
+export async function redisTestServer(options: RedisServerOptions = {}): Promise<RedisTestServer> {
+  const durable = options.durable === true;
   const given = process.env.CHATSTATE_TEST_REDIS_URL;
   if (given !== undefined && given !== '') return { url: given, throwaway: false, stop: async () => undefined };
   if (!onPath('redis-server')) {
@@ -86,7 +106,7 @@ export async function redisTestServer(): Promise<RedisTestServer> {
   for (let attempt = 0; attempt < 5 && child === undefined; attempt += 1) {
     port = await freePort();
     try {
-      child = await launch(port, dir);
+      child = await launch(port, dir, durable);
     } catch (error) {
       lastError = error;
     }
@@ -95,21 +115,31 @@ export async function redisTestServer(): Promise<RedisTestServer> {
     rmSync(dir, { recursive: true, force: true });
     throw lastError;
   }
-  const server = child;
+  // Replaced by `restart`.
+  let server = child;
   // A worker that dies without running afterAll must not leave the server behind.
   const killOnExit = (): void => void server.kill('SIGKILL');
   process.once('exit', killOnExit);
+  const running = (): boolean => server.exitCode === null && server.signalCode === null;
+  const ended = (signal: NodeJS.Signals): Promise<void> => {
+    if (!running()) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    server.kill(signal);
+    return exited;
+  };
+  const serverPort = port;
   return {
     url: `redis://127.0.0.1:${port}`,
     throwaway: true,
     async stop() {
       process.removeListener('exit', killOnExit);
-      if (server.exitCode === null && server.signalCode === null) {
-        const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
-        server.kill('SIGTERM');
-        await exited;
-      }
+      await ended('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
+    },
+    kill: () => ended('SIGKILL'),
+    async restart() {
+      if (running()) throw new Error('redis-server is still running: kill it first');
+      server = await launch(serverPort, dir, durable);
     },
   };
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { ChatstateError, ConflictError, DataError, NotFoundError } from '../../errors.js';
-import { appendToHead, checkVersion } from '../../store/driver-helpers.js';
+import { appendToHead, checkKeys, checkVersion } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -20,6 +20,7 @@ import type {
   TextSearchQuery,
   ValueRecord,
 } from '../../store/types.js';
+import { checkout, endPool, type Checkout, type ConnectionLimits, type OwnedPool, type SocketTracker } from './connection.js';
 import { forgetManySessionValues, forgetSessionValues, indexMessages, memoryStatements, plannedWrites, readValues, searchIndex, writeValues, type MemoryStatements } from './memory-sql.js';
 import { STORE, assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
 
@@ -34,17 +35,18 @@ export interface PgClientLike {
   query(text: string, values?: unknown[]): Promise<PgResultLike>;
   /** Returns the connection to its pool; with an error, the pool discards it. */
   release(error?: Error | boolean): void;
+  /**
+   * `pg` reports a connection that breaks while checked out as an `'error'` event, which crashes
+   * the process when nobody listens: the store listens while it holds the connection.
+   */
+  on?(event: 'error', listener: (error: Error) => void): unknown;
+  /** Stops the store's listener when it gives the connection back. */
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /** A connection pool, as `pg`'s `Pool` is: the store only checks connections out and back in. */
 export interface PgPoolLike {
   connect(): Promise<PgClientLike>;
-}
-
-/** A pool the store created from a URL, and so ends on close. */
-export interface OwnedPool extends PgPoolLike {
-  end(): Promise<void>;
-  on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 // Rows per INSERT of a replace: bounds the size of one statement's parameters for huge sessions.
@@ -75,6 +77,12 @@ function translate(error: unknown, tables: Tables): unknown {
   return error;
 }
 
+/** The pool the store made from a URL: ended on close, its sockets destroyed when a stalled server keeps them open. */
+export interface OwnedConnections {
+  readonly pool: OwnedPool;
+  readonly sockets: SocketTracker;
+}
+
 /** The driver over a pool and migrated tables (made by `postgresDriver`). */
 export class PostgresDriver implements StoreDriver {
   readonly name = STORE;
@@ -87,7 +95,8 @@ export class PostgresDriver implements StoreDriver {
   constructor(
     private readonly pool: PgPoolLike,
     private readonly tables: Tables,
-    private readonly owned: OwnedPool | undefined,
+    private readonly limits: ConnectionLimits,
+    private readonly owned: OwnedConnections | undefined,
   ) {
     this.sql = statements(tables);
     this.memory = memoryStatements(tables);
@@ -104,24 +113,21 @@ export class PostgresDriver implements StoreDriver {
   }
 
   /** Runs `work` on one pooled connection; a connection that failed outside SQL is discarded, not reused. */
-  async withClient<T>(work: (client: PgClientLike, discard: (error: Error) => void) => Promise<T>): Promise<T> {
+  async withClient<T>(work: (client: Checkout) => Promise<T>): Promise<T> {
     return this.track(this.onClient(work));
   }
 
-  private async onClient<T>(work: (client: PgClientLike, discard: (error: Error) => void) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
+  private async onClient<T>(work: (client: Checkout) => Promise<T>): Promise<T> {
+    const client = await checkout(this.pool, this.limits);
     try {
-      return await work(client, (error) => {
-        broken = error;
-      });
+      return await work(client);
     } catch (error) {
       // A server-reported SQL error (it has a SQLSTATE) leaves the connection usable; anything
-      // else (a dropped socket, a timeout) may have left it mid-protocol.
-      if (!ChatstateError.isInstance(error) && sqlState(error) === undefined) broken ??= error instanceof Error ? error : new Error(String(error));
+      // else that is not ours (a bug in a caller's pool, a protocol surprise) may have left it mid-protocol.
+      if (!ChatstateError.isInstance(error) && sqlState(error) === undefined) client.discard(error instanceof Error ? error : new Error(String(error)));
       throw translate(error, this.tables);
     } finally {
-      client.release(broken);
+      client.release();
     }
   }
 
@@ -133,15 +139,18 @@ export class PostgresDriver implements StoreDriver {
   private async attempts<T>(work: (client: PgClientLike) => Promise<T>, begin: string): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.withClient(async (client, discard) => {
+        return await this.withClient(async (client) => {
           await client.query(begin);
           try {
             const result = await work(client);
             await client.query('COMMIT');
             return result;
           } catch (error) {
+            // A broken connection has no transaction left to roll back (the server ends it with the
+            // connection); asking would only wait for another timeout.
+            if (client.isBroken) throw error;
             // A connection whose ROLLBACK failed may still be inside the transaction: never reuse it.
-            await client.query('ROLLBACK').catch((rollbackError: unknown) => discard(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))));
+            await client.query('ROLLBACK').catch((rollbackError: unknown) => client.discard(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))));
             throw error;
           }
         });
@@ -194,6 +203,7 @@ export class PostgresDriver implements StoreDriver {
       if (head === undefined || (commit.now !== undefined && head.expiresAt !== undefined && head.expiresAt <= commit.now)) {
         throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
       }
+      checkKeys(STORE, id, head.keys, commit.keys?.expected);
       checkVersion(STORE, id, head.version, commit.expectedVersion);
       if (commit.messages.length === 0) return { version: head.version, appended: [], duplicates: [] };
       const known = await client.query(this.sql.knownIds, [id, commit.messages.map((message) => message.id)]);
@@ -204,8 +214,8 @@ export class PostgresDriver implements StoreDriver {
         const texts = new Map(commit.messages.map((message) => [message.id, message.text]));
         const indexed = next.appended.map((record) => ({ seq: record.seq, id: record.id, text: texts.get(record.id) }));
         await indexMessages(client, this.memory, id, head.userId, indexed);
-        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data } = next.head;
-        await client.query(this.sql.appendHead, [id, version, updatedAt, expiresAt ?? null, messageCount, tokenCount, lastSeq, title ?? null, data]);
+        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data, keys } = next.head;
+        await client.query(this.sql.appendHead, [id, version, updatedAt, expiresAt ?? null, messageCount, tokenCount, lastSeq, title ?? null, data, keys ?? null]);
       }
       return { version: next.head.version, appended: next.appended, duplicates: next.duplicates };
     });
@@ -219,7 +229,9 @@ export class PostgresDriver implements StoreDriver {
       const done = await this.transaction(async (client) => {
         const locked = await client.query(this.sql.lockHead, [id]);
         if (locked.rows.length > 0) {
-          checkVersion(STORE, id, headOf(locked.rows[0]).version, commit.expectedVersion);
+          const current = headOf(locked.rows[0]);
+          checkKeys(STORE, id, current.keys, commit.expectedKeys);
+          checkVersion(STORE, id, current.version, commit.expectedVersion);
           await client.query(this.sql.deleteMessages, [id]);
           // Rewritten with the messages: old rows may name messages that are gone, or a former user.
           await client.query(this.memory.deleteIndex, [id]);
@@ -306,8 +318,8 @@ export class PostgresDriver implements StoreDriver {
   }
 
   async close(): Promise<void> {
-    // Pending writes finish first; a pool the caller passed in stays theirs to end.
+    // Pending writes finish first (each wait is bounded); a pool the caller passed in stays theirs to end.
     await Promise.allSettled([...this.pending]);
-    await this.owned?.end();
+    if (this.owned !== undefined) await endPool(this.owned.pool, this.owned.sockets, this.limits.connectTimeoutMs);
   }
 }

@@ -7,7 +7,8 @@
 import { InvalidInputError } from '../../errors.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
-import { PostgresDriver, type OwnedPool, type PgPoolLike } from './driver.js';
+import { SocketTracker, endPool, type ConnectionLimits, type OwnedPool } from './connection.js';
+import { PostgresDriver, type PgPoolLike } from './driver.js';
 import { migrate } from './migrations.js';
 import { STORE, tablesFor } from './sql.js';
 
@@ -22,17 +23,64 @@ export interface PostgresOptions {
   tablePrefix?: string;
   /** Most connections in the pool the store creates from a URL; unused with a caller's pool. @default 10 */
   maxConnections?: number;
+  /**
+   * How long a call waits for a connection (a free one from the pool, or a new one to connect and
+   * start up) before failing with `UNAVAILABLE`. A refused or reset connection fails at once.
+   * @default 2000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How long one statement may go unanswered before the connection counts as stalled: the call
+   * fails with `UNAVAILABLE` and the connection is destroyed, never reused. Bounds lock waits too,
+   * so keep it above the longest statement you expect (one statement writes at most 1,000 messages).
+   * @default 10000
+   */
+  commandTimeoutMs?: number;
 }
 
 /** Options of `postgresStore`: the driver's and the core's. */
 export interface PostgresStoreOptions extends SessionStoreOptions, PostgresOptions {}
 
+/** The options the store sets on the pool it creates (see `pg`'s `Pool` and `Client`). */
+interface OwnedPoolConfig {
+  connectionString: string;
+  max: number;
+  fallback_application_name: string;
+  /** The pool destroys a connection that does not start up in time (our own timer only stops waiting for it). */
+  connectionTimeoutMillis: number;
+  /** TCP keep-alive finds idle connections to a server that vanished without closing them. */
+  keepAlive: boolean;
+  keepAliveInitialDelayMillis: number;
+  /** Our sockets, so that a stalled one can be destroyed on close. */
+  stream: () => NodeJS.ReadWriteStream;
+  /** Server side: ends a transaction whose client went silent (see `ORPHAN_TRANSACTION_MS`). */
+  idle_in_transaction_session_timeout: number;
+}
+
 interface PgModule {
-  Pool: new (config: { connectionString: string; max: number; fallback_application_name: string }) => OwnedPool;
+  Pool: new (config: OwnedPoolConfig) => OwnedPool;
 }
 
 const DEFAULT_SCHEMA = 'public';
 const DEFAULT_PREFIX = 'chatstate_';
+const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+const KEEP_ALIVE_DELAY_MS = 10_000;
+// A connection the store gave up on mid-transaction (a statement unanswered in time) may still hold
+// row locks on the server, which would keep later writers of that session waiting until the server
+// noticed the client was gone (hours, with default TCP settings, when the network dropped it). The
+// store never leaves a transaction idle between two statements for more than a moment.
+const ORPHAN_TRANSACTION_MS = 60_000;
+
+/** The timeouts with their defaults; `INVALID_ARGUMENT` when one is not a positive integer. */
+function limitsOf(options: PostgresOptions): ConnectionLimits {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  for (const [name, value] of [['connectTimeoutMs', connectTimeoutMs], ['commandTimeoutMs', commandTimeoutMs]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: ${name} must be a positive integer`);
+  }
+  return { connectTimeoutMs, commandTimeoutMs };
+}
 
 async function loadPg(): Promise<PgModule> {
   let module: { default?: Partial<PgModule>; Pool?: PgModule['Pool'] };
@@ -81,22 +129,39 @@ function isPool(value: unknown): value is PgPoolLike {
 /**
  * A Postgres driver on a URL (`postgres://user:pass@host/db?schema=app`) or on the caller's pool.
  * Creates or migrates the tables before it resolves. A pool the caller passed is never ended by `close`.
+ *
+ * The timeouts bound every checkout and statement on a caller's pool too, and the store listens
+ * for `'error'` on each connection while it holds it. The pool itself stays the caller's: give it
+ * a `pool.on('error', …)` listener for idle connections (as `pg` requires), and its own
+ * `connectionTimeoutMillis` and `keepAlive` so that it drops connections that cannot start up.
  */
 export async function postgresDriver(urlOrPool: string | PgPoolLike, options: PostgresOptions = {}): Promise<StoreDriver> {
   let pool: PgPoolLike;
-  let owned: OwnedPool | undefined;
+  let owned: { pool: OwnedPool; sockets: SocketTracker } | undefined;
   let fromUrl: { schema?: string; tablePrefix?: string } = {};
+  const limits = limitsOf(options);
   if (typeof urlOrPool === 'string') {
     const { connectionString, ...rest } = parseUrl(urlOrPool);
     fromUrl = rest;
     const maxConnections = options.maxConnections ?? 10;
     if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: maxConnections must be a positive integer`);
     const { Pool } = await loadPg();
-    owned = new Pool({ connectionString, max: maxConnections, fallback_application_name: 'chatstate' });
+    const sockets = new SocketTracker();
+    const made = new Pool({
+      connectionString,
+      max: maxConnections,
+      fallback_application_name: 'chatstate',
+      connectionTimeoutMillis: limits.connectTimeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+      stream: sockets.create,
+      idle_in_transaction_session_timeout: ORPHAN_TRANSACTION_MS,
+    });
     // An idle connection that breaks (server restart, network) is reported as an 'error' event,
     // which would crash the process if nobody listened; the pool drops it and reconnects later.
-    owned.on('error', () => undefined);
-    pool = owned;
+    made.on('error', () => undefined);
+    owned = { pool: made, sockets };
+    pool = made;
   } else if (isPool(urlOrPool)) {
     pool = urlOrPool;
   } else {
@@ -104,22 +169,25 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
   }
   try {
     const tables = tablesFor(options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA, options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX);
-    const driver = new PostgresDriver(pool, tables, owned);
+    const driver = new PostgresDriver(pool, tables, limits, owned);
     await driver.withClient((client) => migrate(client, tables));
     return driver;
   } catch (error) {
-    await owned?.end().catch(() => undefined);
+    // Ended within the connect timeout even when the server is stalled: a failed open leaves no socket or timer behind.
+    if (owned !== undefined) await endPool(owned.pool, owned.sockets, limits.connectTimeoutMs);
     throw error;
   }
 }
 
 /** ✱ A Postgres `SessionStore` on a URL or the caller's pool. */
 export async function postgresStore(urlOrPool: string | PgPoolLike, options: PostgresStoreOptions = {}): Promise<SessionStore> {
-  const { schema, tablePrefix, maxConnections, ...core } = options;
+  const { schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, ...core } = options;
   const driverOptions: PostgresOptions = {
     ...(schema === undefined ? {} : { schema }),
     ...(tablePrefix === undefined ? {} : { tablePrefix }),
     ...(maxConnections === undefined ? {} : { maxConnections }),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+    ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
   };
   return createSessionStore(await postgresDriver(urlOrPool, driverOptions), core);
 }

@@ -1,16 +1,63 @@
 /**
- * The Redis store's connection: `ioredis` loaded on demand, store URLs split into the client's URL
- * and the store's own parameters, and the checks of the write-confirmation options.
+ * The Redis store's client: `ioredis` loaded on demand and the options the store creates it with,
+ * store URLs split into the client's URL and the store's own parameters, and the checks of the
+ * driver's options.
  * @module
  */
-import { InvalidInputError } from '../../errors.js';
-import type { RedisConfirm, RedisLike } from './index.js';
+import { ChatstateError, InvalidInputError } from '../../errors.js';
+import type { RedisLimits } from './connection.js';
+import type { RedisConfirm, RedisLike, RedisOptions } from './index.js';
 import { STORE } from './records.js';
 
-/** A client the store created, and so closes. */
+/** A client the store created, and so closes: `ioredis`'s `Redis`, by the members the store uses. */
 export interface OwnedClient extends RedisLike {
+  /** `ioredis`'s connection state: `ready` when commands can be written. */
+  readonly status: string;
   quit(): Promise<unknown>;
+  /** Closes the connection at once; with `true`, `ioredis` then connects again. */
+  disconnect(reconnect?: boolean): void;
   on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+// Reconnection backoff of the store's client: 50 ms doubling up to 1 s, so a server that is back is
+// found within a second, and a server that is down sees one attempt a second.
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 1000;
+
+/** The timeouts with their defaults; `INVALID_ARGUMENT` when one is not a positive integer. */
+export function limitsOf(options: RedisOptions): RedisLimits {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  for (const [name, value] of [['connectTimeoutMs', connectTimeoutMs], ['commandTimeoutMs', commandTimeoutMs]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: ${name} must be a positive integer`);
+  }
+  return { connectTimeoutMs, commandTimeoutMs };
+}
+
+/**
+ * The `ioredis` options of the store's own client. `blockingMs` is the longest a command may
+ * legitimately block on the server (`WAIT`), added to the client's own command timeout.
+ */
+export function ownedClientOptions(limits: RedisLimits, blockingMs: number): Record<string, unknown> {
+  return {
+    connectionName: 'chatstate',
+    connectTimeout: limits.connectTimeoutMs,
+    // A backstop for the handshake (HELLO, INFO) of a connection to a stalled server, which the
+    // store's own timer does not see: ioredis drops that connection and tries again.
+    commandTimeout: limits.commandTimeoutMs + blockingMs,
+    // Commands are sent only on a ready connection (see connection.ts): none waits in an offline
+    // queue to run after its caller was told it failed.
+    enableOfflineQueue: false,
+    // Commands in flight when a connection drops fail at once and are never sent again: a resent
+    // write could overwrite what the caller wrote after it was told this one failed.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    // A dropped connection's socket is destroyed, not half-closed and left open for a stalled peer.
+    disconnectTimeout: 0,
+    retryStrategy: (times: number) => Math.min(RETRY_FIRST_MS * 2 ** Math.min(times - 1, 10), RETRY_MAX_MS),
+  };
 }
 
 /** `ioredis`'s `Redis` class, by shape. */
@@ -70,10 +117,12 @@ export function checkedConfirm(confirm: RedisConfirm | undefined): Required<Redi
 }
 
 /** Fails at open, not at the first write, when the server cannot confirm fsyncs (Redis < 7.2, or `appendonly no`). */
-export async function probeWaitAof(client: RedisLike, timeoutMs: number): Promise<void> {
+export async function probeWaitAof(call: (command: string, args: number[]) => Promise<unknown>, timeoutMs: number): Promise<void> {
   try {
-    await client.call('WAITAOF', [1, 0, timeoutMs]);
+    await call('WAITAOF', [1, 0, timeoutMs]);
   } catch (error) {
+    // A server that cannot be reached says nothing about its version.
+    if (ChatstateError.hasCode(error, 'UNAVAILABLE')) throw error;
     const message = (error as { message?: unknown } | null)?.message;
     throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: confirm.aof needs Redis 7.2 or later with appendonly yes; the server said: ${String(message).slice(0, 200)}`, { cause: error });
   }

@@ -13,16 +13,22 @@
  * by `WAIT` (replicas received it) or `WAITAOF` (Redis ≥ 7.2: fsynced locally and on replicas), and
  * the promise rejects when the server does not confirm in time — the write itself has happened then,
  * and retrying an append is safe because appends are idempotent.
+ *
+ * A server that is down, restarting, loading, resetting connections or stalled never crashes the
+ * process: every call then fails within `connectTimeoutMs` / `commandTimeoutMs` with
+ * `UnavailableError` (`UNAVAILABLE`, `retryable`), and the same store works again once the server
+ * is back (see `connection.ts`).
  * @module
  */
-import { ChatstateError, InvalidInputError, NotFoundError } from '../../errors.js';
-import { checkVersion } from '../../store/driver-helpers.js';
+import { ChatstateError, InvalidInputError, NotFoundError, UnavailableError, errorMessage } from '../../errors.js';
+import { checkKeys, checkVersion } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, ListQuery, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
-import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages, parseValues } from './records.js';
+import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages, parseValues, text } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';
-import { checkedConfirm, isClient, loadIoredis, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
+import { checkedConfirm, isClient, limitsOf, loadIoredis, ownedClientOptions, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
+import { RedisConnection, type Effect } from './connection.js';
 
 /**
  * A Redis connection, by shape: `ioredis`'s `Redis` is one. The store sends every command through
@@ -53,6 +59,19 @@ export interface RedisOptions {
   prefix?: string;
   /** Confirm each write with `WAIT`/`WAITAOF`; without it a write resolves when Redis has applied it. */
   confirm?: RedisConfirm;
+  /**
+   * How long a call waits for a ready connection (connect, handshake, the server done loading its
+   * data) before failing with `UNAVAILABLE`. While the last attempt was refused, calls fail at once.
+   * @default 2000
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How long one command may go unanswered before the connection counts as stalled: the call fails
+   * with `UNAVAILABLE` and the store's own client replaces the connection. Keep it above the
+   * longest command you expect (the save of a 100,000-message session runs about a second in Redis).
+   * @default 10000
+   */
+  commandTimeoutMs?: number;
 }
 
 /** Options of `redisStore`: the driver's and the core's. */
@@ -67,26 +86,30 @@ const PURGE_BATCH = 200;
  * A Redis driver on a URL (`redis://:pass@host:6379/0?prefix=app:`) or on the caller's client
  * (an `ioredis` `Redis`, or anything with its `call`). Loads its scripts before it resolves. A
  * client the caller passed is never closed by `close`. Needs one Redis server (tested with Redis 7), not Cluster.
+ *
+ * The timeouts bound every call on a caller's client too, and with an `ioredis` client the store
+ * waits for its `ready` state before sending; but its options stay the caller's: its offline queue
+ * and resending of commands after a reconnect, and replacing a stalled connection, are its own.
  */
 export async function redisDriver(urlOrClient: string | RedisLike, options: RedisOptions = {}): Promise<StoreDriver> {
   let client: RedisLike;
   let owned: OwnedClient | undefined;
   let fromUrl: string | undefined;
   const confirm = checkedConfirm(options.confirm);
+  const limits = limitsOf(options);
   if (typeof urlOrClient === 'string') {
     const { url, prefix } = parseUrl(urlOrClient);
     fromUrl = prefix;
     const Redis = await loadIoredis();
-    owned = new Redis(url, { connectionName: 'chatstate' });
-    // A broken connection is reported as an 'error' event, which would crash the process if
-    // nobody listened; ioredis reconnects by itself and the commands in flight reject.
-    owned.on('error', () => undefined);
+    // Its 'error' events are heard by the connection below; ioredis reconnects by itself.
+    owned = new Redis(url, ownedClientOptions(limits, confirm?.timeoutMs ?? 0));
     client = owned;
   } else if (isClient(urlOrClient)) {
     client = urlOrClient;
   } else {
     throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: expected a redis:// URL or a client with call()`);
   }
+  const connection = new RedisConnection(client, limits, owned);
   try {
     const prefix = options.prefix ?? fromUrl ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX) {
@@ -95,21 +118,27 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     // ioredis applies its keyPrefix to declared KEYS only; the scripts build their keys from
     // ARGV, so the client's prefix is applied here to keep every key under it.
     const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
-    const driver = new RedisDriver(client, keyPrefix + prefix, confirm, owned);
+    const driver = new RedisDriver(connection, keyPrefix + prefix, confirm);
     // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
-    await Promise.all(Object.values(SCRIPTS).map((script) => client.call('SCRIPT', ['LOAD', script.source])));
-    if (confirm?.aof === true) await probeWaitAof(client, confirm.timeoutMs);
+    await Promise.all(Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')));
+    if (confirm?.aof === true) await probeWaitAof((command, args) => connection.call(command, args, 'read', confirm.timeoutMs), confirm.timeoutMs);
     return driver;
   } catch (error) {
-    await owned?.quit().catch(() => undefined);
+    // Closed within the connect timeout even when the server is down or stalled: a failed open leaves no socket or timer behind.
+    await connection.close();
     throw error;
   }
 }
 
 /** ✱ A Redis `SessionStore` on a URL or the caller's client. */
 export async function redisStore(urlOrClient: string | RedisLike, options: RedisStoreOptions = {}): Promise<SessionStore> {
-  const { prefix, confirm, ...core } = options;
-  const driverOptions: RedisOptions = { ...(prefix === undefined ? {} : { prefix }), ...(confirm === undefined ? {} : { confirm }) };
+  const { prefix, confirm, connectTimeoutMs, commandTimeoutMs, ...core } = options;
+  const driverOptions: RedisOptions = {
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(confirm === undefined ? {} : { confirm }),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+    ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+  };
   return createSessionStore(await redisDriver(urlOrClient, driverOptions), core);
 }
 
@@ -133,10 +162,9 @@ class RedisDriver implements StoreDriver {
   private closed = false;
 
   constructor(
-    private readonly client: RedisLike,
+    private readonly connection: RedisConnection,
     private readonly prefix: string,
     private readonly confirm: Required<RedisConfirm> | undefined,
-    private readonly owned: OwnedClient | undefined,
   ) {}
 
   /** Runs `operation`, counted so that `close` waits for it. */
@@ -150,13 +178,29 @@ class RedisDriver implements StoreDriver {
   }
 
   /** `EVALSHA`, and `EVAL` when the server has lost the script (restart, `SCRIPT FLUSH`): nothing ran then. */
-  private async run(script: Script, args: Array<string | number>): Promise<unknown> {
+  private async run(script: Script, args: Array<string | number>, effect: Effect): Promise<unknown> {
     const all = [0, this.prefix, ...args];
     try {
-      return await this.client.call('EVALSHA', [script.sha, ...all]);
+      return await this.connection.call('EVALSHA', [script.sha, ...all], effect);
     } catch (error) {
       if (!noScript(error)) throw error;
-      return this.client.call('EVAL', [script.source, ...all]);
+      return this.connection.call('EVAL', [script.source, ...all], effect);
+    }
+  }
+
+  /** The write to `id` happened, but its confirmation did not: retryable, and retrying an append is safe. */
+  private unconfirmed(id: string, why: string, details: Record<string, unknown>, cause?: unknown): UnavailableError {
+    return new UnavailableError(`${STORE}: the write to session ${JSON.stringify(id)} was applied but not confirmed ${why}`, { store: STORE, reason: 'UNCONFIRMED', outcome: 'applied', id, ...details }, { cause });
+  }
+
+  /** `WAIT`/`WAITAOF`, which blocks on the server for up to the confirmation timeout; a lost connection leaves the write unconfirmed. */
+  private async waitFor(id: string, command: string, args: number[]): Promise<unknown> {
+    const confirm = this.confirm as Required<RedisConfirm>;
+    try {
+      return await this.connection.call(command, args, 'read', confirm.timeoutMs);
+    } catch (error) {
+      if (!ChatstateError.hasCode(error, 'UNAVAILABLE')) throw error;
+      throw this.unconfirmed(id, `(${command} failed: ${errorMessage(error)})`, { wanted: confirm.replicas }, error);
     }
   }
 
@@ -167,29 +211,29 @@ class RedisDriver implements StoreDriver {
     let local = 1;
     let replicas: number;
     if (confirm.aof) {
-      const reply = list(await this.client.call('WAITAOF', [1, confirm.replicas, confirm.timeoutMs]), id, 'the WAITAOF reply');
+      const reply = list(await this.waitFor(id, 'WAITAOF', [1, confirm.replicas, confirm.timeoutMs]), id, 'the WAITAOF reply');
       local = integer(reply[0], id, 'the WAITAOF local count');
       replicas = integer(reply[1], id, 'the WAITAOF replica count');
     } else {
-      replicas = integer(await this.client.call('WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
+      replicas = integer(await this.waitFor(id, 'WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
     }
     if (local < 1 || replicas < confirm.replicas) {
       // Applied but not confirmed: the caller may retry (appends are idempotent by message id).
-      throw new ChatstateError(
-        'UNAVAILABLE',
-        `${STORE}: the write to session ${JSON.stringify(id)} was applied but not confirmed within ${confirm.timeoutMs} ms (${confirm.aof ? `fsynced locally: ${local === 1 ? 'yes' : 'no'}, ` : ''}replicas: ${replicas} of ${confirm.replicas})`,
-        { details: { id, local, replicas, wanted: confirm.replicas } },
-      );
+      throw this.unconfirmed(id, `within ${confirm.timeoutMs} ms (${confirm.aof ? `fsynced locally: ${local === 1 ? 'yes' : 'no'}, ` : ''}replicas: ${replicas} of ${confirm.replicas})`, {
+        local,
+        replicas,
+        wanted: confirm.replicas,
+      });
     }
   }
 
   readHead(id: string): Promise<HeadRecord | undefined> {
-    return this.track(async () => parseHead(await this.run(SCRIPTS.readHead, [id]), id));
+    return this.track(async () => parseHead(await this.run(SCRIPTS.readHead, [id], 'read'), id));
   }
 
   readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.readAll, [id]);
+      const reply = await this.run(SCRIPTS.readAll, [id], 'read');
       if (reply === null || reply === undefined) return undefined;
       const [head, ids, bodies] = list(reply, id, 'the session');
       const parsed = parseHead(head, id);
@@ -200,7 +244,7 @@ class RedisDriver implements StoreDriver {
 
   readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? '']);
+      const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? ''], 'read');
       if (reply === null || reply === undefined) return undefined;
       const [ids, bodies, descending] = list(reply, id, 'the message range');
       if (!Array.isArray(ids)) throw corrupt(id, `the head's ${String(bodies)} is not a non-negative integer`);
@@ -210,14 +254,29 @@ class RedisDriver implements StoreDriver {
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.track(async () => {
-      const args: Array<string | number> = [id, commit.expectedVersion ?? '', commit.updatedAt, Date.parse(commit.updatedAt), commit.data ?? '', commit.now ?? '', commit.messages.length];
+      const keys = commit.keys;
+      const args: Array<string | number> = [
+        id,
+        commit.expectedVersion ?? '',
+        commit.updatedAt,
+        Date.parse(commit.updatedAt),
+        commit.data ?? '',
+        commit.now ?? '',
+        keys === undefined ? '0' : '1',
+        keys?.expected ?? '',
+        keys?.next ?? '',
+        commit.messages.length,
+      ];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
-      const { status: outcome, rest } = status(await this.run(SCRIPTS.append, args), id);
+      const { status: outcome, rest } = status(await this.run(SCRIPTS.append, args, 'write'), id);
       switch (outcome) {
         case 'OK':
           break;
         case 'NOT_FOUND':
           throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
+        case 'KEYS':
+          checkKeys(STORE, id, text(rest[0]) ?? '', keys?.expected);
+          throw corrupt(id, 'the append script reported a key check it cannot explain');
         case 'CONFLICT':
           checkVersion(STORE, id, integer(rest[0], id, 'the version'), commit.expectedVersion);
           throw corrupt(id, 'the append script reported a conflict it cannot explain');
@@ -256,15 +315,20 @@ class RedisDriver implements StoreDriver {
         expireInMs,
         head.userId ?? '',
         head.agentId ?? '',
+        commit.expectedKeys === undefined ? '0' : '1',
+        commit.expectedKeys ?? '',
         fields.length / 2,
         ...fields,
         commit.messages.length,
       ];
       for (const record of commit.messages) args.push(record.seq, record.id, record.data);
-      const { status: outcome, rest } = status(await this.run(SCRIPTS.replace, args), id);
+      const { status: outcome, rest } = status(await this.run(SCRIPTS.replace, args, 'write'), id);
       switch (outcome) {
         case 'OK':
           break;
+        case 'KEYS':
+          checkKeys(STORE, id, text(rest[0]) ?? '', commit.expectedKeys);
+          throw corrupt(id, 'the replace script reported a key check it cannot explain');
         case 'CONFLICT':
           checkVersion(STORE, id, integer(rest[0], id, 'the version'), commit.expectedVersion);
           throw corrupt(id, 'the replace script reported a conflict it cannot explain');
@@ -279,7 +343,7 @@ class RedisDriver implements StoreDriver {
 
   list(query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number }): Promise<HeadRecord[]> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.list, [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? '']);
+      const reply = await this.run(SCRIPTS.list, [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? ''], 'read');
       return list(reply, '(list)', 'the listing').map((entry) => {
         const [rawId, head] = list(entry, '(list)', 'a listing entry');
         const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
@@ -292,7 +356,7 @@ class RedisDriver implements StoreDriver {
 
   remove(id: string): Promise<boolean> {
     return this.track(async () => {
-      const removed = integer(await this.run(SCRIPTS.remove, [id]), id, 'the remove reply') === 1;
+      const removed = integer(await this.run(SCRIPTS.remove, [id], 'write'), id, 'the remove reply') === 1;
       await this.confirmed(id);
       return removed;
     });
@@ -302,7 +366,7 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       let purged = 0;
       for (;;) {
-        const [count, examined] = list(await this.run(SCRIPTS.purge, [now, PURGE_BATCH]), '(purge)', 'the purge reply');
+        const [count, examined] = list(await this.run(SCRIPTS.purge, [now, PURGE_BATCH], 'write'), '(purge)', 'the purge reply');
         purged += integer(count, '(purge)', 'the purged count');
         // Every examined entry is either purged or moved past `now`, so each batch makes progress.
         if (integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
@@ -313,14 +377,14 @@ class RedisDriver implements StoreDriver {
   }
 
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
-    return this.track(async () => parseValues(await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys])));
+    return this.track(async () => parseValues(await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys], 'read')));
   }
 
   writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
     return this.track(async () => {
       const args: Array<string | number> = [ns, namespaceSession(ns) ?? '', entries.length];
       for (const entry of entries) args.push(entry.data === null ? 'd' : 's', entry.key, entry.data ?? '');
-      await this.run(SCRIPTS.writeValues, args);
+      await this.run(SCRIPTS.writeValues, args, 'write');
       await this.confirmed('(values)');
     });
   }
@@ -328,8 +392,8 @@ class RedisDriver implements StoreDriver {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Pending calls settle first (each wait is bounded); a client the caller passed in stays theirs to close.
     await Promise.allSettled([...this.pending]);
-    // QUIT is answered after every reply before it, so nothing in flight is cut off.
-    await this.owned?.quit().catch(() => undefined);
+    await this.connection.close();
   }
 }

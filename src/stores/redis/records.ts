@@ -16,7 +16,7 @@ export function corrupt(id: string, what: string): DataError {
 }
 
 /** A reply value as text: clients return strings, or Buffers when asked to. */
-function text(value: unknown): string | undefined {
+export function text(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Buffer.isBuffer(value)) return value.toString('utf8');
   return undefined;
@@ -54,6 +54,7 @@ export function headFields(head: HeadRecord): string[] {
   if (head.expiresAt !== undefined) fields.push('expiresAt', String(head.expiresAt));
   if (head.ttlMs !== undefined) fields.push('ttlMs', String(head.ttlMs));
   if (head.title !== undefined) fields.push('title', head.title);
+  if (head.keys !== undefined) fields.push('keyCheck', head.keys);
   return fields;
 }
 
@@ -90,6 +91,7 @@ export function parseHead(reply: unknown, id: string): HeadRecord | undefined {
   const expiresAt = optionalCount('expiresAt');
   const ttlMs = optionalCount('ttlMs');
   const title = optionalText('title');
+  const keys = optionalText('keyCheck');
   const head: HeadRecord = {
     id,
     schema: count('schema'),
@@ -105,6 +107,7 @@ export function parseHead(reply: unknown, id: string): HeadRecord | undefined {
     lastSeq: count('lastSeq'),
     ...(title === undefined ? {} : { title }),
     data: required('data'),
+    ...(keys === undefined ? {} : { keys }),
   };
   return Object.freeze(head);
 }

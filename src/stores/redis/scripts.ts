@@ -135,15 +135,16 @@ local data = messageData(id, ids)
 return {ids, data, descending}
 `;
 
-// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', now|'', n, then per message: id, data, tokens, title|''.
-// {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'CONFLICT', version} | {'CORRUPT', field}.
+// ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', now|'', checkKeys '1'|'0', expectedKeys, nextKeys,
+// n, then per message: id, data, tokens, title|''.
+// {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'KEYS', stored key check} | {'CONFLICT', version} | {'CORRUPT', field}.
 // The head arithmetic of driver-helpers' appendToHead, done where it is atomic. A session whose
 // expiresAt is at or before `now` (the caller's clock) is absent, even before Redis expires its keys.
 const APPEND = `
 local id = ARGV[2]
 local h, m, d = skey(id, 'h'), skey(id, 'm'), skey(id, 'd')
 if redis.call('EXISTS', h) == 0 then return {'NOT_FOUND'} end
-local f = redis.call('HMGET', h, 'version', 'lastSeq', 'messageCount', 'tokenCount', 'title', 'ttlMs', 'userId', 'agentId', 'expiresAt')
+local f = redis.call('HMGET', h, 'version', 'lastSeq', 'messageCount', 'tokenCount', 'title', 'ttlMs', 'userId', 'agentId', 'expiresAt', 'keyCheck')
 if ARGV[7] ~= '' and f[9] then
   local e = count(f[9])
   if not e then return {'CORRUPT', 'expiresAt'} end
@@ -159,13 +160,15 @@ if f[6] then
   ttl = count(f[6])
   if not ttl then return {'CORRUPT', 'ttlMs'} end
 end
+-- The key check (store/key-check.ts): a writer whose keys could not read the session back writes nothing.
+if ARGV[8] == '1' and (f[10] or '') ~= ARGV[9] then return {'KEYS', f[10] or ''} end
 if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {'CONFLICT', int(version)} end
 local title = f[5]
 local seq = lastSeq
 local added, duplicates = {}, {}
-local n = tonumber(ARGV[8])
+local n = tonumber(ARGV[11])
 for i = 0, n - 1 do
-  local at = 9 + i * 4
+  local at = 12 + i * 4
   local mid = ARGV[at]
   if redis.call('ZSCORE', m, mid) then
     duplicates[#duplicates + 1] = mid
@@ -186,6 +189,7 @@ local updatedMs = tonumber(ARGV[5])
 redis.call('HSET', h, 'version', int(version), 'updatedAt', ARGV[4], 'messageCount', int(messages),
   'tokenCount', int(tokens), 'lastSeq', int(seq))
 if title then redis.call('HSET', h, 'title', title) end
+if ARGV[10] ~= '' then redis.call('HSET', h, 'keyCheck', ARGV[10]) end
 -- The state the append replaces (metadata, variables, usage) lands with its messages.
 if ARGV[6] ~= '' then redis.call('HSET', h, 'data', ARGV[6]) end
 local expiresAt = nil
@@ -208,12 +212,16 @@ return {'OK', int(version), added, duplicates}
 `;
 
 // ARGV: P, id, expectedVersion|'', updatedMs, expiresAt|'', expireInMs|'', userId|'', agentId|'',
-// k, k head field/value pairs, n, then per message: seq, id, data.
-// {'OK'} | {'CONFLICT', version} | {'CORRUPT', field}.
+// checkKeys '1'|'0', expectedKeys, k, k head field/value pairs, n, then per message: seq, id, data.
+// {'OK'} | {'KEYS', stored key check} | {'CONFLICT', version} | {'CORRUPT', field}.
 const REPLACE = `
 local id = ARGV[2]
 local h, m, d = skey(id, 'h'), skey(id, 'm'), skey(id, 'd')
 local exists = redis.call('EXISTS', h) == 1
+if exists and ARGV[9] == '1' then
+  local stored = redis.call('HGET', h, 'keyCheck') or ''
+  if stored ~= ARGV[10] then return {'KEYS', stored} end
+end
 if ARGV[3] ~= '' then
   local actual = 0
   if exists then
@@ -229,11 +237,11 @@ else
   unindex(id, owner(id))
 end
 drop(id)
-local k = tonumber(ARGV[9])
+local k = tonumber(ARGV[11])
 local fields = {}
-for i = 10, 9 + k * 2 do fields[#fields + 1] = ARGV[i] end
+for i = 12, 11 + k * 2 do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', h, unpack(fields))
-local at = 10 + k * 2
+local at = 12 + k * 2
 local n = tonumber(ARGV[at])
 at = at + 1
 local scores, bodies = {}, {}

@@ -1,0 +1,170 @@
+/**
+ * The Postgres store's connections: checking one out of the pool and using it with every wait
+ * bounded, so that a server that is down, restarting, resetting connections or stalled answers
+ * each call with `UnavailableError` in bounded time instead of crashing the process or hanging.
+ *
+ * - `pg` emits `'error'` on a checked-out client whose socket breaks; the pool listens only to
+ *   idle clients, so an unheard error would crash the process. A `Checkout` listens while it holds
+ *   the client (on a pool the caller passed in too) and stops when it gives the client back.
+ * - A statement that gets no answer within `commandTimeoutMs`, or any connection-level failure,
+ *   marks the connection broken: it is never used again, and `release` hands it back with the
+ *   error, which makes the pool destroy it rather than lend it out again.
+ * - A pool the store made tracks its sockets, so `endPool` can destroy those a stalled server
+ *   never lets close.
+ * @module
+ */
+import { Socket } from 'node:net';
+import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
+import { postgresConnectionFailure, type PostgresConnectionFailure } from './connection-errors.js';
+import type { PgClientLike, PgPoolLike, PgResultLike } from './driver.js';
+import { STORE } from './sql.js';
+
+/** How long the store waits, in milliseconds. */
+export interface ConnectionLimits {
+  /** For a connection: a pooled one to be free, or a new one to connect and start up. */
+  readonly connectTimeoutMs: number;
+  /** For the answer to one statement. */
+  readonly commandTimeoutMs: number;
+}
+
+/** A pool the store created from a URL, and so ends on close. */
+export interface OwnedPool extends PgPoolLike {
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+function unavailable(failure: PostgresConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
+  return new UnavailableError(`${STORE}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store: STORE, reason: failure.reason, outcome }, { cause });
+}
+
+/** A promise that rejects after `ms`, and a way to cancel it; its timer never keeps the process alive. */
+function deadline(ms: number, error: () => Error): { promise: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(error()), ms);
+    timer.unref();
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** A checked-out connection whose statements are bounded in time and whose connection failures are `UnavailableError`. */
+export class Checkout implements PgClientLike {
+  private broken: Error | undefined;
+  private released = false;
+  private readonly onError = (error: Error): void => {
+    this.broken ??= error;
+  };
+
+  constructor(
+    private readonly client: PgClientLike,
+    private readonly limits: ConnectionLimits,
+  ) {
+    client.on?.('error', this.onError);
+  }
+
+  /**
+   * Runs one statement. Its failure is `UNAVAILABLE` when the connection failed; a `COMMIT` whose
+   * connection failed after it was sent has an `unknown` outcome (the server may have committed),
+   * every other statement runs inside a transaction that cannot commit without it, or only reads.
+   */
+  async query(text: string, values?: unknown[]): Promise<PgResultLike> {
+    if (this.broken !== undefined) {
+      throw unavailable(postgresConnectionFailure(this.broken) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.broken, 'the connection broke');
+    }
+    const running = values === undefined ? this.client.query(text) : this.client.query(text, values);
+    // Settled later (when the discarded connection is destroyed): never an unhandled rejection.
+    running.catch(() => undefined);
+    const timeout = deadline(this.limits.commandTimeoutMs, () => new Error(`Query read timeout: no answer within ${this.limits.commandTimeoutMs} ms`));
+    try {
+      return await Promise.race([running, timeout.promise]);
+    } catch (error) {
+      if (ChatstateError.isInstance(error)) throw error;
+      const failure = postgresConnectionFailure(error);
+      if (failure === undefined) throw error;
+      this.broken ??= error instanceof Error ? error : new Error(errorMessage(error));
+      const outcome = text === 'COMMIT' && !failure.notSent ? 'unknown' : 'not-applied';
+      throw unavailable(failure, outcome, error, failure.reason === 'TIMEOUT' ? 'no answer in time' : 'the connection failed');
+    } finally {
+      timeout.cancel();
+    }
+  }
+
+  /** Marks the connection unusable: `release` discards it. */
+  discard(error: Error): void {
+    this.broken ??= error;
+  }
+
+  /** True when the connection failed or was discarded. */
+  get isBroken(): boolean {
+    return this.broken !== undefined;
+  }
+
+  /** Gives the connection back to its pool, which destroys it when it broke. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    // The pool starts listening for errors of an idle client inside release: stop only after it.
+    try {
+      this.client.release(this.broken);
+    } finally {
+      this.client.removeListener?.('error', this.onError);
+    }
+  }
+}
+
+/** A connection from `pool`, within `connectTimeoutMs`; `UNAVAILABLE` when the server cannot be reached. */
+export async function checkout(pool: PgPoolLike, limits: ConnectionLimits): Promise<Checkout> {
+  const connecting = pool.connect();
+  const timeout = deadline(limits.connectTimeoutMs, () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`));
+  try {
+    return new Checkout(await Promise.race([connecting, timeout.promise]), limits);
+  } catch (error) {
+    // A connection that arrives after we gave up goes straight back to the pool.
+    connecting.then((late) => late.release(), () => undefined);
+    const failure = postgresConnectionFailure(error);
+    if (failure === undefined) throw error;
+    throw unavailable(failure, 'not-applied', error, 'no connection');
+  } finally {
+    timeout.cancel();
+  }
+}
+
+/** Every socket the store's own pool opened and that is not closed yet, so that a stalled one can be destroyed. */
+export class SocketTracker {
+  private readonly open = new Set<Socket>();
+
+  /** For `pg`'s `stream` option: a plain socket, remembered until it closes. */
+  readonly create = (): Socket => {
+    const socket = new Socket();
+    this.open.add(socket);
+    socket.once('close', () => this.open.delete(socket));
+    return socket;
+  };
+
+  /** Destroys every socket still open. */
+  destroyAll(): void {
+    for (const socket of this.open) socket.destroy();
+    this.open.clear();
+  }
+}
+
+/**
+ * Ends the store's own pool: gracefully when the server answers, and within `graceMs` in any case.
+ * A stalled server never acknowledges the goodbye, so the sockets left after the grace are destroyed.
+ */
+export async function endPool(pool: OwnedPool, sockets: SocketTracker, graceMs: number): Promise<void> {
+  const ending = pool.end().catch(() => undefined);
+  const grace = deadline(graceMs, () => new Error('grace over'));
+  try {
+    await Promise.race([ending, grace.promise]);
+    return;
+  } catch {
+    sockets.destroyAll();
+  } finally {
+    grace.cancel();
+  }
+  // Destroyed sockets close at once, which lets the pool finish; bounded anyway.
+  const last = deadline(graceMs, () => new Error('grace over'));
+  await Promise.race([ending, last.promise]).catch(() => undefined);
+  last.cancel();
+}
