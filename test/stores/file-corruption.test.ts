@@ -25,6 +25,7 @@ import { Session } from '../../src/session/session.js';
 import { fileStore, type DamageReport } from '../../src/stores/file/index.js';
 import { FILE_SCHEMA, frameLine } from '../../src/stores/file/frame.js';
 import { beginLine } from '../../src/stores/file/journal.js';
+import { watermarkBytes } from '../../src/stores/file/watermark.js';
 import { decodeSnapshot } from '../../src/stores/file/snapshot-format.js';
 
 const ID = 's';
@@ -112,7 +113,7 @@ function keptAside(directory: string): string[] {
 
 /** Writes the session's high-water mark as a crash before its next update would have left it. */
 function setMark(layout: Layout, mark: { version: number; lastSeq: number }): void {
-  writeFileSync(join(layout.directory, 'sessions', ID, 'watermark'), frameLine({ k: 'mark', s: 1, v: mark.version, seq: mark.lastSeq }));
+  writeFileSync(join(layout.directory, 'sessions', ID, 'watermark'), watermarkBytes(mark));
 }
 
 /** Opens the store, loads the session, and checks a second, fresh store reads the same (the repair was written). */

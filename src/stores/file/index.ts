@@ -138,9 +138,15 @@ interface Flight {
   /** Set when the write or the fsync failed: every append of the batch fails with it. */
   failure: unknown;
   synced: Promise<void>;
+  /** Records the batch in the session's high-water mark, once its callers were answered (see `settle`). */
+  marked?: () => void;
 }
 
-/** Answers the callers of a batch (once: a settled batch is emptied). */
+/**
+ * Answers the callers of a batch (once: a settled batch is emptied), then moves the high-water
+ * mark: a mark written after the answer can only lag behind what is durable, which is safe, and
+ * its write stays off the appends' latency.
+ */
 function settle(flight: Flight): void {
   const batch = flight.batch.splice(0);
   batch.forEach((pending, index) => {
@@ -149,6 +155,10 @@ function settle(flight: Flight): void {
     else if (outcome instanceof Error) pending.reject(outcome);
     else pending.resolve(outcome);
   });
+  const marked = flight.failure === undefined ? flight.marked : undefined;
+  flight.marked = undefined;
+  // After the callers' own continuations (queued first): the answer does not wait for the mark.
+  if (marked !== undefined) queueMicrotask(marked);
 }
 
 /** One session's place in this process: its cached state and the queue of its operations. */
@@ -590,11 +600,12 @@ class FileDriver implements StoreDriver {
     const reached = { version: state.head.version, lastSeq: state.head.lastSeq };
     try {
       writeAppends(state, applied.bytes);
-      flight.synced = this.flush(state, batch.length)
-        .then(() => {
-          if (applied.bytes !== undefined && slot.state === state) markDurable(slot.paths, state, reached);
-        })
-        .catch(forget);
+      flight.synced = this.flush(state, batch.length).catch(forget);
+      if (applied.bytes !== undefined) {
+        flight.marked = () => {
+          if (slot.state === state) markDurable(slot.paths, state, reached);
+        };
+      }
     } catch (error) {
       forget(error);
     }

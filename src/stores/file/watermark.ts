@@ -13,7 +13,7 @@
  * @module
  */
 import { constants } from 'node:fs';
-import { FrameError, frameLine, isCount, parseLine } from './frame.js';
+import { crc32 } from 'node:zlib';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly, isMissing, writeFully } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
@@ -24,26 +24,41 @@ export interface Watermark {
   readonly lastSeq: number;
 }
 
+/**
+ * The mark's bytes: `CSWM`, format 1, three bytes of padding, the version and the last seq as
+ * 64-bit floats (every safe integer fits), and the CRC-32 of the 24 bytes before it. Binary and
+ * fixed-size: it is written after every commit, so it costs a fraction of a microsecond to build,
+ * and a write torn by a crash fails its checksum.
+ */
+const MAGIC = 0x4d575343; // "CSWM" read as a little-endian uint32
+const FORMAT = 1;
+const SIZE = 28;
+
+function encode(mark: Watermark): Buffer {
+  const bytes = Buffer.alloc(SIZE);
+  bytes.writeUInt32LE(MAGIC, 0);
+  bytes[4] = FORMAT;
+  bytes.writeDoubleLE(mark.version, 8);
+  bytes.writeDoubleLE(mark.lastSeq, 16);
+  bytes.writeUInt32LE(crc32(bytes.subarray(0, 24)), 24);
+  return bytes;
+}
+
 /** The mark on disk, or `undefined` when there is none or it cannot be read (a torn write): nothing is known then. */
 export function readWatermark(p: SessionPaths): Watermark | undefined {
-  let text: Buffer;
+  let bytes: Buffer;
   try {
-    text = p.fs.readFileSync(p.watermark);
+    bytes = p.fs.readFileSync(p.watermark);
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
   }
-  const end = text.indexOf(0x0a);
-  if (end < 0) return undefined;
-  try {
-    const fields = parseLine(text, 0, end);
-    if (fields.k !== 'mark' || !isCount(fields.v) || !isCount(fields.seq)) return undefined;
-    return { version: fields.v, lastSeq: fields.seq };
-  } catch (error) {
-    // Newer formats and damage alike: the mark only ever adds protection, so it is ignored.
-    if (error instanceof FrameError) return undefined;
-    throw error;
-  }
+  // A newer format, damage or a torn write alike: the mark only ever adds protection, so it is ignored.
+  if (bytes.length < SIZE || bytes.readUInt32LE(0) !== MAGIC || bytes[4] !== FORMAT || bytes.readUInt32LE(24) !== crc32(bytes.subarray(0, 24))) return undefined;
+  const version = bytes.readDoubleLE(8);
+  const lastSeq = bytes.readDoubleLE(16);
+  const count = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;
+  return count(version) && count(lastSeq) ? { version, lastSeq } : undefined;
 }
 
 /** True when `state` is below `mark`: acknowledged data is missing. */
@@ -56,12 +71,14 @@ export function highest(a: Watermark, b: Watermark | undefined): Watermark {
   return b === undefined ? a : { version: Math.max(a.version, b.version), lastSeq: Math.max(a.lastSeq, b.lastSeq) };
 }
 
-/**
- * Writes `mark` over the file open as `fd` (opened by `openWatermark`). One line at offset 0; a
- * shorter line leaves bytes after its newline, which a read ignores.
- */
+/** Writes `mark` over the file open as `fd` (opened by `openWatermark`), in place at offset 0. */
 export function writeWatermark(fs: FileSystem, fd: number, mark: Watermark): void {
-  writeFully(fs, fd, frameLine({ k: 'mark', s: 1, v: mark.version, seq: mark.lastSeq }), 0);
+  writeFully(fs, fd, encode(mark), 0);
+}
+
+/** The bytes of `mark` as the file holds them (for tools and tests that set a mark). */
+export function watermarkBytes(mark: Watermark): Buffer {
+  return encode(mark);
 }
 
 /** Opens (creating) the mark file of `p` for writing. */
