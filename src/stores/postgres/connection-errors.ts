@@ -6,19 +6,13 @@
  * dying server.
  * @module
  */
+import { fieldOf, findFailure, socketFailure, type ConnectionFailure } from '../network.js';
 
 /** Why a connection failed, in the words of `UnavailableError`'s `reason`. */
 export type PostgresFailureReason = 'CONNECTION' | 'TIMEOUT' | 'SHUTDOWN' | 'STARTING' | 'TOO_MANY_CONNECTIONS';
 
-/** A connection-level failure: why, and whether the request certainly never reached the server. */
-export interface PostgresConnectionFailure {
-  readonly reason: PostgresFailureReason;
-  /** True when nothing was sent (the connection was never made): the operation cannot have taken effect. */
-  readonly notSent: boolean;
-}
-
-// Socket errors of Node: the peer refused, reset or vanished. Only ECONNREFUSED proves nothing was sent.
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ECONNABORTED', 'EAI_AGAIN']);
+/** A connection-level failure of Postgres: why, and whether the request certainly never reached the server. */
+export type PostgresConnectionFailure = ConnectionFailure<PostgresFailureReason>;
 
 // What `pg` and `pg-pool` say when a connection ends or a timeout fires (their errors carry no code).
 const MESSAGES: ReadonlyArray<readonly [RegExp, PostgresFailureReason, boolean]> = [
@@ -46,33 +40,24 @@ function stateReason(state: string): PostgresFailureReason | undefined {
   return undefined;
 }
 
-function fieldOf(error: unknown, name: string): unknown {
-  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;
-}
-
-/** The connection-level failure `error` is, or undefined for anything else (SQL errors included). */
-export function postgresConnectionFailure(error: unknown, depth = 0): PostgresConnectionFailure | undefined {
-  if (depth > 3 || typeof error !== 'object' || error === null) return undefined;
+/** The connection-level failure `error` itself is (not its causes). */
+function classify(error: object): PostgresConnectionFailure | undefined {
   const code = fieldOf(error, 'code');
-  if (typeof code === 'string') {
-    // A SQLSTATE comes with a severity (pg's DatabaseError); an errno code without one.
-    if (typeof fieldOf(error, 'severity') === 'string') {
-      const reason = stateReason(code);
-      return reason === undefined ? undefined : { reason, notSent: reason === 'STARTING' || reason === 'TOO_MANY_CONNECTIONS' };
-    }
-    if (SOCKET_CODES.has(code)) return { reason: code === 'ETIMEDOUT' ? 'TIMEOUT' : 'CONNECTION', notSent: code === 'ECONNREFUSED' };
+  // A SQLSTATE comes with a severity (pg's DatabaseError); an errno code without one.
+  if (typeof code === 'string' && typeof fieldOf(error, 'severity') === 'string') {
+    const reason = stateReason(code);
+    return reason === undefined ? undefined : { reason, notSent: reason === 'STARTING' || reason === 'TOO_MANY_CONNECTIONS' };
   }
+  const socket = socketFailure(code);
+  if (socket !== undefined) return socket;
   const message = fieldOf(error, 'message');
   if (typeof message === 'string') {
     for (const [pattern, reason, notSent] of MESSAGES) if (pattern.test(message)) return { reason, notSent };
   }
-  // Node reports a refused connection to every address of a host as an AggregateError.
-  const errors = fieldOf(error, 'errors');
-  if (Array.isArray(errors)) {
-    for (const inner of errors) {
-      const found = postgresConnectionFailure(inner, depth + 1);
-      if (found !== undefined) return found;
-    }
-  }
-  return postgresConnectionFailure(fieldOf(error, 'cause'), depth + 1);
+  return undefined;
+}
+
+/** The connection-level failure `error` is, or undefined for anything else (SQL errors included). */
+export function postgresConnectionFailure(error: unknown): PostgresConnectionFailure | undefined {
+  return findFailure(error, classify);
 }

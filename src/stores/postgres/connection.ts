@@ -13,6 +13,7 @@
  *   never lets close.
  * @module
  */
+import { deadline } from '../network.js';
 import { Socket } from 'node:net';
 import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
 import { postgresConnectionFailure, type PostgresConnectionFailure } from './connection-errors.js';
@@ -37,15 +38,6 @@ function unavailable(failure: PostgresConnectionFailure, outcome: 'not-applied' 
   return new UnavailableError(`${STORE}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store: STORE, reason: failure.reason, outcome }, { cause });
 }
 
-/** A promise that rejects after `ms`, and a way to cancel it; its timer never keeps the process alive. */
-function deadline(ms: number, error: () => Error): { promise: Promise<never>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(error()), ms);
-    timer.unref();
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
 
 /** A checked-out connection whose statements are bounded in time and whose connection failures are `UnavailableError`. */
 export class Checkout implements PgClientLike {

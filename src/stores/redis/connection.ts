@@ -16,6 +16,7 @@
  * connection state is read (never changed) when it is an `ioredis` client.
  * @module
  */
+import { deadline } from '../network.js';
 import { ChatstateError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
 import type { OwnedClient } from './client.js';
 import { redisConnectionFailure, type RedisConnectionFailure } from './connection-errors.js';
@@ -52,15 +53,6 @@ interface Waiter {
 
 const NO_CONNECTION = 'the connection closed before it was ready';
 
-/** A promise that rejects after `ms`, and a way to cancel it; its timer never keeps the process alive. */
-function deadline(ms: number, error: () => Error): { promise: Promise<never>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(error()), ms);
-    timer.unref();
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
 
 function unavailable(failure: RedisConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
   return new UnavailableError(`${STORE}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store: STORE, reason: failure.reason, outcome }, { cause });

@@ -1,0 +1,52 @@
+/**
+ * What the server stores (Postgres, Redis) share about their connections: the socket errors that
+ * mean a server cannot be reached, the walk through wrapped errors that finds one, and waits that
+ * end in bounded time without keeping the process alive.
+ * @module
+ */
+
+/** A connection-level failure: why, and whether the request certainly never reached the server. */
+export interface ConnectionFailure<Reason extends string> {
+  readonly reason: Reason;
+  /** True when the request was not sent, or the server refused to run it: it cannot have taken effect. */
+  readonly notSent: boolean;
+}
+
+// Socket errors of Node: the peer refused, reset or vanished. Only ECONNREFUSED proves nothing was sent.
+const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ECONNABORTED', 'EAI_AGAIN']);
+
+/** The failure a Node socket error code stands for, or undefined when `code` is not one. */
+export function socketFailure(code: unknown): ConnectionFailure<'CONNECTION' | 'TIMEOUT'> | undefined {
+  if (typeof code !== 'string' || !SOCKET_CODES.has(code)) return undefined;
+  return { reason: code === 'ETIMEDOUT' ? 'TIMEOUT' : 'CONNECTION', notSent: code === 'ECONNREFUSED' };
+}
+
+/** A field of a thrown value, whatever it is. */
+export function fieldOf(error: unknown, name: string): unknown {
+  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[name] : undefined;
+}
+
+/** The failure `classify` finds in `error`, in the errors it aggregates (Node's refusal by every address of a host) or in its causes, a few levels deep. */
+export function findFailure<T>(error: unknown, classify: (error: object) => T | undefined, depth = 0): T | undefined {
+  if (depth > 3 || typeof error !== 'object' || error === null) return undefined;
+  const found = classify(error);
+  if (found !== undefined) return found;
+  const errors = fieldOf(error, 'errors');
+  if (Array.isArray(errors)) {
+    for (const inner of errors) {
+      const nested = findFailure(inner, classify, depth + 1);
+      if (nested !== undefined) return nested;
+    }
+  }
+  return findFailure(fieldOf(error, 'cause'), classify, depth + 1);
+}
+
+/** A promise that rejects with `error()` after `ms`, and a way to cancel it; its timer never keeps the process alive. */
+export function deadline(ms: number, error: () => Error): { promise: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(error()), ms);
+    timer.unref();
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
