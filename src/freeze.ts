@@ -3,13 +3,22 @@
  * @module
  */
 
-/** Freezes `value` and everything reachable from it; returns it typed as deeply readonly. */
+/**
+ * Freezes `value` and everything reachable from it; returns it typed as deeply readonly. A frozen
+ * object is taken as frozen all the way down (values made here are built that way, and checked
+ * JSON copies are frozen as they are read), so shared parts are not walked again. Iterative, and
+ * each object is frozen before its children are visited: neither depth nor a cycle can exhaust
+ * the stack.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) {
-    deepFreeze((value as Record<string, unknown>)[key]);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null || Object.isFrozen(next)) continue;
+    Object.freeze(next);
+    for (const key of Object.keys(next)) pending.push((next as Record<string, unknown>)[key]);
   }
-  return Object.freeze(value);
+  return value;
 }
 
 /**

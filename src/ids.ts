@@ -28,6 +28,40 @@ export function assertValidId(value: unknown, what = 'id'): string {
   return value;
 }
 
+/** Longest user or agent id, in UTF-16 code units. */
+export const MAX_OWNER_ID_CHARS = 256;
+
+// `String.prototype.isWellFormed` (ES2024): Node 20 has it, TypeScript's ES2023 library does not declare it.
+const strings = String.prototype as unknown as { isWellFormed(this: string): boolean };
+
+/**
+ * True when `text` is well-formed Unicode (no lone surrogate). Stores keep text as UTF-8, which has
+ * no form for a lone surrogate: Redis would store U+FFFD instead, so `"\ud800"` and `"\udc00"`
+ * would become the same user, and SQLite and Postgres refuse them.
+ */
+export function isWellFormed(text: string): boolean {
+  return strings.isWellFormed.call(text);
+}
+
+/** True when `value` can be a user or agent id: a non-empty, well-formed string of at most 256 characters. */
+export function isValidOwnerId(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_OWNER_ID_CHARS && isWellFormed(value);
+}
+
+/**
+ * Returns `value` when it can be a user or agent id (`what` names it); otherwise throws
+ * `INVALID_ID`. Owner ids are data, never syntax: any other character is allowed, and each store
+ * keeps them as they are (the one check every store relies on, so all refuse the same ids alike).
+ */
+export function assertOwnerId(value: unknown, what = 'owner id'): string {
+  if (!isValidOwnerId(value)) {
+    const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : typeof value;
+    const why = typeof value === 'string' && value.length > 0 && value.length <= MAX_OWNER_ID_CHARS ? 'well-formed Unicode (a lone surrogate cannot be stored)' : `a non-empty string of at most ${MAX_OWNER_ID_CHARS} characters`;
+    throw new InvalidInputError('INVALID_ID', `Invalid ${what} ${shown}: expected ${why}`, { details: { what } });
+  }
+  return value;
+}
+
 // Random bytes are drawn 1 KiB at a time: a randomBytes call per id cost more than the rest of newId.
 let pool = Buffer.alloc(0);
 let poolOffset = 0;

@@ -21,7 +21,7 @@ export {
   type ErrorCode,
 } from './errors.js';
 export { ID_PATTERN, assertValidId, isValidId, newId } from './ids.js';
-export { MAX_MESSAGE_CHARS, Message, type MessageExtras } from './message/message.js';
+export { MAX_JSON_DEPTH, MAX_MESSAGE_CHARS, Message, type MessageExtras } from './message/message.js';
 export {
   CATEGORIES,
   PROVIDERS,

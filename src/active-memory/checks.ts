@@ -4,8 +4,9 @@
  * @module
  */
 import { InvalidInputError } from '../errors.js';
-import { deepFreeze } from '../freeze.js';
-import { jsonValueSchema, type JsonValue } from '../message/schema.js';
+import { assertOwnerId, isWellFormed } from '../ids.js';
+import { checkJson } from '../message/json-value.js';
+import type { JsonValue } from '../message/schema.js';
 import type { Scope } from './types.js';
 
 /** Longest key, in UTF-16 code units. */
@@ -22,7 +23,6 @@ export const MAX_HISTORY_LIMIT = 1000;
 // Keys become object members (session variables) and stored keys: these would reach Object's
 // prototype instead of an own property.
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
 const SCOPES: ReadonlySet<string> = new Set<Scope>(['session', 'user', 'agent', 'app', 'temp']);
@@ -44,7 +44,7 @@ export function checkKey(key: unknown): string {
   // Control characters break logs and line-based formats; every scope refuses them alike.
   if (CONTROL.test(key)) throw invalid(`Invalid key ${shown(key)}: control characters are not allowed`);
   // A lone surrogate has no UTF-8 form: a store would write a different key than the one read back.
-  if (LONE_SURROGATE.test(key)) throw invalid(`Invalid key ${shown(key)}: not well-formed Unicode`);
+  if (!isWellFormed(key)) throw invalid(`Invalid key ${shown(key)}: not well-formed Unicode`);
   return key;
 }
 
@@ -57,34 +57,22 @@ export function checkScope(scope: unknown): Scope {
 
 /** A deep-frozen copy of a JSON value of at most 1 MiB of JSON; `INVALID_ARGUMENT` or `TOO_LARGE` otherwise. */
 export function checkValue(key: string, value: unknown): JsonValue {
-  let parsed: JsonValue;
-  let json: string;
-  try {
-    const result = jsonValueSchema.safeParse(value);
-    if (!result.success) throw invalid(`The value of ${shown(key)} is not a JSON value`);
-    parsed = result.data;
-    json = JSON.stringify(parsed);
-  } catch (error) {
-    if (error instanceof InvalidInputError) throw error;
-    // A cycle, or nesting deeper than the stack allows: it cannot be stored or read back either.
-    throw invalid(`The value of ${shown(key)} is not a JSON value`, { cause: String(error) });
-  }
+  // The read stops at the byte limit (a value's UTF-8 JSON is never shorter than its size), so a
+  // huge value is refused before it is walked whole; the exact byte count comes after.
+  const copy = checkJson(value, `The value of ${shown(key)}`, 'INVALID_ARGUMENT', { maxChars: MAX_VALUE_BYTES });
+  const json = JSON.stringify(copy);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_VALUE_BYTES) {
     throw new InvalidInputError('TOO_LARGE', `The value of ${shown(key)} is ${bytes} bytes of JSON; the limit is ${MAX_VALUE_BYTES}`, {
       details: { key: key.slice(0, 80), bytes, limit: MAX_VALUE_BYTES },
     });
   }
-  return deepFreeze(parsed);
+  return copy;
 }
 
-/** A user or agent id: a non-empty string of at most 256 characters (as `Session` accepts), or `INVALID_ID`. */
+/** A user or agent id as `Session` accepts it (`assertOwnerId`), or `INVALID_ID`. */
 export function checkOwnerId(value: unknown, what: 'userId' | 'agentId'): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > 256 || LONE_SURROGATE.test(value)) {
-    throw new InvalidInputError('INVALID_ID', `Invalid ${what} ${shown(value)}: expected a non-empty string of at most 256 characters`);
-  }
-  return value;
+  return value === undefined ? undefined : assertOwnerId(value, what);
 }
 
 /** A text `remember` can store: non-blank, at most 1 MiB of UTF-8. */

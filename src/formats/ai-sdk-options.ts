@@ -6,7 +6,7 @@
  */
 import type { JsonObject, ProviderName, ReasoningPart } from '../message/schema.js';
 import type { AiSdkProviderOptions } from './ai-sdk-wire.js';
-import { isRecord, toJsonObject, toWireObject } from './wire-json.js';
+import { defineField, isRecord, toJsonObject, toWireObject } from './wire-json.js';
 
 /** Where each provider's reasoning signature lives in AI SDK `providerOptions`. */
 const SIGNATURE_SLOTS: Partial<Record<ProviderName, readonly [string, string]>> = {
@@ -21,7 +21,8 @@ const INTERNAL_KEYS: ReadonlySet<string> = new Set(['openaiChat', 'openaiRespons
 export function toAiSdkOptions(options: Readonly<Record<string, JsonObject>> | undefined): AiSdkProviderOptions | undefined {
   if (options === undefined) return undefined;
   const out: AiSdkProviderOptions = {};
-  for (const [key, value] of Object.entries(options)) if (!INTERNAL_KEYS.has(key)) out[key] = toWireObject(value);
+  // Keys are the caller's data: a "__proto__" key stays a key (see `defineField`).
+  for (const [key, value] of Object.entries(options)) if (!INTERNAL_KEYS.has(key)) defineField(out, key, toWireObject(value));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -29,7 +30,7 @@ export function toAiSdkOptions(options: Readonly<Record<string, JsonObject>> | u
 export function fromAiSdkOptions(options: unknown, path: string): Record<string, JsonObject> | undefined {
   if (!isRecord(options)) return undefined;
   const out: Record<string, JsonObject> = {};
-  for (const [key, value] of Object.entries(options)) if (isRecord(value)) out[key] = toJsonObject(value, `${path}.${key}`);
+  for (const [key, value] of Object.entries(options)) if (isRecord(value)) defineField(out, key, toJsonObject(value, `${path}.${key}`));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 

@@ -84,6 +84,8 @@ export const validateAiSdk = neverThrows((wire: unknown): WireProblem[] => {
   if (!Array.isArray(messages)) return [problem('invalid_wire', 'messages', 'messages must be an array')];
   const problems: WireProblem[] = [];
   checkSystem(wire['system'], problems);
+  // `generateText` throws "messages must not be empty": `system` alone is not a prompt.
+  if (messages.length === 0) problems.push(problem('empty_conversation', 'messages', 'messages must hold at least one message'));
   const events: PairingEvent[] = [];
   messages.forEach((item: unknown, index) => checkMessage(item, `messages[${index}]`, events, problems));
   return [...problems, ...checkToolPairing(events, 'adjacent')];

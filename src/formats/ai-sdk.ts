@@ -12,6 +12,9 @@
  *   detail goes to `providerOptions.openai.imageDetail`.
  * - Raw `aiSdk` parts are written back verbatim in place; raw parts of other providers are dropped
  *   with a warning.
+ * - A history that leaves `messages` empty (only system messages, or everything dropped) is sent
+ *   as one `FIRST_TURN_PLACEHOLDER` user message, with `empty_conversation`: `generateText` throws
+ *   on empty `messages`.
  * @module
  */
 import type { Message } from '../message/message.js';
@@ -29,6 +32,7 @@ import type {
   AiSdkWire,
 } from './ai-sdk-wire.js';
 import { prepareHistory } from './prepare.js';
+import { FIRST_TURN_PLACEHOLDER, emptyConversation } from './turn-rules.js';
 import type { FormatWarning, ProviderFormat } from './types.js';
 import { isBlankWireContent, isRecord, parseJson, rawAs, toWireJson } from './wire-json.js';
 
@@ -184,6 +188,10 @@ function toAiSdk(messages: readonly Message[]): AiSdkWire & { warnings: FormatWa
   const out: AiSdkModelMessage[] = [];
   const callNames = new Map<string, string>();
   for (const message of body) write(message, out, callNames, warnings);
+  if (out.length === 0) {
+    out.push({ role: 'user', content: FIRST_TURN_PLACEHOLDER });
+    warnings.push(emptyConversation('the AI SDK'));
+  }
   return text.length > 0 ? { system: text, messages: out, warnings } : { messages: out, warnings };
 }
 

@@ -3,7 +3,7 @@
  * it. Reads `unknown` defensively: garbage yields problems, never an exception.
  *
  * Problem codes: `invalid_wire`, `invalid_message`, `invalid_role`, `invalid_block`,
- * `first_not_user`, `alternation`, `empty_content`, `empty_text`, `misplaced_block`,
+ * `empty_conversation`, `first_not_user`, `alternation`, `empty_content`, `empty_text`, `misplaced_block`,
  * `tool_result_order`, `missing_tool_result`, `orphan_tool_result`, `duplicate_tool_call`,
  * `duplicate_tool_result`.
  * @module
@@ -141,6 +141,8 @@ export function validateAnthropic(wire: unknown): WireProblem[] {
     if (!isRecord(wire)) return report('invalid_wire', 'Expected an object with `messages`', '');
     checkSystem(wire['system'], report);
     if (!Array.isArray(wire['messages'])) report('invalid_wire', '`messages` must be an array', 'messages');
+    // The Messages API needs at least one message: a system prompt alone is not a conversation.
+    else if (wire['messages'].length === 0) report('empty_conversation', '`messages` must hold at least one message', 'messages');
     else checkMessages(wire['messages'], report);
   });
 }

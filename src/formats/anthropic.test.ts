@@ -264,8 +264,13 @@ describe('anthropic.to', () => {
     expect(anthropic.validate(wire)).toEqual([]);
   });
 
-  it('gives an empty history as empty messages', () => {
-    expect(anthropic.to([])).toEqual({ messages: [], warnings: [] });
+  it('sends an empty history as one placeholder user turn, and says so (the API rejects empty messages)', () => {
+    const wire = anthropic.to([]);
+    expect(wire).toEqual({
+      messages: [{ role: 'user', content: [{ type: 'text', text: FIRST_TURN_PLACEHOLDER }] }],
+      warnings: [expect.objectContaining({ code: 'empty_conversation' })],
+    });
+    expect(anthropic.validate(wire)).toEqual([]);
   });
 });
 

@@ -13,7 +13,9 @@
  *   are not a JSON object are sent as `{ _raw: text }` with `invalid_tool_arguments`.
  * - Consecutive turns of the same role are merged; blank text is skipped; a message left with no
  *   block is dropped with `empty_message`; a history starting with the assistant gets a
- *   `FIRST_TURN_PLACEHOLDER` user turn first, with `inserted_user_turn`.
+ *   `FIRST_TURN_PLACEHOLDER` user turn first, with `inserted_user_turn`; a history that leaves no
+ *   message at all (only system messages, or everything dropped) is sent as that user turn alone,
+ *   with `empty_conversation` (the API rejects an empty `messages`).
  * - Signed Anthropic reasoning becomes `thinking`; other reasoning is dropped (`dropped_reasoning`).
  *   Raw Anthropic parts are written verbatim; other providers' raw parts are dropped (`foreign_raw_part`).
  *
@@ -45,8 +47,8 @@ import type {
 } from './anthropic-wire.js';
 import { prepareHistory } from './prepare.js';
 import type { FormatWarning, FromResult, ProviderFormat } from './types.js';
-import { FIRST_TURN_PLACEHOLDER, contentOf, instructionText, parseToolArguments, tryCreate, type PartContext } from './turn-rules.js';
-import { hasText, isRecord } from './wire-json.js';
+import { FIRST_TURN_PLACEHOLDER, contentOf, emptyConversation, instructionText, parseToolArguments, tryCreate, type PartContext } from './turn-rules.js';
+import { hasText, isRecord, jsonText, skipUnreadable } from './wire-json.js';
 
 function blocksOf(message: Message, place: BlockPlace, context: PartContext): AnthropicContentBlock[] {
   if (typeof message.content === 'string') {
@@ -142,7 +144,10 @@ function to(messages: readonly Message[]): AnthropicWire & { readonly warnings: 
       }
     }
   }
-  if (turns[0]?.role === 'assistant') {
+  if (turns.length === 0) {
+    turns.push({ role: 'user', content: [{ type: 'text', text: FIRST_TURN_PLACEHOLDER }] });
+    warnings.push(emptyConversation('Anthropic'));
+  } else if (turns[0]?.role === 'assistant') {
     turns.unshift({ role: 'user', content: [{ type: 'text', text: FIRST_TURN_PLACEHOLDER }] });
     const text = 'The history starts with the assistant; a placeholder user turn was inserted first';
     warnings.push({ code: 'inserted_user_turn', message: text });
@@ -160,14 +165,16 @@ function readSystem(system: AnthropicWire['system'], out: Message[], warnings: F
   blocks.forEach((block, index) => {
     const text = isRecord(block) && block['type'] === 'text' ? block['text'] : undefined;
     if (typeof text === 'string' && !hasText(text)) return; // blank: nothing is lost
-    const part = typeof text === 'string' ? blockToPart(block as AnthropicTextBlock) : undefined;
-    if (part?.type !== 'text') {
-      const reason = `Skipped system[${index}]: only plain text blocks are read from the system prompt`;
-      warnings.push({ code: 'unsupported_part', message: reason });
-      return;
-    }
-    const message = tryCreate({ role: 'system', content: contentOf([part]) }, warnings, `system[${index}]`);
-    if (message !== undefined) out.push(message);
+    skipUnreadable(warnings, 'invalid_block', `system[${index}]`, () => {
+      const part = typeof text === 'string' ? blockToPart(block as AnthropicTextBlock) : undefined;
+      if (part?.type !== 'text') {
+        const reason = `Skipped system[${index}]: only plain text blocks are read from the system prompt`;
+        warnings.push({ code: 'unsupported_part', message: reason });
+        return;
+      }
+      const message = tryCreate({ role: 'system', content: contentOf([part]) }, warnings, `system[${index}]`);
+      if (message !== undefined) out.push(message);
+    });
   });
 }
 
@@ -225,17 +232,21 @@ function from(wire: AnthropicWire): FromResult {
         return;
       }
       const typed = block as unknown as AnthropicContentBlock;
-      if (role === 'assistant' && typed.type === 'tool_use' && typeof typed.id === 'string' && typeof typed.name === 'string') {
-        callNames.set(typed.id, typed.name);
-        toolCalls.push({ id: typed.id, name: typed.name, arguments: JSON.stringify(typed.input ?? {}), ...cacheOptions(typed) });
-      } else if (role === 'user' && typed.type === 'tool_result' && typeof typed.tool_use_id === 'string') {
-        flush();
-        const message = readToolResult(typed, callNames.get(typed.tool_use_id), warnings, `${where}.content[${blockIndex}]`);
-        if (message !== undefined) out.push(message);
-      } else {
-        const part = typed.type === 'tool_use' || typed.type === 'tool_result' ? rawPart(typed) : blockToPart(typed);
-        if (part !== undefined) parts.push(part);
-      }
+      // A block holding what no JSON can (a cycle, nesting past MAX_JSON_DEPTH) is skipped, not fatal.
+      skipUnreadable(warnings, 'invalid_block', `${where}.content[${blockIndex}]`, () => {
+        if (role === 'assistant' && typed.type === 'tool_use' && typeof typed.id === 'string' && typeof typed.name === 'string') {
+          const call = { id: typed.id, name: typed.name, arguments: jsonText(typed.input ?? {}), ...cacheOptions(typed) };
+          callNames.set(typed.id, typed.name);
+          toolCalls.push(call);
+        } else if (role === 'user' && typed.type === 'tool_result' && typeof typed.tool_use_id === 'string') {
+          flush();
+          const message = readToolResult(typed, callNames.get(typed.tool_use_id), warnings, `${where}.content[${blockIndex}]`);
+          if (message !== undefined) out.push(message);
+        } else {
+          const part = typed.type === 'tool_use' || typed.type === 'tool_result' ? rawPart(typed) : blockToPart(typed);
+          if (part !== undefined) parts.push(part);
+        }
+      });
     });
     if (role === 'user') flush();
     if (role === 'user' || (parts.length === 0 && toolCalls.length === 0)) {

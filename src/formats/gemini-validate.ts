@@ -3,7 +3,7 @@
  * would reject it. Reads `unknown` defensively: garbage yields problems, never an exception.
  *
  * Problem codes: `invalid_wire`, `invalid_message`, `invalid_role`, `invalid_part`,
- * `first_not_user`, `empty_content`, `empty_text`, `misplaced_part`, `missing_tool_result`,
+ * `empty_conversation`, `first_not_user`, `empty_content`, `empty_text`, `misplaced_part`, `missing_tool_result`,
  * `orphan_tool_result`.
  * @module
  */
@@ -114,6 +114,8 @@ export function validateGemini(wire: unknown): WireProblem[] {
     if (!isRecord(wire)) return report('invalid_wire', 'Expected an object with `contents`', '');
     checkSystem(wire['systemInstruction'], report);
     if (!Array.isArray(wire['contents'])) report('invalid_wire', '`contents` must be an array', 'contents');
+    // generateContent needs at least one content ("contents is not specified"): a system instruction alone is not one.
+    else if (wire['contents'].length === 0) report('empty_conversation', '`contents` must hold at least one content', 'contents');
     else checkContents(wire['contents'], report);
   });
 }

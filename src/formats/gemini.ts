@@ -17,7 +17,9 @@
  *   file ids; an image's media type is guessed from the extension when missing).
  * - Consecutive turns of the same role are merged; blank text is skipped; a message left with no
  *   part is dropped with `empty_message`; a history starting with the model gets a
- *   `FIRST_TURN_PLACEHOLDER` user turn first, with `inserted_user_turn`.
+ *   `FIRST_TURN_PLACEHOLDER` user turn first, with `inserted_user_turn`; a history that leaves no
+ *   content at all (only system messages, or everything dropped) is sent as that user turn alone,
+ *   with `empty_conversation` (`generateContent` rejects empty `contents`).
  * - Gemini reasoning becomes a `thought: true` text part (its `signature`, or
  *   `providerOptions.gemini.thoughtSignature`, as `thoughtSignature`); other reasoning is dropped
  *   (`dropped_reasoning`). Raw Gemini parts are written verbatim; others are dropped (`foreign_raw_part`).
@@ -52,8 +54,8 @@ import type {
 } from './gemini-wire.js';
 import { prepareHistory } from './prepare.js';
 import type { FormatWarning, FromResult, ProviderFormat } from './types.js';
-import { FIRST_TURN_PLACEHOLDER, contentOf, instructionText, parseToolArguments, tryCreate, type PartContext } from './turn-rules.js';
-import { hasText, isRecord } from './wire-json.js';
+import { FIRST_TURN_PLACEHOLDER, contentOf, emptyConversation, instructionText, parseToolArguments, tryCreate, type PartContext } from './turn-rules.js';
+import { hasText, isRecord, jsonText, skipUnreadable } from './wire-json.js';
 
 function partsOf(message: Message, place: PartPlace, context: PartContext): GeminiPart[] {
   if (typeof message.content === 'string') return hasText(message.content) ? [{ text: message.content }] : [];
@@ -137,7 +139,10 @@ function to(messages: readonly Message[]): GeminiWire & { readonly warnings: For
       }
     }
   }
-  if (contents[0]?.role === 'model') {
+  if (contents.length === 0) {
+    contents.push({ role: 'user', parts: [{ text: FIRST_TURN_PLACEHOLDER }] });
+    warnings.push(emptyConversation('Gemini'));
+  } else if (contents[0]?.role === 'model') {
     contents.unshift({ role: 'user', parts: [{ text: FIRST_TURN_PLACEHOLDER }] });
     warnings.push({ code: 'inserted_user_turn', message: 'The history starts with the model; a placeholder user turn was inserted first' });
   }
@@ -151,7 +156,7 @@ function readResponse(response: unknown): { text: string; isError: boolean } {
     if (keys.length === 1 && typeof response['output'] === 'string') return { text: response['output'], isError: false };
     if (keys.length === 1 && typeof response['error'] === 'string') return { text: response['error'], isError: true };
   }
-  return { text: JSON.stringify(response ?? {}), isError: false };
+  return { text: jsonText(response ?? {}), isError: false };
 }
 
 /** Calls of the model turn being answered, for pairing responses that carry no id. */
@@ -183,15 +188,17 @@ function from(wire: GeminiWire): FromResult {
   const out: Message[] = [];
   const system = isRecord(wire.systemInstruction) && Array.isArray(wire.systemInstruction.parts) ? wire.systemInstruction.parts : [];
   system.forEach((part, index) => {
-    const read = geminiToPart(part);
-    if (read === undefined) return;
     const where = `systemInstruction.parts[${index}]`;
-    if (read.type !== 'text') {
-      warnings.push({ code: 'unsupported_part', message: `Skipped ${where}: only text is read` });
-      return;
-    }
-    const message = tryCreate({ role: 'system', content: contentOf([read]) }, warnings, where);
-    if (message !== undefined) out.push(message);
+    skipUnreadable(warnings, 'invalid_part', where, () => {
+      const read = geminiToPart(part);
+      if (read === undefined) return;
+      if (read.type !== 'text') {
+        warnings.push({ code: 'unsupported_part', message: `Skipped ${where}: only text is read` });
+        return;
+      }
+      const message = tryCreate({ role: 'system', content: contentOf([read]) }, warnings, where);
+      if (message !== undefined) out.push(message);
+    });
   });
   let open: OpenCall[] = [];
   const contents: readonly unknown[] = Array.isArray(wire.contents) ? wire.contents : [];
@@ -217,21 +224,24 @@ function from(wire: GeminiWire): FromResult {
         return;
       }
       const { functionCall, functionResponse } = part;
-      if (role === 'model' && isRecord(functionCall) && hasText(functionCall['name'])) {
-        const id = hasText(functionCall['id']) ? functionCall['id'] : newId('call');
-        const args = isRecord(functionCall['args']) ? functionCall['args'] : {};
-        toolCalls.push({ id, name: functionCall['name'], arguments: JSON.stringify(args), ...signatureOptions(part) });
-      } else if (role === 'user' && isRecord(functionResponse)) {
-        flush();
-        const response = functionResponse as unknown as GeminiFunctionResponse;
-        const message = readResponsePart(response, open, warnings, `${where}.parts[${partIndex}]`);
-        if (message !== undefined) out.push(message);
-      } else {
-        // A call in a user turn or a response in a model turn is kept as it was.
-        const misplaced = functionCall !== undefined || functionResponse !== undefined;
-        const read = misplaced ? rawGeminiPart(part) : geminiToPart(part as unknown as GeminiPart);
-        if (read !== undefined) collected.push(read);
-      }
+      // A part holding what no JSON can (a cycle, nesting past MAX_JSON_DEPTH) is skipped, not fatal.
+      skipUnreadable(warnings, 'invalid_part', `${where}.parts[${partIndex}]`, () => {
+        if (role === 'model' && isRecord(functionCall) && hasText(functionCall['name'])) {
+          const id = hasText(functionCall['id']) ? functionCall['id'] : newId('call');
+          const args = isRecord(functionCall['args']) ? functionCall['args'] : {};
+          toolCalls.push({ id, name: functionCall['name'], arguments: jsonText(args), ...signatureOptions(part) });
+        } else if (role === 'user' && isRecord(functionResponse)) {
+          flush();
+          const response = functionResponse as unknown as GeminiFunctionResponse;
+          const message = readResponsePart(response, open, warnings, `${where}.parts[${partIndex}]`);
+          if (message !== undefined) out.push(message);
+        } else {
+          // A call in a user turn or a response in a model turn is kept as it was.
+          const misplaced = functionCall !== undefined || functionResponse !== undefined;
+          const read = misplaced ? rawGeminiPart(part) : geminiToPart(part as unknown as GeminiPart);
+          if (read !== undefined) collected.push(read);
+        }
+      });
     });
     if (role === 'user') flush();
     // Id-less responses pair only with the model turn right before.

@@ -100,6 +100,8 @@ export const validateOpenaiChat = neverThrows((wire: unknown): WireProblem[] => 
   if (!isRecord(wire)) return [problem('invalid_wire', '', 'expected an object with messages')];
   const messages = wire['messages'];
   if (!Array.isArray(messages)) return [problem('invalid_wire', 'messages', 'messages must be an array')];
+  // The API answers `empty_array` to `messages: []`.
+  if (messages.length === 0) return [problem('empty_conversation', 'messages', 'messages must hold at least one message')];
   const problems: WireProblem[] = [];
   const events: PairingEvent[] = [];
   messages.forEach((item: unknown, index) => checkMessage(item, `messages[${index}]`, events, problems));

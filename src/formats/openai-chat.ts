@@ -10,6 +10,8 @@
  *   deprecated `function` message) merged over the message. Raw parts of other providers are
  *   dropped with a warning.
  * - A tool call whose `providerOptions.openaiChat.type` is `custom` is a custom tool call.
+ * - An empty history (or one whose every message was dropped) is sent as one
+ *   `FIRST_TURN_PLACEHOLDER` user message, with `empty_conversation`: the API rejects `messages: []`.
  * @module
  */
 import type { Message } from '../message/message.js';
@@ -27,6 +29,7 @@ import type {
 } from './openai-chat-wire.js';
 import { imageMediaType, splitDataUrl, toDataUrl } from './media-url.js';
 import { prepareHistory } from './prepare.js';
+import { FIRST_TURN_PLACEHOLDER, emptyConversation } from './turn-rules.js';
 import type { FormatWarning, ProviderFormat } from './types.js';
 import { isBlankWireContent, isRecord, rawAs, type WireJsonObject } from './wire-json.js';
 
@@ -169,6 +172,10 @@ function toOpenaiChat(messages: readonly Message[]): OpenaiChatWire & { warnings
   for (const message of [...system, ...body]) {
     const written = writeMessage(message, warnings);
     if (written !== undefined) out.push(written);
+  }
+  if (out.length === 0) {
+    out.push({ role: 'user', content: FIRST_TURN_PLACEHOLDER });
+    warnings.push(emptyConversation('OpenAI Chat Completions'));
   }
   return { messages: out, warnings };
 }

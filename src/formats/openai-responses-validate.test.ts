@@ -20,7 +20,7 @@ describe('openaiResponses.validate', () => {
   it('rejects values that are not a request', () => {
     expect(codes(openaiResponses.validate('x'))).toEqual(['invalid_wire']);
     expect(codes(openaiResponses.validate({ input: 3 }))).toEqual(['invalid_wire']);
-    expect(openaiResponses.validate({ input: [], instructions: 3 })).toEqual([expect.objectContaining({ code: 'invalid_wire', path: 'instructions' })]);
+    expect(openaiResponses.validate({ input: [{ role: 'user', content: 'hi' }], instructions: 3 })).toEqual([expect.objectContaining({ code: 'invalid_wire', path: 'instructions' })]);
     expect(problems([null, { content: 'x' }, { type: 9 }])).toEqual([
       ['invalid_message', 'input[0]'],
       ['invalid_message', 'input[1]'],

@@ -98,6 +98,11 @@ export const validateOpenaiResponses = neverThrows((wire: unknown): WireProblem[
   }
   if (typeof input === 'string') return problems;
   if (!Array.isArray(input)) return [...problems, problem('invalid_wire', 'input', 'input must be a string or an array of items')];
+  // Without input the API refuses the request (instructions alone are not one), unless it
+  // continues a stored response.
+  if (input.length === 0 && typeof wire['previous_response_id'] !== 'string') {
+    return [...problems, problem('empty_conversation', 'input', 'input must hold at least one item (or the request must name a previous_response_id)')];
+  }
   const events: PairingEvent[] = [];
   input.forEach((item: unknown, index) => checkItem(item, `input[${index}]`, events, problems));
   return [...problems, ...checkToolPairing(events, 'after')];

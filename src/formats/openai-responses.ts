@@ -10,6 +10,9 @@
  *   input items (reasoning with `encrypted_content`, server tool calls, unknown item types), in
  *   other messages they are content parts. Raw parts of other providers and reasoning parts
  *   (which need an OpenAI reasoning item) are dropped with a warning.
+ * - A history that leaves `input` empty (only system messages, or everything dropped) is sent as
+ *   one `FIRST_TURN_PLACEHOLDER` user message, with `empty_conversation`: the API refuses a request
+ *   without input (instructions alone are not one).
  * @module
  */
 import type { Message } from '../message/message.js';
@@ -26,6 +29,7 @@ import type {
   ResponsesOutputMessage,
 } from './openai-responses-wire.js';
 import { prepareHistory } from './prepare.js';
+import { FIRST_TURN_PLACEHOLDER, emptyConversation } from './turn-rules.js';
 import type { FormatWarning, ProviderFormat } from './types.js';
 import { isBlankWireContent, isRecord, rawAs } from './wire-json.js';
 
@@ -186,6 +190,10 @@ function toOpenaiResponses(messages: readonly Message[]): OpenaiResponsesWire & 
     .join('\n\n');
   const input: ResponsesInputItem[] = [];
   for (const message of body) writeMessage(message, input, warnings);
+  if (input.length === 0) {
+    input.push({ type: 'message', role: 'user', content: FIRST_TURN_PLACEHOLDER });
+    warnings.push(emptyConversation('OpenAI Responses'));
+  }
   return instructions.length > 0 ? { instructions, input, warnings } : { input, warnings };
 }
 

@@ -17,6 +17,18 @@ import { hasText, isRecord, parseJson } from './wire-json.js';
  */
 export const FIRST_TURN_PLACEHOLDER = '(earlier conversation omitted)';
 
+/**
+ * The warning of a history that leaves nothing to send (no messages, only system messages, or
+ * every message dropped): every provider refuses an empty conversation, so `to` sends one
+ * `FIRST_TURN_PLACEHOLDER` user turn instead and says so.
+ */
+export function emptyConversation(provider: string): FormatWarning {
+  return {
+    code: 'empty_conversation',
+    message: `Nothing in the history can be sent to ${provider} as a conversation, which it rejects when empty; a placeholder user turn was sent instead`,
+  };
+}
+
 /** Collects the warnings of one message's conversion. */
 export interface PartContext {
   readonly warnings: FormatWarning[];

@@ -4,9 +4,13 @@
  * (strictly or leniently), reading JSON text, and collecting structural problems.
  * @module
  */
-import { InvalidInputError, errorMessage } from '../errors.js';
+import { ChatstateError, InvalidInputError, errorMessage } from '../errors.js';
+import { readJson } from '../message/json-value.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
-import type { WireProblem } from './types.js';
+import type { FormatWarning, WireProblem } from './types.js';
+
+// SDK objects leave optional fields `undefined`: on the wire that means absent, as in JSON.
+const WIRE = { omitUndefined: true } as const;
 
 /** A mutable JSON value, as SDK request types expect (our messages hold frozen, readonly ones). */
 export type WireJson = null | boolean | number | string | WireJson[] | { [key: string]: WireJson };
@@ -24,9 +28,11 @@ export function hasText(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
 }
 
-// Defined, not assigned: a `__proto__` key from parsed JSON stays a plain field instead of
-// replacing the copy's prototype.
-function defineField(target: object, key: string, value: unknown): void {
+/**
+ * Sets `target[key]` as an own, enumerable field. Defined, not assigned: a `__proto__` key from
+ * parsed JSON stays a plain field instead of replacing the object's prototype (and being lost).
+ */
+export function defineField(target: object, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
@@ -59,20 +65,16 @@ export function unreadable(path: string, expected: string): InvalidInputError {
   });
 }
 
-/** Converts a wire value to JSON (dropping `undefined` fields); throws `INVALID_ARGUMENT` on non-JSON values. */
+/**
+ * Converts a wire value to JSON (dropping `undefined` fields) with `readJson`'s checks: nesting past
+ * `MAX_JSON_DEPTH`, cycles, Proxies, getters and other non-JSON values throw `INVALID_ARGUMENT`
+ * naming where. The copy keeps `"__proto__"` keys as data.
+ */
 export function toJsonValue(value: unknown, path: string): JsonValue {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw unreadable(path, 'a finite number');
-    return value;
-  }
-  if (Array.isArray(value)) return value.map((item, index) => toJsonValue(item, `${path}[${index}]`));
-  if (isRecord(value) && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
-    const copy: Record<string, JsonValue> = {};
-    for (const [key, item] of Object.entries(value)) if (item !== undefined) defineField(copy, key, toJsonValue(item, `${path}.${key}`));
-    return copy;
-  }
-  throw unreadable(path, 'a JSON value');
+  const read = readJson(value, WIRE);
+  if (read.ok) return read.value;
+  const { path: inner, message } = read.problem;
+  throw unreadable(inner.length === 0 ? path : `${path}${inner.startsWith('[') ? '' : '.'}${inner}`, `a JSON value (${message})`);
 }
 
 /** Converts a wire object to a JSON object; throws `INVALID_ARGUMENT` on non-JSON values. */
@@ -84,17 +86,52 @@ export function toJsonObject(value: Record<string, unknown>, path: string): Json
  * The lenient counterpart of `toJsonValue`, for readers that never throw on a caller's wire
  * (Anthropic, Gemini): a JSON copy in which what JSON cannot hold is coerced as `JSON.stringify`
  * does (dates to strings, non-finite numbers to `null`, `undefined` fields dropped). A copy, so
- * `Message.create` does not freeze the caller's objects.
+ * `Message.create` does not freeze the caller's objects. What no coercion makes JSON — a cycle,
+ * nesting past `MAX_JSON_DEPTH`, a Proxy, a getter that throws — throws `INVALID_ARGUMENT`, which
+ * those readers turn into a warning (`skipUnreadable`).
  */
 export function cloneJson<T extends JsonValue>(value: unknown): T {
-  return JSON.parse(JSON.stringify(value) ?? 'null') as T;
+  const read = readJson(value, WIRE);
+  if (read.ok) return read.value as T;
+  if (read.problem.kind === 'not-json') {
+    let coerced: unknown;
+    try {
+      coerced = JSON.parse(JSON.stringify(value) ?? 'null');
+    } catch (error) {
+      throw unreadable(read.problem.path, `a JSON value (${errorMessage(error)})`);
+    }
+    // Checked again: coercion does not bound the depth.
+    const again = readJson(coerced, WIRE);
+    if (again.ok) return again.value as T;
+    throw unreadable(again.problem.path, `a JSON value (${again.problem.message})`);
+  }
+  throw unreadable(read.problem.path, `a JSON value (${read.problem.message})`);
+}
+
+/** `value` as JSON text, coerced as `cloneJson` coerces it (and refused as it refuses it). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(cloneJson(value));
+}
+
+/**
+ * Runs `read` for one block or part of a lenient reader's wire (Anthropic, Gemini); a value it
+ * cannot read (`INVALID_ARGUMENT` from `cloneJson`) skips that block with a `code` warning at
+ * `where` instead of failing the whole read.
+ */
+export function skipUnreadable(warnings: FormatWarning[], code: string, where: string, read: () => void): void {
+  try {
+    read();
+  } catch (error) {
+    if (!ChatstateError.isInstance(error)) throw error;
+    warnings.push({ code, message: `Skipped ${where}: ${error.message}` });
+  }
 }
 
 /** The fields of `record` other than `known` that carry a value (not `undefined` or `null`). */
 export function extraFields(record: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
   const extras: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
-    if (value !== undefined && value !== null && !known.includes(key)) extras[key] = value;
+    if (value !== undefined && value !== null && !known.includes(key)) defineField(extras, key, value);
   }
   return extras;
 }

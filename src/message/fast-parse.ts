@@ -6,19 +6,22 @@
  * edited or damaged, so every field is checked as the schema checks it.
  *
  * It reads a value the way zod does: the schema's keys by property access, unknown keys of a
- * strict object by `for…in`, the keys of a record as its own enumerable string keys. What it
- * returns is a fresh, frozen copy in the key order zod gives: nothing aliases the input and
- * nothing of the input is frozen or changed. Anything unusual — another prototype, a symbol key,
- * a `__proto__` key, a part's key present with the value `undefined`, a missing id or timestamp,
- * tool arguments that are not JSON text, JSON nested deeper than `MAX_DEPTH` — is left to zod
- * rather than reasoned about here.
+ * strict object by `for…in`; JSON values (metadata, raw values, provider options, token counts)
+ * are read by `./json-value.ts`, as the schema reads them. What it returns is a fresh, frozen copy
+ * in the key order zod gives: nothing aliases the input and nothing of the input is frozen or
+ * changed. Anything unusual — another prototype, a part's key present with the value `undefined`,
+ * a missing id or timestamp, tool arguments that are not JSON text, a value that throws while it
+ * is read — is left to `create` rather than reasoned about here.
  * @module
  */
+import { EMPTY_OBJECT, readJson, readJsonRecord } from './json-value.js';
 import type { Message } from './message.js';
-import { DEFAULT_CATEGORY, MAX_MESSAGE_CHARS, contentSize, isEmptyContent } from './rules.js';
+import { DEFAULT_CATEGORY, MAX_MESSAGE_CHARS, contentSize, isEmptyContent, messageSizeOf } from './rules.js';
 import {
   MESSAGE_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
+  readProviderOptions,
+  readTokenCounts,
   timestampSchema,
   type Category,
   type Content,
@@ -26,7 +29,6 @@ import {
   type FilePart,
   type ImagePart,
   type JsonObject,
-  type JsonValue,
   type ProviderName,
   type RawPart,
   type ReasoningPart,
@@ -39,10 +41,8 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 /** A plain object read field by field. */
 type Fields = Readonly<Record<string, unknown>>;
 /** Provider options as the schema outputs them. */
-type ProviderOptions = Record<string, JsonObject>;
+type ProviderOptions = Readonly<Record<string, JsonObject>>;
 
-// Deeper JSON is left to zod; stored messages carry shallow metadata, and this bounds our recursion.
-const MAX_DEPTH = 64;
 // Longest name and tool call id (the schema's `.max(256)`).
 const MAX_NAME = 256;
 
@@ -53,7 +53,7 @@ const TIMESTAMP_PATTERN = zodPattern !== undefined && !zodPattern.global && !zod
 
 // One frozen empty object stands for every empty one (most messages have no metadata): equal to a
 // fresh `{}`, and nothing can tell them apart since neither can change.
-const EMPTY: JsonObject = Object.freeze({});
+const EMPTY: JsonObject = EMPTY_OBJECT;
 
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['id', 'role', 'category', 'content', 'toolCalls', 'toolCallId', 'name', 'timestamp', 'metadata', 'tokens', 'seq']);
 const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'providerOptions']);
@@ -72,6 +72,15 @@ export type BuiltMessage = Writable<Message>;
  * `create` accepts `value`.
  */
 export function buildStoredMessage(value: unknown): BuiltMessage | undefined {
+  try {
+    return build(value);
+  } catch {
+    // A getter or a Proxy trap threw: `create` reads the value again and says what is wrong.
+    return undefined;
+  }
+}
+
+function build(value: unknown): BuiltMessage | undefined {
   if (!isPlainObject(value) || !hasOnlyKeys(value, MESSAGE_KEYS)) return undefined;
   const { id, role, category, content, toolCalls, toolCallId, name, timestamp, metadata, tokens, seq } = value;
   // Without an id or a timestamp, `create` invents one: that is its job, not a stored record's.
@@ -105,21 +114,28 @@ export function buildStoredMessage(value: unknown): BuiltMessage | undefined {
   const body = copyContent(content);
   if (body === undefined) return undefined;
   if (role !== 'tool' && calls === undefined && isEmptyContent(body)) return undefined;
-  if (contentSize(body) > MAX_MESSAGE_CHARS) return undefined;
   let meta: JsonObject;
+  let metaChars = 2;
   if (metadata === undefined) {
     meta = EMPTY;
   } else {
-    const copied = copyJsonObject(metadata, 0);
-    if (copied === undefined) return undefined;
-    meta = copied;
+    const copied = readJsonRecord(metadata);
+    if (!copied.ok) return undefined;
+    meta = copied.value;
+    metaChars = copied.size;
   }
   let counts: Readonly<Record<string, number>> | undefined;
+  let countChars: number | undefined;
   if (tokens !== undefined) {
-    counts = copyTokens(tokens);
-    if (counts === undefined) return undefined;
+    const copied = readTokenCounts(tokens);
+    if (!copied.ok) return undefined;
+    counts = copied.value;
+    countChars = copied.size;
   }
 
+  // The size `create` measures, from what was just read: over the limit, `create` says so.
+  const fields = { id, role, category: resolvedCategory, timestamp, toolCalls: calls, toolCallId, name };
+  if (messageSizeOf(fields, contentSize(body), metaChars, countChars) > MAX_MESSAGE_CHARS) return undefined;
   // The same fields in the same order as `create` builds them (same shape, same JSON text).
   const message: BuiltMessage = { id, role, category: resolvedCategory, content: body, timestamp, metadata: meta };
   if (calls !== undefined) message.toolCalls = calls;
@@ -228,7 +244,8 @@ function copyPart(value: unknown): ContentPart | undefined {
 function partOptions(part: Fields): ProviderOptions | undefined | null {
   const options = part.providerOptions;
   if (options === undefined) return isAbsent(part, 'providerOptions') ? undefined : null;
-  return copyProviderOptions(options) ?? null;
+  const read = readProviderOptions(options);
+  return read.ok ? read.value : null;
 }
 
 function copyTextPart(part: Fields): TextPart | undefined {
@@ -305,9 +322,12 @@ function copyRawPart(part: Fields): RawPart | undefined {
   if (!hasOnlyKeys(part, RAW_KEYS)) return undefined;
   const provider = part.provider;
   if (!isProvider(provider)) return undefined;
-  const value = copyJson(part.value, 0);
+  const value = part.value;
+  // A raw part without its value is left to zod (which refuses it).
   if (value === undefined) return undefined;
-  return Object.freeze({ type: 'raw', provider, value });
+  const copied = readJson(value);
+  if (!copied.ok) return undefined;
+  return Object.freeze({ type: 'raw', provider, value: copied.value });
 }
 
 function copyToolCalls(items: readonly unknown[]): readonly ToolCall[] | undefined {
@@ -331,92 +351,7 @@ function copyToolCall(value: unknown): ToolCall | undefined {
   if (!isToolCallId(id) || !isName(name) || typeof args !== 'string') return undefined;
   // `create` drops `providerOptions: undefined`, so here absent and undefined are alike.
   if (providerOptions === undefined) return Object.freeze({ id, name, arguments: args });
-  const options = copyProviderOptions(providerOptions);
-  if (options === undefined) return undefined;
-  return Object.freeze({ id, name, arguments: args, providerOptions: options });
-}
-
-/**
- * The own enumerable string keys of a record, as zod's record reads them; `undefined` for what is
- * not a plain object, has symbol keys (zod rejects those) or a `__proto__` key (zod drops it).
- */
-function recordKeys(value: unknown): string[] | undefined {
-  if (!isPlainObject(value)) return undefined;
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    if (keys[i] === '__proto__') return undefined;
-  }
-  if (Object.getOwnPropertySymbols(value).length > 0) return undefined;
-  return keys;
-}
-
-function copyProviderOptions(value: unknown): ProviderOptions | undefined {
-  const keys = recordKeys(value);
-  if (keys === undefined) return undefined;
-  const source = value as Fields;
-  const copy: ProviderOptions = {};
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const entry = copyJsonObject(source[key], 1);
-    if (entry === undefined) return undefined;
-    copy[key] = entry;
-  }
-  return Object.freeze(copy);
-}
-
-function copyTokens(value: unknown): Readonly<Record<string, number>> | undefined {
-  const keys = recordKeys(value);
-  if (keys === undefined) return undefined;
-  const source = value as Fields;
-  const copy: Record<string, number> = {};
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const count = source[key];
-    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return undefined;
-    copy[key] = count;
-  }
-  return Object.freeze(copy);
-}
-
-/** A deep-frozen copy of a JSON object (a record of JSON values), or `undefined` when unsure. */
-function copyJsonObject(value: unknown, depth: number): JsonObject | undefined {
-  const keys = recordKeys(value);
-  if (keys === undefined) return undefined;
-  if (keys.length === 0) return EMPTY;
-  const source = value as Fields;
-  const copy: Record<string, JsonValue> = {};
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const entry = copyJson(source[key], depth + 1);
-    if (entry === undefined) return undefined;
-    copy[key] = entry;
-  }
-  return Object.freeze(copy);
-}
-
-/** A deep-frozen copy of a JSON value as `z.json()` accepts it, or `undefined` when unsure. */
-function copyJson(value: unknown, depth: number): JsonValue | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      // zod's number rejects NaN and ±Infinity.
-      return Number.isFinite(value) ? value : undefined;
-    case 'object': {
-      if (value === null) return null;
-      if (depth >= MAX_DEPTH) return undefined;
-      if (!Array.isArray(value)) return copyJsonObject(value, depth);
-      const items: readonly unknown[] = value;
-      const copy: JsonValue[] = [];
-      for (let i = 0; i < items.length; i++) {
-        const entry = copyJson(items[i], depth + 1);
-        if (entry === undefined) return undefined;
-        copy.push(entry);
-      }
-      return Object.freeze(copy);
-    }
-    default:
-      return undefined;
-  }
+  const options = readProviderOptions(providerOptions);
+  if (!options.ok) return undefined;
+  return Object.freeze({ id, name, arguments: args, providerOptions: options.value });
 }

@@ -4,11 +4,12 @@
  * @module
  */
 import type { z } from 'zod';
-import { InvalidInputError, describeIssues } from '../errors.js';
+import { InvalidInputError, describeIssues, errorMessage } from '../errors.js';
 import { deepFreeze } from '../freeze.js';
 import { newId } from '../ids.js';
 import { buildStoredMessage } from './fast-parse.js';
-import { DEFAULT_CATEGORY, MAX_MESSAGE_CHARS, contentSize, isEmptyContent } from './rules.js';
+import { jsonSize } from './json-value.js';
+import { DEFAULT_CATEGORY, MAX_MESSAGE_CHARS, contentSize, isEmptyContent, messageSizeOf } from './rules.js';
 import {
   messageInputSchema,
   type toolCallInputSchema,
@@ -24,6 +25,7 @@ import {
 
 export type { MessageInput } from './schema.js';
 export { MAX_MESSAGE_CHARS } from './rules.js';
+export { MAX_JSON_DEPTH } from './json-value.js';
 
 /** A deep-frozen conversation message. */
 export interface Message {
@@ -90,17 +92,60 @@ function normalizeToolCall(call: z.output<typeof toolCallInputSchema>): ToolCall
   return result;
 }
 
+/** A zod issue, as far as `create` reads one. */
+interface Issue {
+  readonly code: string;
+  readonly path: ReadonlyArray<PropertyKey>;
+  readonly message: string;
+  readonly params?: { readonly reason?: unknown };
+  readonly errors?: ReadonlyArray<readonly Issue[]>;
+}
+
+/**
+ * `issues` with each failed union (content: text or parts; arguments: text or an object) replaced
+ * by the issues of the alternative the value was meant for — the one that did not fail on the
+ * value's type itself — so that an error names the real problem (and a part over the size limit
+ * is seen as such) instead of "Invalid input".
+ */
+function flattenIssues(issues: readonly Issue[]): Issue[] {
+  const flat: Issue[] = [];
+  for (const issue of issues) {
+    const meant = issue.code === 'invalid_union' ? issue.errors?.find((branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0)) : undefined;
+    if (meant === undefined) {
+      flat.push(issue);
+      continue;
+    }
+    for (const inner of flattenIssues(meant)) flat.push({ ...inner, path: [...issue.path, ...inner.path] });
+  }
+  return flat;
+}
+
+function tooLarge(size: number | undefined): InvalidInputError {
+  const measured = size === undefined ? `more than ${MAX_MESSAGE_CHARS}` : String(size);
+  return new InvalidInputError('TOO_LARGE', `Message is ${measured} characters of JSON; the limit is ${MAX_MESSAGE_CHARS}`, {
+    details: { ...(size === undefined ? {} : { size }), limit: MAX_MESSAGE_CHARS },
+  });
+}
+
 function create(input: MessageInput): Message {
   if (typeof input !== 'object' || input === null) throw invalid('expected an object');
-  const parsed = messageInputSchema.safeParse(input);
-  if (!parsed.success) throw invalid(describeIssues(parsed.error.issues), { issues: parsed.error.issues.length });
-  const data = parsed.data;
-  const size = contentSize(data.content);
-  if (size > MAX_MESSAGE_CHARS) {
-    throw new InvalidInputError('TOO_LARGE', `Message content is ${size} characters; the limit is ${MAX_MESSAGE_CHARS}`, {
-      details: { size, limit: MAX_MESSAGE_CHARS },
-    });
+  let parsed: ReturnType<typeof messageInputSchema.safeParse>;
+  try {
+    // zod reads each field of the message, its parts and its tool calls once; every JSON value
+    // in them (metadata, arguments, raw values, provider options, token counts) is checked and
+    // copied by `./json-value.ts`, depth and size first, so nothing here recurses without bound.
+    parsed = messageInputSchema.safeParse(input);
+  } catch (error) {
+    // A getter or a Proxy trap of the message itself, of a part or of a tool call threw.
+    throw invalid(`it could not be read (${errorMessage(error)})`);
   }
+  if (!parsed.success) {
+    const issues = flattenIssues(parsed.error.issues as readonly Issue[]);
+    // One JSON value alone over the limit: the message is, too.
+    if (issues.some((issue) => issue.params?.reason === 'too-large')) throw tooLarge(undefined);
+    throw invalid(describeIssues(issues), { issues: issues.length });
+  }
+  const data = parsed.data;
   const category = data.category ?? DEFAULT_CATEGORY[data.role];
   const toolCalls = data.toolCalls !== undefined && data.toolCalls.length > 0 ? data.toolCalls.map(normalizeToolCall) : undefined;
 
@@ -134,6 +179,12 @@ function create(input: MessageInput): Message {
   if (data.name !== undefined) message.name = data.name;
   if (data.tokens !== undefined) message.tokens = data.tokens;
   if (data.seq !== undefined) message.seq = data.seq;
+  // Measured on the message as built (arguments as the JSON text they became), as the fast path
+  // measures a stored one: whatever was accepted once reads back. From the fields in hand: reading
+  // them back from messages of many shapes costs more than the count itself.
+  const fields = { id: message.id, role: data.role, category, timestamp: message.timestamp, toolCalls, toolCallId: data.toolCallId, name: data.name };
+  const size = messageSizeOf(fields, contentSize(data.content), jsonSize(message.metadata), data.tokens === undefined ? undefined : jsonSize(data.tokens));
+  if (size > MAX_MESSAGE_CHARS) throw tooLarge(size);
   Made.stamp(message);
   return deepFreeze(message);
 }

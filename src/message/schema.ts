@@ -4,14 +4,70 @@
  * @module
  */
 import { z } from 'zod';
+import { readJson, readJsonObject, readJsonRecord, type JsonRead } from './json-value.js';
 
 /** A JSON value. */
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 /** A JSON object. */
 export type JsonObject = { readonly [key: string]: JsonValue };
 
-export const jsonValueSchema: z.ZodType<JsonValue> = z.json() as z.ZodType<JsonValue>;
-export const jsonObjectSchema = z.record(z.string(), jsonValueSchema) as z.ZodType<JsonObject>;
+/**
+ * A zod schema whose check and copy are `read`'s (one of `./json-value.ts`): zod never walks a
+ * JSON value itself, so its limits (depth, size, cycles, getters, `"__proto__"` keys kept) hold
+ * wherever a schema takes JSON. An issue for a value over its size limit carries
+ * `params.reason: 'too-large'`, so that a caller can report `TOO_LARGE`.
+ */
+function jsonSchema<T extends JsonValue>(read: (value: unknown) => JsonRead<T>): z.ZodType<T> {
+  const schema = z.unknown().transform((value, context): T => {
+    const result = read(value);
+    if (result.ok) return result.value;
+    const { kind, path, message } = result.problem;
+    context.issues.push({
+      code: 'custom',
+      message: kind === 'too-large' ? `is ${message}` : `not a valid JSON value: ${message}`,
+      input: value,
+      path: path.length === 0 ? [] : [path],
+      params: { reason: kind },
+    });
+    return z.NEVER;
+  });
+  // Typed by what it accepts (not `unknown`), so that inferred input types stay precise.
+  return schema as unknown as z.ZodType<T>;
+}
+
+/** A JSON value (`readJson`). */
+export const jsonValueSchema: z.ZodType<JsonValue> = jsonSchema((value) => readJson(value));
+/** A JSON object holding values, such as metadata (`readJsonRecord`: each value may nest as deep as one alone). */
+export const jsonObjectSchema: z.ZodType<JsonObject> = jsonSchema((value) => readJsonRecord(value));
+
+/** Provider options as read: an object of JSON objects, by provider (the schema and the fast path share it). */
+export function readProviderOptions(value: unknown): JsonRead<Readonly<Record<string, JsonObject>>> {
+  const read = readJsonRecord(value);
+  if (!read.ok) return read;
+  for (const key of Object.keys(read.value)) {
+    const entry = read.value[key];
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      return { ok: false, problem: { kind: 'not-json', path: key, message: 'provider options must be JSON objects' } };
+    }
+  }
+  return read as JsonRead<Readonly<Record<string, JsonObject>>>;
+}
+
+/** Token counts as read: non-negative integers by counter name (the schema and the fast path share it). */
+export function readTokenCounts(value: unknown): JsonRead<Readonly<Record<string, number>>> {
+  const read = readJsonRecord(value);
+  if (!read.ok) return read;
+  for (const key of Object.keys(read.value)) {
+    const count = read.value[key];
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+      return { ok: false, problem: { kind: 'not-json', path: key, message: 'a token count must be a non-negative integer' } };
+    }
+  }
+  return read as JsonRead<Readonly<Record<string, number>>>;
+}
+
+const providerOptionsSchema = jsonSchema(readProviderOptions);
+const tokenCountsSchema = jsonSchema(readTokenCounts);
 
 /** The four message roles. */
 export const ROLES = ['system', 'user', 'assistant', 'tool'] as const;
@@ -28,7 +84,7 @@ export const PROVIDERS = ['openaiChat', 'openaiResponses', 'anthropic', 'gemini'
 /** A provider wire format name. */
 export type ProviderName = (typeof PROVIDERS)[number];
 
-const providerOptions = z.record(z.string(), jsonObjectSchema).optional();
+const providerOptions = providerOptionsSchema.optional();
 
 export const textPartSchema = z.strictObject({
   type: z.literal('text'),
@@ -118,11 +174,16 @@ export const toolCallSchema = z.strictObject({
 /** A tool call requested by the assistant. */
 export type ToolCall = z.infer<typeof toolCallSchema>;
 
+/** Tool arguments as callers give them: JSON text (kept verbatim), or a JSON object. */
+const toolArgumentsSchema: z.ZodType<string | JsonObject> = jsonSchema<string | JsonObject>((value) =>
+  typeof value === 'string' ? { ok: true, value, size: value.length + 2 } : readJsonObject(value),
+);
+
 export const toolCallInputSchema = z.strictObject({
   id: toolCallIdSchema,
   name: z.string().min(1).max(256),
   /** JSON text, or a value that is serialized to JSON text. */
-  arguments: z.union([z.string(), jsonObjectSchema]).optional(),
+  arguments: toolArgumentsSchema.optional(),
   providerOptions,
 });
 
@@ -147,7 +208,7 @@ export const messageInputSchema = z.strictObject({
   name: z.string().min(1).max(256).optional(),
   timestamp: timestampSchema.optional(),
   metadata: jsonObjectSchema.optional(),
-  tokens: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  tokens: tokenCountsSchema.optional(),
   /** Position in its session, given by a store: monotonic, never reused. */
   seq: z.number().int().positive().optional(),
 });

@@ -190,7 +190,8 @@ export function aiSdkModel<Model extends AiSdkLanguageModel>(options: AiSdkModel
     const settings = checkSettings(request, defaults, PROVIDER);
     const { system, messages, warnings } = aiSdk.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
-    if (messages.length === 0) throw invalidRequest(PROVIDER, 'the request has only system messages: the model needs at least one other message');
+    // `to` stands a placeholder turn in for an empty conversation; a model call refuses it instead.
+    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: the model needs at least one other message');
     const call: AiSdkGenerateTextOptions<Model> = {
       model,
       ...(system !== undefined && { system }),

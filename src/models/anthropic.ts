@@ -155,7 +155,8 @@ export function anthropicModel(options: AnthropicModelOptions): ChatModel {
     const settings = checkSettings(request, defaults, PROVIDER);
     const { system, messages, warnings } = anthropic.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
-    if (messages.length === 0) throw invalidRequest(PROVIDER, 'the request has only system messages: Anthropic needs at least one user turn');
+    // `to` stands a placeholder turn in for an empty conversation; a model call refuses it instead.
+    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: Anthropic needs at least one user turn');
     const body: AnthropicRequestBody = {
       ...extraBody,
       model,

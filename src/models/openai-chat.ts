@@ -99,6 +99,8 @@ export function openaiChatModel(options: OpenAIChatModelOptions): ChatModel {
     const settings = checkSettings(request, defaults, PROVIDER);
     const { messages, warnings } = openaiChat.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
+    // `to` stands a placeholder message in for an empty conversation; a model call refuses it instead.
+    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has no message Chat Completions can carry');
     const body: OpenAIChatRequestBody = {
       ...extraBody,
       model,

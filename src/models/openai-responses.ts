@@ -147,6 +147,8 @@ export function openaiResponsesModel(options: OpenAIResponsesModelOptions): Chat
     const settings = checkSettings(request, defaults, PROVIDER);
     const { instructions, input, warnings } = openaiResponses.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
+    // `to` stands a placeholder item in for an empty input; a model call refuses it instead (the API would).
+    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: Responses needs at least one input item');
     const body: OpenAIResponsesRequestBody = {
       ...extraBody,
       model,

@@ -3,9 +3,11 @@
  * `with…` methods) accepts exactly what `toJSON` can write and `fromJSON` reads back.
  * @module
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, type ErrorCode } from '../errors.js';
+import { assertOwnerId } from '../ids.js';
+import { checkJson, checkJsonRecord as checkRecord } from '../message/json-value.js';
 import type { Message } from '../message/message.js';
-import { jsonValueSchema, type JsonValue } from '../message/schema.js';
+import type { JsonValue } from '../message/schema.js';
 import type { Usage } from '../tokens/usage.js';
 
 /** Variable names that would resolve to Object's members or change a prototype. */
@@ -16,23 +18,27 @@ export function invalidSession(message: string): InvalidInputError {
   return new InvalidInputError('INVALID_SESSION', `Invalid session: ${message}`);
 }
 
-/** An agent or user id: a non-empty string of at most 256 characters, or `INVALID_ID`. */
+/** An agent or user id (`assertOwnerId`: a non-empty, well-formed string of at most 256 characters), or `INVALID_ID`. */
 export function checkOwner(value: string | undefined, what: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length === 0 || value.length > 256) {
-    throw new InvalidInputError('INVALID_ID', `Invalid ${what}: expected a non-empty string of at most 256 characters`);
-  }
-  return value;
+  return value === undefined ? undefined : assertOwnerId(value, what);
 }
 
 /**
- * Rejects reserved variable names in raw input. Checked before parsing, which would silently drop a
- * "__proto__" key; and in every way in (create, fromJSON, withVariable), so that whatever a session
- * holds, its JSON reads back.
+ * Rejects reserved variable names: a variable name is an identifier (it names a member of
+ * `session.variables`), unlike a key inside a variable's value, which is data and kept. Checked in
+ * every way in (create, fromJSON, withVariable), so that whatever a session holds, its JSON reads
+ * back. Only own keys are read: a Proxy's or a getter's turn comes with the JSON check.
  */
 export function checkVariableNames(variables: unknown): void {
   if (typeof variables !== 'object' || variables === null) return;
-  for (const key of Object.keys(variables)) {
+  let keys: string[];
+  try {
+    keys = Object.keys(variables);
+  } catch {
+    // A Proxy whose traps throw: the JSON check that follows refuses it with its own error.
+    return;
+  }
+  for (const key of keys) {
     if (RESERVED_KEYS.has(key)) throw invalidSession(`variable name ${JSON.stringify(key)} is reserved`);
   }
 }
@@ -63,11 +69,16 @@ export function keepsPrefix(messages: readonly Message[], prefix: readonly Messa
   return true;
 }
 
-/** A JSON object (parsed, so a copy), or `INVALID_SESSION` naming `what`. */
-export function checkJsonRecord(value: unknown, what: string): Record<string, JsonValue> {
-  const parsed = jsonValueSchema.safeParse(value);
-  if (!parsed.success || typeof parsed.data !== 'object' || parsed.data === null || Array.isArray(parsed.data)) {
-    throw invalidSession(`${what} must be a JSON object`);
-  }
-  return parsed.data as Record<string, JsonValue>;
+/**
+ * Metadata or variables as a session keeps them: a deep-frozen copy of a JSON object whose values
+ * may each nest `MAX_JSON_DEPTH` levels (`readJsonRecord`), "__proto__" keys kept as data; else
+ * `code` (`INVALID_ARGUMENT` for a caller's value) naming `what`, or `TOO_LARGE`.
+ */
+export function checkJsonRecord(value: unknown, what: string, code: ErrorCode = 'INVALID_ARGUMENT'): Record<string, JsonValue> {
+  return checkRecord(value, what, code) as Record<string, JsonValue>;
+}
+
+/** A variable's value (`withVariable`): a deep-frozen copy of a JSON value, else `INVALID_ARGUMENT` or `TOO_LARGE`. */
+export function checkVariableValue(key: string, value: unknown): JsonValue {
+  return checkJson(value, `Variable ${JSON.stringify(key.slice(0, 80))}`);
 }

@@ -3,11 +3,11 @@
  * assignment). Every change returns a new session with `version` bumped; nothing is ever mutated.
  * @module
  */
-import { InvalidInputError, describeIssues } from '../errors.js';
+import { ChatstateError, InvalidInputError, describeIssues, errorMessage } from '../errors.js';
 import { deepFreeze } from '../freeze.js';
 import { assertValidId, newId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
-import { jsonValueSchema, type Category, type JsonObject, type JsonValue } from '../message/schema.js';
+import type { Category, JsonObject, JsonValue } from '../message/schema.js';
 import { resolvePrunePolicy, type PrunePolicy, type SyncPrunePolicy } from '../compaction/policy.js';
 import type { CompactionResult, Compactor, Strategy, SyncCompactor, SyncStrategy } from '../compaction/types.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -16,7 +16,7 @@ import type { RecordedUsage, Usage } from '../tokens/usage.js';
 import { formatHistory, type FormatHistoryOptions } from './format-history.js';
 import { MessageLog } from './message-log.js';
 import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJSON } from './schema.js';
-import { RESERVED_KEYS, checkJsonRecord, checkOwner, checkUsage, checkVariableNames, invalidSession, keepsPrefix } from './session-checks.js';
+import { RESERVED_KEYS, checkJsonRecord, checkOwner, checkUsage, checkVariableNames, checkVariableValue, invalidSession, keepsPrefix } from './session-checks.js';
 import { historyStats, type HistoryStats } from './stats.js';
 
 /** What `Session.create` accepts. */
@@ -151,8 +151,15 @@ export class Session {
         throw new InvalidInputError('INVALID_SESSION', 'Invalid session: not JSON', { cause: error });
       }
     }
-    checkVariableNames((data as { variables?: unknown } | null)?.variables);
-    const parsed = sessionJsonSchema.safeParse(data);
+    let parsed: ReturnType<typeof sessionJsonSchema.safeParse>;
+    try {
+      checkVariableNames((data as { variables?: unknown } | null)?.variables);
+      parsed = sessionJsonSchema.safeParse(data);
+    } catch (error) {
+      if (ChatstateError.isInstance(error)) throw error;
+      // A getter or a Proxy trap of the data threw (its JSON values are read by `readJson`, which never throws).
+      throw new InvalidInputError('INVALID_SESSION', `Invalid session: it could not be read (${errorMessage(error)})`, { cause: error });
+    }
     if (!parsed.success) throw invalidSession(describeIssues(parsed.error.issues));
     const value = parsed.data;
     if (value.formatVersion > SESSION_FORMAT_VERSION) {
@@ -261,9 +268,7 @@ export class Session {
     if (value === undefined) {
       delete variables[key];
     } else {
-      const parsed = jsonValueSchema.safeParse(value);
-      if (!parsed.success) throw new InvalidInputError('INVALID_ARGUMENT', `Variable ${JSON.stringify(key)} must be a JSON value`);
-      variables[key] = parsed.data;
+      variables[key] = checkVariableValue(key, value);
     }
     return this.next({ variables });
   }

@@ -15,9 +15,6 @@ import type { MessageRecord } from './types.js';
 /** Schema version of the records this version writes. */
 export const RECORD_SCHEMA = 1;
 
-/** Longest title kept in the index. */
-export const TITLE_CHARS = 120;
-
 const MESSAGE_FIELDS = new Set(['id', 'role', 'category', 'content', 'toolCalls', 'toolCallId', 'name', 'timestamp', 'metadata', 'tokens']);
 
 // Fields a newer writer added, remembered per message so that rewriting the message keeps them.
@@ -157,10 +154,5 @@ export function decodeTitle(text: string | undefined, sessionId: string, cipher:
   }
 }
 
-/** The title a message gives its session: the text of the first user dialog message, shortened. */
-export function titleOf(message: Message): string | undefined {
-  if (message.role !== 'user' || message.category !== 'dialog') return undefined;
-  const text = Message.text(message).replace(/\s+/g, ' ').trim();
-  if (text.length === 0) return undefined;
-  return text.length > TITLE_CHARS ? `${text.slice(0, TITLE_CHARS - 1)}…` : text;
-}
+// The title rule (which message, `metadata.title`, a stored title kept) lives in `./title.ts`.
+export { TITLE_CHARS, titleOf } from './title.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
+import { assertOwnerId, assertValidId } from '../ids.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
 import { MessageLog } from '../session/message-log.js';
 import { Session } from '../session/session.js';
@@ -16,6 +16,8 @@ import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
 import { KeyCheckMismatch, checkVersion } from './driver-helpers.js';
 import { keyProblem, keysAfterAppend, keysAfterReplace, wrongKey } from './key-check.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
+import { checkListQuery } from './list-query.js';
+import { metadataTitle, sessionTitle, titleOf } from './title.js';
 import { checkTextQuery, createValueStore } from './values.js';
 import {
   RECORD_SCHEMA,
@@ -26,7 +28,6 @@ import {
   encodeHeadData,
   encodeMessage,
   encodeTitle,
-  titleOf,
   type HeadData,
 } from './codec.js';
 import type {
@@ -70,8 +71,7 @@ const MAX_KEY_ATTEMPTS = 3;
 /** Reads of a session that try to tell its recovery notices before returning it as it is. */
 const MAX_TELL_ATTEMPTS = 3;
 
-/** Largest page `list` returns. */
-export const MAX_LIST_LIMIT = 1000;
+export { MAX_LIST_LIMIT } from './list-query.js';
 
 function nonNegativeInteger(value: unknown, what: string, { positive = false, max = Number.MAX_SAFE_INTEGER } = {}): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < (positive ? 1 : 0) || value > max) {
@@ -312,6 +312,8 @@ class CoreSessionStore implements SessionStore {
     // `Session.is` is an instanceof check a look-alike built on the prototype passes: the id that
     // becomes a file name or key is checked here, so a forged value cannot reach outside the store.
     assertValidId(session.id, 'session id');
+    if (session.userId !== undefined) assertOwnerId(session.userId, 'userId');
+    if (session.agentId !== undefined) assertOwnerId(session.agentId, 'agentId');
     let expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
     if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true });
@@ -331,7 +333,6 @@ class CoreSessionStore implements SessionStore {
     const messages: Message[] = [];
     const records: Array<MessageRecord & { text?: string }> = [];
     let tokenCount = 0;
-    let title: string | undefined;
     for (const message of session.messages) {
       const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
       // A session holds `Message` values only: each is given its seq without being validated again.
@@ -340,8 +341,9 @@ class CoreSessionStore implements SessionStore {
       // Frozen: a driver with stable records keeps these very objects (see `remember`).
       records.push(Object.freeze({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher), ...this.textOf(message) }));
       tokenCount += this.counter.countMessage(message);
-      title ??= titleOf(message);
     }
+    // A title once set stays (re-sealed with this store's key) until `metadata.title` changes it.
+    const title = sessionTitle(session.metadata, decodeTitle(current?.title, session.id, this.cipher), session.messages);
     lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? 0);
     const version = current === undefined ? Math.max(session.version, 1) : Math.max(session.version, current.version + 1);
     const now = this.now();
@@ -380,13 +382,15 @@ class CoreSessionStore implements SessionStore {
     if (!Array.isArray(input)) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: append needs an array of messages`);
     const messages = input.map((message) => Message.from(message));
     const state = options.state === undefined ? undefined : checkHeadState(options.state);
+    // A session without a title yet takes the caller's `metadata.title` before a message's.
+    const chosenTitle = metadataTitle(state?.metadata);
     const ids = new Set<string>();
     const pending: PendingMessage[] = [];
     for (const message of messages) {
       // A repeated id inside one call is the same message sent twice: stored once.
       if (ids.has(message.id)) continue;
       ids.add(message.id);
-      const title = titleOf(message);
+      const title = chosenTitle ?? titleOf(message);
       pending.push({
         id: message.id,
         data: encodeMessage(message, id, this.cipher),
@@ -474,15 +478,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   private async index(query: ListQuery): Promise<SessionSummary[]> {
-    const limit = nonNegativeInteger(query.limit ?? 100, 'limit', { positive: true, max: MAX_LIST_LIMIT });
-    const offset = nonNegativeInteger(query.offset ?? 0, 'offset');
-    const heads = await this.driver.list({
-      limit,
-      offset,
-      now: this.now(),
-      ...(query.userId === undefined ? {} : { userId: query.userId }),
-      ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
-    });
+    const heads = await this.driver.list({ ...checkListQuery(query, this.name), now: this.now() });
     return heads.map((head) => this.summaryOf(head));
   }
 

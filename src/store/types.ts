@@ -17,7 +17,13 @@ export interface SessionSummary {
   readonly id: string;
   readonly agentId?: string;
   readonly userId?: string;
-  /** The first user message, shortened; `undefined` before there is one. */
+  /**
+   * The session's title, shortened to 120 characters: a string `metadata.title` when the caller
+   * sets one (saving a session whose `metadata.title` changed changes it; an `append` whose
+   * `state` carries one gives it to a session without a title yet); otherwise the text of the first
+   * user message the session ever had. Once set it stays, even when compaction removes that
+   * message, until the caller changes `metadata.title`. `undefined` before there is either.
+   */
   readonly title?: string;
   readonly messageCount: number;
   readonly tokenCount: number;

@@ -117,7 +117,8 @@ function decodeValue(data: string, ns: string, key: string, cipher: RecordCipher
   }
   const read = readJson(value);
   if (!read.ok) throw new DataError('CORRUPT', `${store}: ${what} is not a JSON value (${read.problem.message})`);
-  return read.value;
+  // The parsed value itself, which is this call's own: a reader may change it without touching what is stored.
+  return value as JsonValue;
 }
 
 /**

@@ -26,6 +26,8 @@ export const CONFORMANCE_SPECS = [
   'close',
   'values',
   'append-state',
+  'hostile-values',
+  'titles',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -18,8 +18,8 @@
  *
  * One spec per behaviour: round trips, immutability at the boundary, list, idempotent append,
  * sequence order, CONFLICT, concurrent appends in one process and from several processes,
- * hostile ids, encryption at rest, retention, delete and close, active memory's values, and
- * appends that carry state. Specs use only the public
+ * hostile ids, encryption at rest, retention, delete and close, active memory's values,
+ * appends that carry state, hostile values (kept exactly or refused with a typed error) and titles. Specs use only the public
  * `SessionStore` API; every skip carries its reason in the test's title.
  * @module
  */
@@ -32,6 +32,7 @@ import { crossProcessSpec } from './specs/cross-process.js';
 import { deleteSpec } from './specs/delete.js';
 import { encryptionSpec } from './specs/encryption.js';
 import { hostileIdsSpec } from './specs/hostile-ids.js';
+import { hostileValuesSpec } from './specs/hostile-values.js';
 import { idempotentAppendSpec } from './specs/idempotent-append.js';
 import { immutabilitySpec } from './specs/immutability.js';
 import { listSpec } from './specs/list.js';
@@ -40,6 +41,7 @@ import { sequenceSpec } from './specs/sequence.js';
 import { ttlSpec } from './specs/ttl.js';
 import { valuesSpec } from './specs/values.js';
 import { appendStateSpec } from './specs/append-state.js';
+import { titlesSpec } from './specs/titles.js';
 import { ConformanceSuite } from './suite.js';
 
 export { CONFORMANCE_SPECS, type ConformanceSpec, type CrossProcessConfig, type PerStore, type SkipKey, type StoreConformanceConfig } from './config.js';
@@ -61,6 +63,8 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   close: closeSpec,
   values: valuesSpec,
   'append-state': appendStateSpec,
+  'hostile-values': hostileValuesSpec,
+  titles: titlesSpec,
 };
 
 /**

@@ -4,7 +4,9 @@
  * - `from(to(x))` keeps what the AI SDK carries (see `test/support/format-projection.ts` for what
  *   is left out: ids, timestamps, metadata, the context category; the leading system messages come
  *   back as one `system` text);
- * - `to(from(to(x)))` deep-equals `to(x)`, for damaged histories too, whose output must still validate.
+ * - `to(from(to(x)))` deep-equals `to(x)`, for damaged histories too, whose output must still validate;
+ * - an empty conversation is refused by `validate`, and `to` of a history with nothing to send
+ *   still writes one the AI SDK accepts, with `empty_conversation`.
  * And over arbitrary tool call arguments (JSON or not) and tool outputs: the arguments text and
  * the result text survive the round trip exactly.
  */
@@ -15,6 +17,7 @@ import { Message } from '../../src/message/message.js';
 import { expectedProjection, projection } from '../support/format-projection.js';
 import { historyArb } from '../support/arbitraries.js';
 import { damagedHistoryArb } from '../support/damaged-history.js';
+import { nothingToSendArb } from './formats-empty-history.js';
 
 describe('aiSdk properties', () => {
   const options = { joinLeadingSystem: true } as const;
@@ -57,6 +60,20 @@ describe('aiSdk properties', () => {
         expect(tool === undefined ? undefined : Message.text(tool)).toBe(output);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('validate() refuses empty messages; to() of a history with nothing to send still passes it and says so', () => {
+    expect(aiSdk.validate({ system: 'You are terse.', messages: [] })).toEqual([expect.objectContaining({ code: 'empty_conversation', path: 'messages' })]);
+    fc.assert(
+      fc.property(nothingToSendArb('aiSdk', true), (history) => {
+        const { warnings, ...wire } = aiSdk.to(history);
+        expect(aiSdk.validate(wire)).toEqual([]);
+        expect(warnings.map((warning) => warning.code)).toContain('empty_conversation');
+        const { warnings: _again, ...rewritten } = aiSdk.to(aiSdk.from(wire).messages);
+        expect(rewritten).toEqual(wire);
+      }),
+      { numRuns: 100 },
     );
   });
 

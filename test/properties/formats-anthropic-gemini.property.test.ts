@@ -2,7 +2,10 @@
  * Properties of the Anthropic and Gemini formats over random realistic histories:
  * - `to` always produces a history its own `validate` accepts;
  * - `from(to(x))` keeps what the provider carries, compared through `project` below;
- * - `to` is idempotent through `from`: `to(from(to(x)))` deep-equals `to(x)`.
+ * - `to` is idempotent through `from`: `to(from(to(x)))` deep-equals `to(x)`;
+ * - an empty conversation is refused by `validate`, and `to` of a history with nothing to send
+ *   (only system messages, or messages it drops whole) still writes one the API accepts, with
+ *   `empty_conversation`.
  *
  * What the projection leaves out, because neither provider carries it: message ids, names,
  * timestamps, metadata and categories; image `detail`; the boundaries between consecutive messages
@@ -22,6 +25,7 @@ import { Message } from '../../src/message/message.js';
 import type { ContentPart } from '../../src/message/schema.js';
 import { historyArb } from '../support/arbitraries.js';
 import { damagedHistoryArb } from '../support/damaged-history.js';
+import { nothingToSendArb } from './formats-empty-history.js';
 
 type Item =
   | { kind: 'system'; text: string }
@@ -90,7 +94,13 @@ const FORMATS: Array<[string, ProviderFormat<object>]> = [
   ['gemini', gemini],
 ];
 
-describe.each(FORMATS)('%s format properties', (_name, format) => {
+/** The wire of an empty conversation, and where `validate` reports it. */
+const EMPTY: Record<string, [object, string]> = {
+  anthropic: [{ system: 'You are terse.', messages: [] }, 'messages'],
+  gemini: [{ systemInstruction: { parts: [{ text: 'You are terse.' }] }, contents: [] }, 'contents'],
+};
+
+describe.each(FORMATS)('%s format properties', (name, format) => {
   it('to() output always passes validate()', () => {
     fc.assert(
       fc.property(historyArb(), (history) => {
@@ -100,6 +110,21 @@ describe.each(FORMATS)('%s format properties', (_name, format) => {
         expect(format.validate(JSON.parse(JSON.stringify(wire)))).toEqual([]);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it('validate() refuses an empty conversation, and to() of a history with nothing to send still passes it and says so', () => {
+    const [wire, path] = EMPTY[name] as [object, string];
+    expect(format.validate(wire)).toEqual([expect.objectContaining({ code: 'empty_conversation', path })]);
+    fc.assert(
+      fc.property(nothingToSendArb(name as 'anthropic' | 'gemini', true), (history) => {
+        const written = format.to(history);
+        expect(format.validate(written)).toEqual([]);
+        expect(written.warnings.map((warning) => warning.code)).toContain('empty_conversation');
+        // Written again from what it reads back, it is the same request.
+        expect(withoutWarnings(format.to(format.from(written).messages))).toEqual(withoutWarnings(written));
+      }),
+      { numRuns: 100 },
     );
   });
 

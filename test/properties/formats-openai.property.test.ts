@@ -7,7 +7,9 @@
  *   is left out: ids, timestamps, metadata, the context category; Responses joins the leading
  *   system messages into one `instructions` text and gives every image a detail);
  * - `to(from(to(x)))` deep-equals `to(x)`: reading a request back and writing it again changes nothing;
- * - the same for damaged histories (`test/support/damaged-history.ts`), whose output must still validate.
+ * - the same for damaged histories (`test/support/damaged-history.ts`), whose output must still validate;
+ * - an empty conversation is refused by `validate`, and `to` of a history with nothing to send
+ *   still writes one the API accepts, with `empty_conversation`.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +18,7 @@ import { openaiResponses } from '../../src/formats/openai-responses.js';
 import { expectedProjection, projection } from '../support/format-projection.js';
 import { historyArb } from '../support/arbitraries.js';
 import { damagedHistoryArb } from '../support/damaged-history.js';
+import { nothingToSendArb } from './formats-empty-history.js';
 
 describe('openaiChat properties', () => {
   it('writes histories the API accepts, reads them back, and writes them again identically', () => {
@@ -46,6 +49,29 @@ describe('openaiChat properties', () => {
       { numRuns: 300 },
     );
   });
+});
+
+describe.each([
+  ['openaiChat', openaiChat, { messages: [] }, 'messages', false],
+  ['openaiResponses', openaiResponses, { instructions: 'You are terse.', input: [] }, 'input', true],
+] as const)('%s with nothing to send', (name, format, empty, path, systemApart) => {
+  it('validate() refuses an empty conversation; to() of a history with nothing to send still passes it and says so', () => {
+    expect(format.validate(empty)).toEqual([expect.objectContaining({ code: 'empty_conversation', path })]);
+    fc.assert(
+      fc.property(nothingToSendArb(name, systemApart), (history) => {
+        const { warnings, ...wire } = format.to(history);
+        expect(format.validate(wire)).toEqual([]);
+        expect(warnings.map((warning) => warning.code)).toContain('empty_conversation');
+        const { warnings: _again, ...rewritten } = format.to(format.from(wire as never).messages);
+        expect(rewritten).toEqual(wire);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+it('openaiResponses: an empty input continuing a stored response is valid', () => {
+  expect(openaiResponses.validate({ input: [], previous_response_id: 'resp_1' })).toEqual([]);
 });
 
 describe('openaiResponses properties', () => {

@@ -2,14 +2,15 @@
  * `Message.fromStored` against `Message.create`: on every input the two must agree — the same
  * message (deep-equal, same JSON text) or the same error (class, code, message, details). Valid
  * stored records must take the fast path (else it silently stops being fast); damaged ones —
- * wrong types, unknown keys, bad roles and categories, invalid tool calls, prototype keys, content
- * past `MAX_MESSAGE_CHARS` — must be rejected exactly when zod rejects them.
+ * wrong types, unknown keys, bad roles and categories, invalid tool calls, prototype keys, messages
+ * past `MAX_MESSAGE_CHARS`, JSON nested past `MAX_JSON_DEPTH` — must be rejected exactly when
+ * `create` rejects them.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChatstateError } from '../../src/errors.js';
 import { buildStoredMessage } from '../../src/message/fast-parse.js';
-import { MAX_MESSAGE_CHARS, Message, type MessageInput } from '../../src/message/message.js';
+import { MAX_JSON_DEPTH, MAX_MESSAGE_CHARS, Message, type MessageInput } from '../../src/message/message.js';
 import { historyArb } from '../support/arbitraries.js';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -427,50 +428,76 @@ describe('Message.fromStored', () => {
     );
   });
 
-  it('rejects content past MAX_MESSAGE_CHARS as create does (TOO_LARGE), and accepts it up to the limit', () => {
-    const base = { id: 'm1', role: 'user', timestamp: '2025-01-01T00:00:00.000Z' };
+  it('rejects a message past MAX_MESSAGE_CHARS as create does (TOO_LARGE), and accepts it up to the limit', () => {
+    const base = { id: 'm1', role: 'user', category: 'dialog', timestamp: '2025-01-01T00:00:00.000Z' };
+    // The whole message counts, as its JSON text: this much is the envelope of a message with content "".
+    const envelope = JSON.stringify({ ...base, content: '', metadata: {} }).length;
+    const exactly = 'x'.repeat(MAX_MESSAGE_CHARS - envelope);
     const half = 'y'.repeat(MAX_MESSAGE_CHARS / 2);
-    const cases: Array<[Tree, boolean]> = [
-      [{ ...base, content: huge }, false],
-      [{ ...base, content: huge.slice(1) }, true],
-      [{ ...base, content: [{ type: 'text', text: half }, { type: 'text', text: `${half}z` }] }, false],
-      [{ ...base, content: [{ type: 'text', text: half }, { type: 'reasoning', text: half }] }, true],
-      [{ ...base, content: [{ type: 'text', text: 'hi' }, { type: 'image', data: huge.slice(10) }] }, false],
-      [{ ...base, content: [{ type: 'text', text: 'hi' }, { type: 'raw', provider: 'gemini', value: { blob: huge.slice(10) } }] }, false],
-      [{ ...base, role: 'tool', toolCallId: 'c1', content: huge }, false],
+    const call = { id: 'c1', name: 'run' };
+    const cases: Array<[string, Tree, boolean]> = [
+      ['content over the limit', { ...base, content: huge }, false],
+      ['a message of exactly the limit', { ...base, content: exactly }, true],
+      ['a message one character over', { ...base, content: `${exactly}x` }, false],
+      ['two text parts over', { ...base, content: [{ type: 'text', text: half }, { type: 'text', text: `${half}z` }] }, false],
+      ['an image part over', { ...base, content: [{ type: 'text', text: 'hi' }, { type: 'image', data: huge.slice(10) }] }, false],
+      ['a raw part over', { ...base, content: [{ type: 'text', text: 'hi' }, { type: 'raw', provider: 'gemini', value: { blob: huge.slice(10) } }] }, false],
+      ['a tool message over', { ...base, role: 'tool', category: 'tool_output', toolCallId: 'c1', content: huge }, false],
+      ['tool arguments over', { ...base, role: 'assistant', content: '', toolCalls: [{ ...call, arguments: huge }] }, false],
+      ['tool arguments within, with content that fits alone', { ...base, role: 'assistant', content: half, toolCalls: [{ ...call, arguments: half }] }, false],
+      ['metadata over', { ...base, content: 'hi', metadata: { blob: huge } }, false],
+      ['metadata that fits alone, with content that fits alone', { ...base, content: half, metadata: { blob: half } }, false],
+      ['token counts with long keys', { ...base, content: half, tokens: Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`${index}:${'k'.repeat(10_000)}`, 1])) }, false],
     ];
-    for (const [record, accepted] of cases) {
+    for (const [name, record, accepted] of cases) {
       const result = expectAgreement(record);
-      expect(result.ok).toBe(accepted);
-      if (!result.ok) expect((result.error as ChatstateError).code).toBe('TOO_LARGE');
+      expect([name, result.ok]).toEqual([name, accepted]);
+      if (!result.ok) expect([name, (result.error as ChatstateError).code]).toEqual([name, 'TOO_LARGE']);
     }
   });
 
-  it('leaves JSON nested deeper than its limit to zod, with the same result', () => {
+  it('refuses JSON nested deeper than MAX_JSON_DEPTH as create does, and reads up to it on the fast path', () => {
     const nest = (depth: number): Json => (depth === 0 ? 'leaf' : { next: nest(depth - 1) });
     const record = (depth: number): Tree => ({ id: 'm1', role: 'user', content: 'hi', timestamp: '2025-01-01T00:00:00Z', metadata: { deep: nest(depth) } });
-    expect(buildStoredMessage(record(10))).toBeDefined();
-    expect(buildStoredMessage(record(100))).toBeUndefined();
-    for (const depth of [10, 62, 63, 64, 65, 100]) expect(expectAgreement(record(depth)).ok).toBe(true);
+    for (const depth of [10, 63, MAX_JSON_DEPTH]) {
+      expect(buildStoredMessage(record(depth))).toBeDefined();
+      expect(expectAgreement(record(depth)).ok).toBe(true);
+    }
+    for (const depth of [MAX_JSON_DEPTH + 1, 100, 5000]) {
+      const result = expectAgreement(record(depth));
+      expect(result.ok).toBe(false);
+      expect((result as { error: ChatstateError }).error.code).toBe('INVALID_MESSAGE');
+    }
   });
 
-  it('leaves records with prototype keys to zod, which drops or refuses them', () => {
+  it('keeps "__proto__" keys of JSON values as own keys on the fast path, and refuses them where a field is expected', () => {
     const base = '"id":"m1","role":"user","content":"hi","timestamp":"2025-01-01T00:00:00Z"';
-    const texts = [
-      `{${base},"__proto__":{"role":"tool"}}`,
+    const kept = [
       `{${base},"metadata":{"__proto__":{"x":1},"keep":2}}`,
       `{${base},"metadata":{"nested":{"__proto__":[1]}}}`,
       `{${base},"tokens":{"__proto__":5}}`,
       `{"id":"m1","role":"assistant","content":"","timestamp":"2025-01-01T00:00:00Z","toolCalls":[{"id":"c","name":"n","arguments":"{}","providerOptions":{"__proto__":{}}}]}`,
-      `{"id":"m1","role":"user","timestamp":"2025-01-01T00:00:00Z","content":[{"type":"text","text":"x","__proto__":{}}]}`,
+      `{"id":"m1","role":"user","timestamp":"2025-01-01T00:00:00Z","content":[{"type":"raw","provider":"gemini","value":{"__proto__":{"a":1}}}]}`,
       `{${base},"metadata":{"constructor":{"prototype":{"polluted":true}},"toString":"x"}}`,
     ];
-    for (const text of texts) {
+    for (const text of kept) {
       const record = JSON.parse(text) as unknown;
+      expect(buildStoredMessage(record)).toBeDefined();
       const result = expectAgreement(record);
-      if (text.includes('__proto__')) expect(buildStoredMessage(record)).toBeUndefined();
-      if (result.ok) expect(Object.getPrototypeOf(result.message.metadata)).toBe(Object.prototype);
+      expect(result.ok).toBe(true);
+      // Read back as written: the JSON text of the message holds every key of the record.
+      const written = (result as { message: Message }).message;
+      const expected = JSON.parse(text) as Tree;
+      expect(JSON.parse(JSON.stringify(written))).toEqual({ category: 'dialog', metadata: {}, ...expected });
+      expect(JSON.stringify(written)).toContain(text.includes('__proto__') ? '"__proto__"' : '"constructor"');
+      expect(Object.getPrototypeOf((result as { message: Message }).message.metadata)).toBe(Object.prototype);
+    }
+    for (const text of [`{${base},"__proto__":{"role":"tool"}}`, `{"id":"m1","role":"user","timestamp":"2025-01-01T00:00:00Z","content":[{"type":"text","text":"x","__proto__":{}}]}`]) {
+      const record = JSON.parse(text) as unknown;
+      expect(buildStoredMessage(record)).toBeUndefined();
+      expect(expectAgreement(record).ok).toBe(false);
     }
     expect(({} as Tree).polluted).toBeUndefined();
+    expect(({} as Tree).x).toBeUndefined();
   });
 });

@@ -249,10 +249,11 @@ describeWithPostgres('postgres store (specific)', (server) => {
 
   it('refuses an owner id Postgres text would change, and finds nothing when filtering by one', async () => {
     const store = await open();
-    for (const agentId of ['nul\u0000inside', 'lone \uD800 surrogate']) {
-      expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId }))))?.code).toBe('INVALID_ARGUMENT');
-      expect(await store.list({ agentId })).toEqual([]);
-    }
+    expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId: 'nul\u0000inside' }))))?.code).toBe('INVALID_ARGUMENT');
+    expect(await store.list({ agentId: 'nul\u0000inside' })).toEqual([]);
+    // A lone surrogate is refused by the core first, as every store does (INVALID_ID), in saves and filters alike.
+    expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId: 'lone \uD800 surrogate' }))))?.code).toBe('INVALID_ID');
+    expect((await codeOf(() => store.list({ agentId: 'lone \uD800 surrogate' })))?.code).toBe('INVALID_ID');
     await store.save(Session.create({ id: 'owner', agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' }));
     expect((await store.list({ agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' })).map((summary) => summary.id)).toEqual(['owner']);
   });

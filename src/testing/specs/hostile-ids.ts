@@ -1,6 +1,7 @@
 /**
  * Hostile ids: path traversal, absolute paths, prototype keys, separators, control characters and
- * oversized ids are `INVALID_ID` on every method, and never touch anything outside the store.
+ * oversized ids are `INVALID_ID` on every method, and never touch anything outside the store; owner
+ * ids and value keys that are not well-formed Unicode are refused alike by every store.
  * @module
  */
 import { readdirSync } from 'node:fs';
@@ -51,6 +52,12 @@ const HOSTILE_IDS: readonly string[] = [
  */
 function forged(session: Session, id: string): Session {
   const lookAlike: object = Object.assign(Object.create(Session.prototype) as object, { ...session, id });
+  return Object.freeze(lookAlike) as Session;
+}
+
+/** A look-alike of `session` with other owners, which `Session` itself would refuse: the store must check them. */
+function forgedOwner(session: Session, owners: { userId?: string; agentId?: string }): Session {
+  const lookAlike: object = Object.assign(Object.create(Session.prototype) as object, { ...session, ...owners });
   return Object.freeze(lookAlike) as Session;
 }
 
@@ -125,6 +132,40 @@ export function hostileIdsSpec(suite: ConformanceSuite): void {
       for (const id of HOSTILE_IDS) await expectRefusedEverywhere(store, id, template);
       expect(entriesAt(spots)).toEqual(before);
     }, { needs: ['directory'] });
+
+    spec.it('user, agent and value-owner ids and value keys that are not well-formed Unicode are refused alike; U+FFFD stays its own user', async () => {
+      const store = await spec.open();
+      const template = await store.save(Session.create({ id: freshId(), userId: 'u-template', messages: [Message.user('hello')] }));
+      // Lone surrogates have no UTF-8 form: a store would keep another string (U+FFFD) and merge users.
+      for (const bad of ['\ud800', '\udc00', 'a\ud800b', '\udbff\udbff', 'end\ud83d']) {
+        await expectCode(() => store.save(forgedOwner(template, { userId: bad })), 'INVALID_ID');
+        await expectCode(() => store.save(forgedOwner(template, { agentId: bad })), 'INVALID_ID');
+        await expectCode(() => store.list({ userId: bad }), 'INVALID_ID');
+        await expectCode(() => store.list({ agentId: bad }), 'INVALID_ID');
+        await expectCode(() => store.values.set({ scope: 'user', userId: bad }, { k: 1 }), 'INVALID_ID');
+        await expectCode(() => store.values.get({ scope: 'agent', agentId: bad, userId: 'u' }, 'k'), 'INVALID_ID');
+        await expectCode(() => store.values.set({ scope: 'app' }, { [bad]: 1 }), 'INVALID_ARGUMENT');
+        await expectCode(() => store.values.get({ scope: 'app' }, bad), 'INVALID_ARGUMENT');
+        const search = store.searchText;
+        if (search !== undefined) await expectCode(() => search({ text: 'hello', userId: bad, limit: 5 }), 'INVALID_ID');
+      }
+      // Well-formed neighbours of those ids are users of their own.
+      const owners = ['\ufffd', '\ud83d\ude00', 'a\ufffdb'];
+      const ids = new Map<string, string>();
+      for (const owner of owners) {
+        const id = freshId();
+        ids.set(owner, id);
+        await store.save(Session.create({ id, userId: owner, agentId: owner, messages: [Message.user(`by ${owner}`)] }));
+        await store.values.set({ scope: 'user', userId: owner }, { who: owner });
+      }
+      for (const owner of owners) {
+        expect((await store.list({ userId: owner })).map((row) => row.id)).toEqual([ids.get(owner)]);
+        expect((await store.list({ agentId: owner })).map((row) => row.id)).toEqual([ids.get(owner)]);
+        expect((await store.load(ids.get(owner) as string)).userId).toBe(owner);
+        expect(await store.values.get({ scope: 'user', userId: owner }, 'who')).toBe(owner);
+      }
+      expect((await store.load(template.id)).toJSON()).toEqual(template.toJSON());
+    });
 
     spec.it('owner ids and message ids are data, never syntax', async () => {
       const store = await spec.open();

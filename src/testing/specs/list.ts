@@ -156,6 +156,29 @@ export function listSpec(suite: ConformanceSuite): void {
       }
     });
 
+    spec.it('a filter of the wrong type, an unknown field or a query that is no object fails with INVALID_ARGUMENT instead of matching', async () => {
+      const store = await spec.open();
+      // Sessions a loosely typed filter could be taken for: ['a'] as "a", 123 as "123", {} as "[object Object]".
+      for (const owner of ['a', '123', '[object Object]', 'true', 'null', 'a,b']) {
+        await store.save(Session.create({ id: freshId(), userId: owner, agentId: owner }));
+      }
+      const wrong: unknown[] = [['a'], ['a', 'b'], 123, 0, {}, { toString: () => 'a' }, true, null, () => 'a', Symbol('a'), 10n, Number.NaN];
+      for (const value of wrong) {
+        await expectCode(() => store.list({ userId: value as string }), 'INVALID_ARGUMENT');
+        await expectCode(() => store.list({ agentId: value as string }), 'INVALID_ARGUMENT');
+      }
+      for (const query of [{ user: 'a' }, { userID: 'a' }, { limit: 10, owner: 'a' }, JSON.parse('{"__proto__":{"userId":"a"}}') as object]) {
+        await expectCode(() => store.list(query as never), 'INVALID_ARGUMENT');
+      }
+      for (const query of [null, 'a', 42, ['a']]) await expectCode(() => store.list(query as never), 'INVALID_ARGUMENT');
+      // Empty or over-long owner ids name no session: the id check refuses them, as everywhere.
+      await expectCode(() => store.list({ userId: '' }), 'INVALID_ID');
+      await expectCode(() => store.list({ agentId: 'x'.repeat(257) }), 'INVALID_ID');
+      // The well-typed filters still work, and undefined means no filter.
+      expect(await store.list({ userId: 'a' })).toHaveLength(1);
+      expect(await store.list({ userId: undefined, agentId: undefined, limit: undefined, offset: undefined })).toHaveLength(6);
+    });
+
     spec.it('deleted sessions leave the index', async () => {
       const store = await spec.open();
       const kept = await store.save(Session.create({ id: freshId() }));

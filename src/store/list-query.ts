@@ -1,0 +1,80 @@
+/**
+ * The query of `list`, checked once in the core before any driver sees it: a filter of the wrong
+ * type must fail, never match something else (SQLite bound `['a']` as `'a'`, Postgres and Redis
+ * matched `123` as `"123"`, Redis `{}` as `"[object Object]"`), and a misspelt field must fail
+ * rather than silently list every session.
+ * @module
+ */
+import { InvalidInputError } from '../errors.js';
+import { assertOwnerId } from '../ids.js';
+
+/** Largest page `list` returns. */
+export const MAX_LIST_LIMIT = 1000;
+
+/** Rows `list` returns when the query gives no `limit`. */
+export const DEFAULT_LIST_LIMIT = 100;
+
+/** A checked query of `list`: defaults filled in, filters present only when given. */
+export interface CheckedListQuery {
+  readonly limit: number;
+  readonly offset: number;
+  readonly userId?: string;
+  readonly agentId?: string;
+}
+
+const FIELDS: ReadonlySet<string> = new Set(['limit', 'offset', 'userId', 'agentId']);
+
+function invalid(store: string, message: string): InvalidInputError {
+  return new InvalidInputError('INVALID_ARGUMENT', `${store}: list ${message}`);
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  if (typeof value === 'number') return String(value);
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+function integer(store: string, value: unknown, what: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    throw invalid(store, `${what} must be ${range}, not ${shown(value)}`);
+  }
+  return value;
+}
+
+/** An owner filter: absent, or a string that is a valid user or agent id (else `INVALID_ID`, as everywhere). */
+function owner(store: string, value: unknown, what: 'userId' | 'agentId'): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw invalid(store, `${what} must be a string, not ${shown(value)}`);
+  return assertOwnerId(value, what);
+}
+
+/**
+ * `query` checked (`store` names the store in errors): `INVALID_ARGUMENT` for anything but a plain
+ * object of `limit` (1 to `MAX_LIST_LIMIT`), `offset` (a non-negative integer), `userId` and
+ * `agentId` (strings); `INVALID_ID` for an owner id no session can have (see `assertOwnerId`).
+ */
+export function checkListQuery(query: unknown, store: string): CheckedListQuery {
+  if (query === undefined) return { limit: DEFAULT_LIST_LIMIT, offset: 0 };
+  if (typeof query !== 'object' || query === null || Array.isArray(query)) throw invalid(store, `needs a query object, not ${shown(query)}`);
+  const fields: Record<string, unknown> = {};
+  try {
+    // Each field read once, here: the checks and the driver see the same values.
+    for (const key of Object.keys(query)) {
+      if (!FIELDS.has(key)) throw invalid(store, `has no field ${JSON.stringify(key.slice(0, 40))} (it takes ${[...FIELDS].join(', ')})`);
+      fields[key] = (query as Record<string, unknown>)[key];
+    }
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    throw invalid(store, `query could not be read (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const { limit, offset } = fields;
+  const userId = owner(store, fields.userId, 'userId');
+  const agentId = owner(store, fields.agentId, 'agentId');
+  return {
+    limit: limit === undefined ? DEFAULT_LIST_LIMIT : integer(store, limit, 'limit', 1, MAX_LIST_LIMIT),
+    offset: offset === undefined ? 0 : integer(store, offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
+    ...(userId === undefined ? {} : { userId }),
+    ...(agentId === undefined ? {} : { agentId }),
+  };
+}
