@@ -1,5 +1,5 @@
 /**
- * What the Postgres and Redis outage suites share: every store operation that reaches the server,
+ * The tools of the outage scenarios (outage-scenarios.ts): every store operation that reaches the server,
  * run during a fault (each must fail with `UNAVAILABLE`, `retryable`, within a bound) and after it
  * (the same store instance must serve it again); a background writer whose acknowledged appends
  * must all survive; the lost-acknowledgement retry; and the child process that appends while its

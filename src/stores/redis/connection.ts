@@ -69,6 +69,8 @@ export class RedisConnection {
   private attemptFailed = false;
   /** Counts ready connections, so that a timeout replaces only the connection its command was sent on. */
   private epoch = 0;
+  /** The epoch whose connection `replace` already dropped. */
+  private replaced = -1;
   private closed = false;
 
   private readonly onReady = (): void => {
@@ -163,7 +165,9 @@ export class RedisConnection {
    */
   private replace(epoch: number): void {
     const owned = this.owned;
-    if (owned === undefined || owned.status !== 'ready' || epoch !== this.epoch) return;
+    // Every command in flight on a stalled connection times out at once: the first drops it.
+    if (owned === undefined || owned.status !== 'ready' || epoch !== this.epoch || this.replaced === epoch) return;
+    this.replaced = epoch;
     // With the client's disconnectTimeout of 0 the socket is destroyed, then a new one is made.
     owned.disconnect(true);
   }
