@@ -76,12 +76,17 @@ class References {
   private readonly insert: Database.Statement;
   private readonly line: Buffer;
   private readonly parallel: number[];
+  private readonly marks: number[];
+  private mark = 0;
+  private readonly markBytes = Buffer.alloc(28, 7);
   private row = 0;
 
   constructor(dir: string) {
     this.fd = fs.openSync(path.join(dir, 'async-journal'), 'a');
     this.parallel = Array.from({ length: WRITERS }, (_, index) => fs.openSync(path.join(dir, `parallel-${index}`), 'a'));
     this.lockedFd = fs.openSync(path.join(dir, 'locked-journal'), 'a');
+    fs.mkdirSync(path.join(dir, 'marks'));
+    this.marks = Array.from({ length: SMALL_SESSIONS }, (_, index) => fs.openSync(path.join(dir, 'marks', String(index)), fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644));
     fs.mkdirSync(path.join(dir, 'locks'));
     this.lock = path.join(dir, 'locks', 'session#write');
     // The file store's owner file: written once, each lock a link to it (a directory entry, no new inode).
@@ -121,6 +126,17 @@ class References {
     }
   }
 
+  /**
+   * `lockedAppend`, then the write the file store adds after each commit: its 28-byte high-water
+   * mark, written in place (no flush) to a small file of the session, one of `MARKS` in turn (the
+   * 10th-message samples spread over as many sessions).
+   */
+  markedAppend(): void {
+    this.lockedAppend();
+    const fd = this.marks[this.mark++ % this.marks.length] as number;
+    fs.writeSync(fd, this.markBytes, 0, this.markBytes.length, 0);
+  }
+
   /** Appends per second of `WRITERS` concurrent writers, each on its own file, fdatasync on the thread pool. */
   async parallelRate(perWriter: number): Promise<number> {
     const start = now();
@@ -145,6 +161,7 @@ class References {
     fs.closeSync(this.fd);
     fs.closeSync(this.lockedFd);
     for (const fd of this.parallel) fs.closeSync(fd);
+    for (const fd of this.marks) fs.closeSync(fd);
     this.db.close();
   }
 }
@@ -186,11 +203,12 @@ async function measureLatency(stores: Record<Durable, BenchStore>, raw: RawJourn
   const rawFdatasync: Samples = { label: 'raw: write + fdatasync', values: [] };
   const asyncRef: Samples = { label: 'reference: write + fdatasync on the thread pool', values: [] };
   const lockedRef: Samples = { label: 'reference: write + fdatasync inside a hard-link lock (linked to an owner file, then removed), as the file store locks', values: [] };
+  const markedRef: Samples = { label: 'reference: the same, then a 28-byte write in place to another small file (the high-water mark the file store writes after each commit)', values: [] };
   const sqliteRef: Samples = { label: 'reference: better-sqlite3 alone, one INSERT per commit (WAL, `synchronous = FULL`)', values: [] };
   const result: LatencyResult = {
     rawFsync,
     rawFdatasync,
-    references: [asyncRef, lockedRef, sqliteRef],
+    references: [asyncRef, lockedRef, markedRef, sqliteRef],
     stores: {
       file: { small: { label: 'file store, 10th message', values: [] }, large: { label: 'file store, 10,000th–10,299th message', values: [] } },
       sqlite: { small: { label: 'SQLite store, 10th message', values: [] }, large: { label: 'SQLite store, 10,000th–10,299th message', values: [] } },
@@ -206,6 +224,7 @@ async function measureLatency(stores: Record<Durable, BenchStore>, raw: RawJourn
     async () => void rawFdatasync.values.push(timeOnce(() => raw.append(line, 'fdatasync'))),
     async () => void asyncRef.values.push(await timed(() => references.asyncAppend())),
     async () => void lockedRef.values.push(timeOnce(() => references.lockedAppend())),
+    async () => void markedRef.values.push(timeOnce(() => references.markedAppend())),
     async () => void sqliteRef.values.push(timeOnce(() => references.sqliteInsert())),
   ];
   const storeSteps = (size: 'small' | 'large') =>
@@ -367,6 +386,10 @@ export async function runStoreAppendBench(): Promise<SuiteReport> {
       const ratios = [latency.stores[kind].small, latency.stores[kind].large].map((samples) => percentile(samples.values, 50) / limit);
       return `${storeName[kind]} ${verdict(ratios.every((ratio) => ratio <= LATENCY_TARGET))} (${ratios.map(formatRatio).join(', ')})`;
     });
+    // The high-water mark's share of a file-store append: the marked reference against the locked one, in the same rounds.
+    const [lockedRef, markedRef] = [latency.references[1], latency.references[2]] as [Samples, Samples];
+    const markCost = percentile(markedRef.values, 50) - percentile(lockedRef.values, 50);
+    const markShare = markCost / percentile(latency.stores.file.small.values, 50);
     const throughputVerdicts = configs
       .filter((config) => config.writers > 1)
       .map((config) => `${config.label} ${verdict(median(config.ratios) >= THROUGHPUT_TARGET)} (${formatRatio(median(config.ratios))})`);
@@ -378,6 +401,7 @@ export async function runStoreAppendBench(): Promise<SuiteReport> {
         diskNote(),
         `Durable append p50 ≤ ${LATENCY_TARGET}× the raw limit at the 10th and at the 10,000th message: ${latencyVerdicts.join('; ')}.`,
         `Concurrent appenders ≥ ${THROUGHPUT_TARGET}× the raw single-writer rate: ${throughputVerdicts.join('; ')}.`,
+        `High-water mark (issue 9: with the key check, ≤ 5% of a durable append): its write after each commit adds ${formatMs(markCost)} at p50 to the locked reference commit, ${(markShare * 100).toFixed(1)}% of the file store's 10th-message p50 (${verdict(markShare <= 0.05)}). The key check of a store without encryption is a string comparison inside the commit; with encryption it adds no I/O either (the check a session holds is remembered from its last read or write).`,
         `The raw limit appends the same ~500-byte line to one file with a synchronous \`writeSync\` then \`fsyncSync\` (or \`fdatasyncSync\`): no thread-pool hop, no framing, no lock. A store append goes through the whole public path: \`store.append(id, [message])\` validates and encodes the message, takes the session's inter-process lock (file store) or a \`BEGIN IMMEDIATE\` transaction (SQLite, WAL, \`synchronous = FULL\`), writes, and resolves only after its fsync.`,
         "The reference rows are not targets: they show what parts of the stores' designs cost at the least on this disk — the fdatasync on the thread pool (where the file store flushes while other appends of it wait, so the event loop stays free), the inter-process lock the file store holds around a commit (a hard link to an owner file it wrote once, created and removed: a directory entry, no new inode), and SQLite's own WAL commit. An append that nothing else of the file store waits beside is flushed on the event loop's thread while recent flushes took under a millisecond: the thread-pool round trip would cost about as much as the flush.",
         `SQLite store: an append is one \`BEGIN IMMEDIATE\` transaction that checks the session's expiry itself (the core reads no head before it), inserts the message, queues its text for the FTS5 index and advances the head: about five pages of WAL. The queue goes into the index ${formatCount(INDEX_BATCH)} messages at a time, inside the commit that fills a batch (one FTS5 segment per batch instead of one per append; that append pays the batch's few milliseconds). Appends issued together share one transaction and one fsync; the WAL is checkpointed every ${formatCount(WAL_CHECKPOINT_PAGES)} pages.`,

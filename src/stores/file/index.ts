@@ -560,7 +560,10 @@ class FileDriver implements StoreDriver {
           const more = current.failure === undefined && slot.pending.length > 0 && Date.now() - started < LEASE_MS;
           const next = more ? await this.startFlight(slot, slot.pending.splice(0)) : undefined;
           if (next !== undefined) flights.push(next);
-          settle(flights.shift() as Flight);
+          const done = flights.shift() as Flight;
+          // A batch already follows: its mark will cover this one (one small write per run of batches).
+          if (next !== undefined) done.marked = undefined;
+          settle(done);
           if (next === undefined) return;
           current = next;
         }
