@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError, type ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, checkListQuery } from './list-query.js';
-
-function codeOf(run: () => unknown): ErrorCode | string {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
-  }
-  return 'accepted';
-}
+import { outcomeOf } from '../../test/support/errors.js';
 
 describe('checkListQuery', () => {
   it('fills in the defaults and passes only the filters given', () => {
@@ -41,7 +33,7 @@ describe('checkListQuery', () => {
     ['a lone surrogate as userId', { userId: '\ud800' }, 'INVALID_ID'],
   ];
   it.each(refused)('refuses %s', (_name, query, code) => {
-    expect(codeOf(() => checkListQuery(query, 'test-store'))).toBe(code);
+    expect(outcomeOf(() => checkListQuery(query, 'test-store'))).toBe(code);
   });
 
   it('names the store and the field', () => {

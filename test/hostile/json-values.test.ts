@@ -7,23 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { createSessionHandle } from '../../src/active-memory/session-handle.js';
 import { checkValue } from '../../src/active-memory/checks.js';
-import { ChatstateError, type ErrorCode } from '../../src/errors.js';
+import type { ChatstateError, ErrorCode } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
 import { MAX_JSON_DEPTH, readJson } from '../../src/message/json-value.js';
 import { Message, type MessageInput } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { hostileValues, nested } from '../../src/testing/specs/hostile-values.js';
-
-/** The code `run` throws with, or what it threw instead of a chatstate error. */
-function codeOf(run: () => unknown): ErrorCode | string {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
-  }
-  return 'accepted';
-}
+import { outcomeOf } from '../support/errors.js';
 
 const TIMESTAMP = '2025-01-01T00:00:00.000Z';
 
@@ -54,12 +45,12 @@ describe('hostile values are refused with a typed error at every entry point', (
     describe(name, () => {
       it.each(MESSAGE_PLACES)('Message.create and Message.fromStored: in %s → INVALID_MESSAGE', (_place, build) => {
         const input = build(value) as MessageInput;
-        expect(codeOf(() => Message.create(input))).toBe('INVALID_MESSAGE');
-        expect(codeOf(() => Message.fromStored({ id: 'm1', timestamp: TIMESTAMP, ...(input as object) }))).toBe('INVALID_MESSAGE');
+        expect(outcomeOf(() => Message.create(input))).toBe('INVALID_MESSAGE');
+        expect(outcomeOf(() => Message.fromStored({ id: 'm1', timestamp: TIMESTAMP, ...(input as object) }))).toBe('INVALID_MESSAGE');
       });
 
       it.each(SESSION_PLACES)('%s → %s', (_place, code, run) => {
-        expect(codeOf(() => run(value))).toBe(code);
+        expect(outcomeOf(() => run(value))).toBe(code);
       });
 
       it('SessionHandle.store → INVALID_ARGUMENT, for every scope', async () => {
@@ -98,14 +89,14 @@ describe('hostile message frames', () => {
     ['a message with a "__proto__" field', JSON.parse('{"role":"user","content":"x","__proto__":{"role":"tool"}}')],
   ];
   it.each(frames)('%s → INVALID_MESSAGE from create and fromStored', (_name, input) => {
-    expect(codeOf(() => Message.create(input as MessageInput))).toBe('INVALID_MESSAGE');
-    expect(codeOf(() => Message.fromStored(input))).toBe('INVALID_MESSAGE');
-    expect(codeOf(() => Session.create({ messages: [input as MessageInput] }))).toBe('INVALID_MESSAGE');
+    expect(outcomeOf(() => Message.create(input as MessageInput))).toBe('INVALID_MESSAGE');
+    expect(outcomeOf(() => Message.fromStored(input))).toBe('INVALID_MESSAGE');
+    expect(outcomeOf(() => Session.create({ messages: [input as MessageInput] }))).toBe('INVALID_MESSAGE');
   });
 
   it('a hostile session object for fromJSON → INVALID_SESSION', () => {
-    expect(codeOf(() => Session.fromJSON(throwing))).toBe('INVALID_SESSION');
-    expect(codeOf(() => Session.fromJSON({ get id(): never { throw new Error('getter'); } }))).toBe('INVALID_SESSION');
+    expect(outcomeOf(() => Session.fromJSON(throwing))).toBe('INVALID_SESSION');
+    expect(outcomeOf(() => Session.fromJSON({ get id(): never { throw new Error('getter'); } }))).toBe('INVALID_SESSION');
   });
 });
 
@@ -136,12 +127,12 @@ describe('the depth limit', () => {
     };
     for (const [place, build] of MESSAGE_PLACES.filter(([place]) => inside[place] !== undefined)) {
       const levels = inside[place] as number;
-      expect([place, codeOf(() => Message.create(build(nested(levels)) as MessageInput))]).toEqual([place, 'accepted']);
-      expect([place, codeOf(() => Message.create(build(nested(levels + 1)) as MessageInput))]).toEqual([place, 'INVALID_MESSAGE']);
+      expect([place, outcomeOf(() => Message.create(build(nested(levels)) as MessageInput))]).toEqual([place, 'accepted']);
+      expect([place, outcomeOf(() => Message.create(build(nested(levels + 1)) as MessageInput))]).toEqual([place, 'INVALID_MESSAGE']);
     }
-    expect(codeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH) as never))).toBe('accepted');
-    expect(codeOf(() => Session.create({ variables: { v: nested(MAX_JSON_DEPTH) as never }, metadata: { m: nested(MAX_JSON_DEPTH) as never } }))).toBe('accepted');
-    expect(codeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH + 1) as never))).toBe('INVALID_ARGUMENT');
+    expect(outcomeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH) as never))).toBe('accepted');
+    expect(outcomeOf(() => Session.create({ variables: { v: nested(MAX_JSON_DEPTH) as never }, metadata: { m: nested(MAX_JSON_DEPTH) as never } }))).toBe('accepted');
+    expect(outcomeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH + 1) as never))).toBe('INVALID_ARGUMENT');
     // What a session accepted reads back.
     const session = Session.create({ id: 's1', variables: { v: nested(MAX_JSON_DEPTH) as never }, metadata: { m: nested(MAX_JSON_DEPTH) as never } });
     expect(Session.fromJSON(JSON.parse(JSON.stringify(session))).toJSON()).toEqual(session.toJSON());
@@ -167,7 +158,7 @@ describe('the copy', () => {
       reads += 1;
       return 1;
     } };
-    expect(codeOf(() => Message.user('x', { metadata }))).toBe('INVALID_MESSAGE');
+    expect(outcomeOf(() => Message.user('x', { metadata }))).toBe('INVALID_MESSAGE');
     expect(reads).toBe(0);
     const input = { list: [1, { deep: true }], map: Object.assign(Object.create(null) as object, { a: 1 }) };
     const message = Message.user('x', { metadata: input });
@@ -188,9 +179,9 @@ describe('the copy', () => {
   });
 
   it('refuses undefined, in objects and in arrays: a copy without the key would not be the same data', () => {
-    expect(codeOf(() => Message.user('x', { metadata: { a: undefined, b: 1 } }))).toBe('INVALID_MESSAGE');
-    expect(codeOf(() => Message.user('x', { metadata: { a: [undefined] } }))).toBe('INVALID_MESSAGE');
-    expect(codeOf(() => Session.create().withMetadata({ a: undefined } as never))).toBe('INVALID_ARGUMENT');
+    expect(outcomeOf(() => Message.user('x', { metadata: { a: undefined, b: 1 } }))).toBe('INVALID_MESSAGE');
+    expect(outcomeOf(() => Message.user('x', { metadata: { a: [undefined] } }))).toBe('INVALID_MESSAGE');
+    expect(outcomeOf(() => Session.create().withMetadata({ a: undefined } as never))).toBe('INVALID_ARGUMENT');
     // An optional field of the message itself may be undefined: it is absent.
     expect(Message.user('x', { name: undefined, metadata: undefined }).metadata).toEqual({});
   });
@@ -206,8 +197,8 @@ describe('provider formats reading hostile wire values', () => {
     ['aiSdk', (value) => formats.aiSdk.from({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't', toolName: 'f', input: value }] }] } as never)],
   ];
   it.each(strict)('%s.from refuses too deep and cyclic values with INVALID_ARGUMENT', (_name, read) => {
-    expect(codeOf(() => read(deep))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => read(cyclic))).toBe('INVALID_ARGUMENT');
+    expect(outcomeOf(() => read(deep))).toBe('INVALID_ARGUMENT');
+    expect(outcomeOf(() => read(cyclic))).toBe('INVALID_ARGUMENT');
   });
 
   const lenient: Array<[string, (value: unknown) => { messages: Message[]; warnings: Array<{ code: string }> }]> = [

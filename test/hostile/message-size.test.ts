@@ -6,20 +6,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChatstateError, type ErrorCode } from '../../src/errors.js';
+import type { ChatstateError } from '../../src/errors.js';
 import { jsonSize, readJson } from '../../src/message/json-value.js';
 import { MAX_MESSAGE_CHARS, Message, type MessageInput } from '../../src/message/message.js';
 import { messageSize } from '../../src/message/rules.js';
 import { historyArb } from '../support/arbitraries.js';
-
-function codeOf(run: () => unknown): ErrorCode | string {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
-  }
-  return 'accepted';
-}
+import { outcomeOf } from '../support/errors.js';
 
 const MB = 1024 * 1024;
 const sixty = 'a'.repeat(60 * MB);
@@ -39,16 +31,16 @@ describe('a message over MAX_MESSAGE_CHARS is TOO_LARGE, wherever its size is', 
   ];
   it.each(cases)('%s', (_name, build) => {
     const input = build() as MessageInput;
-    expect(codeOf(() => Message.create(input))).toBe('TOO_LARGE');
-    expect(codeOf(() => Message.fromStored({ id: 'm1', timestamp: '2025-01-01T00:00:00.000Z', ...(input as object) }))).toBe('TOO_LARGE');
+    expect(outcomeOf(() => Message.create(input))).toBe('TOO_LARGE');
+    expect(outcomeOf(() => Message.fromStored({ id: 'm1', timestamp: '2025-01-01T00:00:00.000Z', ...(input as object) }))).toBe('TOO_LARGE');
   });
 
   it('stops early on a value that shares one subtree exponentially (a "billion laughs" object)', () => {
     let bomb: unknown = 'x'.repeat(100);
     for (let level = 0; level < 50; level += 1) bomb = { a: bomb, b: bomb };
     const start = performance.now();
-    expect(codeOf(() => Message.user('x', { metadata: { bomb } }))).toBe('TOO_LARGE');
-    expect(codeOf(() => Message.assistant('', { toolCalls: [{ id: 'c', name: 'f', arguments: { bomb } as never }] }))).toBe('TOO_LARGE');
+    expect(outcomeOf(() => Message.user('x', { metadata: { bomb } }))).toBe('TOO_LARGE');
+    expect(outcomeOf(() => Message.assistant('', { toolCalls: [{ id: 'c', name: 'f', arguments: { bomb } as never }] }))).toBe('TOO_LARGE');
     expect(performance.now() - start).toBeLessThan(2000);
   });
 

@@ -6,21 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSessionHandle } from '../../src/active-memory/session-handle.js';
-import { ChatstateError, type ErrorCode } from '../../src/errors.js';
 import { assertOwnerId, isValidOwnerId, isWellFormed } from '../../src/ids.js';
 import { Session } from '../../src/session/session.js';
 import { checkListQuery } from '../../src/store/list-query.js';
 import { valueNamespace } from '../../src/store/values.js';
 import { memoryStore } from '../../src/stores/memory.js';
-
-function codeOf(run: () => unknown): ErrorCode | string {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
-  }
-  return 'accepted';
-}
+import { outcomeOf } from '../support/errors.js';
 
 const ILL_FORMED: Array<[string, string]> = [
   ['a lone high surrogate', '\ud800'],
@@ -47,7 +38,7 @@ describe('ids that are not well-formed Unicode', () => {
       ['agent values', () => valueNamespace({ scope: 'agent', agentId: id, userId: 'u' })],
       ['a session handle', () => createSessionHandle({ store: memoryStore(), sessionId: 's1', userId: id })],
     ];
-    for (const [way, run] of ways) expect([way, codeOf(run)]).toEqual([way, 'INVALID_ID']);
+    for (const [way, run] of ways) expect([way, outcomeOf(run)]).toEqual([way, 'INVALID_ID']);
   });
 
   it('well-formed ids, surrogate pairs and U+FFFD included, stay distinct users', () => {
@@ -59,9 +50,9 @@ describe('ids that are not well-formed Unicode', () => {
   });
 
   it('empty and over-long ids are INVALID_ID too, and the message says which rule', () => {
-    expect(codeOf(() => assertOwnerId(''))).toBe('INVALID_ID');
-    expect(codeOf(() => assertOwnerId('x'.repeat(257)))).toBe('INVALID_ID');
-    expect(codeOf(() => assertOwnerId(42))).toBe('INVALID_ID');
+    expect(outcomeOf(() => assertOwnerId(''))).toBe('INVALID_ID');
+    expect(outcomeOf(() => assertOwnerId('x'.repeat(257)))).toBe('INVALID_ID');
+    expect(outcomeOf(() => assertOwnerId(42))).toBe('INVALID_ID');
     expect(() => assertOwnerId('\ud800', 'userId')).toThrow(/userId .*well-formed Unicode/);
     expect(() => assertOwnerId('', 'userId')).toThrow(/non-empty string of at most 256/);
   });

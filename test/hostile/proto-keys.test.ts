@@ -7,22 +7,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkKey, checkValue } from '../../src/active-memory/checks.js';
-import { ChatstateError, type ErrorCode } from '../../src/errors.js';
+import type { ErrorCode } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
 import { assertValidId } from '../../src/ids.js';
 import { Message, type MessageInput } from '../../src/message/message.js';
 import type { ProviderName } from '../../src/message/schema.js';
 import { Session } from '../../src/session/session.js';
 import { checkValueKey } from '../../src/store/values.js';
-
-function codeOf(run: () => unknown): ErrorCode | string {
-  try {
-    run();
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
-  }
-  return 'accepted';
-}
+import { outcomeOf } from '../support/errors.js';
 
 function parsed<T = Record<string, never>>(text: string): T {
   return JSON.parse(text) as T;
@@ -137,7 +129,7 @@ describe('"__proto__" where a key is an identifier is refused with a typed error
     ['a content part field', () => Message.create(parsed<MessageInput>('{"role":"user","content":[{"type":"text","text":"x","__proto__":{}}]}')), 'INVALID_MESSAGE'],
   ];
   it.each(refusals)('%s', (_name, run, code) => {
-    expect(codeOf(run)).toBe(code);
+    expect(outcomeOf(run)).toBe(code);
   });
 
   it('a stored value key "__proto__" is a key like any other (stored under its namespace, never an object member)', () => {

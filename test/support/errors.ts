@@ -10,3 +10,13 @@ export function codeOf(run: () => unknown): string | undefined {
   }
   return undefined;
 }
+
+/** What `run` did, for tables of hostile inputs: the code it threw, `accepted`, or `untyped …` for anything but a chatstate error. */
+export function outcomeOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
+  }
+  return 'accepted';
+}
