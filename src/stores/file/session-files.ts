@@ -91,7 +91,8 @@ export interface DamageReport {
   readonly sessionId: string;
   /**
    * `restored-from-backup`: the snapshot was missing or damaged, the backup and its journals were used.
-   * `journal-damaged`: a journal record failed its checksum; what precedes it was kept, the journal copied aside.
+   * `journal-damaged`: a journal record failed its checksum, or the journal was cut, emptied or
+   * deleted below the session's high-water mark; what precedes the damage was kept, the journal copied aside.
    * `unreadable`: nothing was readable; a recovery session took the session's place.
    */
   readonly kind: 'restored-from-backup' | 'journal-damaged' | 'unreadable';
