@@ -400,7 +400,7 @@ class CoreSessionStore implements SessionStore {
       });
     }
     let data: string | undefined;
-    // The key check this append expects: the session's, when it is known (see `keysFor`).
+    // The key check this append expects: the session's, when it is known (see `keyChecks`).
     let stored = this.keyChecks.get(id);
     // An expired session is gone even before a purge removes it: an append must not revive it. A
     // driver with `expiryInCommit` refuses it inside its own commit, so no head is read for that.
@@ -417,7 +417,8 @@ class CoreSessionStore implements SessionStore {
     let outcome: AppendOutcome | undefined;
     for (let attempt = 1; outcome === undefined; attempt += 1) {
       const now = this.now();
-      const keys = { expected: stored ?? this.guessedKeys(), next: keysAfterAppend(stored ?? this.guessedKeys(), this.cipher.holding) };
+      const expected = stored ?? this.guessedKeys();
+      const keys = { expected, next: keysAfterAppend(expected, this.cipher.holding) };
       try {
         outcome = await this.driver.append(id, {
           expectedVersion,

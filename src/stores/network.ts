@@ -1,9 +1,31 @@
 /**
- * What the server stores (Postgres, Redis) share about their connections: the socket errors that
- * mean a server cannot be reached, the walk through wrapped errors that finds one, and waits that
- * end in bounded time without keeping the process alive.
+ * What the server stores (Postgres, Redis) share about their connections: their timeouts, the
+ * socket errors that mean a server cannot be reached, the walk through wrapped errors that finds
+ * one, and waits that end in bounded time without keeping the process alive.
  * @module
  */
+import { InvalidInputError } from '../errors.js';
+
+/** How long a server store waits, in milliseconds. */
+export interface ConnectionLimits {
+  /** For a connection: a pooled one to be free, or a new one to connect, start up and be ready. */
+  readonly connectTimeoutMs: number;
+  /** For the answer to one statement or command. */
+  readonly commandTimeoutMs: number;
+}
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+
+/** A store's timeout options with their defaults; `INVALID_ARGUMENT` naming `store` when one is not a positive integer. */
+export function connectionLimits(store: string, options: { readonly connectTimeoutMs?: number; readonly commandTimeoutMs?: number }): ConnectionLimits {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+  for (const [name, value] of [['connectTimeoutMs', connectTimeoutMs], ['commandTimeoutMs', commandTimeoutMs]] as const) {
+    if (!Number.isInteger(value) || value < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ${name} must be a positive integer`);
+  }
+  return { connectTimeoutMs, commandTimeoutMs };
+}
 
 /** A connection-level failure: why, and whether the request certainly never reached the server. */
 export interface ConnectionFailure<Reason extends string> {
@@ -41,12 +63,16 @@ export function findFailure<T>(error: unknown, classify: (error: object) => T | 
   return findFailure(fieldOf(error, 'cause'), classify, depth + 1);
 }
 
-/** A promise that rejects with `error()` after `ms`, and a way to cancel it; its timer never keeps the process alive. */
-export function deadline(ms: number, error: () => Error): { promise: Promise<never>; cancel: () => void } {
+/** `promise`, or a rejection with `error()` once `ms` have passed; its timer never keeps the process alive and is cleared as soon as either settles. */
+export async function withinDeadline<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_resolve, reject) => {
+  const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(error()), ms);
     timer.unref();
   });
-  return { promise, cancel: () => clearTimeout(timer) };
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -27,7 +27,7 @@ import type { FileSystem } from './file-system.js';
 import { closeQuietly, fdatasync, fsyncDirectory, removeTree, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
 import { openJournal, replayOpen, type ReplayEnd } from './journal.js';
 import type { SessionPaths } from './paths.js';
-import { closeWatermark, highest, isBelow, openWatermark, readWatermark, writeWatermark, type Watermark } from './watermark.js';
+import { highest, isBelow, openWatermark, readWatermark, writeWatermark, type Watermark } from './watermark.js';
 import { abandonedCreation, collectGarbage, createJournal, inventory, keepAside, onlyBegins, readMarker, recoverLost, type FilesContext } from './session-dir.js';
 import {
   SnapshotDamage,
@@ -95,7 +95,7 @@ export interface DamageReport {
    * deleted below the session's high-water mark; what precedes the damage was kept, the journal copied aside.
    * `unreadable`: nothing was readable; a recovery session took the session's place.
    */
-  readonly kind: 'restored-from-backup' | 'journal-damaged' | 'unreadable';
+  readonly kind: RecoveryNotice['kind'];
   readonly reason: string;
   /** Damaged files moved or copied aside, relative to the store directory. */
   readonly keptAside: readonly string[];
@@ -148,7 +148,7 @@ export function release(state: SessionState | undefined): void {
   if (state === undefined) return;
   closeQuietly(state.fs, state.fd);
   state.fd = undefined;
-  closeWatermark(state.fs, state.markFd);
+  closeQuietly(state.fs, state.markFd);
   state.markFd = undefined;
   closeSource(state.source);
 }
@@ -412,7 +412,7 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
       }
       return { kind: 'ok', state };
     }
-    return { kind: 'ok', state: await settle(context, p, state, end, options, () => mark) };
+    return { kind: 'ok', state: await settle(context, p, state, end, options, { mark }) };
   }
   if (!options.locked) return { kind: 'escalate' };
   throw new Error(`file: session ${p.id} kept changing while it was read under its lock`);
@@ -426,9 +426,6 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
 function beginIsDamaged(state: SessionState, end: ChainEnd): boolean {
   return state.offset === 0 && (end.kind === 'end' || end.kind === 'torn');
 }
-
-/** Marks the caller did not read: `settle` reads the mark itself when the files need it. */
-const unread = (): Watermark | undefined => undefined;
 
 /** A recovery note with the floor the lost session's mark sets for its successor. */
 function withFloor(note: RecoveryNote, mark: Watermark | undefined): RecoveryNote {
@@ -444,9 +441,9 @@ function positionOf(state: { readonly head: HeadRecord }): Watermark {
  * The recovery notice for a repair that lost acknowledged data: everything between what was read
  * back (`kept`) and the highest the session was known to reach (`reached`).
  */
-function lossNotice(kind: RecoveryNotice['kind'], reason: string, kept: Watermark, reached: Watermark, version: number, keptAside: readonly string[]): RecoveryNotice {
+function lossNotice(id: string, kind: RecoveryNotice['kind'], reason: string, kept: Watermark, reached: Watermark, keptAside: readonly string[]): RecoveryNotice {
   return {
-    id: `recovery-v${version}`,
+    id,
     at: new Date().toISOString(),
     kind,
     reason,
@@ -461,13 +458,13 @@ function lossNotice(kind: RecoveryNotice['kind'], reason: string, kept: Watermar
  * like: a journal cut at a record boundary looks clean): the repair then records a recovery
  * notice, and version and sequence numbers go above the mark, never back.
  */
-async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: ReadOptions, markOf: () => Watermark | undefined): Promise<SessionState> {
+async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: ReadOptions, known?: { readonly mark: Watermark | undefined }): Promise<SessionState> {
   const { fs } = p;
   const damaged = end.kind === 'corrupt' || beginIsDamaged(state, end);
   // A clean catch-up of a state this process already held needs no mark (a full read passes the
   // one it read first): a commit's cost stays one write.
   const clean = !damaged && !state.fromBackup && (end.kind === 'end' || end.kind === 'sealed');
-  const mark = markOf !== unread ? markOf() : clean ? undefined : readWatermark(p);
+  const mark = known !== undefined ? known.mark : clean ? undefined : readWatermark(p);
   const below = isBelow(positionOf(state), mark);
   if (damaged || state.fromBackup || below) {
     const keptAside: string[] = [];
@@ -498,7 +495,7 @@ async function settle(context: FilesContext, p: SessionPaths, state: SessionStat
     const reason = reasons.filter(Boolean).join('; ');
     const kind = damaged || !state.fromBackup ? 'journal-damaged' : 'restored-from-backup';
     // A loss is known only against the mark: without one (an older session) the report says what was repaired.
-    const notice = below && mark !== undefined ? lossNotice(kind, reason, kept, highest(kept, mark), version, keptAside) : undefined;
+    const notice = below && mark !== undefined ? lossNotice(`recovery-v${version}`, kind, reason, kept, highest(kept, mark), keptAside) : undefined;
     const head: HeadRecord = moved
       ? { ...state.head, version, lastSeq: Math.max(kept.lastSeq, claimed.lastSeq), ...(notice === undefined ? {} : { recovery: [...(state.head.recovery ?? []), notice] }) }
       : state.head;
@@ -566,7 +563,7 @@ export async function refresh(context: FilesContext, p: SessionPaths, state: Ses
     state.base = loadRecords(state.source);
     ensureIds(state);
   }
-  return { kind: 'ok', state: options.locked ? await settle(context, p, state, end, options, unread) : state };
+  return { kind: 'ok', state: options.locked ? await settle(context, p, state, end, options) : state };
 }
 
 /** Head fields an append changed: a journal record stays small however large the head's data. */
@@ -647,9 +644,9 @@ export function flushAppends(state: SessionState, blocking: boolean): Promise<vo
 export function markDurable(p: SessionPaths, state: SessionState, reached: Watermark): void {
   try {
     state.markFd ??= openWatermark(p);
-    writeWatermark(state.fs, state.markFd, { version: reached.version, lastSeq: reached.lastSeq });
+    writeWatermark(state.fs, state.markFd, reached);
   } catch {
-    closeWatermark(state.fs, state.markFd);
+    closeQuietly(state.fs, state.markFd);
     state.markFd = undefined;
   }
 }
@@ -794,7 +791,7 @@ export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string;
   const kept = positionOf(target);
   // Damage no read has repaired yet is listed as such: the next load repairs it and tells the loss.
   const head = isBelow(kept, mark)
-    ? { ...target.head, recovery: [...(target.head.recovery ?? []), { ...lossNotice('journal-damaged', 'found by the index, not repaired yet: the session is below its high-water mark', kept, highest(kept, mark), 0, []), id: 'recovery-pending' }] }
+    ? { ...target.head, recovery: [...(target.head.recovery ?? []), lossNotice('recovery-pending', 'journal-damaged', 'found by the index, not repaired yet: the session is below its high-water mark', kept, highest(kept, mark), [])] }
     : target.head;
   return { head, snap, gen: target.gen, offset: target.offset };
 }

@@ -15,7 +15,7 @@
 import { constants } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { FileSystem } from './file-system.js';
-import { closeQuietly, isMissing, writeFully } from './fs-util.js';
+import { isMissing, writeFully } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
 
 /** How far a session got. */
@@ -85,9 +85,4 @@ export function watermarkBytes(mark: Watermark): Buffer {
 export function openWatermark(p: SessionPaths): number {
   // Not O_APPEND: the mark is rewritten in place at offset 0.
   return p.fs.openSync(p.watermark, constants.O_RDWR | constants.O_CREAT, 0o644);
-}
-
-/** Closes a mark's descriptor. */
-export function closeWatermark(fs: FileSystem, fd: number | undefined): void {
-  closeQuietly(fs, fd);
 }

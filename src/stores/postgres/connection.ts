@@ -13,20 +13,12 @@
  *   never lets close.
  * @module
  */
-import { deadline } from '../network.js';
+import { withinDeadline, type ConnectionLimits } from '../network.js';
 import { Socket } from 'node:net';
 import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
 import { postgresConnectionFailure, type PostgresConnectionFailure } from './connection-errors.js';
 import type { PgClientLike, PgPoolLike, PgResultLike } from './driver.js';
 import { STORE } from './sql.js';
-
-/** How long the store waits, in milliseconds. */
-export interface ConnectionLimits {
-  /** For a connection: a pooled one to be free, or a new one to connect and start up. */
-  readonly connectTimeoutMs: number;
-  /** For the answer to one statement. */
-  readonly commandTimeoutMs: number;
-}
 
 /** A pool the store created from a URL, and so ends on close. */
 export interface OwnedPool extends PgPoolLike {
@@ -66,9 +58,8 @@ export class Checkout implements PgClientLike {
     const running = values === undefined ? this.client.query(text) : this.client.query(text, values);
     // Settled later (when the discarded connection is destroyed): never an unhandled rejection.
     running.catch(() => undefined);
-    const timeout = deadline(this.limits.commandTimeoutMs, () => new Error(`Query read timeout: no answer within ${this.limits.commandTimeoutMs} ms`));
     try {
-      return await Promise.race([running, timeout.promise]);
+      return await withinDeadline(running, this.limits.commandTimeoutMs, () => new Error(`Query read timeout: no answer within ${this.limits.commandTimeoutMs} ms`));
     } catch (error) {
       if (ChatstateError.isInstance(error)) throw error;
       const failure = postgresConnectionFailure(error);
@@ -76,8 +67,6 @@ export class Checkout implements PgClientLike {
       this.broken ??= error instanceof Error ? error : new Error(errorMessage(error));
       const outcome = text === 'COMMIT' && !failure.notSent ? 'unknown' : 'not-applied';
       throw unavailable(failure, outcome, error, failure.reason === 'TIMEOUT' ? 'no answer in time' : 'the connection failed');
-    } finally {
-      timeout.cancel();
     }
   }
 
@@ -107,17 +96,14 @@ export class Checkout implements PgClientLike {
 /** A connection from `pool`, within `connectTimeoutMs`; `UNAVAILABLE` when the server cannot be reached. */
 export async function checkout(pool: PgPoolLike, limits: ConnectionLimits): Promise<Checkout> {
   const connecting = pool.connect();
-  const timeout = deadline(limits.connectTimeoutMs, () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`));
   try {
-    return new Checkout(await Promise.race([connecting, timeout.promise]), limits);
+    return new Checkout(await withinDeadline(connecting, limits.connectTimeoutMs, () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`)), limits);
   } catch (error) {
     // A connection that arrives after we gave up goes straight back to the pool.
     connecting.then((late) => late.release(), () => undefined);
     const failure = postgresConnectionFailure(error);
     if (failure === undefined) throw error;
     throw unavailable(failure, 'not-applied', error, 'no connection');
-  } finally {
-    timeout.cancel();
   }
 }
 
@@ -146,17 +132,12 @@ export class SocketTracker {
  */
 export async function endPool(pool: OwnedPool, sockets: SocketTracker, graceMs: number): Promise<void> {
   const ending = pool.end().catch(() => undefined);
-  const grace = deadline(graceMs, () => new Error('grace over'));
+  const graceOver = () => new Error('grace over');
   try {
-    await Promise.race([ending, grace.promise]);
-    return;
+    await withinDeadline(ending, graceMs, graceOver);
   } catch {
     sockets.destroyAll();
-  } finally {
-    grace.cancel();
+    // Destroyed sockets close at once, which lets the pool finish; bounded anyway.
+    await withinDeadline(ending, graceMs, graceOver).catch(() => undefined);
   }
-  // Destroyed sockets close at once, which lets the pool finish; bounded anyway.
-  const last = deadline(graceMs, () => new Error('grace over'));
-  await Promise.race([ending, last.promise]).catch(() => undefined);
-  last.cancel();
 }

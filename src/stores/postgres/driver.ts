@@ -20,7 +20,8 @@ import type {
   TextSearchQuery,
   ValueRecord,
 } from '../../store/types.js';
-import { checkout, endPool, type Checkout, type ConnectionLimits, type OwnedPool, type SocketTracker } from './connection.js';
+import type { ConnectionLimits } from '../network.js';
+import { checkout, endPool, type Checkout, type OwnedPool, type SocketTracker } from './connection.js';
 import { forgetManySessionValues, forgetSessionValues, indexMessages, memoryStatements, plannedWrites, readValues, searchIndex, writeValues, type MemoryStatements } from './memory-sql.js';
 import { STORE, assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
 

@@ -7,7 +7,8 @@
 import { InvalidInputError } from '../../errors.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
-import { SocketTracker, endPool, type ConnectionLimits, type OwnedPool } from './connection.js';
+import { connectionLimits } from '../network.js';
+import { SocketTracker, endPool, type OwnedPool } from './connection.js';
 import { PostgresDriver, type PgPoolLike } from './driver.js';
 import { migrate } from './migrations.js';
 import { STORE, tablesFor } from './sql.js';
@@ -63,24 +64,12 @@ interface PgModule {
 
 const DEFAULT_SCHEMA = 'public';
 const DEFAULT_PREFIX = 'chatstate_';
-const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
-const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_DELAY_MS = 10_000;
 // A connection the store gave up on mid-transaction (a statement unanswered in time) may still hold
 // row locks on the server, which would keep later writers of that session waiting until the server
 // noticed the client was gone (hours, with default TCP settings, when the network dropped it). The
 // store never leaves a transaction idle between two statements for more than a moment.
 const ORPHAN_TRANSACTION_MS = 60_000;
-
-/** The timeouts with their defaults; `INVALID_ARGUMENT` when one is not a positive integer. */
-function limitsOf(options: PostgresOptions): ConnectionLimits {
-  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  for (const [name, value] of [['connectTimeoutMs', connectTimeoutMs], ['commandTimeoutMs', commandTimeoutMs]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: ${name} must be a positive integer`);
-  }
-  return { connectTimeoutMs, commandTimeoutMs };
-}
 
 async function loadPg(): Promise<PgModule> {
   let module: { default?: Partial<PgModule>; Pool?: PgModule['Pool'] };
@@ -139,7 +128,7 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
   let pool: PgPoolLike;
   let owned: { pool: OwnedPool; sockets: SocketTracker } | undefined;
   let fromUrl: { schema?: string; tablePrefix?: string } = {};
-  const limits = limitsOf(options);
+  const limits = connectionLimits(STORE, options);
   if (typeof urlOrPool === 'string') {
     const { connectionString, ...rest } = parseUrl(urlOrPool);
     fromUrl = rest;

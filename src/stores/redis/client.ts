@@ -5,8 +5,8 @@
  * @module
  */
 import { ChatstateError, InvalidInputError } from '../../errors.js';
-import type { RedisLimits } from './connection.js';
-import type { RedisConfirm, RedisLike, RedisOptions } from './index.js';
+import type { ConnectionLimits } from '../network.js';
+import type { RedisConfirm, RedisLike } from './index.js';
 import { STORE } from './records.js';
 
 /** A client the store created, and so closes: `ioredis`'s `Redis`, by the members the store uses. */
@@ -19,28 +19,16 @@ export interface OwnedClient extends RedisLike {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
-const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 // Reconnection backoff of the store's client: 50 ms doubling up to 1 s, so a server that is back is
 // found within a second, and a server that is down sees one attempt a second.
 const RETRY_FIRST_MS = 50;
 const RETRY_MAX_MS = 1000;
 
-/** The timeouts with their defaults; `INVALID_ARGUMENT` when one is not a positive integer. */
-export function limitsOf(options: RedisOptions): RedisLimits {
-  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  for (const [name, value] of [['connectTimeoutMs', connectTimeoutMs], ['commandTimeoutMs', commandTimeoutMs]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: ${name} must be a positive integer`);
-  }
-  return { connectTimeoutMs, commandTimeoutMs };
-}
-
 /**
  * The `ioredis` options of the store's own client. `blockingMs` is the longest a command may
  * legitimately block on the server (`WAIT`), added to the client's own command timeout.
  */
-export function ownedClientOptions(limits: RedisLimits, blockingMs: number): Record<string, unknown> {
+export function ownedClientOptions(limits: ConnectionLimits, blockingMs: number): Record<string, unknown> {
   return {
     connectionName: 'chatstate',
     connectTimeout: limits.connectTimeoutMs,

@@ -16,20 +16,12 @@
  * connection state is read (never changed) when it is an `ioredis` client.
  * @module
  */
-import { deadline } from '../network.js';
+import { withinDeadline, type ConnectionLimits } from '../network.js';
 import { ChatstateError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
 import type { OwnedClient } from './client.js';
 import { redisConnectionFailure, type RedisConnectionFailure } from './connection-errors.js';
 import type { RedisLike } from './index.js';
 import { STORE } from './records.js';
-
-/** How long the store waits, in milliseconds. */
-export interface RedisLimits {
-  /** For a connection to become ready (connect, handshake, the server done loading). */
-  readonly connectTimeoutMs: number;
-  /** For the reply to one command. */
-  readonly commandTimeoutMs: number;
-}
 
 /** Whether a command changes data: a failed write whose request was sent may have run. */
 export type Effect = 'read' | 'write';
@@ -94,7 +86,7 @@ export class RedisConnection {
 
   constructor(
     private readonly client: RedisLike,
-    private readonly limits: RedisLimits,
+    private readonly limits: ConnectionLimits,
     private readonly owned: OwnedClient | undefined,
   ) {
     this.stateful = isStateful(client) ? client : undefined;
@@ -118,14 +110,12 @@ export class RedisConnection {
       waiter = { resolve, reject };
       this.waiters.add(waiter);
     });
-    const timeout = deadline(this.limits.connectTimeoutMs, () => new Error(`connect ETIMEDOUT: no ready connection within ${this.limits.connectTimeoutMs} ms`));
     try {
-      await Promise.race([waiting, timeout.promise]);
+      await withinDeadline(waiting, this.limits.connectTimeoutMs, () => new Error(`connect ETIMEDOUT: no ready connection within ${this.limits.connectTimeoutMs} ms`));
     } catch (error) {
       const failure = redisConnectionFailure(error) ?? { reason: 'CONNECTION' as const, notSent: true };
       throw unavailable(failure, 'not-applied', error, 'no ready connection');
     } finally {
-      timeout.cancel();
       if (waiter !== undefined) this.waiters.delete(waiter);
     }
   }
@@ -144,17 +134,15 @@ export class RedisConnection {
     const sending = this.client.call(command, args);
     // Settled later (when a dropped connection flushes it): never an unhandled rejection.
     sending.catch(() => undefined);
-    const timeout = deadline(this.limits.commandTimeoutMs + extraMs, () => new Error(`Command timed out after ${this.limits.commandTimeoutMs + extraMs} ms`));
+    const limitMs = this.limits.commandTimeoutMs + extraMs;
     try {
-      return await Promise.race([sending, timeout.promise]);
+      return await withinDeadline(sending, limitMs, () => new Error(`Command timed out after ${limitMs} ms`));
     } catch (error) {
       if (ChatstateError.isInstance(error)) throw error;
       const failure = redisConnectionFailure(error);
       if (failure === undefined) throw error;
       if (failure.reason === 'TIMEOUT') this.replace(epoch);
       throw unavailable(failure, failure.notSent || ended || effect === 'read' ? 'not-applied' : 'unknown', error, failure.reason === 'TIMEOUT' ? 'no reply in time' : 'the connection failed');
-    } finally {
-      timeout.cancel();
     }
   }
 
@@ -183,9 +171,7 @@ export class RedisConnection {
     if (owned === undefined) return;
     if (owned.status === 'ready') {
       // QUIT is answered after every reply before it; a stalled server never answers it.
-      const grace = deadline(this.limits.connectTimeoutMs, () => new Error('QUIT unanswered'));
-      await Promise.race([owned.quit(), grace.promise]).catch(() => undefined);
-      grace.cancel();
+      await withinDeadline(owned.quit(), this.limits.connectTimeoutMs, () => new Error('QUIT unanswered')).catch(() => undefined);
     }
     if (owned.status !== 'end') owned.disconnect();
   }

@@ -27,7 +27,8 @@ import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, ListQuery, M
 import { namespaceSession } from '../../store/values.js';
 import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages, parseValues, text } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';
-import { checkedConfirm, isClient, limitsOf, loadIoredis, ownedClientOptions, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
+import { checkedConfirm, isClient, loadIoredis, ownedClientOptions, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
+import { connectionLimits } from '../network.js';
 import { RedisConnection, type Effect } from './connection.js';
 
 /**
@@ -96,7 +97,7 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   let owned: OwnedClient | undefined;
   let fromUrl: string | undefined;
   const confirm = checkedConfirm(options.confirm);
-  const limits = limitsOf(options);
+  const limits = connectionLimits(STORE, options);
   if (typeof urlOrClient === 'string') {
     const { url, prefix } = parseUrl(urlOrClient);
     fromUrl = prefix;
