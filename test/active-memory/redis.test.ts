@@ -4,7 +4,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, describe, it } from 'vitest';
-import { redisTestServer } from '../support/redis-server.js';
+import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 import { redisSubject } from './harness.js';
 import { runActiveMemorySpec } from './spec.js';
 
@@ -22,14 +22,6 @@ if (server.url === undefined) {
     await server.stop();
   });
   runActiveMemorySpec(
-    redisSubject(server.url, async (prefix) => {
-      // The prefix is hex and colons only, so it is a literal SCAN pattern.
-      let cursor = '0';
-      do {
-        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        if (keys.length > 0) await admin.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }),
+    redisSubject(server.url, (prefix) => deleteKeysUnder(admin, prefix)),
   );
 }

@@ -13,7 +13,7 @@ import { redisStore } from '../../src/stores/redis/index.js';
 import { SCRIPTS } from '../../src/stores/redis/scripts.js';
 import { redisEvalSha } from '../support/fault-proxy.js';
 import { outageScenarios } from '../support/outage-scenarios.js';
-import { redisTestServer } from '../support/redis-server.js';
+import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 import { STALL_MS, TIMEOUTS, attemptAll, expectAllUnavailable, expectRecovered, expectUnavailable, outageOperations, until } from '../support/store-outage.js';
 
 const STORE = 'redis';
@@ -52,14 +52,9 @@ describe.skipIf(server.url === undefined)(`redis store: outages ${skip}`, () => 
     },
     cleanup: async () => {
       if (server.url !== undefined && !server.throwaway) {
-        // A shared server keeps what the suite wrote: its keys go (the prefix is hex and colons, a literal pattern).
+        // A shared server keeps what the suite wrote: its keys go.
         const admin = new Redis(url);
-        let cursor = '0';
-        do {
-          const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-          if (keys.length > 0) await admin.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
+        await deleteKeysUnder(admin, prefix);
         await admin.quit();
       }
       if (server.url !== undefined) await server.stop();

@@ -9,7 +9,7 @@ import { afterAll, describe, it } from 'vitest';
 import type { SessionStore } from '../../src/store/types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
-import { redisTestServer } from '../support/redis-server.js';
+import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 
 const server = await redisTestServer();
 
@@ -44,13 +44,7 @@ if (server.url === undefined) {
     },
     async destroy(store) {
       await store.close();
-      // The prefix is hex and colons only, so it is a literal SCAN pattern.
-      let cursor = '0';
-      do {
-        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefixOf(store)}*`, 'COUNT', 1000);
-        if (keys.length > 0) await admin.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      await deleteKeysUnder(admin, prefixOf(store));
     },
     async reopen(store, options) {
       const second = await redisStore(url, { ...options, prefix: prefixOf(store) });

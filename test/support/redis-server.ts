@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 
 /** A running server, or why there is none. */
 export type RedisTestServer =
@@ -142,4 +143,14 @@ export async function redisTestServer(options: RedisServerOptions = {}): Promise
       server = await launch(serverPort, dir, durable);
     },
   };
+}
+
+/** Deletes every key under `prefix` (hex and colons only, so it is a literal SCAN pattern) through `admin`. */
+export async function deleteKeysUnder(admin: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await admin.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
 }
