@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'TOO_LARGE'
   | 'NOT_FOUND'
   | 'CONFLICT'
+  | 'CLOSED'
   | 'CORRUPT'
   | 'WRONG_KEY'
   | 'STATE_REJECTED'
@@ -82,6 +83,16 @@ export class NotFoundError extends ChatstateError {
 export class ConflictError extends ChatstateError {
   constructor(message: string, options?: ChatstateErrorOptions) {
     super('CONFLICT', message, options);
+  }
+}
+
+/**
+ * The store (or manager) was closed by its owner: a mistake in the calling code's lifecycle, not
+ * in its input. Not retryable on this instance; open a new one.
+ */
+export class ClosedError extends ChatstateError {
+  constructor(message: string, options?: ChatstateErrorOptions) {
+    super('CLOSED', message, options);
   }
 }
 

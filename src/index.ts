@@ -15,6 +15,7 @@ export {
   ModelError,
   NotFoundError,
   UnavailableError,
+  ClosedError,
   type ChatstateErrorOptions,
   type UnavailableDetails,
   type ModelErrorDetails,

@@ -3,8 +3,23 @@
  * list ordering — so that every backend computes them the same way.
  * @module
  */
-import { ChatstateError, ConflictError } from '../errors.js';
+import { ChatstateError, ClosedError, ConflictError, NotFoundError } from '../errors.js';
 import type { AppendCommit, HeadRecord, ListQuery, MessageRange, MessageRecord } from './types.js';
+
+/** True when a session expiring at `expiresAt` has expired at `now` (no check without `now` or without an expiry). */
+export function isExpired(expiresAt: number | null | undefined, now: number | undefined): boolean {
+  return now !== undefined && expiresAt !== undefined && expiresAt !== null && expiresAt <= now;
+}
+
+/** The `NOT_FOUND` every store answers for a session that does not exist (or has expired). */
+export function noSessionError(store: string, id: string): NotFoundError {
+  return new NotFoundError(`${store}: no session ${JSON.stringify(id)}`, { details: { id } });
+}
+
+/** The `CLOSED` every store answers once it has been closed. */
+export function closedError(store: string): ClosedError {
+  return new ClosedError(`${store}: the store is closed`, { details: { store } });
+}
 
 /** Throws `CONFLICT` unless `expected` is undefined or equals `actual`. */
 export function checkVersion(store: string, id: string, actual: number, expected: number | undefined): void {
