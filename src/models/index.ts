@@ -7,20 +7,20 @@
 export type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolChoice, ToolSpec } from './types.js';
 export { toModelError } from './model-error.js';
 export { TOOL_NAME_PATTERN } from './tools.js';
-export { openaiChatModel, type OpenAIChatModelOptions } from './openai-chat.js';
-export { openaiResponsesModel, type OpenAIResponsesModelOptions } from './openai-responses.js';
+export { openaiChatModel, type OpenaiChatModelOptions } from './openai-chat.js';
+export { openaiResponsesModel, type OpenaiResponsesModelOptions } from './openai-responses.js';
 export { anthropicModel, type AnthropicModelOptions } from './anthropic.js';
 export { aiSdkModel, type AiSdkModelOptions } from './ai-sdk.js';
 export type {
-  OpenAIChatClientLike,
-  OpenAIChatFunctionTool,
-  OpenAIChatRequestBody,
-  OpenAIChatToolChoice,
-  OpenAIRequestOptions,
-  OpenAIResponsesClientLike,
-  OpenAIResponsesFunctionTool,
-  OpenAIResponsesRequestBody,
-  OpenAIResponsesToolChoice,
+  OpenaiChatClientLike,
+  OpenaiChatFunctionTool,
+  OpenaiChatRequestBody,
+  OpenaiChatToolChoice,
+  OpenaiRequestOptions,
+  OpenaiResponsesClientLike,
+  OpenaiResponsesFunctionTool,
+  OpenaiResponsesRequestBody,
+  OpenaiResponsesToolChoice,
 } from './openai-client.js';
 export type { AnthropicClientLike, AnthropicRequestBody, AnthropicRequestOptions, AnthropicTool, AnthropicToolChoice } from './anthropic-client.js';
 export type {
@@ -33,3 +33,16 @@ export type {
   AiSdkToolChoice,
   AiSdkUsage,
 } from './ai-sdk-client.js';
+export type {
+  OpenAIChatModelOptions,
+  OpenAIResponsesModelOptions,
+  OpenAIChatClientLike,
+  OpenAIChatFunctionTool,
+  OpenAIChatRequestBody,
+  OpenAIChatToolChoice,
+  OpenAIRequestOptions,
+  OpenAIResponsesClientLike,
+  OpenAIResponsesFunctionTool,
+  OpenAIResponsesRequestBody,
+  OpenAIResponsesToolChoice,
+} from './deprecated.js';

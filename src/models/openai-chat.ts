@@ -11,7 +11,7 @@ import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
-import type { OpenAIChatClientLike, OpenAIChatFunctionTool, OpenAIChatRequestBody, OpenAIChatToolChoice } from './openai-client.js';
+import type { OpenaiChatClientLike, OpenaiChatFunctionTool, OpenaiChatRequestBody, OpenaiChatToolChoice } from './openai-client.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
@@ -23,9 +23,9 @@ const PROVIDER = 'openaiChat';
 const OWNED_FIELDS = ['model', 'messages', 'tools', 'tool_choice', 'stream', 'stream_options', 'max_completion_tokens', 'max_tokens', 'temperature'];
 
 /** Options of `openaiChatModel`: the client, the model, and defaults every call starts from. */
-export interface OpenAIChatModelOptions {
+export interface OpenaiChatModelOptions {
   /** A client the caller created, e.g. `new OpenAI({ apiKey })`; its retries and timeout apply. */
-  readonly client: OpenAIChatClientLike;
+  readonly client: OpenaiChatClientLike;
   /** Model id, e.g. `gpt-4.1-mini`. */
   readonly model: string;
   /** Default sampling temperature (a request's own value wins). */
@@ -40,7 +40,7 @@ export interface OpenAIChatModelOptions {
   readonly onWarning?: (warning: FormatWarning) => void;
 }
 
-function toolChoiceOf(choice: CheckedToolChoice): OpenAIChatToolChoice {
+function toolChoiceOf(choice: CheckedToolChoice): OpenaiChatToolChoice {
   return toolChoiceWith(choice, (name) => ({ type: 'function', function: { name } }));
 }
 
@@ -85,7 +85,7 @@ function readAnswer(answer: unknown): ChatResponse {
  * connection errors, and what still fails is thrown as `ModelError` (`RATE_LIMITED`,
  * `MODEL_FAILED`, `ABORTED` for `request.signal`).
  */
-export function openaiChatModel(options: OpenAIChatModelOptions): ChatModel {
+export function openaiChatModel(options: OpenaiChatModelOptions): ChatModel {
   const { client, model, strict, onWarning } = options;
   if (typeof client?.chat?.completions?.create !== 'function') throw invalidRequest(PROVIDER, 'client must have chat.completions.create (an OpenAI client)');
   if (typeof model !== 'string' || model.length === 0) throw invalidRequest(PROVIDER, 'model must be a non-empty string');
@@ -101,13 +101,13 @@ export function openaiChatModel(options: OpenAIChatModelOptions): ChatModel {
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder message in for an empty conversation; a model call refuses it instead.
     if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has no message Chat Completions can carry');
-    const body: OpenAIChatRequestBody = {
+    const body: OpenaiChatRequestBody = {
       ...extraBody,
       model,
       messages,
       ...(tools.length > 0 && {
         tools: tools.map(
-          (tool): OpenAIChatFunctionTool => ({
+          (tool): OpenaiChatFunctionTool => ({
             type: 'function',
             function: { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), parameters: tool.parameters, ...(strict !== undefined && { strict }) },
           }),

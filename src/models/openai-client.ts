@@ -9,13 +9,13 @@ import type { ResponsesInputItem } from '../formats/openai-responses-wire.js';
 import type { JsonObject } from '../message/schema.js';
 
 /** The per-request options the adapters pass (the client's `RequestOptions`, reduced to what is used). */
-export interface OpenAIRequestOptions {
+export interface OpenaiRequestOptions {
   /** Aborts the HTTP request. */
   signal?: AbortSignal;
 }
 
 /** A function tool in a Chat Completions request. */
-export interface OpenAIChatFunctionTool {
+export interface OpenaiChatFunctionTool {
   type: 'function';
   function: {
     name: string;
@@ -28,31 +28,31 @@ export interface OpenAIChatFunctionTool {
 }
 
 /** `tool_choice` of a Chat Completions request. */
-export type OpenAIChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+export type OpenaiChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
 
 /** The Chat Completions request body the adapter sends (plus any `extraBody` fields). */
-export interface OpenAIChatRequestBody {
+export interface OpenaiChatRequestBody {
   model: string;
   messages: ChatMessageParam[];
-  tools?: OpenAIChatFunctionTool[];
-  tool_choice?: OpenAIChatToolChoice;
+  tools?: OpenaiChatFunctionTool[];
+  tool_choice?: OpenaiChatToolChoice;
   /** Chat Completions' name for the output token limit (`max_tokens` is deprecated and refused by reasoning models). */
   max_completion_tokens?: number;
   temperature?: number;
 }
 
 /** What `openaiChatModel` calls: `client.chat.completions.create(body, { signal })`. */
-export interface OpenAIChatClientLike {
+export interface OpenaiChatClientLike {
   readonly chat: {
     readonly completions: {
       /** Creates a chat completion; resolves to the parsed JSON body and rejects with the client's `APIError`s. */
-      create(body: OpenAIChatRequestBody, options?: OpenAIRequestOptions): PromiseLike<unknown>;
+      create(body: OpenaiChatRequestBody, options?: OpenaiRequestOptions): PromiseLike<unknown>;
     };
   };
 }
 
 /** A function tool in a Responses request. */
-export interface OpenAIResponsesFunctionTool {
+export interface OpenaiResponsesFunctionTool {
   type: 'function';
   name: string;
   description?: string;
@@ -63,24 +63,24 @@ export interface OpenAIResponsesFunctionTool {
 }
 
 /** `tool_choice` of a Responses request. */
-export type OpenAIResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+export type OpenaiResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
 
 /** The Responses request body the adapter sends (plus any `extraBody` fields). */
-export interface OpenAIResponsesRequestBody {
+export interface OpenaiResponsesRequestBody {
   model: string;
   input: ResponsesInputItem[];
   /** The leading system messages, joined. */
   instructions?: string;
-  tools?: OpenAIResponsesFunctionTool[];
-  tool_choice?: OpenAIResponsesToolChoice;
+  tools?: OpenaiResponsesFunctionTool[];
+  tool_choice?: OpenaiResponsesToolChoice;
   max_output_tokens?: number;
   temperature?: number;
 }
 
 /** What `openaiResponsesModel` calls: `client.responses.create(body, { signal })`. */
-export interface OpenAIResponsesClientLike {
+export interface OpenaiResponsesClientLike {
   readonly responses: {
     /** Creates a model response; resolves to the parsed JSON body and rejects with the client's `APIError`s. */
-    create(body: OpenAIResponsesRequestBody, options?: OpenAIRequestOptions): PromiseLike<unknown>;
+    create(body: OpenaiResponsesRequestBody, options?: OpenaiRequestOptions): PromiseLike<unknown>;
   };
 }

@@ -13,7 +13,7 @@ import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
-import type { OpenAIResponsesClientLike, OpenAIResponsesFunctionTool, OpenAIResponsesRequestBody, OpenAIResponsesToolChoice } from './openai-client.js';
+import type { OpenaiResponsesClientLike, OpenaiResponsesFunctionTool, OpenaiResponsesRequestBody, OpenaiResponsesToolChoice } from './openai-client.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
@@ -40,9 +40,9 @@ const OWNED_FIELDS = [
 ];
 
 /** Options of `openaiResponsesModel`: the client, the model, and defaults every call starts from. */
-export interface OpenAIResponsesModelOptions {
+export interface OpenaiResponsesModelOptions {
   /** A client the caller created, e.g. `new OpenAI({ apiKey })`; its retries and timeout apply. */
-  readonly client: OpenAIResponsesClientLike;
+  readonly client: OpenaiResponsesClientLike;
   /** Model id, e.g. `gpt-5-mini`. */
   readonly model: string;
   /** Default sampling temperature (a request's own value wins; reasoning models refuse it). */
@@ -61,7 +61,7 @@ export interface OpenAIResponsesModelOptions {
   readonly onWarning?: (warning: FormatWarning) => void;
 }
 
-function toolChoiceOf(choice: CheckedToolChoice): OpenAIResponsesToolChoice {
+function toolChoiceOf(choice: CheckedToolChoice): OpenaiResponsesToolChoice {
   return toolChoiceWith(choice, (name) => ({ type: 'function', name }));
 }
 
@@ -133,7 +133,7 @@ function clientReadFailure(error: unknown, signal: AbortSignal | undefined): Mod
  * connection errors, and what still fails is thrown as `ModelError` (`RATE_LIMITED`,
  * `MODEL_FAILED`, `ABORTED` for `request.signal`).
  */
-export function openaiResponsesModel(options: OpenAIResponsesModelOptions): ChatModel {
+export function openaiResponsesModel(options: OpenaiResponsesModelOptions): ChatModel {
   const { client, model, strict = false, onWarning } = options;
   if (typeof client?.responses?.create !== 'function') throw invalidRequest(PROVIDER, 'client must have responses.create (an OpenAI client)');
   if (typeof model !== 'string' || model.length === 0) throw invalidRequest(PROVIDER, 'model must be a non-empty string');
@@ -149,14 +149,14 @@ export function openaiResponsesModel(options: OpenAIResponsesModelOptions): Chat
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder item in for an empty input; a model call refuses it instead (the API would).
     if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: Responses needs at least one input item');
-    const body: OpenAIResponsesRequestBody = {
+    const body: OpenaiResponsesRequestBody = {
       ...extraBody,
       model,
       ...(instructions !== undefined && { instructions }),
       input,
       ...(tools.length > 0 && {
         tools: tools.map(
-          (tool): OpenAIResponsesFunctionTool => ({
+          (tool): OpenaiResponsesFunctionTool => ({
             type: 'function',
             name: tool.name,
             ...(tool.description !== undefined && { description: tool.description }),
