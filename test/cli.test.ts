@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import type { formats } from '../src/formats/index.js';
 import { Message } from '../src/message/message.js';
@@ -13,8 +13,16 @@ async function run(args: string[]): Promise<{ code: number; out: string }> {
   return { code, out: lines.join('\n') };
 }
 
+// Every temporary directory a test made, removed after it.
+const directories: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(directories.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
 async function sessionFile(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'chatstate-cli-'));
+  directories.push(dir);
   const session = Session.create({ id: 'cli-1' }).append(
     Message.user('What is in main.el?'),
     Message.assistant('', { toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'main.el' } }] }),

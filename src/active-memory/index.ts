@@ -4,8 +4,8 @@
  * @module
  */
 export { createSessionHandle, type SessionAccessor, type SessionHandleOptions } from './session-handle.js';
-export { RECALL_BLEND, RecallIndex, recallIndexFor, type RecallIndexOptions, type RecallRequest } from './recall-index.js';
-export { ENGLISH_STOPWORDS, TextIndex, tokenize, type TextIndexOptions, type TextMatch } from './text-index.js';
+export { RecallIndex, recallIndexFor, type RecallIndexOptions, type RecallRequest } from './recall-index.js';
+export { TextIndex, type TextIndexOptions, type TextMatch } from './text-index.js';
 export { KNOWLEDGE_PREFIX, knowledgeSessionId } from './knowledge.js';
 export { MAX_KEY_CHARS, MAX_VALUE_BYTES, MAX_RECALL_K, MAX_HISTORY_LIMIT, MAX_QUERY_CHARS } from './checks.js';
 export type {

@@ -10,7 +10,7 @@ export type { TokenCounter, MessageWeights, CreateCounterOptions } from './count
 export type { EstimateWeights } from './estimate.js';
 export type { OpenAIEncoding } from './openai.js';
 export type { Usage, RecordedUsage } from './usage.js';
-export { DEFAULT_WEIGHTS, countMessageUncached } from './counter.js';
+export { DEFAULT_WEIGHTS } from './counter.js';
 export { ESTIMATE_WEIGHTS } from './estimate.js';
 
 /** Token counters. */
