@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { UnavailableError } from '../../errors.js';
 import { errorCode, isMissing, unlinkIfPresent } from './fs-util.js';
+import { LOCK_ATTEMPTS, LOCK_POLL_FIRST_MS, LOCK_POLL_MAX_MS, UNWRITTEN_STALE_MS } from './tuning.js';
 
 /** Who holds a lock: its process, a digest of its host name and of its boot id, and a nonce. */
 export interface LockOwner {
@@ -49,8 +50,6 @@ export interface LockOptions {
 const HOST = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
 const BOOT = createHash('sha256').update(readBootId()).digest('hex').slice(0, 8);
 const OWNER_PATTERN = /^cs1 ([0-9]{1,10}) ([0-9a-f]{8}) ([0-9a-f]{8}) ([0-9a-f]{12})$/;
-/** A file-mode lock without readable owner is stale after this long: its creator had microseconds to write it. */
-const UNWRITTEN_STALE_MS = 2000;
 /** Prefix of owner files; session and value lock names never start with a dot. */
 const OWNER_PREFIX = '.owner-';
 
@@ -344,7 +343,7 @@ function breakStale(file: string, seen: Found): void {
 
 /** One attempt: the lock, or `undefined` when a live owner holds it. */
 export function tryLock(file: string, options: Pick<LockOptions, 'foreignStaleMs'>): HeldLock | undefined {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
+  for (let attempt = 0; attempt < LOCK_ATTEMPTS; attempt += 1) {
     const held = tryCreate(file);
     if (held !== undefined) return held;
     const found = readOwner(file);
@@ -410,9 +409,9 @@ async function waitFor(file: string, options: LockOptions, announce: () => void)
         lock: file,
       });
     }
-    // Locks are held for a few commits at most (see the driver's lease): poll often — a failed
-    // attempt is one lookup — and add jitter so waiters do not march in step.
-    await sleep(Math.min(4, 2 ** Math.min(round, 3) / 2) * (0.5 + Math.random()));
+    // Locks are held for a few commits at most (see `LEASE_MS`): poll often — a failed attempt is
+    // one lookup — and add jitter so waiters do not march in step.
+    await sleep(Math.min(LOCK_POLL_MAX_MS, LOCK_POLL_FIRST_MS * 2 ** Math.min(round, 30)) * (0.5 + Math.random()));
   }
 }
 

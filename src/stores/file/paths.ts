@@ -51,6 +51,8 @@ export interface SessionPaths {
 
 /** The directories of a store. */
 export interface StorePaths {
+  /** The store's name, for error messages. */
+  readonly store: string;
   /** The file system the store is on. */
   readonly fs: FileSystem;
   readonly root: string;
@@ -66,21 +68,22 @@ export interface StorePaths {
  * before they reach a driver; this second check stops a path-traversal bug anywhere else (a
  * caller using the driver directly, a future id rule) from reading or writing outside the store.
  */
-export function inside(base: string, ...parts: string[]): string {
+export function inside(store: string, base: string, ...parts: string[]): string {
   const resolved = path.resolve(base, ...parts);
   const relative = path.relative(base, resolved);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
-    throw new InvalidInputError('INVALID_ID', `file: refusing the path ${JSON.stringify(parts.join('/').slice(0, 80))}: it leaves the store directory`);
+    throw new InvalidInputError('INVALID_ID', `${store}: refusing the path ${JSON.stringify(parts.join('/').slice(0, 80))}: it leaves the store directory`);
   }
   return resolved;
 }
 
-/** The layout of the store rooted at `directory` (made absolute now, so a later `chdir` does not move it), on `fs`. */
-export function storePaths(directory: string, fs: FileSystem = nodeFileSystem): StorePaths {
+/** The layout of store `store` rooted at `directory` (made absolute now, so a later `chdir` does not move it), on `fs`. */
+export function storePaths(directory: string, fs: FileSystem = nodeFileSystem, store = 'file'): StorePaths {
   const root = path.resolve(directory);
   const sessions = path.join(root, 'sessions');
   const locks = path.join(root, 'locks');
   return {
+    store,
     fs,
     root,
     sessions,
@@ -89,10 +92,10 @@ export function storePaths(directory: string, fs: FileSystem = nodeFileSystem): 
     lostAndFound: path.join(root, 'lost+found'),
     session(id) {
       if (!isValidId(id)) {
-        throw new InvalidInputError('INVALID_ID', `file: invalid session id ${JSON.stringify(String(id).slice(0, 80))}`);
+        throw new InvalidInputError('INVALID_ID', `${store}: invalid session id ${JSON.stringify(String(id).slice(0, 80))}`);
       }
       const name = encodeName(id);
-      const dir = inside(sessions, name);
+      const dir = inside(store, sessions, name);
       return {
         fs,
         id,
@@ -103,8 +106,8 @@ export function storePaths(directory: string, fs: FileSystem = nodeFileSystem): 
         marker: path.join(dir, 'recovered'),
         watermark: path.join(dir, 'watermark'),
         // `#` cannot occur in a name, so a lock never collides with another session's.
-        writeLock: inside(locks, `${name}#write`),
-        foldLock: inside(locks, `${name}#fold`),
+        writeLock: inside(store, locks, `${name}#write`),
+        foldLock: inside(store, locks, `${name}#fold`),
         journal: (gen) => path.join(dir, `journal.${gen}`),
       };
     },

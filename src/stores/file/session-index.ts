@@ -13,7 +13,8 @@ import type { HeadRecord } from '../../store/types.js';
 import { FrameError, frameLine, parseLine } from './frame.js';
 import { errorCode, isMissing, stampOf, statOrUndefined, unlinkIfPresent } from './fs-util.js';
 import { decodeName, type SessionPaths, type StorePaths } from './paths.js';
-import { readHeadOnly } from './session-files.js';
+import { readHeadOnly } from './session-read.js';
+import { INDEX_YIELD_EVERY } from './tuning.js';
 
 /** One session in the index. */
 interface IndexEntry {
@@ -138,7 +139,7 @@ export class SessionIndex {
       else this.entries.set(name, read);
       // Rebuilding a large index reads many files: let other work run in between.
       checked += 1;
-      if (checked % 256 === 0) await yieldToLoop();
+      if (checked % INDEX_YIELD_EVERY === 0) await yieldToLoop();
     }
     for (const name of this.entries.keys()) {
       if (!present.has(name)) {

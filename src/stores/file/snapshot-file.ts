@@ -17,6 +17,7 @@ import { FrameError, newerFormatError } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly, fsync, isMissing, readAt, stampOf, unlinkIfPresent, writeFullyAsync } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
+import { WINDOW_BYTES } from './tuning.js';
 import { SnapshotBuilder, blockEnd, decodeBlocks, decodeIds, decodeIndex, decodeSnapshot, decodeSnapshotHeader, snapshotSize, verifyBlocks, verifySnapshot, type Block, type NewSnapshotHeader, type SnapshotHeader } from './snapshot-format.js';
 
 /** A snapshot file opened for reading. */
@@ -38,9 +39,6 @@ export interface SnapshotSource {
   /** The records of the blocks read last (see `loadRange`), kept while small. */
   window?: { readonly first: number; readonly last: number; readonly records: MessageRecord[]; readonly bytes: number };
 }
-
-/** Blocks read for a range are kept decoded up to this many bytes: the next read of the same tail costs no I/O. */
-const WINDOW_BYTES = 1 << 20;
 
 /** A snapshot file opened: verified (with its records when asked for), missing, or damaged (with why). */
 export type SnapshotRead =

@@ -64,14 +64,14 @@ export class ValueFiles {
 
   private groupOf(sessionId: string): { dir: string; lock: string } {
     const name = `s-${digest(sessionId)}`;
-    return { dir: inside(this.root, name), lock: inside(this.paths.locks, `v-${name}`) };
+    return { dir: inside(this.options.store, this.root, name), lock: inside(this.options.store, this.paths.locks, `v-${name}`) };
   }
 
   private place(ns: string): Place {
     const name = digest(ns);
     const sessionId = namespaceSession(ns);
-    const group = sessionId === undefined ? { dir: this.root, lock: inside(this.paths.locks, `v-${name}`) } : this.groupOf(sessionId);
-    return { dir: group.dir, file: inside(group.dir, name), temporary: inside(group.dir, `${name}.tmp`), lock: group.lock };
+    const group = sessionId === undefined ? { dir: this.root, lock: inside(this.options.store, this.paths.locks, `v-${name}`) } : this.groupOf(sessionId);
+    return { dir: group.dir, file: inside(this.options.store, group.dir, name), temporary: inside(this.options.store, group.dir, `${name}.tmp`), lock: group.lock };
   }
 
   /** Runs `operation` after the earlier ones on the same lock in this process, holding the lock file. */
@@ -194,7 +194,7 @@ export class ValueFiles {
     // one that came after it, and its values stay, as after any write to a session id.
     if (!fs.existsSync(group.dir)) return result;
     await this.exclusive(group.lock, async () => {
-      const trash = inside(this.root, `.trash-${path.basename(group.dir)}-${randomBytes(4).toString('hex')}`);
+      const trash = inside(this.options.store, this.root, `.trash-${path.basename(group.dir)}-${randomBytes(4).toString('hex')}`);
       try {
         fs.renameSync(group.dir, trash);
       } catch (error) {
