@@ -1,8 +1,9 @@
 /**
  * What is particular to the file store, beyond the conformance suite: its URL, that an append
  * writes only the journal (bytes independent of the session's size), folds and backups, the
- * session index, inter-process locks, ids checked again by the driver, forward-compatible
- * records, and several stores (as several processes would) over one directory.
+ * session index, inter-process locks, ids checked again by the driver, its options and name, CLOSED
+ * once closed, forward-compatible records, and several stores (as several processes would) over
+ * one directory.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, linkSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -263,6 +264,90 @@ describe('file store: ids', () => {
     }
     await driver.close();
     expect(readdirSync(parent)).toEqual([]);
+  });
+});
+
+describe('file store: options, name and close', () => {
+  it('refuses a missing directory, an empty or non-string name and each option that is not a positive number with INVALID_ARGUMENT', () => {
+    const directory = freshDirectory();
+    const refused = (run: () => unknown): string | undefined => {
+      try {
+        run();
+        return undefined;
+      } catch (error) {
+        return ChatstateError.isInstance(error) ? error.code : `untyped ${String(error)}`;
+      }
+    };
+    expect(refused(() => fileDriver(''))).toBe('INVALID_ARGUMENT');
+    expect(refused(() => fileDriver(42 as unknown as string))).toBe('INVALID_ARGUMENT');
+    for (const name of ['', 42, {}]) {
+      expect(refused(() => fileStore(directory, { name: name as unknown as string })), String(name)).toBe('INVALID_ARGUMENT');
+    }
+    for (const option of ['foldBytes', 'lockTimeoutMs', 'cacheBytes', 'maxOpenFiles'] as const) {
+      for (const value of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '5']) {
+        expect(refused(() => fileStore(directory, { [option]: value as number })), `${option} ${String(value)}`).toBe('INVALID_ARGUMENT');
+      }
+    }
+    // Nothing was created for a store refused at construction.
+    expect(existsSync(directory)).toBe(false);
+  });
+
+  it('a named store names itself in its errors: core and driver messages, refused ids and options, file-system failures, lock timeouts', async () => {
+    const directory = freshDirectory();
+    const store = fileStore(directory, { name: 'chats' });
+    const missing = await store.load('absent').catch((caught: unknown) => caught);
+    expect(missing).toMatchObject({ code: 'NOT_FOUND' });
+    expect((missing as Error).message).toMatch(/^chats: /);
+    await store.save(Session.create({ id: 'l' }));
+    await store.close();
+    const held = tryLock(join(directory, 'locks', 'l#write'), { foreignStaleMs: 30_000 });
+    expect(held).toBeDefined();
+    const waiting = fileStore(directory, { name: 'chats', lockTimeoutMs: 150 });
+    const locked = await waiting.append('l', [Message.user('blocked')]).catch((caught: unknown) => caught);
+    unlock(held as NonNullable<typeof held>);
+    await waiting.close();
+    expect(locked).toMatchObject({ code: 'UNAVAILABLE', details: { store: 'chats' } });
+    expect((locked as Error).message).toMatch(/^chats: /);
+    const driver = fileDriver(directory, { name: 'chats' });
+    expect(driver.name).toBe('chats');
+    const hostile = await driver.readHead('a/b').catch((caught: unknown) => caught);
+    expect(hostile).toMatchObject({ code: 'INVALID_ID' });
+    expect((hostile as Error).message).toMatch(/^chats: /);
+    await driver.close();
+    expect(() => fileStore(directory, { name: 'chats', foldBytes: 0 })).toThrow(/^chats: foldBytes/);
+    const notADirectory = freshDirectory();
+    writeFileSync(notADirectory, 'not a directory');
+    const broken = fileStore(notADirectory, { name: 'chats' });
+    const failed = await broken.save(Session.create({ id: 'x' })).catch((caught: unknown) => caught);
+    await broken.close();
+    expect(failed).toMatchObject({ code: 'STORAGE_FAILED' });
+    expect((failed as Error).message).toMatch(/^chats: /);
+  });
+
+  it('a closed driver answers CLOSED naming the store, for every operation, and closes again quietly', async () => {
+    const directory = freshDirectory();
+    const driver = fileDriver(directory, { name: 'chats' });
+    await driver.append('c', { messages: [{ id: 'm', data: '{}', tokens: 1 }], updatedAt: new Date(0).toISOString() }).catch(() => undefined);
+    await driver.close();
+    await driver.close();
+    const head = { id: 'c', schema: RECORD_SCHEMA, version: 1, createdAt: 'a', updatedAt: 'a', messageCount: 0, tokenCount: 0, lastSeq: 0, data: '{}' };
+    const calls: Record<string, () => Promise<unknown>> = {
+      readHead: () => driver.readHead('c'),
+      readAll: () => driver.readAll('c'),
+      readRange: () => driver.readRange('c', {}),
+      append: () => driver.append('c', { messages: [{ id: 'n', data: '{}', tokens: 1 }], updatedAt: 'a' }),
+      replace: () => driver.replace('c', { head, messages: [] }),
+      list: () => driver.list({ limit: 10, offset: 0, now: Date.now() }),
+      remove: () => driver.remove('c'),
+      purgeExpired: () => driver.purgeExpired(Date.now()),
+      readValues: () => driver.readValues('ns'),
+      writeValues: () => driver.writeValues('ns', [{ key: 'k', data: '1' }]),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      const error = await call().catch((caught: unknown) => caught);
+      expect(error, name).toMatchObject({ code: 'CLOSED', details: { store: 'chats' } });
+      expect((error as Error).message, name).toBe('chats: the store is closed');
+    }
   });
 });
 
