@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'CLOSED'
+  | 'UNSUPPORTED'
   | 'CORRUPT'
   | 'WRONG_KEY'
   | 'STATE_REJECTED'
@@ -93,6 +94,25 @@ export class ConflictError extends ChatstateError {
 export class ClosedError extends ChatstateError {
   constructor(message: string, options?: ChatstateErrorOptions) {
     super('CLOSED', message, options);
+  }
+}
+
+/** Details every `UnsupportedError` carries. */
+export interface UnsupportedDetails {
+  /** The store (or collaborator) that lacks the capability. */
+  readonly store: string;
+  /** The missing capability, as the driver contract names it (e.g. `values`). */
+  readonly capability: string;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The store was built on a driver without the capability an operation needs (e.g. active memory's
+ * `values`): not the caller's input, and not retryable. Use a store whose driver declares it.
+ */
+export class UnsupportedError extends ChatstateError {
+  constructor(message: string, details: UnsupportedDetails, options: { cause?: unknown } = {}) {
+    super('UNSUPPORTED', message, { cause: options.cause, details: { ...details } });
   }
 }
 

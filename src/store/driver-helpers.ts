@@ -3,7 +3,7 @@
  * list ordering — so that every backend computes them the same way.
  * @module
  */
-import { ChatstateError, ClosedError, ConflictError, NotFoundError } from '../errors.js';
+import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { AppendCommit, HeadRecord, ListQuery, MessageRange, MessageRecord } from './types.js';
 
 /** True when a session expiring at `expiresAt` has expired at `now` (no check without `now` or without an expiry). */
@@ -19,6 +19,16 @@ export function noSessionError(store: string, id: string): NotFoundError {
 /** The `CLOSED` every store answers once it has been closed. */
 export function closedError(store: string): ClosedError {
   return new ClosedError(`${store}: the store is closed`, { details: { store } });
+}
+
+/**
+ * The `name` option every built-in store takes (the store's name in its errors and `store.name`):
+ * `fallback` when it is not given; `INVALID_ARGUMENT` unless it is a non-empty string.
+ */
+export function storeName(name: unknown, fallback: string): string {
+  if (name === undefined) return fallback;
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', `${fallback}: name must be a non-empty string`);
+  return name;
 }
 
 /** Throws `CONFLICT` unless `expected` is undefined or equals `actual`. */

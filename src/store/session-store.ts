@@ -4,7 +4,7 @@
  * active memory's values and full-text search.
  * @module
  */
-import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
+import { ChatstateError, InvalidInputError, type NotFoundError } from '../errors.js';
 import { assertOwnerId, assertValidId } from '../ids.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
 import { MessageLog } from '../session/message-log.js';
@@ -13,7 +13,8 @@ import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
-import { KeyCheckMismatch, checkVersion } from './driver-helpers.js';
+import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError } from './driver-helpers.js';
+import { checkDriver } from './driver-check.js';
 import { keyProblem, keysAfterAppend, keysAfterReplace, wrongKey } from './key-check.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
@@ -31,6 +32,7 @@ import {
   type HeadData,
 } from './codec.js';
 import type {
+  AnyStoreDriver,
   AppendOptions,
   AppendOutcome,
   AppendResult,
@@ -44,7 +46,6 @@ import type {
   SaveOptions,
   SessionStore,
   SessionSummary,
-  StoreDriver,
   TextSearchHit,
   TextSearchQuery,
   ValueStore,
@@ -70,6 +71,9 @@ const MAX_KEY_ATTEMPTS = 3;
 
 /** Reads of a session that try to tell its recovery notices before returning it as it is. */
 const MAX_TELL_ATTEMPTS = 3;
+
+/** Heads per page when a purge without the driver's `purgeExpired` lists the store. */
+const PURGE_PAGE = 500;
 
 export { MAX_LIST_LIMIT } from './list-query.js';
 
@@ -114,10 +118,10 @@ class CoreSessionStore implements SessionStore {
   private readonly decoded: WeakMap<MessageRecord, Message> | undefined;
 
   constructor(
-    private readonly driver: StoreDriver,
+    private readonly driver: AnyStoreDriver,
     private readonly options: SessionStoreOptions,
   ) {
-    this.name = driver.name;
+    this.name = checkDriver(driver);
     this.cipher = recordCipher(options.encryption, driver.name);
     this.counter = options.counter ?? estimate;
     this.now = options.now ?? Date.now;
@@ -171,15 +175,16 @@ class CoreSessionStore implements SessionStore {
   }
 
   private notFound(id: string): NotFoundError {
-    return new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+    return noSessionError(this.name, id);
   }
 
   private live(head: HeadRecord | undefined): head is HeadRecord {
-    return head !== undefined && (head.expiresAt === undefined || head.expiresAt > this.now());
+    return head !== undefined && !isExpired(head.expiresAt, this.now());
   }
 
+  /** The one "closed" check of every store: drivers guard only their own resources. */
   private checkOpen(): void {
-    if (this.closed) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`);
+    if (this.closed) throw closedError(this.name);
   }
 
   /** Runs an operation of the open store, tracked so that `close` waits for it. */
@@ -513,7 +518,33 @@ class CoreSessionStore implements SessionStore {
   }
 
   async purgeExpired(): Promise<number> {
-    return this.run(() => this.driver.purgeExpired(this.now()));
+    return this.run(() => {
+      const now = this.now();
+      return this.driver.purgeExpired === undefined ? this.purgeByListing(now) : this.driver.purgeExpired(now);
+    });
+  }
+
+  /**
+   * The purge of a driver without `purgeExpired`: every head is listed (`now: 0` keeps expired
+   * ones), then each expired session is read again and removed. Ids are gathered before any
+   * removal, so removing does not shift the pages still to read. Not atomic with other writers: a
+   * session saved again between the second read and the removal can go (a driver that must not
+   * allow that implements `purgeExpired`), and one a concurrent change moved past the pages read
+   * is left for the next purge.
+   */
+  private async purgeByListing(now: number): Promise<number> {
+    const expired = new Set<string>();
+    for (let offset = 0; ; offset += PURGE_PAGE) {
+      const heads = await this.driver.list({ limit: PURGE_PAGE, offset, now: 0 });
+      for (const head of heads) if (isExpired(head.expiresAt, now)) expired.add(head.id);
+      if (heads.length < PURGE_PAGE) break;
+    }
+    let purged = 0;
+    for (const id of expired) {
+      const head = await this.driver.readHead(id);
+      if (head !== undefined && isExpired(head.expiresAt, now) && (await this.driver.remove(id))) purged += 1;
+    }
+    return purged;
   }
 
   async close(): Promise<void> {
@@ -525,7 +556,12 @@ class CoreSessionStore implements SessionStore {
   }
 }
 
-/** A `SessionStore` over `driver`: every store in chatstate is one of these. */
-export function createSessionStore(driver: StoreDriver, options: SessionStoreOptions = {}): SessionStore {
+/**
+ * A `SessionStore` over `driver`: every store in chatstate is one of these. The driver implements
+ * the required `SessionDriver` primitives and any capability interfaces (`PurgeDriver`,
+ * `ValueDriver`, `TextSearchDriver`); the core falls back for the ones it lacks. A driver that is
+ * not one (a required method missing, half of the values capability) is `INVALID_ARGUMENT`.
+ */
+export function createSessionStore(driver: AnyStoreDriver, options: SessionStoreOptions = {}): SessionStore {
   return new CoreSessionStore(driver, options);
 }

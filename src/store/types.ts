@@ -340,8 +340,26 @@ export interface ValueRecord {
   readonly data: string;
 }
 
-/** The persistence primitives one backend implements. Ids reaching a driver are already validated. */
-export interface StoreDriver {
+/** The query a driver's `list` answers: the core has checked and filled `limit` and `offset`. */
+export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number };
+
+/**
+ * The required session primitives: all a new backend must implement to be a store. Ids reaching a
+ * driver are already validated; records are opaque strings the core encodes and decodes.
+ *
+ * - `readHead`, `readAll`, `readRange`: reads (a missing session is `undefined`, never an error);
+ * - `append`: the atomic, durable, idempotent compare-and-append;
+ * - `replace`: the atomic, durable compare-and-replace of a whole session;
+ * - `list`, `remove`: the index and deletion;
+ * - `close`, `name`, and the optional `capabilities` flags.
+ *
+ * Everything else is an optional capability interface a driver declares by implementing it, and
+ * the core falls back when it is missing: `PurgeDriver` (otherwise `list` + `remove`),
+ * `TextSearchDriver` (otherwise active memory keeps an in-process index) and `ValueDriver`
+ * (otherwise `store.values` refuses with `UNSUPPORTED`). `StoreDriver` is all of them together.
+ */
+export interface SessionDriver {
+  /** Name of the store in error messages. */
   readonly name: string;
   readonly capabilities?: DriverCapabilities;
   readHead(id: string): Promise<HeadRecord | undefined>;
@@ -360,11 +378,25 @@ export interface StoreDriver {
   append(id: string, commit: AppendCommit): Promise<AppendOutcome>;
   /** Atomic, durable replace; throws `CONFLICT`. */
   replace(id: string, commit: ReplaceCommit): Promise<void>;
-  /** Heads matching the filter, newest `updatedAt` first, paged. Expired heads are excluded when `now` is given. */
-  list(query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number }): Promise<HeadRecord[]>;
+  /**
+   * Heads matching the filter, newest `updatedAt` first, paged. Heads that expired at or before
+   * `now` are excluded (the core's purge fallback lists with `now: 0` to see every head).
+   */
+  list(query: DriverListQuery): Promise<HeadRecord[]>;
+  /** Removes a session with its messages and its value namespaces (see `ValueDriver`); false when there was none. */
   remove(id: string): Promise<boolean>;
-  /** Removes sessions whose `expiresAt` is at or before `now`; returns how many. */
+  /** Releases the backend's connections and handles; the core calls it once, after pending operations settled. */
+  close(): Promise<void>;
+}
+
+/** Capability: the backend removes expired sessions itself (one statement or script instead of a listing). */
+export interface PurgeDriver {
+  /** Removes sessions whose `expiresAt` is at or before `now`, with their value namespaces; returns how many. */
   purgeExpired(now: number): Promise<number>;
+}
+
+/** Capability: active memory's durable values, by opaque namespace. Both methods or neither. */
+export interface ValueDriver {
   /**
    * Values of namespace `ns` (all of them, keys ascending, when `keys` is omitted). Namespaces are
    * opaque strings built by the core; `session:<id>` and `session:<id>/…` belong to session `id`
@@ -373,9 +405,27 @@ export interface StoreDriver {
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]>;
   /** Writes (data: string) and deletes (data: null) keys of one namespace, atomically and durably. */
   writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void>;
+}
+
+/** Capability: the backend's own full-text search over indexed message text (with `capabilities.fullTextSearch`). */
+export interface TextSearchDriver {
+  /** Hits for `query` (already checked by the core), best first. */
+  searchText(query: TextSearchQuery): Promise<TextSearchHit[]>;
+}
+
+/**
+ * What `createSessionStore` accepts: the required `SessionDriver` and any of the capability
+ * interfaces (a driver declares one by implementing its methods).
+ */
+export type AnyStoreDriver = SessionDriver & Partial<PurgeDriver> & Partial<ValueDriver> & Partial<TextSearchDriver>;
+
+/**
+ * The full driver: the session primitives with purge and values, and full-text search when
+ * `capabilities.fullTextSearch` is set. Every built-in driver is one.
+ */
+export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver {
   /** Full-text search over indexed message text (only with `capabilities.fullTextSearch`). */
   searchText?(query: TextSearchQuery): Promise<TextSearchHit[]>;
-  close(): Promise<void>;
 }
 
 /** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */

@@ -137,6 +137,6 @@ describe('stored values', () => {
     await store.close();
     const pending = store.values.get({ scope: 'app' }, 'k');
     expect(pending).toBeInstanceOf(Promise);
-    expect(await codeOf(() => pending)).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(() => pending)).toBe('CLOSED');
   });
 });

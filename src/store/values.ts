@@ -4,12 +4,13 @@
  * keeps opaque strings under opaque namespaces; full-text queries are checked here too.
  * @module
  */
-import { DataError, InvalidInputError } from '../errors.js';
+import { DataError, InvalidInputError, UnsupportedError } from '../errors.js';
 import { assertOwnerId, assertValidId, isWellFormed } from '../ids.js';
 import { checkJson, readJson } from '../message/json-value.js';
 import type { JsonValue } from '../message/schema.js';
 import type { RecordCipher } from './at-rest.js';
-import type { StoreDriver, TextSearchQuery, ValueOwner, ValueStore } from './types.js';
+import { hasCapability } from './driver-check.js';
+import type { SessionDriver, TextSearchQuery, ValueDriver, ValueOwner, ValueStore } from './types.js';
 
 /** Longest key of a stored value, in UTF-16 code units. */
 export const MAX_VALUE_KEY_CHARS = 256;
@@ -121,24 +122,42 @@ function decodeValue(data: string, ns: string, key: string, cipher: RecordCipher
   return value as JsonValue;
 }
 
+/** What every value operation of a store whose driver has no values capability rejects with. */
+export function valuesUnsupported(store: string): UnsupportedError {
+  return new UnsupportedError(`${store}: this store keeps no values (its driver does not implement the values capability, readValues and writeValues)`, {
+    store,
+    capability: 'values',
+  });
+}
+
 /**
  * The `ValueStore` of a core store: `run` tracks each operation so that closing the store waits for
  * it (and refuses operations once closed — each method is async so that refusal is a rejection).
+ * Over a driver without the values capability, every operation is refused with `UNSUPPORTED`.
  */
-export function createValueStore(driver: StoreDriver, cipher: RecordCipher, run: <T>(operation: () => Promise<T>) => Promise<T>): ValueStore {
+export function createValueStore(
+  driver: SessionDriver & Partial<ValueDriver>,
+  cipher: RecordCipher,
+  run: <T>(operation: () => Promise<T>) => Promise<T>,
+): ValueStore {
   const store = driver.name;
+  if (!hasCapability(driver, 'values')) {
+    const refuse = async (): Promise<never> => run(async () => Promise.reject(valuesUnsupported(store)));
+    return Object.freeze({ get: refuse, getAll: refuse, set: refuse });
+  }
+  const values = driver as SessionDriver & ValueDriver;
   return Object.freeze({
     get: async (owner: ValueOwner, key: string) =>
       run(async () => {
         const ns = valueNamespace(owner);
         checkValueKey(key);
-        const record = (await driver.readValues(ns, [key])).find((each) => each.key === key);
+        const record = (await values.readValues(ns, [key])).find((each) => each.key === key);
         return record === undefined ? undefined : decodeValue(record.data, ns, key, cipher, store);
       }),
     getAll: async (owner: ValueOwner) =>
       run(async () => {
         const ns = valueNamespace(owner);
-        const records = (await driver.readValues(ns)).slice().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const records = (await values.readValues(ns)).slice().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
         // fromEntries defines own properties: a key named "__proto__" stays a key, never a prototype.
         return Object.fromEntries(records.map((record) => [record.key, decodeValue(record.data, ns, record.key, cipher, store)]));
       }),
@@ -154,7 +173,7 @@ export function createValueStore(driver: StoreDriver, cipher: RecordCipher, run:
           const value = entries[key];
           return { key, data: value === undefined ? null : encodeValue(value, ns, key, cipher) };
         });
-        if (writes.length > 0) await driver.writeValues(ns, writes);
+        if (writes.length > 0) await values.writeValues(ns, writes);
       }),
   });
 }

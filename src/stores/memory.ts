@@ -6,16 +6,19 @@
  * with it.
  * @module
  */
-import { NotFoundError } from '../errors.js';
 import { createSessionStore, type SessionStoreOptions } from '../store/session-store.js';
 import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../store/types.js';
 import { namespaceSession } from '../store/values.js';
-import { appendToHead, checkKeys, checkVersion, rangeOf, sortAndPage } from '../store/driver-helpers.js';
+import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError, rangeOf, sortAndPage, storeName } from '../store/driver-helpers.js';
 
-/** True when `head` has expired at `now` (no check when `now` is not given). */
-function expired(head: HeadRecord, now: number | undefined): boolean {
-  return now !== undefined && head.expiresAt !== undefined && head.expiresAt <= now;
+/** Options of `memoryDriver`. */
+export interface MemoryDriverOptions {
+  /** Name of the store in error messages. @default 'memory' */
+  name?: string;
 }
+
+/** Options of `memoryStore`: the core store options and the driver's. */
+export interface MemoryStoreOptions extends SessionStoreOptions, MemoryDriverOptions {}
 
 interface Entry {
   head: HeadRecord;
@@ -24,7 +27,8 @@ interface Entry {
 }
 
 /** The in-memory driver. */
-export function memoryDriver(): StoreDriver {
+export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
+  const name = storeName(options.name, 'memory');
   const sessions = new Map<string, Entry>();
   const values = new Map<string, Map<string, string>>();
   const dropValues = (id: string): void => {
@@ -35,7 +39,7 @@ export function memoryDriver(): StoreDriver {
     return sessions.delete(id);
   };
   return {
-    name: 'memory',
+    name,
     // Appends and range reads refuse expired sessions themselves: the core reads no head first.
     // Records are kept as given (frozen) and read back as the same objects: the core remembers their messages.
     capabilities: Object.freeze({ expiryInCommit: true, stableRecords: true }),
@@ -48,13 +52,13 @@ export function memoryDriver(): StoreDriver {
     },
     async readRange(id, range: DriverRange) {
       const entry = sessions.get(id);
-      return entry === undefined || expired(entry.head, range.now) ? undefined : rangeOf(entry.messages, range);
+      return entry === undefined || isExpired(entry.head.expiresAt, range.now) ? undefined : rangeOf(entry.messages, range);
     },
     async append(id, commit: AppendCommit): Promise<AppendOutcome> {
       const entry = sessions.get(id);
-      if (entry === undefined || expired(entry.head, commit.now)) throw new NotFoundError(`memory: no session ${JSON.stringify(id)}`, { details: { id } });
-      checkKeys('memory', id, entry.head.keys, commit.keys?.expected);
-      checkVersion('memory', id, entry.head.version, commit.expectedVersion);
+      if (entry === undefined || isExpired(entry.head.expiresAt, commit.now)) throw noSessionError(name, id);
+      checkKeys(name, id, entry.head.keys, commit.keys?.expected);
+      checkVersion(name, id, entry.head.version, commit.expectedVersion);
       const { head, appended, duplicates } = appendToHead(entry.head, commit, (messageId) => entry.ids.has(messageId));
       for (const record of appended) {
         entry.messages.push(record);
@@ -65,9 +69,9 @@ export function memoryDriver(): StoreDriver {
     },
     async replace(id, commit: ReplaceCommit) {
       const entry = sessions.get(id);
-      if (entry !== undefined) checkKeys('memory', id, entry.head.keys, commit.expectedKeys);
+      if (entry !== undefined) checkKeys(name, id, entry.head.keys, commit.expectedKeys);
       if (commit.expectedVersion !== undefined) {
-        checkVersion('memory', id, entry?.head.version ?? 0, commit.expectedVersion);
+        checkVersion(name, id, entry?.head.version ?? 0, commit.expectedVersion);
       }
       const messages = commit.messages.map((record) => (Object.isFrozen(record) ? record : Object.freeze({ ...record })));
       sessions.set(id, { head: Object.freeze({ ...commit.head }), messages, ids: new Set(messages.map((record) => record.id)) });
@@ -81,7 +85,7 @@ export function memoryDriver(): StoreDriver {
     async purgeExpired(now) {
       let purged = 0;
       for (const [id, entry] of sessions) {
-        if (entry.head.expiresAt !== undefined && entry.head.expiresAt <= now) {
+        if (isExpired(entry.head.expiresAt, now)) {
           removeSession(id);
           purged += 1;
         }
@@ -118,7 +122,8 @@ export function memoryDriver(): StoreDriver {
 }
 
 /** An in-memory `SessionStore`. */
-export function memoryStore(options: SessionStoreOptions = {}): SessionStore {
-  return createSessionStore(memoryDriver(), options);
+export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
+  const { name, ...core } = options;
+  return createSessionStore(memoryDriver(name === undefined ? {} : { name }), core);
 }
 

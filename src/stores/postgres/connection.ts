@@ -18,7 +18,6 @@ import { Socket } from 'node:net';
 import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
 import { postgresConnectionFailure, type PostgresConnectionFailure } from './connection-errors.js';
 import type { PgClientLike, PgPoolLike, PgResultLike } from './driver.js';
-import { STORE } from './sql.js';
 
 /** A pool the store created from a URL, and so ends on close. */
 export interface OwnedPool extends PgPoolLike {
@@ -26,8 +25,8 @@ export interface OwnedPool extends PgPoolLike {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-function unavailable(failure: PostgresConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
-  return new UnavailableError(`${STORE}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store: STORE, reason: failure.reason, outcome }, { cause });
+function unavailable(store: string, failure: PostgresConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
+  return new UnavailableError(`${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store, reason: failure.reason, outcome }, { cause });
 }
 
 
@@ -42,6 +41,7 @@ export class Checkout implements PgClientLike {
   constructor(
     private readonly client: PgClientLike,
     private readonly limits: ConnectionLimits,
+    private readonly store: string,
   ) {
     client.on?.('error', this.onError);
   }
@@ -53,7 +53,7 @@ export class Checkout implements PgClientLike {
    */
   async query(text: string, values?: unknown[]): Promise<PgResultLike> {
     if (this.broken !== undefined) {
-      throw unavailable(postgresConnectionFailure(this.broken) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.broken, 'the connection broke');
+      throw unavailable(this.store, postgresConnectionFailure(this.broken) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.broken, 'the connection broke');
     }
     const running = values === undefined ? this.client.query(text) : this.client.query(text, values);
     // Settled later (when the discarded connection is destroyed): never an unhandled rejection.
@@ -66,7 +66,7 @@ export class Checkout implements PgClientLike {
       if (failure === undefined) throw error;
       this.broken ??= error instanceof Error ? error : new Error(errorMessage(error));
       const outcome = text === 'COMMIT' && !failure.notSent ? 'unknown' : 'not-applied';
-      throw unavailable(failure, outcome, error, failure.reason === 'TIMEOUT' ? 'no answer in time' : 'the connection failed');
+      throw unavailable(this.store, failure, outcome, error, failure.reason === 'TIMEOUT' ? 'no answer in time' : 'the connection failed');
     }
   }
 
@@ -93,17 +93,17 @@ export class Checkout implements PgClientLike {
   }
 }
 
-/** A connection from `pool`, within `connectTimeoutMs`; `UNAVAILABLE` when the server cannot be reached. */
-export async function checkout(pool: PgPoolLike, limits: ConnectionLimits): Promise<Checkout> {
+/** A connection from `pool`, within `connectTimeoutMs`; `UNAVAILABLE` naming `store` when the server cannot be reached. */
+export async function checkout(pool: PgPoolLike, limits: ConnectionLimits, store: string): Promise<Checkout> {
   const connecting = pool.connect();
   try {
-    return new Checkout(await withinDeadline(connecting, limits.connectTimeoutMs, () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`)), limits);
+    return new Checkout(await withinDeadline(connecting, limits.connectTimeoutMs, () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`)), limits, store);
   } catch (error) {
     // A connection that arrives after we gave up goes straight back to the pool.
     connecting.then((late) => late.release(), () => undefined);
     const failure = postgresConnectionFailure(error);
     if (failure === undefined) throw error;
-    throw unavailable(failure, 'not-applied', error, 'no connection');
+    throw unavailable(store, failure, 'not-applied', error, 'no connection');
   }
 }
 

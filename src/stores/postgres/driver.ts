@@ -5,12 +5,13 @@
  * session's size.
  * @module
  */
-import { ChatstateError, ConflictError, DataError, NotFoundError } from '../../errors.js';
-import { appendToHead, checkKeys, checkVersion } from '../../store/driver-helpers.js';
+import { ChatstateError, ConflictError, DataError } from '../../errors.js';
+import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
   DriverCapabilities,
+  DriverListQuery,
   HeadRecord,
   DriverRange,
   MessageRecord,
@@ -23,7 +24,7 @@ import type {
 import type { ConnectionLimits } from '../network.js';
 import { checkout, endPool, type Checkout, type OwnedPool, type SocketTracker } from './connection.js';
 import { forgetManySessionValues, forgetSessionValues, indexMessages, memoryStatements, plannedWrites, readValues, searchIndex, writeValues, type MemoryStatements } from './memory-sql.js';
-import { STORE, assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
+import { assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
 
 /** The result of a query, as `pg` returns it (only what the store reads). */
 export interface PgResultLike {
@@ -70,7 +71,7 @@ function sqlState(error: unknown): string | undefined {
 function translate(error: unknown, tables: Tables): unknown {
   const state = sqlState(error);
   if (state !== undefined && DAMAGED.has(state)) {
-    return new DataError('CORRUPT', `${STORE}: the tables in schema "${tables.schema}" with prefix "${tables.prefix}" are missing or damaged: ${(error as Error).message}`, {
+    return new DataError('CORRUPT', `${tables.store}: the tables in schema "${tables.schema}" with prefix "${tables.prefix}" are missing or damaged: ${(error as Error).message}`, {
       cause: error,
       details: { sqlState: state },
     });
@@ -86,7 +87,7 @@ export interface OwnedConnections {
 
 /** The driver over a pool and migrated tables (made by `postgresDriver`). */
 export class PostgresDriver implements StoreDriver {
-  readonly name = STORE;
+  readonly name: string;
   /** Message text is indexed as a `tsvector` and searched by `searchText`; expiry is checked inside appends and range reads. */
   readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
   private readonly sql: Statements;
@@ -99,6 +100,7 @@ export class PostgresDriver implements StoreDriver {
     private readonly limits: ConnectionLimits,
     private readonly owned: OwnedConnections | undefined,
   ) {
+    this.name = tables.store;
     this.sql = statements(tables);
     this.memory = memoryStatements(tables);
   }
@@ -119,7 +121,7 @@ export class PostgresDriver implements StoreDriver {
   }
 
   private async onClient<T>(work: (client: Checkout) => Promise<T>): Promise<T> {
-    const client = await checkout(this.pool, this.limits);
+    const client = await checkout(this.pool, this.limits, this.name);
     try {
       return await work(client);
     } catch (error) {
@@ -171,7 +173,7 @@ export class PostgresDriver implements StoreDriver {
 
   async readHead(id: string): Promise<HeadRecord | undefined> {
     const result = await this.withClient((client) => client.query(this.sql.readHead, [id]));
-    return result.rows.length === 0 ? undefined : headOf(result.rows[0]);
+    return result.rows.length === 0 ? undefined : headOf(result.rows[0], this.name);
   }
 
   async readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
@@ -180,7 +182,7 @@ export class PostgresDriver implements StoreDriver {
       const head = await client.query(this.sql.readHead, [id]);
       if (head.rows.length === 0) return undefined;
       const messages = await client.query(this.sql.readMessages, [id]);
-      return { head: headOf(head.rows[0]), messages: messages.rows.map((row) => messageOf(row, id)) };
+      return { head: headOf(head.rows[0], this.name), messages: messages.rows.map((row) => messageOf(row, id, this.name)) };
     }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
@@ -191,7 +193,7 @@ export class PostgresDriver implements StoreDriver {
     // A session without messages in the range yields one row of NULLs from the outer join.
     return result.rows
       .filter((row) => (row as { seq?: unknown }).seq !== null)
-      .map((row) => messageOf(row, id))
+      .map((row) => messageOf(row, id, this.name))
       .reverse();
   }
 
@@ -199,13 +201,11 @@ export class PostgresDriver implements StoreDriver {
     return this.transaction(async (client) => {
       // The row lock makes every other appender or replacer of this session wait until we commit.
       const locked = await client.query(this.sql.lockHead, [id]);
-      const head = locked.rows.length === 0 ? undefined : headOf(locked.rows[0]);
+      const head = locked.rows.length === 0 ? undefined : headOf(locked.rows[0], this.name);
       // An expired session is absent, judged under the row lock (a concurrent save cannot revive it in between).
-      if (head === undefined || (commit.now !== undefined && head.expiresAt !== undefined && head.expiresAt <= commit.now)) {
-        throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
-      }
-      checkKeys(STORE, id, head.keys, commit.keys?.expected);
-      checkVersion(STORE, id, head.version, commit.expectedVersion);
+      if (head === undefined || isExpired(head.expiresAt, commit.now)) throw noSessionError(this.name, id);
+      checkKeys(this.name, id, head.keys, commit.keys?.expected);
+      checkVersion(this.name, id, head.version, commit.expectedVersion);
       if (commit.messages.length === 0) return { version: head.version, appended: [], duplicates: [] };
       const known = await client.query(this.sql.knownIds, [id, commit.messages.map((message) => message.id)]);
       const ids = new Set(known.rows.map((row) => (row as { id: unknown }).id));
@@ -223,27 +223,27 @@ export class PostgresDriver implements StoreDriver {
   }
 
   async replace(id: string, commit: ReplaceCommit): Promise<void> {
-    assertStorable(commit.head.agentId, 'agentId');
-    assertStorable(commit.head.userId, 'userId');
+    assertStorable(commit.head.agentId, 'agentId', this.name);
+    assertStorable(commit.head.userId, 'userId', this.name);
     const values = headValues({ ...commit.head, id });
     for (let attempt = 1; ; attempt += 1) {
       const done = await this.transaction(async (client) => {
         const locked = await client.query(this.sql.lockHead, [id]);
         if (locked.rows.length > 0) {
-          const current = headOf(locked.rows[0]);
-          checkKeys(STORE, id, current.keys, commit.expectedKeys);
-          checkVersion(STORE, id, current.version, commit.expectedVersion);
+          const current = headOf(locked.rows[0], this.name);
+          checkKeys(this.name, id, current.keys, commit.expectedKeys);
+          checkVersion(this.name, id, current.version, commit.expectedVersion);
           await client.query(this.sql.deleteMessages, [id]);
           // Rewritten with the messages: old rows may name messages that are gone, or a former user.
           await client.query(this.memory.deleteIndex, [id]);
           await client.query(this.sql.replaceHead, values);
         } else {
-          checkVersion(STORE, id, 0, commit.expectedVersion ?? 0);
+          checkVersion(this.name, id, 0, commit.expectedVersion ?? 0);
           // Waits for a concurrent creator of the same id, then inserts nothing if it committed.
           const inserted = await client.query(this.sql.insertHead, values);
           if (inserted.rowCount === 0) {
             if (commit.expectedVersion !== undefined) {
-              throw new ConflictError(`${STORE}: session ${JSON.stringify(id)} was created by another writer`, { details: { id, expected: commit.expectedVersion } });
+              throw new ConflictError(`${this.name}: session ${JSON.stringify(id)} was created by another writer`, { details: { id, expected: commit.expectedVersion } });
             }
             return false;
           }
@@ -257,7 +257,7 @@ export class PostgresDriver implements StoreDriver {
         return;
       }
       // Unchecked save racing a creator: the row exists now, so the next attempt locks and overwrites it.
-      if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`${STORE}: session ${JSON.stringify(id)} kept changing during a save`, { details: { id } });
+      if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`${this.name}: session ${JSON.stringify(id)} kept changing during a save`, { details: { id } });
     }
   }
 
@@ -275,7 +275,7 @@ export class PostgresDriver implements StoreDriver {
     }
   }
 
-  async list(query: Parameters<StoreDriver['list']>[0]): Promise<HeadRecord[]> {
+  async list(query: DriverListQuery): Promise<HeadRecord[]> {
     // No stored owner can contain what Postgres text cannot hold, so such a filter matches nothing.
     if (!isStorable(query.userId) || !isStorable(query.agentId)) return [];
     const values: unknown[] = [query.now, query.limit, query.offset];
@@ -283,7 +283,7 @@ export class PostgresDriver implements StoreDriver {
     if (query.agentId !== undefined) values.push(query.agentId);
     const sql = this.sql.list({ userId: query.userId !== undefined, agentId: query.agentId !== undefined });
     const result = await this.withClient((client) => client.query(sql, values));
-    return result.rows.map(headOf);
+    return result.rows.map((row) => headOf(row, this.name));
   }
 
   async remove(id: string): Promise<boolean> {
@@ -308,7 +308,7 @@ export class PostgresDriver implements StoreDriver {
   }
 
   async writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
-    const planned = plannedWrites(ns, entries);
+    const planned = plannedWrites(this.name, ns, entries);
     if (planned.puts.length === 0 && planned.deletes.length === 0) return;
     const now = Date.now();
     await this.transaction((client) => writeValues(client, this.memory, ns, planned, now));

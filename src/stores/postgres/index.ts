@@ -5,6 +5,7 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
+import { storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
 import { connectionLimits } from '../network.js';
@@ -18,6 +19,8 @@ export { SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION } from './migrations.js';
 
 /** Options of the Postgres driver. */
 export interface PostgresOptions {
+  /** Name of the store in error messages. @default 'postgres' */
+  name?: string;
   /** Schema holding the tables, created when missing (or `?schema=` in the URL). @default 'public' */
   schema?: string;
   /** Prefix of the table names (or `?tablePrefix=` in the URL). @default 'chatstate_' */
@@ -71,14 +74,14 @@ const KEEP_ALIVE_DELAY_MS = 10_000;
 // store never leaves a transaction idle between two statements for more than a moment.
 const ORPHAN_TRANSACTION_MS = 60_000;
 
-async function loadPg(): Promise<PgModule> {
+async function loadPg(store: string): Promise<PgModule> {
   let module: { default?: Partial<PgModule>; Pool?: PgModule['Pool'] };
   try {
     module = (await import('pg')) as unknown as typeof module;
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new InvalidInputError('MISSING_DEPENDENCY', `${STORE}: this store needs the \`pg\` package: npm install pg (or pass your own pool)`, {
+      throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: this store needs the \`pg\` package: npm install pg (or pass your own pool)`, {
         cause: error,
         details: { package: 'pg' },
       });
@@ -86,21 +89,21 @@ async function loadPg(): Promise<PgModule> {
     throw error;
   }
   const Pool = module.Pool ?? module.default?.Pool;
-  if (typeof Pool !== 'function') throw new InvalidInputError('MISSING_DEPENDENCY', `${STORE}: the installed \`pg\` package has no Pool`, { details: { package: 'pg' } });
+  if (typeof Pool !== 'function') throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: the installed \`pg\` package has no Pool`, { details: { package: 'pg' } });
   return { Pool };
 }
 
 /** Splits a store URL into the `pg` connection string and the store's own `schema`/`tablePrefix` parameters. */
-function parseUrl(url: string): { connectionString: string; schema?: string; tablePrefix?: string } {
+function parseUrl(url: string, store: string): { connectionString: string; schema?: string; tablePrefix?: string } {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch (error) {
     // The URL is not echoed: it may carry a password.
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: the connection URL is not a valid URL`, { cause: error });
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, { cause: error });
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: expected a postgres:// or postgresql:// URL, got ${parsed.protocol}`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: expected a postgres:// or postgresql:// URL, got ${parsed.protocol}`);
   }
   const schema = parsed.searchParams.get('schema') ?? undefined;
   const tablePrefix = parsed.searchParams.get('tablePrefix') ?? undefined;
@@ -128,13 +131,14 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
   let pool: PgPoolLike;
   let owned: { pool: OwnedPool; sockets: SocketTracker } | undefined;
   let fromUrl: { schema?: string; tablePrefix?: string } = {};
-  const limits = connectionLimits(STORE, options);
+  const name = storeName(options.name, STORE);
+  const limits = connectionLimits(name, options);
   if (typeof urlOrPool === 'string') {
-    const { connectionString, ...rest } = parseUrl(urlOrPool);
+    const { connectionString, ...rest } = parseUrl(urlOrPool, name);
     fromUrl = rest;
     const maxConnections = options.maxConnections ?? 10;
-    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: maxConnections must be a positive integer`);
-    const { Pool } = await loadPg();
+    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${name}: maxConnections must be a positive integer`);
+    const { Pool } = await loadPg(name);
     const sockets = new SocketTracker();
     const made = new Pool({
       connectionString,
@@ -154,10 +158,10 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
   } else if (isPool(urlOrPool)) {
     pool = urlOrPool;
   } else {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: expected a postgres:// URL or a pool with connect()`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a postgres:// URL or a pool with connect()`);
   }
   try {
-    const tables = tablesFor(options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA, options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX);
+    const tables = tablesFor(options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA, options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX, name);
     const driver = new PostgresDriver(pool, tables, limits, owned);
     await driver.withClient((client) => migrate(client, tables));
     return driver;
@@ -170,8 +174,9 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
 
 /** ✱ A Postgres `SessionStore` on a URL or the caller's pool. */
 export async function postgresStore(urlOrPool: string | PgPoolLike, options: PostgresStoreOptions = {}): Promise<SessionStore> {
-  const { schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, ...core } = options;
+  const { name, schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, ...core } = options;
   const driverOptions: PostgresOptions = {
+    ...(name === undefined ? {} : { name }),
     ...(schema === undefined ? {} : { schema }),
     ...(tablePrefix === undefined ? {} : { tablePrefix }),
     ...(maxConnections === undefined ? {} : { maxConnections }),

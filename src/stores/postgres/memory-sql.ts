@@ -8,7 +8,7 @@ import { DataError } from '../../errors.js';
 import type { MessageRecord, TextSearchHit, TextSearchQuery, ValueRecord } from '../../store/types.js';
 import { MAX_QUERY_TERMS, foldText, relativeScores, sessionNamespaces } from '../sql-search.js';
 import type { PgClientLike } from './driver.js';
-import { STORE, assertStorable, isStorable, type Tables } from './sql.js';
+import { assertStorable, isStorable, type Tables } from './sql.js';
 
 /**
  * The text search configuration. 'english' rather than 'simple': `ts_rank_cd` has no inverse
@@ -29,6 +29,8 @@ const INDEX_BATCH_CHARS = 4_000_000;
 export function memoryStatements(tables: Tables) {
   const { values, search } = tables;
   return {
+    /** Name of the store in error messages. */
+    store: tables.store,
     readValues: `SELECT key, data FROM ${values} WHERE ns = $1 ORDER BY key`,
     readSomeValues: `SELECT key, data FROM ${values} WHERE ns = $1 AND key = ANY($2::text[]) ORDER BY key`,
     deleteValues: `DELETE FROM ${values} WHERE ns = $1 AND key = ANY($2::text[])`,
@@ -109,7 +111,7 @@ export async function readValues(client: PgClientLike, sql: MemoryStatements, ns
   const result = wanted === undefined ? await client.query(sql.readValues, [ns]) : await client.query(sql.readSomeValues, [ns, wanted]);
   return result.rows.map((row) => {
     const { key, data } = row as { key?: unknown; data?: unknown };
-    if (typeof key !== 'string' || typeof data !== 'string') throw new DataError('CORRUPT', `${STORE}: a value row of namespace ${JSON.stringify(ns)} is not (text, text)`);
+    if (typeof key !== 'string' || typeof data !== 'string') throw new DataError('CORRUPT', `${sql.store}: a value row of namespace ${JSON.stringify(ns)} is not (text, text)`);
     return Object.freeze({ key, data });
   });
 }
@@ -118,12 +120,12 @@ export async function readValues(client: PgClientLike, sql: MemoryStatements, ns
  * The entries of a write, checked (every string storable as given), one per key (the last one
  * wins) and sorted by key, so that concurrent writers lock rows in the same order.
  */
-export function plannedWrites(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): { puts: Array<[string, string]>; deletes: string[] } {
-  assertStorable(ns, 'a value namespace');
+export function plannedWrites(store: string, ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): { puts: Array<[string, string]>; deletes: string[] } {
+  assertStorable(ns, 'a value namespace', store);
   const last = new Map<string, string | null>();
   for (const entry of entries) {
-    assertStorable(entry.key, 'a value key');
-    assertStorable(entry.data ?? undefined, 'a value');
+    assertStorable(entry.key, 'a value key', store);
+    assertStorable(entry.data ?? undefined, 'a value', store);
     last.set(entry.key, entry.data);
   }
   const puts: Array<[string, string]> = [];

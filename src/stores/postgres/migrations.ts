@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DataError } from '../../errors.js';
-import { STORE, type Tables } from './sql.js';
+import type { Tables } from './sql.js';
 import type { PgClientLike } from './driver.js';
 
 /** One step of the schema: its number and the statements that take the tables to it. */
@@ -106,10 +106,10 @@ async function installedVersion(client: PgClientLike, tables: Tables): Promise<n
   return Number((result.rows[0] as { version?: unknown } | undefined)?.version ?? 0);
 }
 
-function tooNew(installed: number): DataError {
+function tooNew(store: string, installed: number): DataError {
   return new DataError(
     'CORRUPT',
-    `${STORE}: the tables are at schema version ${installed}, written by a newer chatstate; this one knows up to ${SCHEMA_VERSION}. Upgrade chatstate.`,
+    `${store}: the tables are at schema version ${installed}, written by a newer chatstate; this one knows up to ${SCHEMA_VERSION}. Upgrade chatstate.`,
     { details: { installed, known: SCHEMA_VERSION } },
   );
 }
@@ -122,7 +122,7 @@ function tooNew(installed: number): DataError {
 export async function migrate(client: PgClientLike, tables: Tables): Promise<void> {
   const seen = await installedVersion(client, tables);
   if (seen === SCHEMA_VERSION) return;
-  if (seen !== undefined && seen > SCHEMA_VERSION) throw tooNew(seen);
+  if (seen !== undefined && seen > SCHEMA_VERSION) throw tooNew(tables.store, seen);
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey(tables)]);
@@ -134,7 +134,7 @@ export async function migrate(client: PgClientLike, tables: Tables): Promise<voi
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
     const installed = (await installedVersion(client, tables)) ?? 0;
-    if (installed > SCHEMA_VERSION) throw tooNew(installed);
+    if (installed > SCHEMA_VERSION) throw tooNew(tables.store, installed);
     for (const migration of MIGRATIONS) {
       if (migration.version <= installed) continue;
       for (const statement of migration.statements(tables)) await client.query(statement);

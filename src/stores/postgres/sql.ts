@@ -7,7 +7,7 @@ import { DataError, InvalidInputError } from '../../errors.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
 import { HEAD_COLUMNS, headValues } from '../sql-head.js';
 
-/** Name of the store in error messages. */
+/** Name of the store in error messages, unless its `name` option gives another. */
 export const STORE = 'postgres';
 
 // Schema and prefix are spliced into SQL text (identifiers cannot be bound parameters), so they
@@ -19,6 +19,8 @@ const PREFIX_PATTERN = /^[A-Za-z0-9_]{0,32}$/;
 
 /** The quoted, schema-qualified names of the store's tables, indexes and lock. */
 export interface Tables {
+  /** Name of the store in error messages. */
+  readonly store: string;
   readonly schema: string;
   readonly prefix: string;
   /** `"schema"."prefix" + name`, ready to splice into SQL. */
@@ -39,16 +41,17 @@ function quote(identifier: string): string {
   return `"${identifier}"`;
 }
 
-/** Table names for `schema` and `prefix`; throws `INVALID_ARGUMENT` on anything that is not a plain identifier. */
-export function tablesFor(schema: string, prefix: string): Tables {
+/** Table names for `schema` and `prefix` of store `store`; throws `INVALID_ARGUMENT` on anything that is not a plain identifier. */
+export function tablesFor(schema: string, prefix: string, store: string = STORE): Tables {
   if (typeof schema !== 'string' || !SCHEMA_PATTERN.test(schema)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: schema must match ${SCHEMA_PATTERN.source}`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: schema must match ${SCHEMA_PATTERN.source}`);
   }
   if (typeof prefix !== 'string' || !PREFIX_PATTERN.test(prefix)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: tablePrefix must match ${PREFIX_PATTERN.source}`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: tablePrefix must match ${PREFIX_PATTERN.source}`);
   }
   const qualified = (name: string): string => `${quote(schema)}.${quote(prefix + name)}`;
   return {
+    store,
     schema,
     prefix,
     sessions: qualified('sessions'),
@@ -105,41 +108,47 @@ export function statements(tables: Tables) {
 /** The statements of one store. */
 export type Statements = ReturnType<typeof statements>;
 
-function corrupt(what: string): DataError {
-  return new DataError('CORRUPT', `${STORE}: ${what}`);
+/** Where a row came from, for its `CORRUPT` errors: the store's name and the row's description. */
+interface RowPlace {
+  readonly store: string;
+  readonly where: string;
 }
 
-function field(row: unknown, column: string, where: string): unknown {
-  if (typeof row !== 'object' || row === null) throw corrupt(`${where} is not a row`);
+function corrupt(place: RowPlace, what: string): DataError {
+  return new DataError('CORRUPT', `${place.store}: ${place.where}${what}`);
+}
+
+function field(row: unknown, column: string, place: RowPlace): unknown {
+  if (typeof row !== 'object' || row === null) throw corrupt(place, ' is not a row');
   return (row as Record<string, unknown>)[column];
 }
 
-function text(row: unknown, column: string, where: string): string {
-  const value = field(row, column, where);
-  if (typeof value !== 'string') throw corrupt(`${where}: column ${column} is not text`);
+function text(row: unknown, column: string, place: RowPlace): string {
+  const value = field(row, column, place);
+  if (typeof value !== 'string') throw corrupt(place, `: column ${column} is not text`);
   return value;
 }
 
-function optionalText(row: unknown, column: string, where: string): string | undefined {
-  return field(row, column, where) === null ? undefined : text(row, column, where);
+function optionalText(row: unknown, column: string, place: RowPlace): string | undefined {
+  return field(row, column, place) === null ? undefined : text(row, column, place);
 }
 
 // int8 columns arrive as strings (pg does not turn them into numbers, since they may exceed 2^53).
-function integer(row: unknown, column: string, where: string): number {
-  const value = field(row, column, where);
+function integer(row: unknown, column: string, place: RowPlace): number {
+  const value = field(row, column, place);
   const number = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < 0) throw corrupt(`${where}: column ${column} is ${JSON.stringify(value)}, not a non-negative integer`);
+  if (!Number.isSafeInteger(number) || number < 0) throw corrupt(place, `: column ${column} is ${JSON.stringify(value)}, not a non-negative integer`);
   return number;
 }
 
-function optionalInteger(row: unknown, column: string, where: string): number | undefined {
-  return field(row, column, where) === null ? undefined : integer(row, column, where);
+function optionalInteger(row: unknown, column: string, place: RowPlace): number | undefined {
+  return field(row, column, place) === null ? undefined : integer(row, column, place);
 }
 
-/** A head row as a record; a row that does not have the record's shape is `CORRUPT`. */
-export function headOf(row: unknown): HeadRecord {
-  const id = text(row, 'id', 'a session row');
-  const where = `the row of session ${JSON.stringify(id)}`;
+/** A head row of store `store` as a record; a row that does not have the record's shape is `CORRUPT`. */
+export function headOf(row: unknown, store: string): HeadRecord {
+  const id = text(row, 'id', { store, where: 'a session row' });
+  const where: RowPlace = { store, where: `the row of session ${JSON.stringify(id)}` };
   const agentId = optionalText(row, 'agent_id', where);
   const userId = optionalText(row, 'user_id', where);
   const expiresAt = optionalInteger(row, 'expires_at', where);
@@ -165,9 +174,9 @@ export function headOf(row: unknown): HeadRecord {
   });
 }
 
-/** A message row as a record. */
-export function messageOf(row: unknown, sessionId: string): MessageRecord {
-  const where = `a message row of session ${JSON.stringify(sessionId)}`;
+/** A message row of store `store` as a record. */
+export function messageOf(row: unknown, sessionId: string, store: string): MessageRecord {
+  const where: RowPlace = { store, where: `a message row of session ${JSON.stringify(sessionId)}` };
   return Object.freeze({ seq: integer(row, 'seq', where), id: text(row, 'id', where), data: text(row, 'data', where) });
 }
 
@@ -180,9 +189,9 @@ export function isStorable(value: string | undefined): boolean {
   return value === undefined || !UNSTORABLE.test(value);
 }
 
-/** Throws `INVALID_ARGUMENT` when `value` cannot be stored in a text column exactly. */
-export function assertStorable(value: string | undefined, what: string): void {
+/** Throws `INVALID_ARGUMENT` naming store `store` when `value` cannot be stored in a text column exactly. */
+export function assertStorable(value: string | undefined, what: string, store: string): void {
   if (!isStorable(value)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: ${what} contains a NUL character or an unpaired surrogate, which Postgres text cannot store`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ${what} contains a NUL character or an unpaired surrogate, which Postgres text cannot store`);
   }
 }

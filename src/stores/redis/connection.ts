@@ -17,11 +17,11 @@
  * @module
  */
 import { withinDeadline, type ConnectionLimits } from '../network.js';
-import { ChatstateError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
+import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
+import { closedError } from '../../store/driver-helpers.js';
 import type { OwnedClient } from './client.js';
 import { redisConnectionFailure, type RedisConnectionFailure } from './connection-errors.js';
 import type { RedisLike } from './index.js';
-import { STORE } from './records.js';
 
 /** Whether a command changes data: a failed write whose request was sent may have run. */
 export type Effect = 'read' | 'write';
@@ -46,8 +46,8 @@ interface Waiter {
 const NO_CONNECTION = 'the connection closed before it was ready';
 
 
-function unavailable(failure: RedisConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
-  return new UnavailableError(`${STORE}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store: STORE, reason: failure.reason, outcome }, { cause });
+function unavailable(store: string, failure: RedisConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
+  return new UnavailableError(`${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store, reason: failure.reason, outcome }, { cause });
 }
 
 /** Sends commands over the store's client (or the caller's), bounded in time, with connection failures typed. */
@@ -88,6 +88,8 @@ export class RedisConnection {
     private readonly client: RedisLike,
     private readonly limits: ConnectionLimits,
     private readonly owned: OwnedClient | undefined,
+    /** Name of the store in error messages. */
+    private readonly store: string,
   ) {
     this.stateful = isStateful(client) ? client : undefined;
     this.reachedReady = this.stateful?.status === 'ready';
@@ -103,7 +105,7 @@ export class RedisConnection {
     // Ready, or a state the client handles by itself ('wait': a lazy client connects on its first command).
     if (status === undefined || status === 'ready' || status === 'wait' || status === 'end') return;
     if (status === 'reconnecting' && this.attemptFailed) {
-      throw unavailable(redisConnectionFailure(this.lastError) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.lastError ?? new Error(NO_CONNECTION), 'the last connection attempt failed');
+      throw unavailable(this.store, redisConnectionFailure(this.lastError) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.lastError ?? new Error(NO_CONNECTION), 'the last connection attempt failed');
     }
     let waiter: Waiter | undefined;
     const waiting = new Promise<void>((resolve, reject) => {
@@ -114,7 +116,7 @@ export class RedisConnection {
       await withinDeadline(waiting, this.limits.connectTimeoutMs, () => new Error(`connect ETIMEDOUT: no ready connection within ${this.limits.connectTimeoutMs} ms`));
     } catch (error) {
       const failure = redisConnectionFailure(error) ?? { reason: 'CONNECTION' as const, notSent: true };
-      throw unavailable(failure, 'not-applied', error, 'no ready connection');
+      throw unavailable(this.store, failure, 'not-applied', error, 'no ready connection');
     } finally {
       if (waiter !== undefined) this.waiters.delete(waiter);
     }
@@ -126,7 +128,7 @@ export class RedisConnection {
    * server. `extraMs` lengthens the wait for a command that blocks on the server (`WAIT`).
    */
   async call(command: string, args: Array<string | number>, effect: Effect, extraMs = 0): Promise<unknown> {
-    if (this.closed) throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: the store is closed`);
+    if (this.closed) throw closedError(this.store);
     await this.ready();
     const epoch = this.epoch;
     // A client that has ended (only a caller's can be) rejects the command without sending it.
@@ -142,7 +144,7 @@ export class RedisConnection {
       const failure = redisConnectionFailure(error);
       if (failure === undefined) throw error;
       if (failure.reason === 'TIMEOUT') this.replace(epoch);
-      throw unavailable(failure, failure.notSent || ended || effect === 'read' ? 'not-applied' : 'unknown', error, failure.reason === 'TIMEOUT' ? 'no reply in time' : 'the connection failed');
+      throw unavailable(this.store, failure, failure.notSent || ended || effect === 'read' ? 'not-applied' : 'unknown', error, failure.reason === 'TIMEOUT' ? 'no reply in time' : 'the connection failed');
     }
   }
 

@@ -20,12 +20,12 @@
  * is back (see `connection.ts`).
  * @module
  */
-import { ChatstateError, InvalidInputError, NotFoundError, UnavailableError, errorMessage } from '../../errors.js';
-import { checkKeys, checkVersion } from '../../store/driver-helpers.js';
+import { ChatstateError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
+import { checkKeys, checkVersion, closedError, noSessionError, storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
-import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, ListQuery, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome, DriverListQuery, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
-import { STORE, corrupt, headFields, integer, list, parseHead, parseMessages, parseValues, text } from './records.js';
+import { STORE, headFields, redisRecords, text, type RedisRecords } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';
 import { checkedConfirm, isClient, loadIoredis, ownedClientOptions, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
 import { connectionLimits } from '../network.js';
@@ -56,6 +56,8 @@ export interface RedisConfirm {
 
 /** Options of the Redis driver. */
 export interface RedisOptions {
+  /** Name of the store in error messages. @default 'redis' */
+  name?: string;
   /** Prefix of every key the store writes (or `?prefix=` in the URL). @default 'chatstate:' */
   prefix?: string;
   /** Confirm each write with `WAIT`/`WAITAOF`; without it a write resolves when Redis has applied it. */
@@ -96,33 +98,34 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   let client: RedisLike;
   let owned: OwnedClient | undefined;
   let fromUrl: string | undefined;
-  const confirm = checkedConfirm(options.confirm);
-  const limits = connectionLimits(STORE, options);
+  const name = storeName(options.name, STORE);
+  const confirm = checkedConfirm(options.confirm, name);
+  const limits = connectionLimits(name, options);
   if (typeof urlOrClient === 'string') {
-    const { url, prefix } = parseUrl(urlOrClient);
+    const { url, prefix } = parseUrl(urlOrClient, name);
     fromUrl = prefix;
-    const Redis = await loadIoredis();
+    const Redis = await loadIoredis(name);
     // Its 'error' events are heard by the connection below; ioredis reconnects by itself.
     owned = new Redis(url, ownedClientOptions(limits, confirm?.timeoutMs ?? 0));
     client = owned;
   } else if (isClient(urlOrClient)) {
     client = urlOrClient;
   } else {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: expected a redis:// URL or a client with call()`);
+    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a redis:// URL or a client with call()`);
   }
-  const connection = new RedisConnection(client, limits, owned);
+  const connection = new RedisConnection(client, limits, owned, name);
   try {
     const prefix = options.prefix ?? fromUrl ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX) {
-      throw new InvalidInputError('INVALID_ARGUMENT', `${STORE}: prefix must be a string of 1 to ${MAX_PREFIX} characters`);
+      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: prefix must be a string of 1 to ${MAX_PREFIX} characters`);
     }
     // ioredis applies its keyPrefix to declared KEYS only; the scripts build their keys from
     // ARGV, so the client's prefix is applied here to keep every key under it.
     const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
-    const driver = new RedisDriver(connection, keyPrefix + prefix, confirm);
+    const driver = new RedisDriver(name, connection, keyPrefix + prefix, confirm);
     // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
     await Promise.all(Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')));
-    if (confirm?.aof === true) await probeWaitAof((command, args) => connection.call(command, args, 'read', confirm.timeoutMs), confirm.timeoutMs);
+    if (confirm?.aof === true) await probeWaitAof((command, args) => connection.call(command, args, 'read', confirm.timeoutMs), confirm.timeoutMs, name);
     return driver;
   } catch (error) {
     // Closed within the connect timeout even when the server is down or stalled: a failed open leaves no socket or timer behind.
@@ -133,8 +136,9 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
 
 /** ✱ A Redis `SessionStore` on a URL or the caller's client. */
 export async function redisStore(urlOrClient: string | RedisLike, options: RedisStoreOptions = {}): Promise<SessionStore> {
-  const { prefix, confirm, connectTimeoutMs, commandTimeoutMs, ...core } = options;
+  const { name, prefix, confirm, connectTimeoutMs, commandTimeoutMs, ...core } = options;
   const driverOptions: RedisOptions = {
+    ...(name === undefined ? {} : { name }),
     ...(prefix === undefined ? {} : { prefix }),
     ...(confirm === undefined ? {} : { confirm }),
     ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
@@ -148,29 +152,32 @@ function noScript(error: unknown): boolean {
   return typeof message === 'string' && message.startsWith('NOSCRIPT');
 }
 
-function status(reply: unknown, id: string): { status: string; rest: unknown[] } {
-  const items = list(reply, id, 'a script reply');
+function status(records: RedisRecords, reply: unknown, id: string): { status: string; rest: unknown[] } {
+  const items = records.list(reply, id, 'a script reply');
   const first = items[0];
   const text = typeof first === 'string' ? first : Buffer.isBuffer(first) ? first.toString('utf8') : '';
   return { status: text, rest: items.slice(1) };
 }
 
 class RedisDriver implements StoreDriver {
-  readonly name = STORE;
   // Expiry: Redis's own for the keys, and the caller's clock checked inside the append and range scripts.
   readonly capabilities = Object.freeze({ nativeExpiry: true, expiryInCommit: true });
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly records: RedisRecords;
 
   constructor(
+    readonly name: string,
     private readonly connection: RedisConnection,
     private readonly prefix: string,
     private readonly confirm: Required<RedisConfirm> | undefined,
-  ) {}
+  ) {
+    this.records = redisRecords(name);
+  }
 
-  /** Runs `operation`, counted so that `close` waits for it. */
+  /** Runs `operation`, counted so that `close` waits for it; nothing reaches the connection once it is closed. */
   private track<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new InvalidInputError('INVALID_ARGUMENT', `${STORE}: the store is closed`));
+    if (this.closed) return Promise.reject(closedError(this.name));
     const promise = operation();
     this.pending.add(promise);
     const done = (): void => void this.pending.delete(promise);
@@ -191,7 +198,7 @@ class RedisDriver implements StoreDriver {
 
   /** The write to `id` happened, but its confirmation did not: retryable, and retrying an append is safe. */
   private unconfirmed(id: string, why: string, details: Record<string, unknown>, cause?: unknown): UnavailableError {
-    return new UnavailableError(`${STORE}: the write to session ${JSON.stringify(id)} was applied but not confirmed ${why}`, { store: STORE, reason: 'UNCONFIRMED', outcome: 'applied', id, ...details }, { cause });
+    return new UnavailableError(`${this.name}: the write to session ${JSON.stringify(id)} was applied but not confirmed ${why}`, { store: this.name, reason: 'UNCONFIRMED', outcome: 'applied', id, ...details }, { cause });
   }
 
   /** `WAIT`/`WAITAOF`, which blocks on the server for up to the confirmation timeout; a lost connection leaves the write unconfirmed. */
@@ -212,11 +219,11 @@ class RedisDriver implements StoreDriver {
     let local = 1;
     let replicas: number;
     if (confirm.aof) {
-      const reply = list(await this.waitFor(id, 'WAITAOF', [1, confirm.replicas, confirm.timeoutMs]), id, 'the WAITAOF reply');
-      local = integer(reply[0], id, 'the WAITAOF local count');
-      replicas = integer(reply[1], id, 'the WAITAOF replica count');
+      const reply = this.records.list(await this.waitFor(id, 'WAITAOF', [1, confirm.replicas, confirm.timeoutMs]), id, 'the WAITAOF reply');
+      local = this.records.integer(reply[0], id, 'the WAITAOF local count');
+      replicas = this.records.integer(reply[1], id, 'the WAITAOF replica count');
     } else {
-      replicas = integer(await this.waitFor(id, 'WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
+      replicas = this.records.integer(await this.waitFor(id, 'WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
     }
     if (local < 1 || replicas < confirm.replicas) {
       // Applied but not confirmed: the caller may retry (appends are idempotent by message id).
@@ -229,17 +236,17 @@ class RedisDriver implements StoreDriver {
   }
 
   readHead(id: string): Promise<HeadRecord | undefined> {
-    return this.track(async () => parseHead(await this.run(SCRIPTS.readHead, [id], 'read'), id));
+    return this.track(async () => this.records.parseHead(await this.run(SCRIPTS.readHead, [id], 'read'), id));
   }
 
   readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
     return this.track(async () => {
       const reply = await this.run(SCRIPTS.readAll, [id], 'read');
       if (reply === null || reply === undefined) return undefined;
-      const [head, ids, bodies] = list(reply, id, 'the session');
-      const parsed = parseHead(head, id);
+      const [head, ids, bodies] = this.records.list(reply, id, 'the session');
+      const parsed = this.records.parseHead(head, id);
       if (parsed === undefined) return undefined;
-      return { head: parsed, messages: parseMessages(ids, bodies, id, false) };
+      return { head: parsed, messages: this.records.parseMessages(ids, bodies, id, false) };
     });
   }
 
@@ -247,9 +254,9 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? ''], 'read');
       if (reply === null || reply === undefined) return undefined;
-      const [ids, bodies, descending] = list(reply, id, 'the message range');
-      if (!Array.isArray(ids)) throw corrupt(id, `the head's ${String(bodies)} is not a non-negative integer`);
-      return parseMessages(ids, bodies, id, integer(descending, id, 'the range direction') === 1);
+      const [ids, bodies, descending] = this.records.list(reply, id, 'the message range');
+      if (!Array.isArray(ids)) throw this.records.corrupt(id, `the head's ${String(bodies)} is not a non-negative integer`);
+      return this.records.parseMessages(ids, bodies, id, this.records.integer(descending, id, 'the range direction') === 1);
     });
   }
 
@@ -269,32 +276,32 @@ class RedisDriver implements StoreDriver {
         commit.messages.length,
       ];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
-      const { status: outcome, rest } = status(await this.run(SCRIPTS.append, args, 'write'), id);
+      const { status: outcome, rest } = status(this.records, await this.run(SCRIPTS.append, args, 'write'), id);
       switch (outcome) {
         case 'OK':
           break;
         case 'NOT_FOUND':
-          throw new NotFoundError(`${STORE}: no session ${JSON.stringify(id)}`, { details: { id } });
+          throw noSessionError(this.name, id);
         case 'KEYS':
-          checkKeys(STORE, id, text(rest[0]) ?? '', keys?.expected);
-          throw corrupt(id, 'the append script reported a key check it cannot explain');
+          checkKeys(this.name, id, text(rest[0]) ?? '', keys?.expected);
+          throw this.records.corrupt(id, 'the append script reported a key check it cannot explain');
         case 'CONFLICT':
-          checkVersion(STORE, id, integer(rest[0], id, 'the version'), commit.expectedVersion);
-          throw corrupt(id, 'the append script reported a conflict it cannot explain');
+          checkVersion(this.name, id, this.records.integer(rest[0], id, 'the version'), commit.expectedVersion);
+          throw this.records.corrupt(id, 'the append script reported a conflict it cannot explain');
         case 'CORRUPT':
-          throw corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
+          throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
         default:
-          throw corrupt(id, `the append script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+          throw this.records.corrupt(id, `the append script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
-      const version = integer(rest[0], id, 'the version');
-      const added = list(rest[1], id, 'the appended ids');
+      const version = this.records.integer(rest[0], id, 'the version');
+      const added = this.records.list(rest[1], id, 'the appended ids');
       const bodies = new Map(commit.messages.map((message) => [message.id, message.data]));
       const appended: MessageRecord[] = [];
       for (let index = 0; index + 1 < added.length; index += 2) {
         const messageId = String(added[index]);
-        appended.push(Object.freeze({ seq: integer(added[index + 1], id, 'an appended seq'), id: messageId, data: bodies.get(messageId) ?? '' }));
+        appended.push(Object.freeze({ seq: this.records.integer(added[index + 1], id, 'an appended seq'), id: messageId, data: bodies.get(messageId) ?? '' }));
       }
-      const duplicates = list(rest[2], id, 'the duplicate ids').map(String);
+      const duplicates = this.records.list(rest[2], id, 'the duplicate ids').map(String);
       if (appended.length > 0) await this.confirmed(id);
       return { version, appended, duplicates };
     });
@@ -323,33 +330,33 @@ class RedisDriver implements StoreDriver {
         commit.messages.length,
       ];
       for (const record of commit.messages) args.push(record.seq, record.id, record.data);
-      const { status: outcome, rest } = status(await this.run(SCRIPTS.replace, args, 'write'), id);
+      const { status: outcome, rest } = status(this.records, await this.run(SCRIPTS.replace, args, 'write'), id);
       switch (outcome) {
         case 'OK':
           break;
         case 'KEYS':
-          checkKeys(STORE, id, text(rest[0]) ?? '', commit.expectedKeys);
-          throw corrupt(id, 'the replace script reported a key check it cannot explain');
+          checkKeys(this.name, id, text(rest[0]) ?? '', commit.expectedKeys);
+          throw this.records.corrupt(id, 'the replace script reported a key check it cannot explain');
         case 'CONFLICT':
-          checkVersion(STORE, id, integer(rest[0], id, 'the version'), commit.expectedVersion);
-          throw corrupt(id, 'the replace script reported a conflict it cannot explain');
+          checkVersion(this.name, id, this.records.integer(rest[0], id, 'the version'), commit.expectedVersion);
+          throw this.records.corrupt(id, 'the replace script reported a conflict it cannot explain');
         case 'CORRUPT':
-          throw corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
+          throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
         default:
-          throw corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+          throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
       await this.confirmed(id);
     });
   }
 
-  list(query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number }): Promise<HeadRecord[]> {
+  list(query: DriverListQuery): Promise<HeadRecord[]> {
     return this.track(async () => {
       const reply = await this.run(SCRIPTS.list, [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? ''], 'read');
-      return list(reply, '(list)', 'the listing').map((entry) => {
-        const [rawId, head] = list(entry, '(list)', 'a listing entry');
+      return this.records.list(reply, '(list)', 'the listing').map((entry) => {
+        const [rawId, head] = this.records.list(entry, '(list)', 'a listing entry');
         const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
-        const parsed = parseHead(head, id);
-        if (parsed === undefined) throw corrupt(id, 'the listing returned an empty head');
+        const parsed = this.records.parseHead(head, id);
+        if (parsed === undefined) throw this.records.corrupt(id, 'the listing returned an empty head');
         return parsed;
       });
     });
@@ -357,7 +364,7 @@ class RedisDriver implements StoreDriver {
 
   remove(id: string): Promise<boolean> {
     return this.track(async () => {
-      const removed = integer(await this.run(SCRIPTS.remove, [id], 'write'), id, 'the remove reply') === 1;
+      const removed = this.records.integer(await this.run(SCRIPTS.remove, [id], 'write'), id, 'the remove reply') === 1;
       await this.confirmed(id);
       return removed;
     });
@@ -367,10 +374,10 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       let purged = 0;
       for (;;) {
-        const [count, examined] = list(await this.run(SCRIPTS.purge, [now, PURGE_BATCH], 'write'), '(purge)', 'the purge reply');
-        purged += integer(count, '(purge)', 'the purged count');
+        const [count, examined] = this.records.list(await this.run(SCRIPTS.purge, [now, PURGE_BATCH], 'write'), '(purge)', 'the purge reply');
+        purged += this.records.integer(count, '(purge)', 'the purged count');
         // Every examined entry is either purged or moved past `now`, so each batch makes progress.
-        if (integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
+        if (this.records.integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
       }
       if (purged > 0) await this.confirmed('(purge)');
       return purged;
@@ -378,7 +385,7 @@ class RedisDriver implements StoreDriver {
   }
 
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
-    return this.track(async () => parseValues(await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys], 'read')));
+    return this.track(async () => this.records.parseValues(await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys], 'read')));
   }
 
   writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {

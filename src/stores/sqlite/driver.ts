@@ -3,8 +3,7 @@
  * `BEGIN IMMEDIATE` transaction, and writes issued in the same tick grouped into one commit.
  * @module
  */
-import { InvalidInputError, NotFoundError } from '../../errors.js';
-import { checkKeys, checkVersion } from '../../store/driver-helpers.js';
+import { checkKeys, checkVersion, closedError, isExpired, noSessionError } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -52,11 +51,6 @@ type ListArguments = Parameters<StoreDriver['list']>[0];
  */
 export const INDEX_BATCH = 256;
 
-/** True when a session expiring at `expiresAt` has expired at `now` (no check without `now`). */
-function expired(expiresAt: number | null, now: number | undefined): boolean {
-  return now !== undefined && expiresAt !== null && expiresAt <= now;
-}
-
 /** After a commit of several writes, later writes gather in groups (see `write`) for this long, renewed by every group. */
 const GROUPED_HOLD_MS = 20;
 
@@ -101,8 +95,9 @@ export class SqliteDriver implements StoreDriver {
     }
   }
 
+  /** The connection is closed with the driver: nothing may reach it after (the core refuses first; this guards direct use). */
   private checkOpen(): void {
-    if (this.closed) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`);
+    if (this.closed) throw closedError(this.name);
   }
 
   /** A consistent read: one snapshot of the database, even while other processes write. */
@@ -136,7 +131,7 @@ export class SqliteDriver implements StoreDriver {
   }
 
   private write<T>(run: () => T): Promise<T> {
-    if (this.closed) return Promise.reject(new InvalidInputError('INVALID_ARGUMENT', `${this.name}: the store is closed`));
+    if (this.closed) return Promise.reject(closedError(this.name));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
@@ -236,7 +231,7 @@ export class SqliteDriver implements StoreDriver {
   readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
     return this.read(() => {
       const session = this.statements.exists.get(id) as { expires_at: number | null } | undefined;
-      if (session === undefined || expired(session.expires_at, range.now)) return undefined;
+      if (session === undefined || isExpired(session.expires_at, range.now)) return undefined;
       const rows = this.statements.readTail.all(
         id,
         range.afterSeq ?? 0,
@@ -251,7 +246,7 @@ export class SqliteDriver implements StoreDriver {
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.write(() => {
       const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null; expires_at: number | null; key_check: string | null } | undefined;
-      if (head === undefined || expired(head.expires_at, commit.now)) throw new NotFoundError(`${this.name}: no session ${JSON.stringify(id)}`, { details: { id } });
+      if (head === undefined || isExpired(head.expires_at, commit.now)) throw noSessionError(this.name, id);
       checkKeys(this.name, id, head.key_check ?? undefined, commit.keys?.expected);
       checkVersion(this.name, id, head.version, commit.expectedVersion);
       const appended: MessageRecord[] = [];

@@ -12,6 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidInputError, errorMessage } from '../../errors.js';
+import { storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
 import { SqliteDriver } from './driver.js';
@@ -88,9 +89,7 @@ function checkOptions(options: SqliteDriverOptions): { busyTimeoutMs: number; na
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new InvalidInputError('INVALID_ARGUMENT', 'busyTimeoutMs must be a non-negative integer');
   }
-  const name = options.name ?? 'sqlite';
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'name must be a non-empty string');
-  return { busyTimeoutMs, name };
+  return { busyTimeoutMs, name: storeName(options.name, 'sqlite') };
 }
 
 function isDatabase(value: unknown): value is SqliteDatabaseLike {
