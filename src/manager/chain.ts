@@ -27,6 +27,24 @@ export interface ChainStats {
   readonly missing: readonly string[];
 }
 
+/** One link of a walk along a chain: stop with `done`, or go on to the link `next`. */
+export type ChainStep<T> = { readonly done: T } | { readonly next: string };
+
+/**
+ * Walks a continuation chain forward from session `id`: `step` visits each link and says where to
+ * go next (an append, a turn: both land at the end of the chain). `CORRUPT` when the links loop.
+ */
+export async function followChain<T>(id: string, step: (link: string) => Promise<ChainStep<T>>): Promise<T> {
+  const visited = new Set<string>();
+  for (let link = id; ; ) {
+    if (visited.has(link)) throw chainCycle(id);
+    visited.add(link);
+    const outcome = await step(link);
+    if ('done' in outcome) return outcome.done;
+    link = outcome.next;
+  }
+}
+
 /** Walks the chain of `start` (following `continuedFrom` back and `continuedTo` forward) and totals it; a cycle is `CORRUPT`. */
 export async function chainStatsOf(start: Session, view: (id: string) => Promise<Session | undefined>, counter: TokenCounter): Promise<ChainStats> {
   const visited = new Set([start.id]);

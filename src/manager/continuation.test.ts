@@ -4,7 +4,7 @@ import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
 import { estimate } from '../tokens/estimate.js';
 import type { ContinuedEvent } from './events.js';
-import { isTransitionMarker } from './index.js';
+import { isTransitionMarker } from './continuation.js';
 import { setup } from '../../test/support/managers.js';
 
 

@@ -1,20 +1,17 @@
 /**
  * The `SessionManager` (Penguin): an LRU of sessions over a store, with dirty tracking, auto-save,
- * boundaries and automatic continuation, chain totals and forks.
+ * boundaries and automatic continuation, chain totals and forks, and the end of a turn
+ * (`runTurn`: commit → compact → continue) that every caller running turns goes through.
  * @module
  */
 export { SessionManager, type ForkOptions, type ManagerAppendResult } from './session-manager.js';
 export type { SessionUpdater } from './managed-sessions.js';
 export type { SessionChange } from './commit.js';
+export type { TurnContext, TurnEnd, TurnOptions, TurnOutcome, TurnWork } from './turn.js';
+export { compactAfterAnswer } from './compact-after-answer.js';
 export type { ChainLink, ChainStats } from './chain.js';
-export { MAX_TIMER_DELAY_MS, type SessionManagerOptions } from './options.js';
-export {
-  continuationIndexOf,
-  continuationMakesProgress,
-  hasOpenToolExchange,
-  isTransitionMarker,
-  successorOf,
-} from './continuation.js';
+export type { SessionManagerOptions } from './options.js';
+export { continuationIndexOf, continuationMakesProgress, hasOpenToolExchange, successorOf } from './continuation.js';
 export type {
   BackgroundOperation,
   CompactedEvent,

@@ -60,11 +60,13 @@ function isStore(value: unknown): value is SessionStore {
   return STORE_METHODS.every((method) => typeof record[method] === 'function');
 }
 
-function isStrategy(value: unknown): value is Strategy {
+/** True for a `Compactor` or a `Strategy` (anything with `compact`). */
+export function isStrategy(value: unknown): value is Strategy {
   return typeof value === 'object' && value !== null && typeof (value as Strategy).compact === 'function';
 }
 
-function isCounter(value: unknown): value is TokenCounter {
+/** True for a `TokenCounter`. */
+export function isCounter(value: unknown): value is TokenCounter {
   return typeof value === 'object' && value !== null && typeof (value as TokenCounter).countMessage === 'function';
 }
 

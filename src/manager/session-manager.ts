@@ -1,6 +1,7 @@
 /**
  * ✱ `SessionManager` (Penguin): an LRU of sessions over a `SessionStore`, with dirty tracking,
- * auto-save, session boundaries and automatic continuation, chains and forks.
+ * auto-save, session boundaries and automatic continuation, chains and forks — and the end of a
+ * turn (`runTurn`: commit → compact → continue), which every caller that runs turns goes through.
  *
  * Appends go straight to the store (durable when they resolve, cost independent of the session's
  * size) and update the cached copy. Other changes (`update`, compaction) are local until `save`,
@@ -10,15 +11,16 @@
  * @module
  */
 import { EventEmitter } from 'node:events';
-import { ChatstateError, ConflictError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
+import { noSessionError } from '../store/driver-helpers.js';
 import type { ListQuery, SessionStore, SessionSummary } from '../store/types.js';
-import { chainStatsOf, type ChainStats } from './chain.js';
-import { checkChange, commitChange, type SessionChange } from './commit.js';
+import { chainStatsOf, followChain, type ChainStats } from './chain.js';
+import { checkChange, commitChange, type CheckedChange, type SessionChange } from './commit.js';
+import { compactSession } from './compact-after-answer.js';
 import {
-  chainCycle,
   continuationIndexOf,
   continuationMakesProgress,
   forkOf,
@@ -28,8 +30,10 @@ import {
   successorOf,
 } from './continuation.js';
 import type { ManagerErrorContext, SaveReason, SessionManagerEvents } from './events.js';
+import { KeyedLock } from './keyed-lock.js';
 import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
 import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
+import { resolveTurnOptions, runTurnOn, type TurnEnd, type TurnHost, type TurnOptions, type TurnWork } from './turn.js';
 
 /** What `SessionManager.append` did. */
 export interface ManagerAppendResult {
@@ -54,11 +58,11 @@ export interface ForkOptions {
 /** One step of an append along a chain: done, or go on to `next` with what is left to add. */
 type AppendStep =
   | { readonly next: string; readonly messages: readonly Message[]; readonly duplicates: readonly string[] }
-  | { readonly result: ManagerAppendResult };
+  | { readonly done: ManagerAppendResult };
 
-function endsWithFinalAnswer(messages: readonly Message[]): boolean {
-  const last = messages.at(-1);
-  return last !== undefined && last.role === 'assistant' && last.toolCalls === undefined;
+/** The error of every call after `close()`. */
+function managerClosed(): ClosedError {
+  return new ClosedError('SessionManager: the manager is closed', { details: { manager: 'SessionManager' } });
 }
 
 /** ✱ Sessions over a store: cache, auto-save, continuation, recovery events. */
@@ -72,6 +76,14 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   private readonly options: ResolvedManagerOptions;
   private readonly sessions: ManagedSessions;
   private readonly inFlight = new Set<Promise<unknown>>();
+  // Turns of one session run one after another in this process: the second sees the first's answer.
+  private readonly turns = new KeyedLock();
+  private readonly turnHost: TurnHost = {
+    load: (id) => this.loadUntracked(id),
+    commit: (base, change) => this.commitChecked(base, change),
+    continueIfFull: (id) => this.continueIfFull(id),
+    compacted: (sessionId, result) => this.publish('compacted', { sessionId, result }),
+  };
   private timer: NodeJS.Timeout | undefined;
   private autoSaving = false;
   private state: 'open' | 'closing' | 'closed' = 'open';
@@ -115,12 +127,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
 
   /** The session as the manager holds it (cached, else loaded); `NOT_FOUND` when there is none. */
   async load(id: string): Promise<Session> {
-    return this.track(async () => {
-      assertValidId(id, 'session id');
-      const session = await this.sessions.locks.run(id, async () => (await this.sessions.entryOf(id)).session);
-      await this.sessions.evictOverflow();
-      return session;
-    });
+    return this.track(async () => this.loadUntracked(assertValidId(id, 'session id')));
   }
 
   /**
@@ -171,21 +178,15 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     return this.track(async () => {
       assertValidId(id, 'session id');
       // Validated before anything is written or continued.
-      const checked = messages.map((message) => Message.from(message));
-      const visited = new Set<string>();
-      let hop: Extract<AppendStep, { next: string }> = { next: id, messages: checked, duplicates: [] };
-      for (;;) {
-        const current = hop;
-        if (visited.has(current.next)) throw chainCycle(id);
-        visited.add(current.next);
-        const step: AppendStep = await this.sessions.locks.run(current.next, () => this.appendStep(current.next, current.messages, current.duplicates));
-        if ('next' in step) {
-          hop = step;
-          continue;
-        }
-        await this.sessions.evictOverflow();
-        return current.next === id ? step.result : { ...step.result, continuedFrom: id };
-      }
+      let left: readonly Message[] = messages.map((message) => Message.from(message));
+      let duplicates: readonly string[] = [];
+      const result = await followChain(id, async (link) => {
+        const step = await this.sessions.locks.run(link, () => this.appendStep(link, left, duplicates));
+        if ('next' in step) ({ messages: left, duplicates } = step);
+        return step;
+      });
+      await this.sessions.evictOverflow();
+      return result.session.id === id ? result : { ...result, continuedFrom: id };
     });
   }
 
@@ -200,12 +201,31 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
    */
   async commit(base: Session, change: SessionChange): Promise<Session> {
     return this.track(async () => {
-      const checked = checkChange(base, change);
-      assertValidId(base.id, 'session id');
-      const context = { sessions: this.sessions, store: this.store, saved: (session: Session, reason: SaveReason) => this.publish('saved', { session, reason }) };
-      const stored = await this.sessions.locks.run(base.id, () => commitChange(context, base, checked));
+      const stored = await this.commitChecked(base, checkChange(base, change));
       await this.sessions.evictOverflow();
       return stored;
+    });
+  }
+
+  /**
+   * Runs one turn of session `sessionId` and ends it — the one place a turn ends, for the
+   * `Conversation` and any other caller that runs turns. The turn runs on the end of the chain
+   * `sessionId` starts (a new session when there is none; `options.userId` must own it); `work`
+   * (the caller's model call and tools) gets that session and returns `{ value, change? }`. The
+   * change is committed as `commit` does (one atomic write, only if the session is still the one
+   * `work` read, else `CONFLICT`); then, after a final answer, the session is compacted and the
+   * compaction stored with `expectedVersion` (its failure is reported, never thrown); then, with
+   * `continueAtBoundary`, a session the turn filled is continued. Whatever `work` throws fails the
+   * turn, storing nothing. Turns of one id run one after another.
+   */
+  async runTurn<T>(sessionId: string, work: TurnWork<T>, options: TurnOptions = {}): Promise<TurnEnd<T>> {
+    return this.track(async () => {
+      assertValidId(sessionId, 'session id');
+      if (typeof work !== 'function') throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.runTurn needs a function (base, context) => { value, change? }');
+      const resolved = resolveTurnOptions(options, this.options);
+      const end = await this.turns.run(sessionId, () => runTurnOn(this.turnHost, sessionId, work, resolved));
+      await this.sessions.evictOverflow();
+      return end;
     });
   }
 
@@ -251,7 +271,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     return this.track(async () => {
       assertValidId(id, 'session id');
       const start = await this.sessions.view(id);
-      if (start === undefined) throw new NotFoundError(`SessionManager: no session ${JSON.stringify(id)}`, { details: { id } });
+      if (start === undefined) throw noSessionError('SessionManager', id);
       return chainStatsOf(start, (link) => this.sessions.view(link), this.options.counter);
     });
   }
@@ -268,7 +288,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
         throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.fork needs { atMessageId: string }');
       }
       const forkId = options.id === undefined ? undefined : assertValidId(options.id, 'fork id');
-      const source = await this.sessions.locks.run(sessionId, async () => (await this.sessions.entryOf(sessionId)).session);
+      const source = await this.loadUntracked(sessionId);
       const index = source.messages.findIndex((message) => message.id === options.atMessageId);
       if (index < 0) {
         throw new NotFoundError(`SessionManager: session ${JSON.stringify(sessionId)} has no message ${JSON.stringify(options.atMessageId.slice(0, 80))}`, {
@@ -314,7 +334,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
 
   private track<T>(work: () => Promise<T>, { whileClosing = false } = {}): Promise<T> {
     if (this.state === 'closed' || (this.state === 'closing' && !whileClosing)) {
-      throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager: the manager is closed');
+      throw managerClosed();
     }
     const promise = work();
     this.inFlight.add(promise);
@@ -323,6 +343,37 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     };
     promise.then(forget, forget);
     return promise;
+  }
+
+  /** The session as the manager holds it (cached, else loaded); `NOT_FOUND` when there is none. */
+  private async loadUntracked(id: string): Promise<Session> {
+    const session = await this.sessions.locks.run(id, async () => (await this.sessions.entryOf(id)).session);
+    await this.sessions.evictOverflow();
+    return session;
+  }
+
+  /** Stores a checked change over `base` under the session's lock (see `commit`). */
+  private async commitChecked(base: Session, change: CheckedChange): Promise<Session> {
+    assertValidId(base.id, 'session id');
+    const context = { sessions: this.sessions, store: this.store, saved: (session: Session, reason: SaveReason) => this.publish('saved', { session, reason }) };
+    return this.sessions.locks.run(base.id, () => commitChange(context, base, change));
+  }
+
+  /**
+   * True when `session` is at its boundary and continuing it helps: not in the middle of a tool
+   * exchange (the results would land apart from their call), and not when the successor would
+   * carry everything (it would be at its boundary again: a loop).
+   */
+  private continuable(session: Session): boolean {
+    return this.checkBoundary(session) && continuationMakesProgress(session) && !hasOpenToolExchange(session);
+  }
+
+  /** Continues session `id` when it is `continuable`; the successor's id, else `undefined`. */
+  private async continueIfFull(id: string): Promise<string | undefined> {
+    return this.sessions.locks.run(id, async () => {
+      const entry = await this.sessions.entryOf(id);
+      return this.continuable(entry.session) ? (await this.continueLocked(entry)).id : undefined;
+    });
   }
 
   private idOf(target: Session | string, method: string): string {
@@ -347,36 +398,30 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     const entry = await this.sessions.entryOf(id);
     const next = linkTarget(entry.session, 'continuedTo');
     if (next !== undefined) return { next, ...notIn(entry.session, messages, duplicates) };
-    if (messages.length === 0) return { result: { session: entry.session, appended: [], duplicates } };
-    // Continue only when it helps: not in the middle of a tool exchange (the results would land
-    // apart from their call), and not when the successor would carry everything (a loop).
-    if (this.checkBoundary(entry.session) && continuationMakesProgress(entry.session) && !hasOpenToolExchange(entry.session)) {
+    if (messages.length === 0) return { done: { session: entry.session, appended: [], duplicates } };
+    if (this.continuable(entry.session)) {
       const left = notIn(entry.session, messages, duplicates);
       // A retry of the append that filled this session is done: it must not land again in a successor.
-      if (left.messages.length === 0) return { result: { session: entry.session, appended: [], duplicates: left.duplicates } };
+      if (left.messages.length === 0) return { done: { session: entry.session, appended: [], duplicates: left.duplicates } };
       return { next: (await this.continueLocked(entry)).id, ...left };
     }
     const outcome = await this.sessions.append(entry, messages);
-    if (this.options.compactor !== undefined && endsWithFinalAnswer(outcome.appended)) await this.compactAfterAnswer(entry);
-    return { result: { session: entry.session, appended: outcome.appended, duplicates: [...duplicates, ...outcome.duplicates] } };
+    if (outcome.appended.length > 0) await this.compactAppended(entry);
+    return { done: { session: entry.session, appended: outcome.appended, duplicates: [...duplicates, ...outcome.duplicates] } };
   }
 
-  private async compactAfterAnswer(entry: Entry): Promise<void> {
+  /** The manager's compactor after an append that ended with a final answer: a local change, stored by the next save. */
+  private async compactAppended(entry: Entry): Promise<void> {
     const compactor = this.options.compactor;
     if (compactor === undefined) return;
     const sessionId = entry.session.id;
-    const counter = this.options.counter;
-    const compact: SessionUpdater = async (session) => (await session.compact(compactor, { counter })).session;
-    try {
-      const { session, result } = await entry.session.compact(compactor, { counter });
-      if (result?.error !== undefined) this.reportError(result.error, { operation: 'compact', sessionId });
-      if (result === undefined || !result.compacted) return;
-      this.sessions.change(entry, session, compact);
-      this.publish('compacted', { sessionId, result });
-    } catch (error) {
-      // The append is stored; a failed compaction only leaves the history long.
-      this.reportError(error, { operation: 'compact', sessionId });
-    }
+    const options = { counter: this.options.counter };
+    const { session, result } = await compactSession(entry.session, compactor, options);
+    // The append is stored; a failed compaction only leaves the history long.
+    if (result?.error !== undefined) this.reportError(result.error, { operation: 'compact', sessionId });
+    if (result === undefined || !result.compacted) return;
+    this.sessions.change(entry, session, async (newer) => (await compactSession(newer, compactor, options)).session);
+    this.publish('compacted', { sessionId, result });
   }
 
   /** Continues the session of `entry` (whose lock the caller holds). */

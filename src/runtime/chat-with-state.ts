@@ -10,6 +10,7 @@ import { isPreambleMessage } from '../compaction/turns.js';
 import type { CompactionResult } from '../compaction/types.js';
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { concatArrays } from '../freeze.js';
+import { compactAfterAnswer } from '../manager/index.js';
 import { Message } from '../message/message.js';
 import { checkTools } from '../models/tools.js';
 import type { ChatModel } from '../models/types.js';
@@ -21,7 +22,6 @@ import type { StateKey, StateRejection } from '../state/types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import type { Usage } from '../tokens/usage.js';
-import { compactHistory } from './compaction-step.js';
 import { detachedMemory } from './detached-memory.js';
 import { runToolLoop } from './tool-loop.js';
 import { inputMessages, type TurnInput } from './turn-input.js';
@@ -169,7 +169,7 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   let compaction: CompactionResult | undefined;
   if (options.compactor !== undefined) {
     const lastUsage = loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
-    compaction = await compactHistory(options.compactor, { messages, counter, signal, ...(lastUsage !== undefined && { lastUsage }) });
+    compaction = await compactAfterAnswer(options.compactor, { messages, counter, signal, ...(lastUsage !== undefined && { lastUsage }) });
     if (compaction?.compacted === true) messages = compaction.messages;
   }
   const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));

@@ -5,7 +5,7 @@
  */
 import type { Embed } from '../active-memory/types.js';
 import { InvalidInputError } from '../errors.js';
-import { SessionManager } from '../manager/session-manager.js';
+import { SessionManager } from '../manager/index.js';
 import { checkTools } from '../models/tools.js';
 import type { SessionStore } from '../store/types.js';
 import type { TokenCounter } from '../tokens/counter.js';

@@ -1,0 +1,70 @@
+/**
+ * The compaction step of a turn's end (goaitools: after a final answer only, never inside a tool
+ * loop), shared by the `SessionManager` and `chatWithState`. A failing compactor never fails the
+ * turn: the history stays as it is and the report carries the error.
+ * @module
+ */
+import type { CompactionInput, CompactionResult, Compactor, Strategy } from '../compaction/types.js';
+import { ChatstateError, CollaboratorError, errorMessage } from '../errors.js';
+import type { Message } from '../message/message.js';
+import type { Session } from '../session/session.js';
+import type { TokenCounter } from '../tokens/counter.js';
+
+/** A report saying `messages` were left unchanged because of `error`. */
+export function unchangedBy(messages: readonly Message[], strategy: string, error: unknown): CompactionResult {
+  const failure = ChatstateError.isInstance(error) ? error : new CollaboratorError('INTERNAL', `Compaction failed: ${errorMessage(error)}`, { cause: error });
+  return {
+    messages,
+    compacted: false,
+    strategy,
+    removed: { count: 0, tokens: 0 },
+    modified: { count: 0, tokensSaved: 0 },
+    added: [],
+    tokensBefore: 0,
+    tokensAfter: 0,
+    reachedTarget: false,
+    error: failure,
+  };
+}
+
+/** True when the newest message is a final answer: an assistant message that calls no tool. */
+function endsWithFinalAnswer(messages: readonly Message[]): boolean {
+  const last = messages.at(-1);
+  return last !== undefined && last.role === 'assistant' && last.toolCalls === undefined;
+}
+
+/**
+ * Runs `compactor` (its trigger first) on a history that ends with a final answer; `undefined`
+ * when it does not, or when the trigger says no. Never throws: a failure is the report's `error`.
+ */
+export async function compactAfterAnswer(compactor: Compactor | Strategy, input: CompactionInput): Promise<CompactionResult | undefined> {
+  if (!endsWithFinalAnswer(input.messages)) return undefined;
+  try {
+    const trigger = (compactor as Partial<Compactor>).shouldCompact;
+    if (typeof trigger === 'function' && !trigger.call(compactor, input)) return undefined;
+    return await compactor.compact(input);
+  } catch (error) {
+    return unchangedBy(input.messages, compactor.name, error);
+  }
+}
+
+/** `compactAfterAnswer` on a session: the session with the compacted history (itself when nothing changed) and the report. */
+export async function compactSession(
+  session: Session,
+  compactor: Compactor | Strategy,
+  options: { readonly counter: TokenCounter; readonly signal?: AbortSignal | undefined },
+): Promise<{ session: Session; result: CompactionResult | undefined }> {
+  const result = await compactAfterAnswer(compactor, {
+    messages: session.messages,
+    counter: options.counter,
+    ...(session.lastUsage !== undefined && { lastUsage: session.lastUsage }),
+    ...(options.signal !== undefined && { signal: options.signal }),
+  });
+  if (result?.compacted !== true) return { session, result };
+  try {
+    // `withMessages` validates what a custom strategy returned, and keeps the measured usage only while the prefix it measured is intact.
+    return { session: session.withMessages(result.messages), result };
+  } catch (error) {
+    return { session, result: unchangedBy(session.messages, result.strategy, error) };
+  }
+}
