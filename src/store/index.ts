@@ -1,35 +1,44 @@
 /**
- * The store contract and its core: `SessionStore`, the dumb `StoreDriver` a backend implements,
- * and `createSessionStore` that turns a driver into a store with every semantic rule applied.
- * Writing a store for another backend is one driver file plus a run of `chatstate/testing`.
+ * The store contract and its core: `SessionStore`, the dumb driver a backend implements (the
+ * required `SessionDriver` primitives, and the `PurgeDriver`, `ValueDriver` and `TextSearchDriver`
+ * capabilities it may add), `createSessionStore` that turns a driver into a store with every
+ * semantic rule applied, and the registry of URL schemes (`registerStore`). Writing a store for
+ * another backend is one driver file, one `registerStore` call and a run of `chatstate/testing`.
  * @module
  */
 export { createSessionStore, MAX_LIST_LIMIT, type SessionStoreOptions } from './session-store.js';
-export { appendToHead, checkVersion, rangeOf, sortAndPage } from './driver-helpers.js';
+export { appendToHead, checkKeys, checkVersion, closedError, isExpired, noSessionError, rangeOf, sortAndPage, storeName } from './driver-helpers.js';
+export { openRegisteredStore, registerStore, registeredSchemes, type OpenStoreOptions, type RegisterStoreOptions, type StoreLoader } from './registry.js';
 export { RECORD_SCHEMA } from './codec.js';
 export { RECOVERY_KEY, describeNotice, noticesOf } from './recovery.js';
 export type { AtRestKey } from './at-rest.js';
 export type {
+  AnyStoreDriver,
   AppendCommit,
   AppendOptions,
   AppendOutcome,
   AppendResult,
   DriverCapabilities,
+  DriverListQuery,
   DriverRange,
   HeadRecord,
   ListQuery,
   MessageRange,
   MessageRecord,
   PendingMessage,
+  PurgeDriver,
   RecoveryNote,
   RecoveryNotice,
   ReplaceCommit,
   SaveOptions,
+  SessionDriver,
   SessionStore,
   SessionSummary,
   StoreDriver,
+  TextSearchDriver,
   TextSearchHit,
   TextSearchQuery,
+  ValueDriver,
   ValueOwner,
   ValueRecord,
   ValueStore,

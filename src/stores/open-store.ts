@@ -1,53 +1,49 @@
 /**
- * ✱ `openStore(url)`: a store from a URL, loading its driver (and the driver's database client)
- * only when that scheme is used.
+ * ✱ `openStore(url)`: a store from a URL, through the registry of URL schemes. Importing this
+ * module registers chatstate's own stores, each through a dynamic `import()` of its module, so
+ * opening one store loads only that store's code (and its database client):
  *
  * - `memory:` — in-process
  * - `file:DIR` or `file:///abs/dir` — the embedded default: a directory of journals and snapshots
  * - `sqlite:PATH` — one SQLite file (`better-sqlite3`)
  * - `postgres://…` / `postgresql://…` — PostgreSQL (`pg`)
  * - `redis://…` / `rediss://…` — Redis (`ioredis`)
+ *
+ * Other stores join with `registerStore(scheme, loader)`, the same way.
  * @module
  */
-import { InvalidInputError } from '../errors.js';
-import type { SessionStoreOptions } from '../store/session-store.js';
+import { openRegisteredStore, registerStore, registeredSchemes, type OpenStoreOptions, type StoreLoader } from '../store/registry.js';
 import type { SessionStore } from '../store/types.js';
 
-/** Options of `openStore`: the core store options. */
-export type OpenStoreOptions = SessionStoreOptions;
+export { registerStore, registeredSchemes, type OpenStoreOptions, type RegisterStoreOptions, type StoreLoader } from '../store/registry.js';
 
-function invalidUrl(url: string, why: string): InvalidInputError {
-  return new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${JSON.stringify(url.slice(0, 200))}: ${why}`);
-}
-
-/** Opens the store a URL names. */
-export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<SessionStore> {
-  if (typeof url !== 'string' || url.length === 0) throw invalidUrl(String(url), 'expected a store URL such as file:./sessions');
-  const scheme = url.slice(0, url.indexOf(':') + 1).toLowerCase();
-  switch (scheme) {
-    case 'memory:': {
-      const { memoryStore } = await import('./memory.js');
-      return memoryStore(options);
-    }
-    case 'postgres:':
-    case 'postgresql:': {
-      const { postgresStore } = await import('./postgres/index.js');
-      return postgresStore(url, options);
-    }
-    case 'sqlite:': {
-      const { sqlitePathFromUrl, sqliteStore } = await import('./sqlite/index.js');
-      return sqliteStore(sqlitePathFromUrl(url), options);
-    }
-    case 'redis:':
-    case 'rediss:': {
-      const { redisStore } = await import('./redis/index.js');
-      return redisStore(url, options);
-    }
-    case 'file:': {
+/** chatstate's own stores, by scheme: each loader imports its store's module when it is called. */
+const BUILT_IN: ReadonlyArray<readonly [string, StoreLoader]> = [
+  ['memory', async (_url, options) => (await import('./memory.js')).memoryStore(options)],
+  [
+    'file',
+    async (url, options) => {
       const { fileStore, filePathFromUrl } = await import('./file/index.js');
       return fileStore(filePathFromUrl(url), options);
-    }
-    default:
-      throw invalidUrl(url, `unknown scheme ${JSON.stringify(scheme || url)}; use memory:, file:, sqlite:, postgres:// or redis://`);
-  }
+    },
+  ],
+  [
+    'sqlite',
+    async (url, options) => {
+      const { sqlitePathFromUrl, sqliteStore } = await import('./sqlite/index.js');
+      return sqliteStore(sqlitePathFromUrl(url), options);
+    },
+  ],
+  ['postgres', async (url, options) => (await import('./postgres/index.js')).postgresStore(url, options)],
+  ['postgresql', async (url, options) => (await import('./postgres/index.js')).postgresStore(url, options)],
+  ['redis', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
+  ['rediss', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
+];
+
+// A scheme registered before this module ran keeps its loader: a caller's replacement wins.
+for (const [scheme, loader] of BUILT_IN) if (!registeredSchemes().includes(`${scheme}:`)) registerStore(scheme, loader);
+
+/** Opens the store a URL names, by its scheme (see `registeredSchemes()`). */
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<SessionStore> {
+  return openRegisteredStore(url, options);
 }

@@ -1,10 +1,9 @@
 /**
  * What a store author gives `runStoreConformance`: how to make a fresh store, how to clean it up,
- * and which optional powers (a second process, a second handle on the same data, a directory)
- * the suite may use.
+ * which capabilities the store declares, and which optional powers (a second process, a second
+ * handle on the same data, a directory) the suite may use.
  * @module
  */
-import type { OpenStoreOptions } from '../stores/open-store.js';
 import type { SessionStoreOptions } from '../store/session-store.js';
 import type { SessionStore } from '../store/types.js';
 import type { SpecScope } from './suite.js';
@@ -28,6 +27,7 @@ export const CONFORMANCE_SPECS = [
   'append-state',
   'hostile-values',
   'titles',
+  'text-search',
 ] as const;
 
 /** Name of one spec of the suite. */
@@ -42,16 +42,39 @@ export type SkipKey = ConformanceSpec | `${ConformanceSpec} > ${string}`;
 /** A value that is the same for every store, or computed from the store `create` returned. */
 export type PerStore<T> = T | ((store: SessionStore) => T);
 
-/** How a child process opens the store under test with `openStore(url, options)`. */
+/**
+ * How a child process opens the store under test: it imports the `register` modules (whose
+ * `registerStore` calls register the URL's scheme), then opens `url` through the scheme registry.
+ */
 export interface CrossProcessConfig {
   /** The URL that opens, in another process, the same data as the store `create` returned. */
   readonly url: PerStore<string>;
   /**
-   * Options for `openStore` in the child. They cross a process boundary (structured clone), so
+   * The modules the child imports before it opens `url`, for their `registerStore` calls: a
+   * package name (`'chatstate/stores'` registers chatstate's own stores, `'my-store/register'`),
+   * a `file:` URL, or a path (relative paths are taken from the working directory). A `.ts` module
+   * is loaded through `tsx` when it is installed.
+   */
+  readonly register?: string | readonly string[];
+  /**
+   * Options the child opens the store with. They cross a process boundary (structured clone), so
    * functions are not allowed; they must describe the store `create()` made without options
    * (in particular, no encryption key unless `create()` uses the same one).
    */
-  readonly options?: OpenStoreOptions;
+  readonly options?: SessionStoreOptions;
+}
+
+/**
+ * The optional capabilities the store declares (its driver implements them). The suite runs the
+ * specs of those it has, and checks the core's answer for those it lacks: values refused with
+ * `UNSUPPORTED`, no `searchText` (active memory then keeps its own index). Purging needs no
+ * declaration: the core lists and removes when the driver does not purge itself.
+ */
+export interface StoreCapabilitiesConfig {
+  /** Active memory's values (`ValueDriver`). @default true */
+  readonly values?: boolean;
+  /** The backend's own full-text search (`TextSearchDriver` with `capabilities.fullTextSearch`). @default false */
+  readonly textSearch?: boolean;
 }
 
 /** Configuration of `runStoreConformance`. */
@@ -78,6 +101,8 @@ export interface StoreConformanceConfig {
   reopen?(store: SessionStore, options?: SessionStoreOptions): Promise<SessionStore>;
   /** How child processes open the same store. Without it, the cross-process spec skips with its reason. */
   readonly crossProcess?: CrossProcessConfig;
+  /** The optional capabilities the store declares; see `StoreCapabilitiesConfig` for the defaults. */
+  readonly capabilities?: StoreCapabilitiesConfig;
   /**
    * The directory that holds everything of the store (for stores that keep files). The hostile-id
    * spec then checks that no file appeared beside it, and the encryption spec that no plaintext

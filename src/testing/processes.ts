@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serialize } from 'node:v8';
-import type { OpenStoreOptions } from '../stores/open-store.js';
+import type { SessionStoreOptions } from '../store/session-store.js';
 
 /** One append a child makes: messages by id, optionally compare-and-append. */
 export interface ChildAppend {
@@ -18,7 +18,9 @@ export interface ChildAppend {
 /** What one child process does. */
 export interface ChildPlan {
   readonly url: string;
-  readonly options?: OpenStoreOptions;
+  readonly options?: SessionStoreOptions;
+  /** Modules the child imports before it opens `url` (their `registerStore` calls register its scheme). */
+  readonly register: readonly string[];
   readonly sessionId: string;
   /** Made one after the other, in order. */
   readonly appends: readonly ChildAppend[];
@@ -45,11 +47,14 @@ export const REPORT = 'report:';
 /** A hang guard, not a speed limit: a child that neither finishes nor fails is killed after this. */
 const DEADLINE_MS = 120_000;
 
-/** How to start the child: from TypeScript sources through tsx, from the build with plain Node. */
-function childCommand(): { script: string; execArgv: string[] } {
+/**
+ * How to start the child: from TypeScript sources through tsx, from the build with plain Node —
+ * through tsx too when a module it must import is TypeScript.
+ */
+function childCommand(register: readonly string[]): { script: string; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const script = fileURLToPath(new URL(fromSource ? './append-child.ts' : './append-child.js', import.meta.url));
-  if (!fromSource) return { script, execArgv: [] };
+  if (!fromSource && !register.some((specifier) => /\.[mc]?ts$/.test(specifier))) return { script, execArgv: [] };
   let loader = 'tsx';
   try {
     loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -66,7 +71,7 @@ interface Running {
 }
 
 function start(plan: ChildPlan, index: number): Running {
-  const { script, execArgv } = childCommand();
+  const { script, execArgv } = childCommand(plan.register);
   const argument = serialize(plan).toString('base64');
   const child = spawn(process.execPath, [...execArgv, script, argument], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';

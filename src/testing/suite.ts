@@ -3,19 +3,71 @@
  * with their reasons in the test title, and the optional powers of the configuration.
  * @module
  */
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, it } from 'vitest';
 import type { SessionStoreOptions } from '../store/session-store.js';
 import type { SessionStore } from '../store/types.js';
 import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from './config.js';
 
-/** An optional power of the configuration a test needs; without it the test skips with a reason. */
-export type Requirement = 'reopen' | 'crossProcess' | 'directory';
+/**
+ * What a test needs of the configuration: an optional power (`reopen`, `crossProcess`,
+ * `directory`), a declared capability (`values`, `textSearch`), or its absence (`noValues`,
+ * `noTextSearch`: tests of the core's answer to a store without it). Without it the test skips
+ * with a reason.
+ */
+export type Requirement = 'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch';
 
 const MISSING: Record<Requirement, string> = {
   reopen: 'the config has no reopen() (a second store over the same data)',
   crossProcess: 'the config has no crossProcess.url (the store cannot be opened from another process)',
   directory: 'the config has no directory (the store keeps no files the suite can inspect)',
+  values: 'the store declares no values capability (config.capabilities.values is false)',
+  textSearch: 'the store declares no full-text search (config.capabilities.textSearch is not true)',
+  noValues: 'the store declares the values capability (this checks a store without it)',
+  noTextSearch: 'the store declares full-text search (this checks a store without it)',
 };
+
+/** Whether `config` meets `requirement`. */
+function meets(config: StoreConformanceConfig, requirement: Requirement): boolean {
+  const values = config.capabilities?.values !== false;
+  const textSearch = config.capabilities?.textSearch === true;
+  switch (requirement) {
+    case 'reopen':
+    case 'crossProcess':
+    case 'directory':
+      return config[requirement] !== undefined;
+    case 'values':
+      return values;
+    case 'noValues':
+      return !values;
+    case 'textSearch':
+      return textSearch;
+    case 'noTextSearch':
+      return !textSearch;
+    default: {
+      const never: never = requirement;
+      throw new Error(`unknown requirement ${String(never)}`);
+    }
+  }
+}
+
+/** What a child process imports and opens (see `CrossProcessConfig`), its module specifiers resolved. */
+export interface CrossProcessPlan {
+  readonly url: string;
+  readonly options?: CrossProcessConfig['options'];
+  /** Specifiers the child imports: `file:` URLs for paths, package names as given. */
+  readonly register: readonly string[];
+}
+
+/** A `register` entry as the child imports it: a path becomes a `file:` URL (from the working directory); URLs and package names stay. */
+function moduleSpecifier(entry: unknown, store: string): string {
+  if (typeof entry !== 'string' || entry.length === 0) throw new Error(`${store}: crossProcess.register holds ${JSON.stringify(entry)}, not a module specifier`);
+  // A URL scheme of two letters at least: `C:\x` is a Windows path.
+  if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(entry)) return entry;
+  if (entry.startsWith('.') || isAbsolute(entry)) return pathToFileURL(resolvePath(entry)).href;
+  return entry;
+}
 
 /** Timeout of a suite test unless it sets its own: generous, for stores behind a network. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -39,8 +91,10 @@ export interface SpecScope {
   reopen(store: SessionStore, options?: SessionStoreOptions): Promise<SessionStore>;
   /** The directory of `store` (needs `directory`). */
   directoryOf(store: SessionStore): string;
-  /** The URL and options a child process opens `store` with (needs `crossProcess`). */
-  crossProcessOf(store: SessionStore): { url: string; options?: CrossProcessConfig['options'] };
+  /** The URL, options and registering modules a child process opens `store` with (needs `crossProcess`). */
+  crossProcessOf(store: SessionStore): CrossProcessPlan;
+  /** Whether the configuration meets `requirement` (a declared capability, or its absence). */
+  has(requirement: Requirement): boolean;
 }
 
 function resolve<T>(value: T | ((store: SessionStore) => T), store: SessionStore): T {
@@ -98,7 +152,7 @@ export class ConformanceSuite {
       this.skipsUsed.add(spec);
       return skip[spec];
     }
-    const missing = needs.find((need) => this.config[need] === undefined);
+    const missing = needs.find((need) => !meets(this.config, need));
     return missing === undefined ? undefined : MISSING[missing];
   }
 
@@ -129,8 +183,15 @@ export class ConformanceSuite {
       directoryOf: (store) => resolve(need(config.directory, 'directory'), store),
       crossProcessOf: (store) => {
         const crossProcess = need(config.crossProcess, 'crossProcess');
-        return { url: resolve(crossProcess.url, store), ...(crossProcess.options === undefined ? {} : { options: crossProcess.options }) };
+        const register = crossProcess.register === undefined ? [] : typeof crossProcess.register === 'string' ? [crossProcess.register] : crossProcess.register;
+        if (!Array.isArray(register)) throw new Error(`${config.name}: crossProcess.register must be a module specifier or an array of them`);
+        return {
+          url: resolve(crossProcess.url, store),
+          ...(crossProcess.options === undefined ? {} : { options: crossProcess.options }),
+          register: register.map((entry) => moduleSpecifier(entry, config.name)),
+        };
       },
+      has: (requirement) => meets(config, requirement),
     };
   }
 }

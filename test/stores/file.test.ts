@@ -1,7 +1,7 @@
 /**
  * The file store against the conformance suite: every store is a fresh temporary directory,
  * removed after its test; `reopen` opens a second store on the same directory, and child
- * processes open it with `openStore('file:' + directory)`.
+ * processes open it by its `file:` URL after importing the built-in stores.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { SessionStore } from '../../src/store/types.js';
 import { fileStore } from '../../src/stores/file/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 
 const directories = new WeakMap<SessionStore, string>();
 
@@ -35,6 +36,6 @@ runStoreConformance({
     directories.set(second, directoryOf(store));
     return second;
   },
-  crossProcess: { url: (store) => `file:${directoryOf(store)}` },
+  crossProcess: { url: (store) => `file:${directoryOf(store)}`, register: BUILT_IN_STORES },
   directory: directoryOf,
 });

@@ -6,6 +6,7 @@
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 
 describeWithPostgres('postgres', (server) => {
@@ -38,6 +39,7 @@ describeWithPostgres('postgres', (server) => {
     async reopen(store, options) {
       return postgresStore(server().url, { ...options, schema: schemaOf(store), maxConnections: 4 });
     },
-    crossProcess: { url: (store) => urlOf(schemaOf(store)) },
+    crossProcess: { url: (store) => urlOf(schemaOf(store)), register: BUILT_IN_STORES },
+    capabilities: { textSearch: true },
   });
 });

@@ -9,6 +9,7 @@ import { afterAll, describe, it } from 'vitest';
 import type { SessionStore } from '../../src/store/types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 
 const server = await redisTestServer();
@@ -57,6 +58,7 @@ if (server.url === undefined) {
         child.searchParams.set('prefix', prefixOf(store));
         return child.toString();
       },
+      register: BUILT_IN_STORES,
     },
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The SQLite store against the conformance suite: every store is a fresh database file in its own
  * temporary directory, removed after its test; `reopen` opens a second connection on the same
- * file, and child processes open it with `openStore('sqlite:' + file)`.
+ * file, and child processes open it by its `sqlite:` URL after importing the built-in stores.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { SessionStore } from '../../src/store/types.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 
 const files = new WeakMap<SessionStore, string>();
 
@@ -35,6 +36,7 @@ runStoreConformance({
     files.set(second, fileOf(store));
     return second;
   },
-  crossProcess: { url: (store) => `sqlite:${fileOf(store)}` },
+  crossProcess: { url: (store) => `sqlite:${fileOf(store)}`, register: BUILT_IN_STORES },
+  capabilities: { textSearch: true },
   directory: (store) => dirname(fileOf(store)),
 });

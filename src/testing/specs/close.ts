@@ -1,6 +1,7 @@
 /**
  * `close`: pending writes finish first, closing twice is harmless, and every operation after it
- * fails clearly instead of hanging or writing.
+ * fails with `CLOSED` (a mistake in the caller's lifecycle, not in its input) instead of hanging
+ * or writing.
  * @module
  */
 import { expect } from 'vitest';
@@ -13,9 +14,10 @@ import type { ConformanceSuite } from '../suite.js';
 /** Registers the close spec. */
 export function closeSpec(suite: ConformanceSuite): void {
   suite.describe('close', 'close', (spec) => {
-    spec.it('every operation after close fails with a chatstate error that says the store is closed', async () => {
+    spec.it('every operation after close fails with CLOSED, naming the store', async () => {
       const store = await spec.open();
       const saved = await store.save(Session.create({ id: freshId() }));
+      const search = store.searchText;
       await store.close();
       const calls: Record<string, () => Promise<unknown>> = {
         load: () => store.load(saved.id),
@@ -26,6 +28,11 @@ export function closeSpec(suite: ConformanceSuite): void {
         list: () => store.list(),
         delete: () => store.delete(saved.id),
         purgeExpired: () => store.purgeExpired(),
+        summary: () => store.summary(saved.id),
+        'values.get': () => store.values.get({ scope: 'app' }, 'k'),
+        'values.getAll': () => store.values.getAll({ scope: 'app' }),
+        'values.set': () => store.values.set({ scope: 'app' }, { k: 1 }),
+        ...(search === undefined ? {} : { searchText: () => search({ text: 'late', limit: 1 }) }),
       };
       for (const [method, call] of Object.entries(calls)) {
         const failure = await call().then(
@@ -33,6 +40,7 @@ export function closeSpec(suite: ConformanceSuite): void {
           (error: unknown) => error,
         );
         expect(ChatstateError.isInstance(failure), `${method}: ${String(failure)}`).toBe(true);
+        expect((failure as ChatstateError).code, method).toBe('CLOSED');
         expect((failure as Error).message, method).toMatch(/closed/i);
         expect((failure as Error).message, method).toContain(store.name);
       }

@@ -50,9 +50,31 @@ async function sessionWithValues(store: SessionStore, ttlMs?: number): Promise<S
   return session;
 }
 
+/** Tests of a store that declares the values capability. */
+const VALUES = { needs: ['values'] } as const;
+
 /** Registers the values spec. */
 export function valuesSpec(suite: ConformanceSuite): void {
   suite.describe('values', "active memory's values", (spec) => {
+    spec.it('without the values capability, every value operation is refused with UNSUPPORTED naming the store and the capability', async () => {
+      const store = await spec.open();
+      const calls: Record<string, () => Promise<unknown>> = {
+        get: () => store.values.get({ scope: 'app' }, 'k'),
+        getAll: () => store.values.getAll({ scope: 'user', userId: 'u' }),
+        set: () => store.values.set({ scope: 'app' }, { k: 1 }),
+        // Refused before the input is looked at: nothing about the call could make it work.
+        'set (bad owner)': () => store.values.set({ scope: 'nowhere' } as unknown as ValueOwner, { k: 1 }),
+      };
+      for (const [method, call] of Object.entries(calls)) {
+        const error = await expectCode(call, 'UNSUPPORTED');
+        expect(error.message, method).toContain(store.name);
+        expect(error.details, method).toMatchObject({ store: store.name, capability: 'values' });
+      }
+      // Sessions are untouched by it: the store works without values.
+      const saved = await store.save(Session.create({ id: freshId() }));
+      expect((await store.load(saved.id)).id).toBe(saved.id);
+    }, { needs: ['noValues'] });
+
     spec.it('every scope round trips JSON values; getAll lists its keys ascending', async () => {
       const store = await spec.open();
       for (const owner of owners(freshId())) {
@@ -66,7 +88,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
         await store.values.set(owner, { number: 7 });
         expect(await store.values.get(owner, 'number')).toBe(7);
       }
-    });
+    }, VALUES);
 
     spec.it('keys are plain data: "__proto__", "constructor", "a/../b" and unicode keys round trip as own keys', async () => {
       const store = await spec.open();
@@ -79,7 +101,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       expect(await store.values.get(owner, '__proto__')).toEqual({ polluted: true });
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(await store.values.getAll({ scope: 'user', userId: 'other' })).toEqual({});
-    });
+    }, VALUES);
 
     spec.it("one owner never reads another's values, whatever their ids", async () => {
       const store = await spec.open();
@@ -108,7 +130,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
         expect(await store.values.get(owner, 'secret')).toBe(index);
         expect(await store.values.getAll(owner)).toEqual({ secret: index, [`only-${index}`]: true });
       }
-    });
+    }, VALUES);
 
     spec.it('a key set to undefined is deleted; the other keys stay', async () => {
       const store = await spec.open();
@@ -121,7 +143,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       expect(await store.values.getAll(owner)).toEqual({});
       await store.values.set(owner, {});
       expect(await store.values.getAll(owner)).toEqual({});
-    });
+    }, VALUES);
 
     spec.it('a set writes all of its keys or none of them', async () => {
       const store = await spec.open();
@@ -138,7 +160,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       await Promise.all(writes);
       const last = await store.values.getAll(owner);
       expect(last.x).toBe(last.y);
-    });
+    }, VALUES);
 
     spec.it('two handles writing different keys of one owner at once lose nothing', async () => {
       const store = await spec.open();
@@ -151,7 +173,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       const all = await store.values.getAll(owner);
       expect(Object.keys(all)).toHaveLength(50);
       expect(await other.values.getAll(owner)).toEqual(all);
-    }, { needs: ['reopen'] });
+    }, { needs: ['values', 'reopen'] });
 
     spec.it('values survive a reopen', async () => {
       const store = await spec.open();
@@ -159,7 +181,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       for (const owner of owners(sessionId)) await store.values.set(owner, { kept: owner.scope });
       const reopened = await spec.reopen(store);
       for (const owner of owners(sessionId)) expect(await reopened.values.getAll(owner)).toEqual({ kept: owner.scope });
-    }, { needs: ['reopen'] });
+    }, { needs: ['values', 'reopen'] });
 
     spec.it("deleting a session deletes its values, and nobody else's", async () => {
       const store = await spec.open();
@@ -173,7 +195,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       // A session created again under the same id starts without values.
       await store.save(Session.create({ id: removed.id }), { expectedVersion: 0 });
       expect(await store.values.getAll({ scope: 'session', sessionId: removed.id })).toEqual({});
-    });
+    }, VALUES);
 
     spec.it('purgeExpired deletes the values of the sessions it removes', async () => {
       const clock = new FakeClock();
@@ -184,7 +206,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       expect(await store.purgeExpired()).toBe(1);
       expect(await store.values.getAll({ scope: 'session', sessionId: expiring.id })).toEqual({});
       expect(await store.values.getAll({ scope: 'session', sessionId: lasting.id })).toEqual({ note: lasting.id, other: [1] });
-    });
+    }, VALUES);
 
     spec.it('bad owners, keys and values are refused with typed errors', async () => {
       const store = await spec.open();
@@ -208,7 +230,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       // The largest value that fits is accepted.
       await store.values.set(user, { big: 'b'.repeat((1 << 20) - 2) });
       expect(((await store.values.get(user, 'big')) as string).length).toBe((1 << 20) - 2);
-    });
+    }, VALUES);
 
     spec.it('values read back are copies: changing one changes nothing stored', async () => {
       const store = await spec.open();
@@ -218,7 +240,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       read.push(3);
       (await store.values.getAll(owner)).list = 'replaced';
       expect(await store.values.get(owner, 'list')).toEqual([1, 2]);
-    });
+    }, VALUES);
 
     spec.it('with a key, values round trip; without it, or with another, reads fail with CORRUPT', async () => {
       const store = await spec.open({ encryption: RING });
@@ -232,7 +254,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       await expectCode(() => wrong.values.get(owner, 'secret'), 'CORRUPT');
       const same = await spec.reopen(store, { encryption: RING });
       expect(await same.values.get(owner, 'secret')).toBe(MARKER);
-    }, { needs: ['reopen'] });
+    }, { needs: ['values', 'reopen'] });
 
     spec.it('with a key, no value reaches the store directory in the clear', async () => {
       const store = await spec.open({ encryption: RING });
@@ -240,7 +262,7 @@ export function valuesSpec(suite: ConformanceSuite): void {
       for (const owner of owners(session.id)) await store.values.set(owner, { kept: `${MARKER} of ${owner.scope}` });
       await store.close();
       expect(filesUnder(spec.directoryOf(store)).filter((file) => readFileSync(file).includes(MARKER))).toEqual([]);
-    }, { needs: ['directory'] });
+    }, { needs: ['values', 'directory'] });
 
     spec.it('a sealed value changed on disk fails with CORRUPT', async () => {
       const store = await spec.open({ encryption: RING });
@@ -260,6 +282,6 @@ export function valuesSpec(suite: ConformanceSuite): void {
       expect(changed).toBeGreaterThan(0);
       const reopened = await spec.reopen(store, { encryption: RING });
       await expectCode(() => reopened.values.get(owner, 'secret'), 'CORRUPT');
-    }, { needs: ['directory', 'reopen'] });
+    }, { needs: ['values', 'directory', 'reopen'] });
   });
 }
