@@ -8,6 +8,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { KNOWLEDGE_PREFIX } from '../src/active-memory/index.js';
 import { compaction } from '../src/compaction/index.js';
 import { formats, validate } from '../src/formats/index.js';
 import { Message } from '../src/message/message.js';
@@ -16,6 +17,9 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../src/models/types.j
 import { Conversation, chatWithState, type Tool } from '../src/runtime/index.js';
 import { openStore } from '../src/stores/open-store.js';
 import { tokens } from '../src/tokens/index.js';
+
+/** `1 message`, `2 messages`. */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 const field = (args: JsonValue, name: string): string => String((args as Record<string, JsonValue>)[name] ?? '');
 
@@ -95,8 +99,14 @@ const inputs = [
 for (const input of inputs) {
   const turn = await conversation.send('trip-lisbon', input, { userId: 'demo-user' });
   const toolsRun = turn.messages.filter((m) => m.role === 'tool').map((m) => m.name);
-  const compacted = turn.compaction?.compacted === true ? `, compacted ${turn.compaction.tokensBefore} → ${turn.compaction.tokensAfter} tokens` : '';
-  console.log(`> ${input}\n  ${turn.iterations} model call(s), tools [${toolsRun.join(', ')}], session v${turn.session.version}${compacted}`);
+  const { version } = turn.session;
+  // A compaction is stored as a version of its own: the turn's append, then a compare-and-replace of the history.
+  // Its figures are by the compactor's counter (the default estimate, which errs high), not exact counts.
+  const compacted =
+    turn.compaction?.compacted === true
+      ? `v${version} (the turn stored as v${version - 1}; its compaction, ${turn.compaction.tokensBefore} → ${turn.compaction.tokensAfter} tokens by the estimate, as v${version})`
+      : `v${version}`;
+  console.log(`> ${input}\n  ${count(turn.iterations, 'model call')}, tools [${toolsRun.join(', ')}], session ${compacted}`);
 }
 
 // A new session of the same user: the agent recalls what it was told in the other one.
@@ -108,9 +118,10 @@ await store.close();
 // Reloaded by a new store instance from the files alone.
 const reopened = await openStore(`file:${directory}`);
 const reloaded = await reopened.load('trip-lisbon');
-const sessions = await reopened.list({ userId: 'demo-user' });
-console.log(`\nreloaded ${reloaded.id}: ${reloaded.messages.length} messages (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`);
-console.log(`index of demo-user: ${sessions.map((s) => `${s.id.slice(0, 24)} (${s.messageCount} messages${s.title === undefined ? '' : `, "${s.title.slice(0, 40)}"`})`).join('; ')}`);
+// What remembered lives in the user's knowledge session: internal, so not shown among their conversations.
+const sessions = (await reopened.list({ userId: 'demo-user' })).filter((s) => !s.id.startsWith(KNOWLEDGE_PREFIX));
+console.log(`\nreloaded ${reloaded.id}: ${count(reloaded.messages.length, 'message')} (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`);
+console.log(`conversations of demo-user: ${sessions.map((s) => `${s.id} (${count(s.messageCount, 'message')}${s.title === undefined ? '' : `, "${s.title.slice(0, 40)}"`})`).join('; ')}`);
 await reopened.close();
 
 // Chat-with-state for stateless callers: a signed, encrypted blob, locked to the model's provider.
@@ -123,7 +134,7 @@ console.log(`\nopaque state: ${second.state.length} chars after two calls; a tam
 console.log('\n=== history ===');
 console.log(reloaded.formatHistory({ maxChars: 120 }));
 
-console.log('\n=== statistics (exact o200k_base) ===');
+console.log('\n=== statistics (tokens: exact o200k_base counts, not the estimate the compaction used) ===');
 console.log(JSON.stringify(reloaded.stats(tokens.o200kBase), null, 2));
 
 console.log('\n=== provider formats ===');
