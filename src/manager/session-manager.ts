@@ -17,7 +17,8 @@ import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
 import { noSessionError } from '../store/driver-helpers.js';
 import type { ListQuery, SessionStore, SessionSummary } from '../store/types.js';
-import { chainStatsOf, followChain, type ChainStats } from './chain.js';
+import { appendAlongChain, type AppendHost, type ManagerAppendResult } from './append.js';
+import { chainStatsOf, type ChainStats } from './chain.js';
 import { checkChange, commitChange, type CheckedChange, type SessionChange } from './commit.js';
 import { compactSession } from './compact-after-answer.js';
 import {
@@ -35,18 +36,6 @@ import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from '
 import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
 import { resolveTurnOptions, runTurnOn, type TurnEnd, type TurnHost, type TurnOptions, type TurnWork } from './turn.js';
 
-/** What `SessionManager.append` did. */
-export interface ManagerAppendResult {
-  /** The session the messages landed in, as the manager now holds it; after a continuation, the successor. */
-  readonly session: Session;
-  /** The messages added, with their sequence numbers. */
-  readonly appended: readonly Message[];
-  /** Ids of messages that were already stored (a retried append adds nothing). */
-  readonly duplicates: readonly string[];
-  /** The id passed to `append`, when the messages landed in a successor of it: use `session.id` from now on. */
-  readonly continuedFrom?: string;
-}
-
 /** Options of `fork`. */
 export interface ForkOptions {
   /** The last message the fork keeps (it and everything before it). */
@@ -55,17 +44,12 @@ export interface ForkOptions {
   readonly id?: string;
 }
 
-/** One step of an append along a chain: done, or go on to `next` with what is left to add. */
-type AppendStep =
-  | { readonly next: string; readonly messages: readonly Message[]; readonly duplicates: readonly string[] }
-  | { readonly done: ManagerAppendResult };
-
 /** The error of every call after `close()`. */
 function managerClosed(): ClosedError {
   return new ClosedError('SessionManager: the manager is closed', { details: { manager: 'SessionManager' } });
 }
 
-/** ✱ Sessions over a store: cache, auto-save, continuation, recovery events. */
+/** ✱ Sessions over a store: cache, auto-save, continuation, recovery events, and the end of every turn (`runTurn`). */
 export class SessionManager extends EventEmitter<SessionManagerEvents> {
   /** The store sessions are kept in. */
   readonly store: SessionStore;
@@ -84,6 +68,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     continueIfFull: (id) => this.continueIfFull(id),
     compacted: (sessionId, result) => this.publish('compacted', { sessionId, result }),
   };
+  private readonly appendHost: AppendHost;
   private timer: NodeJS.Timeout | undefined;
   private autoSaving = false;
   private state: 'open' | 'closing' | 'closed' = 'open';
@@ -100,6 +85,12 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
       recovered: (session, recoveredFrom, notices) => this.publish('recovered', { session, recoveredFrom, notices }),
       failed: (error, context) => this.reportError(error, context),
     });
+    this.appendHost = {
+      sessions: this.sessions,
+      continuable: (session) => this.continuable(session),
+      continueLocked: (entry) => this.continueLocked(entry),
+      compactAppended: (entry) => this.compactAppended(entry),
+    };
     if (this.options.autoSaveIntervalMs !== false) {
       this.timer = setInterval(() => void this.autoSave(), this.options.autoSaveIntervalMs);
       // A pending auto-save must never keep a process alive: `close()` or `flush()` saves for good.
@@ -178,15 +169,9 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     return this.track(async () => {
       assertValidId(id, 'session id');
       // Validated before anything is written or continued.
-      let left: readonly Message[] = messages.map((message) => Message.from(message));
-      let duplicates: readonly string[] = [];
-      const result = await followChain(id, async (link) => {
-        const step = await this.sessions.locks.run(link, () => this.appendStep(link, left, duplicates));
-        if ('next' in step) ({ messages: left, duplicates } = step);
-        return step;
-      });
+      const result = await appendAlongChain(this.appendHost, id, messages.map((message) => Message.from(message)));
       await this.sessions.evictOverflow();
-      return result.session.id === id ? result : { ...result, continuedFrom: id };
+      return result;
     });
   }
 
@@ -394,22 +379,6 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     return stored;
   }
 
-  private async appendStep(id: string, messages: readonly Message[], duplicates: readonly string[]): Promise<AppendStep> {
-    const entry = await this.sessions.entryOf(id);
-    const next = linkTarget(entry.session, 'continuedTo');
-    if (next !== undefined) return { next, ...notIn(entry.session, messages, duplicates) };
-    if (messages.length === 0) return { done: { session: entry.session, appended: [], duplicates } };
-    if (this.continuable(entry.session)) {
-      const left = notIn(entry.session, messages, duplicates);
-      // A retry of the append that filled this session is done: it must not land again in a successor.
-      if (left.messages.length === 0) return { done: { session: entry.session, appended: [], duplicates: left.duplicates } };
-      return { next: (await this.continueLocked(entry)).id, ...left };
-    }
-    const outcome = await this.sessions.append(entry, messages);
-    if (outcome.appended.length > 0) await this.compactAppended(entry);
-    return { done: { session: entry.session, appended: outcome.appended, duplicates: [...duplicates, ...outcome.duplicates] } };
-  }
-
   /** The manager's compactor after an append that ended with a final answer: a local change, stored by the next save. */
   private async compactAppended(entry: Entry): Promise<void> {
     const compactor = this.options.compactor;
@@ -498,18 +467,3 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   }
 }
 
-/**
- * Splits `messages` into those `session` does not hold and the ids of those it does. An append
- * moving on along a chain leaves behind what already landed in an earlier link, so that a retry
- * never stores a message twice in one chain.
- */
-function notIn(session: Session, messages: readonly Message[], duplicates: readonly string[]): { messages: Message[]; duplicates: string[] } {
-  const present = new Set(session.messages.map((message) => message.id));
-  const left: Message[] = [];
-  const known = [...duplicates];
-  for (const message of messages) {
-    if (present.has(message.id)) known.push(message.id);
-    else left.push(message);
-  }
-  return { messages: left, duplicates: known };
-}
