@@ -4,6 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Message } from '../src/message/message.js';
+import type { Session } from '../src/session/session.js';
 import { startProtocolServer } from './support/protocol-server.js';
 
 describe('README', () => {
@@ -14,21 +16,48 @@ describe('README', () => {
     expect(firstBlock).toMatch(/npm test/);
   });
 
-  it('has a tour that runs against the library', async () => {
+  /** Writes the README's tour as a module under .tmp/ and imports it with `STATE_KEY` set as given. */
+  async function importTour(name: string, stateKey: string | undefined): Promise<Record<string, unknown>> {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
     const tour = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(tour).toBeDefined();
-    const runnable = (tour as string)
-      .replace("from 'chatstate'", "from '../src/index.js'")
-      .replaceAll('process.env.STATE_KEY!', "'a-test-key-that-is-long-enough'");
+    const runnable = (tour as string).replace("from 'chatstate'", "from '../src/index.js'");
     const dir = new URL('../.tmp/', import.meta.url);
     await mkdir(dir, { recursive: true });
-    const file = new URL('readme-tour.ts', dir);
+    const file = new URL(name, dir);
     await writeFile(file, `${runnable}\nexport { session, compacted, result, warnings, restored, rejected };\n`);
-    const module = (await import(file.href)) as { restored: unknown[]; rejected: unknown; warnings: unknown[] };
+    const previous = process.env.STATE_KEY;
+    if (stateKey === undefined) delete process.env.STATE_KEY;
+    else process.env.STATE_KEY = stateKey;
+    try {
+      return (await import(file.href)) as Record<string, unknown>;
+    } finally {
+      if (previous === undefined) delete process.env.STATE_KEY;
+      else process.env.STATE_KEY = previous;
+    }
+  }
+
+  it('has a tour that runs against the library, as its comments say', async () => {
+    const module = (await importTour('readme-tour.ts', 'a-test-key-that-is-long-enough')) as {
+      session: Session;
+      compacted: Session;
+      result: unknown;
+      restored: Message[];
+      rejected: unknown;
+      warnings: unknown[];
+    };
     expect(module.rejected).toBeUndefined();
-    expect(module.restored.length).toBeGreaterThan(0);
     expect(module.warnings).toEqual([]);
+    // "here it is `undefined` and `compacted` is `session` itself"
+    expect(module.result).toBeUndefined();
+    expect(module.compacted.messages).toBe(module.session.messages);
+    // "It leaves out the leading system message: `restored` holds the four messages after it"
+    expect(module.session.messages[0]?.role).toBe('system');
+    expect(module.restored.map((message) => message.id)).toEqual(module.session.messages.slice(1).map((message) => message.id));
+  });
+
+  it('has a tour that says what is missing when STATE_KEY is not set', async () => {
+    await expect(importTour('readme-tour-without-key.ts', undefined)).rejects.toThrow('Set STATE_KEY to a secret of 16 or more characters');
   });
 
   it('has a turn example that runs with the real openai client (against the local protocol server)', async () => {
