@@ -20,7 +20,10 @@ export interface SessionManagerOptions {
   readonly autoSaveIntervalMs?: number | false;
   /** `close()` also closes the store (only when the manager owns it). @default false */
   readonly ownsStore?: boolean;
-  /** Compacts a session after an append that ends with a final answer (an assistant message without tool calls). */
+  /**
+   * Compacts a session after an append that ends with a final answer (an assistant message without
+   * tool calls), and after a turn's final answer when `runTurn` is given no compactor of its own.
+   */
   readonly compactor?: Compactor | Strategy;
   /** Counter for `chainStats` and compaction. @default tokens.estimate */
   readonly counter?: TokenCounter;

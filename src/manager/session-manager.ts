@@ -201,7 +201,8 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
    * `work` read, else `CONFLICT`); then, after a final answer, the session is compacted and the
    * compaction stored with `expectedVersion` (its failure is reported, never thrown); then, with
    * `continueAtBoundary`, a session the turn filled is continued. Whatever `work` throws fails the
-   * turn, storing nothing. Turns of one id run one after another.
+   * turn, storing nothing. Turns of one id run one after another (so `work` must not start another
+   * turn of the same id: it would wait for itself).
    */
   async runTurn<T>(sessionId: string, work: TurnWork<T>, options: TurnOptions = {}): Promise<TurnEnd<T>> {
     return this.track(async () => {
