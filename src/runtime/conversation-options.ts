@@ -18,13 +18,13 @@ import type { Agent, Tool, TurnCompactor } from './types.js';
 export interface ConversationOptions {
   /** Where sessions are kept (a `SessionManager` with auto-save off is made over it); give this or `manager`. */
   readonly store?: SessionStore;
-  /** A manager whose cache and store the conversation uses; give this or `store`. */
+  /** A manager whose cache and store the conversation uses, and through which its turns end (`runTurn`); give this or `store`. */
   readonly manager?: SessionManager;
   /** The agents sessions can be assigned to. */
   readonly agents: Agent | readonly Agent[];
   /** The agent of sessions that have none. @default the only agent, when there is one */
   readonly defaultAgentId?: string;
-  /** Compacts the session after each final answer (never inside a tool loop). */
+  /** Compacts the session after each final answer (never inside a tool loop). @default the manager's `compactor`, if any */
   readonly compactor?: TurnCompactor;
   /** Counter for compaction and the context window. @default tokens.estimate */
   readonly counter?: TokenCounter;
@@ -124,7 +124,7 @@ export function resolveConversationOptions(options: ConversationOptions): Resolv
   if (options.continueAtBoundary !== undefined && typeof options.continueAtBoundary !== 'boolean') throw invalid('continueAtBoundary must be a boolean');
   const ownsManager = options.manager === undefined;
   return {
-    // A store gets its own manager, used only as the cache of loaded sessions: turns write through `commit`.
+    // A store gets its own manager (no compactor of its own, no auto-save): its cache keeps sessions between turns, and turns end through its `runTurn`.
     manager: options.manager ?? new SessionManager({ store: options.store as SessionStore, autoSaveIntervalMs: false }),
     ownsManager,
     agents,
