@@ -3,7 +3,9 @@
  * order, and every kind of tool trouble turned into a tool result the model reads.
  */
 import { describe, expect, it } from 'vitest';
+import { messageLimit } from '../../src/compaction/message-limit.js';
 import type { CompactionResult } from '../../src/compaction/types.js';
+import { SessionManager } from '../../src/manager/index.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { Message } from '../../src/message/message.js';
 import { Conversation } from '../../src/runtime/conversation.js';
@@ -233,6 +235,18 @@ describe('compaction timing', () => {
     // The conversation read the store again: its next turn builds on the other writer's message.
     model.push((request) => say(`seen ${request.messages.length}`));
     expect(Message.text((await conversation.send('s1', 'next')).reply)).toBe('seen 4');
+  });
+
+  it("uses its manager's compactor when it has none of its own, stored after the final answer", async () => {
+    const store = memoryStore();
+    const manager = new SessionManager({ store, autoSaveIntervalMs: false, compactor: messageLimit({ maxMessages: 2 }) });
+    const model = scriptedModel([say('a1'), say('a2')]);
+    const conversation = closeAfterTest(new Conversation({ manager, agents: { id: 'a', model } }));
+    expect((await conversation.send('s1', 'q1')).compaction).toBeUndefined();
+    const second = await conversation.send('s1', 'q2');
+    expect(second.compaction).toMatchObject({ compacted: true, strategy: 'messageLimit' });
+    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual(['q2', 'a2']);
+    await manager.close();
   });
 
   it('keeps the committed turn when the compactor throws, and says why', async () => {
