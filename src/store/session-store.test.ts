@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
+import { ChatstateError, ClosedError, UnsupportedError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryDriver } from '../stores/memory.js';
 import { createSessionStore } from './session-store.js';
-import type { AppendCommit, ReplaceCommit, StoreDriver, TextSearchHit, TextSearchQuery } from './types.js';
+import type { AppendCommit, ReplaceCommit, SessionDriver, StoreDriver, TextSearchHit, TextSearchQuery } from './types.js';
 
 async function codeOf(run: () => Promise<unknown>): Promise<string> {
   try {
@@ -162,5 +162,85 @@ describe('expiry checked in the commit', () => {
     expect(await codeOf(() => store.readMessages('missing'))).toBe('NOT_FOUND');
     time -= 1;
     expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(['m1', 'm2']);
+  });
+});
+
+/** The memory driver cut down to the required session primitives (no purge, values or search). */
+function sessionOnlyDriver(): SessionDriver {
+  const { name, capabilities, readHead, readAll, readRange, append, replace, list, remove, close } = memoryDriver({ name: 'minimal' });
+  return { name, ...(capabilities === undefined ? {} : { capabilities }), readHead, readAll, readRange, append, replace, list, remove, close };
+}
+
+describe('createSessionStore over a driver with only the required primitives', () => {
+  it('refuses values with UNSUPPORTED naming the store and the capability', async () => {
+    const store = createSessionStore(sessionOnlyDriver());
+    for (const call of [() => store.values.get({ scope: 'app' }, 'k'), () => store.values.getAll({ scope: 'app' }), () => store.values.set({ scope: 'app' }, { k: 1 })]) {
+      const error = await call().then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toBeInstanceOf(UnsupportedError);
+      expect(error).toMatchObject({ code: 'UNSUPPORTED', details: { store: 'minimal', capability: 'values' } });
+      expect((error as Error).message).toContain('minimal');
+    }
+    expect(store.searchText).toBeUndefined();
+  });
+
+  it('purges through list and remove: only sessions expired at the clock, and again on a second purge', async () => {
+    let now = 1_000;
+    const store = createSessionStore(sessionOnlyDriver(), { now: () => now });
+    await store.save(Session.create({ id: 'soon' }), { ttlMs: 5 });
+    await store.save(Session.create({ id: 'later' }), { ttlMs: 500 });
+    await store.save(Session.create({ id: 'never' }));
+    expect(await store.purgeExpired()).toBe(0);
+    now += 5;
+    expect(await store.purgeExpired()).toBe(1);
+    expect(await store.purgeExpired()).toBe(0);
+    now += 1_000;
+    expect(await store.purgeExpired()).toBe(1);
+    now += 1_000;
+    expect((await store.list()).map((row) => row.id)).toEqual(['never']);
+  });
+
+  it('purges more sessions than one page of the listing', async () => {
+    let now = 1_000;
+    const store = createSessionStore(sessionOnlyDriver(), { now: () => now });
+    for (let index = 0; index < 1_100; index += 1) await store.save(Session.create({ id: `s${index}` }), { ttlMs: index % 2 === 0 ? 1 : 10_000 });
+    now += 1;
+    expect(await store.purgeExpired()).toBe(550);
+    expect((await store.list({ limit: 1000 })).length).toBe(550);
+  });
+
+  it('a closed store answers CLOSED naming the store, for values too', async () => {
+    const store = createSessionStore(sessionOnlyDriver());
+    await store.close();
+    expect(await codeOf(() => store.list())).toBe('CLOSED');
+    const error = await store.values.get({ scope: 'app' }, 'k').catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(ClosedError);
+    expect((error as Error).message).toBe('minimal: the store is closed');
+  });
+});
+
+describe('createSessionStore: a driver that is not one', () => {
+  it('is INVALID_ARGUMENT naming what is missing', () => {
+    const whole = sessionOnlyDriver();
+    const { readRange: _readRange, remove: _remove, ...partial } = whole;
+    const cases: Array<[unknown, RegExp]> = [
+      [undefined, /driver object/],
+      [{ ...whole, name: '' }, /non-empty string name/],
+      [partial, /does not implement readRange, remove/],
+      [{ ...whole, readValues: async () => [] }, /readValues but not writeValues/],
+      [{ ...whole, capabilities: 'all' }, /capabilities must be an object/],
+    ];
+    for (const [driver, message] of cases) {
+      let error: unknown;
+      try {
+        createSessionStore(driver as SessionDriver);
+      } catch (failure) {
+        error = failure;
+      }
+      expect(error, String(message)).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect((error as Error).message).toMatch(message);
+    }
   });
 });

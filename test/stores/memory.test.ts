@@ -60,3 +60,17 @@ describe('memoryStore', () => {
     await store.close();
   });
 });
+
+describe('memoryStore: name', () => {
+  it('takes a name option, used by store.name and its errors; an empty one is INVALID_ARGUMENT', async () => {
+    const store = memoryStore({ name: 'scratch' });
+    expect(store.name).toBe('scratch');
+    await expect(store.append('missing', [Message.user('x')])).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'scratch: no session "missing"' });
+    await store.save(Session.create({ id: 's' }));
+    await expect(store.save(Session.create({ id: 's' }), { expectedVersion: 7 })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/^scratch: /) });
+    await store.close();
+    await expect(store.list()).rejects.toMatchObject({ code: 'CLOSED', message: 'scratch: the store is closed' });
+    expect(() => memoryStore({ name: '' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => memoryDriver({ name: 42 as unknown as string })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+  });
+});

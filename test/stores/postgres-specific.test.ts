@@ -165,6 +165,23 @@ describeWithPostgres('postgres store (specific)', (server) => {
     expect((await a.list()).map((summary) => summary.id)).toEqual(['only-in-a']);
   });
 
+  it('takes a name option, used by store.name and every error it raises', async () => {
+    const name = schema('named');
+    const store = await open({ schema: name, name: 'archive' });
+    expect(store.name).toBe('archive');
+    expect(await codeOf(() => store.append('missing', [Message.user('x')]))).toMatchObject({ code: 'NOT_FOUND', message: 'archive: no session "missing"' });
+    await store.save(Session.create({ id: 'n1', messages: [Message.user('fine', { id: 'fine' })] }));
+    await adminQuery(server().url, `UPDATE "${name}"."chatstate_sessions" SET last_seq = -4 WHERE id = 'n1'`);
+    expect(await codeOf(() => store.load('n1'))).toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^archive: /) });
+    expect(await codeOf(() => store.save(Session.create({ id: 'n2', userId: 'nul\u0000' })))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^archive: /) });
+    await store.close();
+    expect(await codeOf(() => store.list())).toMatchObject({ code: 'CLOSED', message: 'archive: the store is closed' });
+    expect(await codeOf(() => postgresStore(server().url, { name: '' }))).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // Before any connection: the timeouts and the URL are checked in the store's name too.
+    expect(await codeOf(() => postgresStore('postgres://[bad', { name: 'archive' }))).toMatchObject({ message: expect.stringMatching(/^archive: /) });
+    await expect(postgresStore('postgres://127.0.0.1:1/none', { name: 'archive', connectTimeoutMs: 500 })).rejects.toMatchObject({ code: 'UNAVAILABLE', details: { store: 'archive' } });
+  });
+
   it('a missing table is CORRUPT naming the store', async () => {
     const name = schema('dropped');
     const store = await open({ schema: name });

@@ -225,6 +225,20 @@ describe.skipIf(server.url === undefined)(title, () => {
     await expect(store.load('bad')).rejects.toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^redis: .*belongs to "other"/) });
   });
 
+  it('takes a name option, used by store.name and every error it raises', async () => {
+    const { store, prefix } = await open({ name: 'cache' });
+    expect(store.name).toBe('cache');
+    await expect(store.append('missing', [say('x')])).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'cache: no session "missing"' });
+    await store.save(Session.create({ id: 'bad', messages: [say('x')] }));
+    await admin.hset(`${prefix}s:bad:h`, 'version', 'twelve');
+    await expect(store.load('bad')).rejects.toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^cache: /) });
+    await store.close();
+    await expect(store.list()).rejects.toMatchObject({ code: 'CLOSED', message: 'cache: the store is closed' });
+    await expect(redisStore(url, { name: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(redisStore('redis://127.0.0.1:1', { name: 'cache', confirm: { timeoutMs: 0 } })).rejects.toMatchObject({ message: expect.stringMatching(/^cache: /) });
+    await expect(redisStore('redis://127.0.0.1:1', { name: 'cache', connectTimeoutMs: 500 })).rejects.toMatchObject({ code: 'UNAVAILABLE', details: { store: 'cache' } });
+  });
+
   it('reports a message without its body as CORRUPT', async () => {
     const { store, prefix } = await open();
     const saved = await store.save(Session.create({ id: 'holes', messages: [say('a'), say('b')] }));

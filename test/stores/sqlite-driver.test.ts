@@ -161,6 +161,16 @@ describe('sqlite: connection and schema', () => {
     expect(error).toBeInstanceOf(InvalidInputError);
   });
 
+  it('takes a name option, used by store.name and its errors; an empty one is INVALID_ARGUMENT', async () => {
+    const opened = await store(join(directory, 'named.db'), { name: 'journal' });
+    expect(opened.name).toBe('journal');
+    await expect(opened.append('missing', [Message.user('x')])).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'journal: no session "missing"' });
+    await opened.close();
+    await expect(opened.list()).rejects.toMatchObject({ code: 'CLOSED', message: 'journal: the store is closed' });
+    await expect(sqliteStore(join(directory, 'unnamed.db'), { name: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect(existsSync(join(directory, 'unnamed.db'))).toBe(false);
+  });
+
   it('refuses an owner id SQLite would store as a different string', async () => {
     const opened = await store(join(directory, 'text.db'));
     // The core refuses it first, as every store does (INVALID_ID); the driver's own check stays for direct driver use.
