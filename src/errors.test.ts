@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError, ConflictError, DataError, InvalidInputError, NotFoundError, errorMessage } from './errors.js';
+import { ChatstateError, ConflictError, DataError, InvalidInputError, NotFoundError, UnsupportedError, errorMessage } from './errors.js';
 
 describe('ChatstateError', () => {
   it('carries a code, a cause and frozen details', () => {
@@ -15,6 +15,12 @@ describe('ChatstateError', () => {
   it('fixes the code of NotFoundError and ConflictError', () => {
     expect(new NotFoundError('x').code).toBe('NOT_FOUND');
     expect(new ConflictError('x').code).toBe('CONFLICT');
+  });
+
+  it('UnsupportedError is UNSUPPORTED with the store and the missing capability', () => {
+    const error = new UnsupportedError('jsonl: no values', { store: 'jsonl', capability: 'values' });
+    expect(error).toMatchObject({ name: 'UnsupportedError', code: 'UNSUPPORTED', details: { store: 'jsonl', capability: 'values' } });
+    expect(ChatstateError.hasCode(error, 'UNSUPPORTED')).toBe(true);
   });
 
   it('hasCode: a chatstate error with one of the codes, nothing else', () => {
