@@ -184,7 +184,10 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** Deletes expired sessions; returns how many. */
   purgeExpired(): Promise<number>;
-  /** Active memory's durable values (user, agent, app and session scopes). */
+  /**
+   * Active memory's durable values (user, agent, app and session scopes). Over a driver without the
+   * values capability every call is refused with `UNSUPPORTED` (`UnsupportedError`).
+   */
   readonly values: ValueStore;
   /**
    * The backend's own full-text search over message text (SQLite FTS5, Postgres full-text), or
