@@ -4,8 +4,8 @@
  * answered. The high-water mark is written once per run of batches, after the answers.
  * @module
  */
-import type { AppendCommit, AppendOutcome } from '../../store/types.js';
 import { noSessionError } from '../../store/driver-helpers.js';
+import type { AppendCommit, AppendOutcome } from '../../store/types.js';
 import type { FlushPolicy } from './flush-policy.js';
 import type { FoldScheduler } from './fold-scheduler.js';
 import type { Leases } from './leases.js';

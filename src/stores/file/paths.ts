@@ -51,8 +51,6 @@ export interface SessionPaths {
 
 /** The directories of a store. */
 export interface StorePaths {
-  /** The store's name, for error messages. */
-  readonly store: string;
   /** The file system the store is on. */
   readonly fs: FileSystem;
   readonly root: string;
@@ -83,7 +81,6 @@ export function storePaths(directory: string, fs: FileSystem = nodeFileSystem, s
   const sessions = path.join(root, 'sessions');
   const locks = path.join(root, 'locks');
   return {
-    store,
     fs,
     root,
     sessions,

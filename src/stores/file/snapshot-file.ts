@@ -17,8 +17,8 @@ import { FrameError, newerFormatError } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly, fsync, isMissing, readAt, stampOf, unlinkIfPresent, writeFullyAsync } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
-import { WINDOW_BYTES } from './tuning.js';
 import { SnapshotBuilder, blockEnd, decodeBlocks, decodeIds, decodeIndex, decodeSnapshot, decodeSnapshotHeader, snapshotSize, verifyBlocks, verifySnapshot, type Block, type NewSnapshotHeader, type SnapshotHeader } from './snapshot-format.js';
+import { WINDOW_BYTES } from './tuning.js';
 
 /** A snapshot file opened for reading. */
 export interface SnapshotSource {
