@@ -19,10 +19,16 @@ export const SLOW_SUITES = [
   'test/active-memory/redis.test.ts',
 ];
 
+/**
+ * The test names `npm run test:quick` runs in the suites it keeps: all but the store conformance
+ * suite's cross-process spec, which starts child processes (seconds a test, for every store).
+ */
+export const QUICK_TEST_NAMES = /^(?!.*cross-process: )/;
+
 export default defineConfig(({ mode }) => ({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    ...(mode === 'quick' ? { exclude: [...configDefaults.exclude, ...SLOW_SUITES] } : {}),
+    ...(mode === 'quick' ? { exclude: [...configDefaults.exclude, ...SLOW_SUITES], testNamePattern: QUICK_TEST_NAMES } : {}),
     // The type tests (test/types/*.test-d.ts) are plain TypeScript: `npm run typecheck` (tsc) checks
     // them, so Vitest's experimental typecheck mode is not used.
     testTimeout: 60_000,
