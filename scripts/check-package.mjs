@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import { measureRootImport } from './root-import.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 const root = new URL('../', import.meta.url);
@@ -15,6 +16,24 @@ const require = createRequire(import.meta.url);
 await import(pathToFileURL(new URL(pkg.exports['.'].default, root).pathname).href);
 const heavy = Object.keys(require.cache).filter((id) => /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+)\//.test(id));
 if (heavy.length > 0) problems.push(`importing the main entry loaded heavy modules eagerly: ${heavy.slice(0, 3).join(', ')}`);
+
+// The root import's budget (scripts/root-import-budget.json, measured): how many of our modules it
+// loads, which it must never load (a driver loads when its store is first used), which packages,
+// and its time as a ratio to importing zod alone in the same run.
+const budget = JSON.parse(await readFile(new URL('root-import-budget.json', import.meta.url), 'utf8'));
+const rootImport = measureRootImport({ runs: budget.runs });
+if (rootImport.ownModules > budget.maxOwnModules) {
+  problems.push(`the root import loads ${rootImport.ownModules} of our modules, over the budget of ${budget.maxOwnModules}`);
+}
+for (const pattern of budget.neverLoaded) {
+  const loaded = rootImport.ownLoaded.filter((file) => new RegExp(pattern).test(file));
+  if (loaded.length > 0) problems.push(`the root import loads ${loaded.join(', ')}, which must load only when used`);
+}
+const unexpected = rootImport.dependenciesLoaded.filter((name) => !budget.dependencies.includes(name));
+if (unexpected.length > 0) problems.push(`the root import loads ${unexpected.join(', ')}, beyond ${budget.dependencies.join(', ')}`);
+if (rootImport.ratioToZod > budget.maxRatioToZod) {
+  problems.push(`the root import takes ${rootImport.rootMs} ms, ${rootImport.ratioToZod}× zod alone (${rootImport.zodMs} ms), over the budget of ${budget.maxRatioToZod}×`);
+}
 
 for (const [subpath, target] of Object.entries(pkg.exports)) {
   const files = typeof target === 'string' ? [target] : [target.types, target.default];
@@ -48,3 +67,4 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(`package ok: ${Object.keys(pkg.exports).length} exports, ${Object.keys(pkg.bin ?? {}).length} bin`);
+console.log(`root import: ${rootImport.ownModules} of ${rootImport.ownModulesInPackage} own modules (budget ${budget.maxOwnModules}), ${rootImport.rootMs} ms = ${rootImport.ratioToZod}× zod alone (budget ${budget.maxRatioToZod}×)`);

@@ -15,6 +15,7 @@ export {
   ModelError,
   NotFoundError,
   UnavailableError,
+  UnsupportedError,
   ClosedError,
   type ChatstateErrorOptions,
   type UnavailableDetails,
@@ -100,15 +101,31 @@ export {
   type SessionStoreOptions,
   type SessionSummary,
   type StoreDriver,
+  type SessionDriver,
+  type AnyStoreDriver,
+  type PurgeDriver,
+  type ValueDriver,
+  type TextSearchDriver,
+  type RecoveryNote,
   type TextSearchHit,
   type TextSearchQuery,
   type ValueOwner,
   type ValueStore,
 } from './store/index.js';
-export { openStore, type OpenStoreOptions } from './stores/open-store.js';
-export { memoryStore } from './stores/memory.js';
-export { fileStore, type FileStoreOptions } from './stores/file/index.js';
-export { SessionManager, type ManagerAppendResult, type SessionManagerOptions, type SessionManagerEvents } from './manager/index.js';
+export { openStore, registerStore, registeredSchemes, type OpenStoreOptions, type RegisterStoreOptions, type StoreLoader } from './stores/open-store.js';
+export { memoryStore, type MemoryStoreOptions } from './stores/memory-store.js';
+export { fileStore, type FileStoreOptions } from './stores/file/store.js';
+export {
+  SessionManager,
+  type ManagerAppendResult,
+  type SessionManagerOptions,
+  type SessionManagerEvents,
+  type TurnContext,
+  type TurnEnd,
+  type TurnOptions,
+  type TurnOutcome,
+  type TurnWork,
+} from './manager/index.js';
 export {
   aiSdkModel,
   anthropicModel,

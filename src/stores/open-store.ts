@@ -19,7 +19,7 @@ export { registerStore, registeredSchemes, type OpenStoreOptions, type RegisterS
 
 /** chatstate's own stores, by scheme: each loader imports its store's module when it is called. */
 const BUILT_IN: ReadonlyArray<readonly [string, StoreLoader]> = [
-  ['memory', async (_url, options) => (await import('./memory.js')).memoryStore(options)],
+  ['memory', async (_url, options) => (await import('./memory-store.js')).memoryStore(options)],
   [
     'file',
     async (url, options) => {

@@ -51,12 +51,23 @@ describe('openStore', () => {
 });
 
 describe('importing chatstate/stores', () => {
-  it('loads no store module; opening memory: loads the memory store and no other', () => {
+  it('loads no store module; using memory: loads the memory store and no other', () => {
     const imported = importInChild({ hide: [], target: OPEN_STORE });
     expect(imported).toMatchObject({ imported: true });
     expect(storeModules(imported.modules)).toEqual(['open-store.ts']);
     const opened = importInChild({ hide: [], target: OPEN_STORE, open: 'memory:' });
     expect(opened).toMatchObject({ imported: true, opened: 'memory' });
-    expect(storeModules(opened.modules)).toEqual(['memory.ts', 'open-store.ts']);
+    expect(storeModules(opened.modules)).toEqual(['memory-driver.ts', 'memory-store.ts', 'open-store.ts']);
+  });
+});
+
+describe('importing the package root', () => {
+  it('loads the store factories but no driver; using memory: loads its driver only', () => {
+    const root = new URL('../../src/index.ts', import.meta.url).href;
+    const imported = importInChild({ hide: [], target: root });
+    expect(imported).toMatchObject({ imported: true });
+    expect(storeModules(imported.modules)).toEqual(['file/options.ts', 'file/store.ts', 'file/tuning.ts', 'memory-store.ts', 'open-store.ts']);
+    const opened = importInChild({ hide: [], target: root, open: 'memory:' });
+    expect(storeModules(opened.modules)).toEqual(['file/options.ts', 'file/store.ts', 'file/tuning.ts', 'memory-driver.ts', 'memory-store.ts', 'open-store.ts']);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Child process of the module-loading tests: hides packages from module resolution (as if they
  * were not installed), records every module URL it resolves, imports one module, optionally opens
- * a store URL with the `openStore` it exports, and prints what happened as JSON.
+ * a store URL with the `openStore` it exports (and lists it once), and prints what happened as JSON.
  *
  * Usage: node --import tsx import-child.ts '<json ImportPlan>'
  */
@@ -47,11 +47,13 @@ register(`data:text/javascript,${encodeURIComponent(HOOK)}`, { data: { hide: pla
 
 let outcome: ImportOutcome;
 try {
-  const module = (await import(plan.target)) as { openStore?: (url: string) => Promise<{ name: string; close(): Promise<void> }> };
+  const module = (await import(plan.target)) as { openStore?: (url: string) => Promise<{ name: string; list(): Promise<unknown>; close(): Promise<void> }> };
   outcome = { imported: true };
   if (plan.open !== undefined && module.openStore !== undefined) {
     const store = await module.openStore(plan.open);
     outcome = { imported: true, opened: store.name };
+    // One operation: a store loads its driver's code on its first.
+    await store.list();
     await store.close();
   }
 } catch (error) {

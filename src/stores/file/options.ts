@@ -4,9 +4,20 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
+import type { DriverShape } from '../../store/lazy-driver.js';
 import type { FileSystem } from './file-system.js';
 import type { DamageReport } from './session-repair.js';
 import { DEFAULT_CACHE_BYTES, DEFAULT_FOLD_BYTES, DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_MAX_OPEN_FILES } from './tuning.js';
+
+/**
+ * What every file driver is, known before its module loads (`fileStore` loads it on first use).
+ * Expiry is judged under the session's lock, in the append itself and in the range read: the core
+ * reads no head first.
+ */
+export const FILE_DRIVER_SHAPE = Object.freeze({
+  capabilities: Object.freeze({ expiryInCommit: true }),
+  implements: Object.freeze(['purge', 'values'] as const),
+}) satisfies Omit<DriverShape, 'name'>;
 
 /** Options of the file driver. */
 export interface FileDriverOptions {

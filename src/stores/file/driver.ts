@@ -1,0 +1,224 @@
+/**
+ * The file store, chatstate's embedded default: a directory, one folder per session holding an
+ * append-only journal of checksummed records beside an atomically replaced snapshot and its
+ * backup. An append writes and fsyncs only the journal, so its cost does not grow with the
+ * session; the journal is folded into a new snapshot in the background once it is large.
+ *
+ * Within a process, operations on one session run in order (`session-cache.ts`) and concurrent
+ * appends share one write and one fsync (`group-commit.ts`); appends to different sessions fsync
+ * in parallel on the thread pool, and a lone append on a fast disk fsyncs on the event loop's
+ * thread (`flush-policy.ts`). Between processes, a lock per session serializes writers, kept
+ * across operations that follow closely (`leases.ts`), and each writer first applies what the
+ * others appended. Snapshots hold one line per message with a block index, so reading the tail of
+ * a long session reads only its last blocks. The `session-*.ts` files give the crash-safety
+ * argument of each read and write; `tuning.ts` holds every timing and size knob.
+ *
+ * Durability is what `fdatasync` gives: on macOS it reaches the drive but not through the
+ * drive's own cache (Node has no `F_FULLFSYNC`).
+ * @module
+ */
+import { RECORD_SCHEMA } from '../../store/codec.js';
+import { closedError, isExpired, sortAndPage } from '../../store/driver-helpers.js';
+import type { AppendCommit, AppendOutcome, DriverCapabilities, DriverRange, HeadRecord, MessageRecord, RecoveryNote, ReplaceCommit, StoreDriver } from '../../store/types.js';
+import { FlushPolicy } from './flush-policy.js';
+import { FoldScheduler } from './fold-scheduler.js';
+import { GroupCommit } from './group-commit.js';
+import { Leases } from './leases.js';
+import { processIsGone } from './lock.js';
+import { FILE_DRIVER_SHAPE, fileDriverSettings, type FileDriverOptions } from './options.js';
+import { storePaths } from './paths.js';
+import { SessionCache } from './session-cache.js';
+import type { FilesContext } from './session-dir.js';
+import { SessionIndex } from './session-index.js';
+import { SessionReader } from './session-reader.js';
+import { allRecords, rangeRecords, release } from './session-state.js';
+import { removeSession, replaceSession } from './session-write.js';
+import { checkedUnderLease, forgetState, type Slot } from './slot.js';
+import { guarded } from './storage-errors.js';
+import { FOREIGN_STALE_MS } from './tuning.js';
+import { ValueFiles } from './value-files.js';
+
+
+// What `readAll` returns beside a recovery note: nothing (the core builds the recovery session).
+function emptyHead(id: string): HeadRecord {
+  const epoch = new Date(0).toISOString();
+  return { id, schema: RECORD_SCHEMA, version: 0, createdAt: epoch, updatedAt: epoch, messageCount: 0, tokenCount: 0, lastSeq: 0, data: '{}' };
+}
+
+/** The driver: each public operation, over the parts that keep the sessions. */
+class FileDriver implements StoreDriver {
+  readonly name: string;
+  readonly capabilities: DriverCapabilities = FILE_DRIVER_SHAPE.capabilities;
+  private readonly context: FilesContext;
+  private readonly index: SessionIndex;
+  private readonly values: ValueFiles;
+  private readonly cache: SessionCache;
+  private readonly leases: Leases;
+  private readonly reader: SessionReader;
+  private readonly folds: FoldScheduler;
+  private readonly commits: GroupCommit;
+  private closed = false;
+
+  constructor(directory: string, options: FileDriverOptions) {
+    const settings = fileDriverSettings(directory, options);
+    const store = settings.name;
+    const isClosed = () => this.closed;
+    const isGone = processIsGone;
+    const paths = storePaths(settings.directory, settings.fileSystem, store);
+    this.name = store;
+    this.context = { store, paths };
+    this.index = new SessionIndex(paths);
+    this.values = new ValueFiles(paths, { store, lockTimeoutMs: settings.lockTimeoutMs, foreignStaleMs: FOREIGN_STALE_MS });
+    this.cache = new SessionCache(paths, settings);
+    this.leases = new Leases(paths, { store, lockTimeoutMs: settings.lockTimeoutMs, isClosed });
+    this.reader = new SessionReader(this.context, this.leases, { isGone, report: settings.report });
+    this.folds = new FoldScheduler({ foldBytes: settings.foldBytes, cache: this.cache, leases: this.leases, reader: this.reader, isGone, isClosed });
+    this.commits = new GroupCommit({ store, cache: this.cache, leases: this.leases, reader: this.reader, flushes: new FlushPolicy(), folds: this.folds });
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw closedError(this.name);
+  }
+
+  async readHead(id: string): Promise<HeadRecord | undefined> {
+    this.checkOpen();
+    const slot = this.cache.slot(id);
+    // Under a lease this process still holds, checked under that lease, with nothing of its own
+    // queued: no process can have changed the files, so the head in memory is the head on disk.
+    if (slot.lease !== undefined && slot.busy === 0 && slot.pending.length === 0 && checkedUnderLease(slot)) return slot.state.head;
+    return this.cache.run(slot, async () => {
+      const result = await this.reader.read(slot);
+      return result.kind === 'ok' ? result.state.head : undefined;
+    });
+  }
+
+  async readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[]; recovered?: RecoveryNote } | undefined> {
+    this.checkOpen();
+    const slot = this.cache.slot(id);
+    return this.cache.run(slot, async () => {
+      const result = await this.reader.withState(slot, (state) => ({ head: state.head, messages: allRecords(state) }), { full: true });
+      switch (result.kind) {
+        case 'ok':
+          return result.value;
+        case 'recovered':
+          return { head: emptyHead(id), messages: [], recovered: result.note };
+        case 'none':
+          return undefined;
+        default:
+          return result satisfies never;
+      }
+    });
+  }
+
+  async readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
+    this.checkOpen();
+    const slot = this.cache.slot(id);
+    return this.cache.run(slot, async () => {
+      // An expired session reads as absent (`range.now`), judged on the head read with the records.
+      const result = await this.reader.withState(slot, (state) => (isExpired(state.head.expiresAt, range.now) ? undefined : rangeRecords(state, range)));
+      return result.kind === 'ok' ? result.value : undefined;
+    });
+  }
+
+  append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
+    try {
+      this.checkOpen();
+      return this.commits.append(this.cache.slot(id), commit);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async replace(id: string, commit: ReplaceCommit): Promise<void> {
+    this.checkOpen();
+    const slot = this.cache.slot(id);
+    await this.cache.run(slot, () =>
+      this.leases.locked(slot, async () => {
+        const result = await this.reader.readLocked(slot);
+        slot.state = await replaceSession(this.context, slot.paths, result.kind === 'ok' ? result.state : undefined, commit, processIsGone);
+      }),
+    );
+  }
+
+  async list(query: Parameters<StoreDriver['list']>[0]): Promise<HeadRecord[]> {
+    this.checkOpen();
+    return sortAndPage(await this.index.heads(), query);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    this.checkOpen();
+    const slot = this.cache.slot(id);
+    return this.cache.run(slot, () => this.leases.locked(slot, () => this.removeLocked(slot)));
+  }
+
+  readValues(ns: string, keys?: readonly string[]): ReturnType<StoreDriver['readValues']> {
+    this.checkOpen();
+    return this.values.read(ns, keys);
+  }
+
+  writeValues(ns: string, entries: Parameters<StoreDriver['writeValues']>[1]): Promise<void> {
+    this.checkOpen();
+    return this.values.write(ns, entries);
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    this.checkOpen();
+    const expired = (await this.index.heads()).filter((head) => isExpired(head.expiresAt, now));
+    let purged = 0;
+    for (const candidate of expired) {
+      const slot = this.cache.slot(candidate.id);
+      const removed = await this.cache.run(slot, () =>
+        this.leases.locked(slot, async () => {
+          // Checked again under the lock: another process may have extended or replaced it.
+          const result = await this.reader.readLocked(slot);
+          if (result.kind !== 'ok' || !isExpired(result.state.head.expiresAt, now)) return false;
+          return this.removeLocked(slot);
+        }),
+      );
+      if (removed) purged += 1;
+    }
+    return purged;
+  }
+
+  /** Deletes the session of `slot` and its values (under its lock). */
+  private async removeLocked(slot: Slot): Promise<boolean> {
+    forgetState(slot);
+    return this.values.afterRemoval(slot.paths.id, await removeSession(this.context, slot.paths));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Pending writes finish first: queued batches, then folds in flight.
+    await this.cache.drained();
+    await this.folds.drained();
+    await this.cache.drained();
+    this.cache.clear((slot) => {
+      this.leases.release(slot);
+      release(slot.state);
+    });
+    this.leases.close();
+  }
+}
+
+/** The file driver: sessions as journals and snapshots under `directory`. */
+export function fileDriver(directory: string, options: FileDriverOptions = {}): StoreDriver {
+  const driver = new FileDriver(directory, options);
+  const store = driver.name;
+  // Every error leaves through here: file-system errors become chatstate errors naming the store.
+  return {
+    name: store,
+    capabilities: driver.capabilities,
+    readHead: (id) => guarded(store, () => driver.readHead(id)),
+    readAll: (id) => guarded(store, () => driver.readAll(id)),
+    readRange: (id, range) => guarded(store, () => driver.readRange(id, range)),
+    append: (id, commit) => guarded(store, () => driver.append(id, commit)),
+    replace: (id, commit) => guarded(store, () => driver.replace(id, commit)),
+    list: (query) => guarded(store, () => driver.list(query)),
+    remove: (id) => guarded(store, () => driver.remove(id)),
+    purgeExpired: (now) => guarded(store, () => driver.purgeExpired(now)),
+    readValues: (ns, keys) => guarded(store, () => driver.readValues(ns, keys)),
+    writeValues: (ns, entries) => guarded(store, () => driver.writeValues(ns, entries)),
+    close: () => guarded(store, () => driver.close()),
+  };
+}

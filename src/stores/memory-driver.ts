@@ -1,0 +1,118 @@
+/**
+ * The in-memory store: for tests and short-lived processes. Records are immutable strings and
+ * frozen heads, so nothing a caller holds can change what is stored. The store core keeps the
+ * (frozen) message each record stands for beside it, so loads parse nothing; the price is the
+ * memory of both forms. Active memory's values are a map of namespaces; a session's namespaces go
+ * with it.
+ * @module
+ */
+import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, StoreDriver, ValueRecord } from '../store/types.js';
+import { namespaceSession } from '../store/values.js';
+import { MEMORY_DRIVER_SHAPE } from './memory-store.js';
+import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError, rangeOf, sortAndPage, storeName } from '../store/driver-helpers.js';
+
+/** Options of `memoryDriver`. */
+export interface MemoryDriverOptions {
+  /** Name of the store in error messages. @default 'memory' */
+  name?: string;
+}
+
+
+interface Entry {
+  head: HeadRecord;
+  messages: MessageRecord[];
+  ids: Set<string>;
+}
+
+/** The in-memory driver. */
+export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
+  const name = storeName(options.name, 'memory');
+  const sessions = new Map<string, Entry>();
+  const values = new Map<string, Map<string, string>>();
+  const dropValues = (id: string): void => {
+    for (const ns of [...values.keys()]) if (namespaceSession(ns) === id) values.delete(ns);
+  };
+  const removeSession = (id: string): boolean => {
+    dropValues(id);
+    return sessions.delete(id);
+  };
+  return {
+    name,
+    capabilities: MEMORY_DRIVER_SHAPE.capabilities,
+    async readHead(id) {
+      return sessions.get(id)?.head;
+    },
+    async readAll(id) {
+      const entry = sessions.get(id);
+      return entry === undefined ? undefined : { head: entry.head, messages: entry.messages.slice() };
+    },
+    async readRange(id, range: DriverRange) {
+      const entry = sessions.get(id);
+      return entry === undefined || isExpired(entry.head.expiresAt, range.now) ? undefined : rangeOf(entry.messages, range);
+    },
+    async append(id, commit: AppendCommit): Promise<AppendOutcome> {
+      const entry = sessions.get(id);
+      if (entry === undefined || isExpired(entry.head.expiresAt, commit.now)) throw noSessionError(name, id);
+      checkKeys(name, id, entry.head.keys, commit.keys?.expected);
+      checkVersion(name, id, entry.head.version, commit.expectedVersion);
+      const { head, appended, duplicates } = appendToHead(entry.head, commit, (messageId) => entry.ids.has(messageId));
+      for (const record of appended) {
+        entry.messages.push(record);
+        entry.ids.add(record.id);
+      }
+      entry.head = head;
+      return { version: head.version, appended, duplicates };
+    },
+    async replace(id, commit: ReplaceCommit) {
+      const entry = sessions.get(id);
+      if (entry !== undefined) checkKeys(name, id, entry.head.keys, commit.expectedKeys);
+      if (commit.expectedVersion !== undefined) {
+        checkVersion(name, id, entry?.head.version ?? 0, commit.expectedVersion);
+      }
+      const messages = commit.messages.map((record) => (Object.isFrozen(record) ? record : Object.freeze({ ...record })));
+      sessions.set(id, { head: Object.freeze({ ...commit.head }), messages, ids: new Set(messages.map((record) => record.id)) });
+    },
+    async list(query) {
+      return sortAndPage([...sessions.values()].map((entry) => entry.head), query);
+    },
+    async remove(id) {
+      return removeSession(id);
+    },
+    async purgeExpired(now) {
+      let purged = 0;
+      for (const [id, entry] of sessions) {
+        if (isExpired(entry.head.expiresAt, now)) {
+          removeSession(id);
+          purged += 1;
+        }
+      }
+      return purged;
+    },
+    async readValues(ns, keys) {
+      const stored = values.get(ns);
+      if (stored === undefined) return [];
+      const records: ValueRecord[] =
+        keys === undefined
+          ? [...stored].map(([key, data]) => ({ key, data }))
+          : keys.flatMap((key) => {
+              const data = stored.get(key);
+              return data === undefined ? [] : [{ key, data }];
+            });
+      return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    },
+    async writeValues(ns, entries) {
+      // Applied to a copy that replaces the namespace in one step: all the entries land, or none.
+      const next = new Map(values.get(ns));
+      for (const entry of entries) {
+        if (entry.data === null) next.delete(entry.key);
+        else next.set(entry.key, entry.data);
+      }
+      if (next.size === 0) values.delete(ns);
+      else values.set(ns, next);
+    },
+    async close() {
+      sessions.clear();
+      values.clear();
+    },
+  };
+}
