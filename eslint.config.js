@@ -3,8 +3,12 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+// The 0.1 spellings kept as deprecated aliases, and names defined by the platform or a client.
+const DEPRECATED_SPELLINGS = '^(OpenAI[A-Za-z]+|SessionJSON)$';
+const PLATFORM_NAMES = '^(toJSON|fromJSON)$';
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**', '.chatstate/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**', '.chatstate/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,7 +17,22 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'List public exports by name.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'List public exports by name.' },
+        {
+          selector: "SpreadElement > LogicalExpression[operator='&&']",
+          message: 'Omit a field with `...(value === undefined ? {} : { value })`, the one idiom of this codebase.',
+        },
+      ],
+      // One casing rule: acronyms and brand names are words (JsonValue, OpenaiChatWire, AiSdk).
+      // Names the platform or a client defines keep their spelling (toJSON, fromJSON, baseURL).
+      '@typescript-eslint/naming-convention': [
+        'error',
+        { selector: 'typeLike', format: ['StrictPascalCase'], filter: { regex: DEPRECATED_SPELLINGS, match: false } },
+        { selector: ['function', 'classMethod', 'typeMethod', 'parameter'], format: ['strictCamelCase', 'StrictPascalCase'], leadingUnderscore: 'allow', filter: { regex: PLATFORM_NAMES, match: false } },
+        { selector: 'variable', format: ['strictCamelCase', 'StrictPascalCase', 'UPPER_CASE'], leadingUnderscore: 'allow', filter: { regex: PLATFORM_NAMES, match: false } },
+      ],
     },
   },
 );

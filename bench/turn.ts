@@ -86,7 +86,7 @@ async function measureCase(store: SessionStore, server: ProtocolServer, client: 
   await store.save(Session.create({ id, agentId: 'bench', messages: history.slice(1) }));
   const spent = { ms: 0 };
   const model = timedModel(openaiChatModel({ client, model: 'gpt-4.1' }), spent);
-  const conversation = new Conversation({ store, agents: { id: 'bench', model, system }, ...(setup.window !== undefined && { contextWindow: setup.window }) });
+  const conversation = new Conversation({ store, agents: { id: 'bench', model, system }, ...(setup.window === undefined ? {} : { contextWindow: setup.window }) });
   const result: CaseResult = { case: setup, sentMessages: 0, turn: [], bare: [], model: [] };
   let body: unknown;
   let sentMessages = 0;
@@ -138,7 +138,7 @@ async function warmUp(store: SessionStore, client: OpenAI): Promise<void> {
   for (const [kind, turns] of Object.entries(WARMUP_TURNS)) {
     const id = `turn-warmup-${kind}`;
     await store.save(Session.create({ id, agentId: 'bench', messages: history.slice(1) }));
-    const conversation = new Conversation({ store, agents: { id: 'bench', model, system: Message.text(history[0] as Message) }, ...(kind === 'windowed' && { contextWindow: WINDOW_TOKENS }) });
+    const conversation = new Conversation({ store, agents: { id: 'bench', model, system: Message.text(history[0] as Message) }, ...(kind === 'windowed' ? { contextWindow: WINDOW_TOKENS } : {}) });
     try {
       for (let turn = 0; turn < turns; turn++) await conversation.send(id, 'Warming up: what is left to do?');
     } finally {

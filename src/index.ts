@@ -46,7 +46,7 @@ export {
 } from './message/schema.js';
 export { Session, type CompactOptions, type SessionCompaction, type SessionInit } from './session/session.js';
 export { MessageLog, type MessageSequence } from './session/message-log.js';
-export { SESSION_FORMAT_VERSION, type SessionJSON } from './session/schema.js';
+export { SESSION_FORMAT_VERSION, type SessionJson, type SessionJSON } from './session/schema.js';
 export type { HistoryStats } from './session/stats.js';
 export type { FormatHistoryOptions } from './session/format-history.js';
 export {
@@ -56,6 +56,7 @@ export {
   type RecordedUsage,
   type MessageWeights,
   type CreateCounterOptions,
+  type OpenaiEncoding,
   type OpenAIEncoding,
 } from './tokens/index.js';
 export {

@@ -133,8 +133,8 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
       let text: unknown;
       try {
         text = await summarizer(summarized, {
-          ...(previous !== undefined && { previousSummary: Message.text(previous) }),
-          ...(input.signal !== undefined && { signal: input.signal }),
+          ...(previous === undefined ? {} : { previousSummary: Message.text(previous) }),
+          ...(input.signal === undefined ? {} : { signal: input.signal }),
         });
       } catch (error) {
         return fail(`the summarizer threw: ${errorMessage(error)}`, error);

@@ -8,7 +8,7 @@ import { ChatstateError, ConflictError, InvalidInputError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import { MessageLog } from '../session/message-log.js';
-import { Session, sessionJSON } from '../session/session.js';
+import { Session, sessionJson } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { SaveReason } from './events.js';
@@ -66,19 +66,19 @@ export function checkChange(base: unknown, change: unknown): CheckedChange {
   const ids = new Set([...(replaced ?? []), ...checked].map((message) => message.id));
   if (ids.size !== checked.length + (replaced?.length ?? 0)) throw invalid('the messages must have distinct ids');
   const stateChanged = variables !== undefined || metadata !== undefined || lastUsage !== undefined;
-  if (!stateChanged && agentId === undefined) return { messages: checked, ...(replaced !== undefined && { history: replaced }), head: base, stateChanged };
+  if (!stateChanged && agentId === undefined) return { messages: checked, ...(replaced === undefined ? {} : { history: replaced }), head: base, stateChanged };
   // Validated on a copy without messages: the same checks a stored session passes, for the cost of
   // its state alone (`toJSON` would build the whole history's array).
   const head = Session.fromJSON({
-    ...sessionJSON(base, []),
-    ...(variables !== undefined && { variables }),
-    ...(metadata !== undefined && { metadata }),
-    ...(agentId !== undefined && { agentId }),
-    ...(lastUsage === null ? { lastUsage: undefined } : lastUsage !== undefined && { lastUsage }),
+    ...sessionJson(base, []),
+    ...(variables === undefined ? {} : { variables }),
+    ...(metadata === undefined ? {} : { metadata }),
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(lastUsage === null ? { lastUsage: undefined } : lastUsage !== undefined ? { lastUsage } : {}),
   });
   return {
     messages: checked,
-    ...(replaced !== undefined && { history: replaced }),
+    ...(replaced === undefined ? {} : { history: replaced }),
     head,
     stateChanged,
   };
@@ -151,7 +151,7 @@ export async function commitChange(context: CommitContext, base: Session, change
       context.saved(saved, 'save');
       return saved;
     }
-    const state = { metadata: head.metadata, variables: head.variables, ...(head.lastUsage !== undefined && { lastUsage: head.lastUsage }) };
+    const state = { metadata: head.metadata, variables: head.variables, ...(head.lastUsage === undefined ? {} : { lastUsage: head.lastUsage }) };
     const outcome = await store.append(id, messages, change.stateChanged ? { expectedVersion, state } : { expectedVersion });
     if (outcome.appended.length === 0) return current;
     // Messages alone: `append` is the stored session (the history log is shared, not copied or validated again).

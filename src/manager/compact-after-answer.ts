@@ -57,8 +57,8 @@ export async function compactSession(
   const result = await compactAfterAnswer(compactor, {
     messages: session.messages,
     counter: options.counter,
-    ...(session.lastUsage !== undefined && { lastUsage: session.lastUsage }),
-    ...(options.signal !== undefined && { signal: options.signal }),
+    ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
   if (result?.compacted !== true) return { session, result };
   try {

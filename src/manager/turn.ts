@@ -127,9 +127,9 @@ export async function runTurnOn<T>(host: TurnHost, sessionId: string, work: Turn
     committed,
     session,
     messages: storedMessages(committed, checked.messages),
-    ...(compaction !== undefined && { compaction }),
+    ...(compaction === undefined ? {} : { compaction }),
     ...continuedFrom,
-    ...(continuedTo !== undefined && { continuedTo }),
+    ...(continuedTo === undefined ? {} : { continuedTo }),
   };
 }
 
@@ -151,7 +151,7 @@ async function turnBase(host: TurnHost, sessionId: string, userId: string | unde
       session = owned(await host.load(link), userId);
     } catch (error) {
       // Only the id given may be new; a link to a session that is gone stays an error.
-      if (link === sessionId && ChatstateError.hasCode(error, 'NOT_FOUND')) return { done: Session.create({ id: sessionId, ...(userId !== undefined && { userId }) }) };
+      if (link === sessionId && ChatstateError.hasCode(error, 'NOT_FOUND')) return { done: Session.create({ id: sessionId, ...(userId === undefined ? {} : { userId }) }) };
       throw error;
     }
     const next = linkTarget(session, 'continuedTo');

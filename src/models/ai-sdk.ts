@@ -54,7 +54,7 @@ function inputSchemaOf(parameters: JsonObject): never {
 function toolsOf(tools: readonly CheckedTool[]): Record<string, AiSdkTool> {
   // Object.fromEntries defines own properties, so a tool named "__proto__" stays a tool.
   return Object.fromEntries(
-    tools.map((tool): [string, AiSdkTool] => [tool.name, { ...(tool.description !== undefined && { description: tool.description }), inputSchema: inputSchemaOf(tool.parameters) }]),
+    tools.map((tool): [string, AiSdkTool] => [tool.name, { ...(tool.description === undefined ? {} : { description: tool.description }), inputSchema: inputSchemaOf(tool.parameters) }]),
   );
 }
 
@@ -111,8 +111,8 @@ function readAnswer(result: AiSdkGenerateTextResult): ChatResponse {
   return {
     message,
     finishReason: finishReasonOf(message, result.finishReason, FINISH_REASONS),
-    ...(usage !== undefined && { usage }),
-    ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(typeof modelId === 'string' && modelId.length > 0 ? { modelId } : {}),
   };
 }
 
@@ -194,17 +194,17 @@ export function aiSdkModel<Model extends AiSdkLanguageModel>(options: AiSdkModel
     if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: the model needs at least one other message');
     const call: AiSdkGenerateTextOptions<Model> = {
       model,
-      ...(system !== undefined && { system }),
+      ...(system === undefined ? {} : { system }),
       messages,
-      ...(messages.some((message) => message.role === 'system') && { allowSystemInMessages: true }),
-      ...(tools.length > 0 && { tools: toolsOf(tools) }),
-      ...(choice !== undefined && { toolChoice: toolChoiceOf(choice) }),
+      ...(messages.some((message) => message.role === 'system') ? { allowSystemInMessages: true } : {}),
+      ...(tools.length > 0 ? { tools: toolsOf(tools) } : {}),
+      ...(choice === undefined ? {} : { toolChoice: toolChoiceOf(choice) }),
       stopWhen: stopAfterFirstStep,
-      ...(settings.maxOutputTokens !== undefined && { maxOutputTokens: settings.maxOutputTokens }),
-      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
-      ...(maxRetries !== undefined && { maxRetries }),
-      ...(request.signal !== undefined && { abortSignal: request.signal }),
-      ...(providerOptions !== undefined && { providerOptions }),
+      ...(settings.maxOutputTokens === undefined ? {} : { maxOutputTokens: settings.maxOutputTokens }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
+      ...(providerOptions === undefined ? {} : { providerOptions }),
     };
     let result: AiSdkGenerateTextResult;
     try {

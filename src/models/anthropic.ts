@@ -46,7 +46,7 @@ export interface AnthropicModelOptions {
 function toolOf(tool: CheckedTool): AnthropicTool {
   // checkTools guarantees an object root, which is what Anthropic requires of `input_schema`.
   const schema = tool.parameters as AnthropicTool['input_schema'];
-  return { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), input_schema: schema };
+  return { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), input_schema: schema };
 }
 
 function toolChoiceOf(choice: CheckedToolChoice): AnthropicToolChoice {
@@ -123,8 +123,8 @@ function readAnswer(answer: unknown): ChatResponse {
   return {
     message,
     finishReason: finishReasonOf(message, answer['stop_reason'], FINISH_REASONS),
-    ...(usage !== undefined && { usage }),
-    ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(typeof modelId === 'string' && modelId.length > 0 ? { modelId } : {}),
   };
 }
 
@@ -161,11 +161,11 @@ export function anthropicModel(options: AnthropicModelOptions): ChatModel {
       ...extraBody,
       model,
       max_tokens: settings.maxOutputTokens ?? maxTokens,
-      ...(system !== undefined && { system }),
+      ...(system === undefined ? {} : { system }),
       messages,
-      ...(tools.length > 0 && { tools: tools.map(toolOf) }),
-      ...(choice !== undefined && { tool_choice: toolChoiceOf(choice) }),
-      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+      ...(tools.length > 0 ? { tools: tools.map(toolOf) } : {}),
+      ...(choice === undefined ? {} : { tool_choice: toolChoiceOf(choice) }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     };
     let answer: unknown;
     try {

@@ -74,8 +74,8 @@ function readAnswer(answer: unknown): ChatResponse {
   return {
     message,
     finishReason: finishReasonOf(message, choice['finish_reason'], FINISH_REASONS),
-    ...(usage !== undefined && { usage }),
-    ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(typeof modelId === 'string' && modelId.length > 0 ? { modelId } : {}),
   };
 }
 
@@ -105,17 +105,17 @@ export function openaiChatModel(options: OpenaiChatModelOptions): ChatModel {
       ...extraBody,
       model,
       messages,
-      ...(tools.length > 0 && {
+      ...(tools.length > 0 ? {
         tools: tools.map(
           (tool): OpenaiChatFunctionTool => ({
             type: 'function',
-            function: { name: tool.name, ...(tool.description !== undefined && { description: tool.description }), parameters: tool.parameters, ...(strict !== undefined && { strict }) },
+            function: { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.parameters, ...(strict === undefined ? {} : { strict }) },
           }),
         ),
-      }),
-      ...(choice !== undefined && { tool_choice: toolChoiceOf(choice) }),
-      ...(settings.maxOutputTokens !== undefined && { max_completion_tokens: settings.maxOutputTokens }),
-      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+      } : {}),
+      ...(choice === undefined ? {} : { tool_choice: toolChoiceOf(choice) }),
+      ...(settings.maxOutputTokens === undefined ? {} : { max_completion_tokens: settings.maxOutputTokens }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     };
     let answer: unknown;
     try {

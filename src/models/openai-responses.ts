@@ -110,8 +110,8 @@ function readAnswer(answer: unknown): ChatResponse {
   return {
     message,
     finishReason: finishReasonOf(message, status === 'incomplete' ? `incomplete:${String(incompleteReason)}` : status, FINISH_REASONS),
-    ...(usage !== undefined && { usage }),
-    ...(typeof modelId === 'string' && modelId.length > 0 && { modelId }),
+    ...(usage === undefined ? {} : { usage }),
+    ...(typeof modelId === 'string' && modelId.length > 0 ? { modelId } : {}),
   };
 }
 
@@ -152,22 +152,22 @@ export function openaiResponsesModel(options: OpenaiResponsesModelOptions): Chat
     const body: OpenaiResponsesRequestBody = {
       ...extraBody,
       model,
-      ...(instructions !== undefined && { instructions }),
+      ...(instructions === undefined ? {} : { instructions }),
       input,
-      ...(tools.length > 0 && {
+      ...(tools.length > 0 ? {
         tools: tools.map(
           (tool): OpenaiResponsesFunctionTool => ({
             type: 'function',
             name: tool.name,
-            ...(tool.description !== undefined && { description: tool.description }),
+            ...(tool.description === undefined ? {} : { description: tool.description }),
             parameters: tool.parameters,
             strict,
           }),
         ),
-      }),
-      ...(choice !== undefined && { tool_choice: toolChoiceOf(choice) }),
-      ...(settings.maxOutputTokens !== undefined && { max_output_tokens: settings.maxOutputTokens }),
-      ...(settings.temperature !== undefined && { temperature: settings.temperature }),
+      } : {}),
+      ...(choice === undefined ? {} : { tool_choice: toolChoiceOf(choice) }),
+      ...(settings.maxOutputTokens === undefined ? {} : { max_output_tokens: settings.maxOutputTokens }),
+      ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     };
     let answer: unknown;
     try {

@@ -60,7 +60,7 @@ export function checkSettings(request: Settings, defaults: Settings, provider: P
   if (temperature !== undefined && !(typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)) {
     throw invalid(provider, `temperature must be a finite number of at least 0, got ${String(temperature)}`);
   }
-  return { ...(maxOutputTokens !== undefined && { maxOutputTokens }), ...(temperature !== undefined && { temperature }) };
+  return { ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }), ...(temperature === undefined ? {} : { temperature }) };
 }
 
 /**

@@ -60,7 +60,7 @@ function checkTool(tool: unknown, index: number, provider: ProviderName): Checke
   }
   return {
     name,
-    ...(description !== undefined && { description }),
+    ...(description === undefined ? {} : { description }),
     parameters: parameters === undefined ? defaultToolParameters() : (parameters as JsonObject),
   };
 }
@@ -95,7 +95,7 @@ export function checkTools(tools: readonly ToolSpec[] | undefined, toolChoice: T
     names.add(tool.name);
   }
   const choice = toolChoice === undefined ? undefined : checkChoice(toolChoice, names, provider);
-  return { tools: checked, ...(choice !== undefined && { choice }) };
+  return { tools: checked, ...(choice === undefined ? {} : { choice }) };
 }
 
 /** A checked choice on a wire whose `auto`, `none` and `required` are those strings; `named` writes a forced tool. */

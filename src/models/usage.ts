@@ -26,7 +26,7 @@ export function usageOf(inputTokens: number | undefined, outputTokens: number | 
   if (inputTokens === undefined) return undefined;
   return {
     inputTokens,
-    ...(outputTokens !== undefined && { outputTokens }),
-    ...(cachedInputTokens !== undefined && { cachedInputTokens }),
+    ...(outputTokens === undefined ? {} : { outputTokens }),
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
   };
 }

@@ -124,7 +124,7 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   if (typeof model !== 'object' || model === null || typeof model.complete !== 'function') throw invalid('needs a ChatModel');
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   // Options are checked before the blob is read: a misconfigured key must fail, not discard the history.
-  const resolved = resolveStateOptions({ provider: model.provider, ...(options.key !== undefined && { key: options.key }), ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }) });
+  const resolved = resolveStateOptions({ provider: model.provider, ...(options.key === undefined ? {} : { key: options.key }), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
   // `encrypt: true` without a key must fail now, not after the model was paid for.
   resolveEncrypt(options.encrypt, resolved.ring);
   if (options.system !== undefined && typeof options.system !== 'string') throw invalid('system must be a string');
@@ -155,7 +155,7 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
 
   const loop = await runToolLoop({
     model,
-    ...(system !== undefined && { system }),
+    ...(system === undefined ? {} : { system }),
     history,
     input: added,
     tools,
@@ -163,13 +163,13 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
     toolConcurrency,
     contextFor,
     signal,
-    ...(budget !== undefined && { window: { budget, counter } }),
+    ...(budget === undefined ? {} : { window: { budget, counter } }),
   });
   let messages: readonly Message[] = concatArrays(history, loop.messages);
   let compaction: CompactionResult | undefined;
   if (options.compactor !== undefined) {
     const lastUsage = loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
-    compaction = await compactAfterAnswer(options.compactor, { messages, counter, signal, ...(lastUsage !== undefined && { lastUsage }) });
+    compaction = await compactAfterAnswer(options.compactor, { messages, counter, signal, ...(lastUsage === undefined ? {} : { lastUsage }) });
     if (compaction?.compacted === true) messages = compaction.messages;
   }
   const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));
@@ -177,8 +177,8 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   try {
     blob = encodeState(messages, {
       provider: model.provider,
-      ...(options.key !== undefined && { key: options.key }),
-      ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
+      ...(options.key === undefined ? {} : { key: options.key }),
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
       encrypt,
     });
   } catch (error) {
@@ -191,7 +191,7 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
     messages: loop.messages,
     usage: loop.usage,
     iterations: loop.iterations,
-    ...(decoded.rejected !== undefined && { rejected: decoded.rejected }),
-    ...(compaction !== undefined && { compaction }),
+    ...(decoded.rejected === undefined ? {} : { rejected: decoded.rejected }),
+    ...(compaction === undefined ? {} : { compaction }),
   };
 }

@@ -82,10 +82,10 @@ function turnLifetime(signal: AbortSignal | undefined): { signal(): AbortSignal;
 function changeOf(base: Session, working: Session, changed: Session, loop: ToolLoopResult): SessionChange {
   return {
     messages: loop.messages,
-    ...(changed.variables !== working.variables && { variables: changed.variables }),
-    ...(working.agentId !== base.agentId && working.agentId !== undefined && { agentId: working.agentId }),
+    ...(changed.variables !== working.variables ? { variables: changed.variables } : {}),
+    ...(working.agentId !== base.agentId && working.agentId !== undefined ? { agentId: working.agentId } : {}),
     // Absent after a window (its usage measured the window, not a prefix of the session): the recorded usage stays.
-    ...(loop.measured !== undefined && { lastUsage: { ...loop.measured.usage, messageCount: loop.measured.promptLength } }),
+    ...(loop.measured === undefined ? {} : { lastUsage: { ...loop.measured.usage, messageCount: loop.measured.promptLength } }),
   };
 }
 
@@ -119,16 +119,16 @@ export class Conversation {
     const lifetime = turnLifetime(options.signal);
     try {
       const end = await this.manager.runTurn(sessionId, (base, context) => this.run(base, context, checked, options, lifetime.signal), {
-        ...(options.userId !== undefined && { userId: options.userId }),
-        ...(this.options.compactor !== undefined && { compactor: this.options.compactor }),
+        ...(options.userId === undefined ? {} : { userId: options.userId }),
+        ...(this.options.compactor === undefined ? {} : { compactor: this.options.compactor }),
         counter: this.options.counter,
-        ...(options.signal !== undefined && { signal: options.signal }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
         continueAtBoundary: this.options.continueAtBoundary,
       });
       const { value: ran, session } = end;
       const continued = {
-        ...(end.continuedFrom !== undefined && { continuedFrom: end.continuedFrom }),
-        ...(end.continuedTo !== undefined && { continuedTo: end.continuedTo }),
+        ...(end.continuedFrom === undefined ? {} : { continuedFrom: end.continuedFrom }),
+        ...(end.continuedTo === undefined ? {} : { continuedTo: end.continuedTo }),
       };
       if (ran.kind === 'answered') return { reply: ran.reply, session, messages: ran.messages, usage: { inputTokens: 0 }, iterations: 0, ...continued };
       // The committed history is the one the model was sent plus this turn's messages.
@@ -139,7 +139,7 @@ export class Conversation {
         messages: end.messages,
         usage: ran.loop.usage,
         iterations: ran.loop.iterations,
-        ...(end.compaction !== undefined && { compaction: end.compaction }),
+        ...(end.compaction === undefined ? {} : { compaction: end.compaction }),
         ...continued,
       };
     } finally {
@@ -188,15 +188,15 @@ export class Conversation {
     const window = this.options.contextWindow;
     const loop = await runToolLoop({
       model: agent.model,
-      ...(system !== undefined && { system }),
+      ...(system === undefined ? {} : { system }),
       history: working.history,
       input: prior.kind === 'new' ? input : [],
       tools: toolsOf(agent),
       maxIterations: this.options.maxIterations,
       toolConcurrency: this.options.toolConcurrency,
-      ...(options.signal !== undefined && { signal: options.signal }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
       contextFor,
-      ...(window !== undefined && { window: { budget: window, counter: this.options.counter } }),
+      ...(window === undefined ? {} : { window: { budget: window, counter: this.options.counter } }),
     });
     // An abort that came after the answer still means "do not store this turn".
     throwIfAborted(options.signal, provider);

@@ -31,7 +31,7 @@ export function detachedMemory(sessionId: string, history: readonly Message[]): 
       // Position i (0-based) has sequence number i + 1: `before` is exclusive, as for stored sessions.
       const end = Math.min(messages.length, checkInteger(options.before, 'before', 0, Number.MAX_SAFE_INTEGER, messages.length + 1) - 1);
       const start = Math.max(0, end - limit);
-      return Object.freeze({ messages: Object.freeze(messages.slice(start, end)), ...(start > 0 && { nextBefore: start + 1 }) });
+      return Object.freeze({ messages: Object.freeze(messages.slice(start, end)), ...(start > 0 ? { nextBefore: start + 1 } : {}) });
     },
     async store(key: string, value: JsonValue | undefined, options: StoreValueOptions = {}): Promise<void> {
       const scope = checkScope(options.scope);

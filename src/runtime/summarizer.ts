@@ -63,7 +63,7 @@ export function modelSummarizer(model: ChatModel, options: ModelSummarizerOption
       system: prompt,
       messages: [Message.user(parts.join('\n\n'))],
       maxOutputTokens,
-      ...(context.signal !== undefined && { signal: context.signal }),
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
     });
     const text = Message.text(response.message).trim();
     if (text.length === 0) {

@@ -70,8 +70,8 @@ function checkedUsage(usage: unknown): Usage | undefined {
   if (!isCount(inputTokens)) return undefined;
   return {
     inputTokens,
-    ...(isCount(outputTokens) && { outputTokens }),
-    ...(isCount(cachedInputTokens) && { cachedInputTokens }),
+    ...(isCount(outputTokens) ? { outputTokens } : {}),
+    ...(isCount(cachedInputTokens) ? { cachedInputTokens } : {}),
   };
 }
 
@@ -83,8 +83,8 @@ export function addUsage(total: Usage, usage: Usage | undefined): Usage {
   const cachedInputTokens = sum(total.cachedInputTokens, usage.cachedInputTokens);
   return {
     inputTokens: total.inputTokens + usage.inputTokens,
-    ...(outputTokens !== undefined && { outputTokens }),
-    ...(cachedInputTokens !== undefined && { cachedInputTokens }),
+    ...(outputTokens === undefined ? {} : { outputTokens }),
+    ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
   };
 }
 
@@ -119,8 +119,8 @@ function toolLoopLimit(maxIterations: number): ChatstateError {
 export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
   return tools.map(({ name, description, parameters }) => ({
     name,
-    ...(description !== undefined && { description }),
-    ...(parameters !== undefined && { parameters }),
+    ...(description === undefined ? {} : { description }),
+    ...(parameters === undefined ? {} : { parameters }),
   }));
 }
 
@@ -137,9 +137,9 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
       input.window === undefined ? { messages: concatSequence(history, turn), full: true } : contextWindow(history, turn, input.window.budget, input.window.counter);
     const response = await callModel(model, {
       messages: view.messages,
-      ...(input.system !== undefined && { system: input.system }),
-      ...(specs.length > 0 && { tools: specs }),
-      ...(signal !== undefined && { signal }),
+      ...(input.system === undefined ? {} : { system: input.system }),
+      ...(specs.length > 0 ? { tools: specs } : {}),
+      ...(signal === undefined ? {} : { signal }),
     });
     const reply = answerOf(response, model);
     const reported = checkedUsage(response.usage);
@@ -148,7 +148,7 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
     turn.push(reply);
     if (reply.toolCalls === undefined || reply.toolCalls.length === 0) {
       const measured = reported !== undefined && view.full ? { usage: reported, promptLength } : undefined;
-      return { messages: turn, reply, usage, iterations: iteration, ...(measured !== undefined && { measured }) };
+      return { messages: turn, reply, usage, iterations: iteration, ...(measured === undefined ? {} : { measured }) };
     }
     // The bound counts model calls: the answer to these tools would be one call too many.
     if (iteration >= input.maxIterations) throw toolLoopLimit(input.maxIterations);

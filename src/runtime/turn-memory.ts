@@ -37,7 +37,7 @@ export function defaultMemory(embed?: Embed): MemoryFactory {
       agentId: context.agentId,
       session: context.session,
       temp: context.temp,
-      ...(embed !== undefined && { embed }),
+      ...(embed === undefined ? {} : { embed }),
     });
 }
 

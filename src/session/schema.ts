@@ -33,4 +33,7 @@ export const sessionJsonSchema = z.object({
 });
 
 /** The serialized form of a session. */
-export type SessionJSON = z.input<typeof sessionJsonSchema>;
+export type SessionJson = z.input<typeof sessionJsonSchema>;
+
+/** @deprecated Use `SessionJson` (acronyms are words in chatstate's names). */
+export type SessionJSON = SessionJson;

@@ -15,7 +15,7 @@ import { estimate } from '../tokens/estimate.js';
 import type { RecordedUsage, Usage } from '../tokens/usage.js';
 import { formatHistory, type FormatHistoryOptions } from './format-history.js';
 import { MessageLog } from './message-log.js';
-import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJSON } from './schema.js';
+import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJson } from './schema.js';
 import { RESERVED_KEYS, checkJsonRecord, checkOwner, checkUsage, checkVariableNames, checkVariableValue, invalidSession, keepsPrefix } from './session-checks.js';
 import { historyStats, type HistoryStats } from './stats.js';
 
@@ -361,8 +361,8 @@ export class Session {
   }
 
   /** The JSON form (with `formatVersion`), readable by `Session.fromJSON`. */
-  toJSON(): SessionJSON & { formatVersion: number } {
-    return sessionJSON(this, this.messages);
+  toJSON(): SessionJson & { formatVersion: number } {
+    return sessionJson(this, this.messages);
   }
 }
 
@@ -370,8 +370,8 @@ export class Session {
  * The JSON form of `session` with `messages` as its history: `toJSON` gives the session's own;
  * a check of its state alone gives `[]` and never builds the history's array.
  */
-export function sessionJSON(session: Session, messages: readonly unknown[]): SessionJSON & { formatVersion: number } {
-  const json: SessionJSON & { formatVersion: number } = {
+export function sessionJson(session: Session, messages: readonly unknown[]): SessionJson & { formatVersion: number } {
+  const json: SessionJson & { formatVersion: number } = {
     formatVersion: SESSION_FORMAT_VERSION,
     id: session.id,
     createdAt: session.createdAt,

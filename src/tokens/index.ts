@@ -8,7 +8,7 @@ import { cl100kBase, o200kBase, openaiCounter } from './openai.js';
 
 export type { TokenCounter, MessageWeights, CreateCounterOptions } from './counter.js';
 export type { EstimateWeights } from './estimate.js';
-export type { OpenAIEncoding } from './openai.js';
+export type { OpenaiEncoding, OpenAIEncoding } from './openai.js';
 export type { Usage, RecordedUsage } from './usage.js';
 export { DEFAULT_WEIGHTS } from './counter.js';
 export { ESTIMATE_WEIGHTS } from './estimate.js';

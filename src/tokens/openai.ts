@@ -7,7 +7,10 @@ import { createRequire } from 'node:module';
 import { createCounter, type TokenCounter } from './counter.js';
 
 /** Encodings with exact counters. */
-export type OpenAIEncoding = 'o200k_base' | 'cl100k_base';
+export type OpenaiEncoding = 'o200k_base' | 'cl100k_base';
+
+/** @deprecated Use `OpenaiEncoding` (acronyms are words in chatstate's names). */
+export type OpenAIEncoding = OpenaiEncoding;
 
 interface EncodingModule {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
@@ -17,12 +20,12 @@ const require = createRequire(import.meta.url);
 // Text that contains "<|endoftext|>" is counted as plain text, never rejected.
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
-function load(encoding: OpenAIEncoding): EncodingModule {
+function load(encoding: OpenaiEncoding): EncodingModule {
   return require(`gpt-tokenizer/cjs/encoding/${encoding}`) as EncodingModule;
 }
 
 /** An exact counter for an OpenAI encoding, with per-message caching. */
-export function openaiCounter(encoding: OpenAIEncoding): TokenCounter {
+export function openaiCounter(encoding: OpenaiEncoding): TokenCounter {
   let module: EncodingModule | undefined;
   return createCounter({
     name: encoding,

@@ -315,9 +315,9 @@ describe('file store: options, name and close', () => {
     expect((hostile as Error).message).toMatch(/^chats: /);
     await driver.close();
     expect(() => fileStore(directory, { name: 'chats', foldBytes: 0 })).toThrow(/^chats: foldBytes/);
-    const notADirectory = freshDirectory();
-    writeFileSync(notADirectory, 'not a directory');
-    const broken = fileStore(notADirectory, { name: 'chats' });
+    const notDirectory = freshDirectory();
+    writeFileSync(notDirectory, 'not a directory');
+    const broken = fileStore(notDirectory, { name: 'chats' });
     const failed = await broken.save(Session.create({ id: 'x' })).catch((caught: unknown) => caught);
     await broken.close();
     expect(failed).toMatchObject({ code: 'STORAGE_FAILED' });
