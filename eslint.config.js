@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -11,6 +12,8 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.tmp/**', '.chatstate/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // Layout is Prettier's (npm run format; lint runs prettier --check): no stylistic rule may disagree.
+  prettier,
   {
     languageOptions: { globals: globals.node },
     rules: {
@@ -30,8 +33,18 @@ export default tseslint.config(
       '@typescript-eslint/naming-convention': [
         'error',
         { selector: 'typeLike', format: ['StrictPascalCase'], filter: { regex: DEPRECATED_SPELLINGS, match: false } },
-        { selector: ['function', 'classMethod', 'typeMethod', 'parameter'], format: ['strictCamelCase', 'StrictPascalCase'], leadingUnderscore: 'allow', filter: { regex: PLATFORM_NAMES, match: false } },
-        { selector: 'variable', format: ['strictCamelCase', 'StrictPascalCase', 'UPPER_CASE'], leadingUnderscore: 'allow', filter: { regex: PLATFORM_NAMES, match: false } },
+        {
+          selector: ['function', 'classMethod', 'typeMethod', 'parameter'],
+          format: ['strictCamelCase', 'StrictPascalCase'],
+          leadingUnderscore: 'allow',
+          filter: { regex: PLATFORM_NAMES, match: false },
+        },
+        {
+          selector: 'variable',
+          format: ['strictCamelCase', 'StrictPascalCase', 'UPPER_CASE'],
+          leadingUnderscore: 'allow',
+          filter: { regex: PLATFORM_NAMES, match: false },
+        },
       ],
     },
   },
