@@ -28,7 +28,9 @@ export const QUICK_TEST_NAMES = /^(?!.*cross-process: )/;
 export default defineConfig(({ mode }) => ({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    ...(mode === 'quick' ? { exclude: [...configDefaults.exclude, ...SLOW_SUITES], testNamePattern: QUICK_TEST_NAMES } : {}),
+    ...(mode === 'quick'
+      ? { exclude: [...configDefaults.exclude, ...SLOW_SUITES], testNamePattern: QUICK_TEST_NAMES }
+      : {}),
     // The type tests (test/types/*.test-d.ts) are plain TypeScript: `npm run typecheck` (tsc) checks
     // them, so Vitest's experimental typecheck mode is not used.
     testTimeout: 60_000,

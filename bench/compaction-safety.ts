@@ -45,19 +45,31 @@ function tally(orphanCounts: readonly number[]): OrphanCount {
 function oursOrphans(history: BenchHistory, list: readonly number[]): OrphanCount {
   return tally(
     list.map((budget) => {
-      const result = compaction.tokenLimit({ maxTokens: budget, targetTokens: budget }).compact({ messages: history.messages, counter: history.warmCounter });
+      const result = compaction
+        .tokenLimit({ maxTokens: budget, targetTokens: budget })
+        .compact({ messages: history.messages, counter: history.warmCounter });
       return countOrphans(result.messages);
     }),
   );
 }
 
-async function langChainOrphans(history: BenchHistory, list: readonly number[], recommended: boolean): Promise<OrphanCount> {
+async function langChainOrphans(
+  history: BenchHistory,
+  list: readonly number[],
+  recommended: boolean,
+): Promise<OrphanCount> {
   const messages = toLangChain(history.messages);
   const counter = langChainCounter(history.messages, (message) => history.warmCounter.countMessage(message));
   const counts: number[] = [];
   for (const budget of list) {
     const options = recommended
-      ? { maxTokens: budget, tokenCounter: counter, strategy: 'last' as const, includeSystem: true, startOn: 'human' as const }
+      ? {
+          maxTokens: budget,
+          tokenCounter: counter,
+          strategy: 'last' as const,
+          includeSystem: true,
+          startOn: 'human' as const,
+        }
       : { maxTokens: budget, tokenCounter: counter, strategy: 'last' as const };
     const trimmed: BaseMessage[] = await trimMessages(messages, options);
     counts.push(countLangChainOrphans(trimmed));
@@ -90,11 +102,18 @@ async function orphanTable(): Promise<{ table: Table; notes: string[] }> {
   rows.push(orphanRow('`trimMessages`, default options', 10_000, '90–99.9%', largeDefaults));
   const recommended = await langChainOrphans(small, smallBudgets, true);
   rows.push(orphanRow('`trimMessages`, `includeSystem` + `startOn: "human"`', 1_000, '5–95%', recommended));
-  const share = (defaults.budgetsWithOrphans + largeDefaults.budgetsWithOrphans) / (defaults.budgets + largeDefaults.budgets);
+  const share =
+    (defaults.budgetsWithOrphans + largeDefaults.budgetsWithOrphans) / (defaults.budgets + largeDefaults.budgets);
   return {
     table: {
       title: 'Orphaned tool messages (results whose call is gone, calls whose results are gone) over many budgets',
-      headers: ['Tool', 'Messages', 'Budgets (share of the history’s tokens)', 'Budgets leaving orphans', 'Orphans in total'],
+      headers: [
+        'Tool',
+        'Messages',
+        'Budgets (share of the history’s tokens)',
+        'Budgets leaving orphans',
+        'Orphans in total',
+      ],
       rows,
     },
     notes: [
@@ -114,14 +133,20 @@ function recompactionTable(): { table: Table; notes: string[] } {
       return estimateText(text);
     },
   });
-  const limit = compaction.tokenLimit({ maxTokens: Math.floor(history.totalTokens / 2), targetTokens: Math.floor(history.totalTokens / 2) });
+  const limit = compaction.tokenLimit({
+    maxTokens: Math.floor(history.totalTokens / 2),
+    targetTokens: Math.floor(history.totalTokens / 2),
+  });
   const firstTime = timeOnce(() => limit.compact({ messages: history.messages, counter }));
   const firstCalls = calls;
   // Several appends (each a new message on the same history), for a median time.
   const appendTimes: number[] = [];
   let secondCalls = 0;
   for (let i = 0; i < APPENDS; i++) {
-    const appended = [...history.messages, Message.user(`Thanks. Can you run the tests once more (attempt ${i + 1}) and summarize the failures?`)];
+    const appended = [
+      ...history.messages,
+      Message.user(`Thanks. Can you run the tests once more (attempt ${i + 1}) and summarize the failures?`),
+    ];
     calls = 0;
     appendTimes.push(timeOnce(() => limit.compact({ messages: appended, counter })));
     secondCalls = Math.max(secondCalls, calls);
@@ -133,7 +158,11 @@ function recompactionTable(): { table: Table; notes: string[] } {
       headers: ['Compaction', 'countText calls', 'Time'],
       rows: [
         ['first (empty cache: every text of every message)', formatCount(firstCalls), formatMs(firstTime)],
-        [`after appending one user message (most calls and median time of ${APPENDS} appends)`, formatCount(secondCalls), formatMs(secondTime)],
+        [
+          `after appending one user message (most calls and median time of ${APPENDS} appends)`,
+          formatCount(secondCalls),
+          formatMs(secondTime),
+        ],
       ],
     },
     notes: [

@@ -10,7 +10,18 @@ import type { CompactionResult, SyncCompactor } from '../src/compaction/types.js
 import type { Message } from '../src/message/message.js';
 import { countMessageUncached } from '../src/tokens/counter.js';
 import { estimateText } from '../src/tokens/estimate.js';
-import { formatCount, formatMs, formatRatio, median, pairedRatio, timeAsync, timeRounds, verdict, type SuiteReport, type Table } from './harness.js';
+import {
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+  pairedRatio,
+  timeAsync,
+  timeRounds,
+  verdict,
+  type SuiteReport,
+  type Table,
+} from './harness.js';
 import { SIZES, benchHistory, freshCounter, sumCounts, type BenchHistory } from './histories.js';
 import { langChainCounter, toLangChain } from './langchain.js';
 
@@ -42,10 +53,20 @@ function compactOnce(limit: SyncCompactor, history: BenchHistory, counter = hist
   return limit.compact({ messages: history.messages, counter });
 }
 
-async function trim(list: BaseMessage[], budget: number, counter: (list: BaseMessage[]) => number): Promise<BaseMessage[]> {
+async function trim(
+  list: BaseMessage[],
+  budget: number,
+  counter: (list: BaseMessage[]) => number,
+): Promise<BaseMessage[]> {
   // includeSystem and startOn 'human': LangChain's documented settings for a valid chat history,
   // the closest to what tokenLimit does (the timing is the same with the default options).
-  return trimMessages(list, { maxTokens: budget, strategy: 'last', includeSystem: true, startOn: 'human', tokenCounter: counter });
+  return trimMessages(list, {
+    maxTokens: budget,
+    strategy: 'last',
+    includeSystem: true,
+    startOn: 'human',
+    tokenCounter: counter,
+  });
 }
 
 async function measure(size: number): Promise<Row> {
@@ -54,7 +75,10 @@ async function measure(size: number): Promise<Row> {
   const timing = TIMING[size] ?? { warmup: 2, repetitions: 5, batch: 1 };
   // Built once: an agent configures its compactor once and calls it on every turn.
   const limit = compaction.tokenLimit({ maxTokens: budget, targetTokens: budget });
-  const warm = timeRounds({ bare: () => sumCounts(history.messages, history.warmCounter), ours: () => compactOnce(limit, history) }, timing);
+  const warm = timeRounds(
+    { bare: () => sumCounts(history.messages, history.warmCounter), ours: () => compactOnce(limit, history) },
+    timing,
+  );
   // Cold: a new counter each run, so the compaction counts every message once.
   const cold = timeRounds(
     {
@@ -83,7 +107,9 @@ async function measure(size: number): Promise<Row> {
     kept += ` · LangChain ${formatCount(trimmed.length)} msgs / ${formatCount(sameCounter(trimmed))} tokens`;
     if (size === 1_000) {
       // A plain per-message function, as a LangChain user would write it: every call recounts every text.
-      const uncached = langChainCounter(history.messages, (message: Message) => countMessageUncached(message, estimateText));
+      const uncached = langChainCounter(history.messages, (message: Message) =>
+        countMessageUncached(message, estimateText),
+      );
       langChainUncached = await timeAsync(() => trim(list, budget, uncached), { warmup: 0, repetitions: 1 });
     }
   }
@@ -104,11 +130,22 @@ async function measure(size: number): Promise<Row> {
 }
 
 function tables(rows: readonly Row[]): Table[] {
-  const optional = (value: number | undefined, format: (value: number) => string): string => (value === undefined ? 'not run' : format(value));
+  const optional = (value: number | undefined, format: (value: number) => string): string =>
+    value === undefined ? 'not run' : format(value);
   return [
     {
-      title: 'Token-limit compaction against LangChain `trimMessages` (strategy `last`, budget = half the history, same per-message counts)',
-      headers: ['Messages', 'Budget (tokens)', 'trimMessages', 'chatstate, warm cache', 'chatstate, cold cache', 'Faster (warm)', 'Faster (cold)', 'Kept'],
+      title:
+        'Token-limit compaction against LangChain `trimMessages` (strategy `last`, budget = half the history, same per-message counts)',
+      headers: [
+        'Messages',
+        'Budget (tokens)',
+        'trimMessages',
+        'chatstate, warm cache',
+        'chatstate, cold cache',
+        'Faster (warm)',
+        'Faster (cold)',
+        'Kept',
+      ],
       rows: rows.map((row) => [
         formatCount(row.size),
         formatCount(row.budget),
@@ -121,8 +158,17 @@ function tables(rows: readonly Row[]): Table[] {
       ]),
     },
     {
-      title: 'Against the limit: one bare pass summing the n cached counts (`counter.countMessage` with a warm cache); ratios are medians of per-round ratios',
-      headers: ['Messages', 'Bare pass, warm', 'tokenLimit, warm', 'Ratio (target ≤ 3×)', 'Bare counting pass, cold', 'tokenLimit, cold', 'Ratio, cold'],
+      title:
+        'Against the limit: one bare pass summing the n cached counts (`counter.countMessage` with a warm cache); ratios are medians of per-round ratios',
+      headers: [
+        'Messages',
+        'Bare pass, warm',
+        'tokenLimit, warm',
+        'Ratio (target ≤ 3×)',
+        'Bare counting pass, cold',
+        'tokenLimit, cold',
+        'Ratio, cold',
+      ],
       rows: rows.map((row) => [
         formatCount(row.size),
         formatMs(row.bare),
@@ -147,7 +193,9 @@ function notes(rows: readonly Row[]): string[] {
     );
   }
   const worst = Math.max(...rows.map((row) => row.limitRatio));
-  result.push(`Against the bare pass over cached counts, tokenLimit costs at most ${formatRatio(worst)} (target ≤ 3×: ${verdict(worst <= 3)}).`);
+  result.push(
+    `Against the bare pass over cached counts, tokenLimit costs at most ${formatRatio(worst)} (target ≤ 3×: ${verdict(worst <= 3)}).`,
+  );
   result.push(
     'trimMessages drops one message at a time and calls the token counter on the whole remaining list each time (quadratic), so it runs at 1k (5 runs) and 10k (1 run) only, and not at 100k. Its counter returns the per-message counts of the same cached counter chatstate uses, by message id, so both tools see identical numbers and LangChain pays only for its own algorithm.',
   );

@@ -98,7 +98,17 @@ export function list(random: Random): string {
   return items.join('\n');
 }
 
-const TS_TYPES = ['string', 'number', 'boolean', 'string[]', 'Record<string, unknown>', 'Message', 'User', 'Promise<void>', 'Date'];
+const TS_TYPES = [
+  'string',
+  'number',
+  'boolean',
+  'string[]',
+  'Record<string, unknown>',
+  'Message',
+  'User',
+  'Promise<void>',
+  'Date',
+];
 
 function tsStatement(random: Random, indent: string): string {
   const a = identifier(random);
@@ -129,19 +139,26 @@ function tsStatement(random: Random, indent: string): string {
 export function typescript(random: Random): string {
   const lines: string[] = [];
   if (random.chance(0.35)) {
-    lines.push(`import { ${identifier(random, 'pascal')}, ${identifier(random)} } from './${identifier(random, 'snake').replaceAll('_', '-')}.js';`, '');
+    lines.push(
+      `import { ${identifier(random, 'pascal')}, ${identifier(random)} } from './${identifier(random, 'snake').replaceAll('_', '-')}.js';`,
+      '',
+    );
   }
   if (random.chance(0.4)) {
     lines.push(`export interface ${identifier(random, 'pascal')} {`);
     for (let i = random.int(2, 6); i > 0; i--) {
-      lines.push(`  ${random.chance(0.3) ? 'readonly ' : ''}${identifier(random)}${random.chance(0.3) ? '?' : ''}: ${random.pick(TS_TYPES)};`);
+      lines.push(
+        `  ${random.chance(0.3) ? 'readonly ' : ''}${identifier(random)}${random.chance(0.3) ? '?' : ''}: ${random.pick(TS_TYPES)};`,
+      );
     }
     lines.push('}', '');
   }
   const name = identifier(random);
   const params = [`${identifier(random)}: ${random.pick(TS_TYPES)}`];
   if (random.chance(0.5)) params.push(`${identifier(random)} = ${random.int(1, 100)}`);
-  lines.push(`export ${random.chance(0.5) ? 'async ' : ''}function ${name}(${params.join(', ')}): ${random.pick(TS_TYPES)} {`);
+  lines.push(
+    `export ${random.chance(0.5) ? 'async ' : ''}function ${name}(${params.join(', ')}): ${random.pick(TS_TYPES)} {`,
+  );
   for (let i = random.int(2, 9); i > 0; i--) lines.push(tsStatement(random, '  '));
   lines.push('}');
   return lines.join('\n');
@@ -177,10 +194,14 @@ export function python(random: Random): string {
   let indent = '    ';
   if (random.chance(0.35)) {
     lines.push(`class ${identifier(random, 'pascal')}:`, `    """${sentence(random)}"""`, '');
-    lines.push(`    ${random.chance(0.5) ? 'async ' : ''}def ${identifier(random, 'snake')}(self, ${identifier(random, 'snake')}: ${random.pick(['str', 'int', 'list[dict]', 'dict[str, Any]'])}) -> ${random.pick(['None', 'dict', 'bool', 'list[str]'])}:`);
+    lines.push(
+      `    ${random.chance(0.5) ? 'async ' : ''}def ${identifier(random, 'snake')}(self, ${identifier(random, 'snake')}: ${random.pick(['str', 'int', 'list[dict]', 'dict[str, Any]'])}) -> ${random.pick(['None', 'dict', 'bool', 'list[str]'])}:`,
+    );
     indent = '        ';
   } else {
-    lines.push(`def ${identifier(random, 'snake')}(${identifier(random, 'snake')}: ${random.pick(['str', 'int', 'list[dict]', 'Path'])}) -> ${random.pick(['None', 'dict', 'bool', 'list[str]'])}:`);
+    lines.push(
+      `def ${identifier(random, 'snake')}(${identifier(random, 'snake')}: ${random.pick(['str', 'int', 'list[dict]', 'Path'])}) -> ${random.pick(['None', 'dict', 'bool', 'list[str]'])}:`,
+    );
   }
   for (let i = random.int(2, 8); i > 0; i--) lines.push(pyStatement(random, indent));
   return lines.join('\n');
@@ -215,7 +236,10 @@ export function assistantAnswer(random: Random): Segment[] {
     if (roll < 0.3) {
       segments.push({ kind: 'prose', text: `${separator}${paragraph(random, 2, 5)}` });
     } else if (roll < 0.5) {
-      segments.push({ kind: 'prose', text: `${separator}## ${capitalize(random.pick(CONTENT_WORDS))} ${random.pick(CONTENT_WORDS)}\n\n${paragraph(random, 1, 3)}` });
+      segments.push({
+        kind: 'prose',
+        text: `${separator}## ${capitalize(random.pick(CONTENT_WORDS))} ${random.pick(CONTENT_WORDS)}\n\n${paragraph(random, 1, 3)}`,
+      });
     } else if (roll < 0.7) {
       segments.push({ kind: 'prose', text: `${separator}${list(random)}` });
     } else {

@@ -4,7 +4,16 @@
  * results, command output), pretty-printed or compact as real tools do.
  * @module
  */
-import { codeBlock, filePath, identifier, paragraph, python, sentence, typescript, type Segment } from './corpus-text.js';
+import {
+  codeBlock,
+  filePath,
+  identifier,
+  paragraph,
+  python,
+  sentence,
+  typescript,
+  type Segment,
+} from './corpus-text.js';
 import type { Random } from './random.js';
 import { CITIES, CONTENT_WORDS, DOMAINS, EXTENSIONS, FOLDERS, NAMES, STATUSES, SURNAMES } from './words.js';
 
@@ -59,8 +68,15 @@ function record(random: Random, id: number): Json {
 
 function fileEntry(random: Random): Json {
   const isDir = random.chance(0.2);
-  const name = isDir ? random.pick(FOLDERS) : `${identifier(random, 'snake').replaceAll('_', '-')}.${random.pick(EXTENSIONS)}`;
-  return { name, type: isDir ? 'directory' : 'file', size: isDir ? 4096 : random.int(80, 90_000), modified: isoDate(random) };
+  const name = isDir
+    ? random.pick(FOLDERS)
+    : `${identifier(random, 'snake').replaceAll('_', '-')}.${random.pick(EXTENSIONS)}`;
+  return {
+    name,
+    type: isDir ? 'directory' : 'file',
+    size: isDir ? 4096 : random.int(80, 90_000),
+    modified: isoDate(random),
+  };
 }
 
 function searchHit(random: Random): Json {
@@ -68,7 +84,11 @@ function searchHit(random: Random): Json {
 }
 
 function codeHit(random: Random): Json {
-  return { path: filePath(random), line: random.int(1, 900), text: `  const ${identifier(random)} = ${identifier(random)}(${identifier(random)});` };
+  return {
+    path: filePath(random),
+    line: random.int(1, 900),
+    text: `  const ${identifier(random)} = ${identifier(random)}(${identifier(random)});`,
+  };
 }
 
 function serialize(random: Random, value: Json): string {
@@ -93,7 +113,9 @@ export function toolCall(random: Random): GeneratedToolCall {
   switch (random.int(0, 8)) {
     case 0: {
       const path = filePath(random, random.chance(0.7) ? 'ts' : 'py');
-      const content = array(random, 2, 6, () => (path.endsWith('.py') ? python(random) : typescript(random))).join('\n\n');
+      const content = array(random, 2, 6, () => (path.endsWith('.py') ? python(random) : typescript(random))).join(
+        '\n\n',
+      );
       return call('read_file', { path }, { path, content, lines: content.split('\n').length });
     }
     case 1: {
@@ -107,11 +129,18 @@ export function toolCall(random: Random): GeneratedToolCall {
         { total: random.int(1, 200), matches: array(random, 2, 40, () => codeHit(random)) },
       );
     case 3:
-      return call('list_directory', { path: random.pick(FOLDERS), recursive: random.chance(0.3) }, array(random, 3, 40, () => fileEntry(random)));
+      return call(
+        'list_directory',
+        { path: random.pick(FOLDERS), recursive: random.chance(0.3) },
+        array(random, 3, 40, () => fileEntry(random)),
+      );
     case 4:
       return call(
         'web_search',
-        { query: `${random.pick(CONTENT_WORDS)} ${random.pick(CONTENT_WORDS)} ${random.pick(CONTENT_WORDS)}`, num_results: random.pick([3, 5, 10]) },
+        {
+          query: `${random.pick(CONTENT_WORDS)} ${random.pick(CONTENT_WORDS)} ${random.pick(CONTENT_WORDS)}`,
+          num_results: random.pick([3, 5, 10]),
+        },
         { results: array(random, 3, 10, () => searchHit(random)) },
       );
     case 5: {
@@ -119,24 +148,44 @@ export function toolCall(random: Random): GeneratedToolCall {
       const limit = random.pick([5, 10, 20, 50]);
       return call(
         'query_database',
-        { sql: `SELECT * FROM ${table} WHERE status = '${random.pick(STATUSES)}' ORDER BY created_at DESC LIMIT ${limit}` },
-        { rows: array(random, 1, Math.min(limit, 40), (index) => record(random, 1000 + index * random.int(1, 9))), row_count: limit },
+        {
+          sql: `SELECT * FROM ${table} WHERE status = '${random.pick(STATUSES)}' ORDER BY created_at DESC LIMIT ${limit}`,
+        },
+        {
+          rows: array(random, 1, Math.min(limit, 40), (index) => record(random, 1000 + index * random.int(1, 9))),
+          row_count: limit,
+        },
       );
     }
     case 6: {
-      const command = random.pick(['npm test', 'npm run build', 'git log --oneline', 'pytest -q', 'ls -la', 'tsc --noEmit']);
+      const command = random.pick([
+        'npm test',
+        'npm run build',
+        'git log --oneline',
+        'pytest -q',
+        'ls -la',
+        'tsc --noEmit',
+      ]);
       const line = (): string =>
         command === 'git log --oneline'
           ? `${random.chars(7, HEX)} ${sentence(random)}`
           : `${random.pick(['✓', 'PASS', 'ok', 'M', '-rw-r--r--'])} ${filePath(random)} ${random.int(1, 999)}ms`;
       const stdout = array(random, 1, 30, line).join('\n');
-      return call('run_command', { command, cwd: '/workspace' }, { exit_code: random.chance(0.8) ? 0 : 1, stdout, stderr: random.chance(0.8) ? '' : sentence(random) });
+      return call(
+        'run_command',
+        { command, cwd: '/workspace' },
+        { exit_code: random.chance(0.8) ? 0 : 1, stdout, stderr: random.chance(0.8) ? '' : sentence(random) },
+      );
     }
     case 7:
       return call(
         'http_request',
         { method: random.pick(['GET', 'POST']), url: url(random), headers: { accept: 'application/json' } },
-        { status: 200, headers: { 'content-type': 'application/json', 'x-request-id': uuid(random) }, body: { data: array(random, 1, 12, (index) => record(random, index + 1)) } },
+        {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-request-id': uuid(random) },
+          body: { data: array(random, 1, 12, (index) => record(random, index + 1)) },
+        },
       );
     default:
       return call(
@@ -146,7 +195,11 @@ export function toolCall(random: Random): GeneratedToolCall {
           city: random.pick(CITIES),
           temperature: random.int(-10, 38),
           conditions: random.pick(['clear', 'cloudy', 'rain', 'snow']),
-          forecast: array(random, 3, 7, () => ({ date: isoDate(random).slice(0, 10), high: random.int(0, 40), low: random.int(-15, 20) })),
+          forecast: array(random, 3, 7, () => ({
+            date: isoDate(random).slice(0, 10),
+            high: random.int(0, 40),
+            low: random.int(-15, 20),
+          })),
         },
       );
   }

@@ -6,7 +6,15 @@
  * @module
  */
 import { Message } from '../src/message/message.js';
-import { CONTENT_KINDS, assistantAnswer, list, paragraph, userMessage, type ContentKind, type Segment } from './corpus-text.js';
+import {
+  CONTENT_KINDS,
+  assistantAnswer,
+  list,
+  paragraph,
+  userMessage,
+  type ContentKind,
+  type Segment,
+} from './corpus-text.js';
 import { preamble, toolCall, toolCallId } from './corpus-tools.js';
 import { Random } from './random.js';
 

@@ -67,7 +67,10 @@ export function median(values: readonly number[]): number {
  * Milliseconds of each function in every timed round, run round-robin (a, b, c, a, b, c, …)
  * after warm-up, so that a burst of load on the machine slows all of them rather than one.
  */
-export function timeRounds(fns: Readonly<Record<string, () => unknown>>, options: TimingOptions = {}): Record<string, number[]> {
+export function timeRounds(
+  fns: Readonly<Record<string, () => unknown>>,
+  options: TimingOptions = {},
+): Record<string, number[]> {
   const { warmup = 2, repetitions = 7, batch = 1 } = options;
   const names = Object.keys(fns);
   const samples: Record<string, number[]> = {};
@@ -86,7 +89,10 @@ export function timeRounds(fns: Readonly<Record<string, () => unknown>>, options
 }
 
 /** Median milliseconds of each function, timed by `timeRounds`. */
-export function timeInterleaved(fns: Readonly<Record<string, () => unknown>>, options: TimingOptions = {}): Record<string, number> {
+export function timeInterleaved(
+  fns: Readonly<Record<string, () => unknown>>,
+  options: TimingOptions = {},
+): Record<string, number> {
   const samples = timeRounds(fns, options);
   const result: Record<string, number> = {};
   for (const [name, values] of Object.entries(samples)) result[name] = median(values);

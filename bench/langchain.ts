@@ -41,13 +41,17 @@ export function toLangChain(messages: readonly Message[]): BaseMessage[] {
  * A `trimMessages` token counter summing `count` over the original messages (found by id), so
  * both tools see identical numbers. LangChain calls it on a whole list each time.
  */
-export function langChainCounter(messages: readonly Message[], count: (message: Message) => number): (list: BaseMessage[]) => number {
+export function langChainCounter(
+  messages: readonly Message[],
+  count: (message: Message) => number,
+): (list: BaseMessage[]) => number {
   const byId = new Map(messages.map((message) => [message.id, message]));
   return (list: BaseMessage[]): number => {
     let total = 0;
     for (const item of list) {
       const original = item.id === undefined ? undefined : byId.get(item.id);
-      if (original === undefined) throw new Error(`trimMessages returned a message we did not give it: ${String(item.id)}`);
+      if (original === undefined)
+        throw new Error(`trimMessages returned a message we did not give it: ${String(item.id)}`);
       total += count(original);
     }
     return total;
@@ -65,7 +69,8 @@ function viewOurs(message: Message): ToolView {
 }
 
 function viewLangChain(message: BaseMessage): ToolView {
-  if (AIMessage.isInstance(message)) return { calls: (message.tool_calls ?? []).flatMap((call) => (call.id === undefined ? [] : [call.id])) };
+  if (AIMessage.isInstance(message))
+    return { calls: (message.tool_calls ?? []).flatMap((call) => (call.id === undefined ? [] : [call.id])) };
   if (ToolMessage.isInstance(message)) return { calls: [], result: message.tool_call_id };
   return { calls: [] };
 }

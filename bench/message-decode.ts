@@ -11,7 +11,16 @@ import { Session } from '../src/session/session.js';
 import { recordCipher } from '../src/store/at-rest.js';
 import { decodeMessage, encodeMessage } from '../src/store/codec.js';
 import type { MessageRecord } from '../src/store/types.js';
-import { formatCount, formatMs, formatRatio, median, pairedRatio, verdict, type SuiteReport, type Table } from './harness.js';
+import {
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+  pairedRatio,
+  verdict,
+  type SuiteReport,
+  type Table,
+} from './harness.js';
 import { benchHistory } from './histories.js';
 import { collectGarbage, formatBytes } from './store-fixtures.js';
 
@@ -46,7 +55,11 @@ function parseRecord(record: MessageRecord): Fields {
 export async function runMessageDecodeBench(): Promise<SuiteReport> {
   const messages = benchHistory(COUNT).messages;
   const cipher = recordCipher(undefined, 'bench');
-  const records: MessageRecord[] = messages.map((message, index) => ({ seq: index + 1, id: message.id, data: encodeMessage(message, 'big', cipher) }));
+  const records: MessageRecord[] = messages.map((message, index) => ({
+    seq: index + 1,
+    id: message.id,
+    data: encodeMessage(message, 'big', cipher),
+  }));
   const document = JSON.stringify(Session.create({ id: 'big', messages }));
   // Parsed once, untimed, for the steps that time validation alone.
   const parsed = records.map(parseRecord);
@@ -57,7 +70,8 @@ export async function runMessageDecodeBench(): Promise<SuiteReport> {
     const fast = buildStoredMessage(fields);
     if (fast === undefined) continue;
     fastHits += 1;
-    if (JSON.stringify(fast) !== JSON.stringify(Message.create(fields as MessageInput))) throw new Error(`fromStored and create differ on ${String(fields.id)}`);
+    if (JSON.stringify(fast) !== JSON.stringify(Message.create(fields as MessageInput)))
+      throw new Error(`fromStored and create differ on ${String(fields.id)}`);
   }
 
   const steps: Record<string, () => unknown> = {
@@ -68,7 +82,11 @@ export async function runMessageDecodeBench(): Promise<SuiteReport> {
     decode: () => records.map((record) => decodeMessage(record, 'big', cipher, 'bench')),
     touch: () => {
       let total = 0;
-      for (const fields of parsed) total += (fields.id as string).length + (fields.content as string | unknown[]).length + (fields.timestamp as string).length;
+      for (const fields of parsed)
+        total +=
+          (fields.id as string).length +
+          (fields.content as string | unknown[]).length +
+          (fields.timestamp as string).length;
       return total;
     },
     fromStored: () => parsed.map((fields) => Message.fromStored(fields)),
@@ -91,10 +109,15 @@ export async function runMessageDecodeBench(): Promise<SuiteReport> {
   }
 
   const of = (samples: Record<string, number[]>, name: string): number[] => samples[name] ?? [];
-  const ratio = (samples: Record<string, number[]>, name: string): number => pairedRatio(of(samples, name), of(samples, 'document'));
+  const ratio = (samples: Record<string, number[]>, name: string): number =>
+    pairedRatio(of(samples, name), of(samples, 'document'));
   /** The median over rounds of (`name` − `base`) ÷ the document parse: a step's own share. */
   const extra = (samples: Record<string, number[]>, name: string, base: string): number =>
-    median(of(samples, name).map((value, index) => (value - (of(samples, base)[index] ?? NaN)) / (of(samples, 'document')[index] ?? NaN)));
+    median(
+      of(samples, name).map(
+        (value, index) => (value - (of(samples, base)[index] ?? NaN)) / (of(samples, 'document')[index] ?? NaN),
+      ),
+    );
   const row = (label: string, name: string): string[] => [
     label,
     formatMs(median(of(wall, name))),
@@ -128,7 +151,7 @@ export async function runMessageDecodeBench(): Promise<SuiteReport> {
       `The fast path's own time (parse + \`fromStored\` − parse, per round) ≤ ${DECODE_TARGET}× \`JSON.parse\` of the document: ${verdict(ownWall <= DECODE_TARGET)} (${formatRatio(ownWall)} wall, ${formatRatio(ownCpu)} CPU); zod's own time the same way: ${formatRatio(extra(wall, 'parseCreate', 'records'))} wall, ${formatRatio(extra(cpu, 'parseCreate', 'records'))} CPU.`,
       `Parse + \`fromStored\` of every record ≤ ${LOAD_TARGET}× \`JSON.parse\` of the document: ${verdict(loadWall <= LOAD_TARGET)} (${formatRatio(loadWall)} wall, ${formatRatio(loadCpu)} CPU). A store's \`load\` adds its own work (the head, \`Session.fromJSON\`).`,
       `The fast path built ${formatCount(fastHits)} of the ${formatCount(parsed.length)} messages itself (the rest went to \`Message.create\`), each equal as JSON to what \`Message.create\` returns for the same record (checked before timing).`,
-      'Records are what the stores write (`encodeMessage`, no encryption); `seq` is added to the parsed fields as `decodeMessage` does. Ratios are medians of per-round ratios. CPU time is the process\'s (garbage collector threads included); on a busy machine it moves less than wall time.',
+      "Records are what the stores write (`encodeMessage`, no encryption); `seq` is added to the parsed fields as `decodeMessage` does. Ratios are medians of per-round ratios. CPU time is the process's (garbage collector threads included); on a busy machine it moves less than wall time.",
       'The three "parsed long before" rows validate records parsed before timing, as the read suite\'s breakdown times `Message.create`: each record is then far from the cache; the row that only reads three fields of each shows what merely visiting them costs.',
     ],
   };

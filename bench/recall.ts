@@ -15,7 +15,15 @@ import { REPORT_SEED } from './corpus.js';
 import { formatCount, formatMs, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';
 import { Random } from './random.js';
-import { STORE_KINDS, collectGarbage, now, openBenchStore, percentile, timed, type StoreKind } from './store-fixtures.js';
+import {
+  STORE_KINDS,
+  collectGarbage,
+  now,
+  openBenchStore,
+  percentile,
+  timed,
+  type StoreKind,
+} from './store-fixtures.js';
 
 const MESSAGES = 100_000;
 const PER_SESSION = 1_000;
@@ -27,7 +35,13 @@ const K = 5;
 /** Dimensions of the bench's embedding (a hashed bag of words: cheap, so the figures are chatstate's own cost). */
 const DIMENSIONS = 64;
 
-const LABEL: Record<StoreKind, string> = { memory: 'memory', file: 'file', sqlite: 'SQLite', postgres: 'Postgres', redis: 'Redis' };
+const LABEL: Record<StoreKind, string> = {
+  memory: 'memory',
+  file: 'file',
+  sqlite: 'SQLite',
+  postgres: 'Postgres',
+  redis: 'Redis',
+};
 
 /** Recall queries: two or three words of a random user message of the corpus (deterministic). */
 function queries(messages: readonly Message[]): string[] {
@@ -61,7 +75,13 @@ interface ModeResult {
 /** The first recall of a fresh index (its build), then `QUERIES` timed recalls. */
 async function measure(store: SessionStore, texts: readonly string[], embed: Embed | undefined): Promise<ModeResult> {
   const index = new RecallIndex(store);
-  const handle = createSessionHandle({ store, sessionId: 'recall-0', userId: USER, index, ...(embed === undefined ? {} : { embed }) });
+  const handle = createSessionHandle({
+    store,
+    sessionId: 'recall-0',
+    userId: USER,
+    index,
+    ...(embed === undefined ? {} : { embed }),
+  });
   collectGarbage();
   const buildMs = await timed(() => handle.recall(texts[0] as string, { k: K }));
   const samples: number[] = [];
@@ -87,14 +107,24 @@ interface StoreResult {
   readonly reloaded: ModeResult;
 }
 
-async function measureStore(kind: StoreKind, messages: readonly Message[], texts: readonly string[]): Promise<StoreResult | string> {
+async function measureStore(
+  kind: StoreKind,
+  messages: readonly Message[],
+  texts: readonly string[],
+): Promise<StoreResult | string> {
   const opened = await openBenchStore(kind, 'recall');
   if (typeof opened === 'string') return opened;
   try {
     const { store } = opened;
     const writeMs = await timed(async () => {
       for (let start = 0; start < MESSAGES; start += PER_SESSION) {
-        await store.save(Session.create({ id: `recall-${start / PER_SESSION}`, userId: USER, messages: messages.slice(start, start + PER_SESSION) }));
+        await store.save(
+          Session.create({
+            id: `recall-${start / PER_SESSION}`,
+            userId: USER,
+            messages: messages.slice(start, start + PER_SESSION),
+          }),
+        );
       }
     });
     await opened.analyze?.();
@@ -108,7 +138,14 @@ async function measureStore(kind: StoreKind, messages: readonly Message[], texts
 }
 
 function row(label: string, how: string, mode: ModeResult): string[] {
-  return [label, how, formatMs(mode.buildMs), formatMs(percentile(mode.samples, 50)), formatMs(percentile(mode.samples, 99)), (mode.hits / mode.samples.length).toFixed(1)];
+  return [
+    label,
+    how,
+    formatMs(mode.buildMs),
+    formatMs(percentile(mode.samples, 50)),
+    formatMs(percentile(mode.samples, 99)),
+    (mode.hits / mode.samples.length).toFixed(1),
+  ];
 }
 
 /** Runs the recall bench on every store whose server can be had here. */
@@ -127,7 +164,9 @@ export async function runRecallBench(): Promise<SuiteReport> {
   const textTable: Table = {
     title: `recall(query, { k: ${K} }) over ${formatCount(MESSAGES)} messages of one user (${MESSAGES / PER_SESSION} sessions), text only`,
     headers,
-    rows: results.map((result) => row(LABEL[result.kind], result.native ? 'store full-text search' : 'in-process BM25', result.text)),
+    rows: results.map((result) =>
+      row(LABEL[result.kind], result.native ? 'store full-text search' : 'in-process BM25', result.text),
+    ),
   };
   const embedTable: Table = {
     title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), blended with the text rank`,
@@ -150,8 +189,8 @@ export async function runRecallBench(): Promise<SuiteReport> {
       `Corpus: the first ${formatCount(MESSAGES)} messages of \`bench/corpus.ts\` (seed ${REPORT_SEED}), saved as ${MESSAGES / PER_SESSION} sessions of one user. Its vocabulary is small (a few hundred content words), so a query word matches a large share of all messages: a hard case for any full-text index.`,
       `Queries: ${QUERIES} timed recalls (after ${WARMUP} untimed) of two or three words taken from random user messages; each recall also reads its hits' current text from the store (k = ${K} reads).`,
       '"Index build" is the first recall on a fresh `RecallIndex`: with in-process BM25 it reads and indexes every message; with the store\'s full-text search (SQLite FTS5, Postgres) the index was built when the messages were written, so it is only a first query. With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
-      'The embedding here is a cheap deterministic function, so the figures are chatstate\'s cost; a real model adds its own time to the build (once per message) and to every recall (one call for the query).',
-      'Later recalls are incremental: one `list` of the user\'s sessions, then tail reads only of sessions whose version changed.',
+      "The embedding here is a cheap deterministic function, so the figures are chatstate's cost; a real model adds its own time to the build (once per message) and to every recall (one call for the query).",
+      "Later recalls are incremental: one `list` of the user's sessions, then tail reads only of sessions whose version changed.",
       ...skipped,
     ],
   };

@@ -46,13 +46,21 @@ function selectSuites(args: readonly string[]): string[] {
   if (names.length === 0) return Object.keys(SUITES);
   const unknown = names.filter((name) => !(name in SUITES));
   if (unknown.length > 0) {
-    console.error(`Unknown suite(s): ${unknown.join(', ')}. Suites: ${Object.keys(SUITES).join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}.`);
+    console.error(
+      `Unknown suite(s): ${unknown.join(', ')}. Suites: ${Object.keys(SUITES).join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}.`,
+    );
     process.exit(2);
   }
   return [...new Set(names)];
 }
 
-function render(reports: readonly SuiteReport[], command: string, elapsed: number, load: readonly number[], after: ReadonlyMap<string, number>): string {
+function render(
+  reports: readonly SuiteReport[],
+  command: string,
+  elapsed: number,
+  load: readonly number[],
+  after: ReadonlyMap<string, number>,
+): string {
   const cpu = cpus();
   const lines = [
     '# Benchmark results',

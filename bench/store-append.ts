@@ -12,7 +12,16 @@ import { Session } from '../src/session/session.js';
 import type { SessionStore } from '../src/store/types.js';
 import { INDEX_BATCH } from '../src/stores/sqlite/driver.js';
 import { WAL_CHECKPOINT_PAGES } from '../src/stores/sqlite/schema.js';
-import { formatCount, formatMs, formatRatio, median, timeOnce, verdict, type SuiteReport, type Table } from './harness.js';
+import {
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+  timeOnce,
+  verdict,
+  type SuiteReport,
+  type Table,
+} from './harness.js';
 import { benchHistory } from './histories.js';
 import {
   RawJournal,
@@ -83,10 +92,14 @@ class References {
 
   constructor(dir: string) {
     this.fd = fs.openSync(path.join(dir, 'async-journal'), 'a');
-    this.parallel = Array.from({ length: WRITERS }, (_, index) => fs.openSync(path.join(dir, `parallel-${index}`), 'a'));
+    this.parallel = Array.from({ length: WRITERS }, (_, index) =>
+      fs.openSync(path.join(dir, `parallel-${index}`), 'a'),
+    );
     this.lockedFd = fs.openSync(path.join(dir, 'locked-journal'), 'a');
     fs.mkdirSync(path.join(dir, 'marks'));
-    this.marks = Array.from({ length: SMALL_SESSIONS }, (_, index) => fs.openSync(path.join(dir, 'marks', String(index)), fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644));
+    this.marks = Array.from({ length: SMALL_SESSIONS }, (_, index) =>
+      fs.openSync(path.join(dir, 'marks', String(index)), fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644),
+    );
     fs.mkdirSync(path.join(dir, 'locks'));
     this.lock = path.join(dir, 'locks', 'session#write');
     // The file store's owner file: written once, each lock a link to it (a directory entry, no new inode).
@@ -96,13 +109,17 @@ class References {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = FULL');
     this.db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
-    this.db.exec('CREATE TABLE messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))');
+    this.db.exec(
+      'CREATE TABLE messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))',
+    );
     this.insert = this.db.prepare('INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?)');
     // The steady state the stores are in once their prefill has passed a checkpoint: the WAL file is
     // as long as a checkpoint interval, and commits overwrite it from its start. A fresh WAL grows
     // with every commit instead, and growing a file makes each fsync also commit its new size (on
     // this disk that took a better-sqlite3 commit from about 0.9× to about 1.6× the raw limit).
-    const fill = this.db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES ('filler', ?, 'filler', zeroblob(3000))`);
+    const fill = this.db.prepare(
+      `INSERT INTO messages (session_id, seq, id, data) VALUES ('filler', ?, 'filler', zeroblob(3000))`,
+    );
     this.db.transaction(() => {
       for (let seq = 1; seq <= WAL_CHECKPOINT_PAGES + 100; seq += 1) fill.run(seq);
     })();
@@ -197,21 +214,42 @@ interface LatencyResult {
   readonly stores: Record<Durable, { small: Samples; large: Samples }>;
 }
 
-async function measureLatency(stores: Record<Durable, BenchStore>, raw: RawJournal, references: References): Promise<LatencyResult> {
+async function measureLatency(
+  stores: Record<Durable, BenchStore>,
+  raw: RawJournal,
+  references: References,
+): Promise<LatencyResult> {
   const line = rawLine();
   const rawFsync: Samples = { label: 'raw: write + fsync', values: [] };
   const rawFdatasync: Samples = { label: 'raw: write + fdatasync', values: [] };
   const asyncRef: Samples = { label: 'reference: write + fdatasync on the thread pool', values: [] };
-  const lockedRef: Samples = { label: 'reference: write + fdatasync inside a hard-link lock (linked to an owner file, then removed), as the file store locks', values: [] };
-  const markedRef: Samples = { label: 'reference: the same, then a 28-byte write in place to another small file (the high-water mark the file store writes after each commit)', values: [] };
-  const sqliteRef: Samples = { label: 'reference: better-sqlite3 alone, one INSERT per commit (WAL, `synchronous = FULL`)', values: [] };
+  const lockedRef: Samples = {
+    label:
+      'reference: write + fdatasync inside a hard-link lock (linked to an owner file, then removed), as the file store locks',
+    values: [],
+  };
+  const markedRef: Samples = {
+    label:
+      'reference: the same, then a 28-byte write in place to another small file (the high-water mark the file store writes after each commit)',
+    values: [],
+  };
+  const sqliteRef: Samples = {
+    label: 'reference: better-sqlite3 alone, one INSERT per commit (WAL, `synchronous = FULL`)',
+    values: [],
+  };
   const result: LatencyResult = {
     rawFsync,
     rawFdatasync,
     references: [asyncRef, lockedRef, markedRef, sqliteRef],
     stores: {
-      file: { small: { label: 'file store, 10th message', values: [] }, large: { label: 'file store, 10,000th–10,299th message', values: [] } },
-      sqlite: { small: { label: 'SQLite store, 10th message', values: [] }, large: { label: 'SQLite store, 10,000th–10,299th message', values: [] } },
+      file: {
+        small: { label: 'file store, 10th message', values: [] },
+        large: { label: 'file store, 10,000th–10,299th message', values: [] },
+      },
+      sqlite: {
+        small: { label: 'SQLite store, 10th message', values: [] },
+        large: { label: 'SQLite store, 10,000th–10,299th message', values: [] },
+      },
     },
   };
   for (const kind of DURABLE) {
@@ -254,7 +292,10 @@ async function concurrentRate(store: SessionStore, config: Configuration, round:
   const start = now();
   await Promise.all(
     Array.from({ length: config.writers }, async (_, writer) => {
-      const id = config.sessions === 'shared' ? `${config.kind}-shared-${config.writers}` : `${config.kind}-own-${config.writers}-${writer}`;
+      const id =
+        config.sessions === 'shared'
+          ? `${config.kind}-shared-${config.writers}`
+          : `${config.kind}-own-${config.writers}-${writer}`;
       for (let i = 0; i < perWriter; i++) {
         const message = appendMessage(`c${round}-w${writer}`, i);
         config.latencies.push(await timed(() => store.append(id, [message])));
@@ -272,19 +313,42 @@ interface ConcurrencyResult {
   readonly parallelRatios: number[];
 }
 
-async function measureConcurrency(stores: Record<Durable, BenchStore>, raw: RawJournal, references: References): Promise<ConcurrencyResult> {
+async function measureConcurrency(
+  stores: Record<Durable, BenchStore>,
+  raw: RawJournal,
+  references: References,
+): Promise<ConcurrencyResult> {
   const configs: Configuration[] = [];
   for (const kind of DURABLE) {
     const name = kind === 'file' ? 'file store' : 'SQLite store';
     configs.push(
       { label: `${name}, 1 writer`, kind, writers: 1, sessions: 'own', rates: [], ratios: [], latencies: [] },
-      { label: `${name}, ${WRITERS} writers on ${WRITERS} sessions`, kind, writers: WRITERS, sessions: 'own', rates: [], ratios: [], latencies: [] },
-      { label: `${name}, ${WRITERS} writers on 1 session`, kind, writers: WRITERS, sessions: 'shared', rates: [], ratios: [], latencies: [] },
+      {
+        label: `${name}, ${WRITERS} writers on ${WRITERS} sessions`,
+        kind,
+        writers: WRITERS,
+        sessions: 'own',
+        rates: [],
+        ratios: [],
+        latencies: [],
+      },
+      {
+        label: `${name}, ${WRITERS} writers on 1 session`,
+        kind,
+        writers: WRITERS,
+        sessions: 'shared',
+        rates: [],
+        ratios: [],
+        latencies: [],
+      },
     );
   }
   for (const config of configs) {
     const store = stores[config.kind].store;
-    const ids = config.sessions === 'shared' ? [`${config.kind}-shared-${config.writers}`] : Array.from({ length: config.writers }, (_, writer) => `${config.kind}-own-${config.writers}-${writer}`);
+    const ids =
+      config.sessions === 'shared'
+        ? [`${config.kind}-shared-${config.writers}`]
+        : Array.from({ length: config.writers }, (_, writer) => `${config.kind}-own-${config.writers}-${writer}`);
     for (const id of ids) await prefill(store, id, 9);
   }
   const line = rawLine();
@@ -349,13 +413,24 @@ export async function runStoreAppendBench(): Promise<SuiteReport> {
         latencyRow(latency.rawFsync, limit, false),
         latencyRow(latency.rawFdatasync, limit, false),
         ...latency.references.map((samples) => latencyRow(samples, limit, false)),
-        ...DURABLE.flatMap((kind) => [latencyRow(latency.stores[kind].small, limit, true), latencyRow(latency.stores[kind].large, limit, true)]),
+        ...DURABLE.flatMap((kind) => [
+          latencyRow(latency.stores[kind].small, limit, true),
+          latencyRow(latency.stores[kind].large, limit, true),
+        ]),
       ],
     };
     const rawMedian = median(rawRates);
     const throughputTable: Table = {
       title: `Concurrent appenders against one raw writer (write + fsync in a loop: ${formatRate(rawMedian)}, median of ${CONCURRENT_ROUNDS} rounds)`,
-      headers: ['Writers', 'Appends per round', 'Throughput (median)', 'p50 latency', 'p99 latency', '÷ raw single-writer rate (median of per-round ratios)', 'Target'],
+      headers: [
+        'Writers',
+        'Appends per round',
+        'Throughput (median)',
+        'p50 latency',
+        'p99 latency',
+        '÷ raw single-writer rate (median of per-round ratios)',
+        'Target',
+      ],
       rows: [
         [
           `reference: ${WRITERS} writers on ${WRITERS} files, write + fdatasync on the thread pool`,
@@ -383,7 +458,9 @@ export async function runStoreAppendBench(): Promise<SuiteReport> {
     };
     const storeName: Record<Durable, string> = { file: 'file store', sqlite: 'SQLite store' };
     const latencyVerdicts = DURABLE.map((kind) => {
-      const ratios = [latency.stores[kind].small, latency.stores[kind].large].map((samples) => percentile(samples.values, 50) / limit);
+      const ratios = [latency.stores[kind].small, latency.stores[kind].large].map(
+        (samples) => percentile(samples.values, 50) / limit,
+      );
       return `${storeName[kind]} ${verdict(ratios.every((ratio) => ratio <= LATENCY_TARGET))} (${ratios.map(formatRatio).join(', ')})`;
     });
     // The high-water mark's share of a file-store append: the marked reference against the locked one, in the same rounds.
@@ -392,7 +469,10 @@ export async function runStoreAppendBench(): Promise<SuiteReport> {
     const markShare = markCost / percentile(latency.stores.file.small.values, 50);
     const throughputVerdicts = configs
       .filter((config) => config.writers > 1)
-      .map((config) => `${config.label} ${verdict(median(config.ratios) >= THROUGHPUT_TARGET)} (${formatRatio(median(config.ratios))})`);
+      .map(
+        (config) =>
+          `${config.label} ${verdict(median(config.ratios) >= THROUGHPUT_TARGET)} (${formatRatio(median(config.ratios))})`,
+      );
     return {
       name: 'append',
       title: 'Durable appends (file and SQLite stores)',

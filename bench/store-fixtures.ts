@@ -222,7 +222,10 @@ export function appendMessage(tag: string, index: number): Message {
     .map((message) => Message.text(message).replace(/\s+/g, ' '))
     .join(' ');
   const start = (index * 977) % Math.max(1, filler.length - APPEND_TEXT_CHARS);
-  return Message.user(filler.slice(start, start + APPEND_TEXT_CHARS), { id: `${tag}-${index}`, timestamp: new Date(Date.UTC(2025, 5, 1) + index * 1000).toISOString() });
+  return Message.user(filler.slice(start, start + APPEND_TEXT_CHARS), {
+    id: `${tag}-${index}`,
+    timestamp: new Date(Date.UTC(2025, 5, 1) + index * 1000).toISOString(),
+  });
 }
 
 /** The raw baseline's line: a ~500-byte JSON message and a newline. */
@@ -291,7 +294,11 @@ export interface BenchStore {
 }
 
 /** Opens a store of `kind` on fresh data, or says why it cannot be had here. */
-export async function openBenchStore(kind: StoreKind, label: string, fileOptions: FileDriverOptions = {}): Promise<BenchStore | string> {
+export async function openBenchStore(
+  kind: StoreKind,
+  label: string,
+  fileOptions: FileDriverOptions = {},
+): Promise<BenchStore | string> {
   switch (kind) {
     case 'memory': {
       const store = memoryStore();
@@ -306,13 +313,25 @@ export async function openBenchStore(kind: StoreKind, label: string, fileOptions
     case 'file': {
       const dir = benchDir(`file-${label}`);
       const store = fileStore(dir, fileOptions);
-      return { kind, store, dir, reopen: async () => fileStore(dir, fileOptions), dispose: async () => (await store.close(), removeBenchDir(dir)) };
+      return {
+        kind,
+        store,
+        dir,
+        reopen: async () => fileStore(dir, fileOptions),
+        dispose: async () => (await store.close(), removeBenchDir(dir)),
+      };
     }
     case 'sqlite': {
       const dir = benchDir(`sqlite-${label}`);
       const file = path.join(dir, 'sessions.db');
       const store = await sqliteStore(file);
-      return { kind, store, dir, reopen: () => sqliteStore(file), dispose: async () => (await store.close(), removeBenchDir(dir)) };
+      return {
+        kind,
+        store,
+        dir,
+        reopen: () => sqliteStore(file),
+        dispose: async () => (await store.close(), removeBenchDir(dir)),
+      };
     }
     case 'postgres': {
       const server = await postgresServer();
@@ -324,7 +343,8 @@ export async function openBenchStore(kind: StoreKind, label: string, fileOptions
         kind,
         store,
         reopen: () => postgresStore(server.url, { schema }),
-        analyze: () => postgresQuery(server.url, `ANALYZE "${schema}".chatstate_sessions, "${schema}".chatstate_messages`),
+        analyze: () =>
+          postgresQuery(server.url, `ANALYZE "${schema}".chatstate_sessions, "${schema}".chatstate_messages`),
         dispose: async () => {
           await store.close();
           await postgresQuery(server.url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -17,7 +17,19 @@ import type { SessionStore } from '../src/store/types.js';
 import { formatCount, formatMs, formatRatio, median, verdict, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';
 import { toLangChain } from './langchain.js';
-import { benchDir, diskBytes, diskNote, formatBytes, openBenchStore, percentile, removeBenchDir, timed, warmUp, writeCounters, writtenSince } from './store-fixtures.js';
+import {
+  benchDir,
+  diskBytes,
+  diskNote,
+  formatBytes,
+  openBenchStore,
+  percentile,
+  removeBenchDir,
+  timed,
+  warmUp,
+  writeCounters,
+  writtenSince,
+} from './store-fixtures.js';
 
 /** Thread sizes at which single steps are measured. */
 const SIZES = [100, 1_000, 10_000] as const;
@@ -78,7 +90,11 @@ class LangGraphThread {
       channel_versions: { messages: count },
       versions_seen: { agent: { messages: count - 1 } },
     };
-    const configurable = { thread_id: 'thread', checkpoint_ns: '', ...(this.parent === undefined ? {} : { checkpoint_id: this.parent }) };
+    const configurable = {
+      thread_id: 'thread',
+      checkpoint_ns: '',
+      ...(this.parent === undefined ? {} : { checkpoint_id: this.parent }),
+    };
     await this.saver.put({ configurable }, checkpoint, { source: 'loop', step: this.step, parents: {} });
     this.parent = checkpoint.id;
   }
@@ -105,7 +121,10 @@ interface SizeRow {
 
 async function measureSize(size: (typeof SIZES)[number], history: readonly Message[], dir: string): Promise<SizeRow> {
   const steps = LANGGRAPH_STEPS[size];
-  const thread = new LangGraphThread(path.join(dir, `langgraph-${size}.db`), toLangChain(history.slice(0, size + steps)));
+  const thread = new LangGraphThread(
+    path.join(dir, `langgraph-${size}.db`),
+    toLangChain(history.slice(0, size + steps)),
+  );
   const langGraph: Step[] = [];
   try {
     // The thread so far, in one checkpoint (untimed): the next put is the one at `size` messages.
@@ -120,7 +139,8 @@ async function measureSize(size: (typeof SIZES)[number], history: readonly Messa
     if (typeof opened === 'string') throw new Error(`${kind}: ${opened}`);
     try {
       await opened.store.save(Session.create({ id: 'thread', messages: history.slice(0, size - 1) }));
-      for (let i = 0; i < OUR_STEPS; i++) ours[kind].push(await appendStep(opened.store, 'thread', history[size - 1 + i] as Message));
+      for (let i = 0; i < OUR_STEPS; i++)
+        ours[kind].push(await appendStep(opened.store, 'thread', history[size - 1 + i] as Message));
     } finally {
       await opened.dispose();
     }
@@ -192,7 +212,13 @@ async function measureFullThread(history: readonly Message[], dir: string): Prom
   try {
     const steps: Step[] = [];
     for (let count = 1; count <= FULL_THREAD; count++) steps.push(await thread.put(count));
-    rows.push({ label: 'LangGraph `SqliteSaver`', ms: sum(steps, 'ms'), passed: sum(steps, 'passed'), storage: sum(steps, 'storage'), disk: thread.diskBytes() });
+    rows.push({
+      label: 'LangGraph `SqliteSaver`',
+      ms: sum(steps, 'ms'),
+      passed: sum(steps, 'passed'),
+      storage: sum(steps, 'storage'),
+      disk: thread.diskBytes(),
+    });
   } finally {
     thread.close();
   }
@@ -201,9 +227,17 @@ async function measureFullThread(history: readonly Message[], dir: string): Prom
     if (typeof opened === 'string') throw new Error(`${kind}: ${opened}`);
     try {
       const store = opened.store;
-      const steps = [await measureStep(() => store.save(Session.create({ id: 'thread', messages: history.slice(0, 1) })))];
+      const steps = [
+        await measureStep(() => store.save(Session.create({ id: 'thread', messages: history.slice(0, 1) }))),
+      ];
       for (let i = 1; i < FULL_THREAD; i++) steps.push(await appendStep(store, 'thread', history[i] as Message));
-      rows.push({ label: LABEL[kind], ms: sum(steps, 'ms'), passed: sum(steps, 'passed'), storage: sum(steps, 'storage'), disk: diskBytes(opened.dir ?? '') });
+      rows.push({
+        label: LABEL[kind],
+        ms: sum(steps, 'ms'),
+        passed: sum(steps, 'passed'),
+        storage: sum(steps, 'storage'),
+        disk: diskBytes(opened.dir ?? ''),
+      });
     } finally {
       await opened.dispose();
     }
@@ -223,18 +257,50 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
   try {
     const sizes: SizeRow[] = [];
     for (const size of SIZES) sizes.push(await measureSize(size, history, dir));
-    const long: Record<Ours, LongRun> = { file: await measureLongRun('file', history), sqlite: await measureLongRun('sqlite', history) };
+    const long: Record<Ours, LongRun> = {
+      file: await measureLongRun('file', history),
+      sqlite: await measureLongRun('sqlite', history),
+    };
     const full = await measureFullThread(history, dir);
 
     const stepTable: Table = {
-      title: 'One step of a growing thread: LangGraph puts a checkpoint holding the whole message list, chatstate appends the one new message (medians over the steps timed)',
-      headers: ['Messages in the thread', 'Store', 'Steps timed', 'Time per step', 'Bytes to write calls per step', 'Bytes to storage per step', 'LangGraph ÷ this: time', 'bytes to write calls', 'bytes to storage'],
+      title:
+        'One step of a growing thread: LangGraph puts a checkpoint holding the whole message list, chatstate appends the one new message (medians over the steps timed)',
+      headers: [
+        'Messages in the thread',
+        'Store',
+        'Steps timed',
+        'Time per step',
+        'Bytes to write calls per step',
+        'Bytes to storage per step',
+        'LangGraph ÷ this: time',
+        'bytes to write calls',
+        'bytes to storage',
+      ],
       rows: sizes.flatMap((row) => {
-        const lg = { ms: medianOf(row.langGraph, 'ms'), passed: medianOf(row.langGraph, 'passed'), storage: medianOf(row.langGraph, 'storage') };
+        const lg = {
+          ms: medianOf(row.langGraph, 'ms'),
+          passed: medianOf(row.langGraph, 'passed'),
+          storage: medianOf(row.langGraph, 'storage'),
+        };
         return [
-          [formatCount(row.size), 'LangGraph `SqliteSaver`', formatCount(row.langGraph.length), formatMs(lg.ms), formatBytes(lg.passed), formatBytes(lg.storage), '1.00×', '1.00×', '1.00×'],
+          [
+            formatCount(row.size),
+            'LangGraph `SqliteSaver`',
+            formatCount(row.langGraph.length),
+            formatMs(lg.ms),
+            formatBytes(lg.passed),
+            formatBytes(lg.storage),
+            '1.00×',
+            '1.00×',
+            '1.00×',
+          ],
           ...OURS.map((kind) => {
-            const ours = { ms: medianOf(row.ours[kind], 'ms'), passed: medianOf(row.ours[kind], 'passed'), storage: medianOf(row.ours[kind], 'storage') };
+            const ours = {
+              ms: medianOf(row.ours[kind], 'ms'),
+              passed: medianOf(row.ours[kind], 'passed'),
+              storage: medianOf(row.ours[kind], 'storage'),
+            };
             return [
               formatCount(row.size),
               LABEL[kind],
@@ -251,11 +317,26 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
       }),
     };
     const at10k = sizes.find((row) => row.size === 10_000) as SizeRow;
-    const lg10k = { ms: medianOf(at10k.langGraph, 'ms'), passed: medianOf(at10k.langGraph, 'passed'), storage: medianOf(at10k.langGraph, 'storage') };
+    const lg10k = {
+      ms: medianOf(at10k.langGraph, 'ms'),
+      passed: medianOf(at10k.langGraph, 'passed'),
+      storage: medianOf(at10k.langGraph, 'storage'),
+    };
     const verdicts: Record<Ours, boolean> = { file: false, sqlite: false };
     const longTable: Table = {
       title: `chatstate over ${formatCount(LONG_RUN)} appends after the 10,000th message (messages 10,001–${formatCount(10_000 + LONG_RUN)}), every byte written meanwhile counted — journal folds and WAL checkpoints included — against LangGraph's step at 10,000 messages`,
-      headers: ['Store', 'p50 per append', 'p99 per append', 'Bytes to write calls per append', 'Bytes to storage per append', 'Journal folds seen', 'LangGraph ÷ this: time (p50)', 'bytes to write calls', 'bytes to storage', `Target (≥ ${TARGET}× time and bytes)`],
+      headers: [
+        'Store',
+        'p50 per append',
+        'p99 per append',
+        'Bytes to write calls per append',
+        'Bytes to storage per append',
+        'Journal folds seen',
+        'LangGraph ÷ this: time (p50)',
+        'bytes to write calls',
+        'bytes to storage',
+        `Target (≥ ${TARGET}× time and bytes)`,
+      ],
       rows: OURS.map((kind) => {
         const run = long[kind];
         const times = run.steps.map((step) => step.ms);
@@ -281,7 +362,16 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
     const lgFull = full[0] as FullThread;
     const fullTable: Table = {
       title: `A whole ${formatCount(FULL_THREAD)}-message thread, one step per message from the first`,
-      headers: ['Store', 'Total time', 'Bytes to write calls', 'Bytes to storage', 'On disk afterwards', 'LangGraph ÷ this: bytes to write calls', 'bytes to storage', 'on disk'],
+      headers: [
+        'Store',
+        'Total time',
+        'Bytes to write calls',
+        'Bytes to storage',
+        'On disk afterwards',
+        'LangGraph ÷ this: bytes to write calls',
+        'bytes to storage',
+        'on disk',
+      ],
       rows: full.map((row) => [
         row.label,
         formatMs(row.ms),
@@ -301,7 +391,13 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
       notes: [
         diskNote(),
         `At 10,000 messages, ≥ ${TARGET}× faster per append and ≥ ${TARGET}× fewer bytes written than LangGraph's step: file store ${verdict(verdicts.file)}, SQLite store ${verdict(verdicts.sqlite)} (amortized over ${formatCount(LONG_RUN)} appends, by both byte counts).`,
-        `LangGraph, as measured: \`@langchain/langgraph-checkpoint-sqlite\` 1.0.4 \`SqliteSaver.put\` on its own better-sqlite3 file (the saver sets WAL; SQLite's default \`synchronous = FULL\`). At each size n the thread is first put as one checkpoint of n − 1 messages (untimed), then ${Object.entries(LANGGRAPH_STEPS).map(([size, steps]) => `${steps} steps at ${formatCount(Number(size))}`).join(', ')} messages are timed: each a new checkpoint row, parented to the previous one, whose \`channel_values.messages\` holds every message so far as LangChain messages (the corpus converted by \`bench/langchain.ts\`). \`putWrites\`, which a LangGraph app also calls every step, is not measured, so LangGraph's figures are its floor. The checkpoint library (1.2.2) also defines opt-in \`DeltaChannel\` snapshots; not measured.`,
+        `LangGraph, as measured: \`@langchain/langgraph-checkpoint-sqlite\` 1.0.4 \`SqliteSaver.put\` on its own better-sqlite3 file (the saver sets WAL; SQLite's default \`synchronous = FULL\`). At each size n the thread is first put as one checkpoint of n − 1 messages (untimed), then ${Object.entries(
+          LANGGRAPH_STEPS,
+        )
+          .map(([size, steps]) => `${steps} steps at ${formatCount(Number(size))}`)
+          .join(
+            ', ',
+          )} messages are timed: each a new checkpoint row, parented to the previous one, whose \`channel_values.messages\` holds every message so far as LangChain messages (the corpus converted by \`bench/langchain.ts\`). \`putWrites\`, which a LangGraph app also calls every step, is not measured, so LangGraph's figures are its floor. The checkpoint library (1.2.2) also defines opt-in \`DeltaChannel\` snapshots; not measured.`,
         `A full 10,000-step LangGraph thread was not run (the 1,000-step one already takes seconds): since a step writes the whole list, it would pass about ${formatBytes(estimate)} to write calls (n²/2 × the measured step at 10k ÷ 10k — computed, not measured).`,
         `chatstate at each size: the session is saved with n − 1 messages, then ${OUR_STEPS} appends of the next corpus messages — the ones LangGraph stores — are timed. Each store's code paths were warmed up on a throwaway store first.`,
         'Bytes are counted from /proc/self/io around each call, for every thread of this process: "to write calls" is `wchar` (what the code asked to write: WAL frames and checkpoints, journal records, snapshot rewrites), "to storage" is `write_bytes` (pages the kernel sent to the disk: a 600-byte append costs a 4 KB page). File-system metadata and ext4 journal blocks are in neither. The long run divides its totals by its appends after `close()` has waited for any fold in flight.',

@@ -14,9 +14,31 @@ import type { MessageRecord, SessionStore } from '../src/store/types.js';
 import type { FileDriverOptions } from '../src/stores/file/index.js';
 import { createSessionStore } from '../src/store/session-store.js';
 import { memoryDriver } from '../src/stores/memory.js';
-import { formatCount, formatMs, formatRatio, median, pairedRatio, verdict, type SuiteReport, type Table } from './harness.js';
+import {
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+  pairedRatio,
+  verdict,
+  type SuiteReport,
+  type Table,
+} from './harness.js';
 import { benchHistory } from './histories.js';
-import { STORE_KINDS, benchDir, collectGarbage, diskNote, formatBytes, now, openBenchStore, removeBenchDir, timed, warmUp, type BenchStore, type StoreKind } from './store-fixtures.js';
+import {
+  STORE_KINDS,
+  benchDir,
+  collectGarbage,
+  diskNote,
+  formatBytes,
+  now,
+  openBenchStore,
+  removeBenchDir,
+  timed,
+  warmUp,
+  type BenchStore,
+  type StoreKind,
+} from './store-fixtures.js';
 
 const BIG = 100_000;
 const SMALL = 1_000;
@@ -37,7 +59,13 @@ const LOAD_TARGET = 1.5;
 /** The file store's parsed-session cache in the second file variant: room for the 100k session. */
 const BIG_CACHE = 256 << 20;
 
-const LABEL: Record<StoreKind, string> = { memory: 'memory', file: 'file', sqlite: 'SQLite', postgres: 'Postgres', redis: 'Redis' };
+const LABEL: Record<StoreKind, string> = {
+  memory: 'memory',
+  file: 'file',
+  sqlite: 'SQLite',
+  postgres: 'Postgres',
+  redis: 'Redis',
+};
 /** Stores that keep data in this process between calls, where a fresh instance reads differently. */
 const EMBEDDED: ReadonlySet<StoreKind> = new Set(['file', 'sqlite']);
 
@@ -54,7 +82,12 @@ const ONLY = process.env.BENCH_STORES?.split(',').map((kind) => kind.trim());
 
 const VARIANTS: readonly Variant[] = [
   ...STORE_KINDS.map((kind): Variant => ({ kind, label: LABEL[kind], load: true })),
-  { kind: 'file', label: `file, \`cacheBytes: ${BIG_CACHE >> 20} MiB\``, fileOptions: { cacheBytes: BIG_CACHE }, load: false } satisfies Variant,
+  {
+    kind: 'file',
+    label: `file, \`cacheBytes: ${BIG_CACHE >> 20} MiB\``,
+    fileOptions: { cacheBytes: BIG_CACHE },
+    load: false,
+  } satisfies Variant,
 ].filter((variant: Variant) => ONLY === undefined || ONLY.includes(variant.kind));
 
 interface TailResult {
@@ -77,7 +110,8 @@ async function tail(store: SessionStore, id: string, expectedLast: number): Prom
     if (messages.length !== TAIL) throw new Error(`${store.name}: read ${messages.length} messages, expected ${TAIL}`);
     last = messages.at(-1)?.seq ?? -1;
   });
-  if (last !== expectedLast) throw new Error(`${store.name}: the last message read has seq ${last}, expected ${expectedLast}`);
+  if (last !== expectedLast)
+    throw new Error(`${store.name}: the last message read has seq ${last}, expected ${expectedLast}`);
   return ms;
 }
 
@@ -108,7 +142,12 @@ async function coldTails(opened: BenchStore): Promise<TailResult> {
   return result;
 }
 
-async function measureStore(opened: BenchStore, variant: Variant, sessions: { big: Session; small: Session }, json: { text: string; file: string }): Promise<StoreResult> {
+async function measureStore(
+  opened: BenchStore,
+  variant: Variant,
+  sessions: { big: Session; small: Session },
+  json: { text: string; file: string },
+): Promise<StoreResult> {
   const { store } = opened;
   const saveMs = await timed(() => store.save(sessions.big));
   await store.save(sessions.small);
@@ -143,7 +182,11 @@ async function measureStore(opened: BenchStore, variant: Variant, sessions: { bi
 /** Where a full load's time goes: the same 100k records decoded step by step, next to `JSON.parse`. */
 async function loadBreakdown(messages: readonly Message[], json: string): Promise<Record<string, number[]>> {
   const cipher = recordCipher(undefined, 'bench');
-  const records: MessageRecord[] = messages.map((message, index) => ({ seq: index + 1, id: message.id, data: encodeMessage(message, 'big', cipher) }));
+  const records: MessageRecord[] = messages.map((message, index) => ({
+    seq: index + 1,
+    id: message.id,
+    data: encodeMessage(message, 'big', cipher),
+  }));
   // Parsed once, untimed, so that one step times `Message.create` alone.
   const parsed = records.map((record) => ({ ...(JSON.parse(record.data) as MessageInput), seq: record.seq }));
   // A memory driver that does not offer its records as stable objects: every load decodes them, as a
@@ -187,7 +230,10 @@ function tailRow(label: string, result: TailResult): string[] {
 /** The read suite. */
 export async function runStoreReadBench(): Promise<SuiteReport> {
   const history = benchHistory(BIG).messages;
-  const sessions = { big: Session.create({ id: 'big', messages: history }), small: Session.create({ id: 'small', messages: history.slice(0, SMALL) }) };
+  const sessions = {
+    big: Session.create({ id: 'big', messages: history }),
+    small: Session.create({ id: 'small', messages: history.slice(0, SMALL) }),
+  };
   const dir = benchDir('reads');
   const json = { text: JSON.stringify(sessions.big), file: path.join(dir, 'session.json') };
   fs.writeFileSync(json.file, json.text);
@@ -215,13 +261,29 @@ export async function runStoreReadBench(): Promise<SuiteReport> {
   const bytes = formatBytes(Buffer.byteLength(json.text));
   const tailTable: Table = {
     title: `The last ${TAIL} messages (\`readMessages(id, { limit: ${TAIL} })\`) of a ${formatCount(BIG)}-message session against a ${formatCount(SMALL)}-message one (medians; ratio = median of per-round ratios)`,
-    headers: ['Store', 'Reads per size', `At ${formatCount(SMALL)}`, `At ${formatCount(BIG)}`, `${formatCount(BIG)} ÷ ${formatCount(SMALL)}`, 'Target'],
+    headers: [
+      'Store',
+      'Reads per size',
+      `At ${formatCount(SMALL)}`,
+      `At ${formatCount(BIG)}`,
+      `${formatCount(BIG)} ÷ ${formatCount(SMALL)}`,
+      'Target',
+    ],
     rows: results.flatMap((result) => result.tails.map((tails) => tailRow(result.variant.label, tails))),
   };
   const loaded = results.filter((result) => result.load !== undefined);
   const loadTable: Table = {
     title: `Full load of the ${formatCount(BIG)}-message session (\`load(id)\`) against \`JSON.parse\` of the same session as one JSON document (${bytes}), ${LOAD_ROUNDS} rounds`,
-    headers: ['Store', '`save` (once)', '`load`', '`JSON.parse` (string in memory)', '`readFileSync` + `JSON.parse`', 'load ÷ JSON.parse', 'load ÷ read + parse', `Target (≤ ${LOAD_TARGET}× JSON.parse)`],
+    headers: [
+      'Store',
+      '`save` (once)',
+      '`load`',
+      '`JSON.parse` (string in memory)',
+      '`readFileSync` + `JSON.parse`',
+      'load ÷ JSON.parse',
+      'load ÷ read + parse',
+      `Target (≤ ${LOAD_TARGET}× JSON.parse)`,
+    ],
     rows: loaded.map((result) => {
       const load = result.load as NonNullable<StoreResult['load']>;
       const vsParse = pairedRatio(load.store, load.parse);
@@ -238,20 +300,35 @@ export async function runStoreReadBench(): Promise<SuiteReport> {
     }),
   };
   const step = (name: string): number[] => breakdown[name] ?? [];
-  const breakdownRow = (label: string, name: string): string[] => [label, formatMs(median(step(name))), formatRatio(pairedRatio(step(name), step('parse')))];
+  const breakdownRow = (label: string, name: string): string[] => [
+    label,
+    formatMs(median(step(name))),
+    formatRatio(pairedRatio(step(name), step('parse'))),
+  ];
   const breakdownTable: Table = {
     title: `Where a load's time goes: the ${formatCount(BIG)} stored message records decoded step by step (a durable store's path, over a memory driver; ${BREAKDOWN_ROUNDS} rounds, each step after a full garbage collection)`,
     headers: ['Step', 'Time', '÷ `JSON.parse` of the whole document'],
     rows: [
       breakdownRow('`JSON.parse` of the session as one document (the baseline)', 'parse'),
       breakdownRow('`JSON.parse` of each message record (records are opaque strings to drivers)', 'records'),
-      breakdownRow('`Message.create` of each record already parsed (zod validation, normalizing, freezing) — alone', 'create'),
-      breakdownRow('`decodeMessage` of each record: its parse, then `Message.fromStored` of the parsed fields (the validated fast path)', 'decode'),
-      breakdownRow('`load` from a memory driver whose records must be decoded: the above plus the head and `Session.fromJSON`', 'load'),
+      breakdownRow(
+        '`Message.create` of each record already parsed (zod validation, normalizing, freezing) — alone',
+        'create',
+      ),
+      breakdownRow(
+        '`decodeMessage` of each record: its parse, then `Message.fromStored` of the parsed fields (the validated fast path)',
+        'decode',
+      ),
+      breakdownRow(
+        '`load` from a memory driver whose records must be decoded: the above plus the head and `Session.fromJSON`',
+        'load',
+      ),
     ],
   };
   const tailMisses = results.flatMap((result) =>
-    result.tails.filter((tails) => pairedRatio(tails.big, tails.small) > TAIL_TARGET).map((tails) => `${result.variant.label}, ${tails.how} (${formatRatio(pairedRatio(tails.big, tails.small))})`),
+    result.tails
+      .filter((tails) => pairedRatio(tails.big, tails.small) > TAIL_TARGET)
+      .map((tails) => `${result.variant.label}, ${tails.how} (${formatRatio(pairedRatio(tails.big, tails.small))})`),
   );
   const loadVerdicts = loaded.map((result) => {
     const ratio = pairedRatio(result.load?.store ?? [], result.load?.parse ?? []);
@@ -270,7 +347,7 @@ export async function runStoreReadBench(): Promise<SuiteReport> {
       `The file store keeps sessions' records in memory up to \`cacheBytes\` (64 MiB by default); beyond it, the least recently used sessions keep only their head, block index and journal records, and their tail reads go to the snapshot's last blocks. The ${formatCount(BIG)}-message session is larger, so with the default its tail reads go to the file each time. The \`cacheBytes: ${BIG_CACHE >> 20} MiB\` row is the same store with room for it (its tail reads only).`,
       `Postgres is read right after the bulk \`save\` (the store gathers planner statistics itself after a save of 5,000 messages or more: without them the planner answered a 100k tail read with a sort of all the session's rows, 22× slower in earlier runs), and again after an explicit \`ANALYZE\` of its two tables.`,
       `Full load: \`load('big')\` returns a validated \`Session\` of ${formatCount(BIG)} messages. File and SQLite are loaded through a freshly opened instance each round (from their files); memory, Postgres and Redis through the open store. The baselines are \`JSON.parse\` of \`JSON.stringify(session)\` held in memory, and the same after \`readFileSync\` of it; the three are timed in the same round, ${LOAD_ROUNDS} rounds per store, each after a full garbage collection (so none pays for another's garbage).`,
-      'Every durable store decodes each message from its own record string (drivers never parse message JSON) and validates it (`decodeMessage`: the fast path of `Message.fromStored`, else `Message.create`). The memory store holds its records as the very objects it was given (`stableRecords`), so the store core keeps the message each stands for and its load parses nothing: the breakdown below times the decoding path on a memory driver without that capability. The file store keeps each record string as it is in its snapshot (one line per message after a short prefix with its seq and id), so every message is parsed once; a tail read reads the snapshot\'s header, its block index and the blocks that hold the last messages, each verified by its checksum.',
+      "Every durable store decodes each message from its own record string (drivers never parse message JSON) and validates it (`decodeMessage`: the fast path of `Message.fromStored`, else `Message.create`). The memory store holds its records as the very objects it was given (`stableRecords`), so the store core keeps the message each stands for and its load parses nothing: the breakdown below times the decoding path on a memory driver without that capability. The file store keeps each record string as it is in its snapshot (one line per message after a short prefix with its seq and id), so every message is parsed once; a tail read reads the snapshot's header, its block index and the blocks that hold the last messages, each verified by its checksum.",
     ],
   };
 }

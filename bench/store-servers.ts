@@ -9,7 +9,23 @@ import { Session } from '../src/session/session.js';
 import type { SessionStore } from '../src/store/types.js';
 import { formatCount, formatMs, median, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';
-import { RawJournal, appendMessage, benchDir, diskNote, formatRate, now, openBenchStore, percentile, rawLine, rawRate, redisCommand, redisServer, removeBenchDir, timed, warmUp } from './store-fixtures.js';
+import {
+  RawJournal,
+  appendMessage,
+  benchDir,
+  diskNote,
+  formatRate,
+  now,
+  openBenchStore,
+  percentile,
+  rawLine,
+  rawRate,
+  redisCommand,
+  redisServer,
+  removeBenchDir,
+  timed,
+  warmUp,
+} from './store-fixtures.js';
 
 const WRITERS = 8;
 const SINGLE_WRITER_APPENDS = 300;
@@ -45,7 +61,8 @@ function describe(config: Configuration): string {
 async function aofSettled(url: string): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const info = String(await redisCommand(url, 'INFO', ['persistence']));
-    if (/aof_enabled:1/.test(info) && /aof_rewrite_in_progress:0/.test(info) && !/aof_rewrite_scheduled:1/.test(info)) return;
+    if (/aof_enabled:1/.test(info) && /aof_rewrite_in_progress:0/.test(info) && !/aof_rewrite_scheduled:1/.test(info))
+      return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('redis: the AOF rewrite did not finish');
@@ -71,7 +88,11 @@ interface Measured {
   readonly latencies: number[];
 }
 
-async function run(store: SessionStore, config: Configuration, round: number): Promise<{ rate: number; latencies: number[] }> {
+async function run(
+  store: SessionStore,
+  config: Configuration,
+  round: number,
+): Promise<{ rate: number; latencies: number[] }> {
   const perWriter = config.writers === 1 ? SINGLE_WRITER_APPENDS : APPENDS_PER_WRITER;
   const latencies: number[] = [];
   const start = now();
@@ -95,10 +116,14 @@ async function measureServer(server: Server): Promise<Map<Configuration, Measure
     await server.setUp?.();
     const history = benchHistory(1_000).messages;
     for (const config of CONFIGURATIONS) {
-      const ids = config.shared ? [`shared-${config.writers}`] : Array.from({ length: config.writers }, (_, writer) => `own-${config.writers}-${writer}`);
+      const ids = config.shared
+        ? [`shared-${config.writers}`]
+        : Array.from({ length: config.writers }, (_, writer) => `own-${config.writers}-${writer}`);
       for (const id of ids) await opened.store.save(Session.create({ id, messages: history.slice(0, 9) }));
     }
-    const results = new Map<Configuration, Measured>(CONFIGURATIONS.map((config) => [config, { rates: [], latencies: [] }]));
+    const results = new Map<Configuration, Measured>(
+      CONFIGURATIONS.map((config) => [config, { rates: [], latencies: [] }]),
+    );
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? CONFIGURATIONS : [...CONFIGURATIONS].reverse();
       for (const config of order) {

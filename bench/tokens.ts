@@ -60,7 +60,9 @@ async function loadJsTiktoken(): Promise<Encode | undefined> {
     const lite = (await import(liteSpecifier)) as { Tiktoken?: unknown };
     const ranks = (await import(ranksSpecifier)) as { default?: unknown };
     if (typeof lite.Tiktoken !== 'function' || ranks.default === undefined) return undefined;
-    const Tiktoken = lite.Tiktoken as new (ranks: unknown) => { encode(text: string, allowed: string[], disallowed: string[]): number[] };
+    const Tiktoken = lite.Tiktoken as new (ranks: unknown) => {
+      encode(text: string, allowed: string[], disallowed: string[]): number[];
+    };
     const encoder = new Tiktoken(ranks.default);
     return (text) => encoder.encode(text, [], []).length;
   } catch {
@@ -93,12 +95,21 @@ async function exactThroughput(texts: readonly string[]): Promise<{ table: Table
     },
     EXACT_TIMING,
   );
-  const times = { ours: median(samples.ours ?? []), direct: median(samples.direct ?? []), directDefault: median(samples.directDefault ?? []) };
+  const times = {
+    ours: median(samples.ours ?? []),
+    direct: median(samples.direct ?? []),
+    directDefault: median(samples.directDefault ?? []),
+  };
   const oursMs = times.ours;
   // chatstate's throughput relative to each counter = that counter's time ÷ chatstate's time, per round.
   const ratio = pairedRatio(samples.direct ?? [], samples.ours ?? []);
   const ratioDefault = pairedRatio(samples.directDefault ?? [], samples.ours ?? []);
-  const row = (label: string, ms: number, relative: number): string[] => [label, formatMs(ms), formatThroughput(chars, ms), formatRatio(relative)];
+  const row = (label: string, ms: number, relative: number): string[] => [
+    label,
+    formatMs(ms),
+    formatThroughput(chars, ms),
+    formatRatio(relative),
+  ];
   const rows: string[][] = [
     row('`tokens.o200kBase.countText` (chatstate)', oursMs, 1),
     row('`countTokens` of gpt-tokenizer, same options', times.direct, ratio),
@@ -123,8 +134,16 @@ async function exactThroughput(texts: readonly string[]): Promise<{ table: Table
       { warmup: 1, repetitions: 3 },
     );
     const slower = pairedRatio(tiktoken.jsTiktoken ?? [], tiktoken.ours ?? []);
-    rows.push(row('`Tiktoken.encode` of js-tiktoken (installed only as a dependency of @langchain/core)', median(tiktoken.jsTiktoken ?? []), slower));
-    notes.push(`gpt-tokenizer (through chatstate) counts ${formatRatio(slower)} faster than js-tiktoken on the same texts (3 interleaved repetitions).`);
+    rows.push(
+      row(
+        '`Tiktoken.encode` of js-tiktoken (installed only as a dependency of @langchain/core)',
+        median(tiktoken.jsTiktoken ?? []),
+        slower,
+      ),
+    );
+    notes.push(
+      `gpt-tokenizer (through chatstate) counts ${formatRatio(slower)} faster than js-tiktoken on the same texts (3 interleaved repetitions).`,
+    );
   }
   return {
     table: {
@@ -169,7 +188,16 @@ function kindError(texts: readonly string[]): KindError {
       if (quarter < count * 0.9) naiveUndercounted += 1;
     }
   }
-  return { texts: texts.length, chars: charsOf(texts), exact: truth, charsOver4: naive, estimate: ours, undercounted, naiveUndercounted, measured };
+  return {
+    texts: texts.length,
+    chars: charsOf(texts),
+    exact: truth,
+    charsOver4: naive,
+    estimate: ours,
+    undercounted,
+    naiveUndercounted,
+    measured,
+  };
 }
 
 function share(part: number, whole: number): string {
@@ -190,7 +218,16 @@ function errorRow(label: string, error: KindError): string[] {
 }
 
 function sum(errors: readonly KindError[]): KindError {
-  const total = { texts: 0, chars: 0, exact: 0, charsOver4: 0, estimate: 0, undercounted: 0, naiveUndercounted: 0, measured: 0 };
+  const total = {
+    texts: 0,
+    chars: 0,
+    exact: 0,
+    charsOver4: 0,
+    estimate: 0,
+    undercounted: 0,
+    naiveUndercounted: 0,
+    measured: 0,
+  };
   for (const error of errors) for (const key of Object.keys(total) as (keyof KindError)[]) total[key] += error[key];
   return total;
 }
@@ -226,7 +263,16 @@ function estimateError(corpus: Corpus, tuning: Corpus): { table: Table; notes: s
   return {
     table: {
       title: `Estimate error against exact o200k_base (corpus seed ${REPORT_SEED}, ${formatCount(corpus.messages.length)} messages; + means overcount)`,
-      headers: ['Content', 'Texts', 'o200k tokens', 'Chars/token', 'chars/4', '`tokens.estimate`', 'Texts chars/4 undercounts >10%', 'Texts the estimate undercounts >10%'],
+      headers: [
+        'Content',
+        'Texts',
+        'o200k tokens',
+        'Chars/token',
+        'chars/4',
+        '`tokens.estimate`',
+        'Texts chars/4 undercounts >10%',
+        'Texts the estimate undercounts >10%',
+      ],
       rows,
     },
     notes: [
@@ -268,9 +314,15 @@ function estimateThroughput(texts: readonly string[]): { table: Table; notes: st
     table: {
       title: `Counting speed on the same ${formatCount(chars)} characters, median of 7 runs after 2 warm-ups`,
       headers: ['Counter', 'Time', 'Throughput', 'Time relative to the estimate'],
-      rows: [row('`estimateText`', estimate), row('characters/4', samples.charsOver4 ?? []), row('exact o200k_base (chatstate)', samples.exact ?? [])],
+      rows: [
+        row('`estimateText`', estimate),
+        row('characters/4', samples.charsOver4 ?? []),
+        row('exact o200k_base (chatstate)', samples.exact ?? []),
+      ],
     },
-    notes: [`The estimate is ${formatRatio(pairedRatio(samples.exact ?? [], estimate))} faster than exact counting; characters/4 (no scan at all) is the floor.`],
+    notes: [
+      `The estimate is ${formatRatio(pairedRatio(samples.exact ?? [], estimate))} faster than exact counting; characters/4 (no scan at all) is the floor.`,
+    ],
   };
 }
 

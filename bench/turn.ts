@@ -13,7 +13,16 @@ import { Conversation } from '../src/runtime/conversation.js';
 import { Session } from '../src/session/session.js';
 import type { SessionStore } from '../src/store/types.js';
 import { startProtocolServer, type ProtocolServer } from '../test/support/protocol-server.js';
-import { formatCount, formatMs, formatRatio, median, pairedRatio, verdict, type SuiteReport, type Table } from './harness.js';
+import {
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+  pairedRatio,
+  verdict,
+  type SuiteReport,
+  type Table,
+} from './harness.js';
 import { benchHistory } from './histories.js';
 import { collectGarbage, now, openBenchStore, type BenchStore } from './store-fixtures.js';
 
@@ -47,8 +56,25 @@ const ANSWER = {
   object: 'chat.completion',
   created: 1741569952,
   model: 'gpt-4.1-2025-04-14',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Here is a short answer to that question.', refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 15_000, completion_tokens: 9, total_tokens: 15_009, prompt_tokens_details: { cached_tokens: 14_000, audio_tokens: 0 } },
+  choices: [
+    {
+      index: 0,
+      message: {
+        role: 'assistant',
+        content: 'Here is a short answer to that question.',
+        refusal: null,
+        annotations: [],
+      },
+      logprobs: null,
+      finish_reason: 'stop',
+    },
+  ],
+  usage: {
+    prompt_tokens: 15_000,
+    completion_tokens: 9,
+    total_tokens: 15_009,
+    prompt_tokens_details: { cached_tokens: 14_000, audio_tokens: 0 },
+  },
   service_tier: 'default',
   system_fingerprint: 'fp_bench',
 };
@@ -78,7 +104,12 @@ function timedModel(model: ChatModel, spent: { ms: number }): ChatModel {
   };
 }
 
-async function measureCase(store: SessionStore, server: ProtocolServer, client: OpenAI, setup: Case): Promise<CaseResult> {
+async function measureCase(
+  store: SessionStore,
+  server: ProtocolServer,
+  client: OpenAI,
+  setup: Case,
+): Promise<CaseResult> {
   const { size } = setup;
   const history = benchHistory(size + 1).messages;
   const system = Message.text(history[0] as Message);
@@ -86,7 +117,11 @@ async function measureCase(store: SessionStore, server: ProtocolServer, client: 
   await store.save(Session.create({ id, agentId: 'bench', messages: history.slice(1) }));
   const spent = { ms: 0 };
   const model = timedModel(openaiChatModel({ client, model: 'gpt-4.1' }), spent);
-  const conversation = new Conversation({ store, agents: { id: 'bench', model, system }, ...(setup.window === undefined ? {} : { contextWindow: setup.window }) });
+  const conversation = new Conversation({
+    store,
+    agents: { id: 'bench', model, system },
+    ...(setup.window === undefined ? {} : { contextWindow: setup.window }),
+  });
   const result: CaseResult = { case: setup, sentMessages: 0, turn: [], bare: [], model: [] };
   let body: unknown;
   let sentMessages = 0;
@@ -138,7 +173,11 @@ async function warmUp(store: SessionStore, client: OpenAI): Promise<void> {
   for (const [kind, turns] of Object.entries(WARMUP_TURNS)) {
     const id = `turn-warmup-${kind}`;
     await store.save(Session.create({ id, agentId: 'bench', messages: history.slice(1) }));
-    const conversation = new Conversation({ store, agents: { id: 'bench', model, system: Message.text(history[0] as Message) }, ...(kind === 'windowed' ? { contextWindow: WINDOW_TOKENS } : {}) });
+    const conversation = new Conversation({
+      store,
+      agents: { id: 'bench', model, system: Message.text(history[0] as Message) },
+      ...(kind === 'windowed' ? { contextWindow: WINDOW_TOKENS } : {}),
+    });
     try {
       for (let turn = 0; turn < turns; turn++) await conversation.send(id, 'Warming up: what is left to do?');
     } finally {
@@ -191,7 +230,13 @@ export async function runTurnBench(): Promise<SuiteReport> {
           formatRatio(ratio),
           `≤ ${target}×: ${verdict(ratio <= target)}`,
         ]);
-        breakdown.push([kind === 'memory' ? 'memory' : 'SQLite', formatCount(size), window === undefined ? 'whole history' : `${formatCount(window)} tokens`, formatMs(model), formatMs(turn - model)]);
+        breakdown.push([
+          kind === 'memory' ? 'memory' : 'SQLite',
+          formatCount(size),
+          window === undefined ? 'whole history' : `${formatCount(window)} tokens`,
+          formatMs(model),
+          formatMs(turn - model),
+        ]);
       }
     }
   } finally {
@@ -200,11 +245,21 @@ export async function runTurnBench(): Promise<SuiteReport> {
   const tables: Table[] = [
     {
       title: `Turn overhead: \`Conversation.send\` (openaiChatModel → openai client → local protocol server) against the bare \`client.chat.completions.create\` with the same request body; median of ${ROUNDS} rounds after ${WARMUP} warm-ups`,
-      headers: ['Store', 'Stored messages', 'Context window', 'Messages sent', 'Bare client call', 'Turn', 'Turn ÷ bare (paired)', 'Target'],
+      headers: [
+        'Store',
+        'Stored messages',
+        'Context window',
+        'Messages sent',
+        'Bare client call',
+        'Turn',
+        'Turn ÷ bare (paired)',
+        'Target',
+      ],
       rows,
     },
     {
-      title: 'Where a turn’s time goes (medians): inside `model.complete` (formats.openaiChat.to, the client, HTTP, reading the answer) and outside it (load from the cache, context window, system prompt, one atomic append with the new state)',
+      title:
+        'Where a turn’s time goes (medians): inside `model.complete` (formats.openaiChat.to, the client, HTTP, reading the answer) and outside it (load from the cache, context window, system prompt, one atomic append with the new state)',
       headers: ['Store', 'Stored messages', 'Context window', 'Model call', 'Runtime around it'],
       rows: breakdown,
     },

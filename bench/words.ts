@@ -49,16 +49,25 @@ export const IDENTIFIER_PARTS = (
 ).split(/\s+/);
 
 /** Given names for records and prose. */
-export const NAMES = 'Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter'.split(' ');
+export const NAMES =
+  'Alice Bob Carol Dave Erin Frank Grace Heidi Ivan Judy Mallory Niaj Olivia Peggy Rupert Sybil Trent Victor Walter'.split(
+    ' ',
+  );
 
 /** Surnames for records. */
-export const SURNAMES = 'Smith Johnson Williams Brown Jones Garcia Miller Davis Martinez Lopez Wilson Anderson Thomas Taylor Moore'.split(' ');
+export const SURNAMES =
+  'Smith Johnson Williams Brown Jones Garcia Miller Davis Martinez Lopez Wilson Anderson Thomas Taylor Moore'.split(
+    ' ',
+  );
 
 /** Cities for records and search queries. */
-export const CITIES = 'London Paris Berlin Madrid Lisbon Tokyo Seoul Toronto Chicago Denver Austin Sydney Nairobi Lagos Lima'.split(' ');
+export const CITIES =
+  'London Paris Berlin Madrid Lisbon Tokyo Seoul Toronto Chicago Denver Austin Sydney Nairobi Lagos Lima'.split(' ');
 
 /** Top-level folders of file paths. */
-export const FOLDERS = 'src lib test tests docs scripts config packages app api components utils models services'.split(' ');
+export const FOLDERS = 'src lib test tests docs scripts config packages app api components utils models services'.split(
+  ' ',
+);
 
 /** File extensions by weight of appearance. */
 export const EXTENSIONS = ['ts', 'ts', 'ts', 'tsx', 'js', 'json', 'md', 'py', 'py', 'yaml', 'css', 'sql'];
@@ -67,4 +76,11 @@ export const EXTENSIONS = ['ts', 'ts', 'ts', 'tsx', 'js', 'json', 'md', 'py', 'p
 export const STATUSES = ['active', 'pending', 'inactive', 'archived', 'failed', 'completed', 'draft'];
 
 /** Domains for urls and emails. */
-export const DOMAINS = ['example.com', 'docs.example.org', 'github.com', 'stackoverflow.com', 'developer.mozilla.org', 'acme.io'];
+export const DOMAINS = [
+  'example.com',
+  'docs.example.org',
+  'github.com',
+  'stackoverflow.com',
+  'developer.mozilla.org',
+  'acme.io',
+];

@@ -9,7 +9,9 @@ const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 // `./dist/stores/file/index.d.ts` is built from `src/stores/file/index.ts`.
 const entryPoints = Object.values(pkg.exports)
   .filter((target) => typeof target === 'object')
-  .map((target) => fileURLToPath(new URL(target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts'), root)));
+  .map((target) =>
+    fileURLToPath(new URL(target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts'), root)),
+  );
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {

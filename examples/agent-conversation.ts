@@ -36,14 +36,28 @@ const tools: Tool[] = [
   {
     name: 'search_flights',
     description: 'Flights between two cities.',
-    parameters: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } }, required: ['from', 'to'] },
-    execute: (args) => Array.from({ length: 3 }, (_, i) => ({ flight: `CS${100 + i * 7}`, from: field(args, 'from'), to: field(args, 'to'), departs: `0${7 + i * 3}:15`, priceEur: 89 + i * 41 })),
+    parameters: {
+      type: 'object',
+      properties: { from: { type: 'string' }, to: { type: 'string' } },
+      required: ['from', 'to'],
+    },
+    execute: (args) =>
+      Array.from({ length: 3 }, (_, i) => ({
+        flight: `CS${100 + i * 7}`,
+        from: field(args, 'from'),
+        to: field(args, 'to'),
+        departs: `0${7 + i * 3}:15`,
+        priceEur: 89 + i * 41,
+      })),
   },
   {
     name: 'convert_currency',
     description: 'Converts euros to dollars.',
     parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
-    execute: (args) => ({ eur: Number(field(args, 'amount')), usd: Math.round(Number(field(args, 'amount')) * 108) / 100 }),
+    execute: (args) => ({
+      eur: Number(field(args, 'amount')),
+      usd: Math.round(Number(field(args, 'amount')) * 108) / 100,
+    }),
   },
 ];
 
@@ -61,18 +75,42 @@ const travelModel: ChatModel = {
     const results = messages.slice(userIndex).filter((m) => m.role === 'tool');
     if (results.length > 0) {
       // Recall answers with what it found; other tools with their results.
-      const found = results.map((m) => (m.name === 'recall' ? `${(JSON.parse(Message.text(m)) as Array<{ text: string; source: string }>)[0]?.text ?? 'nothing'} (best of the recalled hits)` : Message.text(m).slice(0, 160)));
-      return { message: Message.assistant(`Here is what I found:\n${found.map((line) => `- ${line}`).join('\n')}`), usage, finishReason: 'stop' };
+      const found = results.map((m) =>
+        m.name === 'recall'
+          ? `${(JSON.parse(Message.text(m)) as Array<{ text: string; source: string }>)[0]?.text ?? 'nothing'} (best of the recalled hits)`
+          : Message.text(m).slice(0, 160),
+      );
+      return {
+        message: Message.assistant(`Here is what I found:\n${found.map((line) => `- ${line}`).join('\n')}`),
+        usage,
+        finishReason: 'stop',
+      };
     }
     const cities = [...new Set([...text.matchAll(/\b(Paris|Lisbon|Oslo|Rome|Berlin)\b/g)].map((m) => m[1] as string))];
     const calls: Array<{ name: string; arguments: JsonValue }> = [];
     if (/weather/i.test(text)) for (const city of cities) calls.push({ name: 'get_weather', arguments: { city } });
-    if (/flight/i.test(text) && cities.length >= 2) calls.push({ name: 'search_flights', arguments: { from: cities[0] as string, to: cities[1] as string } });
-    if (/\d+ ?eur/i.test(text)) calls.push({ name: 'convert_currency', arguments: { amount: Number(/(\d+) ?eur/i.exec(text)?.[1] ?? 0) } });
-    if (/remember/i.test(text)) calls.push({ name: 'remember', arguments: { text: text.replace(/^.*?remember that I prefer /i, 'The user prefers ') } });
-    if (/\?$/.test(text) && /\b(I|my)\b/.test(text) && calls.length === 0) calls.push({ name: 'recall', arguments: { query: text } });
-    if (calls.length === 0) return { message: Message.assistant(`Noted: "${text}". Anything else for the trip?`), usage, finishReason: 'stop' };
-    const toolCalls = calls.map((call, i) => ({ id: `call_${messages.length}_${i}`, name: call.name, arguments: JSON.stringify(call.arguments) }));
+    if (/flight/i.test(text) && cities.length >= 2)
+      calls.push({ name: 'search_flights', arguments: { from: cities[0] as string, to: cities[1] as string } });
+    if (/\d+ ?eur/i.test(text))
+      calls.push({ name: 'convert_currency', arguments: { amount: Number(/(\d+) ?eur/i.exec(text)?.[1] ?? 0) } });
+    if (/remember/i.test(text))
+      calls.push({
+        name: 'remember',
+        arguments: { text: text.replace(/^.*?remember that I prefer /i, 'The user prefers ') },
+      });
+    if (/\?$/.test(text) && /\b(I|my)\b/.test(text) && calls.length === 0)
+      calls.push({ name: 'recall', arguments: { query: text } });
+    if (calls.length === 0)
+      return {
+        message: Message.assistant(`Noted: "${text}". Anything else for the trip?`),
+        usage,
+        finishReason: 'stop',
+      };
+    const toolCalls = calls.map((call, i) => ({
+      id: `call_${messages.length}_${i}`,
+      name: call.name,
+      arguments: JSON.stringify(call.arguments),
+    }));
     return { message: Message.assistant('Let me check.', { toolCalls }), usage, finishReason: 'tool_calls' };
   },
 };
@@ -83,7 +121,13 @@ await rm(directory, { recursive: true, force: true });
 const store = await openStore(`file:${directory}`);
 const conversation = new Conversation({
   store,
-  agents: { id: 'travel-planner', model: travelModel, system: 'You are a concise travel assistant. Use tools for facts.', tools, memoryTools: true },
+  agents: {
+    id: 'travel-planner',
+    model: travelModel,
+    system: 'You are a concise travel assistant. Use tools for facts.',
+    tools,
+    memoryTools: true,
+  },
   // Runs only after a final answer, never inside a tool loop.
   compactor: compaction.tokenLimit({ maxTokens: 900, targetTokens: 600 }),
 });
@@ -106,7 +150,9 @@ for (const input of inputs) {
     turn.compaction?.compacted === true
       ? `v${version} (the turn stored as v${version - 1}; its compaction, ${turn.compaction.tokensBefore} → ${turn.compaction.tokensAfter} tokens by the estimate, as v${version})`
       : `v${version}`;
-  console.log(`> ${input}\n  ${count(turn.iterations, 'model call')}, tools [${toolsRun.join(', ')}], session ${compacted}`);
+  console.log(
+    `> ${input}\n  ${count(turn.iterations, 'model call')}, tools [${toolsRun.join(', ')}], session ${compacted}`,
+  );
 }
 
 // A new session of the same user: the agent recalls what it was told in the other one.
@@ -120,16 +166,26 @@ const reopened = await openStore(`file:${directory}`);
 const reloaded = await reopened.load('trip-lisbon');
 // What remembered lives in the user's knowledge session: internal, so not shown among their conversations.
 const sessions = (await reopened.list({ userId: 'demo-user' })).filter((s) => !s.id.startsWith(KNOWLEDGE_PREFIX));
-console.log(`\nreloaded ${reloaded.id}: ${count(reloaded.messages.length, 'message')} (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`);
-console.log(`conversations of demo-user: ${sessions.map((s) => `${s.id} (${count(s.messageCount, 'message')}${s.title === undefined ? '' : `, "${s.title.slice(0, 40)}"`})`).join('; ')}`);
+console.log(
+  `\nreloaded ${reloaded.id}: ${count(reloaded.messages.length, 'message')} (seq ${reloaded.messages[0]?.seq}…${reloaded.messages.at(-1)?.seq}), agent ${reloaded.agentId}, version ${reloaded.version}`,
+);
+console.log(
+  `conversations of demo-user: ${sessions.map((s) => `${s.id} (${count(s.messageCount, 'message')}${s.title === undefined ? '' : `, "${s.title.slice(0, 40)}"`})`).join('; ')}`,
+);
 await reopened.close();
 
 // Chat-with-state for stateless callers: a signed, encrypted blob, locked to the model's provider.
 const key = 'example-secret-key-of-at-least-16-bytes';
-const first = await chatWithState(travelModel, undefined, 'What is the weather in Berlin?', { key, encrypt: true, tools });
+const first = await chatWithState(travelModel, undefined, 'What is the weather in Berlin?', {
+  key,
+  encrypt: true,
+  tools,
+});
 const second = await chatWithState(travelModel, first.state, 'How much is 90 EUR in dollars?', { key, tools });
 const tampered = await chatWithState(travelModel, `${second.state.slice(0, -4)}AAAA`, 'Hello?', { key, tools });
-console.log(`\nopaque state: ${second.state.length} chars after two calls; a tampered blob → rejected (${tampered.rejected?.reason}), the call went on from an empty history`);
+console.log(
+  `\nopaque state: ${second.state.length} chars after two calls; a tampered blob → rejected (${tampered.rejected?.reason}), the call went on from an empty history`,
+);
 
 console.log('\n=== history ===');
 console.log(reloaded.formatHistory({ maxChars: 120 }));
@@ -141,5 +197,7 @@ console.log('\n=== provider formats ===');
 for (const provider of PROVIDERS) {
   const wire = formats[provider].to(reloaded.messages);
   const problems = validate(provider, wire);
-  console.log(`${provider.padEnd(16)} ${problems.length === 0 ? 'valid' : `${problems.length} problems`}, ${wire.warnings.length} warnings`);
+  console.log(
+    `${provider.padEnd(16)} ${problems.length === 0 ? 'valid' : `${problems.length} problems`}, ${wire.warnings.length} warnings`,
+  );
 }

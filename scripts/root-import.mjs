@@ -38,7 +38,10 @@ process.stdout.write(String(performance.now() - started));
 `;
 
 function runChild(source) {
-  return execFileSync(process.execPath, ['--input-type=module', '-e', source], { cwd: fileURLToPath(root), encoding: 'utf8' });
+  return execFileSync(process.execPath, ['--input-type=module', '-e', source], {
+    cwd: fileURLToPath(root),
+    encoding: 'utf8',
+  });
 }
 
 function median(values) {
@@ -52,7 +55,9 @@ export function measureRootImport({ runs = 7 } = {}) {
   const dist = new URL('dist/', root).href;
   const own = urls.filter((url) => url.startsWith(dist));
   const dependencies = urls.filter((url) => url.includes('/node_modules/'));
-  const ownTotal = readdirSync(new URL('dist/', root), { recursive: true }).filter((file) => String(file).endsWith('.js')).length;
+  const ownTotal = readdirSync(new URL('dist/', root), { recursive: true }).filter((file) =>
+    String(file).endsWith('.js'),
+  ).length;
   const rootTimes = [];
   const zodTimes = [];
   for (let run = 0; run < runs; run += 1) {
@@ -66,7 +71,9 @@ export function measureRootImport({ runs = 7 } = {}) {
     ownModulesInPackage: ownTotal,
     dependencyModules: dependencies.length,
     ownLoaded: own.map((url) => url.slice(dist.length)).sort(),
-    dependenciesLoaded: [...new Set(dependencies.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)[1]))].sort(),
+    dependenciesLoaded: [
+      ...new Set(dependencies.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)[1])),
+    ].sort(),
     rootMs: Math.round(rootMs * 10) / 10,
     zodMs: Math.round(zodMs * 10) / 10,
     ratioToZod: Math.round((rootMs / zodMs) * 100) / 100,
@@ -78,7 +85,11 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = measureRootImport({ runs: runsAt > 0 ? Number(process.argv[runsAt + 1]) : 7 });
   if (process.argv.includes('--json')) console.log(JSON.stringify(result, null, 2));
   else {
-    console.log(`root import: ${result.ownModules} of ${result.ownModulesInPackage} own modules, ${result.dependencyModules} dependency modules`);
-    console.log(`time: ${result.rootMs} ms, zod alone ${result.zodMs} ms: ${result.ratioToZod}× (medians of cold imports)`);
+    console.log(
+      `root import: ${result.ownModules} of ${result.ownModulesInPackage} own modules, ${result.dependencyModules} dependency modules`,
+    );
+    console.log(
+      `time: ${result.rootMs} ms, zod alone ${result.zodMs} ms: ${result.ratioToZod}× (medians of cold imports)`,
+    );
   }
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ChatstateError, ConflictError, DataError, InvalidInputError, NotFoundError, UnsupportedError, errorMessage } from './errors.js';
+import {
+  ChatstateError,
+  ConflictError,
+  DataError,
+  InvalidInputError,
+  NotFoundError,
+  UnsupportedError,
+  errorMessage,
+} from './errors.js';
 
 describe('ChatstateError', () => {
   it('carries a code, a cause and frozen details', () => {
@@ -19,7 +27,11 @@ describe('ChatstateError', () => {
 
   it('UnsupportedError is UNSUPPORTED with the store and the missing capability', () => {
     const error = new UnsupportedError('jsonl: no values', { store: 'jsonl', capability: 'values' });
-    expect(error).toMatchObject({ name: 'UnsupportedError', code: 'UNSUPPORTED', details: { store: 'jsonl', capability: 'values' } });
+    expect(error).toMatchObject({
+      name: 'UnsupportedError',
+      code: 'UNSUPPORTED',
+      details: { store: 'jsonl', capability: 'values' },
+    });
     expect(ChatstateError.hasCode(error, 'UNSUPPORTED')).toBe(true);
   });
 
@@ -33,7 +45,9 @@ describe('ChatstateError', () => {
 
   it('is recognized across copies by its marker, not by instanceof', () => {
     const error = new InvalidInputError('INVALID_ID', 'x');
-    const lookalike = Object.assign(Object.create(Error.prototype) as object, { [Symbol.for('chatstate.error')]: true });
+    const lookalike = Object.assign(Object.create(Error.prototype) as object, {
+      [Symbol.for('chatstate.error')]: true,
+    });
     expect(ChatstateError.isInstance(error)).toBe(true);
     expect(ChatstateError.isInstance(lookalike)).toBe(true);
     expect(ChatstateError.isInstance(new Error('plain'))).toBe(false);

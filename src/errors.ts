@@ -171,7 +171,12 @@ export class ModelError extends CollaboratorError {
   readonly status: number | undefined;
   readonly retryable: boolean;
 
-  constructor(code: 'MODEL_FAILED' | 'RATE_LIMITED' | 'ABORTED', message: string, details: ModelErrorDetails, options: { cause?: unknown } = {}) {
+  constructor(
+    code: 'MODEL_FAILED' | 'RATE_LIMITED' | 'ABORTED',
+    message: string,
+    details: ModelErrorDetails,
+    options: { cause?: unknown } = {},
+  ) {
     super(code, message, { cause: options.cause, details: { ...details } });
     this.provider = details.provider;
     this.status = details.status;

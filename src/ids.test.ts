@@ -19,7 +19,22 @@ describe('newId', () => {
 });
 
 describe('assertValidId', () => {
-  const hostile = ['', '../etc/passwd', '..', 'a/b', 'a\\b', '/abs', '.hidden', '__proto__', 'constructor', 'a..b', 'x'.repeat(129), 'nul\0', 'sp ace', 'é'];
+  const hostile = [
+    '',
+    '../etc/passwd',
+    '..',
+    'a/b',
+    'a\\b',
+    '/abs',
+    '.hidden',
+    '__proto__',
+    'constructor',
+    'a..b',
+    'x'.repeat(129),
+    'nul\0',
+    'sp ace',
+    'é',
+  ];
   it.each(hostile)('rejects %j with INVALID_ID', (id) => {
     let caught: unknown;
     try {

@@ -56,7 +56,10 @@ export function isValidOwnerId(value: unknown): value is string {
 export function assertOwnerId(value: unknown, what = 'owner id'): string {
   if (!isValidOwnerId(value)) {
     const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 80)) : typeof value;
-    const why = typeof value === 'string' && value.length > 0 && value.length <= MAX_OWNER_ID_CHARS ? 'well-formed Unicode (a lone surrogate cannot be stored)' : `a non-empty string of at most ${MAX_OWNER_ID_CHARS} characters`;
+    const why =
+      typeof value === 'string' && value.length > 0 && value.length <= MAX_OWNER_ID_CHARS
+        ? 'well-formed Unicode (a lone surrogate cannot be stored)'
+        : `a non-empty string of at most ${MAX_OWNER_ID_CHARS} characters`;
     throw new InvalidInputError('INVALID_ID', `Invalid ${what} ${shown}: expected ${why}`, { details: { what } });
   }
   return value;

@@ -74,7 +74,14 @@ export {
   type SyncStrategy,
   type Trigger,
 } from './compaction/index.js';
-export { formats, validate, type FormatWarning, type FromResult, type ProviderFormat, type WireProblem } from './formats/index.js';
+export {
+  formats,
+  validate,
+  type FormatWarning,
+  type FromResult,
+  type ProviderFormat,
+  type WireProblem,
+} from './formats/index.js';
 export {
   appendToState,
   decodeState,
@@ -113,7 +120,14 @@ export {
   type ValueOwner,
   type ValueStore,
 } from './store/index.js';
-export { openStore, registerStore, registeredSchemes, type OpenStoreOptions, type RegisterStoreOptions, type StoreLoader } from './stores/open-store.js';
+export {
+  openStore,
+  registerStore,
+  registeredSchemes,
+  type OpenStoreOptions,
+  type RegisterStoreOptions,
+  type StoreLoader,
+} from './stores/open-store.js';
 export { memoryStore, type MemoryStoreOptions } from './stores/memory-store.js';
 export { fileStore, type FileStoreOptions } from './stores/file/store.js';
 export {

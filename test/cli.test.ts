@@ -43,7 +43,11 @@ describe('chatstate CLI', () => {
 
   it('prints statistics as JSON', async () => {
     const { out } = await run(['stats', await sessionFile(), '--counter', 'o200k_base']);
-    expect(JSON.parse(out)).toMatchObject({ messages: 4, toolCalls: { byName: { read_file: 1 } }, tokens: { counter: 'o200k_base' } });
+    expect(JSON.parse(out)).toMatchObject({
+      messages: 4,
+      toolCalls: { byName: { read_file: 1 } },
+      tokens: { counter: 'o200k_base' },
+    });
   });
 
   it('formats for a provider and validates wire files', async () => {

@@ -21,7 +21,18 @@ const hostile = new Proxy(
 
 describe.each(PROVIDERS)('validate(%s, …)', (provider) => {
   it('reports garbage instead of throwing', () => {
-    for (const value of [undefined, null, 42, 'text', [], {}, { messages: 'no' }, { messages: [null, 1, 'x'] }, { contents: [{}] }, { input: [{}] }]) {
+    for (const value of [
+      undefined,
+      null,
+      42,
+      'text',
+      [],
+      {},
+      { messages: 'no' },
+      { messages: [null, 1, 'x'] },
+      { contents: [{}] },
+      { input: [{}] },
+    ]) {
       expect(validate(provider, value).length).toBeGreaterThan(0);
     }
   });

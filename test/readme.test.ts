@@ -53,11 +53,15 @@ describe('README', () => {
     expect(module.compacted.messages).toBe(module.session.messages);
     // "It leaves out the leading system message: `restored` holds the four messages after it"
     expect(module.session.messages[0]?.role).toBe('system');
-    expect(module.restored.map((message) => message.id)).toEqual(module.session.messages.slice(1).map((message) => message.id));
+    expect(module.restored.map((message) => message.id)).toEqual(
+      module.session.messages.slice(1).map((message) => message.id),
+    );
   });
 
   it('has a tour that says what is missing when STATE_KEY is not set', async () => {
-    await expect(importTour('readme-tour-without-key.ts', undefined)).rejects.toThrow('Set STATE_KEY to a secret of 16 or more characters');
+    await expect(importTour('readme-tour-without-key.ts', undefined)).rejects.toThrow(
+      'Set STATE_KEY to a secret of 16 or more characters',
+    );
   });
 
   it('has a turn example that runs with the real openai client (against the local protocol server)', async () => {
@@ -73,24 +77,41 @@ describe('README', () => {
           object: 'chat.completion',
           created: 1_700_000_000,
           model: 'gpt-4.1-mini',
-          choices: [{ index: 0, message: { role: 'assistant', content: 'Hello! Noted: green tea.', refusal: null }, finish_reason: 'stop', logprobs: null }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: 'Hello! Noted: green tea.', refusal: null },
+              finish_reason: 'stop',
+              logprobs: null,
+            },
+          ],
           usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 },
         },
       });
       const runnable = (example as string)
         .replace("from 'chatstate'", "from '../src/index.js'")
         .replace("'file:./sessions'", JSON.stringify(`file:${directory}`))
-        .replace('new OpenAI()', `new OpenAI({ apiKey: 'test', baseURL: ${JSON.stringify(`${server.url}/v1`)}, maxRetries: 0 })`);
+        .replace(
+          'new OpenAI()',
+          `new OpenAI({ apiKey: 'test', baseURL: ${JSON.stringify(`${server.url}/v1`)}, maxRetries: 0 })`,
+        );
       const dir = new URL('../.tmp/', import.meta.url);
       await mkdir(dir, { recursive: true });
       const file = new URL('readme-turn.ts', dir);
       await writeFile(file, `${runnable}\nexport { reply, session, usage };\n`);
-      const module = (await import(file.href)) as { reply: { content: unknown }; session: { messages: unknown[]; agentId?: string }; usage: { inputTokens: number } };
+      const module = (await import(file.href)) as {
+        reply: { content: unknown };
+        session: { messages: unknown[]; agentId?: string };
+        usage: { inputTokens: number };
+      };
       expect(module.reply.content).toBe('Hello! Noted: green tea.');
       expect(module.session.messages).toHaveLength(2);
       expect(module.session.agentId).toBe('assistant');
       expect(module.usage.inputTokens).toBe(42);
-      const sent = server.requests[0]?.body as { messages: Array<{ role: string }>; tools: Array<{ function: { name: string } }> };
+      const sent = server.requests[0]?.body as {
+        messages: Array<{ role: string }>;
+        tools: Array<{ function: { name: string } }>;
+      };
       expect(sent.messages.map((message) => message.role)).toEqual(['system', 'user']);
       expect(sent.tools.map((tool) => tool.function.name)).toEqual(['recall', 'remember']);
     } finally {

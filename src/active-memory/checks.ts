@@ -51,7 +51,8 @@ export function checkKey(key: unknown): string {
 /** A valid scope (`session` when omitted). */
 export function checkScope(scope: unknown): Scope {
   if (scope === undefined) return 'session';
-  if (typeof scope !== 'string' || !SCOPES.has(scope)) throw invalid(`Invalid scope ${shown(scope)}: expected one of ${[...SCOPES].join(', ')}`);
+  if (typeof scope !== 'string' || !SCOPES.has(scope))
+    throw invalid(`Invalid scope ${shown(scope)}: expected one of ${[...SCOPES].join(', ')}`);
   return scope as Scope;
 }
 
@@ -63,9 +64,13 @@ export function checkValue(key: string, value: unknown): JsonValue {
   const json = JSON.stringify(copy);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_VALUE_BYTES) {
-    throw new InvalidInputError('TOO_LARGE', `The value of ${shown(key)} is ${bytes} bytes of JSON; the limit is ${MAX_VALUE_BYTES}`, {
-      details: { key: key.slice(0, 80), bytes, limit: MAX_VALUE_BYTES },
-    });
+    throw new InvalidInputError(
+      'TOO_LARGE',
+      `The value of ${shown(key)} is ${bytes} bytes of JSON; the limit is ${MAX_VALUE_BYTES}`,
+      {
+        details: { key: key.slice(0, 80), bytes, limit: MAX_VALUE_BYTES },
+      },
+    );
   }
   return copy;
 }
@@ -80,7 +85,11 @@ export function checkKnowledge(text: unknown): string {
   if (typeof text !== 'string' || text.trim().length === 0) throw invalid('remember needs a non-empty text');
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_VALUE_BYTES) {
-    throw new InvalidInputError('TOO_LARGE', `The text to remember is ${bytes} bytes; the limit is ${MAX_VALUE_BYTES}`, { details: { bytes, limit: MAX_VALUE_BYTES } });
+    throw new InvalidInputError(
+      'TOO_LARGE',
+      `The text to remember is ${bytes} bytes; the limit is ${MAX_VALUE_BYTES}`,
+      { details: { bytes, limit: MAX_VALUE_BYTES } },
+    );
   }
   return text;
 }
@@ -89,7 +98,9 @@ export function checkKnowledge(text: unknown): string {
 export function checkInteger(value: unknown, what: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${what} must be an integer from ${min} to ${max}, got ${typeof value === 'number' ? value : typeof value}`);
+    throw invalid(
+      `${what} must be an integer from ${min} to ${max}, got ${typeof value === 'number' ? value : typeof value}`,
+    );
   }
   return value;
 }
@@ -97,7 +108,8 @@ export function checkInteger(value: unknown, what: string, min: number, max: num
 /** A recall threshold: a number in [0, 1] (0 when undefined). */
 export function checkThreshold(value: unknown): number {
   if (value === undefined) return 0;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw invalid(`threshold must be a number from 0 to 1, got ${String(value)}`);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1))
+    throw invalid(`threshold must be a number from 0 to 1, got ${String(value)}`);
   return value;
 }
 
@@ -105,9 +117,13 @@ export function checkThreshold(value: unknown): number {
 export function checkQuery(query: unknown): string {
   if (typeof query !== 'string') throw invalid(`recall needs a query string, got ${typeof query}`);
   if (query.length > MAX_QUERY_CHARS) {
-    throw new InvalidInputError('TOO_LARGE', `The recall query is ${query.length} characters; the limit is ${MAX_QUERY_CHARS}`, {
-      details: { chars: query.length, limit: MAX_QUERY_CHARS },
-    });
+    throw new InvalidInputError(
+      'TOO_LARGE',
+      `The recall query is ${query.length} characters; the limit is ${MAX_QUERY_CHARS}`,
+      {
+        details: { chars: query.length, limit: MAX_QUERY_CHARS },
+      },
+    );
   }
   return query;
 }
@@ -117,6 +133,7 @@ const EMBED_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** An embedding model's id as it appears in stored keys: 1 to 64 of `[A-Za-z0-9._-]` ('default' when undefined). */
 export function checkEmbedId(value: unknown): string {
   if (value === undefined) return 'default';
-  if (typeof value !== 'string' || !EMBED_ID.test(value)) throw invalid(`Invalid embedId ${shown(value)}: expected 1 to 64 of [A-Za-z0-9._-]`);
+  if (typeof value !== 'string' || !EMBED_ID.test(value))
+    throw invalid(`Invalid embedId ${shown(value)}: expected 1 to 64 of [A-Za-z0-9._-]`);
   return value;
 }

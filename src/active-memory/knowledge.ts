@@ -39,7 +39,9 @@ async function ensureKnowledgeSession(store: SessionStore, userId: string, id: s
   let session = await store.get(id);
   if (session === undefined) {
     try {
-      session = await store.save(Session.create({ id, userId, metadata: { chatstate: 'knowledge' } }), { expectedVersion: 0 });
+      session = await store.save(Session.create({ id, userId, metadata: { chatstate: 'knowledge' } }), {
+        expectedVersion: 0,
+      });
     } catch (error) {
       // Another process created it first: check that one.
       if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
@@ -47,9 +49,13 @@ async function ensureKnowledgeSession(store: SessionStore, userId: string, id: s
     }
   }
   if (session.userId !== userId) {
-    throw new DataError('CORRUPT', `${store.name}: session ${id} should hold this user's knowledge but belongs to another owner; it was left untouched`, {
-      details: { sessionId: id },
-    });
+    throw new DataError(
+      'CORRUPT',
+      `${store.name}: session ${id} should hold this user's knowledge but belongs to another owner; it was left untouched`,
+      {
+        details: { sessionId: id },
+      },
+    );
   }
   seen.add(id);
 }

@@ -136,7 +136,9 @@ export class Partition {
   private async syncSession(id: string, mark: SessionMark | undefined, space: VectorSpace | undefined): Promise<void> {
     let state = this.sessions.get(id);
     const rewritten =
-      state === undefined || state.version === -1 || (mark !== undefined && (mark.createdAt !== state.createdAt || mark.version < state.version));
+      state === undefined ||
+      state.version === -1 ||
+      (mark !== undefined && (mark.createdAt !== state.createdAt || mark.version < state.version));
     if (!rewritten && state !== undefined && mark !== undefined && mark.version === state.version) {
       if (space !== undefined) await this.syncVectors(id, state, space, []);
       return;
@@ -191,7 +193,12 @@ export class Partition {
     return vectors;
   }
 
-  private index(id: string, state: SessionState, messages: readonly Message[], vectors: ReadonlyMap<string, Float32Array>): void {
+  private index(
+    id: string,
+    state: SessionState,
+    messages: readonly Message[],
+    vectors: ReadonlyMap<string, Float32Array>,
+  ): void {
     for (const message of messages) {
       const seq = message.seq ?? 0;
       state.count += 1;
@@ -213,7 +220,12 @@ export class Partition {
    * Gives every document of session `id` a vector: loads the stored chunks once per process,
    * embeds what they lack (from `read` when it holds the text, else re-read), and stores the new ones.
    */
-  private async syncVectors(id: string, state: SessionState, space: VectorSpace, read: readonly Message[]): Promise<void> {
+  private async syncVectors(
+    id: string,
+    state: SessionState,
+    space: VectorSpace,
+    read: readonly Message[],
+  ): Promise<void> {
     const prefix = chunkPrefix(space.embedId, space.dimensions);
     if (state.vectorsLoaded === prefix && state.vectorsComplete) return;
     const owner = { scope: 'session', sessionId: id } as const;
@@ -236,16 +248,25 @@ export class Partition {
       if (Object.keys(unused).length > 0) await this.storeVectors(id, unused);
       state.vectorsLoaded = prefix;
     }
-    const missing = [...state.docs.values()].map((docId) => this.docs.get(docId) as IndexedDoc).filter((doc) => doc.vector === undefined);
+    const missing = [...state.docs.values()]
+      .map((docId) => this.docs.get(docId) as IndexedDoc)
+      .filter((doc) => doc.vector === undefined);
     if (missing.length > 0) await this.embedMissing(id, state, space, read, missing);
     state.vectorsComplete = true;
   }
 
-  private async embedMissing(id: string, state: SessionState, space: VectorSpace, read: readonly Message[], missing: IndexedDoc[]): Promise<void> {
+  private async embedMissing(
+    id: string,
+    state: SessionState,
+    space: VectorSpace,
+    read: readonly Message[],
+    missing: IndexedDoc[],
+  ): Promise<void> {
     missing.sort((a, b) => a.seq - b.seq);
     const texts = new Map(read.map((message) => [message.seq ?? 0, message]));
     if (missing.some((doc) => !texts.has(doc.seq))) {
-      for (const message of (await readAfter(this.store, id, (missing[0] as IndexedDoc).seq - 1)) ?? []) texts.set(message.seq ?? 0, message);
+      for (const message of (await readAfter(this.store, id, (missing[0] as IndexedDoc).seq - 1)) ?? [])
+        texts.set(message.seq ?? 0, message);
     }
     const embedded: Array<{ seq: number; id: string; vector: Float32Array }> = [];
     const ready = missing.filter((doc) => texts.get(doc.seq)?.id === doc.messageId);
@@ -261,7 +282,11 @@ export class Partition {
         embedded.push({ seq: doc.seq, id: doc.messageId, vector: doc.vector });
       });
     }
-    if (embedded.length > 0) await this.storeVectors(id, encodeChunks(chunkPrefix(space.embedId, space.dimensions), space.dimensions, embedded));
+    if (embedded.length > 0)
+      await this.storeVectors(
+        id,
+        encodeChunks(chunkPrefix(space.embedId, space.dimensions), space.dimensions, embedded),
+      );
     // A message whose text could not be read again (the session changed meanwhile) is embedded at the next sync.
     if (ready.length < missing.length) state.version = -1;
   }

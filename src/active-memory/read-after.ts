@@ -16,7 +16,11 @@ export async function readAfter(store: SessionStore, id: string, afterSeq: numbe
   let before: number | undefined;
   try {
     for (;;) {
-      const page = await store.readMessages(id, { afterSeq, limit: READ_PAGE, ...(before === undefined ? {} : { beforeSeq: before }) });
+      const page = await store.readMessages(id, {
+        afterSeq,
+        limit: READ_PAGE,
+        ...(before === undefined ? {} : { beforeSeq: before }),
+      });
       pages.push(page);
       const first = page[0]?.seq;
       if (page.length < READ_PAGE || first === undefined) break;
@@ -30,7 +34,11 @@ export async function readAfter(store: SessionStore, id: string, afterSeq: numbe
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */
-export async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await work(items[next++] as T);

@@ -102,18 +102,24 @@ export class RecallIndex {
     // The query is embedded once, before any lock: its dimensions name the vector space.
     const queryVector = request.embed === undefined ? undefined : (await embedTexts(request.embed, [request.query]))[0];
     const space: VectorSpace | undefined =
-      request.embed === undefined || queryVector === undefined ? undefined : { embed: request.embed, embedId, dimensions: queryVector.length };
+      request.embed === undefined || queryVector === undefined
+        ? undefined
+        : { embed: request.embed, embedId, dimensions: queryVector.length };
     // A user's recall uses the store's full-text search when it has one; a user-less handle's one
     // session is ranked in process (a store search filters by owner, and that session's owner is unknown).
     const native = request.userId !== undefined && this.store.searchText !== undefined;
-    if (native && space === undefined) return this.hydrate(await this.nativeCandidates(request, request.k * 2 + 5), request, undefined);
+    if (native && space === undefined)
+      return this.hydrate(await this.nativeCandidates(request, request.k * 2 + 5), request, undefined);
     const key = request.userId === undefined ? `session:${request.sessionId}` : `user:${request.userId}`;
     return this.locked(key, async () => {
       const partition = this.partition(key, native);
       for (let attempt = 0; ; attempt += 1) {
         await this.sync(partition, request, space);
-        const text = native ? await this.nativeCandidates(request, Math.max(100, request.k * 10)) : this.localCandidates(partition, request, space);
-        const candidates = space === undefined || queryVector === undefined ? text : this.blend(partition, text, queryVector, request);
+        const text = native
+          ? await this.nativeCandidates(request, Math.max(100, request.k * 10))
+          : this.localCandidates(partition, request, space);
+        const candidates =
+          space === undefined || queryVector === undefined ? text : this.blend(partition, text, queryVector, request);
         const stale = new Set<string>();
         const hits = await this.hydrate(candidates, request, stale);
         // A hit that no longer matched the store: that session changed in place; re-index it and search again once.
@@ -142,7 +148,11 @@ export class RecallIndex {
   private partition(key: string, native: boolean): Partition {
     let partition = this.partitions.get(key);
     if (partition === undefined) {
-      partition = new Partition(key, this.store, native ? undefined : { ...(this.options.stopwords === undefined ? {} : { stopwords: this.options.stopwords }) });
+      partition = new Partition(
+        key,
+        this.store,
+        native ? undefined : { ...(this.options.stopwords === undefined ? {} : { stopwords: this.options.stopwords }) },
+      );
     }
     // Most recently used last: eviction takes from the front.
     this.partitions.delete(key);
@@ -184,20 +194,32 @@ export class RecallIndex {
     const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
     return hits
       .filter((hit) => hit.score > 0)
-      .map((hit) => ({ sessionId: hit.sessionId, seq: hit.seq, messageId: hit.messageId, score: best > 0 ? hit.score / best : 0 }))
+      .map((hit) => ({
+        sessionId: hit.sessionId,
+        seq: hit.seq,
+        messageId: hit.messageId,
+        score: best > 0 ? hit.score / best : 0,
+      }))
       .sort(byScore);
   }
 
   private localCandidates(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Candidate[] {
     const limit = space === undefined ? request.k * 2 + 5 : Math.max(100, request.k * 10);
-    return partition.searchText(request.query, limit).map(({ doc, score }) => ({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score }));
+    return partition
+      .searchText(request.query, limit)
+      .map(({ doc, score }) => ({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score }));
   }
 
   /**
    * Blends text ranks with cosine similarity over every message that has a vector, keeping the best
    * `limit` at or above the threshold (a bounded heap: a full sort of 100k scores would dominate a recall).
    */
-  private blend(partition: Partition, text: readonly Candidate[], query: Float32Array, request: RecallRequest): Candidate[] {
+  private blend(
+    partition: Partition,
+    text: readonly Candidate[],
+    query: Float32Array,
+    request: RecallRequest,
+  ): Candidate[] {
     const textScores = new Map<IndexedDoc, number>();
     const unplaced: Candidate[] = [];
     for (const candidate of text) {
@@ -210,7 +232,10 @@ export class RecallIndex {
     const floor = Math.max(request.threshold, Number.MIN_VALUE);
     for (const doc of partition.docs.values()) {
       const similarity = doc.vector === undefined ? 0 : cosine(query, doc.vector);
-      const score = Math.min(1, RECALL_BLEND.text * (textScores.get(doc) ?? 0) + RECALL_BLEND.vector * Math.max(0, similarity));
+      const score = Math.min(
+        1,
+        RECALL_BLEND.text * (textScores.get(doc) ?? 0) + RECALL_BLEND.vector * Math.max(0, similarity),
+      );
       if (score < floor) continue;
       const worst = top.floor;
       if (worst !== undefined && score < worst.score) continue;
@@ -224,7 +249,11 @@ export class RecallIndex {
    * Reads the best candidates' messages (their current text, never a cached copy) until `k` hits
    * are found. A candidate whose message is gone or has another id marks its session in `stale`.
    */
-  private async hydrate(candidates: readonly Candidate[], request: RecallRequest, stale: Set<string> | undefined): Promise<RecallHit[]> {
+  private async hydrate(
+    candidates: readonly Candidate[],
+    request: RecallRequest,
+    stale: Set<string> | undefined,
+  ): Promise<RecallHit[]> {
     const eligible = candidates.filter((candidate) => candidate.score >= request.threshold && candidate.score > 0);
     const hits: RecallHit[] = [];
     let next = 0;
@@ -257,7 +286,11 @@ export class RecallIndex {
 
   private async read(candidate: Candidate): Promise<Message | undefined> {
     try {
-      const [message] = await this.store.readMessages(candidate.sessionId, { afterSeq: candidate.seq - 1, beforeSeq: candidate.seq + 1, limit: 1 });
+      const [message] = await this.store.readMessages(candidate.sessionId, {
+        afterSeq: candidate.seq - 1,
+        beforeSeq: candidate.seq + 1,
+        limit: 1,
+      });
       return message;
     } catch (error) {
       if (ChatstateError.hasCode(error, 'NOT_FOUND')) return undefined;

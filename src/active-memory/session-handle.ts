@@ -25,7 +25,16 @@ import {
 } from './checks.js';
 import { knowledgeSessionId, rememberFor } from './knowledge.js';
 import { recallIndexFor, type RecallIndex } from './recall-index.js';
-import type { Embed, GetValueOptions, HistoryOptions, HistoryPage, RecallHit, RecallOptions, SessionHandle, StoreValueOptions } from './types.js';
+import type {
+  Embed,
+  GetValueOptions,
+  HistoryOptions,
+  HistoryPage,
+  RecallHit,
+  RecallOptions,
+  SessionHandle,
+  StoreValueOptions,
+} from './types.js';
 
 /** The in-flight session of a turn: the runtime reads and replaces it, and saves it with the turn. */
 export interface SessionAccessor {
@@ -68,15 +77,19 @@ function invalid(message: string): InvalidInputError {
 /** An active-memory handle on session `sessionId` (and its user and agent). */
 export function createSessionHandle(options: SessionHandleOptions): SessionHandle {
   const { store, session: accessor, embed } = options;
-  if (typeof store !== 'object' || store === null || typeof store.readMessages !== 'function') throw invalid('createSessionHandle needs a store');
+  if (typeof store !== 'object' || store === null || typeof store.readMessages !== 'function')
+    throw invalid('createSessionHandle needs a store');
   const sessionId = assertValidId(options.sessionId, 'session id');
   let userId = checkOwnerId(options.userId, 'userId');
   let agentId = checkOwnerId(options.agentId, 'agentId');
   if (accessor !== undefined) {
     const current = accessor.get();
-    if (!Session.is(current) || current.id !== sessionId) throw invalid(`The session accessor must give session ${sessionId}`);
-    if (userId !== undefined && current.userId !== undefined && current.userId !== userId) throw invalid(`Session ${sessionId} belongs to another user`);
-    if (agentId !== undefined && current.agentId !== undefined && current.agentId !== agentId) throw invalid(`Session ${sessionId} is assigned to another agent`);
+    if (!Session.is(current) || current.id !== sessionId)
+      throw invalid(`The session accessor must give session ${sessionId}`);
+    if (userId !== undefined && current.userId !== undefined && current.userId !== userId)
+      throw invalid(`Session ${sessionId} belongs to another user`);
+    if (agentId !== undefined && current.agentId !== undefined && current.agentId !== agentId)
+      throw invalid(`Session ${sessionId} is assigned to another agent`);
     userId ??= current.userId;
     agentId ??= current.agentId;
   }
@@ -94,7 +107,8 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
         if (userId === undefined) throw invalid('The user scope needs a handle with a userId');
         return { scope: 'user', userId };
       case 'agent':
-        if (userId === undefined || agentId === undefined) throw invalid('The agent scope needs a handle with a userId and an agentId');
+        if (userId === undefined || agentId === undefined)
+          throw invalid('The agent scope needs a handle with a userId and an agentId');
         return { scope: 'agent', agentId, userId };
       default:
         return scope satisfies never;
@@ -104,7 +118,8 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
   /** The stored session, refused when it belongs to another user than this handle's. */
   async function loadOwn(): Promise<Session | undefined> {
     const stored = await store.get(sessionId);
-    if (stored?.userId !== undefined && userId !== undefined && stored.userId !== userId) throw invalid(`Session ${sessionId} belongs to another user`);
+    if (stored?.userId !== undefined && userId !== undefined && stored.userId !== userId)
+      throw invalid(`Session ${sessionId} belongs to another user`);
     return stored;
   }
 
@@ -114,7 +129,8 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
     if (ownerChecked) return;
     // The head alone says whose the session is: no full load before a tail read.
     const stored = await store.summary(sessionId);
-    if (stored?.userId !== undefined && userId !== undefined && stored.userId !== userId) throw invalid(`Session ${sessionId} belongs to another user`);
+    if (stored?.userId !== undefined && userId !== undefined && stored.userId !== userId)
+      throw invalid(`Session ${sessionId} belongs to another user`);
     ownerChecked = true;
   }
 
@@ -125,7 +141,13 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
     }
     for (let attempt = 0; ; attempt += 1) {
       const current = await loadOwn();
-      const base = current ?? Session.create({ id: sessionId, ...(userId === undefined ? {} : { userId }), ...(agentId === undefined ? {} : { agentId }) });
+      const base =
+        current ??
+        Session.create({
+          id: sessionId,
+          ...(userId === undefined ? {} : { userId }),
+          ...(agentId === undefined ? {} : { agentId }),
+        });
       try {
         await store.save(base.withVariable(key, value), { expectedVersion: current?.version ?? 0 });
         return;
@@ -153,7 +175,10 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       let messages: Message[];
       try {
         // One more than asked: whether it comes back says if an older page exists.
-        messages = await store.readMessages(sessionId, { limit: limit + 1, ...(before === -1 ? {} : { beforeSeq: before }) });
+        messages = await store.readMessages(sessionId, {
+          limit: limit + 1,
+          ...(before === -1 ? {} : { beforeSeq: before }),
+        });
       } catch (error) {
         if (!ChatstateError.hasCode(error, 'NOT_FOUND')) throw error;
         messages = [];
@@ -184,7 +209,10 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       }
     },
 
-    async get<T extends JsonValue = JsonValue>(key: string, valueOptions: GetValueOptions<T> = {}): Promise<T | undefined> {
+    async get<T extends JsonValue = JsonValue>(
+      key: string,
+      valueOptions: GetValueOptions<T> = {},
+    ): Promise<T | undefined> {
       const scope = checkScope(valueOptions.scope);
       const checkedKey = checkKey(key);
       let value: JsonValue | undefined;

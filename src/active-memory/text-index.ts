@@ -31,7 +31,8 @@ function keep(term: string, stopwords: ReadonlySet<string>): boolean {
 export function tokenize(text: string, stopwords: ReadonlySet<string> = ENGLISH_STOPWORDS): string[] {
   const terms: string[] = [];
   if (NON_ASCII.test(text)) {
-    for (const match of text.normalize('NFKC').toLowerCase().matchAll(TERM)) if (keep(match[0], stopwords)) terms.push(match[0]);
+    for (const match of text.normalize('NFKC').toLowerCase().matchAll(TERM))
+      if (keep(match[0], stopwords)) terms.push(match[0]);
     return terms;
   }
   // ASCII text (most of what agents exchange): a plain scan, several times faster than the Unicode regex.
@@ -114,7 +115,8 @@ class Postings {
 /** A min-heap of the best `limit` (docId, score) pairs seen. */
 function topScores(docIds: readonly number[], scores: Float64Array, limit: number): TextMatch[] {
   const heap: number[] = [];
-  const better = (a: number, b: number): boolean => (scores[a] as number) > (scores[b] as number) || (scores[a] === scores[b] && a > b);
+  const better = (a: number, b: number): boolean =>
+    (scores[a] as number) > (scores[b] as number) || (scores[a] === scores[b] && a > b);
   const siftDown = (start: number): void => {
     let i = start;
     for (;;) {
@@ -270,7 +272,8 @@ export class TextIndex {
   /** Drops every removed document's postings (amortized: runs once removals outnumber live documents). */
   private sweep(): void {
     const isRemoved = (docId: number): boolean => this.removed[docId] === 1;
-    for (const [term, list] of this.postings) if (list.compact(isRemoved, this.removals) === 0) this.postings.delete(term);
+    for (const [term, list] of this.postings)
+      if (list.compact(isRemoved, this.removals) === 0) this.postings.delete(term);
     this.removedSinceSweep = 0;
   }
 }

@@ -54,7 +54,9 @@ export async function embedTexts(embed: Embed, texts: readonly string[], dimensi
     throw embedFailed(errorMessage(error), error);
   }
   if (!Array.isArray(vectors) || vectors.length !== texts.length) {
-    throw embedFailed(`returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${texts.length} texts`);
+    throw embedFailed(
+      `returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${texts.length} texts`,
+    );
   }
   const expected = dimensions ?? (vectors[0] as ArrayLike<number> | undefined)?.length;
   return vectors.map((vector: ArrayLike<number> | undefined, index) => {
@@ -121,8 +123,20 @@ export function encodeChunks(
 export function decodeChunk(key: string, value: JsonValue, dimensions: number): VectorChunk | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const { v, seqs, ids, data } = value as Record<string, JsonValue>;
-  if (v !== 1 || (value as Record<string, JsonValue>).dimensions !== dimensions || !Array.isArray(seqs) || !Array.isArray(ids) || typeof data !== 'string') return undefined;
-  if (seqs.length !== ids.length || !seqs.every((seq) => Number.isSafeInteger(seq)) || !ids.every((id) => typeof id === 'string')) return undefined;
+  if (
+    v !== 1 ||
+    (value as Record<string, JsonValue>).dimensions !== dimensions ||
+    !Array.isArray(seqs) ||
+    !Array.isArray(ids) ||
+    typeof data !== 'string'
+  )
+    return undefined;
+  if (
+    seqs.length !== ids.length ||
+    !seqs.every((seq) => Number.isSafeInteger(seq)) ||
+    !ids.every((id) => typeof id === 'string')
+  )
+    return undefined;
   const bytes = Buffer.from(data, 'base64');
   if (bytes.length !== seqs.length * dimensions * 4) return undefined;
   const floats = new Float32Array(seqs.length * dimensions);

@@ -44,7 +44,10 @@ async function readJson(path: string | undefined): Promise<unknown> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new NotFoundError(`Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+    throw new NotFoundError(
+      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { cause: error },
+    );
   }
   try {
     return JSON.parse(text) as unknown;
@@ -74,7 +77,9 @@ export async function main(argv: readonly string[], out: (line: string) => void 
   }
   const { values, positionals } = parsed;
   if (values.version === true) {
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     out(pkg.version);
     return 0;
   }

@@ -5,7 +5,11 @@ import type { TokenCounter } from '../tokens/counter.js';
 import { byCategory } from './by-category.js';
 
 /** 10 tokens a message, plus 5 for each tool call it makes. */
-const counter: TokenCounter = { name: 'flat', countText: () => 0, countMessage: (m) => 10 + 5 * (m.toolCalls?.length ?? 0) };
+const counter: TokenCounter = {
+  name: 'flat',
+  countText: () => 0,
+  countMessage: (m) => 10 + 5 * (m.toolCalls?.length ?? 0),
+};
 const ids = (messages: readonly Message[]): string[] => messages.map((m) => m.id);
 
 describe('byCategory', () => {
@@ -15,7 +19,18 @@ describe('byCategory', () => {
     const result = byCategory({ maxTokens: 140, targetTokens: 120 }).compact({ messages, counter });
     expectInvariants(messages, messages.slice(), result, counter);
     // Dropping turn 0's exchange (call 20 + results 20) is enough: 110 ≤ 120.
-    expect(ids(result.messages)).toEqual(['sys', 't0-1', 't0-5', 't1-1', 't1-2', 't1-3', 't1-4', 't1-5', 't2-1', 't2-2']);
+    expect(ids(result.messages)).toEqual([
+      'sys',
+      't0-1',
+      't0-5',
+      't1-1',
+      't1-2',
+      't1-3',
+      't1-4',
+      't1-5',
+      't2-1',
+      't2-2',
+    ]);
     expect(result.tokensAfter).toBe(110);
     expect(result.modified.count).toBe(0);
   });
@@ -53,7 +68,11 @@ describe('byCategory', () => {
     const messages = conversation([{}, { context: true, tools: [1] }, {}]);
     const total = messages.reduce((sum, m) => sum + counter.countMessage(m), 0);
     const contextTokens = counter.countMessage(messages.find((m) => m.id === 't1-1') as Message);
-    const result = byCategory({ maxTokens: total - 1, targetTokens: total - contextTokens, order: ['context'] }).compact({ messages, counter });
+    const result = byCategory({
+      maxTokens: total - 1,
+      targetTokens: total - contextTokens,
+      order: ['context'],
+    }).compact({ messages, counter });
     expect(ids(result.messages)).toEqual(ids(messages).filter((id) => id !== 't1-1'));
   });
 
@@ -86,7 +105,12 @@ describe('byCategory', () => {
     expect(byCategory({ maxTokens: 50 }).compact({ messages, counter }).tokensAfter).toBe(30);
   });
 
-  it.each([[[]], [['system']], [['dialog', 'dialog']], ['dialog']])('rejects order %o with INVALID_ARGUMENT', (order) => {
-    expect(() => byCategory({ maxTokens: 10, order } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('order') }));
-  });
+  it.each([[[]], [['system']], [['dialog', 'dialog']], ['dialog']])(
+    'rejects order %o with INVALID_ARGUMENT',
+    (order) => {
+      expect(() => byCategory({ maxTokens: 10, order } as never)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('order') }),
+      );
+    },
+  );
 });

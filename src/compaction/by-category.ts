@@ -166,7 +166,8 @@ function checkOrder(factory: string, order: unknown): readonly DroppableCategory
     order.length > 0 &&
     order.every((category) => typeof category === 'string' && allowed.includes(category)) &&
     new Set(order).size === order.length;
-  if (!valid) throw invalidOption(factory, 'order', "distinct categories among 'tool_output', 'dialog', 'context'", order);
+  if (!valid)
+    throw invalidOption(factory, 'order', "distinct categories among 'tool_output', 'dialog', 'context'", order);
   return Object.freeze((order as DroppableCategory[]).slice());
 }
 
@@ -241,7 +242,8 @@ export function byCategory(options: ByCategoryOptions): SyncCompactor {
         }
       }
       if (plan.droppedAny) plan.dropLeadingDialog();
-      if (!plan.droppedAny && plan.replacements.size === 0) return unchanged(prepared.messages, name, prepared.total, false);
+      if (!plan.droppedAny && plan.replacements.size === 0)
+        return unchanged(prepared.messages, name, prepared.total, false);
       return report(plan, name, budget);
     },
   });

@@ -17,7 +17,10 @@ const ids = (messages: readonly Message[]): string[] => messages.map((m) => m.id
 describe('composite', () => {
   it('runs each part whose trigger fires on the running result, and merges the reports', () => {
     const messages = conversation([{}, {}, {}, {}, {}]); // 11 messages, 110 tokens
-    const compactor: SyncCompactor = composite(tokenLimit({ maxTokens: 100, targetTokens: 90 }), messageLimit({ maxMessages: 4 }));
+    const compactor: SyncCompactor = composite(
+      tokenLimit({ maxTokens: 100, targetTokens: 90 }),
+      messageLimit({ maxMessages: 4 }),
+    );
     expect(compactor.name).toBe('composite(tokenLimit,messageLimit)');
     expect(compactor.shouldCompact({ messages, counter: ten })).toBe(true);
     // Typed synchronous: no await needed when every part is synchronous.
@@ -32,7 +35,10 @@ describe('composite', () => {
 
   it('skips parts whose trigger does not fire', () => {
     const messages = conversation([{}, {}]);
-    const result = composite(tokenLimit({ maxTokens: 1000 }), messageLimit({ maxMessages: 2 })).compact({ messages, counter: ten });
+    const result = composite(tokenLimit({ maxTokens: 1000 }), messageLimit({ maxMessages: 2 })).compact({
+      messages,
+      counter: ten,
+    });
     expect(result.strategy).toBe('messageLimit');
     expect(ids(result.messages)).toEqual(['sys', 't1-1', 't1-2']);
   });
@@ -60,7 +66,10 @@ describe('composite', () => {
 
   it('counts what a later part removes of an earlier part’s work', async () => {
     const messages = conversation([{}, {}, {}, {}]);
-    const result = await composite(summarize({ summarizer: () => 'gist', keepTurns: 3 }), messageLimit({ maxMessages: 2 })).compact({
+    const result = await composite(
+      summarize({ summarizer: () => 'gist', keepTurns: 3 }),
+      messageLimit({ maxMessages: 2 }),
+    ).compact({
       messages,
       counter: ten,
     });
@@ -71,7 +80,9 @@ describe('composite', () => {
 
   it('rejects no parts or a part that is not a compactor', () => {
     expect(() => composite()).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => composite({ name: 'x', compact: () => undefined } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => composite({ name: 'x', compact: () => undefined } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 });
 
@@ -86,8 +97,12 @@ describe('split', () => {
   });
 
   it('rejects a missing trigger or strategy', () => {
-    expect(() => split({ strategy: messageLimit({ maxMessages: 2 }) } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('trigger') }));
-    expect(() => split({ trigger: triggers.always } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('strategy') }));
+    expect(() => split({ strategy: messageLimit({ maxMessages: 2 }) } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('trigger') }),
+    );
+    expect(() => split({ trigger: triggers.always } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('strategy') }),
+    );
   });
 });
 
@@ -100,7 +115,9 @@ describe('triggers', () => {
     expect(triggers.messageCount(4).shouldCompact(input)).toBe(false);
     expect(triggers.tokenCount(49).shouldCompact(input)).toBe(true);
     expect(triggers.tokenCount(50).shouldCompact(input)).toBe(false);
-    expect(triggers.tokenCount(50).shouldCompact({ ...input, lastUsage: { inputTokens: 80, messageCount: 5 } })).toBe(true);
+    expect(triggers.tokenCount(50).shouldCompact({ ...input, lastUsage: { inputTokens: 80, messageCount: 5 } })).toBe(
+      true,
+    );
   });
 
   it('combine with any and all', () => {

@@ -36,7 +36,11 @@ class Merge {
   /** The input of the next part: measured usage only applies while the history is unchanged. */
   next(): CompactionInput {
     if (!this.compacted) return this.input;
-    return { messages: this.messages, counter: this.input.counter, ...(this.input.signal === undefined ? {} : { signal: this.input.signal }) };
+    return {
+      messages: this.messages,
+      counter: this.input.counter,
+      ...(this.input.signal === undefined ? {} : { signal: this.input.signal }),
+    };
   }
 
   add(name: string, result: CompactionResult): void {

@@ -16,7 +16,12 @@ describe('messageLimit', () => {
     const result = compactor.compact({ messages, counter });
     expectInvariants(messages, messages.slice(), result, counter);
     expect(ids(result.messages)).toEqual(['sys', 't2-1', 't2-2', 't2-3', 't3-1', 't3-2']);
-    expect(result.removed).toEqual({ count: 4, tokens: result.tokensBefore - result.tokensAfter, firstId: 't0-1', lastId: 't1-2' });
+    expect(result.removed).toEqual({
+      count: 4,
+      tokens: result.tokensBefore - result.tokensAfter,
+      firstId: 't0-1',
+      lastId: 't1-2',
+    });
     expect(result.reachedTarget).toBe(true);
     expect(result.strategy).toBe('messageLimit');
     expect(compactor.shouldCompact({ messages: result.messages, counter })).toBe(false);

@@ -29,7 +29,10 @@ describe('offload', () => {
   it('keeps the history unchanged when the archive fails', async () => {
     const cause = new Error('vector store unreachable');
     const messages = conversation([{}, {}]);
-    const result = await offload({ archive: { archive: () => Promise.reject(cause) }, turns: 1 }).compact({ messages, counter });
+    const result = await offload({ archive: { archive: () => Promise.reject(cause) }, turns: 1 }).compact({
+      messages,
+      counter,
+    });
     expect(result.messages).toBe(messages);
     expect(result.compacted).toBe(false);
     expect(result.error?.code).toBe('ARCHIVE_FAILED');
@@ -37,9 +40,15 @@ describe('offload', () => {
   });
 
   it('requires an archive and a positive number of turns', () => {
-    expect(() => offload({ turns: 1 } as never)).toThrow(expect.objectContaining({ code: 'MISSING_COLLABORATOR', message: expect.stringContaining('archive') }));
-    expect(() => offload({ archive: {}, turns: 1 } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => offload({ archive: { archive: () => undefined }, turns: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => offload({ turns: 1 } as never)).toThrow(
+      expect.objectContaining({ code: 'MISSING_COLLABORATOR', message: expect.stringContaining('archive') }),
+    );
+    expect(() => offload({ archive: {}, turns: 1 } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => offload({ archive: { archive: () => undefined }, turns: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 });
 

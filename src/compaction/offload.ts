@@ -22,9 +22,13 @@ export interface OffloadOptions {
 /** Checks an archive option: `MISSING_COLLABORATOR` when absent, `INVALID_ARGUMENT` when malformed. */
 export function checkArchive(factory: string, archive: unknown): Archive {
   if (archive === undefined || archive === null) {
-    throw new InvalidInputError('MISSING_COLLABORATOR', `${factory} needs an archive: pass { archive: { archive(messages) { … } } }`, {
-      details: { factory, option: 'archive' },
-    });
+    throw new InvalidInputError(
+      'MISSING_COLLABORATOR',
+      `${factory} needs an archive: pass { archive: { archive(messages) { … } } }`,
+      {
+        details: { factory, option: 'archive' },
+      },
+    );
   }
   if (typeof archive !== 'object' || typeof (archive as Archive).archive !== 'function') {
     throw invalidOption(factory, 'archive', 'an object with an archive(messages) method', archive);
@@ -52,10 +56,14 @@ export function offload(options: OffloadOptions): AsyncCompactor {
       try {
         await archive.archive(Object.freeze(dropped));
       } catch (error) {
-        const failure = new CollaboratorError('ARCHIVE_FAILED', `The archive failed, nothing was dropped: ${errorMessage(error)}`, {
-          cause: error,
-          details: { messages: dropped.length },
-        });
+        const failure = new CollaboratorError(
+          'ARCHIVE_FAILED',
+          `The archive failed, nothing was dropped: ${errorMessage(error)}`,
+          {
+            cause: error,
+            details: { messages: dropped.length },
+          },
+        );
         return unchanged(prepared.messages, name, prepared.total, false, failure);
       }
       return cutAt(prepared, turns, k, name, true);

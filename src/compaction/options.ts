@@ -7,15 +7,20 @@ import { InvalidInputError } from '../errors.js';
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null)
+    return String(value);
   return typeof value;
 }
 
 /** Throws `INVALID_ARGUMENT` naming the factory and the option. */
 export function invalidOption(factory: string, option: string, expected: string, value: unknown): InvalidInputError {
-  return new InvalidInputError('INVALID_ARGUMENT', `${factory}: ${option} must be ${expected}, got ${describe(value)}`, {
-    details: { factory, option },
-  });
+  return new InvalidInputError(
+    'INVALID_ARGUMENT',
+    `${factory}: ${option} must be ${expected}, got ${describe(value)}`,
+    {
+      details: { factory, option },
+    },
+  );
 }
 
 /** The options object itself, or `INVALID_ARGUMENT`. */
@@ -53,4 +58,3 @@ export function functionOption<T>(factory: string, option: string, value: T): T 
   if (typeof value !== 'function') throw invalidOption(factory, option, 'a function', value);
   return value;
 }
-

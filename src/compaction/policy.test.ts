@@ -37,12 +37,18 @@ describe('resolvePrunePolicy', () => {
   });
 
   it('summary rejects with SUMMARY_FAILED when the summarizer fails', async () => {
-    await expect(session.prune({ strategy: 'summary', limit: 1, summarizer: () => ' ' })).rejects.toMatchObject({ code: 'SUMMARY_FAILED' });
+    await expect(session.prune({ strategy: 'summary', limit: 1, summarizer: () => ' ' })).rejects.toMatchObject({
+      code: 'SUMMARY_FAILED',
+    });
   });
 
   it('vector_store archives what it drops', async () => {
     const archived: Message[] = [];
-    const pruned = await session.prune({ strategy: 'vector_store', limit: 1, archive: { archive: (messages) => void archived.push(...messages) } });
+    const pruned = await session.prune({
+      strategy: 'vector_store',
+      limit: 1,
+      archive: { archive: (messages) => void archived.push(...messages) },
+    });
     expect(ids(pruned.messages)).toEqual(['sys', 't3-1', 't3-2']);
     expect(archived.length).toBe(session.messages.length - 3);
   });
@@ -51,13 +57,20 @@ describe('resolvePrunePolicy', () => {
     [{ strategy: 'summary', limit: 2 }, 'summarizer'],
     [{ strategy: 'vector_store', limit: 2 }, 'archive'],
   ])('%o throws MISSING_COLLABORATOR naming the %s', (policy, option) => {
-    expect(() => resolvePrunePolicy(policy)).toThrow(expect.objectContaining({ code: 'MISSING_COLLABORATOR', message: expect.stringContaining(option) }));
+    expect(() => resolvePrunePolicy(policy)).toThrow(
+      expect.objectContaining({ code: 'MISSING_COLLABORATOR', message: expect.stringContaining(option) }),
+    );
     expect(codeOf(() => session.prune(policy))).toBe('MISSING_COLLABORATOR');
   });
 
   it.each([0, -3, 2.5, Number.NaN, undefined, '4'])('rejects limit %s with INVALID_ARGUMENT', (limit) => {
     for (const strategy of ['sliding_window', 'token_buffer', 'summary', 'vector_store'] as const) {
-      const policy = { strategy, limit, summarizer: () => 's', archive: { archive: () => undefined } } as unknown as PrunePolicy;
+      const policy = {
+        strategy,
+        limit,
+        summarizer: () => 's',
+        archive: { archive: () => undefined },
+      } as unknown as PrunePolicy;
       expect(codeOf(() => resolvePrunePolicy(policy))).toBe('INVALID_ARGUMENT');
     }
   });
@@ -65,7 +78,9 @@ describe('resolvePrunePolicy', () => {
   it('rejects an unknown strategy or a policy that is not an object', () => {
     expect(codeOf(() => resolvePrunePolicy({ strategy: 'lru', limit: 3 } as never))).toBe('INVALID_ARGUMENT');
     expect(codeOf(() => resolvePrunePolicy(null as never))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => resolvePrunePolicy({ strategy: 'token_buffer', limit: 3, counter: {} } as never))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => resolvePrunePolicy({ strategy: 'token_buffer', limit: 3, counter: {} } as never))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('uses the session’s counter option for token_buffer without its own', () => {

@@ -81,7 +81,12 @@ export function resolvePrunePolicy(policy: PrunePolicy): Compactor {
     }
     default: {
       const unknown: never = strategy;
-      throw invalidOption('prune', 'strategy', "one of 'all', 'sliding_window', 'token_buffer', 'summary', 'vector_store'", unknown);
+      throw invalidOption(
+        'prune',
+        'strategy',
+        "one of 'all', 'sliding_window', 'token_buffer', 'summary', 'vector_store'",
+        unknown,
+      );
     }
   }
 }

@@ -86,7 +86,8 @@ export interface ChangedReport {
 /** The report of a compaction that changed the history (frozen, with a frozen history). */
 export function changed(report: ChangedReport): CompactionResult {
   const modified = report.modified ?? NOTHING_MODIFIED;
-  const added = report.added === undefined || report.added.length === 0 ? NOTHING_ADDED : Object.freeze(report.added.slice());
+  const added =
+    report.added === undefined || report.added.length === 0 ? NOTHING_ADDED : Object.freeze(report.added.slice());
   const removed: CompactionRemoved = Object.freeze({
     count: report.removed.count,
     tokens: report.removed.tokens,
@@ -108,7 +109,13 @@ export function changed(report: ChangedReport): CompactionResult {
 }
 
 /** The report of keeping the pinned messages plus the suffix from cut point `k` of `turns`. */
-export function cutAt(prepared: Prepared, turns: Turns, k: number, strategy: string, reachedTarget: boolean): CompactionResult {
+export function cutAt(
+  prepared: Prepared,
+  turns: Turns,
+  k: number,
+  strategy: string,
+  reachedTarget: boolean,
+): CompactionResult {
   const count = turns.cutMessages[k] as number;
   if (count === 0) return unchanged(prepared.messages, strategy, prepared.total, reachedTarget);
   const cut = keepFrom(prepared.messages, turns.pinned, turns.cuts[k] as number, count);

@@ -5,7 +5,15 @@
  */
 import { invalidOption, optionsObject } from './options.js';
 import { checkTrigger } from './triggers.js';
-import type { CompactionInput, CompactionResult, Compactor, Strategy, SyncCompactor, SyncStrategy, Trigger } from './types.js';
+import type {
+  CompactionInput,
+  CompactionResult,
+  Compactor,
+  Strategy,
+  SyncCompactor,
+  SyncStrategy,
+  Trigger,
+} from './types.js';
 
 /** Options of `split`. */
 export interface SplitOptions<S extends Strategy = Strategy> {

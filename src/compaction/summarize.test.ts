@@ -13,7 +13,10 @@ const ids = (messages: readonly Message[]): string[] => messages.map((m) => m.id
 function recording(): Summarizer & { calls: Array<{ ids: string[]; previousSummary?: string }> } {
   const calls: Array<{ ids: string[]; previousSummary?: string }> = [];
   const summarizer = (messages: readonly Message[], context: { previousSummary?: string }): string => {
-    calls.push({ ids: ids(messages), ...(context.previousSummary === undefined ? {} : { previousSummary: context.previousSummary }) });
+    calls.push({
+      ids: ids(messages),
+      ...(context.previousSummary === undefined ? {} : { previousSummary: context.previousSummary }),
+    });
     return `summary #${calls.length}`;
   };
   return Object.assign(summarizer, { calls });
@@ -43,7 +46,11 @@ describe('summarize', () => {
     const summarizer = recording();
     const compactor = summarize({ summarizer, keepTurns: 1 });
     const first = await compactor.compact({ messages: conversation([{}, {}]), counter: ten });
-    const grown = [...first.messages, Message.user('next', { id: 'u-next' }), Message.assistant('ok', { id: 'a-next' })];
+    const grown = [
+      ...first.messages,
+      Message.user('next', { id: 'u-next' }),
+      Message.assistant('ok', { id: 'a-next' }),
+    ];
     const second = await compactor.compact({ messages: grown, counter: ten });
     expectInvariants(grown, grown.slice(), second, ten);
     expect(summarizer.calls[1]).toEqual({ ids: ['t1-1', 't1-2'], previousSummary: 'summary #1' });
@@ -54,19 +61,28 @@ describe('summarize', () => {
 
   it('summarizes by token budget, keeping at least keepTurns turns', async () => {
     const messages = conversation([{}, {}, {}, {}, {}]);
-    const byTokens = await summarize({ summarizer: recording(), maxTokens: 100, targetTokens: 60 }).compact({ messages, counter: ten });
+    const byTokens = await summarize({ summarizer: recording(), maxTokens: 100, targetTokens: 60 }).compact({
+      messages,
+      counter: ten,
+    });
     // Turns 0–2 go (60 tokens), the summary comes in (10): 60 ≤ 60.
     expect(byTokens.tokensAfter).toBe(60);
     expect(byTokens.reachedTarget).toBe(true);
-    const floor = await summarize({ summarizer: recording(), maxTokens: 100, targetTokens: 30, keepTurns: 3 }).compact({ messages, counter: ten });
+    const floor = await summarize({ summarizer: recording(), maxTokens: 100, targetTokens: 30, keepTurns: 3 }).compact({
+      messages,
+      counter: ten,
+    });
     expect(floor.messages.length).toBe(1 + 1 + 6);
     expect(floor.reachedTarget).toBe(false);
   });
 
   const failures: Array<[string, Summarizer]> = [
-    ['throws', () => {
-      throw new Error('model down');
-    }],
+    [
+      'throws',
+      () => {
+        throw new Error('model down');
+      },
+    ],
     ['rejects', () => Promise.reject(new Error('timeout'))],
     ['returns an empty string', () => ''],
     ['returns whitespace', () => '  \n\t '],
@@ -87,7 +103,10 @@ describe('summarize', () => {
   it('attaches the cause of a thrown or rejected summary', async () => {
     const cause = new Error('rate limited');
     const messages = conversation([{}, {}]);
-    const result = await summarize({ summarizer: async () => Promise.reject(cause), keepTurns: 1 }).compact({ messages, counter: ten });
+    const result = await summarize({ summarizer: async () => Promise.reject(cause), keepTurns: 1 }).compact({
+      messages,
+      counter: ten,
+    });
     expect(result.error?.cause).toBe(cause);
     expect(result.error?.message).toContain('rate limited');
   });
@@ -101,11 +120,21 @@ describe('summarize', () => {
   });
 
   it('requires a summarizer and a budget', () => {
-    expect(() => summarize({ keepTurns: 2 } as never)).toThrow(expect.objectContaining({ code: 'MISSING_COLLABORATOR', message: expect.stringContaining('summarizer') }));
-    expect(() => summarize({ summarizer: 'x', keepTurns: 2 } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => summarize({ summarizer: () => 's' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('keepTurns') }));
-    expect(() => summarize({ summarizer: () => 's', keepTurns: 2, targetTokens: 5 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => summarize({ summarizer: () => 's', keepTurns: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => summarize({ keepTurns: 2 } as never)).toThrow(
+      expect.objectContaining({ code: 'MISSING_COLLABORATOR', message: expect.stringContaining('summarizer') }),
+    );
+    expect(() => summarize({ summarizer: 'x', keepTurns: 2 } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => summarize({ summarizer: () => 's' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('keepTurns') }),
+    );
+    expect(() => summarize({ summarizer: () => 's', keepTurns: 2, targetTokens: 5 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
+    expect(() => summarize({ summarizer: () => 's', keepTurns: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 });
 

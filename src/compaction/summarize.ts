@@ -36,9 +36,13 @@ export function isSummary(message: Message): boolean {
 /** Checks a summarizer option: `MISSING_COLLABORATOR` when absent, `INVALID_ARGUMENT` when not a function. */
 export function checkSummarizer(factory: string, summarizer: unknown): Summarizer {
   if (summarizer === undefined || summarizer === null) {
-    throw new InvalidInputError('MISSING_COLLABORATOR', `${factory} needs a summarizer: pass { summarizer: (messages) => summary }`, {
-      details: { factory, option: 'summarizer' },
-    });
+    throw new InvalidInputError(
+      'MISSING_COLLABORATOR',
+      `${factory} needs a summarizer: pass { summarizer: (messages) => summary }`,
+      {
+        details: { factory, option: 'summarizer' },
+      },
+    );
   }
   if (typeof summarizer !== 'function') throw invalidOption(factory, 'summarizer', 'a function', summarizer);
   return summarizer as Summarizer;
@@ -96,11 +100,13 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
   }
   const target = max === undefined ? undefined : targetTokens(name, options.targetTokens, max);
   const keepTurns = options.keepTurns === undefined ? undefined : positiveInteger(name, 'keepTurns', options.keepTurns);
-  if (max === undefined && keepTurns === undefined) throw invalidOption(name, 'maxTokens or keepTurns', 'given', undefined);
+  if (max === undefined && keepTurns === undefined)
+    throw invalidOption(name, 'maxTokens or keepTurns', 'given', undefined);
 
   /** The cut index to summarize up to, or -1, and whether the budget is met. */
   function choose(prepared: Prepared, turns: Turns, input: CompactionInput): { k: number; reachedTarget: boolean } {
-    if (max === undefined || target === undefined) return { k: windowCut(turns, keepTurns as number), reachedTarget: true };
+    if (max === undefined || target === undefined)
+      return { k: windowCut(turns, keepTurns as number), reachedTarget: true };
     const cut = chooseTokenCut(prepared, turns, target, input.lastUsage);
     if (cut.k < 0 || keepTurns === undefined) return cut;
     const limit = windowCut(turns, keepTurns);
@@ -116,7 +122,12 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
       const choice = choose(prepared, turns, input);
       if (choice.k < 0 || turns.cutMessages[choice.k] === 0) {
         // Nothing to summarize: fine when nothing had to go, a miss when the budget is exceeded.
-        return unchanged(prepared.messages, name, prepared.total, choice.k < 0 ? choice.reachedTarget : target === undefined);
+        return unchanged(
+          prepared.messages,
+          name,
+          prepared.total,
+          choice.k < 0 ? choice.reachedTarget : target === undefined,
+        );
       }
       const span = spanOf(prepared, turns, choice.k);
       const first = span.messages[0] as Message;
@@ -124,10 +135,14 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
       const summarized = Object.freeze(previous === undefined ? span.messages.slice() : span.messages.slice(1));
       if (summarized.length === 0) return unchanged(prepared.messages, name, prepared.total, false);
       const fail = (message: string, cause?: unknown): CompactionResult => {
-        const error: ChatstateError = new CollaboratorError('SUMMARY_FAILED', `Summary failed, history kept: ${message}`, {
-          cause,
-          details: { messages: summarized.length },
-        });
+        const error: ChatstateError = new CollaboratorError(
+          'SUMMARY_FAILED',
+          `Summary failed, history kept: ${message}`,
+          {
+            cause,
+            details: { messages: summarized.length },
+          },
+        );
         return unchanged(prepared.messages, name, prepared.total, false, error);
       };
       let text: unknown;
@@ -155,7 +170,12 @@ export function summarize(options: SummarizeOptions): AsyncCompactor {
       return changed({
         messages: replaceSpan(prepared, turns, span, summary),
         strategy: name,
-        removed: { count: span.messages.length, tokens: span.tokens, firstId: first.id, lastId: (span.messages.at(-1) as Message).id },
+        removed: {
+          count: span.messages.length,
+          tokens: span.tokens,
+          firstId: first.id,
+          lastId: (span.messages.at(-1) as Message).id,
+        },
         added: [summary],
         addedTokens,
         tokensBefore: prepared.total,

@@ -44,7 +44,9 @@ describe('tokenLimit', () => {
     // The provider measured 60 tokens for the first 9 messages (we count 90), then 2 more messages.
     const lastUsage = { inputTokens: 60, messageCount: 9 };
     expect(compactor.shouldCompact({ messages, counter: ten, lastUsage })).toBe(false);
-    expect(compactor.shouldCompact({ messages, counter: ten, lastUsage: { inputTokens: 95, messageCount: 9 } })).toBe(true);
+    expect(compactor.shouldCompact({ messages, counter: ten, lastUsage: { inputTokens: 95, messageCount: 9 } })).toBe(
+      true,
+    );
     // With a measured/counted ratio of 2, the target of 50 real tokens is 25 counted: one turn.
     const doubled = compactor.compact({ messages, counter: ten, lastUsage: { inputTokens: 180, messageCount: 9 } });
     expect(ids(doubled.messages)).toEqual(['sys', 't4-1', 't4-2']);
@@ -64,7 +66,13 @@ describe('tokenLimit', () => {
   it('returns the input itself when it fits', () => {
     const result = tokenLimit({ maxTokens: 200 }).compact({ messages, counter: ten });
     expect(result.messages).toBe(messages);
-    expect(result).toMatchObject({ compacted: false, tokensBefore: 110, tokensAfter: 110, reachedTarget: true, added: [] });
+    expect(result).toMatchObject({
+      compacted: false,
+      tokensBefore: 110,
+      tokensAfter: 110,
+      reachedTarget: true,
+      added: [],
+    });
   });
 
   it.each([
@@ -73,11 +81,15 @@ describe('tokenLimit', () => {
     [{ maxTokens: 100, targetTokens: 101 }, 'targetTokens'],
     [{ maxTokens: 100, targetTokens: 0 }, 'targetTokens'],
   ])('rejects %o with INVALID_ARGUMENT naming %s', (options, option) => {
-    expect(() => tokenLimit(options)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(option) }));
+    expect(() => tokenLimit(options)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(option) }),
+    );
   });
 
   it('rejects an input without a counter', () => {
-    expect(() => tokenLimit({ maxTokens: 10 }).compact({ messages } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => tokenLimit({ maxTokens: 10 }).compact({ messages } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 });
 

@@ -29,7 +29,12 @@ export interface TokenCut {
  * The earliest cut that brings the history within `target` measured tokens; the latest turn when
  * even that is too big (it is kept whole, and `reachedTarget` is false).
  */
-export function chooseTokenCut(prepared: Prepared, turns: Turns, target: number, usage: RecordedUsage | undefined): TokenCut {
+export function chooseTokenCut(
+  prepared: Prepared,
+  turns: Turns,
+  target: number,
+  usage: RecordedUsage | undefined,
+): TokenCut {
   // In counter units: measured = counted × factor, so the counted budget is target ÷ factor.
   const budget = target / measure(prepared.counts, prepared.total, usage).factor;
   if (prepared.total <= budget) return { k: -1, reachedTarget: true };

@@ -35,13 +35,17 @@ export function tokenCount(max: number): Trigger {
 /** Fires when at least one of `list` fires (never, for an empty list). */
 export function any(...list: Trigger[]): Trigger {
   const checked = checkTriggers('triggers.any', list);
-  return Object.freeze({ shouldCompact: (input: CompactionInput): boolean => checked.some((trigger) => trigger.shouldCompact(input)) });
+  return Object.freeze({
+    shouldCompact: (input: CompactionInput): boolean => checked.some((trigger) => trigger.shouldCompact(input)),
+  });
 }
 
 /** Fires when every one of `list` fires (always, for an empty list). */
 export function all(...list: Trigger[]): Trigger {
   const checked = checkTriggers('triggers.all', list);
-  return Object.freeze({ shouldCompact: (input: CompactionInput): boolean => checked.every((trigger) => trigger.shouldCompact(input)) });
+  return Object.freeze({
+    shouldCompact: (input: CompactionInput): boolean => checked.every((trigger) => trigger.shouldCompact(input)),
+  });
 }
 
 /** Always fires. */

@@ -39,7 +39,9 @@ describe('truncateToolOutputs', () => {
     expect(words.countMessage(truncated)).toBeLessThanOrEqual(50);
     expect(truncated.metadata.truncated).toEqual({ originalTokens: 200, maxTokens: 50 });
     expect(result.modified.count).toBe(1);
-    expect(result.modified.tokensSaved).toBe(words.countMessage(messages[3] as Message) - words.countMessage(truncated));
+    expect(result.modified.tokensSaved).toBe(
+      words.countMessage(messages[3] as Message) - words.countMessage(truncated),
+    );
     expect(result.removed.count).toBe(0);
     // The latest turn's result is what the model works with now: untouched.
     expect(result.messages[7]).toBe(messages[7]);
@@ -69,9 +71,15 @@ describe('truncateToolOutputs', () => {
 
   it('accepts a marker template or function', () => {
     const messages = history(200);
-    const template = truncateToolOutputs({ maxTokens: 50, marker: '<<{tokens} cut>>' }).compact({ messages, counter: words });
+    const template = truncateToolOutputs({ maxTokens: 50, marker: '<<{tokens} cut>>' }).compact({
+      messages,
+      counter: words,
+    });
     expect(Message.text(template.messages[3] as Message)).toMatch(/<<\d+ cut>>/);
-    const fn = truncateToolOutputs({ maxTokens: 50, marker: (n) => `(${n} omitted)` }).compact({ messages, counter: words });
+    const fn = truncateToolOutputs({ maxTokens: 50, marker: (n) => `(${n} omitted)` }).compact({
+      messages,
+      counter: words,
+    });
     expect(Message.text(fn.messages[3] as Message)).toMatch(/\(\d+ omitted\)/);
   });
 
@@ -80,10 +88,17 @@ describe('truncateToolOutputs', () => {
     const messages = [
       Message.user('screenshot please', { id: 'u1' }),
       Message.assistant('', { id: 'a1', toolCalls: [{ id: 'c1', name: 'shot' }] }),
-      Message.tool('c1', [{ type: 'text', text: long }, { type: 'image', url: 'https://example.test/s.png', detail: 'low' }], {
-        id: 'r1',
-        tokens: { estimate: 9999 },
-      }),
+      Message.tool(
+        'c1',
+        [
+          { type: 'text', text: long },
+          { type: 'image', url: 'https://example.test/s.png', detail: 'low' },
+        ],
+        {
+          id: 'r1',
+          tokens: { estimate: 9999 },
+        },
+      ),
       Message.assistant('done', { id: 'a2' }),
       Message.user('thanks', { id: 'u2' }),
       Message.assistant('welcome', { id: 'a3' }),
@@ -132,7 +147,9 @@ describe('truncateToolOutputs without a turn boundary (review regression)', () =
       const compactor = truncateToolOutputs({ maxTokens: 50 });
       expect(compactor.shouldCompact({ messages, counter: estimate })).toBe(false);
       expect(compactor.compact({ messages, counter: estimate }).compacted).toBe(false);
-      expect(truncateToolOutputs({ maxTokens: 50, keepRecentTurns: 0 }).compact({ messages, counter: estimate }).compacted).toBe(true);
+      expect(
+        truncateToolOutputs({ maxTokens: 50, keepRecentTurns: 0 }).compact({ messages, counter: estimate }).compacted,
+      ).toBe(true);
     }
   });
 });

@@ -37,7 +37,9 @@ function markOf(message: Message): TruncatedMark | undefined {
   const mark = message.metadata.truncated;
   if (typeof mark !== 'object' || mark === null || Array.isArray(mark)) return undefined;
   const { originalTokens, maxTokens } = mark as Record<string, unknown>;
-  return typeof originalTokens === 'number' && typeof maxTokens === 'number' ? { originalTokens, maxTokens } : undefined;
+  return typeof originalTokens === 'number' && typeof maxTokens === 'number'
+    ? { originalTokens, maxTokens }
+    : undefined;
 }
 
 /** True when message `i` is a result longer than `max` that was not already truncated to `max` or less. */
@@ -63,7 +65,12 @@ function tail(text: string, chars: number): string {
 }
 
 /** The head and tail of `text` that fit in `budget` tokens (a few proportional guesses, then nothing). */
-function cut(text: string, tokens: number, budget: number, counter: TokenCounter): { head: string; tail: string; tokens: number } {
+function cut(
+  text: string,
+  tokens: number,
+  budget: number,
+  counter: TokenCounter,
+): { head: string; tail: string; tokens: number } {
   let chars = Math.floor((text.length * budget) / Math.max(1, tokens));
   for (let attempt = 0; attempt < 8 && chars > 0; attempt++) {
     const first = head(text, Math.ceil(chars / 2));
@@ -146,11 +153,13 @@ export function truncateToolOutputs(options: TruncateToolOutputsOptions): SyncCo
   const name = 'truncateToolOutputs';
   optionsObject(name, options);
   const max = positiveInteger(name, 'maxTokens', options.maxTokens);
-  const keep = options.keepRecentTurns === undefined ? 1 : nonNegativeInteger(name, 'keepRecentTurns', options.keepRecentTurns);
+  const keep =
+    options.keepRecentTurns === undefined ? 1 : nonNegativeInteger(name, 'keepRecentTurns', options.keepRecentTurns);
   const marker = markerFunction(name, options.marker);
 
   function firstEligible(prepared: Prepared, end: number): number {
-    for (let i = 0; i < end; i++) if (eligible(prepared.messages[i] as Message, prepared.counts[i] as number, max)) return i;
+    for (let i = 0; i < end; i++)
+      if (eligible(prepared.messages[i] as Message, prepared.counts[i] as number, max)) return i;
     return -1;
   }
 
@@ -159,7 +168,10 @@ export function truncateToolOutputs(options: TruncateToolOutputsOptions): SyncCo
     shouldCompact(input: CompactionInput): boolean {
       const prepared = prepare(input);
       // The structural pass only runs when some result is too long at all.
-      return firstEligible(prepared, prepared.messages.length) >= 0 && firstEligible(prepared, protectedFrom(prepared, keep)) >= 0;
+      return (
+        firstEligible(prepared, prepared.messages.length) >= 0 &&
+        firstEligible(prepared, protectedFrom(prepared, keep)) >= 0
+      );
     },
     compact(input: CompactionInput): CompactionResult {
       const prepared = prepare(input);

@@ -29,7 +29,20 @@ describe('findTurns', () => {
     const messages = conversation([{}, { context: true, system: true }, { tools: [2] }]);
     const counts = new Float64Array(messages.length).fill(1);
     const turns = findTurns(messages, counts);
-    expect(ids(messages)).toEqual(['sys', 't0-1', 't0-2', 't1-1', 't1-2', 't1-3', 't1-4', 't2-1', 't2-2', 't2-3', 't2-4', 't2-5']);
+    expect(ids(messages)).toEqual([
+      'sys',
+      't0-1',
+      't0-2',
+      't1-1',
+      't1-2',
+      't1-3',
+      't1-4',
+      't2-1',
+      't2-2',
+      't2-3',
+      't2-4',
+      't2-5',
+    ]);
     // The system prompt runs into the first user message: cutting there drops nothing.
     expect(Array.from(turns.cuts)).toEqual([0, 3, 7]);
     expect(Array.from(turns.cutMessages)).toEqual([0, 2, 5]);
@@ -43,7 +56,13 @@ describe('findTurns', () => {
   });
 
   it('never cuts inside a tool exchange, whatever the order of the results', () => {
-    const call = Message.assistant('', { id: 'a1', toolCalls: [{ id: 'c1', name: 'f' }, { id: 'c2', name: 'f' }] });
+    const call = Message.assistant('', {
+      id: 'a1',
+      toolCalls: [
+        { id: 'c1', name: 'f' },
+        { id: 'c2', name: 'f' },
+      ],
+    });
     const messages = [
       Message.user('q1', { id: 'u1' }),
       call,

@@ -83,7 +83,10 @@ export function countMessages(messages: readonly Message[], counter: TokenCounte
  * Counts and finds the turns together: one pass over the messages instead of two when the counts
  * are not known yet (each pass over a large history is dominated by touching every message).
  */
-export function countAndFindTurns(messages: readonly Message[], counter: TokenCounter): { counts: HistoryCounts; turns: Turns } {
+export function countAndFindTurns(
+  messages: readonly Message[],
+  counter: TokenCounter,
+): { counts: HistoryCounts; turns: Turns } {
   const known = recall(messages, counter);
   if (known !== undefined) return { counts: known, turns: findTurns(messages, known.counts) };
   const counts = new Float64Array(messages.length);

@@ -18,8 +18,21 @@ describe('aiSdk.from', () => {
       system: 'rules',
       messages: [
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Oslo' } }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'weather', output: { type: 'json', value: { sky: 'rain' } } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Oslo' } }],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'c1',
+              toolName: 'weather',
+              output: { type: 'json', value: { sky: 'rain' } },
+            },
+          ],
+        },
         { role: 'assistant', content: 'It rains.' },
       ],
     });
@@ -36,7 +49,13 @@ describe('aiSdk.from', () => {
   });
 
   it('reads system given as messages, as generateText accepts', () => {
-    const { messages } = aiSdk.from({ system: [{ role: 'system', content: 'a' }, { role: 'system', content: 'b' }], messages: [{ role: 'user', content: 'q' }] });
+    const { messages } = aiSdk.from({
+      system: [
+        { role: 'system', content: 'a' },
+        { role: 'system', content: 'b' },
+      ],
+      messages: [{ role: 'user', content: 'q' }],
+    });
     expect(messages.map((message) => [message.role, message.content])).toEqual([
       ['system', 'a'],
       ['system', 'b'],
@@ -65,7 +84,12 @@ describe('aiSdk.from', () => {
   });
 
   it('writes every tool output kind back identically', () => {
-    const result = (id: string, output: unknown) => ({ type: 'tool-result', toolCallId: id, toolName: 'search', output });
+    const result = (id: string, output: unknown) => ({
+      type: 'tool-result',
+      toolCallId: id,
+      toolName: 'search',
+      output,
+    });
     const outputs = [
       { type: 'text', value: 'hello' },
       { type: 'text', value: '{"looks":"like json"}' },
@@ -91,7 +115,10 @@ describe('aiSdk.from', () => {
     const wire = {
       messages: [
         { role: 'user', content: 'q' },
-        { role: 'assistant', content: ids.map((id) => ({ type: 'tool-call', toolCallId: id, toolName: 'search', input: {} })) },
+        {
+          role: 'assistant',
+          content: ids.map((id) => ({ type: 'tool-call', toolCallId: id, toolName: 'search', input: {} })),
+        },
         { role: 'tool', content: outputs.map((output, index) => result(ids[index] ?? '', output)) },
       ],
     } as AiSdkWire;
@@ -115,7 +142,13 @@ describe('aiSdk.from', () => {
     const assistant = aiSdk.from(wire).messages[1];
     expect(assistant?.content).toEqual([
       { type: 'reasoning', text: 'a', signature: 'sig-a', provider: 'anthropic' },
-      { type: 'reasoning', text: 'g', signature: 'sig-g', provider: 'gemini', providerOptions: { google: { other: 1 } } },
+      {
+        type: 'reasoning',
+        text: 'g',
+        signature: 'sig-g',
+        provider: 'gemini',
+        providerOptions: { google: { other: 1 } },
+      },
       { type: 'text', text: 'answer' },
     ]);
     expect(roundTrip(wire)).toEqual(wire);
@@ -124,7 +157,17 @@ describe('aiSdk.from', () => {
   it('keeps provider-executed calls, approvals and unknown parts raw, and writes them back unchanged', () => {
     const wire = {
       messages: [
-        { role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'image', image: 'https://example.test/a.png', providerOptions: { openai: { imageDetail: 'high', x: 1 } } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'q' },
+            {
+              type: 'image',
+              image: 'https://example.test/a.png',
+              providerOptions: { openai: { imageDetail: 'high', x: 1 } },
+            },
+          ],
+        },
         {
           role: 'assistant',
           content: [
@@ -134,7 +177,12 @@ describe('aiSdk.from', () => {
             { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'a' },
           ],
         },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'delete', output: { type: 'text', value: 'done' } }] },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'a', toolName: 'delete', output: { type: 'text', value: 'done' } },
+          ],
+        },
         { role: 'tool', content: [{ type: 'tool-approval-response', approvalId: 'ap1', approved: true }] },
       ],
     } as AiSdkWire;
@@ -142,7 +190,14 @@ describe('aiSdk.from', () => {
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user']);
     const written = roundTrip(wire);
     // Consecutive tool messages are one in the AI SDK (it merges them itself).
-    expect(written.messages).toEqual([wire.messages[0], wire.messages[1], { role: 'tool', content: [...(wire.messages[2]?.content as unknown[]), ...(wire.messages[3]?.content as unknown[])] }]);
+    expect(written.messages).toEqual([
+      wire.messages[0],
+      wire.messages[1],
+      {
+        role: 'tool',
+        content: [...(wire.messages[2]?.content as unknown[]), ...(wire.messages[3]?.content as unknown[])],
+      },
+    ]);
   });
 
   it('warns about message-level and result-level providerOptions it cannot keep', () => {
@@ -150,14 +205,31 @@ describe('aiSdk.from', () => {
       messages: [
         { role: 'user', content: 'q', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
         { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'f', input: {} }] },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'text', value: 'x', providerOptions: { a: {} } }, providerOptions: { b: {} } }] },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: 'a',
+              toolName: 'f',
+              output: { type: 'text', value: 'x', providerOptions: { a: {} } },
+              providerOptions: { b: {} },
+            },
+          ],
+        },
       ],
     });
     expect(codes(warnings)).toEqual(['unsupported_field', 'unsupported_field', 'unsupported_field']);
   });
 
   it('skips empty messages with a warning', () => {
-    const { messages, warnings } = aiSdk.from({ messages: [{ role: 'user', content: '' }, { role: 'assistant', content: [] }, { role: 'user', content: 'q' }] });
+    const { messages, warnings } = aiSdk.from({
+      messages: [
+        { role: 'user', content: '' },
+        { role: 'assistant', content: [] },
+        { role: 'user', content: 'q' },
+      ],
+    });
     expect(messages).toHaveLength(1);
     expect(codes(warnings)).toEqual(['empty_message', 'empty_message']);
   });
@@ -168,8 +240,21 @@ describe('aiSdk.from', () => {
     expect(codeOf(read({ messages: [{ role: 'robot', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(read({ messages: [{ role: 'system', content: [] }] }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(read({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(read({ messages: [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'weird' } }] }] }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(read({ messages: [{ role: 'user', content: [{ type: 'image', image: 42 }] }] }))).toBe('INVALID_ARGUMENT');
+    expect(
+      codeOf(
+        read({
+          messages: [
+            {
+              role: 'tool',
+              content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'weird' } }],
+            },
+          ],
+        }),
+      ),
+    ).toBe('INVALID_ARGUMENT');
+    expect(codeOf(read({ messages: [{ role: 'user', content: [{ type: 'image', image: 42 }] }] }))).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(codeOf(read({ system: [{ role: 'user', content: 'x' }], messages: [] }))).toBe('INVALID_ARGUMENT');
   });
 });
@@ -182,7 +267,10 @@ describe('aiSdkFromResponse', () => {
         id: 'r1',
         messages: [
           { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'f', input: { x: 1 } }] },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'text', value: 'ok' } }] },
+          {
+            role: 'tool',
+            content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'f', output: { type: 'text', value: 'ok' } }],
+          },
         ],
       },
     };

@@ -23,7 +23,8 @@ function raw(value: unknown, path: string): ContentPart {
 /** Media as a URL (any parseable URL, data: URLs included, as the AI SDK reads strings) or base64 data. */
 function readData(value: unknown, path: string): { url: string } | { data: string } {
   if (value instanceof URL) return { url: value.href };
-  if (value instanceof Uint8Array || value instanceof ArrayBuffer) return { data: Buffer.from(value as Uint8Array).toString('base64') };
+  if (value instanceof Uint8Array || value instanceof ArrayBuffer)
+    return { data: Buffer.from(value as Uint8Array).toString('base64') };
   if (typeof value !== 'string' || value.length === 0) throw unreadable(path, 'base64 data, a URL, or bytes');
   try {
     new URL(value);
@@ -34,7 +35,10 @@ function readData(value: unknown, path: string): { url: string } | { data: strin
 }
 
 /** Image detail lives in `providerOptions.openai.imageDetail` in the AI SDK: taken out into the part. */
-function takeDetail(options: Record<string, JsonObject> | undefined): { detail?: 'auto' | 'low' | 'high'; options?: Record<string, JsonObject> } {
+function takeDetail(options: Record<string, JsonObject> | undefined): {
+  detail?: 'auto' | 'low' | 'high';
+  options?: Record<string, JsonObject>;
+} {
   const detail = options?.['openai']?.['imageDetail'];
   if (options === undefined || !isImageDetail(detail)) return { ...(options === undefined ? {} : { options }) };
   const { imageDetail: _detail, ...openai } = options['openai'] ?? {};
@@ -44,10 +48,16 @@ function takeDetail(options: Record<string, JsonObject> | undefined): { detail?:
   return { detail, ...(Object.keys(rest).length > 0 ? { options: rest } : {}) };
 }
 
-function readPart(part: unknown, path: string, place: 'user' | 'assistant', calls: ToolCallInput[]): ContentPart | undefined {
+function readPart(
+  part: unknown,
+  path: string,
+  place: 'user' | 'assistant',
+  calls: ToolCallInput[],
+): ContentPart | undefined {
   if (!isRecord(part) || typeof part['type'] !== 'string') throw unreadable(path, 'a content part with a type');
   const options = fromAiSdkOptions(part['providerOptions'], `${path}.providerOptions`);
-  const mediaType = typeof part['mediaType'] === 'string' && part['mediaType'].length > 0 ? part['mediaType'] : undefined;
+  const mediaType =
+    typeof part['mediaType'] === 'string' && part['mediaType'].length > 0 ? part['mediaType'] : undefined;
   switch (part['type']) {
     case 'text':
       if (typeof part['text'] !== 'string') break;
@@ -55,12 +65,25 @@ function readPart(part: unknown, path: string, place: 'user' | 'assistant', call
     case 'image': {
       if (place !== 'user') break;
       const { detail, options: rest } = takeDetail(options);
-      return { type: 'image', ...readData(part['image'], `${path}.image`), ...(mediaType === undefined ? {} : { mediaType }), ...(detail === undefined ? {} : { detail }), ...withOptions(rest) };
+      return {
+        type: 'image',
+        ...readData(part['image'], `${path}.image`),
+        ...(mediaType === undefined ? {} : { mediaType }),
+        ...(detail === undefined ? {} : { detail }),
+        ...withOptions(rest),
+      };
     }
     case 'file': {
       if (mediaType === undefined) break;
-      const filename = typeof part['filename'] === 'string' && part['filename'].length > 0 ? { filename: part['filename'] } : {};
-      return { type: 'file', ...readData(part['data'], `${path}.data`), mediaType, ...filename, ...withOptions(options) };
+      const filename =
+        typeof part['filename'] === 'string' && part['filename'].length > 0 ? { filename: part['filename'] } : {};
+      return {
+        type: 'file',
+        ...readData(part['data'], `${path}.data`),
+        mediaType,
+        ...filename,
+        ...withOptions(options),
+      };
     }
     case 'reasoning':
       if (place !== 'assistant' || typeof part['text'] !== 'string') break;
@@ -68,9 +91,18 @@ function readPart(part: unknown, path: string, place: 'user' | 'assistant', call
     case 'tool-call': {
       // Provider-executed calls are answered by the provider, not by a tool message: kept raw.
       const { toolCallId: id, toolName: name, input } = part;
-      if (place !== 'assistant' || part['providerExecuted'] === true || typeof id !== 'string' || typeof name !== 'string') break;
+      if (
+        place !== 'assistant' ||
+        part['providerExecuted'] === true ||
+        typeof id !== 'string' ||
+        typeof name !== 'string'
+      )
+        break;
       // A string input that is not JSON is arguments text `to` passed through as it was.
-      const args = typeof input === 'string' && !parseJson(input).ok ? input : JSON.stringify(toJsonValue(input === undefined ? {} : input, `${path}.input`));
+      const args =
+        typeof input === 'string' && !parseJson(input).ok
+          ? input
+          : JSON.stringify(toJsonValue(input === undefined ? {} : input, `${path}.input`));
       calls.push({ id, name, arguments: args, ...withOptions(options) });
       return undefined;
     }
@@ -94,21 +126,36 @@ function readTool(item: Record<string, unknown>, path: string, messages: Message
       approvals.push(raw(part, where));
       return;
     }
-    if (!isRecord(part) || part['type'] !== 'tool-result' || typeof part['toolCallId'] !== 'string') throw unreadable(where, 'a tool-result part');
-    if (part['providerOptions'] !== undefined) warnings.push({ code: 'unsupported_field', message: `Ignored ${where}.providerOptions` });
+    if (!isRecord(part) || part['type'] !== 'tool-result' || typeof part['toolCallId'] !== 'string')
+      throw unreadable(where, 'a tool-result part');
+    if (part['providerOptions'] !== undefined)
+      warnings.push({ code: 'unsupported_field', message: `Ignored ${where}.providerOptions` });
     const output = readToolOutput(part['output'], `${where}.output`, warnings);
     const name = typeof part['toolName'] === 'string' && part['toolName'].length > 0 ? { name: part['toolName'] } : {};
-    messages.push(Message.create({ role: 'tool', toolCallId: part['toolCallId'], content: output as MessageInput['content'], ...name }));
+    messages.push(
+      Message.create({
+        role: 'tool',
+        toolCallId: part['toolCallId'],
+        content: output as MessageInput['content'],
+        ...name,
+      }),
+    );
   });
-  if (approvals.length > 0) messages.push(Message.create({ role: 'user', content: approvals as MessageInput['content'] }));
+  if (approvals.length > 0)
+    messages.push(Message.create({ role: 'user', content: approvals as MessageInput['content'] }));
 }
 
 function readMessage(item: unknown, path: string, messages: Message[], warnings: FormatWarning[]): void {
   if (!isRecord(item)) throw unreadable(path, 'a message object');
-  if (item['providerOptions'] !== undefined) warnings.push({ code: 'unsupported_field', message: `Ignored ${path}.providerOptions: chatstate keeps options on parts` });
+  if (item['providerOptions'] !== undefined)
+    warnings.push({
+      code: 'unsupported_field',
+      message: `Ignored ${path}.providerOptions: chatstate keeps options on parts`,
+    });
   const role = item['role'];
   if (role === 'tool') return readTool(item, path, messages, warnings);
-  if (role !== 'system' && role !== 'user' && role !== 'assistant') throw unreadable(`${path}.role`, 'system, user, assistant or tool');
+  if (role !== 'system' && role !== 'user' && role !== 'assistant')
+    throw unreadable(`${path}.role`, 'system, user, assistant or tool');
   if (role === 'system' && typeof item['content'] !== 'string') throw unreadable(`${path}.content`, 'a string');
   const calls: ToolCallInput[] = [];
   const read = readContent(item['content'], `${path}.content`, role === 'user' ? 'user' : 'assistant', calls);
@@ -118,7 +165,13 @@ function readMessage(item: unknown, path: string, messages: Message[], warnings:
     warnings.push({ code: 'empty_message', message: `Skipped ${path}: it has no content` });
     return;
   }
-  messages.push(Message.create({ role, content: content as MessageInput['content'], ...(calls.length > 0 ? { toolCalls: calls } : {}) }));
+  messages.push(
+    Message.create({
+      role,
+      content: content as MessageInput['content'],
+      ...(calls.length > 0 ? { toolCalls: calls } : {}),
+    }),
+  );
 }
 
 function readSystem(system: unknown, messages: Message[], warnings: FormatWarning[]): void {
@@ -141,7 +194,9 @@ export function fromAiSdk(wire: AiSdkWireInput): FromResult {
   const messages: Message[] = [];
   const warnings: FormatWarning[] = [];
   readSystem(value['system'], messages, warnings);
-  value['messages'].forEach((item: unknown, index: number) => readMessage(item, `messages[${index}]`, messages, warnings));
+  value['messages'].forEach((item: unknown, index: number) =>
+    readMessage(item, `messages[${index}]`, messages, warnings),
+  );
   return { messages, warnings };
 }
 

@@ -18,11 +18,14 @@ const SIGNATURE_SLOTS: Partial<Record<ProviderName, readonly [string, string]>> 
 const INTERNAL_KEYS: ReadonlySet<string> = new Set(['openaiChat', 'openaiResponses', 'gemini', 'aiSdk']);
 
 /** Our `providerOptions` as AI SDK ones (copied, internal keys left out), or undefined when none remain. */
-export function toAiSdkOptions(options: Readonly<Record<string, JsonObject>> | undefined): AiSdkProviderOptions | undefined {
+export function toAiSdkOptions(
+  options: Readonly<Record<string, JsonObject>> | undefined,
+): AiSdkProviderOptions | undefined {
   if (options === undefined) return undefined;
   const out: AiSdkProviderOptions = {};
   // Keys are the caller's data: a "__proto__" key stays a key (see `defineField`).
-  for (const [key, value] of Object.entries(options)) if (!INTERNAL_KEYS.has(key)) defineField(out, key, toWireObject(value));
+  for (const [key, value] of Object.entries(options))
+    if (!INTERNAL_KEYS.has(key)) defineField(out, key, toWireObject(value));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
@@ -30,12 +33,15 @@ export function toAiSdkOptions(options: Readonly<Record<string, JsonObject>> | u
 export function fromAiSdkOptions(options: unknown, path: string): Record<string, JsonObject> | undefined {
   if (!isRecord(options)) return undefined;
   const out: Record<string, JsonObject> = {};
-  for (const [key, value] of Object.entries(options)) if (isRecord(value)) defineField(out, key, toJsonObject(value, `${path}.${key}`));
+  for (const [key, value] of Object.entries(options))
+    if (isRecord(value)) defineField(out, key, toJsonObject(value, `${path}.${key}`));
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** `{ providerOptions }` when there are any, for spreading into a part. */
-export function withOptions<T extends AiSdkProviderOptions | Record<string, JsonObject>>(options: T | undefined): { providerOptions?: T } {
+export function withOptions<T extends AiSdkProviderOptions | Record<string, JsonObject>>(
+  options: T | undefined,
+): { providerOptions?: T } {
   return options === undefined || Object.keys(options).length === 0 ? {} : { providerOptions: options };
 }
 
@@ -45,7 +51,8 @@ export function withOptions<T extends AiSdkProviderOptions | Record<string, Json
  */
 export function reasoningOptions(part: ReasoningPart): { options: AiSdkProviderOptions | undefined; kept: boolean } {
   const options = toAiSdkOptions(part.providerOptions) ?? {};
-  if (part.signature === undefined) return { options: Object.keys(options).length > 0 ? options : undefined, kept: true };
+  if (part.signature === undefined)
+    return { options: Object.keys(options).length > 0 ? options : undefined, kept: true };
   const slot = part.provider === undefined ? undefined : SIGNATURE_SLOTS[part.provider];
   if (slot === undefined) return { options: Object.keys(options).length > 0 ? options : undefined, kept: false };
   const [key, field] = slot;

@@ -15,7 +15,13 @@ import { isRecord, parseJson, rawAs, toJsonValue, toWireJson, unreadable } from 
 /** Output kinds carried as a marked text part. */
 type MarkedKind = 'text' | 'json' | 'error-text' | 'error-json' | 'execution-denied';
 
-const MARKED: ReadonlySet<unknown> = new Set<MarkedKind>(['text', 'json', 'error-text', 'error-json', 'execution-denied']);
+const MARKED: ReadonlySet<unknown> = new Set<MarkedKind>([
+  'text',
+  'json',
+  'error-text',
+  'error-json',
+  'execution-denied',
+]);
 
 /** The JSON value of `text` when it is a JSON object or array written canonically (so it reads back identically). */
 function canonicalJson(text: string): JsonValue | undefined {
@@ -49,12 +55,19 @@ function markedOutput(text: string, kind: MarkedKind): AiSdkToolResultOutput {
   }
 }
 
-function outputItem(part: ContentPart, message: Message, warnings: FormatWarning[]): AiSdkToolOutputContent | undefined {
+function outputItem(
+  part: ContentPart,
+  message: Message,
+  warnings: FormatWarning[],
+): AiSdkToolOutputContent | undefined {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
     case 'image': {
-      const inline = part.data !== undefined ? { data: part.data, mediaType: imageMediaType(part.data, part.mediaType) } : splitDataUrl(part.url ?? '');
+      const inline =
+        part.data !== undefined
+          ? { data: part.data, mediaType: imageMediaType(part.data, part.mediaType) }
+          : splitDataUrl(part.url ?? '');
       return inline === undefined ? { type: 'image-url', url: part.url ?? '' } : { type: 'image-data', ...inline };
     }
     case 'file': {
@@ -64,11 +77,19 @@ function outputItem(part: ContentPart, message: Message, warnings: FormatWarning
       return { type: 'file-url', url: part.url ?? '', mediaType: part.mediaType };
     }
     case 'reasoning':
-      warnings.push({ code: 'unsupported_part', message: 'Dropped a reasoning part from a tool result', messageId: message.id });
+      warnings.push({
+        code: 'unsupported_part',
+        message: 'Dropped a reasoning part from a tool result',
+        messageId: message.id,
+      });
       return undefined;
     case 'raw':
       if (part.provider === 'aiSdk' && isRecord(part.value)) return rawAs<AiSdkToolOutputContent>(part.value);
-      warnings.push({ code: 'foreign_raw_part', message: `Dropped a raw ${part.provider} part from a tool result`, messageId: message.id });
+      warnings.push({
+        code: 'foreign_raw_part',
+        message: `Dropped a raw ${part.provider} part from a tool result`,
+        messageId: message.id,
+      });
       return undefined;
     default: {
       const unreachable: never = part;
@@ -103,20 +124,36 @@ function readOutputItem(item: unknown, path: string): ContentPart {
   const { type, text, data, mediaType, url, fileId, filename } = item;
   const named = typeof filename === 'string' && filename.length > 0 ? { filename } : {};
   if (type === 'text' && typeof text === 'string') return { type: 'text', text };
-  if (type === 'image-data' && typeof data === 'string' && data.length > 0 && typeof mediaType === 'string') return { type: 'image', data, mediaType };
+  if (type === 'image-data' && typeof data === 'string' && data.length > 0 && typeof mediaType === 'string')
+    return { type: 'image', data, mediaType };
   if (type === 'image-url' && typeof url === 'string' && url.length > 0) return { type: 'image', url };
-  if (type === 'file-data' && typeof data === 'string' && data.length > 0 && typeof mediaType === 'string' && mediaType.length > 0) {
+  if (
+    type === 'file-data' &&
+    typeof data === 'string' &&
+    data.length > 0 &&
+    typeof mediaType === 'string' &&
+    mediaType.length > 0
+  ) {
     return { type: 'file', data, mediaType, ...named };
   }
-  if (type === 'file-url' && typeof url === 'string' && url.length > 0 && typeof mediaType === 'string' && mediaType.length > 0) return { type: 'file', url, mediaType };
-  if (type === 'file-id' && typeof fileId === 'string' && fileId.length > 0) return { type: 'file', fileId, mediaType: UNKNOWN_MEDIA_TYPE };
+  if (
+    type === 'file-url' &&
+    typeof url === 'string' &&
+    url.length > 0 &&
+    typeof mediaType === 'string' &&
+    mediaType.length > 0
+  )
+    return { type: 'file', url, mediaType };
+  if (type === 'file-id' && typeof fileId === 'string' && fileId.length > 0)
+    return { type: 'file', fileId, mediaType: UNKNOWN_MEDIA_TYPE };
   return raw;
 }
 
 /** The content of a tool message read from an AI SDK output; throws `INVALID_ARGUMENT` for an unknown output type. */
 export function readToolOutput(output: unknown, path: string, warnings: FormatWarning[]): Content {
   if (!isRecord(output)) throw unreadable(path, 'a tool result output');
-  if (output['providerOptions'] !== undefined) warnings.push({ code: 'unsupported_field', message: `Ignored ${path}.providerOptions` });
+  if (output['providerOptions'] !== undefined)
+    warnings.push({ code: 'unsupported_field', message: `Ignored ${path}.providerOptions` });
   const { type, value } = output;
   switch (type) {
     case 'text':

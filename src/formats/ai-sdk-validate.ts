@@ -27,12 +27,24 @@ function checkSystem(system: unknown, problems: WireProblem[]): void {
   const list: unknown[] = Array.isArray(system) ? system : [system];
   list.forEach((item, index) => {
     if (!isRecord(item) || item['role'] !== 'system' || typeof item['content'] !== 'string') {
-      problems.push(problem('invalid_wire', Array.isArray(system) ? `system[${index}]` : 'system', 'system must be a string or system messages'));
+      problems.push(
+        problem(
+          'invalid_wire',
+          Array.isArray(system) ? `system[${index}]` : 'system',
+          'system must be a string or system messages',
+        ),
+      );
     }
   });
 }
 
-function checkPart(part: unknown, role: 'user' | 'assistant' | 'tool', path: string, events: PairingEvent[], problems: WireProblem[]): void {
+function checkPart(
+  part: unknown,
+  role: 'user' | 'assistant' | 'tool',
+  path: string,
+  events: PairingEvent[],
+  problems: WireProblem[],
+): void {
   const type = isRecord(part) ? part['type'] : undefined;
   if (!isRecord(part) || typeof type !== 'string') {
     problems.push(problem('invalid_part', path, 'a content part needs a type'));
@@ -44,11 +56,13 @@ function checkPart(part: unknown, role: 'user' | 'assistant' | 'tool', path: str
   }
   const id = part['toolCallId'];
   if (type === 'tool-call' && part['providerExecuted'] !== true) {
-    if (typeof id !== 'string' || id.length === 0 || typeof part['toolName'] !== 'string') problems.push(problem('invalid_part', path, 'a tool call needs toolCallId and toolName'));
+    if (typeof id !== 'string' || id.length === 0 || typeof part['toolName'] !== 'string')
+      problems.push(problem('invalid_part', path, 'a tool call needs toolCallId and toolName'));
     else events.push({ kind: 'call', id, path });
   }
   if (type === 'tool-result' && role === 'tool') {
-    if (typeof id !== 'string' || id.length === 0 || !isRecord(part['output'])) problems.push(problem('invalid_part', path, 'a tool result needs toolCallId and output'));
+    if (typeof id !== 'string' || id.length === 0 || !isRecord(part['output']))
+      problems.push(problem('invalid_part', path, 'a tool result needs toolCallId and output'));
     else events.push({ kind: 'result', id, path });
   }
 }
@@ -66,15 +80,24 @@ function checkMessage(item: unknown, path: string, events: PairingEvent[], probl
   }
   if (role !== 'tool') events.push({ kind: 'boundary', path });
   if (role === 'system') {
-    if (typeof content !== 'string') problems.push(problem('invalid_message', `${path}.content`, 'system content must be a string'));
+    if (typeof content !== 'string')
+      problems.push(problem('invalid_message', `${path}.content`, 'system content must be a string'));
     return;
   }
   if (role === 'tool' ? !Array.isArray(content) : typeof content !== 'string' && !Array.isArray(content)) {
-    problems.push(problem('invalid_message', `${path}.content`, role === 'tool' ? 'tool content must be an array' : 'content must be a string or an array of parts'));
+    problems.push(
+      problem(
+        'invalid_message',
+        `${path}.content`,
+        role === 'tool' ? 'tool content must be an array' : 'content must be a string or an array of parts',
+      ),
+    );
     return;
   }
-  if (role !== 'tool' && isBlankWireContent(content)) problems.push(problem('empty_content', `${path}.content`, `a ${role} message needs non-empty content`));
-  if (Array.isArray(content)) content.forEach((part: unknown, index) => checkPart(part, role, `${path}.content[${index}]`, events, problems));
+  if (role !== 'tool' && isBlankWireContent(content))
+    problems.push(problem('empty_content', `${path}.content`, `a ${role} message needs non-empty content`));
+  if (Array.isArray(content))
+    content.forEach((part: unknown, index) => checkPart(part, role, `${path}.content[${index}]`, events, problems));
 }
 
 /** Structural problems of AI SDK `system` and `messages` (empty when `generateText` and the provider would accept them). */
@@ -85,7 +108,8 @@ export const validateAiSdk = neverThrows((wire: unknown): WireProblem[] => {
   const problems: WireProblem[] = [];
   checkSystem(wire['system'], problems);
   // `generateText` throws "messages must not be empty": `system` alone is not a prompt.
-  if (messages.length === 0) problems.push(problem('empty_conversation', 'messages', 'messages must hold at least one message'));
+  if (messages.length === 0)
+    problems.push(problem('empty_conversation', 'messages', 'messages must hold at least one message'));
   const events: PairingEvent[] = [];
   messages.forEach((item: unknown, index) => checkMessage(item, `messages[${index}]`, events, problems));
   return [...problems, ...checkToolPairing(events, 'adjacent')];

@@ -125,7 +125,14 @@ export interface AiSdkAssistantMessage {
   role: 'assistant';
   content:
     | string
-    | Array<AiSdkTextPart | AiSdkFilePart | AiSdkReasoningPart | AiSdkToolCallPart | AiSdkToolResultPart | AiSdkToolApprovalRequest>;
+    | Array<
+        | AiSdkTextPart
+        | AiSdkFilePart
+        | AiSdkReasoningPart
+        | AiSdkToolCallPart
+        | AiSdkToolResultPart
+        | AiSdkToolApprovalRequest
+      >;
   providerOptions?: AiSdkProviderOptions;
 }
 

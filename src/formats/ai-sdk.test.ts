@@ -10,7 +10,15 @@ const call = (id: string, args = '{"q":"x"}') => ({ id, name: 'search', argument
 
 describe('aiSdk.to', () => {
   it('joins leading system and context messages into system and keeps mid-conversation system messages in place', () => {
-    expect(aiSdk.to([Message.system('Be brief.'), Message.context('Docs.'), Message.user('hi'), Message.system('French now.'), Message.assistant('salut')])).toEqual({
+    expect(
+      aiSdk.to([
+        Message.system('Be brief.'),
+        Message.context('Docs.'),
+        Message.user('hi'),
+        Message.system('French now.'),
+        Message.assistant('salut'),
+      ]),
+    ).toEqual({
       system: 'Be brief.\n\nDocs.',
       messages: [
         { role: 'user', content: 'hi' },
@@ -40,7 +48,12 @@ describe('aiSdk.to', () => {
       {
         role: 'tool',
         content: [
-          { type: 'tool-result', toolCallId: 'a', toolName: 'search', output: { type: 'json', value: { hits: [1, 2] } } },
+          {
+            type: 'tool-result',
+            toolCallId: 'a',
+            toolName: 'search',
+            output: { type: 'json', value: { hits: [1, 2] } },
+          },
           { type: 'tool-result', toolCallId: 'b', toolName: 'search', output: { type: 'text', value: 'plain text' } },
         ],
       },
@@ -48,7 +61,12 @@ describe('aiSdk.to', () => {
   });
 
   it('keeps JSON that is not canonical (or not an object) as text output, so its text is not rewritten', () => {
-    const { messages } = aiSdk.to([Message.user('q'), Message.assistant('', { toolCalls: [call('a'), call('b')] }), Message.tool('a', '{ "spaced": true }'), Message.tool('b', '42')]);
+    const { messages } = aiSdk.to([
+      Message.user('q'),
+      Message.assistant('', { toolCalls: [call('a'), call('b')] }),
+      Message.tool('a', '{ "spaced": true }'),
+      Message.tool('b', '42'),
+    ]);
     const tool = messages[2] as Extract<AiSdkModelMessage, { role: 'tool' }>;
     expect(tool.content.map((part) => (part.type === 'tool-result' ? part.output : undefined))).toEqual([
       { type: 'text', value: '{ "spaced": true }' },
@@ -57,7 +75,12 @@ describe('aiSdk.to', () => {
   });
 
   it('writes "-0" in arguments as 0, so that a round trip through from is stable', () => {
-    const history = [Message.user('q'), Message.assistant('', { toolCalls: [{ id: 'c', name: 'f', arguments: '{"a":-0}' }] }), Message.tool('c', 'x'), Message.assistant('ok')];
+    const history = [
+      Message.user('q'),
+      Message.assistant('', { toolCalls: [{ id: 'c', name: 'f', arguments: '{"a":-0}' }] }),
+      Message.tool('c', 'x'),
+      Message.assistant('ok'),
+    ];
     const { warnings: _warnings, ...wire } = aiSdk.to(history);
     const { warnings: _again, ...rewritten } = aiSdk.to(aiSdk.from(wire).messages);
     expect(rewritten).toEqual(wire);
@@ -66,7 +89,10 @@ describe('aiSdk.to', () => {
   it('passes arguments that are not JSON as a string input, with a warning', () => {
     const assistant = Message.assistant('', { toolCalls: [call('a', '{"q": broken')] });
     const { messages, warnings } = aiSdk.to([Message.user('q'), assistant, Message.tool('a', 'x')]);
-    expect(messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'search', input: '{"q": broken' }] });
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'search', input: '{"q": broken' }],
+    });
     expect(warnings).toEqual([expect.objectContaining({ code: 'invalid_tool_arguments', messageId: assistant.id })]);
     expect(aiSdk.from({ messages }).messages[1]?.toolCalls?.[0]?.arguments).toBe('{"q": broken');
   });
@@ -118,7 +144,10 @@ describe('aiSdk.to', () => {
   it('writes raw aiSdk parts in place, drops foreign raw parts and leaves chatstate bookkeeping options out', () => {
     const approval = { type: 'tool-approval-request', approvalId: 'ap1', toolCallId: 'a' };
     const { messages, warnings } = aiSdk.to([
-      Message.user([{ type: 'text', text: 'q' }, { type: 'raw', provider: 'openaiChat', value: { type: 'input_audio' } }]),
+      Message.user([
+        { type: 'text', text: 'q' },
+        { type: 'raw', provider: 'openaiChat', value: { type: 'input_audio' } },
+      ]),
       Message.assistant([
         { type: 'text', text: 'ok', providerOptions: { openaiResponses: { item: { id: 'msg_1' } } } },
         { type: 'raw', provider: 'aiSdk', value: approval },
@@ -138,7 +167,15 @@ describe('aiSdk.to', () => {
       { type: 'raw', provider: 'aiSdk', value: { type: 'video', url: 'v' } },
     ]);
     const { messages, warnings } = aiSdk.to([user]);
-    expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'video', url: 'v' }] }]);
+    expect(messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q' },
+          { type: 'video', url: 'v' },
+        ],
+      },
+    ]);
     expect(warnings).toEqual([expect.objectContaining({ code: 'unsupported_part', messageId: user.id })]);
     expect(aiSdk.validate({ messages })).toEqual([]);
   });
@@ -176,9 +213,23 @@ describe('aiSdk.to', () => {
   });
 
   it('carries the repairs of prepareHistory as warnings', () => {
-    const { messages, warnings } = aiSdk.to([Message.user('q'), Message.assistant('', { toolCalls: [call('a')] }), Message.user('next')]);
+    const { messages, warnings } = aiSdk.to([
+      Message.user('q'),
+      Message.assistant('', { toolCalls: [call('a')] }),
+      Message.user('next'),
+    ]);
     expect(codes(warnings)).toEqual(['missing_tool_result']);
-    expect(messages[2]).toEqual({ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'a', toolName: 'search', output: { type: 'text', value: MISSING_RESULT_TEXT } }] });
+    expect(messages[2]).toEqual({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'a',
+          toolName: 'search',
+          output: { type: 'text', value: MISSING_RESULT_TEXT },
+        },
+      ],
+    });
   });
 
   it('drops a message left empty, with a warning', () => {

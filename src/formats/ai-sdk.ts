@@ -51,7 +51,12 @@ function warn(warnings: FormatWarning[], message: Message, code: string, text: s
 type Place = 'user' | 'assistant' | 'tool';
 
 /** The part for `part` in a `place` message, or undefined (warned). */
-function writePart(part: ContentPart, place: Place, message: Message, warnings: FormatWarning[]): UserPart | AssistantPart | ToolPart | undefined {
+function writePart(
+  part: ContentPart,
+  place: Place,
+  message: Message,
+  warnings: FormatWarning[],
+): UserPart | AssistantPart | ToolPart | undefined {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text, ...withOptions(toAiSdkOptions(part.providerOptions)) };
@@ -61,11 +66,18 @@ function writePart(part: ContentPart, place: Place, message: Message, warnings: 
       const image = part.data ?? part.url ?? '';
       const typed = part.mediaType === undefined ? {} : { mediaType: part.mediaType };
       // Assistant content has no image part: an image there is a file of an image type.
-      if (place === 'assistant') return { type: 'file', data: image, mediaType: part.mediaType ?? 'image/*', ...withOptions(options) };
+      if (place === 'assistant')
+        return { type: 'file', data: image, mediaType: part.mediaType ?? 'image/*', ...withOptions(options) };
       return { type: 'image', image, ...typed, ...withOptions(options) };
     }
     case 'file':
-      if (part.fileId !== undefined) return warn(warnings, message, 'unsupported_part', 'Dropped a file given by provider file id: AI SDK prompts take file data or URLs');
+      if (part.fileId !== undefined)
+        return warn(
+          warnings,
+          message,
+          'unsupported_part',
+          'Dropped a file given by provider file id: AI SDK prompts take file data or URLs',
+        );
       return {
         type: 'file',
         data: part.data ?? part.url ?? '',
@@ -74,15 +86,39 @@ function writePart(part: ContentPart, place: Place, message: Message, warnings: 
         ...withOptions(toAiSdkOptions(part.providerOptions)),
       };
     case 'reasoning': {
-      if (place !== 'assistant') return warn(warnings, message, 'unsupported_part', `Dropped a reasoning part: ${message.role} messages cannot carry reasoning`);
+      if (place !== 'assistant')
+        return warn(
+          warnings,
+          message,
+          'unsupported_part',
+          `Dropped a reasoning part: ${message.role} messages cannot carry reasoning`,
+        );
       const { options, kept } = reasoningOptions(part);
-      if (!kept) warn(warnings, message, 'unsupported_field', `Dropped the signature of ${part.provider ?? 'unattributed'} reasoning: the AI SDK has no place for it`);
+      if (!kept)
+        warn(
+          warnings,
+          message,
+          'unsupported_field',
+          `Dropped the signature of ${part.provider ?? 'unattributed'} reasoning: the AI SDK has no place for it`,
+        );
       return { type: 'reasoning', text: part.text, ...withOptions(options) };
     }
     case 'raw':
-      if (part.provider !== 'aiSdk') return warn(warnings, message, 'foreign_raw_part', `Dropped a raw ${part.provider} part: it is only valid for that provider`);
-      if (isRecord(part.value) && typeof part.value['type'] === 'string' && aiSdkAcceptsPart(place, part.value['type'])) return rawAs<AssistantPart>(part.value);
-      return warn(warnings, message, 'unsupported_part', `Dropped a raw aiSdk part that a ${place} message cannot carry`);
+      if (part.provider !== 'aiSdk')
+        return warn(
+          warnings,
+          message,
+          'foreign_raw_part',
+          `Dropped a raw ${part.provider} part: it is only valid for that provider`,
+        );
+      if (isRecord(part.value) && typeof part.value['type'] === 'string' && aiSdkAcceptsPart(place, part.value['type']))
+        return rawAs<AssistantPart>(part.value);
+      return warn(
+        warnings,
+        message,
+        'unsupported_part',
+        `Dropped a raw aiSdk part that a ${place} message cannot carry`,
+      );
     default: {
       const unreachable: never = part;
       throw new Error(`unknown part ${JSON.stringify(unreachable)}`);
@@ -92,9 +128,21 @@ function writePart(part: ContentPart, place: Place, message: Message, warnings: 
 
 function writeToolCall(call: ToolCall, message: Message, warnings: FormatWarning[]): AiSdkToolCallPart {
   const parsed = parseJson(call.arguments);
-  if (!parsed.ok) warn(warnings, message, 'invalid_tool_arguments', `Tool call ${call.id} has arguments that are not JSON; passed as a string input`);
+  if (!parsed.ok)
+    warn(
+      warnings,
+      message,
+      'invalid_tool_arguments',
+      `Tool call ${call.id} has arguments that are not JSON; passed as a string input`,
+    );
   const input = parsed.ok ? toWireJson(parsed.value) : call.arguments;
-  return { type: 'tool-call', toolCallId: call.id, toolName: call.name, input, ...withOptions(toAiSdkOptions(call.providerOptions)) };
+  return {
+    type: 'tool-call',
+    toolCallId: call.id,
+    toolName: call.name,
+    input,
+    ...withOptions(toAiSdkOptions(call.providerOptions)),
+  };
 }
 
 function writeParts<Part>(message: Message, place: Place, warnings: FormatWarning[]): Part[] {
@@ -111,7 +159,13 @@ function writeParts<Part>(message: Message, place: Place, warnings: FormatWarnin
 function systemText(message: Message, warnings: FormatWarning[]): string {
   if (typeof message.content === 'string') return message.content;
   for (const part of message.content) {
-    if (part.type !== 'text') warn(warnings, message, 'unsupported_part', `Dropped a ${part.type} part from a system message: AI SDK system content is text`);
+    if (part.type !== 'text')
+      warn(
+        warnings,
+        message,
+        'unsupported_part',
+        `Dropped a ${part.type} part from a system message: AI SDK system content is text`,
+      );
   }
   return message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
 }
@@ -121,11 +175,22 @@ function isApprovalMessage(message: Message): boolean {
   return (
     message.role === 'user' &&
     typeof message.content !== 'string' &&
-    message.content.every((part) => part.type === 'raw' && part.provider === 'aiSdk' && isRecord(part.value) && part.value['type'] === 'tool-approval-response')
+    message.content.every(
+      (part) =>
+        part.type === 'raw' &&
+        part.provider === 'aiSdk' &&
+        isRecord(part.value) &&
+        part.value['type'] === 'tool-approval-response',
+    )
   );
 }
 
-function write(message: Message, out: AiSdkModelMessage[], callNames: Map<string, string>, warnings: FormatWarning[]): void {
+function write(
+  message: Message,
+  out: AiSdkModelMessage[],
+  callNames: Map<string, string>,
+  warnings: FormatWarning[],
+): void {
   const last = out[out.length - 1];
   const toolMessage = (): AiSdkToolMessage => {
     if (last?.role === 'tool') return last;
@@ -145,9 +210,11 @@ function write(message: Message, out: AiSdkModelMessage[], callNames: Map<string
       return;
     }
     case 'user': {
-      const content = typeof message.content === 'string' ? message.content : writeParts<UserPart>(message, 'user', warnings);
+      const content =
+        typeof message.content === 'string' ? message.content : writeParts<UserPart>(message, 'user', warnings);
       if (!isBlankWireContent(content)) out.push({ role: 'user', content });
-      else warn(warnings, message, 'empty_message', 'Dropped a user message: nothing the AI SDK accepts was left in it');
+      else
+        warn(warnings, message, 'empty_message', 'Dropped a user message: nothing the AI SDK accepts was left in it');
       return;
     }
     case 'assistant': {
@@ -157,19 +224,38 @@ function write(message: Message, out: AiSdkModelMessage[], callNames: Map<string
         out.push({ role: 'assistant', content: message.content });
         return;
       }
-      const text: AssistantPart[] = typeof message.content === 'string' && message.content.length > 0 ? [{ type: 'text', text: message.content }] : [];
+      const text: AssistantPart[] =
+        typeof message.content === 'string' && message.content.length > 0
+          ? [{ type: 'text', text: message.content }]
+          : [];
       const parts = writeParts<AssistantPart>(message, 'assistant', warnings);
       // An approval request follows the call it is about, as the AI SDK writes it.
       const approvals = parts.filter((part) => part.type === 'tool-approval-request');
-      const content = [...text, ...parts.filter((part) => part.type !== 'tool-approval-request'), ...calls, ...approvals];
+      const content = [
+        ...text,
+        ...parts.filter((part) => part.type !== 'tool-approval-request'),
+        ...calls,
+        ...approvals,
+      ];
       if (calls.length > 0 || !isBlankWireContent(content)) out.push({ role: 'assistant', content });
-      else warn(warnings, message, 'empty_message', 'Dropped an assistant message: nothing the AI SDK accepts was left in it');
+      else
+        warn(
+          warnings,
+          message,
+          'empty_message',
+          'Dropped an assistant message: nothing the AI SDK accepts was left in it',
+        );
       return;
     }
     case 'tool': {
       const id = message.toolCallId ?? '';
       const output = toolResultOutput(message, warnings);
-      toolMessage().content.push({ type: 'tool-result', toolCallId: id, toolName: message.name ?? callNames.get(id) ?? '', output });
+      toolMessage().content.push({
+        type: 'tool-result',
+        toolCallId: id,
+        toolName: message.name ?? callNames.get(id) ?? '',
+        output,
+      });
       return;
     }
     default: {

@@ -44,7 +44,9 @@ function isImageMediaType(value: string | undefined): value is AnthropicImageMed
  * The cache breakpoint in a part's `providerOptions.anthropic.cacheControl` (canonical; `from`
  * writes it) or `…anthropic.cache_control` (the wire spelling, accepted too).
  */
-export function cacheControlOf(providerOptions: Readonly<Record<string, JsonObject>> | undefined): AnthropicCacheControl | undefined {
+export function cacheControlOf(
+  providerOptions: Readonly<Record<string, JsonObject>> | undefined,
+): AnthropicCacheControl | undefined {
   const options = providerOptions?.['anthropic'];
   const value = options?.['cacheControl'] ?? options?.['cache_control'];
   if (!isRecord(value) || value['type'] !== 'ephemeral') return undefined;
@@ -64,14 +66,22 @@ function withCache<T extends object>(block: T, providerOptions: Readonly<Record<
 }
 
 function imageBlock(part: ImagePart, context: PartContext): AnthropicImageBlock | undefined {
-  const inline = part.data !== undefined ? { data: part.data, mediaType: part.mediaType } : parseDataUrl(part.url ?? '');
+  const inline =
+    part.data !== undefined ? { data: part.data, mediaType: part.mediaType } : parseDataUrl(part.url ?? '');
   if (inline === undefined) {
-    return withCache<AnthropicImageBlock>({ type: 'image', source: { type: 'url', url: part.url ?? '' } }, part.providerOptions);
+    return withCache<AnthropicImageBlock>(
+      { type: 'image', source: { type: 'url', url: part.url ?? '' } },
+      part.providerOptions,
+    );
   }
   const mediaType = isImageMediaType(inline.mediaType) ? inline.mediaType : sniffImageType(inline.data);
   if (!isImageMediaType(mediaType)) {
     const given = inline.mediaType ?? 'unknown';
-    return drop(context, 'unsupported_part', `Dropped an image of type ${given}: Anthropic accepts jpeg, png, gif and webp`);
+    return drop(
+      context,
+      'unsupported_part',
+      `Dropped an image of type ${given}: Anthropic accepts jpeg, png, gif and webp`,
+    );
   }
   const source = { type: 'base64' as const, media_type: mediaType, data: inline.data };
   return withCache<AnthropicImageBlock>({ type: 'image', source }, part.providerOptions);
@@ -79,7 +89,8 @@ function imageBlock(part: ImagePart, context: PartContext): AnthropicImageBlock 
 
 function documentSource(part: FilePart, context: PartContext): AnthropicDocumentBlock['source'] | undefined {
   if (part.fileId !== undefined) return { type: 'file', file_id: part.fileId };
-  const inline = part.data !== undefined ? { data: part.data, mediaType: part.mediaType } : parseDataUrl(part.url ?? '');
+  const inline =
+    part.data !== undefined ? { data: part.data, mediaType: part.mediaType } : parseDataUrl(part.url ?? '');
   if (part.mediaType === 'application/pdf') {
     if (inline === undefined) return { type: 'url', url: part.url ?? '' };
     return { type: 'base64', media_type: 'application/pdf', data: inline.data };
@@ -89,17 +100,29 @@ function documentSource(part: FilePart, context: PartContext): AnthropicDocument
     if (text !== undefined) return { type: 'text', media_type: 'text/plain', data: text };
     return drop(context, 'unsupported_part', `Dropped a ${part.mediaType} file whose data is not base64 UTF-8 text`);
   }
-  return drop(context, 'unsupported_part', `Dropped a ${part.mediaType} file: Anthropic documents are PDF or plain text (by data)`);
+  return drop(
+    context,
+    'unsupported_part',
+    `Dropped a ${part.mediaType} file: Anthropic documents are PDF or plain text (by data)`,
+  );
 }
 
 function fileBlock(part: FilePart, context: PartContext): AnthropicImageBlock | AnthropicDocumentBlock | undefined {
   if (part.mediaType.startsWith('image/')) {
     if (part.fileId !== undefined) {
-      return withCache<AnthropicImageBlock>({ type: 'image', source: { type: 'file', file_id: part.fileId } }, part.providerOptions);
+      return withCache<AnthropicImageBlock>(
+        { type: 'image', source: { type: 'file', file_id: part.fileId } },
+        part.providerOptions,
+      );
     }
     const image: ImagePart =
-      part.data !== undefined ? { type: 'image', data: part.data, mediaType: part.mediaType } : { type: 'image', url: part.url ?? '' };
-    return imageBlock({ ...image, ...(part.providerOptions === undefined ? {} : { providerOptions: part.providerOptions }) }, context);
+      part.data !== undefined
+        ? { type: 'image', data: part.data, mediaType: part.mediaType }
+        : { type: 'image', url: part.url ?? '' };
+    return imageBlock(
+      { ...image, ...(part.providerOptions === undefined ? {} : { providerOptions: part.providerOptions }) },
+      context,
+    );
   }
   const source = documentSource(part, context);
   if (source === undefined) return undefined;
@@ -109,7 +132,10 @@ function fileBlock(part: FilePart, context: PartContext): AnthropicImageBlock | 
 }
 
 /** The text block of `text`, or undefined when it is blank (the API rejects blank text blocks). */
-export function textBlock(text: string, providerOptions?: Readonly<Record<string, JsonObject>>): AnthropicTextBlock | undefined {
+export function textBlock(
+  text: string,
+  providerOptions?: Readonly<Record<string, JsonObject>>,
+): AnthropicTextBlock | undefined {
   return hasText(text) ? withCache<AnthropicTextBlock>({ type: 'text', text }, providerOptions) : undefined;
 }
 
@@ -130,7 +156,11 @@ function rawBlock(part: RawPart, place: BlockPlace, context: PartContext): Anthr
 }
 
 /** The block for one part in `place`, or undefined (with a warning when content is lost). */
-export function partToBlock(part: ContentPart, place: BlockPlace, context: PartContext): AnthropicContentBlock | undefined {
+export function partToBlock(
+  part: ContentPart,
+  place: BlockPlace,
+  context: PartContext,
+): AnthropicContentBlock | undefined {
   switch (part.type) {
     case 'text':
       return textBlock(part.text, part.providerOptions);
@@ -181,13 +211,24 @@ function readDocument(block: Record<string, unknown>): ContentPart | undefined {
   if (title !== undefined && !hasText(title)) return undefined;
   const common = { type: 'file' as const, ...(title === undefined ? {} : { filename: title }), ...cacheOptions(block) };
   const { type, data, media_type: mediaType, url } = source;
-  if (type === 'base64' && mediaType === 'application/pdf' && hasText(data) && hasOnlyKeys(source, ['type', 'media_type', 'data'])) {
+  if (
+    type === 'base64' &&
+    mediaType === 'application/pdf' &&
+    hasText(data) &&
+    hasOnlyKeys(source, ['type', 'media_type', 'data'])
+  ) {
     return { ...common, data, mediaType };
   }
-  if (type === 'text' && mediaType === 'text/plain' && hasText(data) && hasOnlyKeys(source, ['type', 'media_type', 'data'])) {
+  if (
+    type === 'text' &&
+    mediaType === 'text/plain' &&
+    hasText(data) &&
+    hasOnlyKeys(source, ['type', 'media_type', 'data'])
+  ) {
     return { ...common, data: utf8ToBase64(data), mediaType };
   }
-  if (type === 'url' && hasText(url) && hasOnlyKeys(source, ['type', 'url'])) return { ...common, url, mediaType: 'application/pdf' };
+  if (type === 'url' && hasText(url) && hasOnlyKeys(source, ['type', 'url']))
+    return { ...common, url, mediaType: 'application/pdf' };
   return undefined;
 }
 
@@ -200,14 +241,19 @@ export function blockToPart(block: AnthropicContentBlock): ContentPart | undefin
   const record: Record<string, unknown> = isRecord(block) ? block : {};
   switch (block.type) {
     case 'text':
-      if (typeof block.text !== 'string' || !hasOnlyKeys(record, ['type', 'text', 'cache_control'])) return rawPart(block);
+      if (typeof block.text !== 'string' || !hasOnlyKeys(record, ['type', 'text', 'cache_control']))
+        return rawPart(block);
       return hasText(block.text) ? { type: 'text', text: block.text, ...cacheOptions(block) } : undefined;
     case 'image':
       return readImage(record) ?? rawPart(block);
     case 'document':
       return readDocument(record) ?? rawPart(block);
     case 'thinking':
-      if (typeof block.thinking !== 'string' || !hasText(block.signature) || !hasOnlyKeys(record, ['type', 'thinking', 'signature'])) {
+      if (
+        typeof block.thinking !== 'string' ||
+        !hasText(block.signature) ||
+        !hasOnlyKeys(record, ['type', 'thinking', 'signature'])
+      ) {
         return rawPart(block);
       }
       return { type: 'reasoning', text: block.thinking, signature: block.signature, provider: 'anthropic' };

@@ -19,10 +19,12 @@ function checkTextBlock(block: Record<string, unknown>, path: string, report: Re
 
 function checkSystem(system: unknown, report: Report): void {
   if (system === undefined || typeof system === 'string') return;
-  if (!Array.isArray(system)) return report('invalid_wire', '`system` must be a string or an array of text blocks', 'system');
+  if (!Array.isArray(system))
+    return report('invalid_wire', '`system` must be a string or an array of text blocks', 'system');
   system.forEach((block: unknown, index) => {
     const path = `system[${index}]`;
-    if (!isRecord(block) || block['type'] !== 'text') report('invalid_block', 'The system prompt takes text blocks only', path);
+    if (!isRecord(block) || block['type'] !== 'text')
+      report('invalid_block', 'The system prompt takes text blocks only', path);
     else checkTextBlock(block, path, report);
   });
 }
@@ -30,13 +32,16 @@ function checkSystem(system: unknown, report: Report): void {
 function checkToolResultContent(content: unknown, path: string, report: Report): void {
   if (content === undefined) return;
   if (typeof content === 'string') {
-    if (!hasText(content)) report('empty_text', 'A tool result string must contain non-whitespace text (or be omitted)', path);
+    if (!hasText(content))
+      report('empty_text', 'A tool result string must contain non-whitespace text (or be omitted)', path);
     return;
   }
-  if (!Array.isArray(content)) return report('invalid_block', 'Tool result content must be a string or an array of blocks', path);
+  if (!Array.isArray(content))
+    return report('invalid_block', 'Tool result content must be a string or an array of blocks', path);
   content.forEach((inner: unknown, index) => {
     const innerPath = `${path}[${index}]`;
-    if (!isRecord(inner) || typeof inner['type'] !== 'string') report('invalid_block', 'Not a content block', innerPath);
+    if (!isRecord(inner) || typeof inner['type'] !== 'string')
+      report('invalid_block', 'Not a content block', innerPath);
     else if (inner['type'] === 'text') checkTextBlock(inner, innerPath, report);
   });
 }
@@ -75,11 +80,18 @@ function checkBlocks(
       const { id, name, input } = block;
       if (!hasText(id) || !hasText(name) || !isRecord(input)) {
         report('invalid_block', 'A tool_use block needs string `id` and `name` and an object `input`', blockPath);
-      } else if (calls.has(id)) report('duplicate_tool_call', `Tool use id ${id} appears twice in one message`, blockPath);
+      } else if (calls.has(id))
+        report('duplicate_tool_call', `Tool use id ${id} appears twice in one message`, blockPath);
       else if (role === 'assistant') calls.set(id, blockPath);
     } else if (type === 'tool_result') {
-      if (seenOther) report('tool_result_order', 'tool_result blocks must come before any other block of the user message', blockPath);
-      if (!hasText(block['tool_use_id'])) report('invalid_block', 'A tool_result block needs a string `tool_use_id`', blockPath);
+      if (seenOther)
+        report(
+          'tool_result_order',
+          'tool_result blocks must come before any other block of the user message',
+          blockPath,
+        );
+      if (!hasText(block['tool_use_id']))
+        report('invalid_block', 'A tool_result block needs a string `tool_use_id`', blockPath);
       else if (role === 'user') results.push([block['tool_use_id'], blockPath]);
       checkToolResultContent(block['content'], `${blockPath}.content`, report);
     }
@@ -93,11 +105,13 @@ function checkPairing(previous: Turn | undefined, results: Array<[string, string
   const answered = new Set<string>();
   for (const [id, path] of results) {
     if (answered.has(id)) report('duplicate_tool_result', `Tool use ${id} has more than one result`, path);
-    else if (!open.has(id)) report('orphan_tool_result', `No tool_use ${id} in the assistant message right before`, path);
+    else if (!open.has(id))
+      report('orphan_tool_result', `No tool_use ${id} in the assistant message right before`, path);
     answered.add(id);
     open.delete(id);
   }
-  for (const [id, path] of open) report('missing_tool_result', `Tool use ${id} has no tool_result in the next user message`, path);
+  for (const [id, path] of open)
+    report('missing_tool_result', `Tool use ${id} has no tool_result in the next user message`, path);
 }
 
 function checkMessages(messages: readonly unknown[], report: Report): void {
@@ -111,7 +125,11 @@ function checkMessages(messages: readonly unknown[], report: Report): void {
     }
     const { role, content } = message;
     if (role !== 'user' && role !== 'assistant') {
-      report('invalid_role', `Role ${JSON.stringify(role)} is not allowed: messages alternate user and assistant`, `${path}.role`);
+      report(
+        'invalid_role',
+        `Role ${JSON.stringify(role)} is not allowed: messages alternate user and assistant`,
+        `${path}.role`,
+      );
       previous = undefined;
       return;
     }
@@ -142,7 +160,8 @@ export function validateAnthropic(wire: unknown): WireProblem[] {
     checkSystem(wire['system'], report);
     if (!Array.isArray(wire['messages'])) report('invalid_wire', '`messages` must be an array', 'messages');
     // The Messages API needs at least one message: a system prompt alone is not a conversation.
-    else if (wire['messages'].length === 0) report('empty_conversation', '`messages` must hold at least one message', 'messages');
+    else if (wire['messages'].length === 0)
+      report('empty_conversation', '`messages` must hold at least one message', 'messages');
     else checkMessages(wire['messages'], report);
   });
 }

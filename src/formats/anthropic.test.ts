@@ -17,7 +17,13 @@ describe('anthropic.to', () => {
   it('puts leading system and context messages in `system`, one text block each, keeping cache breakpoints', () => {
     const wire = anthropic.to([
       Message.system('Be brief.'),
-      Message.context([{ type: 'text', text: 'Facts.', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } } }]),
+      Message.context([
+        {
+          type: 'text',
+          text: 'Facts.',
+          providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } },
+        },
+      ]),
       Message.user('Hi'),
     ]);
     expect(wire.system).toEqual([
@@ -30,13 +36,21 @@ describe('anthropic.to', () => {
 
   it('omits `system` when there is none and drops media from the system prompt with a warning', () => {
     expect(anthropic.to([Message.user('Hi')])).not.toHaveProperty('system');
-    const wire = anthropic.to([Message.context([{ type: 'image', data: PNG, mediaType: 'image/png' }]), Message.user('Hi')]);
+    const wire = anthropic.to([
+      Message.context([{ type: 'image', data: PNG, mediaType: 'image/png' }]),
+      Message.user('Hi'),
+    ]);
     expect(wire).not.toHaveProperty('system');
     expect(codes(wire.warnings)).toEqual(['unsupported_part']);
   });
 
   it('turns mid-conversation system and context messages into tagged user text merged into the user turn', () => {
-    const wire = anthropic.to([Message.user('Hi'), Message.system('Now be formal.'), Message.context('Doc v2'), Message.assistant('Hello.')]);
+    const wire = anthropic.to([
+      Message.user('Hi'),
+      Message.system('Now be formal.'),
+      Message.context('Doc v2'),
+      Message.assistant('Hello.'),
+    ]);
     expect(wire.messages[0]).toEqual({
       role: 'user',
       content: [
@@ -49,7 +63,13 @@ describe('anthropic.to', () => {
   });
 
   it('keeps the media of a mid-conversation context message as user blocks', () => {
-    const wire = anthropic.to([Message.user('Hi'), Message.context([{ type: 'text', text: 'See' }, { type: 'image', url: 'https://x.test/a.png' }])]);
+    const wire = anthropic.to([
+      Message.user('Hi'),
+      Message.context([
+        { type: 'text', text: 'See' },
+        { type: 'image', url: 'https://x.test/a.png' },
+      ]),
+    ]);
     expect(wire.messages[0]?.content).toEqual([
       { type: 'text', text: 'Hi' },
       { type: 'text', text: '<context>\nSee\n</context>' },
@@ -88,7 +108,11 @@ describe('anthropic.to', () => {
   });
 
   it('sends a synthesized result for a call without one as an error, and drops orphan results', () => {
-    const wire = anthropic.to([Message.user('Go'), Message.tool('ghost', 'boo'), Message.assistant('', { toolCalls: [call('c1')] })]);
+    const wire = anthropic.to([
+      Message.user('Go'),
+      Message.tool('ghost', 'boo'),
+      Message.assistant('', { toolCalls: [call('c1')] }),
+    ]);
     expect(codes(wire.warnings)).toEqual(['orphan_tool_result', 'missing_tool_result']);
     expect(wire.messages.at(-1)).toEqual({
       role: 'user',
@@ -129,8 +153,14 @@ describe('anthropic.to', () => {
 
   it('skips blank text and drops a message left with nothing to send', () => {
     const wire = anthropic.to([
-      Message.user([{ type: 'text', text: 'Hi' }, { type: 'text', text: '  ' }]),
-      Message.user([{ type: 'text', text: ' ' }, { type: 'image', data: 'AAAA', mediaType: 'image/svg+xml' }]),
+      Message.user([
+        { type: 'text', text: 'Hi' },
+        { type: 'text', text: '  ' },
+      ]),
+      Message.user([
+        { type: 'text', text: ' ' },
+        { type: 'image', data: 'AAAA', mediaType: 'image/svg+xml' },
+      ]),
     ]);
     expect(wire.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }]);
     expect(codes(wire.warnings)).toEqual(['unsupported_part', 'empty_message']);
@@ -142,7 +172,11 @@ describe('anthropic.to', () => {
         { type: 'image', data: PNG, mediaType: 'image/png', detail: 'high' },
         { type: 'image', data: '/9j/4AAQ' },
         { type: 'image', url: `data:image/gif;base64,R0lGODlh` },
-        { type: 'image', url: 'https://x.test/cat.webp', providerOptions: { anthropic: { cache_control: { type: 'ephemeral' } } } },
+        {
+          type: 'image',
+          url: 'https://x.test/cat.webp',
+          providerOptions: { anthropic: { cache_control: { type: 'ephemeral' } } },
+        },
       ]),
     ]);
     expect(wire.messages[0]?.content).toEqual([
@@ -175,8 +209,14 @@ describe('anthropic.to', () => {
 
   it('drops files Anthropic cannot read and media in assistant turns, with warnings', () => {
     const wire = anthropic.to([
-      Message.user([{ type: 'text', text: 'Hi' }, { type: 'file', data: 'UEsDBA==', mediaType: 'application/zip' }]),
-      Message.assistant([{ type: 'text', text: 'Look' }, { type: 'image', url: 'https://x.test/a.png' }]),
+      Message.user([
+        { type: 'text', text: 'Hi' },
+        { type: 'file', data: 'UEsDBA==', mediaType: 'application/zip' },
+      ]),
+      Message.assistant([
+        { type: 'text', text: 'Look' },
+        { type: 'image', url: 'https://x.test/a.png' },
+      ]),
     ]);
     expect(codes(wire.warnings)).toEqual(['unsupported_part', 'unsupported_part']);
     expect(wire.messages[1]?.content).toEqual([{ type: 'text', text: 'Look' }]);
@@ -230,8 +270,16 @@ describe('anthropic.to', () => {
         { type: 'raw', provider: 'anthropic', value: { type: 'document', source: { type: 'file', file_id: 'f' } } },
       ]),
     ]);
-    expect(wire.messages.map((message) => message.content)).toEqual([[{ type: 'text', text: 'Go' }], [{ type: 'text', text: 'Ok' }]]);
-    expect(codes(wire.warnings)).toEqual(['unsupported_part', 'unsupported_part', 'unsupported_part', 'unsupported_part']);
+    expect(wire.messages.map((message) => message.content)).toEqual([
+      [{ type: 'text', text: 'Go' }],
+      [{ type: 'text', text: 'Ok' }],
+    ]);
+    expect(codes(wire.warnings)).toEqual([
+      'unsupported_part',
+      'unsupported_part',
+      'unsupported_part',
+      'unsupported_part',
+    ]);
   });
 
   it('keeps cache breakpoints on text, tool calls and tool-result media', () => {
@@ -245,7 +293,9 @@ describe('anthropic.to', () => {
       ]),
     ]);
     expect(wire.messages[0]?.content).toEqual([{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }]);
-    expect(wire.messages[1]?.content).toEqual([{ type: 'tool_use', id: 'c1', name: 'search', input: { q: 'x' }, cache_control: { type: 'ephemeral' } }]);
+    expect(wire.messages[1]?.content).toEqual([
+      { type: 'tool_use', id: 'c1', name: 'search', input: { q: 'x' }, cache_control: { type: 'ephemeral' } },
+    ]);
     expect(wire.messages[2]?.content).toEqual([
       {
         type: 'tool_result',
@@ -259,7 +309,11 @@ describe('anthropic.to', () => {
   });
 
   it('sends a blank tool result without content', () => {
-    const wire = anthropic.to([Message.user('Go'), Message.assistant('', { toolCalls: [call('c1')] }), Message.tool('c1', '')]);
+    const wire = anthropic.to([
+      Message.user('Go'),
+      Message.assistant('', { toolCalls: [call('c1')] }),
+      Message.tool('c1', ''),
+    ]);
     expect(wire.messages[2]?.content).toEqual([{ type: 'tool_result', tool_use_id: 'c1' }]);
     expect(anthropic.validate(wire)).toEqual([]);
   });
@@ -276,7 +330,9 @@ describe('anthropic.to', () => {
 
 describe('anthropic.from', () => {
   it('reads the system prompt as a string or as one message per block', () => {
-    expect(anthropic.from({ system: 'S', messages: [] }).messages.map((m) => [m.role, m.content])).toEqual([['system', 'S']]);
+    expect(anthropic.from({ system: 'S', messages: [] }).messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', 'S'],
+    ]);
     const read = anthropic.from({
       system: [
         { type: 'text', text: 'A' },
@@ -308,8 +364,16 @@ describe('anthropic.from', () => {
     });
     expect(read.warnings).toEqual([]);
     expect(read.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user']);
-    expect(read.messages[1]).toMatchObject({ content: '', toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":1}' }] });
-    expect(read.messages[2]).toMatchObject({ toolCallId: 'c1', name: 'search', content: [{ type: 'text', text: 'bad' }], metadata: { isError: true } });
+    expect(read.messages[1]).toMatchObject({
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":1}' }],
+    });
+    expect(read.messages[2]).toMatchObject({
+      toolCallId: 'c1',
+      name: 'search',
+      content: [{ type: 'text', text: 'bad' }],
+      metadata: { isError: true },
+    });
     expect(read.messages[3]?.content).toBe('Thanks');
   });
 
@@ -321,7 +385,11 @@ describe('anthropic.from', () => {
           role: 'user',
           content: [
             { type: 'text', text: 'Read this' },
-            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' }, title: 'a.pdf' },
+            {
+              type: 'document',
+              source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0=' },
+              title: 'a.pdf',
+            },
             { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain é' } },
             { type: 'image', source: { type: 'file', file_id: 'file_1' } },
           ],
@@ -346,9 +414,21 @@ describe('anthropic.from', () => {
     expect(assistant?.content).toEqual([
       { type: 'reasoning', text: 'Plan', signature: 'sig', provider: 'anthropic' },
       { type: 'raw', provider: 'anthropic', value: { type: 'redacted_thinking', data: 'xyz' } },
-      { type: 'raw', provider: 'anthropic', value: { type: 'server_tool_use', id: 'srv_1', name: 'web_search', input: { query: 'q' } } },
-      { type: 'raw', provider: 'anthropic', value: { type: 'web_search_tool_result', tool_use_id: 'srv_1', content: [] } },
-      { type: 'raw', provider: 'anthropic', value: { type: 'text', text: 'Cited', citations: [{ type: 'char_location', cited_text: 'x' }] } },
+      {
+        type: 'raw',
+        provider: 'anthropic',
+        value: { type: 'server_tool_use', id: 'srv_1', name: 'web_search', input: { query: 'q' } },
+      },
+      {
+        type: 'raw',
+        provider: 'anthropic',
+        value: { type: 'web_search_tool_result', tool_use_id: 'srv_1', content: [] },
+      },
+      {
+        type: 'raw',
+        provider: 'anthropic',
+        value: { type: 'text', text: 'Cited', citations: [{ type: 'char_location', cited_text: 'x' }] },
+      },
     ]);
     expect(read.messages[1]?.content).toMatchObject([
       { type: 'text' },
@@ -363,7 +443,12 @@ describe('anthropic.from', () => {
 
   it('does not freeze the caller’s wire objects', () => {
     const block = { type: 'redacted_thinking' as const, data: 'x' };
-    const wire: AnthropicWire = { messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: [block] }] };
+    const wire: AnthropicWire = {
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: [block] },
+      ],
+    };
     anthropic.from(wire);
     expect(Object.isFrozen(block)).toBe(false);
   });
@@ -379,7 +464,14 @@ describe('anthropic.from', () => {
         { role: 'assistant', content: [{ type: 'tool_use', id: 'has space', name: 'n', input: {} }] },
       ] as unknown as AnthropicMessage[],
     });
-    expect(codes(read.warnings)).toEqual(['invalid_message', 'invalid_message', 'invalid_block', 'empty_message', 'empty_message', 'invalid_message']);
+    expect(codes(read.warnings)).toEqual([
+      'invalid_message',
+      'invalid_message',
+      'invalid_block',
+      'empty_message',
+      'empty_message',
+      'invalid_message',
+    ]);
     expect(read.messages.map((m) => m.content)).toEqual(['ok']);
   });
 });
@@ -392,7 +484,12 @@ describe('anthropic.validate', () => {
   const check = (messages: unknown[], system?: unknown): WireProblem[] => anthropic.validate({ system, messages });
 
   it('accepts a well-formed exchange', () => {
-    expect(check([user('Hi'), assistant([use('a'), use('b')]), user([result('b'), result('a'), { type: 'text', text: 'more' }])], 'S')).toEqual([]);
+    expect(
+      check(
+        [user('Hi'), assistant([use('a'), use('b')]), user([result('b'), result('a'), { type: 'text', text: 'more' }])],
+        'S',
+      ),
+    ).toEqual([]);
   });
 
   it('never throws on garbage', () => {
@@ -409,43 +506,74 @@ describe('anthropic.validate', () => {
       expect(anthropic.validate(garbage).length).toBeGreaterThan(0);
     }
     expect(codes(anthropic.validate(42))).toEqual(['invalid_wire']);
-    expect(anthropic.validate({ messages: 'x' })).toEqual([expect.objectContaining({ code: 'invalid_wire', path: 'messages' })]);
+    expect(anthropic.validate({ messages: 'x' })).toEqual([
+      expect.objectContaining({ code: 'invalid_wire', path: 'messages' }),
+    ]);
     expect(codes(check([user('Hi')], 42))).toEqual(['invalid_wire']);
   });
 
   it('reports invalid messages, roles and blocks with their paths', () => {
-    expect(check([user('Hi'), null])).toEqual([expect.objectContaining({ code: 'invalid_message', path: 'messages[1]' })]);
-    expect(check([user(42)])).toEqual([expect.objectContaining({ code: 'invalid_message', path: 'messages[0].content' })]);
-    expect(check([user('Hi'), { role: 'system', content: 'x' }])).toEqual([expect.objectContaining({ code: 'invalid_role', path: 'messages[1].role' })]);
-    expect(check([user([{ type: 'text', text: 'a' }, 7])])).toEqual([expect.objectContaining({ code: 'invalid_block', path: 'messages[0].content[1]' })]);
+    expect(check([user('Hi'), null])).toEqual([
+      expect.objectContaining({ code: 'invalid_message', path: 'messages[1]' }),
+    ]);
+    expect(check([user(42)])).toEqual([
+      expect.objectContaining({ code: 'invalid_message', path: 'messages[0].content' }),
+    ]);
+    expect(check([user('Hi'), { role: 'system', content: 'x' }])).toEqual([
+      expect.objectContaining({ code: 'invalid_role', path: 'messages[1].role' }),
+    ]);
+    expect(check([user([{ type: 'text', text: 'a' }, 7])])).toEqual([
+      expect.objectContaining({ code: 'invalid_block', path: 'messages[0].content[1]' }),
+    ]);
     expect(codes(check([user([{ type: 'text', text: 1 }])]))).toEqual(['invalid_block']);
     expect(codes(check([user([{ type: 'image' }])]))).toEqual(['invalid_block']);
-    expect(codes(check([user('Hi'), assistant([{ type: 'tool_use', id: 'a', name: 'f' }])]))).toEqual(['invalid_block']);
+    expect(codes(check([user('Hi'), assistant([{ type: 'tool_use', id: 'a', name: 'f' }])]))).toEqual([
+      'invalid_block',
+    ]);
     expect(codes(check([user([{ type: 'tool_result' }])]))).toEqual(['invalid_block']);
     expect(codes(check([user('Hi')], [{ type: 'image', source: {} }]))).toEqual(['invalid_block']);
   });
 
   it('reports the first-turn and alternation rules', () => {
-    expect(check([assistant('Hi')])).toEqual([expect.objectContaining({ code: 'first_not_user', path: 'messages[0]' })]);
-    expect(check([user('a'), user('b')])).toEqual([expect.objectContaining({ code: 'alternation', path: 'messages[1]' })]);
+    expect(check([assistant('Hi')])).toEqual([
+      expect.objectContaining({ code: 'first_not_user', path: 'messages[0]' }),
+    ]);
+    expect(check([user('a'), user('b')])).toEqual([
+      expect.objectContaining({ code: 'alternation', path: 'messages[1]' }),
+    ]);
   });
 
   it('reports empty content and blank text blocks', () => {
-    expect(check([user('  ')])).toEqual([expect.objectContaining({ code: 'empty_content', path: 'messages[0].content' })]);
+    expect(check([user('  ')])).toEqual([
+      expect.objectContaining({ code: 'empty_content', path: 'messages[0].content' }),
+    ]);
     expect(codes(check([user([])]))).toEqual(['empty_content']);
-    expect(check([user([{ type: 'text', text: '' }])])).toEqual([expect.objectContaining({ code: 'empty_text', path: 'messages[0].content[0]' })]);
-    expect(check([user('Hi')], [{ type: 'text', text: ' ' }])).toEqual([expect.objectContaining({ code: 'empty_text', path: 'system[0]' })]);
-    const nested = check([user('Hi'), assistant([use('a')]), user([{ type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: '' }] }])]);
-    expect(nested).toEqual([expect.objectContaining({ code: 'empty_text', path: 'messages[2].content[0].content[0]' })]);
-    expect(codes(check([user('Hi'), assistant([use('a')]), user([{ type: 'tool_result', tool_use_id: 'a', content: ' ' }])]))).toEqual(['empty_text']);
+    expect(check([user([{ type: 'text', text: '' }])])).toEqual([
+      expect.objectContaining({ code: 'empty_text', path: 'messages[0].content[0]' }),
+    ]);
+    expect(check([user('Hi')], [{ type: 'text', text: ' ' }])).toEqual([
+      expect.objectContaining({ code: 'empty_text', path: 'system[0]' }),
+    ]);
+    const nested = check([
+      user('Hi'),
+      assistant([use('a')]),
+      user([{ type: 'tool_result', tool_use_id: 'a', content: [{ type: 'text', text: '' }] }]),
+    ]);
+    expect(nested).toEqual([
+      expect.objectContaining({ code: 'empty_text', path: 'messages[2].content[0].content[0]' }),
+    ]);
+    expect(
+      codes(
+        check([user('Hi'), assistant([use('a')]), user([{ type: 'tool_result', tool_use_id: 'a', content: ' ' }])]),
+      ),
+    ).toEqual(['empty_text']);
   });
 
   it('reports blocks in the wrong role', () => {
     expect(codes(check([user([use('a')])]))).toEqual(['misplaced_block']);
-    expect(codes(check([user('Hi'), assistant([{ type: 'thinking', thinking: 't', signature: 's' }, result('a')])]))).toEqual([
-      'misplaced_block',
-      'tool_result_order',
-    ]);
+    expect(
+      codes(check([user('Hi'), assistant([{ type: 'thinking', thinking: 't', signature: 's' }, result('a')])])),
+    ).toEqual(['misplaced_block', 'tool_result_order']);
   });
 
   it('reports tool results that are not first in the user message', () => {
@@ -458,7 +586,10 @@ describe('anthropic.validate', () => {
       expect.objectContaining({ code: 'missing_tool_result', path: 'messages[1].content[1]' }),
     ]);
     expect(codes(check([user('Hi'), assistant([use('a')])]))).toEqual(['missing_tool_result']);
-    expect(codes(check([user('Hi'), assistant([use('a')]), assistant('x')]))).toEqual(['alternation', 'missing_tool_result']);
+    expect(codes(check([user('Hi'), assistant([use('a')]), assistant('x')]))).toEqual([
+      'alternation',
+      'missing_tool_result',
+    ]);
     // A result two turns later does not count.
     expect(codes(check([user('Hi'), assistant([use('a')]), user('x'), assistant('y'), user([result('a')])]))).toEqual([
       'missing_tool_result',
@@ -467,12 +598,20 @@ describe('anthropic.validate', () => {
   });
 
   it('reports results whose call is not in the assistant message right before', () => {
-    expect(check([user([result('a')])])).toEqual([expect.objectContaining({ code: 'orphan_tool_result', path: 'messages[0].content[0]' })]);
-    expect(codes(check([user('Hi'), assistant([use('a')]), user([result('a'), result('z')])]))).toEqual(['orphan_tool_result']);
+    expect(check([user([result('a')])])).toEqual([
+      expect.objectContaining({ code: 'orphan_tool_result', path: 'messages[0].content[0]' }),
+    ]);
+    expect(codes(check([user('Hi'), assistant([use('a')]), user([result('a'), result('z')])]))).toEqual([
+      'orphan_tool_result',
+    ]);
   });
 
   it('reports duplicated calls and results', () => {
-    expect(codes(check([user('Hi'), assistant([use('a'), use('a')]), user([result('a')])]))).toEqual(['duplicate_tool_call']);
-    expect(codes(check([user('Hi'), assistant([use('a')]), user([result('a'), result('a')])]))).toEqual(['duplicate_tool_result']);
+    expect(codes(check([user('Hi'), assistant([use('a'), use('a')]), user([result('a')])]))).toEqual([
+      'duplicate_tool_call',
+    ]);
+    expect(codes(check([user('Hi'), assistant([use('a')]), user([result('a'), result('a')])]))).toEqual([
+      'duplicate_tool_result',
+    ]);
   });
 });

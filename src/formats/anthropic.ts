@@ -47,7 +47,15 @@ import type {
 } from './anthropic-wire.js';
 import { prepareHistory } from './prepare.js';
 import type { FormatWarning, FromResult, ProviderFormat } from './types.js';
-import { FIRST_TURN_PLACEHOLDER, contentOf, emptyConversation, instructionText, parseToolArguments, tryCreate, type PartContext } from './turn-rules.js';
+import {
+  FIRST_TURN_PLACEHOLDER,
+  contentOf,
+  emptyConversation,
+  instructionText,
+  parseToolArguments,
+  tryCreate,
+  type PartContext,
+} from './turn-rules.js';
 import { hasText, isRecord, jsonText, skipUnreadable } from './wire-json.js';
 
 function blocksOf(message: Message, place: BlockPlace, context: PartContext): AnthropicContentBlock[] {
@@ -86,7 +94,12 @@ function instructionBlocks(message: Message, context: PartContext): AnthropicCon
 
 function toolUseBlock(call: ToolCall, context: PartContext): AnthropicToolUseBlock {
   const control = cacheControlOf(call.providerOptions);
-  const block: AnthropicToolUseBlock = { type: 'tool_use', id: call.id, name: call.name, input: parseToolArguments(call, context) };
+  const block: AnthropicToolUseBlock = {
+    type: 'tool_use',
+    id: call.id,
+    name: call.name,
+    input: parseToolArguments(call, context),
+  };
   return control === undefined ? block : { ...block, cache_control: control };
 }
 
@@ -131,7 +144,11 @@ function to(messages: readonly Message[]): AnthropicWire & { readonly warnings: 
       case 'assistant': {
         // Tool uses go last, after any thinking and text, as Anthropic itself returns them.
         const blocks = blocksOf(message, 'assistant', context);
-        push('assistant', [...blocks, ...(message.toolCalls ?? []).map((call) => toolUseBlock(call, context))], message);
+        push(
+          'assistant',
+          [...blocks, ...(message.toolCalls ?? []).map((call) => toolUseBlock(call, context))],
+          message,
+        );
         break;
       }
       case 'tool':
@@ -185,9 +202,11 @@ function readToolResult(
   where: string,
 ): Message | undefined {
   const inner: readonly AnthropicContentBlock[] = Array.isArray(block.content) ? block.content : [];
-  const content = typeof block.content === 'string' ? block.content : inner.flatMap((innerBlock) => blockToPart(innerBlock) ?? []);
+  const content =
+    typeof block.content === 'string' ? block.content : inner.flatMap((innerBlock) => blockToPart(innerBlock) ?? []);
   // A tool message has no place for it; breakpoints are usually set per request anyway.
-  if (block.cache_control !== undefined) warnings.push({ code: 'unsupported_field', message: `Ignored cache_control on ${where}` });
+  if (block.cache_control !== undefined)
+    warnings.push({ code: 'unsupported_field', message: `Ignored cache_control on ${where}` });
   return tryCreate(
     {
       role: 'tool',
@@ -228,19 +247,37 @@ function from(wire: AnthropicWire): FromResult {
     };
     blocks.forEach((block, blockIndex) => {
       if (!isRecord(block) || typeof block['type'] !== 'string') {
-        warnings.push({ code: 'invalid_block', message: `Skipped ${where}.content[${blockIndex}]: not a content block` });
+        warnings.push({
+          code: 'invalid_block',
+          message: `Skipped ${where}.content[${blockIndex}]: not a content block`,
+        });
         return;
       }
       const typed = block as unknown as AnthropicContentBlock;
       // A block holding what no JSON can (a cycle, nesting past MAX_JSON_DEPTH) is skipped, not fatal.
       skipUnreadable(warnings, 'invalid_block', `${where}.content[${blockIndex}]`, () => {
-        if (role === 'assistant' && typed.type === 'tool_use' && typeof typed.id === 'string' && typeof typed.name === 'string') {
-          const call = { id: typed.id, name: typed.name, arguments: jsonText(typed.input ?? {}), ...cacheOptions(typed) };
+        if (
+          role === 'assistant' &&
+          typed.type === 'tool_use' &&
+          typeof typed.id === 'string' &&
+          typeof typed.name === 'string'
+        ) {
+          const call = {
+            id: typed.id,
+            name: typed.name,
+            arguments: jsonText(typed.input ?? {}),
+            ...cacheOptions(typed),
+          };
           callNames.set(typed.id, typed.name);
           toolCalls.push(call);
         } else if (role === 'user' && typed.type === 'tool_result' && typeof typed.tool_use_id === 'string') {
           flush();
-          const message = readToolResult(typed, callNames.get(typed.tool_use_id), warnings, `${where}.content[${blockIndex}]`);
+          const message = readToolResult(
+            typed,
+            callNames.get(typed.tool_use_id),
+            warnings,
+            `${where}.content[${blockIndex}]`,
+          );
           if (message !== undefined) out.push(message);
         } else {
           const part = typed.type === 'tool_use' || typed.type === 'tool_result' ? rawPart(typed) : blockToPart(typed);

@@ -29,7 +29,14 @@ export function checkToolPairing(events: readonly PairingEvent[], mode: PairingM
   const calls = new Set<string>();
   const answered = new Set<string>();
   const closeOpen = (): void => {
-    for (const [id, path] of open) problems.push(problem('missing_tool_result', path, `Tool call ${id} has no result${mode === 'adjacent' ? ' right after it' : ''}`));
+    for (const [id, path] of open)
+      problems.push(
+        problem(
+          'missing_tool_result',
+          path,
+          `Tool call ${id} has no result${mode === 'adjacent' ? ' right after it' : ''}`,
+        ),
+      );
     open.clear();
   };
   for (const event of events) {
@@ -47,8 +54,16 @@ export function checkToolPairing(events: readonly PairingEvent[], mode: PairingM
         break;
       case 'result':
         if (open.delete(event.id)) answered.add(event.id);
-        else if (answered.has(event.id)) problems.push(problem('duplicate_tool_result', event.path, `Tool call ${event.id} already has a result`));
-        else problems.push(problem('orphan_tool_result', event.path, `Tool result for ${event.id} does not follow a call with that id`));
+        else if (answered.has(event.id))
+          problems.push(problem('duplicate_tool_result', event.path, `Tool call ${event.id} already has a result`));
+        else
+          problems.push(
+            problem(
+              'orphan_tool_result',
+              event.path,
+              `Tool result for ${event.id} does not follow a call with that id`,
+            ),
+          );
         break;
       default: {
         const unreachable: never = event;

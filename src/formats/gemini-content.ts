@@ -13,14 +13,20 @@ import { cloneJson, hasOnlyKeys, hasText, isRecord, rawAs } from './wire-json.js
 export type PartPlace = 'user' | 'model' | 'system';
 
 /** `providerOptions.gemini.thoughtSignature`, where text parts and tool calls keep Gemini's signature. */
-export function thoughtSignatureOf(providerOptions: Readonly<Record<string, JsonObject>> | undefined): string | undefined {
+export function thoughtSignatureOf(
+  providerOptions: Readonly<Record<string, JsonObject>> | undefined,
+): string | undefined {
   const signature = providerOptions?.['gemini']?.['thoughtSignature'];
   return typeof signature === 'string' && signature.length > 0 ? signature : undefined;
 }
 
 /** `providerOptions` keeping a part's thought signature, for `from`. */
-export function signatureOptions(part: { thoughtSignature?: unknown }): { providerOptions?: Record<string, JsonObject> } {
-  return hasText(part.thoughtSignature) ? { providerOptions: { gemini: { thoughtSignature: part.thoughtSignature } } } : {};
+export function signatureOptions(part: { thoughtSignature?: unknown }): {
+  providerOptions?: Record<string, JsonObject>;
+} {
+  return hasText(part.thoughtSignature)
+    ? { providerOptions: { gemini: { thoughtSignature: part.thoughtSignature } } }
+    : {};
 }
 
 const EXTENSION_TYPES: Readonly<Record<string, string>> = {
@@ -43,10 +49,12 @@ function mediaPart(
   part: ImagePart | FilePart,
   context: PartContext,
 ): GeminiInlineDataPart | GeminiFileDataPart | undefined {
-  const inline = part.data !== undefined ? { data: part.data, mediaType: part.mediaType } : parseDataUrl(part.url ?? '');
+  const inline =
+    part.data !== undefined ? { data: part.data, mediaType: part.mediaType } : parseDataUrl(part.url ?? '');
   if (inline !== undefined) {
     const mimeType = inline.mediaType ?? (part.type === 'image' ? sniffImageType(inline.data) : undefined);
-    if (mimeType === undefined) return drop(context, 'unsupported_part', 'Dropped inline media without a media type: Gemini requires one');
+    if (mimeType === undefined)
+      return drop(context, 'unsupported_part', 'Dropped inline media without a media type: Gemini requires one');
     return { inlineData: { mimeType, data: inline.data } };
   }
   const fileUri = part.type === 'file' ? (part.fileId ?? part.url ?? '') : (part.url ?? '');
@@ -61,15 +69,22 @@ export function partToGemini(part: ContentPart, place: PartPlace, context: PartC
       const signature = thoughtSignatureOf(part.providerOptions);
       // A blank text part is rejected, unless it only carries a signature the model needs back.
       if (!hasText(part.text) && (signature === undefined || place !== 'model')) return undefined;
-      return signature === undefined || place !== 'model' ? { text: part.text } : { text: part.text, thoughtSignature: signature };
+      return signature === undefined || place !== 'model'
+        ? { text: part.text }
+        : { text: part.text, thoughtSignature: signature };
     }
     case 'image':
     case 'file':
-      if (place === 'system') return drop(context, 'unsupported_part', `Dropped a ${part.type} part: the system instruction is text only`);
+      if (place === 'system')
+        return drop(context, 'unsupported_part', `Dropped a ${part.type} part: the system instruction is text only`);
       return mediaPart(part, context);
     case 'reasoning': {
       if (place !== 'model' || part.provider !== 'gemini') {
-        return drop(context, 'dropped_reasoning', 'Dropped reasoning: only Gemini thoughts in a model turn can be sent back');
+        return drop(
+          context,
+          'dropped_reasoning',
+          'Dropped reasoning: only Gemini thoughts in a model turn can be sent back',
+        );
       }
       const signature = part.signature ?? thoughtSignatureOf(part.providerOptions);
       if (!hasText(part.text) && signature === undefined) return undefined;
@@ -81,7 +96,12 @@ export function partToGemini(part: ContentPart, place: PartPlace, context: PartC
         return drop(context, 'foreign_raw_part', `Dropped a raw ${part.provider} part: it is only valid there`);
       }
       // Calls and responses are modelled by toolCalls and tool messages; a raw one would break pairing.
-      if (place === 'system' || !isRecord(part.value) || 'functionCall' in part.value || 'functionResponse' in part.value) {
+      if (
+        place === 'system' ||
+        !isRecord(part.value) ||
+        'functionCall' in part.value ||
+        'functionResponse' in part.value
+      ) {
         return drop(context, 'unsupported_part', 'Dropped a raw Gemini part that cannot go here');
       }
       // Verbatim (a copy: wire output never shares our frozen values): a part kind chatstate does
@@ -104,7 +124,9 @@ function readMedia(part: Record<string, unknown>): ContentPart | undefined {
   if (isRecord(inlineData) && hasOnlyKeys(part, ['inlineData']) && hasOnlyKeys(inlineData, ['mimeType', 'data'])) {
     const { mimeType, data } = inlineData;
     if (!hasText(mimeType) || !hasText(data)) return undefined;
-    return mimeType.startsWith('image/') ? { type: 'image', data, mediaType: mimeType } : { type: 'file', data, mediaType: mimeType };
+    return mimeType.startsWith('image/')
+      ? { type: 'image', data, mediaType: mimeType }
+      : { type: 'file', data, mediaType: mimeType };
   }
   if (isRecord(fileData) && hasOnlyKeys(part, ['fileData']) && hasOnlyKeys(fileData, ['fileUri', 'mimeType'])) {
     const { fileUri, mimeType } = fileData;

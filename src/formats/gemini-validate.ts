@@ -11,7 +11,15 @@ import type { WireProblem } from './types.js';
 import { collectProblems, hasText, isRecord, type Report } from './wire-json.js';
 
 // The fields of the API's `Part.data` one-of: a part carries exactly one of them.
-const DATA_FIELDS = ['text', 'inlineData', 'fileData', 'functionCall', 'functionResponse', 'executableCode', 'codeExecutionResult'];
+const DATA_FIELDS = [
+  'text',
+  'inlineData',
+  'fileData',
+  'functionCall',
+  'functionResponse',
+  'executableCode',
+  'codeExecutionResult',
+];
 
 /** A function call or response, for pairing. */
 interface Exchange {
@@ -20,15 +28,24 @@ interface Exchange {
   readonly path: string;
 }
 
-function checkPart(part: unknown, role: 'user' | 'model', path: string, report: Report, calls: Exchange[], responses: Exchange[]): void {
-  if (!isRecord(part) || Object.keys(part).length === 0) return report('invalid_part', 'A part must be an object with data', path);
+function checkPart(
+  part: unknown,
+  role: 'user' | 'model',
+  path: string,
+  report: Report,
+  calls: Exchange[],
+  responses: Exchange[],
+): void {
+  if (!isRecord(part) || Object.keys(part).length === 0)
+    return report('invalid_part', 'A part must be an object with data', path);
   const fields = DATA_FIELDS.filter((field) => part[field] !== undefined);
   if (fields.length > 1) report('invalid_part', `A part carries one kind of data, not ${fields.join(' and ')}`, path);
   const { text, functionCall, functionResponse } = part;
   if (text !== undefined) {
     if (typeof text !== 'string') report('invalid_part', '`text` must be a string', path);
     // A blank part is only accepted as the carrier of a thought signature.
-    else if (!hasText(text) && !hasText(part['thoughtSignature'])) report('empty_text', 'Text parts must not be blank', path);
+    else if (!hasText(text) && !hasText(part['thoughtSignature']))
+      report('empty_text', 'Text parts must not be blank', path);
   }
   if (functionCall !== undefined) {
     if (role !== 'model') report('misplaced_part', 'functionCall parts belong in model contents', path);
@@ -36,7 +53,11 @@ function checkPart(part: unknown, role: 'user' | 'model', path: string, report: 
     if (!isRecord(functionCall) || !hasText(functionCall['name']) || (args !== undefined && !isRecord(args))) {
       report('invalid_part', 'A functionCall needs a `name` and object `args`', path);
     } else if (role === 'model') {
-      calls.push({ id: hasText(functionCall['id']) ? functionCall['id'] : undefined, name: functionCall['name'], path });
+      calls.push({
+        id: hasText(functionCall['id']) ? functionCall['id'] : undefined,
+        name: functionCall['name'],
+        path,
+      });
     }
   }
   if (functionResponse !== undefined) {
@@ -44,7 +65,11 @@ function checkPart(part: unknown, role: 'user' | 'model', path: string, report: 
     if (!isRecord(functionResponse) || !hasText(functionResponse['name']) || !isRecord(functionResponse['response'])) {
       report('invalid_part', 'A functionResponse needs a `name` and an object `response`', path);
     } else if (role === 'user') {
-      responses.push({ id: hasText(functionResponse['id']) ? functionResponse['id'] : undefined, name: functionResponse['name'], path });
+      responses.push({
+        id: hasText(functionResponse['id']) ? functionResponse['id'] : undefined,
+        name: functionResponse['name'],
+        path,
+      });
     }
   }
 }
@@ -67,7 +92,11 @@ function checkPairing(calls: readonly Exchange[], responses: readonly Exchange[]
     }
   }
   for (const call of open) {
-    report('missing_tool_result', `functionCall ${call.id ?? call.name} has no functionResponse in the next user content`, call.path);
+    report(
+      'missing_tool_result',
+      `functionCall ${call.id ?? call.name} has no functionResponse in the next user content`,
+      call.path,
+    );
   }
 }
 
@@ -76,10 +105,12 @@ function checkSystem(system: unknown, report: Report): void {
   if (!isRecord(system) || !Array.isArray(system['parts'])) {
     return report('invalid_wire', '`systemInstruction` must be a content with `parts`', 'systemInstruction');
   }
-  if (system['parts'].length === 0) report('empty_content', 'The system instruction has no parts', 'systemInstruction.parts');
+  if (system['parts'].length === 0)
+    report('empty_content', 'The system instruction has no parts', 'systemInstruction.parts');
   system['parts'].forEach((part: unknown, index) => {
     const path = `systemInstruction.parts[${index}]`;
-    if (!isRecord(part) || typeof part['text'] !== 'string') report('invalid_part', 'The system instruction takes text parts only', path);
+    if (!isRecord(part) || typeof part['text'] !== 'string')
+      report('invalid_part', 'The system instruction takes text parts only', path);
     else if (!hasText(part['text'])) report('empty_text', 'Text parts must not be blank', path);
   });
 }
@@ -99,7 +130,10 @@ function checkContents(contents: readonly unknown[], report: Report): void {
       const parts = content['parts'];
       if (!Array.isArray(parts)) report('invalid_message', '`parts` must be an array', `${path}.parts`);
       else if (parts.length === 0) report('empty_content', 'A content needs at least one part', `${path}.parts`);
-      else parts.forEach((part: unknown, partIndex) => checkPart(part, role, `${path}.parts[${partIndex}]`, report, calls, responses));
+      else
+        parts.forEach((part: unknown, partIndex) =>
+          checkPart(part, role, `${path}.parts[${partIndex}]`, report, calls, responses),
+        );
     }
     // Calls are answered by the very next content, which must be the user's.
     checkPairing(pending, responses, report);
@@ -115,7 +149,8 @@ export function validateGemini(wire: unknown): WireProblem[] {
     checkSystem(wire['systemInstruction'], report);
     if (!Array.isArray(wire['contents'])) report('invalid_wire', '`contents` must be an array', 'contents');
     // generateContent needs at least one content ("contents is not specified"): a system instruction alone is not one.
-    else if (wire['contents'].length === 0) report('empty_conversation', '`contents` must hold at least one content', 'contents');
+    else if (wire['contents'].length === 0)
+      report('empty_conversation', '`contents` must hold at least one content', 'contents');
     else checkContents(wire['contents'], report);
   });
 }

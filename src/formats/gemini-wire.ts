@@ -70,7 +70,8 @@ export interface GeminiFunctionResponsePart {
  * Every part chatstate maps. Parts it does not model (executable code, code results, video
  * metadata, …) travel as raw parts and are written back exactly as they were read.
  */
-export type GeminiPart = GeminiTextPart | GeminiInlineDataPart | GeminiFileDataPart | GeminiFunctionCallPart | GeminiFunctionResponsePart;
+export type GeminiPart =
+  GeminiTextPart | GeminiInlineDataPart | GeminiFileDataPart | GeminiFunctionCallPart | GeminiFunctionResponsePart;
 
 /** One conversation turn. */
 export interface GeminiContent {

@@ -23,15 +23,30 @@ describe('gemini.to', () => {
 
   it('omits systemInstruction when there is none and drops media from it with a warning', () => {
     expect(gemini.to([Message.user('Hi')])).not.toHaveProperty('systemInstruction');
-    const wire = gemini.to([Message.context([{ type: 'image', data: PNG, mediaType: 'image/png' }]), Message.user('Hi')]);
+    const wire = gemini.to([
+      Message.context([{ type: 'image', data: PNG, mediaType: 'image/png' }]),
+      Message.user('Hi'),
+    ]);
     expect(wire).not.toHaveProperty('systemInstruction');
     expect(codes(wire.warnings)).toEqual(['unsupported_part']);
   });
 
   it('turns mid-conversation system and context messages into tagged user text, merged', () => {
-    const wire = gemini.to([Message.user('Hi'), Message.system('Now be formal.'), Message.context('Doc v2'), Message.assistant('Hello.')]);
+    const wire = gemini.to([
+      Message.user('Hi'),
+      Message.system('Now be formal.'),
+      Message.context('Doc v2'),
+      Message.assistant('Hello.'),
+    ]);
     expect(wire.contents).toEqual([
-      { role: 'user', parts: [{ text: 'Hi' }, { text: '<system>\nNow be formal.\n</system>' }, { text: '<context>\nDoc v2\n</context>' }] },
+      {
+        role: 'user',
+        parts: [
+          { text: 'Hi' },
+          { text: '<system>\nNow be formal.\n</system>' },
+          { text: '<context>\nDoc v2\n</context>' },
+        ],
+      },
       { role: 'model', parts: [{ text: 'Hello.' }] },
     ]);
   });
@@ -67,7 +82,11 @@ describe('gemini.to', () => {
   });
 
   it('answers a call without a result with an error response, and drops orphan results', () => {
-    const wire = gemini.to([Message.user('Go'), Message.tool('ghost', 'boo'), Message.assistant('', { toolCalls: [call('c1')] })]);
+    const wire = gemini.to([
+      Message.user('Go'),
+      Message.tool('ghost', 'boo'),
+      Message.assistant('', { toolCalls: [call('c1')] }),
+    ]);
     expect(codes(wire.warnings)).toEqual(['orphan_tool_result', 'missing_tool_result']);
     expect(wire.contents.at(-1)).toEqual({
       role: 'user',
@@ -93,7 +112,9 @@ describe('gemini.to', () => {
     const signed = { gemini: { thoughtSignature: 'sig' } };
     const wire = gemini.to([
       Message.user('Go'),
-      Message.assistant([{ type: 'text', text: 'Ok', providerOptions: signed }], { toolCalls: [{ ...call('c1'), providerOptions: signed }] }),
+      Message.assistant([{ type: 'text', text: 'Ok', providerOptions: signed }], {
+        toolCalls: [{ ...call('c1'), providerOptions: signed }],
+      }),
       Message.tool('c1', [
         { type: 'text', text: 'shot' },
         { type: 'image', data: PNG, mediaType: 'image/png' },
@@ -154,7 +175,13 @@ describe('gemini.to', () => {
   });
 
   it('drops inline images whose type cannot be known, and blank text, dropping empty messages', () => {
-    const wire = gemini.to([Message.user('Hi'), Message.user([{ type: 'text', text: ' ' }, { type: 'image', data: 'AAAA' }])]);
+    const wire = gemini.to([
+      Message.user('Hi'),
+      Message.user([
+        { type: 'text', text: ' ' },
+        { type: 'image', data: 'AAAA' },
+      ]),
+    ]);
     expect(wire.contents).toEqual([{ role: 'user', parts: [{ text: 'Hi' }] }]);
     expect(codes(wire.warnings)).toEqual(['unsupported_part', 'empty_message']);
   });
@@ -164,7 +191,12 @@ describe('gemini.to', () => {
       Message.user('Go'),
       Message.assistant([
         { type: 'reasoning', text: 'Plan', provider: 'gemini', signature: 'sig' },
-        { type: 'reasoning', text: 'More', provider: 'gemini', providerOptions: { gemini: { thoughtSignature: 'sig2' } } },
+        {
+          type: 'reasoning',
+          text: 'More',
+          provider: 'gemini',
+          providerOptions: { gemini: { thoughtSignature: 'sig2' } },
+        },
         { type: 'reasoning', text: 'Plain', provider: 'gemini' },
         { type: 'reasoning', text: 'Other', provider: 'anthropic', signature: 's' },
         { type: 'text', text: 'Done' },
@@ -200,7 +232,14 @@ describe('gemini.from', () => {
     const wire: GeminiWire = {
       systemInstruction: { parts: [{ text: 'S' }] },
       contents: [
-        { role: 'user', parts: [{ text: 'Go' }, { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } }, { fileData: { fileUri: 'gs://b/x.png', mimeType: 'image/png' } }] },
+        {
+          role: 'user',
+          parts: [
+            { text: 'Go' },
+            { inlineData: { mimeType: 'application/pdf', data: 'JVBERi0=' } },
+            { fileData: { fileUri: 'gs://b/x.png', mimeType: 'image/png' } },
+          ],
+        },
         {
           role: 'model',
           parts: [
@@ -213,7 +252,14 @@ describe('gemini.from', () => {
         {
           role: 'user',
           parts: [
-            { functionResponse: { id: 'c1', name: 'search', response: { error: 'bad' }, parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }] } },
+            {
+              functionResponse: {
+                id: 'c1',
+                name: 'search',
+                response: { error: 'bad' },
+                parts: [{ inlineData: { mimeType: 'image/png', data: PNG } }],
+              },
+            },
             { text: 'Thanks' },
           ],
         },
@@ -228,13 +274,18 @@ describe('gemini.from', () => {
         { type: 'raw', provider: 'gemini', value: { executableCode: { language: 'PYTHON', code: 'print(1)' } } },
         { type: 'text', text: 'Calling', providerOptions: { gemini: { thoughtSignature: 'sig2' } } },
       ],
-      toolCalls: [{ id: 'c1', name: 'search', arguments: '{"q":1}', providerOptions: { gemini: { thoughtSignature: 'sig3' } } }],
+      toolCalls: [
+        { id: 'c1', name: 'search', arguments: '{"q":1}', providerOptions: { gemini: { thoughtSignature: 'sig3' } } },
+      ],
     });
     expect(read.messages[3]).toMatchObject({
       toolCallId: 'c1',
       name: 'search',
       metadata: { isError: true },
-      content: [{ type: 'text', text: 'bad' }, { type: 'image', data: PNG, mediaType: 'image/png' }],
+      content: [
+        { type: 'text', text: 'bad' },
+        { type: 'image', data: PNG, mediaType: 'image/png' },
+      ],
     });
     const again = gemini.to(read.messages);
     expect({ systemInstruction: again.systemInstruction, contents: again.contents }).toEqual(wire);
@@ -245,8 +296,17 @@ describe('gemini.from', () => {
     const read = gemini.from({
       contents: [
         { role: 'user', parts: [{ text: 'Go' }] },
-        { role: 'model', parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }] },
-        { role: 'user', parts: [{ functionResponse: { name: 'b', response: { result: 2 } } }, { functionResponse: { name: 'a', response: { output: '1' } } }] },
+        {
+          role: 'model',
+          parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { name: 'b', response: { result: 2 } } },
+            { functionResponse: { name: 'a', response: { output: '1' } } },
+          ],
+        },
       ],
     });
     const [, model, first, second] = read.messages;
@@ -270,7 +330,13 @@ describe('gemini.from', () => {
         { role: 'model', parts: [raw] },
       ] as unknown as GeminiContent[],
     });
-    expect(codes(read.warnings)).toEqual(['invalid_message', 'invalid_message', 'invalid_part', 'empty_message', 'empty_message']);
+    expect(codes(read.warnings)).toEqual([
+      'invalid_message',
+      'invalid_message',
+      'invalid_part',
+      'empty_message',
+      'empty_message',
+    ]);
     expect(read.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(Object.isFrozen(raw)).toBe(false);
   });
@@ -279,12 +345,22 @@ describe('gemini.from', () => {
 describe('gemini.validate', () => {
   const user = (...parts: unknown[]): unknown => ({ role: 'user', parts });
   const model = (...parts: unknown[]): unknown => ({ role: 'model', parts });
-  const fc = (name: string, id?: string): unknown => ({ functionCall: { name, args: {}, ...(id === undefined ? {} : { id }) } });
-  const fr = (name: string, id?: string): unknown => ({ functionResponse: { name, response: { output: 'r' }, ...(id === undefined ? {} : { id }) } });
-  const check = (contents: unknown[], systemInstruction?: unknown): WireProblem[] => gemini.validate({ systemInstruction, contents });
+  const fc = (name: string, id?: string): unknown => ({
+    functionCall: { name, args: {}, ...(id === undefined ? {} : { id }) },
+  });
+  const fr = (name: string, id?: string): unknown => ({
+    functionResponse: { name, response: { output: 'r' }, ...(id === undefined ? {} : { id }) },
+  });
+  const check = (contents: unknown[], systemInstruction?: unknown): WireProblem[] =>
+    gemini.validate({ systemInstruction, contents });
 
   it('accepts a well-formed exchange, matching by id or else by name', () => {
-    expect(check([user({ text: 'Hi' }), model(fc('a', '1'), fc('a', '2')), user(fr('a', '2'), fr('a', '1'), { text: 'more' })], { parts: [{ text: 'S' }] })).toEqual([]);
+    expect(
+      check(
+        [user({ text: 'Hi' }), model(fc('a', '1'), fc('a', '2')), user(fr('a', '2'), fr('a', '1'), { text: 'more' })],
+        { parts: [{ text: 'S' }] },
+      ),
+    ).toEqual([]);
     expect(check([user({ text: 'Hi' }), model(fc('a'), fc('b')), user(fr('b'), fr('a'))])).toEqual([]);
   });
 
@@ -305,7 +381,9 @@ describe('gemini.validate', () => {
       expect(gemini.validate(garbage).length).toBeGreaterThan(0);
     }
     expect(codes(gemini.validate('x'))).toEqual(['invalid_wire']);
-    expect(gemini.validate({ contents: 1 })).toEqual([expect.objectContaining({ code: 'invalid_wire', path: 'contents' })]);
+    expect(gemini.validate({ contents: 1 })).toEqual([
+      expect.objectContaining({ code: 'invalid_wire', path: 'contents' }),
+    ]);
   });
 
   it('reports a bad system instruction', () => {
@@ -318,22 +396,35 @@ describe('gemini.validate', () => {
   });
 
   it('reports invalid contents, roles and parts with their paths', () => {
-    expect(check([user({ text: 'Hi' }), 3])).toEqual([expect.objectContaining({ code: 'invalid_message', path: 'contents[1]' })]);
-    expect(check([{ role: 'user' }])).toEqual([expect.objectContaining({ code: 'invalid_message', path: 'contents[0].parts' })]);
+    expect(check([user({ text: 'Hi' }), 3])).toEqual([
+      expect.objectContaining({ code: 'invalid_message', path: 'contents[1]' }),
+    ]);
+    expect(check([{ role: 'user' }])).toEqual([
+      expect.objectContaining({ code: 'invalid_message', path: 'contents[0].parts' }),
+    ]);
     expect(check([user({ text: 'Hi' }), { role: 'assistant', parts: [{ text: 'x' }] }])).toEqual([
       expect.objectContaining({ code: 'invalid_role', path: 'contents[1].role' }),
     ]);
-    expect(check([user({ text: 'Hi' }, {})])).toEqual([expect.objectContaining({ code: 'invalid_part', path: 'contents[0].parts[1]' })]);
+    expect(check([user({ text: 'Hi' }, {})])).toEqual([
+      expect.objectContaining({ code: 'invalid_part', path: 'contents[0].parts[1]' }),
+    ]);
     expect(codes(check([user({ text: 'Hi', inlineData: { mimeType: 'a/b', data: 'x' } })]))).toEqual(['invalid_part']);
     expect(codes(check([user({ text: 3 })]))).toEqual(['invalid_part']);
     expect(codes(check([user({ text: 'Hi' }), model({ functionCall: { args: {} } })]))).toEqual(['invalid_part']);
-    expect(codes(check([user({ text: 'Hi' }), model(fc('a')), user({ functionResponse: { name: 'a' } })]))).toEqual(['invalid_part', 'missing_tool_result']);
+    expect(codes(check([user({ text: 'Hi' }), model(fc('a')), user({ functionResponse: { name: 'a' } })]))).toEqual([
+      'invalid_part',
+      'missing_tool_result',
+    ]);
   });
 
   it('reports the first-turn rule, empty parts and blank text', () => {
-    expect(check([model({ text: 'Hi' })])).toEqual([expect.objectContaining({ code: 'first_not_user', path: 'contents[0]' })]);
+    expect(check([model({ text: 'Hi' })])).toEqual([
+      expect.objectContaining({ code: 'first_not_user', path: 'contents[0]' }),
+    ]);
     expect(check([user()])).toEqual([expect.objectContaining({ code: 'empty_content', path: 'contents[0].parts' })]);
-    expect(check([user({ text: '' })])).toEqual([expect.objectContaining({ code: 'empty_text', path: 'contents[0].parts[0]' })]);
+    expect(check([user({ text: '' })])).toEqual([
+      expect.objectContaining({ code: 'empty_text', path: 'contents[0].parts[0]' }),
+    ]);
     expect(check([user({ text: 'Hi' }), model({ text: '', thoughtSignature: 's' })])).toEqual([]);
   });
 
@@ -348,12 +439,21 @@ describe('gemini.validate', () => {
     ]);
     expect(codes(check([user({ text: 'Hi' }), model(fc('a'))]))).toEqual(['missing_tool_result']);
     expect(codes(check([user({ text: 'Hi' }), model(fc('a')), model({ text: 'x' })]))).toEqual(['missing_tool_result']);
-    expect(codes(check([user({ text: 'Hi' }), model(fc('a', '1')), user(fr('a', '2'))]))).toEqual(['orphan_tool_result', 'missing_tool_result']);
+    expect(codes(check([user({ text: 'Hi' }), model(fc('a', '1')), user(fr('a', '2'))]))).toEqual([
+      'orphan_tool_result',
+      'missing_tool_result',
+    ]);
   });
 
   it('reports responses without a call in the model content right before', () => {
-    expect(check([user(fr('a'))])).toEqual([expect.objectContaining({ code: 'orphan_tool_result', path: 'contents[0].parts[0]' })]);
-    expect(codes(check([user({ text: 'Hi' }), model(fc('a')), user(fr('a'), fr('a'))]))).toEqual(['orphan_tool_result']);
-    expect(codes(check([user({ text: 'Hi' }), model(fc('a')), user(fr('a')), model({ text: 'x' }), user(fr('a'))]))).toEqual(['orphan_tool_result']);
+    expect(check([user(fr('a'))])).toEqual([
+      expect.objectContaining({ code: 'orphan_tool_result', path: 'contents[0].parts[0]' }),
+    ]);
+    expect(codes(check([user({ text: 'Hi' }), model(fc('a')), user(fr('a'), fr('a'))]))).toEqual([
+      'orphan_tool_result',
+    ]);
+    expect(
+      codes(check([user({ text: 'Hi' }), model(fc('a')), user(fr('a')), model({ text: 'x' }), user(fr('a'))])),
+    ).toEqual(['orphan_tool_result']);
   });
 });

@@ -54,7 +54,15 @@ import type {
 } from './gemini-wire.js';
 import { prepareHistory } from './prepare.js';
 import type { FormatWarning, FromResult, ProviderFormat } from './types.js';
-import { FIRST_TURN_PLACEHOLDER, contentOf, emptyConversation, instructionText, parseToolArguments, tryCreate, type PartContext } from './turn-rules.js';
+import {
+  FIRST_TURN_PLACEHOLDER,
+  contentOf,
+  emptyConversation,
+  instructionText,
+  parseToolArguments,
+  tryCreate,
+  type PartContext,
+} from './turn-rules.js';
 import { hasText, isRecord, jsonText, skipUnreadable } from './wire-json.js';
 
 function partsOf(message: Message, place: PartPlace, context: PartContext): GeminiPart[] {
@@ -70,7 +78,9 @@ function instructionParts(message: Message, context: PartContext): GeminiPart[] 
 }
 
 function callPart(call: ToolCall, context: PartContext): GeminiFunctionCallPart {
-  const part: GeminiFunctionCallPart = { functionCall: { id: call.id, name: call.name, args: parseToolArguments(call, context) } };
+  const part: GeminiFunctionCallPart = {
+    functionCall: { id: call.id, name: call.name, args: parseToolArguments(call, context) },
+  };
   const signature = thoughtSignatureOf(call.providerOptions);
   return signature === undefined ? part : { ...part, thoughtSignature: signature };
 }
@@ -78,7 +88,11 @@ function callPart(call: ToolCall, context: PartContext): GeminiFunctionCallPart 
 function responsePart(message: Message, name: string, context: PartContext): GeminiFunctionResponsePart {
   const text = Message.text(message);
   const failed = message.metadata['isError'] === true || message.metadata['synthesized'] === true;
-  const response: GeminiFunctionResponse = { id: message.toolCallId ?? '', name, response: failed ? { error: text } : { output: text } };
+  const response: GeminiFunctionResponse = {
+    id: message.toolCallId ?? '',
+    name,
+    response: failed ? { error: text } : { output: text },
+  };
   if (typeof message.content !== 'string') {
     const media: GeminiFunctionResponseMedia[] = [];
     for (const part of message.content) {
@@ -98,7 +112,9 @@ function responsePart(message: Message, name: string, context: PartContext): Gem
 function to(messages: readonly Message[]): GeminiWire & { readonly warnings: FormatWarning[] } {
   const prepared = prepareHistory(messages);
   const warnings = [...prepared.warnings];
-  const system = prepared.system.flatMap((message) => partsOf(message, 'system', { warnings, messageId: message.id }) as GeminiTextPart[]);
+  const system = prepared.system.flatMap(
+    (message) => partsOf(message, 'system', { warnings, messageId: message.id }) as GeminiTextPart[],
+  );
   const callNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
   const push = (role: GeminiContent['role'], parts: GeminiPart[], message: Message): void => {
@@ -144,7 +160,10 @@ function to(messages: readonly Message[]): GeminiWire & { readonly warnings: For
     warnings.push(emptyConversation('Gemini'));
   } else if (contents[0]?.role === 'model') {
     contents.unshift({ role: 'user', parts: [{ text: FIRST_TURN_PLACEHOLDER }] });
-    warnings.push({ code: 'inserted_user_turn', message: 'The history starts with the model; a placeholder user turn was inserted first' });
+    warnings.push({
+      code: 'inserted_user_turn',
+      message: 'The history starts with the model; a placeholder user turn was inserted first',
+    });
   }
   return { ...(system.length > 0 ? { systemInstruction: { parts: system } } : {}), contents, warnings };
 }
@@ -153,7 +172,8 @@ function to(messages: readonly Message[]): GeminiWire & { readonly warnings: For
 function readResponse(response: unknown): { text: string; isError: boolean } {
   if (isRecord(response)) {
     const keys = Object.keys(response);
-    if (keys.length === 1 && typeof response['output'] === 'string') return { text: response['output'], isError: false };
+    if (keys.length === 1 && typeof response['output'] === 'string')
+      return { text: response['output'], isError: false };
     if (keys.length === 1 && typeof response['error'] === 'string') return { text: response['error'], isError: true };
   }
   return { text: jsonText(response ?? {}), isError: false };
@@ -169,15 +189,25 @@ function readResponsePart(
   where: string,
 ): Message | undefined {
   const { id, name } = functionResponse;
-  const call = open.find((candidate) => !candidate.answered && (hasText(id) ? candidate.id === id : candidate.name === name));
+  const call = open.find(
+    (candidate) => !candidate.answered && (hasText(id) ? candidate.id === id : candidate.name === name),
+  );
   if (call !== undefined) call.answered = true;
   const { text, isError } = readResponse(functionResponse.response);
-  const media = (Array.isArray(functionResponse.parts) ? functionResponse.parts : []).flatMap((part) => geminiToPart(part) ?? []);
+  const media = (Array.isArray(functionResponse.parts) ? functionResponse.parts : []).flatMap(
+    (part) => geminiToPart(part) ?? [],
+  );
   const textParts: ContentPart[] = hasText(text) ? [{ type: 'text', text }] : [];
   const content: string | ContentPart[] = media.length === 0 ? text : [...textParts, ...media];
   const toolCallId = hasText(id) ? id : (call?.id ?? newId('call'));
   return tryCreate(
-    { role: 'tool', toolCallId, content, ...(hasText(name) ? { name } : {}), ...(isError ? { metadata: { isError: true } } : {}) },
+    {
+      role: 'tool',
+      toolCallId,
+      content,
+      ...(hasText(name) ? { name } : {}),
+      ...(isError ? { metadata: { isError: true } } : {}),
+    },
     warnings,
     where,
   );
@@ -186,7 +216,8 @@ function readResponsePart(
 function from(wire: GeminiWire): FromResult {
   const warnings: FormatWarning[] = [];
   const out: Message[] = [];
-  const system = isRecord(wire.systemInstruction) && Array.isArray(wire.systemInstruction.parts) ? wire.systemInstruction.parts : [];
+  const system =
+    isRecord(wire.systemInstruction) && Array.isArray(wire.systemInstruction.parts) ? wire.systemInstruction.parts : [];
   system.forEach((part, index) => {
     const where = `systemInstruction.parts[${index}]`;
     skipUnreadable(warnings, 'invalid_part', where, () => {
@@ -214,7 +245,8 @@ function from(wire: GeminiWire): FromResult {
     const toolCalls: ToolCall[] = [];
     const before = out.length;
     const flush = (): void => {
-      const message = collected.length > 0 ? tryCreate({ role: 'user', content: contentOf(collected) }, warnings, where) : undefined;
+      const message =
+        collected.length > 0 ? tryCreate({ role: 'user', content: contentOf(collected) }, warnings, where) : undefined;
       if (message !== undefined) out.push(message);
       collected = [];
     };

@@ -18,7 +18,11 @@ describe('openaiChat.from', () => {
         { role: 'developer', content: 'rules' },
         { role: 'system', content: [{ type: 'text', text: 'more rules' }] },
         { role: 'user', content: 'hi', name: 'ann' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'rain' },
         { role: 'assistant', content: 'It rains.' },
       ],
@@ -64,21 +68,37 @@ describe('openaiChat.from', () => {
   it('keeps what it cannot model as raw parts and writes it back unchanged', () => {
     const wire: OpenaiChatWire = {
       messages: [
-        { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } }, { type: 'file', file: { file_data: 'JVBERi0=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } },
+            { type: 'file', file: { file_data: 'JVBERi0=' } },
+          ],
+        },
         { role: 'assistant', content: null, refusal: 'No.', audio: { id: 'audio_1' } },
         { role: 'assistant', content: [{ type: 'refusal', refusal: 'Still no.' }] },
         { role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } },
         { role: 'function', name: 'f', content: '42' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'k1', type: 'custom', custom: { name: 'shell', input: 'ls -la' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'k1', type: 'custom', custom: { name: 'shell', input: 'ls -la' } }],
+        },
         { role: 'tool', tool_call_id: 'k1', content: 'a.txt' },
       ],
     };
     const { messages } = openaiChat.from(wire);
     expect(messages[0]?.content).toEqual([
-      { type: 'raw', provider: 'openaiChat', value: { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } } },
+      {
+        type: 'raw',
+        provider: 'openaiChat',
+        value: { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } },
+      },
       { type: 'raw', provider: 'openaiChat', value: { type: 'file', file: { file_data: 'JVBERi0=' } } },
     ]);
-    expect(messages[5]?.toolCalls).toEqual([{ id: 'k1', name: 'shell', arguments: 'ls -la', providerOptions: { openaiChat: { type: 'custom' } } }]);
+    expect(messages[5]?.toolCalls).toEqual([
+      { id: 'k1', name: 'shell', arguments: 'ls -la', providerOptions: { openaiChat: { type: 'custom' } } },
+    ]);
     expect(roundTrip(wire)).toEqual(wire.messages);
   });
 
@@ -89,20 +109,33 @@ describe('openaiChat.from', () => {
   });
 
   it('skips empty messages with a warning', () => {
-    const { messages, warnings } = openaiChat.from({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '' }, { role: 'user', content: [] }] });
+    const { messages, warnings } = openaiChat.from({
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: [] },
+      ],
+    });
     expect(messages).toHaveLength(1);
     expect(codes(warnings)).toEqual(['empty_message', 'empty_message']);
   });
 
   it('keeps message fields it does not model as a raw part, merged back by to()', () => {
-    const wire = { messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }], future_field: { x: 1 } }] } as unknown as OpenaiChatWire;
+    const wire = {
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'q' }], future_field: { x: 1 } }],
+    } as unknown as OpenaiChatWire;
     const [user] = openaiChat.from(wire).messages;
-    expect(user?.content).toEqual([{ type: 'text', text: 'q' }, { type: 'raw', provider: 'openaiChat', value: { future_field: { x: 1 } } }]);
+    expect(user?.content).toEqual([
+      { type: 'text', text: 'q' },
+      { type: 'raw', provider: 'openaiChat', value: { future_field: { x: 1 } } },
+    ]);
     expect(roundTrip(wire)).toEqual(wire.messages);
   });
 
   it('writes back part types newer than this code, and validate lets them through', () => {
-    const wire = { messages: [{ role: 'user', content: [{ type: 'input_video', input_video: { url: 'v' } }] }] } as unknown as OpenaiChatWire;
+    const wire = {
+      messages: [{ role: 'user', content: [{ type: 'input_video', input_video: { url: 'v' } }] }],
+    } as unknown as OpenaiChatWire;
     expect(roundTrip(wire)).toEqual(wire.messages);
     expect(openaiChat.validate(wire)).toEqual([]);
   });
@@ -113,7 +146,9 @@ describe('openaiChat.from', () => {
     expect(codeOf(read({ messages: 'hi' }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(read({ messages: [42] }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(read({ messages: [{ role: 'robot', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(read({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function' }] }] }))).toBe('INVALID_ARGUMENT');
+    expect(
+      codeOf(read({ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function' }] }] })),
+    ).toBe('INVALID_ARGUMENT');
     expect(codeOf(read({ messages: [{ role: 'tool', content: 'x' }] }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(read({ messages: [{ role: 'user', content: [{ text: 'no type' }] }] }))).toBe('INVALID_ARGUMENT');
   });
@@ -143,12 +178,23 @@ describe('openaiChatFromResponse', () => {
   });
 
   it('keeps only the id of response audio (what the API accepts back)', () => {
-    const message = openaiChatFromResponse({ role: 'assistant', content: null, refusal: null, audio: { id: 'a1', data: 'UklGR', expires_at: 1, transcript: 'hi' } });
-    expect(openaiChat.to([Message.user('q'), message]).messages[1]).toEqual({ role: 'assistant', content: null, audio: { id: 'a1' } });
+    const message = openaiChatFromResponse({
+      role: 'assistant',
+      content: null,
+      refusal: null,
+      audio: { id: 'a1', data: 'UklGR', expires_at: 1, transcript: 'hi' },
+    });
+    expect(openaiChat.to([Message.user('q'), message]).messages[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      audio: { id: 'a1' },
+    });
   });
 
   it('throws INVALID_ARGUMENT without a readable assistant message', () => {
     expect(codeOf(() => openaiChatFromResponse({ choices: [] }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => openaiChatFromResponse({ choices: [{ message: { role: 'assistant', content: '' } }] }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => openaiChatFromResponse({ choices: [{ message: { role: 'assistant', content: '' } }] }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 });

@@ -25,7 +25,13 @@ export function chatAcceptsPart(role: string, type: string): boolean {
 
 function checkParts(role: string, content: unknown, path: string, problems: WireProblem[]): void {
   if (typeof content === 'string' || content === null || content === undefined) return;
-  checkPartList(content, path, (type) => chatAcceptsPart(role, type), (type) => `${role} messages do not accept ${type} parts`, problems);
+  checkPartList(
+    content,
+    path,
+    (type) => chatAcceptsPart(role, type),
+    (type) => `${role} messages do not accept ${type} parts`,
+    problems,
+  );
 }
 
 function checkToolCalls(calls: unknown, path: string, events: PairingEvent[], problems: WireProblem[]): void {
@@ -58,17 +64,24 @@ function checkMessage(item: unknown, path: string, events: PairingEvent[], probl
     case 'developer':
     case 'user':
       events.push({ kind: 'boundary', path });
-      if (content === null || content === undefined) problems.push(problem('invalid_message', `${path}.content`, `a ${role} message needs content`));
-      else if (role === 'user' && isBlankWireContent(content)) problems.push(problem('empty_content', `${path}.content`, 'a user message needs non-empty content'));
+      if (content === null || content === undefined)
+        problems.push(problem('invalid_message', `${path}.content`, `a ${role} message needs content`));
+      else if (role === 'user' && isBlankWireContent(content))
+        problems.push(problem('empty_content', `${path}.content`, 'a user message needs non-empty content'));
       checkParts(role, content, `${path}.content`, problems);
       return;
     case 'assistant': {
       events.push({ kind: 'boundary', path });
       const calls = item['tool_calls'];
       const hasCalls = Array.isArray(calls) && calls.length > 0;
-      const hasOther = item['function_call'] != null || item['audio'] != null || (typeof item['refusal'] === 'string' && item['refusal'].length > 0);
+      const hasOther =
+        item['function_call'] != null ||
+        item['audio'] != null ||
+        (typeof item['refusal'] === 'string' && item['refusal'].length > 0);
       if (!hasCalls && !hasOther && isBlankWireContent(content)) {
-        problems.push(problem('empty_content', `${path}.content`, 'an assistant message needs content unless it calls tools'));
+        problems.push(
+          problem('empty_content', `${path}.content`, 'an assistant message needs content unless it calls tools'),
+        );
       }
       checkParts(role, content, `${path}.content`, problems);
       checkToolCalls(calls, `${path}.tool_calls`, events, problems);
@@ -82,7 +95,8 @@ function checkMessage(item: unknown, path: string, events: PairingEvent[], probl
       } else {
         events.push({ kind: 'result', id, path });
       }
-      if (typeof content !== 'string' && !Array.isArray(content)) problems.push(problem('invalid_message', `${path}.content`, 'a tool message needs content'));
+      if (typeof content !== 'string' && !Array.isArray(content))
+        problems.push(problem('invalid_message', `${path}.content`, 'a tool message needs content'));
       checkParts(role, content, `${path}.content`, problems);
       return;
     }
@@ -101,7 +115,8 @@ export const validateOpenaiChat = neverThrows((wire: unknown): WireProblem[] => 
   const messages = wire['messages'];
   if (!Array.isArray(messages)) return [problem('invalid_wire', 'messages', 'messages must be an array')];
   // The API answers `empty_array` to `messages: []`.
-  if (messages.length === 0) return [problem('empty_conversation', 'messages', 'messages must hold at least one message')];
+  if (messages.length === 0)
+    return [problem('empty_conversation', 'messages', 'messages must hold at least one message')];
   const problems: WireProblem[] = [];
   const events: PairingEvent[] = [];
   messages.forEach((item: unknown, index) => checkMessage(item, `messages[${index}]`, events, problems));

@@ -54,7 +54,10 @@ describe('openaiChat.to', () => {
   });
 
   it('drops a file given by URL with a warning', () => {
-    const message = Message.user([{ type: 'text', text: 'read' }, { type: 'file', url: 'https://example.test/a.pdf', mediaType: 'application/pdf' }]);
+    const message = Message.user([
+      { type: 'text', text: 'read' },
+      { type: 'file', url: 'https://example.test/a.pdf', mediaType: 'application/pdf' },
+    ]);
     const { messages, warnings } = openaiChat.to([message]);
     expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'read' }] }]);
     expect(warnings).toEqual([expect.objectContaining({ code: 'unsupported_part', messageId: message.id })]);
@@ -67,14 +70,22 @@ describe('openaiChat.to', () => {
       Message.tool('c1', 'sunny', { name: 'weather' }),
     ]);
     expect(messages.slice(1)).toEqual([
-      { role: 'assistant', content: null, name: 'bot', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        name: 'bot',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'sunny' },
     ]);
   });
 
   it('drops reasoning (not accepted by Chat Completions) with a warning, and a message left empty', () => {
     const thinking = Message.assistant([{ type: 'reasoning', text: 'hmm', signature: 'sig', provider: 'anthropic' }]);
-    const mixed = Message.assistant([{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'answer' }]);
+    const mixed = Message.assistant([
+      { type: 'reasoning', text: 'hmm' },
+      { type: 'text', text: 'answer' },
+    ]);
     const { messages, warnings } = openaiChat.to([Message.user('q'), thinking, mixed]);
     expect(messages).toEqual([
       { role: 'user', content: 'q' },
@@ -124,7 +135,10 @@ describe('openaiChat.to', () => {
   });
 
   it('drops a raw part of a known type where the role cannot carry it', () => {
-    const system = Message.context([{ type: 'text', text: 'ctx' }, { type: 'raw', provider: 'openaiChat', value: { type: 'image_url', image_url: { url: 'u' } } }]);
+    const system = Message.context([
+      { type: 'text', text: 'ctx' },
+      { type: 'raw', provider: 'openaiChat', value: { type: 'image_url', image_url: { url: 'u' } } },
+    ]);
     const { messages, warnings } = openaiChat.to([system]);
     expect(messages).toEqual([{ role: 'system', content: [{ type: 'text', text: 'ctx' }] }]);
     expect(warnings).toEqual([expect.objectContaining({ code: 'unsupported_part', messageId: system.id })]);
@@ -143,10 +157,22 @@ describe('openaiChat.to', () => {
   });
 
   it('returns request objects that can be changed without touching the frozen messages', () => {
-    const user = Message.user([{ type: 'raw', provider: 'openaiChat', value: { type: 'input_audio', input_audio: { data: 'x', format: 'mp3' } } }]);
+    const user = Message.user([
+      {
+        type: 'raw',
+        provider: 'openaiChat',
+        value: { type: 'input_audio', input_audio: { data: 'x', format: 'mp3' } },
+      },
+    ]);
     const { messages } = openaiChat.to([user]);
     const content = messages[0]?.content as Array<{ input_audio: { data: string } }>;
     content[0]!.input_audio.data = 'changed';
-    expect(user.content).toEqual([{ type: 'raw', provider: 'openaiChat', value: { type: 'input_audio', input_audio: { data: 'x', format: 'mp3' } } }]);
+    expect(user.content).toEqual([
+      {
+        type: 'raw',
+        provider: 'openaiChat',
+        value: { type: 'input_audio', input_audio: { data: 'x', format: 'mp3' } },
+      },
+    ]);
   });
 });

@@ -51,36 +51,89 @@ function drop(warnings: FormatWarning[], message: Message, code: string, text: s
   warnings.push({ code, message: text, messageId: message.id });
 }
 
-function writePart(part: ContentPart, place: Place, message: Message, out: WrittenContent<ChatUserContentPart | ChatAssistantContentPart>, warnings: FormatWarning[]): void {
+function writePart(
+  part: ContentPart,
+  place: Place,
+  message: Message,
+  out: WrittenContent<ChatUserContentPart | ChatAssistantContentPart>,
+  warnings: FormatWarning[],
+): void {
   switch (part.type) {
     case 'text':
       out.parts.push({ type: 'text', text: part.text });
       return;
     case 'image': {
-      if (place !== 'user') return drop(warnings, message, 'unsupported_part', `Dropped an image: Chat Completions accepts images only in user messages (${message.role})`);
-      const url = part.data !== undefined ? toDataUrl(part.data, imageMediaType(part.data, part.mediaType)) : (part.url ?? '');
-      out.parts.push({ type: 'image_url', image_url: part.detail === undefined ? { url } : { url, detail: part.detail } });
+      if (place !== 'user')
+        return drop(
+          warnings,
+          message,
+          'unsupported_part',
+          `Dropped an image: Chat Completions accepts images only in user messages (${message.role})`,
+        );
+      const url =
+        part.data !== undefined ? toDataUrl(part.data, imageMediaType(part.data, part.mediaType)) : (part.url ?? '');
+      out.parts.push({
+        type: 'image_url',
+        image_url: part.detail === undefined ? { url } : { url, detail: part.detail },
+      });
       return;
     }
     case 'file': {
-      if (place !== 'user') return drop(warnings, message, 'unsupported_part', `Dropped a file: Chat Completions accepts files only in user messages (${message.role})`);
+      if (place !== 'user')
+        return drop(
+          warnings,
+          message,
+          'unsupported_part',
+          `Dropped a file: Chat Completions accepts files only in user messages (${message.role})`,
+        );
       const named = part.filename === undefined ? {} : { filename: part.filename };
       if (part.fileId !== undefined) out.parts.push({ type: 'file', file: { file_id: part.fileId, ...named } });
-      else if (part.data !== undefined) out.parts.push({ type: 'file', file: { file_data: toDataUrl(part.data, part.mediaType), ...named } });
-      else if (part.url !== undefined && splitDataUrl(part.url) !== undefined) out.parts.push({ type: 'file', file: { file_data: part.url, ...named } });
-      else drop(warnings, message, 'unsupported_part', 'Dropped a file given by URL: Chat Completions takes files only inline or by file id');
+      else if (part.data !== undefined)
+        out.parts.push({ type: 'file', file: { file_data: toDataUrl(part.data, part.mediaType), ...named } });
+      else if (part.url !== undefined && splitDataUrl(part.url) !== undefined)
+        out.parts.push({ type: 'file', file: { file_data: part.url, ...named } });
+      else
+        drop(
+          warnings,
+          message,
+          'unsupported_part',
+          'Dropped a file given by URL: Chat Completions takes files only inline or by file id',
+        );
       return;
     }
     case 'reasoning':
-      return drop(warnings, message, 'unsupported_part', 'Dropped a reasoning part: Chat Completions does not accept reasoning in its input');
+      return drop(
+        warnings,
+        message,
+        'unsupported_part',
+        'Dropped a reasoning part: Chat Completions does not accept reasoning in its input',
+      );
     case 'raw':
       if (part.provider !== 'openaiChat') {
-        return drop(warnings, message, 'foreign_raw_part', `Dropped a raw ${part.provider} part: it is only valid for that provider`);
+        return drop(
+          warnings,
+          message,
+          'foreign_raw_part',
+          `Dropped a raw ${part.provider} part: it is only valid for that provider`,
+        );
       }
-      if (!isRecord(part.value)) return drop(warnings, message, 'unsupported_part', 'Dropped a raw openaiChat part that is neither a content part nor message fields');
+      if (!isRecord(part.value))
+        return drop(
+          warnings,
+          message,
+          'unsupported_part',
+          'Dropped a raw openaiChat part that is neither a content part nor message fields',
+        );
       if (typeof part.value['type'] !== 'string') Object.assign(out.fields, rawAs<WireJsonObject>(part.value));
-      else if (chatAcceptsPart(ROLE_OF[place], part.value['type'])) out.parts.push(rawAs<ChatUserContentPart>(part.value));
-      else drop(warnings, message, 'unsupported_part', `Dropped a raw ${part.value['type']} part: Chat Completions does not accept it in ${message.role} messages`);
+      else if (chatAcceptsPart(ROLE_OF[place], part.value['type']))
+        out.parts.push(rawAs<ChatUserContentPart>(part.value));
+      else
+        drop(
+          warnings,
+          message,
+          'unsupported_part',
+          `Dropped a raw ${part.value['type']} part: Chat Completions does not accept it in ${message.role} messages`,
+        );
       return;
     default: {
       const unreachable: never = part;
@@ -128,12 +181,20 @@ function build(message: Message, warnings: FormatWarning[]): Built {
     case 'system': {
       const out = writeContent<ChatTextPart>(message, 'text-only', warnings);
       const content = contentValue(message, out.parts);
-      return { written: { role: 'system', content, ...named(message) }, fields: out.fields, empty: isBlankWireContent(content) };
+      return {
+        written: { role: 'system', content, ...named(message) },
+        fields: out.fields,
+        empty: isBlankWireContent(content),
+      };
     }
     case 'user': {
       const out = writeContent<ChatUserContentPart>(message, 'user', warnings);
       const content = contentValue(message, out.parts);
-      return { written: { role: 'user', content, ...named(message) }, fields: out.fields, empty: isBlankWireContent(content) };
+      return {
+        written: { role: 'user', content, ...named(message) },
+        fields: out.fields,
+        empty: isBlankWireContent(content),
+      };
     }
     case 'assistant': {
       const out = writeContent<ChatAssistantContentPart>(message, 'assistant', warnings);
@@ -146,7 +207,11 @@ function build(message: Message, warnings: FormatWarning[]): Built {
       const out = writeContent<ChatTextPart>(message, 'text-only', warnings);
       // Written even when every part was dropped: its call needs an answer.
       const content = typeof message.content === 'string' ? message.content : out.parts.length > 0 ? out.parts : '';
-      return { written: { role: 'tool', tool_call_id: message.toolCallId ?? '', content }, fields: out.fields, empty: false };
+      return {
+        written: { role: 'tool', tool_call_id: message.toolCallId ?? '', content },
+        fields: out.fields,
+        empty: false,
+      };
     }
     default: {
       const unreachable: never = message.role;
@@ -159,7 +224,12 @@ function build(message: Message, warnings: FormatWarning[]): Built {
 function writeMessage(message: Message, warnings: FormatWarning[]): ChatMessageParam | undefined {
   const { written, fields, empty } = build(message, warnings);
   if (empty && Object.keys(fields).length === 0) {
-    drop(warnings, message, 'empty_message', `Dropped a ${message.role} message: nothing Chat Completions accepts was left in it`);
+    drop(
+      warnings,
+      message,
+      'empty_message',
+      `Dropped a ${message.role} message: nothing Chat Completions accepts was left in it`,
+    );
     return undefined;
   }
   // Raw fields were read from this provider's own messages: merged verbatim, they win.

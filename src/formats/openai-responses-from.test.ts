@@ -12,7 +12,12 @@ function roundTrip(wire: OpenaiResponsesWire): OpenaiResponsesWire {
   return fields;
 }
 
-const reasoning = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: 'gAAAA' } satisfies ResponsesReasoningItem;
+const reasoning = {
+  type: 'reasoning',
+  id: 'rs_1',
+  summary: [{ type: 'summary_text', text: 'thinking' }],
+  encrypted_content: 'gAAAA',
+} satisfies ResponsesReasoningItem;
 
 describe('openaiResponses.from', () => {
   it('reads instructions, messages, calls and outputs; developer as system; names outputs after their call', () => {
@@ -40,7 +45,9 @@ describe('openaiResponses.from', () => {
   });
 
   it('reads a string input as one user message', () => {
-    expect(openaiResponses.from({ input: 'hello' }).messages.map((message) => [message.role, message.content])).toEqual([['user', 'hello']]);
+    expect(openaiResponses.from({ input: 'hello' }).messages.map((message) => [message.role, message.content])).toEqual(
+      [['user', 'hello']],
+    );
   });
 
   it('groups reasoning, output messages and function calls of one turn into one assistant message, written back identically', () => {
@@ -60,15 +67,36 @@ describe('openaiResponses.from', () => {
           ],
           phase: 'commentary',
         },
-        { type: 'function_call', call_id: 'c1', name: 'search', arguments: '{"q":"x"}', id: 'fc_1', status: 'completed' },
-        { type: 'function_call', call_id: 'c2', name: 'search', arguments: '{"q":"y"}', id: 'fc_2', status: 'completed' },
+        {
+          type: 'function_call',
+          call_id: 'c1',
+          name: 'search',
+          arguments: '{"q":"x"}',
+          id: 'fc_1',
+          status: 'completed',
+        },
+        {
+          type: 'function_call',
+          call_id: 'c2',
+          name: 'search',
+          arguments: '{"q":"y"}',
+          id: 'fc_2',
+          status: 'completed',
+        },
         { type: 'function_call_output', call_id: 'c1', output: 'one' },
         { type: 'function_call_output', call_id: 'c2', output: 'two' },
         { type: 'message', role: 'assistant', content: 'Done.', phase: 'final_answer' },
       ],
     };
     const { messages } = openaiResponses.from(wire);
-    expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+    ]);
     expect(messages[2]?.toolCalls?.map((call) => call.id)).toEqual(['c1', 'c2']);
     expect(Message.text(messages[2]!)).toBe('Let me look.\nNot that part.');
     expect(roundTrip(wire)).toEqual(wire);
@@ -85,7 +113,13 @@ describe('openaiResponses.from', () => {
         { type: 'function_call_output', call_id: 'c2', output: 'two' },
       ],
     };
-    expect(openaiResponses.from(wire).messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool']);
+    expect(openaiResponses.from(wire).messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+    ]);
     expect(roundTrip(wire)).toEqual(wire);
   });
 
@@ -111,19 +145,32 @@ describe('openaiResponses.from', () => {
     expect(messages[0]?.content).toEqual([
       { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png', detail: 'high' },
       { type: 'raw', provider: 'openaiResponses', value: { type: 'input_image', detail: 'auto', file_id: 'file-img' } },
-      { type: 'raw', provider: 'openaiResponses', value: { type: 'input_image', detail: 'original', image_url: 'https://example.test/a.png' } },
+      {
+        type: 'raw',
+        provider: 'openaiResponses',
+        value: { type: 'input_image', detail: 'original', image_url: 'https://example.test/a.png' },
+      },
       { type: 'file', url: 'https://example.test/a.pdf', mediaType: 'application/octet-stream', filename: 'a.pdf' },
       { type: 'file', fileId: 'file-doc', mediaType: 'application/octet-stream' },
     ]);
     expect(messages[1]?.content).toEqual([
-      { type: 'raw', provider: 'openaiResponses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } } },
+      {
+        type: 'raw',
+        provider: 'openaiResponses',
+        value: { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'x' } },
+      },
       { type: 'raw', provider: 'openaiResponses', value: { type: 'item_reference', id: 'msg_9' } },
     ]);
     expect(roundTrip(wire)).toEqual(wire);
   });
 
   it('skips empty messages with a warning', () => {
-    const { messages, warnings } = openaiResponses.from({ input: [{ role: 'user', content: ' ' }, { role: 'user', content: 'q' }] });
+    const { messages, warnings } = openaiResponses.from({
+      input: [
+        { role: 'user', content: ' ' },
+        { role: 'user', content: 'q' },
+      ],
+    });
     expect(messages).toHaveLength(1);
     expect(codes(warnings)).toEqual(['empty_message']);
   });
@@ -146,7 +193,19 @@ describe('openaiResponsesFromResponse', () => {
       id: 'resp_1',
       output: [
         reasoning,
-        { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi.', annotations: [{ type: 'url_citation', url: 'u', title: 't', start_index: 0, end_index: 1 }] }] },
+        {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          status: 'completed',
+          content: [
+            {
+              type: 'output_text',
+              text: 'Hi.',
+              annotations: [{ type: 'url_citation', url: 'u', title: 't', start_index: 0, end_index: 1 }],
+            },
+          ],
+        },
         { id: 'fc_1', type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}', status: 'completed' },
       ],
     });
@@ -155,7 +214,13 @@ describe('openaiResponsesFromResponse', () => {
     const { input } = openaiResponses.to([Message.user('q'), message, Message.tool('c1', 'ok')]);
     expect(input.slice(1, 4)).toEqual([
       reasoning,
-      { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Hi.', annotations: [] }] },
+      {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Hi.', annotations: [] }],
+      },
       { id: 'fc_1', type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}', status: 'completed' },
     ]);
   });

@@ -19,12 +19,15 @@ function raw(value: unknown, path: string): ContentPart {
 
 function readImage(part: Record<string, unknown>): ContentPart | undefined {
   const { image_url: url, detail } = part;
-  if (!hasOnlyFields(part, ['type', 'image_url', 'detail']) || typeof url !== 'string' || url.length === 0) return undefined;
+  if (!hasOnlyFields(part, ['type', 'image_url', 'detail']) || typeof url !== 'string' || url.length === 0)
+    return undefined;
   // `original` detail and file-id images have no chatstate equivalent: left raw.
   if (detail !== undefined && !isImageDetail(detail)) return undefined;
   const options = detail === undefined ? {} : { detail };
   const inline = splitDataUrl(url);
-  return inline === undefined ? { type: 'image', url, ...options } : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
+  return inline === undefined
+    ? { type: 'image', url, ...options }
+    : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
 }
 
 function readFile(part: Record<string, unknown>): ContentPart | undefined {
@@ -34,8 +37,10 @@ function readFile(part: Record<string, unknown>): ContentPart | undefined {
   const named = filename === undefined ? {} : { filename };
   const sources = [data, fileId, url].filter((source) => source !== undefined && source !== null);
   if (sources.length !== 1) return undefined;
-  if (typeof fileId === 'string' && fileId.length > 0) return { type: 'file', fileId, mediaType: UNKNOWN_MEDIA_TYPE, ...named };
-  if (typeof url === 'string' && url.length > 0 && splitDataUrl(url) === undefined) return { type: 'file', url, mediaType: UNKNOWN_MEDIA_TYPE, ...named };
+  if (typeof fileId === 'string' && fileId.length > 0)
+    return { type: 'file', fileId, mediaType: UNKNOWN_MEDIA_TYPE, ...named };
+  if (typeof url === 'string' && url.length > 0 && splitDataUrl(url) === undefined)
+    return { type: 'file', url, mediaType: UNKNOWN_MEDIA_TYPE, ...named };
   const inline = typeof data === 'string' ? splitDataUrl(data) : undefined;
   return inline === undefined ? undefined : { type: 'file', data: inline.data, mediaType: inline.mediaType, ...named };
 }
@@ -43,7 +48,8 @@ function readFile(part: Record<string, unknown>): ContentPart | undefined {
 function readInputPart(part: unknown, path: string, textOnly: boolean): ContentPart {
   if (!isRecord(part) || typeof part['type'] !== 'string') throw unreadable(path, 'a content part with a type');
   let read: ContentPart | undefined;
-  if (part['type'] === 'input_text' && typeof part['text'] === 'string' && hasOnlyFields(part, ['type', 'text'])) read = { type: 'text', text: part['text'] };
+  if (part['type'] === 'input_text' && typeof part['text'] === 'string' && hasOnlyFields(part, ['type', 'text']))
+    read = { type: 'text', text: part['text'] };
   else if (part['type'] === 'input_image' && !textOnly) read = readImage(part);
   else if (part['type'] === 'input_file' && !textOnly) read = readFile(part);
   return read ?? raw(part, path);
@@ -56,7 +62,11 @@ function readInputContent(content: unknown, path: string, textOnly: boolean): Co
 }
 
 /** `providerOptions` keeping an item's own fields (id, status, phase, …) for `to`. */
-function itemOptions(fields: Record<string, unknown>, path: string, refusal = false): { providerOptions?: Record<string, JsonObject> } {
+function itemOptions(
+  fields: Record<string, unknown>,
+  path: string,
+  refusal = false,
+): { providerOptions?: Record<string, JsonObject> } {
   const openaiResponses: Record<string, JsonValue> = {};
   if (Object.keys(fields).length > 0) openaiResponses['item'] = toJsonObject(fields, path);
   if (refusal) openaiResponses['refusal'] = true;
@@ -86,8 +96,14 @@ function readAssistantText(item: Record<string, unknown>, path: string): Content
 
 function readCall(item: Record<string, unknown>, path: string): ToolCallInput {
   const { call_id: id, name, arguments: args } = item;
-  if (typeof id !== 'string' || typeof name !== 'string' || typeof args !== 'string') throw unreadable(path, 'a function_call with call_id, name and arguments');
-  return { id, name, arguments: args, ...itemOptions(extraFields(item, ['type', 'call_id', 'name', 'arguments']), path) };
+  if (typeof id !== 'string' || typeof name !== 'string' || typeof args !== 'string')
+    throw unreadable(path, 'a function_call with call_id, name and arguments');
+  return {
+    id,
+    name,
+    arguments: args,
+    ...itemOptions(extraFields(item, ['type', 'call_id', 'name', 'arguments']), path),
+  };
 }
 
 /** An assistant message being assembled from consecutive assistant-side items. */
@@ -117,7 +133,11 @@ function finishRun(run: AssistantRun): Message | undefined {
   if (parts.length === 0 && calls.length === 0) return undefined;
   const content = contentOf(parts);
   if (isBlankContent(content) && calls.length === 0) return undefined;
-  return Message.create({ role: 'assistant', content: content as MessageInput['content'], ...(calls.length > 0 ? { toolCalls: calls } : {}) });
+  return Message.create({
+    role: 'assistant',
+    content: content as MessageInput['content'],
+    ...(calls.length > 0 ? { toolCalls: calls } : {}),
+  });
 }
 
 function readItems(input: readonly unknown[], messages: Message[], warnings: FormatWarning[]): void {
@@ -126,7 +146,8 @@ function readItems(input: readonly unknown[], messages: Message[], warnings: For
   const flush = (): void => {
     const message = finishRun(run);
     if (message !== undefined) messages.push(message);
-    else if (run.parts.length > 0) warnings.push({ code: 'empty_message', message: 'Skipped an assistant message with no content' });
+    else if (run.parts.length > 0)
+      warnings.push({ code: 'empty_message', message: 'Skipped an assistant message with no content' });
     run = { parts: [], calls: [] };
   };
   input.forEach((item, index) => {
@@ -137,15 +158,26 @@ function readItems(input: readonly unknown[], messages: Message[], warnings: For
       flush();
       // `developer` is the newer spelling of `system`; both are read as system messages.
       const content = readInputContent(item['content'], `${path}.content`, role !== 'user');
-      if (isBlankContent(content)) warnings.push({ code: 'empty_message', message: `Skipped ${path}: it has no content` });
-      else messages.push(Message.create({ role: role === 'user' ? 'user' : 'system', content: content as MessageInput['content'] }));
+      if (isBlankContent(content))
+        warnings.push({ code: 'empty_message', message: `Skipped ${path}: it has no content` });
+      else
+        messages.push(
+          Message.create({ role: role === 'user' ? 'user' : 'system', content: content as MessageInput['content'] }),
+        );
     } else if (type === 'function_call_output') {
       flush();
       const id = item['call_id'];
       if (typeof id !== 'string') throw unreadable(`${path}.call_id`, 'a string');
       const content = readInputContent(item['output'], `${path}.output`, false);
       const name = callNames.get(id);
-      messages.push(Message.create({ role: 'tool', toolCallId: id, content: content as MessageInput['content'], ...(name === undefined ? {} : { name }) }));
+      messages.push(
+        Message.create({
+          role: 'tool',
+          toolCallId: id,
+          content: content as MessageInput['content'],
+          ...(name === undefined ? {} : { name }),
+        }),
+      );
     } else if (typeof type === 'string' || role === 'assistant') {
       if (!addAssistantItem(run, item, path)) {
         flush();
@@ -166,7 +198,8 @@ export function fromOpenaiResponses(wire: OpenaiResponsesWireInput): FromResult 
   const messages: Message[] = [];
   const warnings: FormatWarning[] = [];
   const { instructions, input } = value;
-  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string') throw unreadable('instructions', 'a string');
+  if (instructions !== undefined && instructions !== null && typeof instructions !== 'string')
+    throw unreadable('instructions', 'a string');
   if (typeof instructions === 'string' && instructions.trim().length > 0) messages.push(Message.system(instructions));
   if (typeof input === 'string') {
     if (input.trim().length > 0) messages.push(Message.user(input));
@@ -192,7 +225,10 @@ export function openaiResponsesFromResponse(response: unknown): Message {
     if (!isRecord(item)) throw unreadable(path, 'an output item object');
     // One message for the whole response: later content is kept even when it follows a call.
     if (item['type'] === 'function_call') run.calls.push(readCall(item, path));
-    else run.parts.push(...((item['role'] === 'assistant' ? readAssistantText(item, path) : undefined) ?? [raw(item, path)]));
+    else
+      run.parts.push(
+        ...((item['role'] === 'assistant' ? readAssistantText(item, path) : undefined) ?? [raw(item, path)]),
+      );
   });
   const message = finishRun(run);
   if (message === undefined) throw unreadable('output', 'at least one message or function call');

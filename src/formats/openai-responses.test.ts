@@ -12,11 +12,22 @@ function roundTrip(wire: OpenaiResponsesWire): OpenaiResponsesWire {
   return fields;
 }
 
-const reasoning = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'thinking' }], encrypted_content: 'gAAAA' } satisfies ResponsesReasoningItem;
+const reasoning = {
+  type: 'reasoning',
+  id: 'rs_1',
+  summary: [{ type: 'summary_text', text: 'thinking' }],
+  encrypted_content: 'gAAAA',
+} satisfies ResponsesReasoningItem;
 
 describe('openaiResponses.to', () => {
   it('joins leading system and context messages into instructions and keeps mid-conversation system messages in place', () => {
-    const wire = openaiResponses.to([Message.system('Be brief.'), Message.context('Docs.'), Message.user('hi'), Message.system('French now.'), Message.assistant('salut')]);
+    const wire = openaiResponses.to([
+      Message.system('Be brief.'),
+      Message.context('Docs.'),
+      Message.user('hi'),
+      Message.system('French now.'),
+      Message.assistant('salut'),
+    ]);
     expect(wire).toEqual({
       instructions: 'Be brief.\n\nDocs.',
       input: [
@@ -61,7 +72,10 @@ describe('openaiResponses.to', () => {
     const { input } = openaiResponses.to([
       Message.user('weather?'),
       Message.assistant('Checking.', { toolCalls: [{ id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' }] }),
-      Message.tool('c1', [{ type: 'text', text: 'rain' }, { type: 'image', url: 'https://example.test/radar.png' }]),
+      Message.tool('c1', [
+        { type: 'text', text: 'rain' },
+        { type: 'image', url: 'https://example.test/radar.png' },
+      ]),
     ]);
     expect(input.slice(1)).toEqual([
       { type: 'message', role: 'assistant', content: 'Checking.' },
@@ -88,7 +102,11 @@ describe('openaiResponses.to', () => {
       { toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] },
     );
     const { input, warnings } = openaiResponses.to([Message.user('q'), assistant, Message.tool('c1', 'ok')]);
-    expect(input.slice(1, 4)).toEqual([reasoning, { type: 'message', role: 'assistant', content: 'answer' }, { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' }]);
+    expect(input.slice(1, 4)).toEqual([
+      reasoning,
+      { type: 'message', role: 'assistant', content: 'answer' },
+      { type: 'function_call', call_id: 'c1', name: 'f', arguments: '{}' },
+    ]);
     expect(codes(warnings)).toEqual(['unsupported_part', 'foreign_raw_part']);
   });
 
@@ -109,8 +127,14 @@ describe('openaiResponses.to', () => {
   });
 
   it('drops raw parts where they cannot go: an item inside content, a content part as an item', () => {
-    const user = Message.user([{ type: 'text', text: 'q' }, { type: 'raw', provider: 'openaiResponses', value: reasoning }]);
-    const assistant = Message.assistant([{ type: 'text', text: 'a' }, { type: 'raw', provider: 'openaiResponses', value: { type: 'input_text', text: 'x' } }]);
+    const user = Message.user([
+      { type: 'text', text: 'q' },
+      { type: 'raw', provider: 'openaiResponses', value: reasoning },
+    ]);
+    const assistant = Message.assistant([
+      { type: 'text', text: 'a' },
+      { type: 'raw', provider: 'openaiResponses', value: { type: 'input_text', text: 'x' } },
+    ]);
     const { input, warnings } = openaiResponses.to([user, assistant]);
     expect(input).toEqual([
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'q' }] },
@@ -141,7 +165,11 @@ describe('openaiResponses.to', () => {
   });
 
   it('carries the repairs of prepareHistory as warnings', () => {
-    const { input, warnings } = openaiResponses.to([Message.user('q'), Message.assistant('', { toolCalls: [{ id: 'c1', name: 'f' }] }), Message.tool('zz', 'orphan')]);
+    const { input, warnings } = openaiResponses.to([
+      Message.user('q'),
+      Message.assistant('', { toolCalls: [{ id: 'c1', name: 'f' }] }),
+      Message.tool('zz', 'orphan'),
+    ]);
     expect(codes(warnings)).toEqual(['missing_tool_result', 'orphan_tool_result']);
     expect(input[2]).toEqual({ type: 'function_call_output', call_id: 'c1', output: MISSING_RESULT_TEXT });
   });

@@ -44,14 +44,17 @@ function warn(warnings: FormatWarning[], message: Message, code: string, text: s
 
 function mediaPart(part: ContentPart & { type: 'image' | 'file' }): ResponsesInputContent {
   if (part.type === 'image') {
-    const url = part.data !== undefined ? toDataUrl(part.data, imageMediaType(part.data, part.mediaType)) : (part.url ?? '');
+    const url =
+      part.data !== undefined ? toDataUrl(part.data, imageMediaType(part.data, part.mediaType)) : (part.url ?? '');
     return { type: 'input_image', detail: part.detail ?? 'auto', image_url: url };
   }
   const named = part.filename === undefined ? {} : { filename: part.filename };
   if (part.fileId !== undefined) return { type: 'input_file', file_id: part.fileId, ...named };
   if (part.data !== undefined) return { type: 'input_file', file_data: toDataUrl(part.data, part.mediaType), ...named };
   const url = part.url ?? '';
-  return splitDataUrl(url) === undefined ? { type: 'input_file', file_url: url, ...named } : { type: 'input_file', file_data: url, ...named };
+  return splitDataUrl(url) === undefined
+    ? { type: 'input_file', file_url: url, ...named }
+    : { type: 'input_file', file_data: url, ...named };
 }
 
 function writeParts(message: Message, place: Place, warnings: FormatWarning[]): string | ResponsesInputContent[] {
@@ -64,16 +67,39 @@ function writeParts(message: Message, place: Place, warnings: FormatWarning[]): 
         break;
       case 'image':
       case 'file':
-        if (place === 'text-only') warn(warnings, message, 'unsupported_part', `Dropped a ${part.type} part: Responses system messages carry text only`);
+        if (place === 'text-only')
+          warn(
+            warnings,
+            message,
+            'unsupported_part',
+            `Dropped a ${part.type} part: Responses system messages carry text only`,
+          );
         else parts.push(mediaPart(part));
         break;
       case 'reasoning':
         warn(warnings, message, 'unsupported_part', `Dropped a reasoning part in a ${message.role} message`);
         break;
       case 'raw':
-        if (part.provider !== 'openaiResponses') warn(warnings, message, 'foreign_raw_part', `Dropped a raw ${part.provider} part: it is only valid for that provider`);
-        else if (isRecord(part.value) && typeof part.value['type'] === 'string' && responsesAccepts('input', part.value['type'])) parts.push(rawAs<ResponsesInputContent>(part.value));
-        else warn(warnings, message, 'unsupported_part', `Dropped a raw openaiResponses part that a ${message.role} message cannot carry`);
+        if (part.provider !== 'openaiResponses')
+          warn(
+            warnings,
+            message,
+            'foreign_raw_part',
+            `Dropped a raw ${part.provider} part: it is only valid for that provider`,
+          );
+        else if (
+          isRecord(part.value) &&
+          typeof part.value['type'] === 'string' &&
+          responsesAccepts('input', part.value['type'])
+        )
+          parts.push(rawAs<ResponsesInputContent>(part.value));
+        else
+          warn(
+            warnings,
+            message,
+            'unsupported_part',
+            `Dropped a raw openaiResponses part that a ${message.role} message cannot carry`,
+          );
         break;
       default: {
         const unreachable: never = part;
@@ -90,32 +116,58 @@ function itemFields(providerOptions: Readonly<Record<string, JsonObject>> | unde
   return isRecord(item) ? (item as JsonObject) : {};
 }
 
-function writeText(part: ContentPart & { type: 'text' }, open: ResponsesOutputMessage | undefined, items: ResponsesInputItem[]): ResponsesOutputMessage | undefined {
+function writeText(
+  part: ContentPart & { type: 'text' },
+  open: ResponsesOutputMessage | undefined,
+  items: ResponsesInputItem[],
+): ResponsesOutputMessage | undefined {
   const fields = itemFields(part.providerOptions);
   const refusal = part.providerOptions?.['openaiResponses']?.['refusal'] === true;
   const id = fields['id'];
   if (typeof id !== 'string') {
     // Blank text alone is no message (`from` skips it too).
-    if (part.text.trim().length > 0) items.push({ ...rawAs<Partial<ResponsesEasyInputMessage>>(fields), type: 'message', role: 'assistant', content: part.text });
+    if (part.text.trim().length > 0)
+      items.push({
+        ...rawAs<Partial<ResponsesEasyInputMessage>>(fields),
+        type: 'message',
+        role: 'assistant',
+        content: part.text,
+      });
     return undefined;
   }
-  const entry = refusal ? { type: 'refusal' as const, refusal: part.text } : { type: 'output_text' as const, text: part.text, annotations: [] as [] };
+  const entry = refusal
+    ? { type: 'refusal' as const, refusal: part.text }
+    : { type: 'output_text' as const, text: part.text, annotations: [] as [] };
   // Parts read from one output message share its id: written back as that one item.
   if (open?.id === id) {
     open.content.push(entry);
     return open;
   }
-  const item: ResponsesOutputMessage = { status: 'completed', ...rawAs<Partial<ResponsesOutputMessage>>(fields), id, type: 'message', role: 'assistant', content: [entry] };
+  const item: ResponsesOutputMessage = {
+    status: 'completed',
+    ...rawAs<Partial<ResponsesOutputMessage>>(fields),
+    id,
+    type: 'message',
+    role: 'assistant',
+    content: [entry],
+  };
   items.push(item);
   return item;
 }
 
 function writeToolCall(call: ToolCall): ResponsesFunctionCall {
-  return { ...rawAs<Partial<ResponsesFunctionCall>>(itemFields(call.providerOptions)), type: 'function_call', call_id: call.id, name: call.name, arguments: call.arguments };
+  return {
+    ...rawAs<Partial<ResponsesFunctionCall>>(itemFields(call.providerOptions)),
+    type: 'function_call',
+    call_id: call.id,
+    name: call.name,
+    arguments: call.arguments,
+  };
 }
 
 function writeAssistant(message: Message, items: ResponsesInputItem[], warnings: FormatWarning[]): void {
-  const parts: readonly ContentPart[] = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+  const parts: readonly ContentPart[] =
+    typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
   let open: ResponsesOutputMessage | undefined;
   for (const part of parts) {
     switch (part.type) {
@@ -124,15 +176,37 @@ function writeAssistant(message: Message, items: ResponsesInputItem[], warnings:
         continue;
       case 'image':
       case 'file':
-        warn(warnings, message, 'unsupported_part', `Dropped a ${part.type} part: Responses assistant messages carry text only`);
+        warn(
+          warnings,
+          message,
+          'unsupported_part',
+          `Dropped a ${part.type} part: Responses assistant messages carry text only`,
+        );
         break;
       case 'reasoning':
-        warn(warnings, message, 'unsupported_part', 'Dropped a reasoning part: Responses needs the reasoning item OpenAI returned (kept as a raw part when read)');
+        warn(
+          warnings,
+          message,
+          'unsupported_part',
+          'Dropped a reasoning part: Responses needs the reasoning item OpenAI returned (kept as a raw part when read)',
+        );
         break;
       case 'raw':
-        if (part.provider !== 'openaiResponses') warn(warnings, message, 'foreign_raw_part', `Dropped a raw ${part.provider} part: it is only valid for that provider`);
-        else if (isRecord(part.value) && typeof part.value['type'] === 'string' && responsesAccepts('item', part.value['type'])) items.push(rawAs<ResponsesInputItem>(part.value));
-        else warn(warnings, message, 'unsupported_part', 'Dropped a raw openaiResponses part that is not an input item');
+        if (part.provider !== 'openaiResponses')
+          warn(
+            warnings,
+            message,
+            'foreign_raw_part',
+            `Dropped a raw ${part.provider} part: it is only valid for that provider`,
+          );
+        else if (
+          isRecord(part.value) &&
+          typeof part.value['type'] === 'string' &&
+          responsesAccepts('item', part.value['type'])
+        )
+          items.push(rawAs<ResponsesInputItem>(part.value));
+        else
+          warn(warnings, message, 'unsupported_part', 'Dropped a raw openaiResponses part that is not an input item');
         break;
       default: {
         const unreachable: never = part;
@@ -149,19 +223,35 @@ function writeMessage(message: Message, items: ResponsesInputItem[], warnings: F
     case 'system':
     case 'user': {
       const content = writeParts(message, message.role === 'user' ? 'user' : 'text-only', warnings);
-      if (isBlankWireContent(content)) warn(warnings, message, 'empty_message', `Dropped a ${message.role} message: nothing Responses accepts was left in it`);
+      if (isBlankWireContent(content))
+        warn(
+          warnings,
+          message,
+          'empty_message',
+          `Dropped a ${message.role} message: nothing Responses accepts was left in it`,
+        );
       else items.push({ type: 'message', role: message.role, content });
       return;
     }
     case 'assistant': {
       const before = items.length;
       writeAssistant(message, items, warnings);
-      if (items.length === before) warn(warnings, message, 'empty_message', 'Dropped an assistant message: nothing Responses accepts was left in it');
+      if (items.length === before)
+        warn(
+          warnings,
+          message,
+          'empty_message',
+          'Dropped an assistant message: nothing Responses accepts was left in it',
+        );
       return;
     }
     case 'tool': {
       const output = writeParts(message, 'tool', warnings);
-      items.push({ type: 'function_call_output', call_id: message.toolCallId ?? '', output: Array.isArray(output) && output.length === 0 ? '' : output });
+      items.push({
+        type: 'function_call_output',
+        call_id: message.toolCallId ?? '',
+        output: Array.isArray(output) && output.length === 0 ? '' : output,
+      });
       return;
     }
     default: {
@@ -177,7 +267,13 @@ function instructionText(message: Message, warnings: FormatWarning[]): string {
   const texts: string[] = [];
   for (const part of message.content) {
     if (part.type === 'text') texts.push(part.text);
-    else warn(warnings, message, 'unsupported_part', `Dropped a ${part.type} part from a leading system message: instructions carry text only`);
+    else
+      warn(
+        warnings,
+        message,
+        'unsupported_part',
+        `Dropped a ${part.type} part from a leading system message: instructions carry text only`,
+      );
   }
   return texts.join('\n');
 }

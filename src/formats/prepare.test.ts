@@ -8,19 +8,36 @@ import { MISSING_RESULT_TEXT, prepareHistory } from './prepare.js';
 
 const call = (id: string) => ({ id, name: 'lookup', arguments: '{}' });
 const shape = (messages: readonly Message[]): string[] =>
-  messages.map((m) => (m.role === 'tool' ? `tool:${m.toolCallId}:${Message.text(m)}` : `${m.role}:${m.toolCalls?.map((c) => c.id).join(',') ?? Message.text(m)}`));
+  messages.map((m) =>
+    m.role === 'tool'
+      ? `tool:${m.toolCallId}:${Message.text(m)}`
+      : `${m.role}:${m.toolCalls?.map((c) => c.id).join(',') ?? Message.text(m)}`,
+  );
 const codes = (warnings: ReadonlyArray<{ code: string }>): string[] => warnings.map((w) => w.code);
 
 describe('prepareHistory', () => {
   it('splits off the leading system messages, context included, and keeps later ones in the body', () => {
-    const prepared = prepareHistory([Message.system('s'), Message.context('c'), Message.user('u'), Message.system('event'), Message.assistant('a')]);
+    const prepared = prepareHistory([
+      Message.system('s'),
+      Message.context('c'),
+      Message.user('u'),
+      Message.system('event'),
+      Message.assistant('a'),
+    ]);
     expect(shape(prepared.system)).toEqual(['system:s', 'system:c']);
     expect(shape(prepared.body)).toEqual(['user:u', 'system:event', 'assistant:a']);
     expect(prepared.warnings).toEqual([]);
   });
 
   it('counts system messages that dropped orphan results leave at the front as leading (read back, they would be)', () => {
-    const history = [Message.system('s'), Message.tool('gone', 'orphan'), Message.context('c'), Message.user('u'), Message.system('event'), Message.assistant('a')];
+    const history = [
+      Message.system('s'),
+      Message.tool('gone', 'orphan'),
+      Message.context('c'),
+      Message.user('u'),
+      Message.system('event'),
+      Message.assistant('a'),
+    ];
     const prepared = prepareHistory(history);
     expect(shape(prepared.system)).toEqual(['system:s', 'system:c']);
     expect(shape(prepared.body)).toEqual(['user:u', 'system:event', 'assistant:a']);
@@ -39,7 +56,14 @@ describe('prepareHistory', () => {
       Message.tool('a', 'A'),
       Message.assistant('done'),
     ]);
-    expect(shape(prepared.body)).toEqual(['user:u', 'assistant:a,b', 'tool:a:A', 'tool:b:B', 'system:event', 'assistant:done']);
+    expect(shape(prepared.body)).toEqual([
+      'user:u',
+      'assistant:a,b',
+      'tool:a:A',
+      'tool:b:B',
+      'system:event',
+      'assistant:done',
+    ]);
     expect(prepared.warnings).toEqual([]);
   });
 
@@ -53,8 +77,19 @@ describe('prepareHistory', () => {
       Message.tool('ghost', 'G'),
       Message.assistant('done'),
     ]);
-    expect(shape(prepared.body)).toEqual(['user:u', 'assistant:early,lost', 'tool:early:E', `tool:lost:${MISSING_RESULT_TEXT}`, 'assistant:done']);
-    expect(codes(prepared.warnings).sort()).toEqual(['missing_tool_result', 'orphan_tool_result', 'orphan_tool_result', 'orphan_tool_result']);
+    expect(shape(prepared.body)).toEqual([
+      'user:u',
+      'assistant:early,lost',
+      'tool:early:E',
+      `tool:lost:${MISSING_RESULT_TEXT}`,
+      'assistant:done',
+    ]);
+    expect(codes(prepared.warnings).sort()).toEqual([
+      'missing_tool_result',
+      'orphan_tool_result',
+      'orphan_tool_result',
+      'orphan_tool_result',
+    ]);
   });
 
   it('keeps only the first use of a reused call id', () => {
@@ -87,7 +122,8 @@ describe('prepareHistory', () => {
         const { body } = prepareHistory(history);
         for (let i = 0; i < body.length; i++) {
           const message = body[i] as Message;
-          if (message.role === 'tool') expect(body[i - 1]?.role === 'tool' || (body[i - 1]?.toolCalls?.length ?? 0) > 0).toBe(true);
+          if (message.role === 'tool')
+            expect(body[i - 1]?.role === 'tool' || (body[i - 1]?.toolCalls?.length ?? 0) > 0).toBe(true);
           const ids = message.toolCalls?.map((c) => c.id) ?? [];
           expect(body.slice(i + 1, i + 1 + ids.length).map((m) => m.toolCallId)).toEqual(ids);
         }

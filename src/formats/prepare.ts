@@ -51,13 +51,21 @@ export function prepareHistory(messages: readonly Message[]): PreparedHistory {
       if (emitted.has(i)) continue;
       const id = message.toolCallId ?? '';
       const reason = seenCalls.has(id) ? 'duplicates an earlier result' : 'has no matching tool call before it';
-      warnings.push({ code: 'orphan_tool_result', message: `Dropped tool result for ${id}: it ${reason}`, messageId: message.id });
+      warnings.push({
+        code: 'orphan_tool_result',
+        message: `Dropped tool result for ${id}: it ${reason}`,
+        messageId: message.id,
+      });
       continue;
     }
     const calls = message.toolCalls;
     if (calls !== undefined && calls.some((call) => seenCalls.has(call.id))) {
       // A call id used twice would make its result ambiguous: keep the first use only.
-      warnings.push({ code: 'duplicate_tool_call', message: 'Removed tool calls whose ids were already used', messageId: message.id });
+      warnings.push({
+        code: 'duplicate_tool_call',
+        message: 'Removed tool calls whose ids were already used',
+        messageId: message.id,
+      });
       const unique = calls.filter((call) => !seenCalls.has(call.id));
       if (unique.length === 0 && !hasContent(message)) continue;
       message = Message.with(message, { toolCalls: unique });

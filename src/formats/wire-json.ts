@@ -60,9 +60,13 @@ export function rawAs<T>(value: JsonValue): T {
 
 /** The error `from` throws when a wire value cannot be read at all. */
 export function unreadable(path: string, expected: string): InvalidInputError {
-  return new InvalidInputError('INVALID_ARGUMENT', `Cannot read wire value at ${path || '(root)'}: expected ${expected}`, {
-    details: { path },
-  });
+  return new InvalidInputError(
+    'INVALID_ARGUMENT',
+    `Cannot read wire value at ${path || '(root)'}: expected ${expected}`,
+    {
+      details: { path },
+    },
+  );
 }
 
 /**
@@ -74,7 +78,10 @@ export function toJsonValue(value: unknown, path: string): JsonValue {
   const read = readJson(value, WIRE);
   if (read.ok) return read.value;
   const { path: inner, message } = read.problem;
-  throw unreadable(inner.length === 0 ? path : `${path}${inner.startsWith('[') ? '' : '.'}${inner}`, `a JSON value (${message})`);
+  throw unreadable(
+    inner.length === 0 ? path : `${path}${inner.startsWith('[') ? '' : '.'}${inner}`,
+    `a JSON value (${message})`,
+  );
 }
 
 /** Converts a wire object to a JSON object; throws `INVALID_ARGUMENT` on non-JSON values. */
@@ -153,7 +160,10 @@ export function hasOnlyKeys(record: Record<string, unknown>, allowed: readonly s
 export function parseJson(text: string): { ok: true; value: JsonValue } | { ok: false } {
   try {
     // "-0" parses to -0, which JSON cannot write back: normalize it so that to(from(w)) equals w.
-    return { ok: true, value: JSON.parse(text, (_key, value: unknown) => (Object.is(value, -0) ? 0 : value)) as JsonValue };
+    return {
+      ok: true,
+      value: JSON.parse(text, (_key, value: unknown) => (Object.is(value, -0) ? 0 : value)) as JsonValue,
+    };
   } catch {
     return { ok: false };
   }
@@ -181,7 +191,8 @@ export function checkPartList(
   }
   content.forEach((part: unknown, index) => {
     const type = isRecord(part) ? part['type'] : undefined;
-    if (typeof type !== 'string') problems.push(problem('invalid_part', `${path}[${index}]`, 'a content part needs a type'));
+    if (typeof type !== 'string')
+      problems.push(problem('invalid_part', `${path}[${index}]`, 'a content part needs a type'));
     else if (!accepts(type)) problems.push(problem('misplaced_part', `${path}[${index}]`, misplaced(type)));
   });
 }
@@ -221,7 +232,9 @@ export function neverThrows(validate: (wire: unknown) => WireProblem[]): (wire: 
 export function isBlankWireContent(content: unknown): boolean {
   if (typeof content === 'string') return content.trim().length === 0;
   if (!Array.isArray(content)) return content === null || content === undefined;
-  return content.every((part) => isRecord(part) && typeof part.text === 'string' && part.text.trim().length === 0 && !isMediaLike(part));
+  return content.every(
+    (part) => isRecord(part) && typeof part.text === 'string' && part.text.trim().length === 0 && !isMediaLike(part),
+  );
 }
 
 // A part that is not text counts as content even without a `text` field.

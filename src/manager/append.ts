@@ -38,7 +38,11 @@ type AppendStep =
   | { readonly done: ManagerAppendResult };
 
 /** Appends `messages` (validated) at the end of the chain session `id` starts; each link is locked while it is visited. */
-export async function appendAlongChain(host: AppendHost, id: string, messages: readonly Message[]): Promise<ManagerAppendResult> {
+export async function appendAlongChain(
+  host: AppendHost,
+  id: string,
+  messages: readonly Message[],
+): Promise<ManagerAppendResult> {
   let left = messages;
   let duplicates: readonly string[] = [];
   const result = await followChain(id, async (link) => {
@@ -49,7 +53,12 @@ export async function appendAlongChain(host: AppendHost, id: string, messages: r
   return result.session.id === id ? result : { ...result, continuedFrom: id };
 }
 
-async function appendStep(host: AppendHost, id: string, messages: readonly Message[], duplicates: readonly string[]): Promise<AppendStep> {
+async function appendStep(
+  host: AppendHost,
+  id: string,
+  messages: readonly Message[],
+  duplicates: readonly string[],
+): Promise<AppendStep> {
   const entry = await host.sessions.entryOf(id);
   const next = linkTarget(entry.session, 'continuedTo');
   if (next !== undefined) return { next, ...notIn(entry.session, messages, duplicates) };
@@ -57,12 +66,15 @@ async function appendStep(host: AppendHost, id: string, messages: readonly Messa
   if (host.continuable(entry.session)) {
     const left = notIn(entry.session, messages, duplicates);
     // A retry of the append that filled this session is done: it must not land again in a successor.
-    if (left.messages.length === 0) return { done: { session: entry.session, appended: [], duplicates: left.duplicates } };
+    if (left.messages.length === 0)
+      return { done: { session: entry.session, appended: [], duplicates: left.duplicates } };
     return { next: (await host.continueLocked(entry)).id, ...left };
   }
   const outcome = await host.sessions.append(entry, messages);
   if (outcome.appended.length > 0) await host.compactAppended(entry);
-  return { done: { session: entry.session, appended: outcome.appended, duplicates: [...duplicates, ...outcome.duplicates] } };
+  return {
+    done: { session: entry.session, appended: outcome.appended, duplicates: [...duplicates, ...outcome.duplicates] },
+  };
 }
 
 /**
@@ -70,7 +82,11 @@ async function appendStep(host: AppendHost, id: string, messages: readonly Messa
  * moving on along a chain leaves behind what already landed in an earlier link, so that a retry
  * never stores a message twice in one chain.
  */
-function notIn(session: Session, messages: readonly Message[], duplicates: readonly string[]): { messages: Message[]; duplicates: string[] } {
+function notIn(
+  session: Session,
+  messages: readonly Message[],
+  duplicates: readonly string[],
+): { messages: Message[]; duplicates: string[] } {
   const present = new Set(session.messages.map((message) => message.id));
   const left: Message[] = [];
   const known = [...duplicates];

@@ -9,7 +9,6 @@ import type { ManagerErrorContext, SavedEvent } from './events.js';
 import { setup } from '../../test/support/managers.js';
 import { wrappedStore } from '../../test/support/wrapped-store.js';
 
-
 /** `inner` with a disk that is full while `failing()`: its saves reject, everything else works. */
 function failingSaves(inner: SessionStore, failing: () => boolean): SessionStore {
   return wrappedStore(inner, {
@@ -86,7 +85,10 @@ describe('flush and close', () => {
   it('close waits for operations already started', async () => {
     const { store, manager } = setup();
     const { id } = await manager.create();
-    const pending = [manager.append(id, Message.user('one')), manager.update(id, (session) => session.withVariable('v', 1))];
+    const pending = [
+      manager.append(id, Message.user('one')),
+      manager.update(id, (session) => session.withVariable('v', 1)),
+    ];
     await manager.close();
     await Promise.all(pending);
     const stored = await store.load(id);
@@ -102,7 +104,9 @@ describe('flush and close', () => {
     const closed = { code: 'CLOSED', message: 'SessionManager: the manager is closed' };
     await expect(manager.load(id)).rejects.toMatchObject(closed);
     await expect(manager.append(id, Message.user('late'))).rejects.toMatchObject(closed);
-    await expect(manager.runTurn(id, async () => ({ value: 'late', change: { messages: [Message.user('late')] } }))).rejects.toMatchObject(closed);
+    await expect(
+      manager.runTurn(id, async () => ({ value: 'late', change: { messages: [Message.user('late')] } })),
+    ).rejects.toMatchObject(closed);
     expect((await store.load(id)).id).toBe(id);
   });
 
@@ -136,7 +140,10 @@ describe('flush and close', () => {
     await store.delete('x2');
     const failure = await manager.flush().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AggregateError);
-    expect((failure as AggregateError).errors.map((error: { code?: string }) => error.code)).toEqual(['NOT_FOUND', 'NOT_FOUND']);
+    expect((failure as AggregateError).errors.map((error: { code?: string }) => error.code)).toEqual([
+      'NOT_FOUND',
+      'NOT_FOUND',
+    ]);
     expect((await store.load('x3')).variables.v).toBe('x3');
   });
 });
@@ -191,7 +198,9 @@ describe('auto-save', () => {
       calls = [...emitWarning.mock.calls];
       emitWarning.mockRestore();
     }
-    expect(calls).toEqual([['SessionManager: evict of w1 failed: memory: no session "w1"', { code: 'CHATSTATE_MANAGER' }]]);
+    expect(calls).toEqual([
+      ['SessionManager: evict of w1 failed: memory: no session "w1"', { code: 'CHATSTATE_MANAGER' }],
+    ]);
     expect(manager.cachedIds).toEqual(['w2']);
   });
 
@@ -205,7 +214,10 @@ describe('auto-save', () => {
       await manager.create({ id: 'alive' });
       console.log('created');`;
     // Without unref the child would wait an hour for its interval; the spawn timeout turns that into a failure.
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(child.stderr).toBe('');
     expect(child.stdout.trim()).toBe('created');
     expect(child.status).toBe(0);

@@ -36,7 +36,7 @@ export type ChainStep<T> = { readonly done: T } | { readonly next: string };
  */
 export async function followChain<T>(id: string, step: (link: string) => Promise<ChainStep<T>>): Promise<T> {
   const visited = new Set<string>();
-  for (let link = id; ; ) {
+  for (let link = id; ;) {
     if (visited.has(link)) throw chainCycle(id);
     visited.add(link);
     const outcome = await step(link);
@@ -46,12 +46,16 @@ export async function followChain<T>(id: string, step: (link: string) => Promise
 }
 
 /** Walks the chain of `start` (following `continuedFrom` back and `continuedTo` forward) and totals it; a cycle is `CORRUPT`. */
-export async function chainStatsOf(start: Session, view: (id: string) => Promise<Session | undefined>, counter: TokenCounter): Promise<ChainStats> {
+export async function chainStatsOf(
+  start: Session,
+  view: (id: string) => Promise<Session | undefined>,
+  counter: TokenCounter,
+): Promise<ChainStats> {
   const visited = new Set([start.id]);
   const missing: string[] = [];
   const walk = async (key: 'continuedFrom' | 'continuedTo'): Promise<Session[]> => {
     const found: Session[] = [];
-    for (let next = linkTarget(start, key); next !== undefined; ) {
+    for (let next = linkTarget(start, key); next !== undefined;) {
       if (visited.has(next)) throw chainCycle(start.id);
       visited.add(next);
       const session = await view(next);

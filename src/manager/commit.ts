@@ -31,7 +31,9 @@ export interface SessionChange {
 }
 
 function changedMeanwhile(id: string, why: string): ConflictError {
-  return new ConflictError(`SessionManager: session ${JSON.stringify(id)} ${why}; nothing was stored`, { details: { id } });
+  return new ConflictError(`SessionManager: session ${JSON.stringify(id)} ${why}; nothing was stored`, {
+    details: { id },
+  });
 }
 
 function invalid(message: string): InvalidInputError {
@@ -66,7 +68,8 @@ export function checkChange(base: unknown, change: unknown): CheckedChange {
   const ids = new Set([...(replaced ?? []), ...checked].map((message) => message.id));
   if (ids.size !== checked.length + (replaced?.length ?? 0)) throw invalid('the messages must have distinct ids');
   const stateChanged = variables !== undefined || metadata !== undefined || lastUsage !== undefined;
-  if (!stateChanged && agentId === undefined) return { messages: checked, ...(replaced === undefined ? {} : { history: replaced }), head: base, stateChanged };
+  if (!stateChanged && agentId === undefined)
+    return { messages: checked, ...(replaced === undefined ? {} : { history: replaced }), head: base, stateChanged };
   // Validated on a copy without messages: the same checks a stored session passes, for the cost of
   // its state alone (`toJSON` would build the whole history's array).
   const head = Session.fromJSON({
@@ -107,14 +110,16 @@ async function settle(sessions: ManagedSessions, entry: Entry, base: Session): P
   const id = base.id;
   if (entry.session !== base) {
     // The same stored version read again (the entry was evicted and reloaded) is still `base`.
-    const same = entry.pending.length === 0 && entry.storedVersion === base.version && entry.session.version === base.version;
+    const same =
+      entry.pending.length === 0 && entry.storedVersion === base.version && entry.session.version === base.version;
     if (!same) throw changedMeanwhile(id, `changed since version ${base.version}`);
     return;
   }
   if (entry.pending.length === 0) return;
   const stored = await sessions.persist(entry, 'save');
   // A save that had to be replayed on another writer's version holds more than `base` did.
-  if (stored.version !== base.version || stored.messages.length !== base.messages.length) throw changedMeanwhile(id, 'was changed by another writer');
+  if (stored.version !== base.version || stored.messages.length !== base.messages.length)
+    throw changedMeanwhile(id, 'was changed by another writer');
 }
 
 /** What `commitChange` needs from its manager besides the cache. */
@@ -134,7 +139,9 @@ export async function commitChange(context: CommitContext, base: Session, change
   // A stored session is never at version 0: version 0 is a session made by Session.create.
   if (entry === undefined) {
     if (base.version !== 0) throw changedMeanwhile(id, 'was deleted');
-    const created = await store.save(sessionOf(head, base.history.append(messages), base.version + 1), { expectedVersion: 0 });
+    const created = await store.save(sessionOf(head, base.history.append(messages), base.version + 1), {
+      expectedVersion: 0,
+    });
     sessions.adopt(created);
     context.saved(created, 'create');
     return created;
@@ -146,17 +153,35 @@ export async function commitChange(context: CommitContext, base: Session, change
   try {
     if (change.history !== undefined || head.agentId !== current.agentId || head.userId !== current.userId) {
       // A new history, or owner columns (not part of an append's state): one compare-and-replace.
-      const saved = await store.save(sessionOf(head, (change.history === undefined ? current.history : MessageLog.of(change.history)).append(messages), current.version + 1), { expectedVersion });
+      const saved = await store.save(
+        sessionOf(
+          head,
+          (change.history === undefined ? current.history : MessageLog.of(change.history)).append(messages),
+          current.version + 1,
+        ),
+        { expectedVersion },
+      );
       sessions.adopt(saved);
       context.saved(saved, 'save');
       return saved;
     }
-    const state = { metadata: head.metadata, variables: head.variables, ...(head.lastUsage === undefined ? {} : { lastUsage: head.lastUsage }) };
-    const outcome = await store.append(id, messages, change.stateChanged ? { expectedVersion, state } : { expectedVersion });
+    const state = {
+      metadata: head.metadata,
+      variables: head.variables,
+      ...(head.lastUsage === undefined ? {} : { lastUsage: head.lastUsage }),
+    };
+    const outcome = await store.append(
+      id,
+      messages,
+      change.stateChanged ? { expectedVersion, state } : { expectedVersion },
+    );
     if (outcome.appended.length === 0) return current;
     // Messages alone: `append` is the stored session (the history log is shared, not copied or validated again).
     const appended = change.stateChanged ? undefined : current.append(...outcome.appended);
-    const stored = appended?.version === outcome.version ? appended : sessionOf(head, current.history.append(outcome.appended), outcome.version);
+    const stored =
+      appended?.version === outcome.version
+        ? appended
+        : sessionOf(head, current.history.append(outcome.appended), outcome.version);
     sessions.adopt(stored);
     return stored;
   } catch (error) {

@@ -18,10 +18,16 @@ describe('compactAfterAnswer', () => {
   it('leaves alone a history in the middle of a tool loop or waiting for an answer, and one its trigger declines', async () => {
     const compactor = messageLimit({ maxMessages: 1 });
     const call = Message.assistant('', { toolCalls: [{ id: 'c1', name: 'look', arguments: {} }] });
-    expect(await compactAfterAnswer(compactor, { messages: [...history, Message.user('q3'), call], counter: estimate })).toBeUndefined();
-    expect(await compactAfterAnswer(compactor, { messages: [...history, Message.user('q3')], counter: estimate })).toBeUndefined();
+    expect(
+      await compactAfterAnswer(compactor, { messages: [...history, Message.user('q3'), call], counter: estimate }),
+    ).toBeUndefined();
+    expect(
+      await compactAfterAnswer(compactor, { messages: [...history, Message.user('q3')], counter: estimate }),
+    ).toBeUndefined();
     expect(await compactAfterAnswer(compactor, { messages: [], counter: estimate })).toBeUndefined();
-    expect(await compactAfterAnswer(messageLimit({ maxMessages: 10 }), { messages: history, counter: estimate })).toBeUndefined();
+    expect(
+      await compactAfterAnswer(messageLimit({ maxMessages: 10 }), { messages: history, counter: estimate }),
+    ).toBeUndefined();
   });
 
   it('turns a failing compactor into a report that carries the error, with the history unchanged', async () => {
@@ -31,7 +37,11 @@ describe('compactAfterAnswer', () => {
       compact: () => Promise.reject(new Error('compactor bug')),
     };
     const result = await compactAfterAnswer(broken, { messages: history, counter: estimate });
-    expect(result).toMatchObject({ compacted: false, strategy: 'broken', error: { code: 'INTERNAL', message: 'Compaction failed: compactor bug' } });
+    expect(result).toMatchObject({
+      compacted: false,
+      strategy: 'broken',
+      error: { code: 'INTERNAL', message: 'Compaction failed: compactor bug' },
+    });
     expect(result?.messages).toBe(history);
   });
 });

@@ -12,7 +12,9 @@ import type { TokenCounter } from '../tokens/counter.js';
 
 /** A report saying `messages` were left unchanged because of `error`. */
 export function unchangedBy(messages: readonly Message[], strategy: string, error: unknown): CompactionResult {
-  const failure = ChatstateError.isInstance(error) ? error : new CollaboratorError('INTERNAL', `Compaction failed: ${errorMessage(error)}`, { cause: error });
+  const failure = ChatstateError.isInstance(error)
+    ? error
+    : new CollaboratorError('INTERNAL', `Compaction failed: ${errorMessage(error)}`, { cause: error });
   return {
     messages,
     compacted: false,
@@ -37,7 +39,10 @@ function endsWithFinalAnswer(messages: readonly Message[]): boolean {
  * Runs `compactor` (its trigger first) on a history that ends with a final answer; `undefined`
  * when it does not, or when the trigger says no. Never throws: a failure is the report's `error`.
  */
-export async function compactAfterAnswer(compactor: Compactor | Strategy, input: CompactionInput): Promise<CompactionResult | undefined> {
+export async function compactAfterAnswer(
+  compactor: Compactor | Strategy,
+  input: CompactionInput,
+): Promise<CompactionResult | undefined> {
   if (!endsWithFinalAnswer(input.messages)) return undefined;
   try {
     const trigger = (compactor as Partial<Compactor>).shouldCompact;

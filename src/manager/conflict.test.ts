@@ -175,61 +175,71 @@ describe('two managers writing at once never lose a message or a change', () => 
 
   it('every acknowledged append is stored once and every update survives, whatever the interleaving', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(command, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), async (batches, cacheSize) => {
-        const store = memoryStore();
-        const writers = [0, 1].map(() => new SessionManager({ store, autoSaveIntervalMs: false, maxSessionsInMemory: cacheSize }));
-        // Evicting a dirty session may lose a race too: it then stays cached, and the failure is reported.
-        const background: Array<string | undefined> = [];
-        for (const writer of writers) writer.on('error', (error) => background.push((error as { code?: string }).code));
-        const ids = ['p0', 'p1', 'p2'];
-        for (const id of ids) await store.save(Session.create({ id }));
-        const appended = new Map<string, string[]>(ids.map((id) => [id, []]));
-        const variables = new Map<string, string[]>(ids.map((id) => [id, []]));
-        let counter = 0;
-        const run = async (step: Command): Promise<void> => {
-          const writer = writers[step.who] as SessionManager;
-          counter += 1;
-          switch (step.kind) {
-            case 'append': {
-              const id = ids[step.session] as string;
-              const message = Message.user(`m${counter}`);
-              await writer.append(id, message);
-              appended.get(id)?.push(message.id);
-              return;
+      fc.asyncProperty(
+        fc.array(fc.array(command, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1, max: 3 }),
+        async (batches, cacheSize) => {
+          const store = memoryStore();
+          const writers = [0, 1].map(
+            () => new SessionManager({ store, autoSaveIntervalMs: false, maxSessionsInMemory: cacheSize }),
+          );
+          // Evicting a dirty session may lose a race too: it then stays cached, and the failure is reported.
+          const background: Array<string | undefined> = [];
+          for (const writer of writers)
+            writer.on('error', (error) => background.push((error as { code?: string }).code));
+          const ids = ['p0', 'p1', 'p2'];
+          for (const id of ids) await store.save(Session.create({ id }));
+          const appended = new Map<string, string[]>(ids.map((id) => [id, []]));
+          const variables = new Map<string, string[]>(ids.map((id) => [id, []]));
+          let counter = 0;
+          const run = async (step: Command): Promise<void> => {
+            const writer = writers[step.who] as SessionManager;
+            counter += 1;
+            switch (step.kind) {
+              case 'append': {
+                const id = ids[step.session] as string;
+                const message = Message.user(`m${counter}`);
+                await writer.append(id, message);
+                appended.get(id)?.push(message.id);
+                return;
+              }
+              case 'update': {
+                const id = ids[step.session] as string;
+                const key = `v${counter}`;
+                await writer.update(id, (current) => current.withVariable(key, step.who));
+                variables.get(id)?.push(key);
+                return;
+              }
+              case 'flush':
+                // A save racing the other writer may give up with CONFLICT; its changes stay local (checked at the end).
+                await writer.flush().catch((error: unknown) => {
+                  const codes =
+                    error instanceof AggregateError
+                      ? error.errors.map((each: { code?: string }) => each.code)
+                      : [(error as { code?: string }).code];
+                  if (codes.some((code) => code !== 'CONFLICT')) throw error;
+                });
+                return;
+              case 'load':
+                await writer.load(ids[step.session] as string);
+                return;
+              default:
+                step satisfies never;
             }
-            case 'update': {
-              const id = ids[step.session] as string;
-              const key = `v${counter}`;
-              await writer.update(id, (current) => current.withVariable(key, step.who));
-              variables.get(id)?.push(key);
-              return;
-            }
-            case 'flush':
-              // A save racing the other writer may give up with CONFLICT; its changes stay local (checked at the end).
-              await writer.flush().catch((error: unknown) => {
-                const codes = error instanceof AggregateError ? error.errors.map((each: { code?: string }) => each.code) : [(error as { code?: string }).code];
-                if (codes.some((code) => code !== 'CONFLICT')) throw error;
-              });
-              return;
-            case 'load':
-              await writer.load(ids[step.session] as string);
-              return;
-            default:
-              step satisfies never;
+          };
+          // Commands of one batch run concurrently: the two writers race on the same sessions.
+          for (const batch of batches) await Promise.all(batch.map(run));
+          for (const writer of writers) await writer.close();
+          expect(background.filter((code) => code !== 'CONFLICT')).toEqual([]);
+          for (const id of ids) {
+            const stored = await store.load(id);
+            const storedIds = stored.messages.map((message) => message.id);
+            expect(new Set(storedIds).size).toBe(storedIds.length);
+            expect(storedIds.sort()).toEqual([...(appended.get(id) ?? [])].sort());
+            expect(Object.keys(stored.variables).sort()).toEqual([...(variables.get(id) ?? [])].sort());
           }
-        };
-        // Commands of one batch run concurrently: the two writers race on the same sessions.
-        for (const batch of batches) await Promise.all(batch.map(run));
-        for (const writer of writers) await writer.close();
-        expect(background.filter((code) => code !== 'CONFLICT')).toEqual([]);
-        for (const id of ids) {
-          const stored = await store.load(id);
-          const storedIds = stored.messages.map((message) => message.id);
-          expect(new Set(storedIds).size).toBe(storedIds.length);
-          expect(storedIds.sort()).toEqual([...(appended.get(id) ?? [])].sort());
-          expect(Object.keys(stored.variables).sort()).toEqual([...(variables.get(id) ?? [])].sort());
-        }
-      }),
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -7,8 +7,6 @@ import type { ContinuedEvent } from './events.js';
 import { isTransitionMarker } from './continuation.js';
 import { setup } from '../../test/support/managers.js';
 
-
-
 const markersOf = (session: Session): Message[] => session.messages.filter((message) => isTransitionMarker(message));
 
 describe('checkBoundary', () => {
@@ -35,7 +33,12 @@ describe('continueSession', () => {
       userId: 'ann',
       variables: { plan: 'A' },
       metadata: { project: 'x' },
-      messages: [Message.system('You are helpful.'), Message.context('Docs: the API.'), Message.user('hi'), Message.assistant('hello')],
+      messages: [
+        Message.system('You are helpful.'),
+        Message.context('Docs: the API.'),
+        Message.user('hi'),
+        Message.assistant('hello'),
+      ],
     });
     const successor = await manager.continueSession(source.id);
     expect(successor.messages.map((message) => [message.category, message.content])).toEqual([
@@ -55,21 +58,25 @@ describe('continueSession', () => {
 
   it('a chain of three links has exactly one marker per link and continuationIndex 1, 2', async () => {
     const { store, manager } = setup();
-    const root = await manager.create({ messages: [Message.system('rules'), Message.context('facts'), Message.user('q')] });
+    const root = await manager.create({
+      messages: [Message.system('rules'), Message.context('facts'), Message.user('q')],
+    });
     const second = await manager.continueSession(root);
     await manager.append(second.id, Message.user('more'), Message.context('new fact'));
     const third = await manager.continueSession(second.id);
-    const [storedRoot, storedSecond, storedThird] = await Promise.all([root.id, second.id, third.id].map((id) => store.load(id)));
+    const [storedRoot, storedSecond, storedThird] = await Promise.all(
+      [root.id, second.id, third.id].map((id) => store.load(id)),
+    );
     expect(markersOf(storedRoot as Session)).toHaveLength(0);
     expect(markersOf(storedSecond as Session)).toHaveLength(1);
     expect(markersOf(storedThird as Session)).toHaveLength(1);
     expect(markersOf(storedThird as Session)[0]?.content).toContain(second.id);
     expect([storedSecond?.metadata.continuationIndex, storedThird?.metadata.continuationIndex]).toEqual([1, 2]);
-    expect(storedThird?.messages.map((message) => message.content).filter((content) => !String(content).startsWith('This session'))).toEqual([
-      'rules',
-      'facts',
-      'new fact',
-    ]);
+    expect(
+      storedThird?.messages
+        .map((message) => message.content)
+        .filter((content) => !String(content).startsWith('This session')),
+    ).toEqual(['rules', 'facts', 'new fact']);
     expect([storedRoot?.metadata.continuedTo, storedSecond?.metadata.continuedTo]).toEqual([second.id, third.id]);
   });
 
@@ -103,7 +110,7 @@ describe('continueSession', () => {
     expect((await store.load(id)).metadata.continuedTo).toBe(winner.id);
   });
 
-  it('stores the source\'s unsaved local changes along with the link', async () => {
+  it("stores the source's unsaved local changes along with the link", async () => {
     const { store, manager } = setup();
     const { id } = await manager.create();
     await manager.update(id, (session) => session.withVariable('last', 'words'));
@@ -116,7 +123,12 @@ describe('continueSession', () => {
 
   it('a successor of a recovery session does not claim to be one', async () => {
     const { store, manager } = setup();
-    await store.save(Session.create({ id: 'rescued', metadata: { recoveredFrom: 'rescued', reason: 'snapshot: garbage', keptAside: ['lost+found/x'], project: 'p' } }));
+    await store.save(
+      Session.create({
+        id: 'rescued',
+        metadata: { recoveredFrom: 'rescued', reason: 'snapshot: garbage', keptAside: ['lost+found/x'], project: 'p' },
+      }),
+    );
     const successor = await manager.continueSession('rescued');
     expect(successor.metadata).toEqual({ project: 'p', continuedFrom: 'rescued', continuationIndex: 1 });
   });
@@ -139,7 +151,11 @@ describe('automatic continuation on append', () => {
     const result = await manager.append(id, Message.assistant('a2'));
     expect(result.continuedFrom).toBe(id);
     expect(result.session.id).not.toBe(id);
-    expect(result.session.messages.map((message) => message.content)).toEqual(['rules', expect.stringContaining(id), 'a2']);
+    expect(result.session.messages.map((message) => message.content)).toEqual([
+      'rules',
+      expect.stringContaining(id),
+      'a2',
+    ]);
     expect((await store.load(result.session.id)).messages.at(-1)?.content).toBe('a2');
     expect((await store.load(id)).messages).toHaveLength(4);
   });
@@ -154,7 +170,10 @@ describe('automatic continuation on append', () => {
     const third = await manager.append(id, Message.assistant('6'));
     expect(third.continuedFrom).toBe(id);
     expect(third.session.metadata.continuationIndex).toBe(2);
-    expect(third.session.messages.map((message) => message.content)).toEqual([expect.stringContaining(second.session.id), '6']);
+    expect(third.session.messages.map((message) => message.content)).toEqual([
+      expect.stringContaining(second.session.id),
+      '6',
+    ]);
   });
 
   it('the transition marker counts toward the boundary like any message', async () => {
@@ -170,7 +189,16 @@ describe('automatic continuation on append', () => {
   it('never continues in the middle of a tool exchange', async () => {
     const { store, manager } = setup({ maxMessagesPerSession: 3 });
     const { id } = await manager.create();
-    await manager.append(id, Message.user('weather?'), Message.assistant('', { toolCalls: [{ id: 'c1', name: 'weather', arguments: {} }, { id: 'c2', name: 'time', arguments: {} }] }));
+    await manager.append(
+      id,
+      Message.user('weather?'),
+      Message.assistant('', {
+        toolCalls: [
+          { id: 'c1', name: 'weather', arguments: {} },
+          { id: 'c2', name: 'time', arguments: {} },
+        ],
+      }),
+    );
     await manager.append(id, Message.tool('c1', 'sunny'));
     // At the boundary, but c2 has no result yet: the result must land beside its call.
     const result = await manager.append(id, Message.tool('c2', 'noon'));
@@ -188,7 +216,12 @@ describe('automatic continuation on append', () => {
     expect(first.continuedFrom).toBeUndefined();
     const second = await manager.append(id, Message.assistant('hi'));
     expect(second.continuedFrom).toBe(id);
-    expect(second.session.messages.map((message) => message.content)).toEqual(['s', 'c', expect.stringContaining(id), 'hi']);
+    expect(second.session.messages.map((message) => message.content)).toEqual([
+      's',
+      'c',
+      expect.stringContaining(id),
+      'hi',
+    ]);
   });
 
   it('a retried append adds nothing, also when the first attempt filled the session to its boundary', async () => {
@@ -229,7 +262,11 @@ describe('chainStats', () => {
     const sessions = await Promise.all([id, second.id, third.id].map((each) => manager.load(each)));
     const expected = {
       ids: [id, second.id, third.id],
-      links: sessions.map((session) => ({ id: session.id, messageCount: session.messages.length, tokenCount: session.tokenCount(estimate) })),
+      links: sessions.map((session) => ({
+        id: session.id,
+        messageCount: session.messages.length,
+        tokenCount: session.tokenCount(estimate),
+      })),
       messageCount: sessions.reduce((sum, session) => sum + session.messages.length, 0),
       tokenCount: sessions.reduce((sum, session) => sum + session.tokenCount(estimate), 0),
       missing: [],

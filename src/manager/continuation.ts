@@ -12,7 +12,13 @@ import { Session } from '../session/session.js';
 import { RECOVERY_KEY } from '../store/recovery.js';
 
 /** Metadata keys that describe a session's place among others; a successor or fork never inherits them. */
-export const LINK_KEYS: ReadonlySet<string> = new Set(['continuedFrom', 'continuedTo', 'continuationIndex', 'forkedFrom', 'recoveredFrom']);
+export const LINK_KEYS: ReadonlySet<string> = new Set([
+  'continuedFrom',
+  'continuedTo',
+  'continuationIndex',
+  'forkedFrom',
+  'recoveredFrom',
+]);
 
 /** True for the transition marker a continuation adds (never carried into the next link). */
 export function isTransitionMarker(message: Message): boolean {
@@ -35,14 +41,18 @@ export function linkOf(session: Session, key: 'continuedFrom' | 'continuedTo'): 
 export function linkTarget(session: Session, key: 'continuedFrom' | 'continuedTo'): string | undefined {
   const target = linkOf(session, key);
   if (target !== undefined && !isValidId(target)) {
-    throw new DataError('CORRUPT', `Session ${JSON.stringify(session.id)} has an invalid ${key} link`, { details: { id: session.id, key } });
+    throw new DataError('CORRUPT', `Session ${JSON.stringify(session.id)} has an invalid ${key} link`, {
+      details: { id: session.id, key },
+    });
   }
   return target;
 }
 
 /** The error for continuation links that loop back. */
 export function chainCycle(id: string): DataError {
-  return new DataError('CORRUPT', `The continuation links of session ${JSON.stringify(id)} form a cycle`, { details: { id } });
+  return new DataError('CORRUPT', `The continuation links of session ${JSON.stringify(id)} form a cycle`, {
+    details: { id },
+  });
 }
 
 /** What a store's recovery note adds to a recovery session's metadata beside `recoveredFrom`. */
@@ -51,7 +61,11 @@ const RECOVERY_NOTE_KEYS: ReadonlySet<string> = new Set(['reason', 'keptAside'])
 /** The metadata a successor or fork inherits: everything but the links (and recovery notes and notices, which describe only their own session). */
 export function inheritedMetadata(metadata: JsonObject): JsonObject {
   const recovery = metadata.recoveredFrom !== undefined;
-  return Object.fromEntries(Object.entries(metadata).filter(([key]) => !LINK_KEYS.has(key) && key !== RECOVERY_KEY && !(recovery && RECOVERY_NOTE_KEYS.has(key))));
+  return Object.fromEntries(
+    Object.entries(metadata).filter(
+      ([key]) => !LINK_KEYS.has(key) && key !== RECOVERY_KEY && !(recovery && RECOVERY_NOTE_KEYS.has(key)),
+    ),
+  );
 }
 
 /**
@@ -66,7 +80,8 @@ export function hasOpenToolExchange(session: Session): boolean {
       if (message.toolCallId !== undefined) answered.add(message.toolCallId);
       continue;
     }
-    if (message.role === 'assistant' && message.toolCalls !== undefined) return message.toolCalls.some((call) => !answered.has(call.id));
+    if (message.role === 'assistant' && message.toolCalls !== undefined)
+      return message.toolCalls.some((call) => !answered.has(call.id));
     return false;
   }
   return false;
@@ -89,7 +104,9 @@ export function continuationMakesProgress(session: Session): boolean {
 export function successorOf(source: Session): Session {
   const continuationIndex = continuationIndexOf(source) + 1;
   const carried = source.messages
-    .filter((message) => (message.category === 'system' || message.category === 'context') && !isTransitionMarker(message))
+    .filter(
+      (message) => (message.category === 'system' || message.category === 'context') && !isTransitionMarker(message),
+    )
     // New ids: a message id belongs to one session; `seq` is given again by the successor's store.
     .map((message) => Message.with(message, { id: undefined, seq: undefined }));
   const marker = Message.context(
@@ -109,9 +126,12 @@ export function successorOf(source: Session): Session {
 export function linkToSuccessor(source: Session, successorId: string): Session {
   const existing = linkOf(source, 'continuedTo');
   if (existing !== undefined && existing !== successorId) {
-    throw new ConflictError(`Session ${JSON.stringify(source.id)} was already continued to ${JSON.stringify(existing)}`, {
-      details: { id: source.id, continuedTo: existing },
-    });
+    throw new ConflictError(
+      `Session ${JSON.stringify(source.id)} was already continued to ${JSON.stringify(existing)}`,
+      {
+        details: { id: source.id, continuedTo: existing },
+      },
+    );
   }
   return existing === successorId ? source : source.withMetadata({ continuedTo: successorId });
 }
@@ -123,7 +143,10 @@ export function forkOf(source: Session, index: number, options: { id?: string; m
     ...(source.agentId === undefined ? {} : { agentId: source.agentId }),
     ...(source.userId === undefined ? {} : { userId: source.userId }),
     variables: source.variables,
-    metadata: { ...inheritedMetadata(source.metadata), forkedFrom: { sessionId: source.id, messageId: options.messageId } },
+    metadata: {
+      ...inheritedMetadata(source.metadata),
+      forkedFrom: { sessionId: source.id, messageId: options.messageId },
+    },
     // The same frozen messages (ids and seq kept: the fork's store numbers after them).
     messages: copyRange(source.messages, 0, index + 1),
   });

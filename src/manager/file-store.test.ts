@@ -18,8 +18,16 @@ function newDirectory(): string {
 }
 
 /** A manager over a fresh file store instance in `directory` (as a new process would open it). */
-function open(directory: string, options: { maxSessionsInMemory?: number; maxMessagesPerSession?: number } = {}): SessionManager {
-  const manager = new SessionManager({ store: fileStore(directory), ownsStore: true, autoSaveIntervalMs: false, ...options });
+function open(
+  directory: string,
+  options: { maxSessionsInMemory?: number; maxMessagesPerSession?: number } = {},
+): SessionManager {
+  const manager = new SessionManager({
+    store: fileStore(directory),
+    ownsStore: true,
+    autoSaveIntervalMs: false,
+    ...options,
+  });
   managers.push(manager);
   return manager;
 }
@@ -127,9 +135,17 @@ describe('SessionManager over the file store', () => {
     expect(events).toHaveLength(1);
     expect(events[0]?.recoveredFrom).toBeUndefined();
     expect(events[0]?.notices.map((notice) => notice.lost)).toEqual([
-      { fromSeq: saved.messages.length + 1, toSeq: saved.messages.length + 2, fromVersion: saved.version + 1, toVersion: acknowledged.version },
+      {
+        fromSeq: saved.messages.length + 1,
+        toSeq: saved.messages.length + 2,
+        fromVersion: saved.version + 1,
+        toVersion: acknowledged.version,
+      },
     ]);
     expect(loaded.version).toBeGreaterThan(acknowledged.version);
-    expect(loaded.messages.map((message) => message.content)).toEqual(['kept in the snapshot', expect.stringContaining('were lost')]);
+    expect(loaded.messages.map((message) => message.content)).toEqual([
+      'kept in the snapshot',
+      expect.stringContaining('were lost'),
+    ]);
   });
 });

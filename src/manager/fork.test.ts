@@ -30,7 +30,12 @@ describe('fork', () => {
     const { store, calls } = countingStore();
     const manager = new SessionManager({ store, autoSaveIntervalMs: false });
     managers.push(manager);
-    const source = await manager.create({ userId: 'ann', variables: { plan: 'A' }, metadata: { tag: 't' }, messages: [Message.system('rules')] });
+    const source = await manager.create({
+      userId: 'ann',
+      variables: { plan: 'A' },
+      metadata: { tag: 't' },
+      messages: [Message.system('rules')],
+    });
     const question = Message.user('which way?');
     await manager.append(source.id, question, Message.assistant('left'));
     await manager.append(source.id, Message.user('and then?'));
@@ -46,7 +51,11 @@ describe('fork', () => {
     // The fork lives on its own: appends to it leave the source alone.
     await manager.append(fork.id, Message.assistant('right'));
     expect((await store.load(source.id)).messages).toHaveLength(4);
-    expect((await store.load(fork.id)).messages.map((message) => message.content)).toEqual(['rules', 'which way?', 'right']);
+    expect((await store.load(fork.id)).messages.map((message) => message.content)).toEqual([
+      'rules',
+      'which way?',
+      'right',
+    ]);
   });
 
   it('forks at the last message, with a chosen id, including unsaved local changes', async () => {
@@ -57,7 +66,9 @@ describe('fork', () => {
     await manager.update(id, (session) => session.withVariable('draft', true));
     const fork = await manager.fork(id, { atMessageId: appended[0]?.id as string, id: 'my-fork' });
     expect([fork.id, fork.messages.length, fork.variables.draft]).toEqual(['my-fork', 1, true]);
-    await expect(manager.fork(id, { atMessageId: appended[0]?.id as string, id: 'my-fork' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(manager.fork(id, { atMessageId: appended[0]?.id as string, id: 'my-fork' })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
   });
 
   it('an unknown message id is NOT_FOUND and stores nothing', async () => {

@@ -49,7 +49,10 @@ function cleanEntry(session: Session): Entry {
 /** Checks what an updater returned: a `Session` of the same id. */
 export function checkUpdated(value: unknown, id: string): Session {
   if (!Session.is(value) || value.id !== id) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `SessionManager: an update of ${JSON.stringify(id)} must return a Session with the same id`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `SessionManager: an update of ${JSON.stringify(id)} must return a Session with the same id`,
+    );
   }
   return value;
 }
@@ -134,7 +137,11 @@ export class ManagedSessions {
    * so whatever the other writer stored stays. The entry changes only when the write succeeds, or when the changes no
    * longer apply (then it takes the stored copy and the `CONFLICT` says they were dropped).
    */
-  async persist(entry: Entry, reason: SaveReason, local: { readonly session: Session; readonly pending: readonly SessionUpdater[] } = entry): Promise<Session> {
+  async persist(
+    entry: Entry,
+    reason: SaveReason,
+    local: { readonly session: Session; readonly pending: readonly SessionUpdater[] } = entry,
+  ): Promise<Session> {
     const id = entry.session.id;
     let attempt = { session: local.session, expectedVersion: entry.storedVersion };
     let stored: Session | undefined;
@@ -149,10 +156,13 @@ export class ManagedSessions {
           attempt = { session: await replay(fresh, local.pending), expectedVersion: fresh.version };
         } catch (replayError) {
           Object.assign(entry, cleanEntry(fresh));
-          throw new ConflictError(`SessionManager: local changes of ${JSON.stringify(id)} do not apply to its newer stored version and were dropped`, {
-            cause: replayError,
-            details: { id, version: fresh.version },
-          });
+          throw new ConflictError(
+            `SessionManager: local changes of ${JSON.stringify(id)} do not apply to its newer stored version and were dropped`,
+            {
+              cause: replayError,
+              details: { id, version: fresh.version },
+            },
+          );
         }
       }
     }
@@ -176,7 +186,8 @@ export class ManagedSessions {
         this.cache.set(id, entry);
       }
     }
-    if (entry !== undefined && value === entry.session) return entry.pending.length > 0 ? this.persist(entry, 'save') : entry.session;
+    if (entry !== undefined && value === entry.session)
+      return entry.pending.length > 0 ? this.persist(entry, 'save') : entry.session;
     if (entry !== undefined && value.version <= entry.session.version) {
       throw new ConflictError(
         `SessionManager: this value of ${JSON.stringify(id)} (version ${value.version}) is older than the managed copy (version ${entry.session.version}); use update()`,
@@ -232,7 +243,8 @@ export class ManagedSessions {
     const results = await Promise.allSettled(this.dirtyIds().map((id) => this.saveIfDirty(id, reason)));
     const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
     if (failures.length === 1) throw failures[0];
-    if (failures.length > 1) throw new AggregateError(failures, `SessionManager: ${failures.length} sessions could not be saved`);
+    if (failures.length > 1)
+      throw new AggregateError(failures, `SessionManager: ${failures.length} sessions could not be saved`);
   }
 
   /** Takes `id`'s lock and saves its local changes, if it still has some. */

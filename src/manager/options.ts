@@ -52,7 +52,9 @@ function invalid(message: string): InvalidInputError {
 function positiveInteger(value: unknown, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw invalid(`${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}, not ${String(value)}`);
+    throw invalid(
+      `${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}, not ${String(value)}`,
+    );
   }
   return value;
 }
@@ -78,14 +80,17 @@ export function resolveManagerOptions(options: SessionManagerOptions): ResolvedM
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object with a store');
   if (!isStore(options.store)) throw invalid(`store must be a SessionStore (with ${STORE_METHODS.join(', ')})`);
   const interval = options.autoSaveIntervalMs;
-  if (options.ownsStore !== undefined && typeof options.ownsStore !== 'boolean') throw invalid('ownsStore must be a boolean');
-  if (options.compactor !== undefined && !isStrategy(options.compactor)) throw invalid('compactor must be a Compactor or a Strategy');
+  if (options.ownsStore !== undefined && typeof options.ownsStore !== 'boolean')
+    throw invalid('ownsStore must be a boolean');
+  if (options.compactor !== undefined && !isStrategy(options.compactor))
+    throw invalid('compactor must be a Compactor or a Strategy');
   if (options.counter !== undefined && !isCounter(options.counter)) throw invalid('counter must be a TokenCounter');
   return {
     store: options.store,
     maxMessagesPerSession: positiveInteger(options.maxMessagesPerSession, 'maxMessagesPerSession', 5000),
     maxSessionsInMemory: positiveInteger(options.maxSessionsInMemory, 'maxSessionsInMemory', 20),
-    autoSaveIntervalMs: interval === false ? false : positiveInteger(interval, 'autoSaveIntervalMs', 60_000, MAX_TIMER_DELAY_MS),
+    autoSaveIntervalMs:
+      interval === false ? false : positiveInteger(interval, 'autoSaveIntervalMs', 60_000, MAX_TIMER_DELAY_MS),
     ownsStore: options.ownsStore ?? false,
     compactor: options.compactor,
     counter: options.counter ?? estimate,

@@ -5,8 +5,6 @@ import { Session } from '../session/session.js';
 import type { CompactedEvent, RecoveredEvent, SavedEvent } from './events.js';
 import { setup } from '../../test/support/managers.js';
 
-
-
 async function rejectionCode(promise: Promise<unknown>): Promise<string | undefined> {
   try {
     await promise;
@@ -42,7 +40,9 @@ describe('SessionManager basics', () => {
     const stored = await store.load(id);
     const cached = await manager.load(id);
     expect(cached.version).toBe(stored.version);
-    expect(cached.messages.map((message) => [message.id, message.seq])).toEqual(stored.messages.map((message) => [message.id, message.seq]));
+    expect(cached.messages.map((message) => [message.id, message.seq])).toEqual(
+      stored.messages.map((message) => [message.id, message.seq]),
+    );
     expect(manager.isDirty(id)).toBe(false);
   });
 
@@ -149,7 +149,13 @@ describe('SessionManager basics', () => {
     const { store, manager } = setup();
     const { id } = await manager.create();
     const texts = Array.from({ length: 20 }, (_, i) => `m${i}`);
-    await Promise.all(texts.map((text, i) => (i % 4 === 0 ? manager.update(id, (session) => session.withVariable(text, i)) : manager.append(id, Message.user(text)))));
+    await Promise.all(
+      texts.map((text, i) =>
+        i % 4 === 0
+          ? manager.update(id, (session) => session.withVariable(text, i))
+          : manager.append(id, Message.user(text)),
+      ),
+    );
     await manager.flush();
     const stored = await store.load(id);
     expect(stored.messages).toHaveLength(15);
@@ -173,7 +179,13 @@ describe('SessionManager events', () => {
 
   it('recovered: a loaded session whose metadata names the session it replaces', async () => {
     const { store, manager } = setup();
-    await store.save(Session.create({ id: 'rescued', metadata: { recoveredFrom: 'lost-one' }, messages: [Message.context('recovered')] }));
+    await store.save(
+      Session.create({
+        id: 'rescued',
+        metadata: { recoveredFrom: 'lost-one' },
+        messages: [Message.context('recovered')],
+      }),
+    );
     await store.save(Session.create({ id: 'plain' }));
     const events: RecoveredEvent[] = [];
     manager.on('recovered', (event) => events.push(event));
@@ -191,7 +203,11 @@ describe('SessionManager events', () => {
     await manager.append(id, Message.user('q1'), Message.assistant('a1'));
     await manager.append(id, Message.user('q2'));
     // A tool call is not a final answer: no compaction mid tool loop.
-    await manager.append(id, Message.assistant('', { toolCalls: [{ id: 'c1', name: 'look', arguments: {} }] }), Message.tool('c1', 'found'));
+    await manager.append(
+      id,
+      Message.assistant('', { toolCalls: [{ id: 'c1', name: 'look', arguments: {} }] }),
+      Message.tool('c1', 'found'),
+    );
     expect(events).toHaveLength(0);
     await manager.append(id, Message.assistant('a2'));
     expect(events).toHaveLength(1);
@@ -201,7 +217,9 @@ describe('SessionManager events', () => {
     expect(compacted.messages.some((message) => message.content === 'q1')).toBe(false);
     expect(manager.isDirty(id)).toBe(true);
     await manager.flush();
-    expect((await store.load(id)).messages.map((message) => message.id)).toEqual(compacted.messages.map((message) => message.id));
+    expect((await store.load(id)).messages.map((message) => message.id)).toEqual(
+      compacted.messages.map((message) => message.id),
+    );
   });
 
   it('a listener that throws does not fail the write; it is reported as an error event', async () => {

@@ -11,7 +11,14 @@
  * @module
  */
 import { EventEmitter } from 'node:events';
-import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import {
+  ChatstateError,
+  ClosedError,
+  ConflictError,
+  InvalidInputError,
+  NotFoundError,
+  errorMessage,
+} from '../errors.js';
 import { assertValidId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
@@ -148,7 +155,8 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   async update(id: string, updater: SessionUpdater): Promise<Session> {
     return this.track(async () => {
       assertValidId(id, 'session id');
-      if (typeof updater !== 'function') throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.update needs a function (session) => session');
+      if (typeof updater !== 'function')
+        throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.update needs a function (session) => session');
       const session = await this.sessions.locks.run(id, async () => {
         const entry = await this.sessions.entryOf(id);
         const next = checkUpdated(await updater(entry.session), id);
@@ -169,7 +177,11 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     return this.track(async () => {
       assertValidId(id, 'session id');
       // Validated before anything is written or continued.
-      const result = await appendAlongChain(this.appendHost, id, messages.map((message) => Message.from(message)));
+      const result = await appendAlongChain(
+        this.appendHost,
+        id,
+        messages.map((message) => Message.from(message)),
+      );
       await this.sessions.evictOverflow();
       return result;
     });
@@ -207,7 +219,11 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   async runTurn<T>(sessionId: string, work: TurnWork<T>, options: TurnOptions = {}): Promise<TurnEnd<T>> {
     return this.track(async () => {
       assertValidId(sessionId, 'session id');
-      if (typeof work !== 'function') throw new InvalidInputError('INVALID_ARGUMENT', 'SessionManager.runTurn needs a function (base, context) => { value, change? }');
+      if (typeof work !== 'function')
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          'SessionManager.runTurn needs a function (base, context) => { value, change? }',
+        );
       const resolved = resolveTurnOptions(options, this.options);
       const end = await this.turns.run(sessionId, () => runTurnOn(this.turnHost, sessionId, work, resolved));
       await this.sessions.evictOverflow();
@@ -233,7 +249,8 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
 
   /** True when `session` holds `maxMessagesPerSession` messages or more. */
   checkBoundary(session: Session): boolean {
-    if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', 'SessionManager.checkBoundary needs a Session');
+    if (!Session.is(session))
+      throw new InvalidInputError('INVALID_SESSION', 'SessionManager.checkBoundary needs a Session');
     return session.history.length >= this.maxMessagesPerSession;
   }
 
@@ -246,7 +263,9 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   async continueSession(target: Session | string): Promise<Session> {
     return this.track(async () => {
       const id = this.idOf(target, 'continueSession');
-      const successor = await this.sessions.locks.run(id, async () => this.continueLocked(await this.sessions.entryOf(id)));
+      const successor = await this.sessions.locks.run(id, async () =>
+        this.continueLocked(await this.sessions.entryOf(id)),
+      );
       await this.sessions.evictOverflow();
       return successor;
     });
@@ -277,11 +296,17 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
       const source = await this.loadUntracked(sessionId);
       const index = source.messages.findIndex((message) => message.id === options.atMessageId);
       if (index < 0) {
-        throw new NotFoundError(`SessionManager: session ${JSON.stringify(sessionId)} has no message ${JSON.stringify(options.atMessageId.slice(0, 80))}`, {
-          details: { sessionId },
-        });
+        throw new NotFoundError(
+          `SessionManager: session ${JSON.stringify(sessionId)} has no message ${JSON.stringify(options.atMessageId.slice(0, 80))}`,
+          {
+            details: { sessionId },
+          },
+        );
       }
-      return this.storeNew(forkOf(source, index, { messageId: options.atMessageId, ...(forkId === undefined ? {} : { id: forkId }) }), 'fork');
+      return this.storeNew(
+        forkOf(source, index, { messageId: options.atMessageId, ...(forkId === undefined ? {} : { id: forkId }) }),
+        'fork',
+      );
     });
   }
 
@@ -341,7 +366,11 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   /** Stores a checked change over `base` under the session's lock (see `commit`). */
   private async commitChecked(base: Session, change: CheckedChange): Promise<Session> {
     assertValidId(base.id, 'session id');
-    const context = { sessions: this.sessions, store: this.store, saved: (session: Session, reason: SaveReason) => this.publish('saved', { session, reason }) };
+    const context = {
+      sessions: this.sessions,
+      store: this.store,
+      saved: (session: Session, reason: SaveReason) => this.publish('saved', { session, reason }),
+    };
     return this.sessions.locks.run(base.id, () => commitChange(context, base, change));
   }
 
@@ -364,7 +393,8 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
 
   private idOf(target: Session | string, method: string): string {
     if (Session.is(target)) return target.id;
-    if (typeof target !== 'string') throw new InvalidInputError('INVALID_ARGUMENT', `SessionManager.${method} needs a Session or a session id`);
+    if (typeof target !== 'string')
+      throw new InvalidInputError('INVALID_ARGUMENT', `SessionManager.${method} needs a Session or a session id`);
     return assertValidId(target, 'session id');
   }
 
@@ -399,9 +429,12 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     const id = entry.session.id;
     const existing = linkTarget(entry.session, 'continuedTo');
     if (existing !== undefined) {
-      throw new ConflictError(`SessionManager: session ${JSON.stringify(id)} was already continued to ${JSON.stringify(existing)}`, {
-        details: { id, continuedTo: existing },
-      });
+      throw new ConflictError(
+        `SessionManager: session ${JSON.stringify(id)} was already continued to ${JSON.stringify(existing)}`,
+        {
+          details: { id, continuedTo: existing },
+        },
+      );
     }
     // Local changes first, so that a CONFLICT below replays only the link.
     if (entry.pending.length > 0) await this.sessions.persist(entry, 'continue');
@@ -431,7 +464,11 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
         await Promise.all(
           this.sessions
             .dirtyIds()
-            .map((id) => this.sessions.saveIfDirty(id, 'auto-save').catch((error: unknown) => this.reportError(error, { operation: 'auto-save', sessionId: id }))),
+            .map((id) =>
+              this.sessions
+                .saveIfDirty(id, 'auto-save')
+                .catch((error: unknown) => this.reportError(error, { operation: 'auto-save', sessionId: id })),
+            ),
         );
       });
     } finally {
@@ -439,7 +476,10 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     }
   }
 
-  private publish<K extends 'saved' | 'recovered' | 'continued' | 'compacted'>(event: K, payload: SessionManagerEvents[K][0]): void {
+  private publish<K extends 'saved' | 'recovered' | 'continued' | 'compacted'>(
+    event: K,
+    payload: SessionManagerEvents[K][0],
+  ): void {
     try {
       // One payload per event; the typed overloads of EventEmitter cannot follow a generic key.
       (this.emit as (event: K, payload: SessionManagerEvents[K][0]) => boolean)(event, payload);
@@ -454,7 +494,8 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
    * process warning: an `error` event nobody listens to would throw from a timer and crash the process.
    */
   private reportError(error: unknown, context: ManagerErrorContext): void {
-    const failure = error instanceof Error ? error : new ChatstateError('INTERNAL', errorMessage(error), { cause: error });
+    const failure =
+      error instanceof Error ? error : new ChatstateError('INTERNAL', errorMessage(error), { cause: error });
     if (this.listenerCount('error') > 0) {
       try {
         this.emit('error', failure, context);
@@ -464,7 +505,8 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
       }
     }
     const where = context.sessionId === undefined ? '' : ` of ${context.sessionId}`;
-    process.emitWarning(`SessionManager: ${context.operation}${where} failed: ${failure.message}`, { code: 'CHATSTATE_MANAGER' });
+    process.emitWarning(`SessionManager: ${context.operation}${where} failed: ${failure.message}`, {
+      code: 'CHATSTATE_MANAGER',
+    });
   }
 }
-

@@ -45,9 +45,10 @@ function managerOf(store: SessionStore, options: Partial<SessionManagerOptions> 
 }
 
 /** The work of a plain turn: a question and its answer. */
-const answer =
-  (question: string, reply: string) =>
-  async (): Promise<TurnOutcome<string>> => ({ value: reply, change: { messages: [Message.user(question), Message.assistant(reply)] } });
+const answer = (question: string, reply: string) => async (): Promise<TurnOutcome<string>> => ({
+  value: reply,
+  change: { messages: [Message.user(question), Message.assistant(reply)] },
+});
 
 const textsOf = (session: Session): string[] => session.messages.map((message) => Message.text(message));
 
@@ -57,7 +58,10 @@ describe.each<Kind>(['memory', 'file'])('SessionManager.runTurn on the %s store'
     const writes: Array<[string, number | undefined]> = [];
     const store = wrappedStore(inner, {
       save: (session, options) => (writes.push(['save', options?.expectedVersion]), inner.save(session, options)),
-      append: (id, messages, options) => (writes.push(['append', options?.expectedVersion]), inner.append(id, messages, options)),
+      append: (id, messages, options) => (
+        writes.push(['append', options?.expectedVersion]),
+        inner.append(id, messages, options)
+      ),
     });
     const manager = managerOf(store);
     const first = await manager.runTurn('s1', answer('q1', 'a1'), { userId: 'alice' });
@@ -69,7 +73,10 @@ describe.each<Kind>(['memory', 'file'])('SessionManager.runTurn on the %s store'
     let seen: Session | undefined;
     const second = await manager.runTurn('s1', async (base) => {
       seen = base;
-      return { value: null, change: { messages: [Message.user('q2'), Message.assistant('a2')], variables: { mood: 'calm' } } };
+      return {
+        value: null,
+        change: { messages: [Message.user('q2'), Message.assistant('a2')], variables: { mood: 'calm' } },
+      };
     });
     expect(seen?.version).toBe(first.session.version);
     expect(writes).toEqual([['append', first.session.version]]);
@@ -103,7 +110,10 @@ describe.each<Kind>(['memory', 'file'])('SessionManager.runTurn on the %s store'
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(textsOf(await store.load('s1'))).toEqual([...textsOf(before), 'from elsewhere']);
     // The next turn reads the store again and builds on the other writer's message.
-    const next = await manager.runTurn('s1', async (base) => ({ value: textsOf(base), change: { messages: [Message.assistant('fresh')] } }));
+    const next = await manager.runTurn('s1', async (base) => ({
+      value: textsOf(base),
+      change: { messages: [Message.assistant('fresh')] },
+    }));
     expect(next.value).toEqual(['q1', 'a1', 'from elsewhere']);
   });
 
@@ -118,7 +128,9 @@ describe.each<Kind>(['memory', 'file'])('SessionManager.runTurn on the %s store'
       calls++;
       return { value: null, change: { messages: [Message.user('intruder')] } };
     };
-    await expect(manager.runTurn('mine', work, { userId: 'mallory' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(manager.runTurn('mine', work, { userId: 'mallory' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
     await expect(manager.runTurn('loop-a', work)).rejects.toMatchObject({ code: 'CORRUPT' });
     expect(calls).toBe(0);
     expect(textsOf(await store.load('mine'))).toEqual(['hi', 'hello']);
@@ -153,10 +165,16 @@ describe.each<Kind>(['memory', 'file'])('SessionManager.runTurn on the %s store'
     await manager.runTurn('s1', answer('q0', 'a0'));
     const call = Message.assistant('', { toolCalls: [{ id: 'c1', name: 'look', arguments: {} }] });
     // Over the limit, but a turn ending in a tool call is no final answer: nothing is compacted.
-    const open = await manager.runTurn('s1', async () => ({ value: null, change: { messages: [Message.user('q1'), call] } }));
+    const open = await manager.runTurn('s1', async () => ({
+      value: null,
+      change: { messages: [Message.user('q1'), call] },
+    }));
     expect(open.compaction).toBeUndefined();
     expect(textsOf(await store.load('s1'))).toEqual(['q0', 'a0', 'q1', '']);
-    const end = await manager.runTurn('s1', async () => ({ value: null, change: { messages: [Message.tool('c1', 'found'), Message.assistant('a1')] } }));
+    const end = await manager.runTurn('s1', async () => ({
+      value: null,
+      change: { messages: [Message.tool('c1', 'found'), Message.assistant('a1')] },
+    }));
     expect(end.compaction?.compacted).toBe(true);
     expect(end.committed.messages).toHaveLength(6);
     expect(end.session.version).toBe(end.committed.version + 1);
@@ -206,7 +224,12 @@ describe.each<Kind>(['memory', 'file'])('SessionManager.runTurn on the %s store'
   it('runs turns of one id one after another: the second works on the first’s commit', async () => {
     const store = storeOf(kind);
     const manager = managerOf(store);
-    const work = (reply: string) => async (base: Session): Promise<TurnOutcome<number>> => ({ value: base.messages.length, change: { messages: [Message.user(`q ${reply}`), Message.assistant(reply)] } });
+    const work =
+      (reply: string) =>
+      async (base: Session): Promise<TurnOutcome<number>> => ({
+        value: base.messages.length,
+        change: { messages: [Message.user(`q ${reply}`), Message.assistant(reply)] },
+      });
     const [one, two] = await Promise.all([manager.runTurn('s1', work('one')), manager.runTurn('s1', work('two'))]);
     expect([one.value, two.value]).toEqual([0, 2]);
     expect(textsOf(await store.load('s1'))).toEqual(['q one', 'one', 'q two', 'two']);
@@ -229,10 +252,19 @@ describe('SessionManager.runTurn input', () => {
       { signal: 'stop' },
       { continueAtBoundary: 'yes' },
     ];
-    for (const options of badOptions) await expect(manager.runTurn('s1', work, options as never), JSON.stringify(options)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(manager.runTurn('s1', async () => 'not an outcome' as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(manager.runTurn('s1', async () => ({ value: 1, change: { messages: 'hi' } as never }))).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(manager.runTurn('s1', async () => ({ value: 1, change: { messages: [{ role: 'user' } as never] } }))).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
+    for (const options of badOptions)
+      await expect(manager.runTurn('s1', work, options as never), JSON.stringify(options)).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+      });
+    await expect(manager.runTurn('s1', async () => 'not an outcome' as never)).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    await expect(
+      manager.runTurn('s1', async () => ({ value: 1, change: { messages: 'hi' } as never })),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(
+      manager.runTurn('s1', async () => ({ value: 1, change: { messages: [{ role: 'user' } as never] } })),
+    ).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
     expect(await store.get('s1')).toBeUndefined();
   });
 });

@@ -98,22 +98,39 @@ function invalid(message: string): InvalidInputError {
 }
 
 /** Checks `options` and fills defaults from the manager's; throws `INVALID_ARGUMENT`. */
-export function resolveTurnOptions(options: unknown, defaults: { readonly compactor: Compactor | Strategy | undefined; readonly counter: TokenCounter }): ResolvedTurnOptions {
+export function resolveTurnOptions(
+  options: unknown,
+  defaults: { readonly compactor: Compactor | Strategy | undefined; readonly counter: TokenCounter },
+): ResolvedTurnOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   const { userId, compactor, counter, signal, continueAtBoundary } = options as TurnOptions;
-  if (userId !== undefined && (typeof userId !== 'string' || userId.length === 0 || userId.length > 256)) throw invalid('userId must be a non-empty string of at most 256 characters');
+  if (userId !== undefined && (typeof userId !== 'string' || userId.length === 0 || userId.length > 256))
+    throw invalid('userId must be a non-empty string of at most 256 characters');
   if (compactor !== undefined && !isStrategy(compactor)) throw invalid('compactor must be a Compactor or a Strategy');
   if (counter !== undefined && !isCounter(counter)) throw invalid('counter must be a TokenCounter');
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalid('signal must be an AbortSignal');
-  if (continueAtBoundary !== undefined && typeof continueAtBoundary !== 'boolean') throw invalid('continueAtBoundary must be a boolean');
-  return { userId, compactor: compactor ?? defaults.compactor, counter: counter ?? defaults.counter, signal, continueAtBoundary: continueAtBoundary ?? false };
+  if (continueAtBoundary !== undefined && typeof continueAtBoundary !== 'boolean')
+    throw invalid('continueAtBoundary must be a boolean');
+  return {
+    userId,
+    compactor: compactor ?? defaults.compactor,
+    counter: counter ?? defaults.counter,
+    signal,
+    continueAtBoundary: continueAtBoundary ?? false,
+  };
 }
 
 /** Runs one turn (the caller holds the turn lock of `sessionId`): find its session, run `work`, commit, compact, continue. */
-export async function runTurnOn<T>(host: TurnHost, sessionId: string, work: TurnWork<T>, options: ResolvedTurnOptions): Promise<TurnEnd<T>> {
+export async function runTurnOn<T>(
+  host: TurnHost,
+  sessionId: string,
+  work: TurnWork<T>,
+  options: ResolvedTurnOptions,
+): Promise<TurnEnd<T>> {
   const base = await turnBase(host, sessionId, options.userId);
   const outcome: unknown = await work(base, { predecessor: () => predecessorOf(host, base, options.userId) });
-  if (typeof outcome !== 'object' || outcome === null) throw invalid('the work must return an object { value, change? }');
+  if (typeof outcome !== 'object' || outcome === null)
+    throw invalid('the work must return an object { value, change? }');
   const { value, change } = outcome as TurnOutcome<T>;
   const continuedFrom = base.id === sessionId ? {} : { continuedFrom: sessionId };
   if (change === undefined) return { value, base, committed: base, session: base, messages: [], ...continuedFrom };
@@ -136,7 +153,8 @@ export async function runTurnOn<T>(host: TurnHost, sessionId: string, work: Turn
 /** `session`, when it is `userId`'s (or no user is named); `INVALID_ARGUMENT` otherwise. */
 function owned(session: Session, userId: string | undefined): Session {
   // Without this check a caller could run a turn (and its memory tools) on someone else's session.
-  if (userId !== undefined && session.userId !== userId) throw invalid(`session ${JSON.stringify(session.id)} does not belong to this user`);
+  if (userId !== undefined && session.userId !== userId)
+    throw invalid(`session ${JSON.stringify(session.id)} does not belong to this user`);
   return session;
 }
 
@@ -151,7 +169,8 @@ async function turnBase(host: TurnHost, sessionId: string, userId: string | unde
       session = owned(await host.load(link), userId);
     } catch (error) {
       // Only the id given may be new; a link to a session that is gone stays an error.
-      if (link === sessionId && ChatstateError.hasCode(error, 'NOT_FOUND')) return { done: Session.create({ id: sessionId, ...(userId === undefined ? {} : { userId }) }) };
+      if (link === sessionId && ChatstateError.hasCode(error, 'NOT_FOUND'))
+        return { done: Session.create({ id: sessionId, ...(userId === undefined ? {} : { userId }) }) };
       throw error;
     }
     const next = linkTarget(session, 'continuedTo');
@@ -182,19 +201,33 @@ function storedMessages(committed: Session, messages: readonly Message[]): reado
  * `expectedVersion`. Its failure never fails the turn (whose messages are stored): the report says
  * why and the session stays as committed.
  */
-async function compactStored(host: TurnHost, committed: Session, options: ResolvedTurnOptions): Promise<{ session: Session; compaction?: CompactionResult }> {
+async function compactStored(
+  host: TurnHost,
+  committed: Session,
+  options: ResolvedTurnOptions,
+): Promise<{ session: Session; compaction?: CompactionResult }> {
   if (options.compactor === undefined) return { session: committed };
   const { session: compacted, result } = await compactSession(committed, options.compactor, options);
   if (result === undefined) return { session: committed };
   if (!result.compacted) return { session: committed, compaction: result };
   try {
     // A measured usage the compaction dropped (it described the uncompacted prompt) leaves the store too.
-    const session = await host.commit(committed, checkChange(committed, { messages: [], history: compacted.messages, lastUsage: compacted.lastUsage ?? null }));
+    const session = await host.commit(
+      committed,
+      checkChange(committed, { messages: [], history: compacted.messages, lastUsage: compacted.lastUsage ?? null }),
+    );
     host.compacted(session.id, result);
     return { session, compaction: result };
   } catch (error) {
     // Another writer stored something after the turn: the compaction is dropped, not forced over it.
-    return { session: committed, compaction: { ...unchangedBy(committed.messages, result.strategy, error), tokensBefore: result.tokensBefore, tokensAfter: result.tokensBefore } };
+    return {
+      session: committed,
+      compaction: {
+        ...unchangedBy(committed.messages, result.strategy, error),
+        tokensBefore: result.tokensBefore,
+        tokensAfter: result.tokensBefore,
+      },
+    };
   }
 }
 

@@ -37,7 +37,24 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
   return undefined;
 }
 
-const HOSTILE_IDS: unknown[] = ['../etc/passwd', '/abs/path', '..', 'a/b', 'a\\b', '__proto__', 'constructor', 'prototype', '', ' lead', 'x'.repeat(129), 'nul\u0000byte', 42, null, undefined, {}];
+const HOSTILE_IDS: unknown[] = [
+  '../etc/passwd',
+  '/abs/path',
+  '..',
+  'a/b',
+  'a\\b',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '',
+  ' lead',
+  'x'.repeat(129),
+  'nul\u0000byte',
+  42,
+  null,
+  undefined,
+  {},
+];
 
 describe('options', () => {
   const store = memoryStore();
@@ -66,7 +83,9 @@ describe('options', () => {
   });
 
   it('accepts the limits at their smallest and auto-save turned off', () => {
-    expect(constructorCode({ store, maxMessagesPerSession: 1, maxSessionsInMemory: 1, autoSaveIntervalMs: 1 })).toBeUndefined();
+    expect(
+      constructorCode({ store, maxMessagesPerSession: 1, maxSessionsInMemory: 1, autoSaveIntervalMs: 1 }),
+    ).toBeUndefined();
     expect(constructorCode({ store, autoSaveIntervalMs: false })).toBeUndefined();
   });
 });
@@ -87,7 +106,9 @@ describe('hostile ids are INVALID_ID everywhere', () => {
       expect(await codeOf(manager.continueSession(hostile))).toBe('INVALID_ID');
       const { id: real } = await manager.create();
       const { appended } = await manager.append(real, Message.user('hi'));
-      expect(await codeOf(manager.fork(real, { atMessageId: appended[0]?.id as string, id: hostile }))).toBe('INVALID_ID');
+      expect(await codeOf(manager.fork(real, { atMessageId: appended[0]?.id as string, id: hostile }))).toBe(
+        'INVALID_ID',
+      );
     }
     // Nothing but the sessions made above was stored.
     expect((await store.list()).every((row) => row.id.startsWith('ses_'))).toBe(true);
@@ -117,7 +138,9 @@ describe('invalid arguments', () => {
     expect(await codeOf(manager.update(id, 'not a function' as unknown as SessionUpdater))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(manager.update(id, () => ({ id }) as unknown as Session))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(manager.update(id, () => Session.create({ id: 'someone-else' })))).toBe('INVALID_ARGUMENT');
-    expect(await codeOf(manager.update(id, (session) => session.withVariable('__proto__', 1)))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(manager.update(id, (session) => session.withVariable('__proto__', 1)))).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(manager.isDirty(id)).toBe(false);
   });
 
@@ -126,9 +149,16 @@ describe('invalid arguments', () => {
     const { id } = await manager.create();
     await manager.append(id, Message.user('1'), Message.assistant('2'));
     const version = (await store.load(id)).version;
-    const bad = [{ role: 'user', content: '' }, { role: 'wizard', content: 'x' }, { role: 'tool', content: 'no call id' }, null];
+    const bad = [
+      { role: 'user', content: '' },
+      { role: 'wizard', content: 'x' },
+      { role: 'tool', content: 'no call id' },
+      null,
+    ];
     for (const message of bad) {
-      expect(await codeOf(manager.append(id, Message.user('fine'), message as unknown as MessageInput))).toBe('INVALID_MESSAGE');
+      expect(await codeOf(manager.append(id, Message.user('fine'), message as unknown as MessageInput))).toBe(
+        'INVALID_MESSAGE',
+      );
     }
     expect((await store.load(id)).version).toBe(version);
     expect((await store.list()).map((row) => row.id)).toEqual([id]);
@@ -136,7 +166,9 @@ describe('invalid arguments', () => {
 
   it('checkBoundary needs a Session', () => {
     const { manager } = setup();
-    expect(() => manager.checkBoundary({ messages: [1, 2, 3] } as unknown as Session)).toThrow(expect.objectContaining({ code: 'INVALID_SESSION' }));
+    expect(() => manager.checkBoundary({ messages: [1, 2, 3] } as unknown as Session)).toThrow(
+      expect.objectContaining({ code: 'INVALID_SESSION' }),
+    );
   });
 
   it('a continuedTo link that is not an id is CORRUPT for append', async () => {

@@ -55,10 +55,30 @@ const TIMESTAMP_PATTERN = zodPattern !== undefined && !zodPattern.global && !zod
 // fresh `{}`, and nothing can tell them apart since neither can change.
 const EMPTY: JsonObject = EMPTY_OBJECT;
 
-const MESSAGE_KEYS: ReadonlySet<string> = new Set(['id', 'role', 'category', 'content', 'toolCalls', 'toolCallId', 'name', 'timestamp', 'metadata', 'tokens', 'seq']);
+const MESSAGE_KEYS: ReadonlySet<string> = new Set([
+  'id',
+  'role',
+  'category',
+  'content',
+  'toolCalls',
+  'toolCallId',
+  'name',
+  'timestamp',
+  'metadata',
+  'tokens',
+  'seq',
+]);
 const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'providerOptions']);
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'url', 'data', 'mediaType', 'detail', 'providerOptions']);
-const FILE_KEYS: ReadonlySet<string> = new Set(['type', 'url', 'data', 'fileId', 'mediaType', 'filename', 'providerOptions']);
+const FILE_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'url',
+  'data',
+  'fileId',
+  'mediaType',
+  'filename',
+  'providerOptions',
+]);
 const REASONING_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'signature', 'provider', 'providerOptions']);
 const RAW_KEYS: ReadonlySet<string> = new Set(['type', 'provider', 'value']);
 const TOOL_CALL_KEYS: ReadonlySet<string> = new Set(['id', 'name', 'arguments', 'providerOptions']);
@@ -173,7 +193,13 @@ function isCategory(value: unknown): value is Category {
 }
 
 function isProvider(value: unknown): value is ProviderName {
-  return value === 'openaiChat' || value === 'openaiResponses' || value === 'anthropic' || value === 'gemini' || value === 'aiSdk';
+  return (
+    value === 'openaiChat' ||
+    value === 'openaiResponses' ||
+    value === 'anthropic' ||
+    value === 'gemini' ||
+    value === 'aiSdk'
+  );
 }
 
 function isTimestamp(value: string): boolean {
@@ -254,7 +280,9 @@ function copyTextPart(part: Fields): TextPart | undefined {
   if (typeof text !== 'string') return undefined;
   const options = partOptions(part);
   if (options === null) return undefined;
-  return Object.freeze(options === undefined ? { type: 'text', text } : { type: 'text', text, providerOptions: options });
+  return Object.freeze(
+    options === undefined ? { type: 'text', text } : { type: 'text', text, providerOptions: options },
+  );
 }
 
 function copyImagePart(part: Fields): ImagePart | undefined {
@@ -287,7 +315,8 @@ function copyFilePart(part: Fields): FilePart | undefined {
   if (url === null || data === null || fileId === null || filename === null) return undefined;
   if (typeof mediaType !== 'string' || mediaType.length === 0) return undefined;
   // The schema's refinement: exactly one source.
-  if ((url === undefined ? 0 : 1) + (data === undefined ? 0 : 1) + (fileId === undefined ? 0 : 1) !== 1) return undefined;
+  if ((url === undefined ? 0 : 1) + (data === undefined ? 0 : 1) + (fileId === undefined ? 0 : 1) !== 1)
+    return undefined;
   const options = partOptions(part);
   if (options === null) return undefined;
   // Built in the schema's key order (as zod outputs it), so `mediaType` is set in its turn.

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatstateError } from '../errors.js';
-import { EMPTY_OBJECT, MAX_JSON_DEPTH, checkJson, checkJsonRecord, readJson, readJsonObject, readJsonRecord, type JsonProblemKind } from './json-value.js';
+import {
+  EMPTY_OBJECT,
+  MAX_JSON_DEPTH,
+  checkJson,
+  checkJsonRecord,
+  readJson,
+  readJsonObject,
+  readJsonRecord,
+  type JsonProblemKind,
+} from './json-value.js';
 
 describe('readJson', () => {
   const deep = (levels: number): unknown => (levels === 0 ? 1 : { a: deep(levels - 1) });
@@ -9,7 +18,17 @@ describe('readJson', () => {
   const problems: Array<[string, unknown, JsonProblemKind, string]> = [
     ['too deep', { x: deep(MAX_JSON_DEPTH) }, 'too-deep', 'x.a.a…(59 more)…a.a'],
     ['a cycle', cyclic, 'cyclic', 'list[0].back'],
-    ['a getter', { ok: 1, get bad() { return 1; } }, 'unreadable', 'bad'],
+    [
+      'a getter',
+      {
+        ok: 1,
+        get bad() {
+          return 1;
+        },
+      },
+      'unreadable',
+      'bad',
+    ],
     ['a Proxy', { inner: new Proxy({}, {}) }, 'unreadable', 'inner'],
     ['a Date', { when: new Date(0) }, 'not-json', 'when'],
     ['NaN in an array', [1, Number.NaN], 'not-json', '[1]'],
@@ -26,7 +45,11 @@ describe('readJson', () => {
 
   it('stops at maxChars, and says too large without a path', () => {
     const read = readJson({ a: 'x'.repeat(100) }, { maxChars: 50 });
-    expect(read.ok ? undefined : read.problem).toEqual({ kind: 'too-large', path: '', message: 'larger than 50 characters of JSON' });
+    expect(read.ok ? undefined : read.problem).toEqual({
+      kind: 'too-large',
+      path: '',
+      message: 'larger than 50 characters of JSON',
+    });
   });
 
   it('answers {} with one shared frozen copy, and never changes or freezes the input', () => {
@@ -57,8 +80,17 @@ describe('checkJson and checkJsonRecord', () => {
       }
       return undefined;
     };
-    expect(thrown(() => checkJson({ a: 1n }, 'The thing', 'INVALID_MESSAGE'))).toMatchObject({ code: 'INVALID_MESSAGE', message: 'The thing at a is not a valid JSON value: a bigint is not a JSON value' });
-    expect(thrown(() => checkJsonRecord('x', 'metadata'))).toMatchObject({ code: 'INVALID_ARGUMENT', details: { what: 'metadata', reason: 'not-json' } });
-    expect(thrown(() => checkJson('x'.repeat(10), 'Value', 'INVALID_ARGUMENT', { maxChars: 5 }))).toMatchObject({ code: 'TOO_LARGE', message: 'Value is larger than 5 characters of JSON' });
+    expect(thrown(() => checkJson({ a: 1n }, 'The thing', 'INVALID_MESSAGE'))).toMatchObject({
+      code: 'INVALID_MESSAGE',
+      message: 'The thing at a is not a valid JSON value: a bigint is not a JSON value',
+    });
+    expect(thrown(() => checkJsonRecord('x', 'metadata'))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      details: { what: 'metadata', reason: 'not-json' },
+    });
+    expect(thrown(() => checkJson('x'.repeat(10), 'Value', 'INVALID_ARGUMENT', { maxChars: 5 }))).toMatchObject({
+      code: 'TOO_LARGE',
+      message: 'Value is larger than 5 characters of JSON',
+    });
   });
 });

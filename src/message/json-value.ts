@@ -77,7 +77,10 @@ type Seen = { readonly copy: JsonValue; readonly size: number } | typeof VISITIN
 /** Thrown inside a read to stop it, collecting its path on the way out; never leaves this module. */
 class Stop {
   readonly path: Array<string | number> = [];
-  constructor(readonly kind: JsonProblemKind, readonly message: string) {}
+  constructor(
+    readonly kind: JsonProblemKind,
+    readonly message: string,
+  ) {}
 }
 
 /** `error` with `key` put in front of its path when it is a `Stop`; rethrown by the caller. */
@@ -175,7 +178,8 @@ class Reader {
       if (prototype !== Array.prototype) throw new Stop('not-json', `${describe(source)} is not a plain array`);
       return this.array(source as readonly unknown[], depth);
     }
-    if (prototype !== Object.prototype && prototype !== null) throw new Stop('not-json', `${describe(source)} is not a plain object`);
+    if (prototype !== Object.prototype && prototype !== null)
+      throw new Stop('not-json', `${describe(source)} is not a plain object`);
     return this.object(source, depth);
   }
 
@@ -200,7 +204,11 @@ class Reader {
       // Elements are read by index, once each (a descriptor per element would cost more than the rest).
       const item = source[index];
       try {
-        if (item === undefined) throw new Stop('not-json', Object.hasOwn(source, index) ? 'undefined is not a JSON value' : 'an array with holes is not JSON');
+        if (item === undefined)
+          throw new Stop(
+            'not-json',
+            Object.hasOwn(source, index) ? 'undefined is not a JSON value' : 'an array with holes is not JSON',
+          );
         copy[index] = this.read(item, depth);
       } catch (error) {
         throw at(error, index);
@@ -227,7 +235,8 @@ class Reader {
       // The descriptor, not the property: a getter is refused without being called.
       const descriptor = Object.getOwnPropertyDescriptor(source, key);
       try {
-        if (descriptor === undefined || !('value' in descriptor)) throw new Stop('unreadable', 'an accessor property (getter or setter) is not data');
+        if (descriptor === undefined || !('value' in descriptor))
+          throw new Stop('unreadable', 'an accessor property (getter or setter) is not data');
         const item: unknown = descriptor.value;
         if (item === undefined && !this.omitUndefined) throw new Stop('not-json', 'undefined is not a JSON value');
         if (item !== undefined) {
@@ -235,7 +244,8 @@ class Reader {
           this.add(key.length + 3 + (fields > 0 ? 1 : 0));
           const value = this.read(item, depth);
           // Defined, not assigned: "__proto__" stays an own key instead of replacing the prototype.
-          if (key === '__proto__') Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+          if (key === '__proto__')
+            Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
           else copy[key] = value;
           fields += 1;
         }
@@ -266,9 +276,17 @@ function readWith(value: unknown, limits: JsonLimits | undefined, object: boolea
   const maxChars = limits?.maxChars ?? MAX_JSON_CHARS;
   const maxDepth = record ? depth + 1 : depth;
   if (object && (typeof value !== 'object' || value === null || Array.isArray(value))) {
-    return { ok: false, problem: { kind: 'not-json', path: '', message: `expected a JSON object, not ${Array.isArray(value) ? 'an array' : describe(value)}` } };
+    return {
+      ok: false,
+      problem: {
+        kind: 'not-json',
+        path: '',
+        message: `expected a JSON object, not ${Array.isArray(value) ? 'an array' : describe(value)}`,
+      },
+    };
   }
-  if (typeof value === 'object' && value !== null && maxDepth >= 1 && maxChars >= 2 && isEmptyPlainObject(value)) return EMPTY_READ;
+  if (typeof value === 'object' && value !== null && maxDepth >= 1 && maxChars >= 2 && isEmptyPlainObject(value))
+    return EMPTY_READ;
   const reader = new Reader(maxDepth, maxChars, depth, limits?.omitUndefined === true);
   try {
     const copy = reader.read(value, 0);
@@ -281,7 +299,14 @@ function readWith(value: unknown, limits: JsonLimits | undefined, object: boolea
     }
     // Nothing above runs the caller's code except an array element's getter; whatever it threw,
     // the value could not be read.
-    return { ok: false, problem: { kind: 'unreadable', path: '', message: `it could not be read (${error instanceof Error ? error.message : String(error)})` } };
+    return {
+      ok: false,
+      problem: {
+        kind: 'unreadable',
+        path: '',
+        message: `it could not be read (${error instanceof Error ? error.message : String(error)})`,
+      },
+    };
   }
 }
 
@@ -310,7 +335,9 @@ export function readJsonRecord(value: unknown, limits?: JsonLimits): JsonRead<Js
 /** The problem as a sentence: `what` (at its path) and why. */
 export function describeProblem(problem: JsonProblem, what: string): string {
   const where = `${what}${problem.path.length > 0 ? ` at ${problem.path}` : ''}`;
-  return problem.kind === 'too-large' ? `${where} is ${problem.message}` : `${where} is not a valid JSON value: ${problem.message}`;
+  return problem.kind === 'too-large'
+    ? `${where} is ${problem.message}`
+    : `${where} is not a valid JSON value: ${problem.message}`;
 }
 
 /** The error for `problem`: `TOO_LARGE` for a value over its size limit, else `code`. */
@@ -321,14 +348,24 @@ export function jsonError(problem: JsonProblem, what: string, code: ErrorCode): 
 }
 
 /** A frozen copy of the JSON value `value`, or `code` (`TOO_LARGE` when too large) naming `what`. */
-export function checkJson(value: unknown, what: string, code: ErrorCode = 'INVALID_ARGUMENT', limits?: JsonLimits): JsonValue {
+export function checkJson(
+  value: unknown,
+  what: string,
+  code: ErrorCode = 'INVALID_ARGUMENT',
+  limits?: JsonLimits,
+): JsonValue {
   const read = readJson(value, limits);
   if (!read.ok) throw jsonError(read.problem, what, code);
   return read.value;
 }
 
 /** A frozen copy of the record of JSON values `value` (`readJsonRecord`), or `code` (`TOO_LARGE` when too large) naming `what`. */
-export function checkJsonRecord(value: unknown, what: string, code: ErrorCode = 'INVALID_ARGUMENT', limits?: JsonLimits): JsonObject {
+export function checkJsonRecord(
+  value: unknown,
+  what: string,
+  code: ErrorCode = 'INVALID_ARGUMENT',
+  limits?: JsonLimits,
+): JsonObject {
   const read = readJsonRecord(value, limits);
   if (!read.ok) throw jsonError(read.problem, what, code);
   return read.value;

@@ -64,7 +64,15 @@ describe('Message.is / from / with / text', () => {
   });
 
   it('join text parts', () => {
-    expect(Message.text(Message.user([{ type: 'text', text: 'a' }, { type: 'image', url: 'https://x.test/i.png' }, { type: 'text', text: 'b' }]))).toBe('a\nb');
+    expect(
+      Message.text(
+        Message.user([
+          { type: 'text', text: 'a' },
+          { type: 'image', url: 'https://x.test/i.png' },
+          { type: 'text', text: 'b' },
+        ]),
+      ),
+    ).toBe('a\nb');
   });
 });
 
@@ -83,7 +91,17 @@ describe('invalid messages', () => {
     ['tool without toolCallId', { role: 'tool', content: 'x' }],
     ['toolCallId on a user message', { role: 'user', content: 'x', toolCallId: 'c' }],
     ['tool calls on a user message', { role: 'user', content: 'x', toolCalls: [{ id: 'c', name: 'f' }] }],
-    ['duplicate tool call ids', { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f' }, { id: 'c', name: 'g' }] }],
+    [
+      'duplicate tool call ids',
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 'c', name: 'f' },
+          { id: 'c', name: 'g' },
+        ],
+      },
+    ],
     ['tool call id with spaces', { role: 'assistant', content: '', toolCalls: [{ id: 'c 1', name: 'f' }] }],
     ['tool message with dialog category', { role: 'tool', toolCallId: 'c', content: 'x', category: 'dialog' }],
     ['unknown field', { role: 'user', content: 'x', extra: true }],
@@ -120,7 +138,10 @@ describe('storedAt', () => {
   it('gives what fromStored gives for the message with its seq, frozen and recognized, without changing the original', () => {
     const messages = [
       Message.user('hi', { metadata: { source: 'web' } }),
-      Message.assistant('calling', { toolCalls: [{ id: 'call_1', name: 'lookup', arguments: { q: 1 } }], tokens: { estimate: 3 } }),
+      Message.assistant('calling', {
+        toolCalls: [{ id: 'call_1', name: 'lookup', arguments: { q: 1 } }],
+        tokens: { estimate: 3 },
+      }),
       Message.tool('call_1', [{ type: 'text', text: 'found' }], { name: 'lookup' }),
       Message.fromStored({ ...Message.user('again'), seq: 4 }),
     ];
@@ -135,6 +156,7 @@ describe('storedAt', () => {
 
   it('refuses anything but a Message and a positive integer seq', () => {
     expect(codeOf(() => storedAt({ ...Message.user('x') }, 1))).toBe('INVALID_ARGUMENT');
-    for (const seq of [0, -1, 1.5, Number.NaN]) expect(codeOf(() => storedAt(Message.user('x'), seq))).toBe('INVALID_ARGUMENT');
+    for (const seq of [0, -1, 1.5, Number.NaN])
+      expect(codeOf(() => storedAt(Message.user('x'), seq))).toBe('INVALID_ARGUMENT');
   });
 });

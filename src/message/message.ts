@@ -82,7 +82,12 @@ function invalid(message: string, details?: Record<string, unknown>): InvalidInp
 }
 
 function normalizeToolCall(call: z.output<typeof toolCallInputSchema>): ToolCall {
-  const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+  const args =
+    call.arguments === undefined
+      ? '{}'
+      : typeof call.arguments === 'string'
+        ? call.arguments
+        : JSON.stringify(call.arguments);
   const result: { id: string; name: string; arguments: string; providerOptions?: ToolCall['providerOptions'] } = {
     id: call.id,
     name: call.name,
@@ -110,7 +115,12 @@ interface Issue {
 function flattenIssues(issues: readonly Issue[]): Issue[] {
   const flat: Issue[] = [];
   for (const issue of issues) {
-    const meant = issue.code === 'invalid_union' ? issue.errors?.find((branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0)) : undefined;
+    const meant =
+      issue.code === 'invalid_union'
+        ? issue.errors?.find(
+            (branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0),
+          )
+        : undefined;
     if (meant === undefined) {
       flat.push(issue);
       continue;
@@ -122,9 +132,13 @@ function flattenIssues(issues: readonly Issue[]): Issue[] {
 
 function tooLarge(size: number | undefined): InvalidInputError {
   const measured = size === undefined ? `more than ${MAX_MESSAGE_CHARS}` : String(size);
-  return new InvalidInputError('TOO_LARGE', `Message is ${measured} characters of JSON; the limit is ${MAX_MESSAGE_CHARS}`, {
-    details: { ...(size === undefined ? {} : { size }), limit: MAX_MESSAGE_CHARS },
-  });
+  return new InvalidInputError(
+    'TOO_LARGE',
+    `Message is ${measured} characters of JSON; the limit is ${MAX_MESSAGE_CHARS}`,
+    {
+      details: { ...(size === undefined ? {} : { size }), limit: MAX_MESSAGE_CHARS },
+    },
+  );
 }
 
 function create(input: MessageInput): Message {
@@ -147,7 +161,8 @@ function create(input: MessageInput): Message {
   }
   const data = parsed.data;
   const category = data.category ?? DEFAULT_CATEGORY[data.role];
-  const toolCalls = data.toolCalls !== undefined && data.toolCalls.length > 0 ? data.toolCalls.map(normalizeToolCall) : undefined;
+  const toolCalls =
+    data.toolCalls !== undefined && data.toolCalls.length > 0 ? data.toolCalls.map(normalizeToolCall) : undefined;
 
   if (data.role === 'tool') {
     if (data.toolCallId === undefined) throw invalid('a tool message needs toolCallId');
@@ -182,8 +197,21 @@ function create(input: MessageInput): Message {
   // Measured on the message as built (arguments as the JSON text they became), as the fast path
   // measures a stored one: whatever was accepted once reads back. From the fields in hand: reading
   // them back from messages of many shapes costs more than the count itself.
-  const fields = { id: message.id, role: data.role, category, timestamp: message.timestamp, toolCalls, toolCallId: data.toolCallId, name: data.name };
-  const size = messageSizeOf(fields, contentSize(data.content), jsonSize(message.metadata), data.tokens === undefined ? undefined : jsonSize(data.tokens));
+  const fields = {
+    id: message.id,
+    role: data.role,
+    category,
+    timestamp: message.timestamp,
+    toolCalls,
+    toolCallId: data.toolCallId,
+    name: data.name,
+  };
+  const size = messageSizeOf(
+    fields,
+    contentSize(data.content),
+    jsonSize(message.metadata),
+    data.tokens === undefined ? undefined : jsonSize(data.tokens),
+  );
   if (size > MAX_MESSAGE_CHARS) throw tooLarge(size);
   Made.stamp(message);
   return deepFreeze(message);
@@ -206,7 +234,8 @@ function fromStored(value: unknown): Message {
  */
 export function storedAt(message: Message, seq: number): Message {
   if (!Made.has(message)) throw new InvalidInputError('INVALID_ARGUMENT', 'storedAt needs a Message');
-  if (!Number.isSafeInteger(seq) || seq < 1) throw new InvalidInputError('INVALID_ARGUMENT', `storedAt needs a positive integer seq, not ${String(seq)}`);
+  if (!Number.isSafeInteger(seq) || seq < 1)
+    throw new InvalidInputError('INVALID_ARGUMENT', `storedAt needs a positive integer seq, not ${String(seq)}`);
   // Its fields are frozen already and shared; the copy keeps `create`'s field order (seq is last).
   const stored = { ...message, seq };
   Made.stamp(stored);
@@ -276,5 +305,6 @@ export const Message = Object.freeze({
   /** The text of a message's content. */
   text: textOf,
   /** Returns `value` if it is already a message, otherwise validates and creates one. */
-  from: (value: Message | MessageInput): Message => (Made.has(value) ? (value as Message) : create(value as MessageInput)),
+  from: (value: Message | MessageInput): Message =>
+    Made.has(value) ? (value as Message) : create(value as MessageInput),
 });

@@ -29,7 +29,14 @@ function field(key: string, valueSize: number): number {
 }
 
 // The fields every message has, with their keys, quotes and commas, and the braces.
-const FIXED = 1 + field('id', 2) + field('role', 2) + field('category', 2) + field('content', 0) + field('timestamp', 2) + field('metadata', 0);
+const FIXED =
+  1 +
+  field('id', 2) +
+  field('role', 2) +
+  field('category', 2) +
+  field('content', 0) +
+  field('timestamp', 2) +
+  field('metadata', 0);
 
 /** The size of content as `messageSize` counts it. */
 export function contentSize(content: Content): number {
@@ -48,13 +55,24 @@ export function messageSizeOf(
   tokensChars: number | undefined,
 ): number {
   const { toolCalls, toolCallId, name } = fields;
-  let size = FIXED + fields.id.length + fields.role.length + fields.category.length + fields.timestamp.length + contentChars + metadataChars;
+  let size =
+    FIXED +
+    fields.id.length +
+    fields.role.length +
+    fields.category.length +
+    fields.timestamp.length +
+    contentChars +
+    metadataChars;
   if (toolCalls !== undefined) {
     // Brackets and commas, then each call as its JSON object.
     let calls = toolCalls.length === 0 ? 2 : toolCalls.length + 1;
     for (let index = 0; index < toolCalls.length; index++) {
       const call = toolCalls[index] as ToolCall;
-      calls += 1 + field('id', call.id.length + 2) + field('name', call.name.length + 2) + field('arguments', call.arguments.length + 2);
+      calls +=
+        1 +
+        field('id', call.id.length + 2) +
+        field('name', call.name.length + 2) +
+        field('arguments', call.arguments.length + 2);
       if (call.providerOptions !== undefined) calls += field('providerOptions', jsonSize(call.providerOptions));
     }
     size += field('toolCalls', calls);
@@ -73,7 +91,12 @@ export function messageSizeOf(
  * message that was accepted once is accepted when it is read back.
  */
 export function messageSize(message: Omit<Message, 'seq'> & { readonly seq?: number }): number {
-  return messageSizeOf(message, contentSize(message.content), jsonSize(message.metadata), message.tokens === undefined ? undefined : jsonSize(message.tokens));
+  return messageSizeOf(
+    message,
+    contentSize(message.content),
+    jsonSize(message.metadata),
+    message.tokens === undefined ? undefined : jsonSize(message.tokens),
+  );
 }
 
 /** True when content says nothing: blank text, or only blank text parts. */

@@ -60,7 +60,10 @@ export function readTokenCounts(value: unknown): JsonRead<Readonly<Record<string
   for (const key of Object.keys(read.value)) {
     const count = read.value[key];
     if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
-      return { ok: false, problem: { kind: 'not-json', path: key, message: 'a token count must be a non-negative integer' } };
+      return {
+        ok: false,
+        problem: { kind: 'not-json', path: key, message: 'a token count must be a non-negative integer' },
+      };
     }
   }
   return read as JsonRead<Readonly<Record<string, number>>>;
@@ -161,7 +164,11 @@ export type Content = string | readonly ContentPart[];
 export const TOOL_CALL_ID_PATTERN = /^[\x21-\x7e]+$/;
 
 /** Tool call ids are chosen by providers, so they only need to be printable and bounded. */
-export const toolCallIdSchema = z.string().min(1).max(256).regex(TOOL_CALL_ID_PATTERN, 'must be printable ASCII without spaces');
+export const toolCallIdSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(TOOL_CALL_ID_PATTERN, 'must be printable ASCII without spaces');
 
 export const toolCallSchema = z.strictObject({
   id: toolCallIdSchema,

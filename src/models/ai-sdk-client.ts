@@ -69,4 +69,6 @@ export interface AiSdkGenerateTextResult {
 }
 
 /** `generateText` of `ai`, as the adapter calls it (`Model` is the model type the caller passes). */
-export type AiSdkGenerateText<Model = AiSdkLanguageModel> = (options: AiSdkGenerateTextOptions<Model>) => PromiseLike<AiSdkGenerateTextResult>;
+export type AiSdkGenerateText<Model = AiSdkLanguageModel> = (
+  options: AiSdkGenerateTextOptions<Model>,
+) => PromiseLike<AiSdkGenerateTextResult>;

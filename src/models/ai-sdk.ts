@@ -13,7 +13,14 @@ import type { FormatWarning } from '../formats/types.js';
 import { isRecord, toWireObject } from '../formats/wire-json.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
-import type { AiSdkGenerateText, AiSdkGenerateTextOptions, AiSdkGenerateTextResult, AiSdkLanguageModel, AiSdkTool, AiSdkToolChoice } from './ai-sdk-client.js';
+import type {
+  AiSdkGenerateText,
+  AiSdkGenerateTextOptions,
+  AiSdkGenerateTextResult,
+  AiSdkLanguageModel,
+  AiSdkTool,
+  AiSdkToolChoice,
+} from './ai-sdk-client.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
 import { checkSettings, invalidRequest, promptMessages } from './request.js';
@@ -46,7 +53,12 @@ export interface AiSdkModelOptions<Model extends AiSdkLanguageModel = AiSdkLangu
 
 /** What `jsonSchema(parameters)` of `ai` returns, without a validator: the model's arguments pass through unchecked. */
 function inputSchemaOf(parameters: JsonObject): never {
-  const schema = { [AI_SCHEMA_MARKER]: true, _type: undefined, jsonSchema: toWireObject(parameters), validate: undefined };
+  const schema = {
+    [AI_SCHEMA_MARKER]: true,
+    _type: undefined,
+    jsonSchema: toWireObject(parameters),
+    validate: undefined,
+  };
   // `never` is how AiSdkTool types a value only `ai` can name (see AiSdkTool).
   return schema as never;
 }
@@ -54,7 +66,13 @@ function inputSchemaOf(parameters: JsonObject): never {
 function toolsOf(tools: readonly CheckedTool[]): Record<string, AiSdkTool> {
   // Object.fromEntries defines own properties, so a tool named "__proto__" stays a tool.
   return Object.fromEntries(
-    tools.map((tool): [string, AiSdkTool] => [tool.name, { ...(tool.description === undefined ? {} : { description: tool.description }), inputSchema: inputSchemaOf(tool.parameters) }]),
+    tools.map((tool): [string, AiSdkTool] => [
+      tool.name,
+      {
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        inputSchema: inputSchemaOf(tool.parameters),
+      },
+    ]),
   );
 }
 
@@ -73,19 +91,29 @@ const FINISH_REASONS: FinishReasonTable = { stop: 'stop', length: 'length', 'con
 function withRawInvalidArguments(message: Message, content: readonly unknown[]): Message {
   const raw = new Map<string, string>();
   for (const part of content) {
-    if (isRecord(part) && part['type'] === 'tool-call' && part['invalid'] === true && typeof part['toolCallId'] === 'string' && typeof part['input'] === 'string') {
+    if (
+      isRecord(part) &&
+      part['type'] === 'tool-call' &&
+      part['invalid'] === true &&
+      typeof part['toolCallId'] === 'string' &&
+      typeof part['input'] === 'string'
+    ) {
       raw.set(part['toolCallId'], part['input']);
     }
   }
   if (raw.size === 0 || message.toolCalls === undefined) return message;
-  return Message.with(message, { toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: raw.get(call.id) ?? call.arguments })) });
+  return Message.with(message, {
+    toolCalls: message.toolCalls.map((call) => ({ ...call, arguments: raw.get(call.id) ?? call.arguments })),
+  });
 }
 
 /** `message` with one plain text part as a string, as the other adapters answer. */
 function plainText(message: Message): Message {
   if (typeof message.content === 'string' || message.content.length !== 1) return message;
   const [only] = message.content;
-  return only?.type === 'text' && only.providerOptions === undefined ? Message.with(message, { content: only.text }) : message;
+  return only?.type === 'text' && only.providerOptions === undefined
+    ? Message.with(message, { content: only.text })
+    : message;
 }
 
 /** Reads a `generateText` result into a `ChatResponse`; throws `unreadableAnswer` when it cannot. */
@@ -100,7 +128,8 @@ function readAnswer(result: AiSdkGenerateTextResult): ChatResponse {
   // The runtime answers every call, so only the assistant message is the answer.
   const answers = messages.filter((message) => message.role === 'assistant');
   const [answer] = answers;
-  if (answer === undefined) throw unreadableAnswer(PROVIDER, `the answer has no content (finishReason ${JSON.stringify(result.finishReason)})`);
+  if (answer === undefined)
+    throw unreadableAnswer(PROVIDER, `the answer has no content (finishReason ${JSON.stringify(result.finishReason)})`);
   if (answers.length > 1) throw unreadableAnswer(PROVIDER, 'the answer holds more than one model step');
   const message = withRawInvalidArguments(plainText(answer), Array.isArray(result.content) ? result.content : []);
   // The result is a class instance whose fields are getters: read `usage` itself, then its plain fields.
@@ -117,7 +146,13 @@ function readAnswer(result: AiSdkGenerateTextResult): ChatResponse {
 }
 
 // `ai` errors that say the answer arrived but could not be read.
-const UNREADABLE_ERRORS: ReadonlySet<string> = new Set(['AI_InvalidResponseDataError', 'AI_TypeValidationError', 'AI_JSONParseError', 'AI_EmptyResponseBodyError', 'AI_NoContentGeneratedError']);
+const UNREADABLE_ERRORS: ReadonlySet<string> = new Set([
+  'AI_InvalidResponseDataError',
+  'AI_TypeValidationError',
+  'AI_JSONParseError',
+  'AI_EmptyResponseBodyError',
+  'AI_NoContentGeneratedError',
+]);
 // `ai` errors raised before or instead of a call, from the prompt or the setup: the same call fails again.
 const SETUP_ERRORS: ReadonlySet<string> = new Set([
   'AI_InvalidArgumentError',
@@ -151,11 +186,19 @@ function modelError(thrown: unknown, signal: AbortSignal | undefined): Error {
     const message = field(error, 'message');
     const why = typeof message === 'string' ? message : 'unknown error';
     // A 2xx APICallError is `ai` failing to parse a successful response.
-    if ((typeof name === 'string' && UNREADABLE_ERRORS.has(name)) || (typeof status === 'number' && status >= 200 && status < 300)) {
+    if (
+      (typeof name === 'string' && UNREADABLE_ERRORS.has(name)) ||
+      (typeof status === 'number' && status >= 200 && status < 300)
+    ) {
       return unreadableAnswer(PROVIDER, why, thrown);
     }
     if (typeof name === 'string' && SETUP_ERRORS.has(name)) {
-      return new ModelError('MODEL_FAILED', `${PROVIDER}: the call could not be made: ${why}`, { provider: PROVIDER, retryable: false }, { cause: thrown });
+      return new ModelError(
+        'MODEL_FAILED',
+        `${PROVIDER}: the call could not be made: ${why}`,
+        { provider: PROVIDER, retryable: false },
+        { cause: thrown },
+      );
     }
   }
   return toModelError(error, PROVIDER, signal);
@@ -163,8 +206,11 @@ function modelError(thrown: unknown, signal: AbortSignal | undefined): Error {
 
 function checkProviderOptions(options: unknown): AiSdkProviderOptions | undefined {
   if (options === undefined) return undefined;
-  if (!isRecord(options) || !Object.values(options).every(isRecord)) throw invalidRequest(PROVIDER, 'providerOptions must be an object of objects, by provider');
-  return Object.fromEntries(Object.entries(options as Record<string, JsonObject>).map(([key, value]) => [key, toWireObject(value)]));
+  if (!isRecord(options) || !Object.values(options).every(isRecord))
+    throw invalidRequest(PROVIDER, 'providerOptions must be an object of objects, by provider');
+  return Object.fromEntries(
+    Object.entries(options as Record<string, JsonObject>).map(([key, value]) => [key, toWireObject(value)]),
+  );
 }
 
 const stopAfterFirstStep = (): boolean => true;
@@ -177,10 +223,13 @@ const stopAfterFirstStep = (): boolean => true;
  */
 export function aiSdkModel<Model extends AiSdkLanguageModel>(options: AiSdkModelOptions<Model>): ChatModel {
   const { generateText, model, maxRetries, onWarning } = options;
-  if (typeof generateText !== 'function') throw invalidRequest(PROVIDER, 'generateText must be the generateText function of the ai package');
+  if (typeof generateText !== 'function')
+    throw invalidRequest(PROVIDER, 'generateText must be the generateText function of the ai package');
   const modelId: unknown = typeof model === 'string' ? model : field(model, 'modelId');
-  if (typeof modelId !== 'string' || modelId.length === 0) throw invalidRequest(PROVIDER, 'model must be an ai language model (with a modelId) or a non-empty model id');
-  if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && maxRetries >= 0)) throw invalidRequest(PROVIDER, `maxRetries must be an integer of at least 0, got ${String(maxRetries)}`);
+  if (typeof modelId !== 'string' || modelId.length === 0)
+    throw invalidRequest(PROVIDER, 'model must be an ai language model (with a modelId) or a non-empty model id');
+  if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && maxRetries >= 0))
+    throw invalidRequest(PROVIDER, `maxRetries must be an integer of at least 0, got ${String(maxRetries)}`);
   const providerOptions = checkProviderOptions(options.providerOptions);
   const defaults = checkSettings(options, {}, PROVIDER);
 
@@ -191,7 +240,11 @@ export function aiSdkModel<Model extends AiSdkLanguageModel>(options: AiSdkModel
     const { system, messages, warnings } = aiSdk.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder turn in for an empty conversation; a model call refuses it instead.
-    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: the model needs at least one other message');
+    if (warnings.some((warning) => warning.code === 'empty_conversation'))
+      throw invalidRequest(
+        PROVIDER,
+        'the request has only system messages: the model needs at least one other message',
+      );
     const call: AiSdkGenerateTextOptions<Model> = {
       model,
       ...(system === undefined ? {} : { system }),

@@ -22,7 +22,8 @@ export interface AnthropicTool {
 }
 
 /** `tool_choice` of a Messages request (`any` is Anthropic's name for "some tool is required"). */
-export type AnthropicToolChoice = { type: 'auto' } | { type: 'any' } | { type: 'none' } | { type: 'tool'; name: string };
+export type AnthropicToolChoice =
+  { type: 'auto' } | { type: 'any' } | { type: 'none' } | { type: 'tool'; name: string };
 
 /** The Messages request body the adapter sends (plus any `extraBody` fields). */
 export interface AnthropicRequestBody {

@@ -11,7 +11,12 @@ import type { FormatWarning } from '../formats/types.js';
 import { isRecord } from '../formats/wire-json.js';
 import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
-import type { AnthropicClientLike, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice } from './anthropic-client.js';
+import type {
+  AnthropicClientLike,
+  AnthropicRequestBody,
+  AnthropicTool,
+  AnthropicToolChoice,
+} from './anthropic-client.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
@@ -46,7 +51,11 @@ export interface AnthropicModelOptions {
 function toolOf(tool: CheckedTool): AnthropicTool {
   // checkTools guarantees an object root, which is what Anthropic requires of `input_schema`.
   const schema = tool.parameters as AnthropicTool['input_schema'];
-  return { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), input_schema: schema };
+  return {
+    name: tool.name,
+    ...(tool.description === undefined ? {} : { description: tool.description }),
+    input_schema: schema,
+  };
 }
 
 function toolChoiceOf(choice: CheckedToolChoice): AnthropicToolChoice {
@@ -79,11 +88,15 @@ const FINISH_REASONS: FinishReasonTable = {
  * API says "none") is dropped so the block reads as plain text instead of a raw part.
  */
 function responseBlock(block: unknown, index: number): AnthropicContentBlock {
-  if (!isRecord(block) || typeof block['type'] !== 'string') throw unreadableAnswer(PROVIDER, `content[${index}] is not a content block`);
+  if (!isRecord(block) || typeof block['type'] !== 'string')
+    throw unreadableAnswer(PROVIDER, `content[${index}] is not a content block`);
   if (block['type'] === 'tool_use') {
     const { id, name, input } = block;
     if (typeof id !== 'string' || typeof name !== 'string' || !isRecord(input)) {
-      throw unreadableAnswer(PROVIDER, `content[${index}] is a tool_use block without a string id, a string name and an input object`);
+      throw unreadableAnswer(
+        PROVIDER,
+        `content[${index}] is a tool_use block without a string id, a string name and an input object`,
+      );
     }
   }
   if (block['type'] === 'text' && block['citations'] === null) {
@@ -100,18 +113,22 @@ function answerMessage(content: readonly unknown[], stopReason: unknown): Messag
   const [message] = messages;
   if (message === undefined) {
     // An assistant message cannot be empty, and an empty answer cannot be sent back either.
-    const why = warnings.find((warning) => warning.code !== 'empty_message')?.message ?? `the answer has no content (stop_reason ${JSON.stringify(stopReason)})`;
+    const why =
+      warnings.find((warning) => warning.code !== 'empty_message')?.message ??
+      `the answer has no content (stop_reason ${JSON.stringify(stopReason)})`;
     throw unreadableAnswer(PROVIDER, why);
   }
   // Anything `from` skipped would be lost from the conversation.
   const lost = warnings[0];
-  if (lost !== undefined || messages.length > 1) throw unreadableAnswer(PROVIDER, lost?.message ?? 'the content did not read as one message');
+  if (lost !== undefined || messages.length > 1)
+    throw unreadableAnswer(PROVIDER, lost?.message ?? 'the content did not read as one message');
   return message;
 }
 
 /** Reads a Messages answer into a `ChatResponse`; throws `unreadableAnswer` when it cannot. */
 function readAnswer(answer: unknown): ChatResponse {
-  if (!isRecord(answer) || !Array.isArray(answer['content'])) throw unreadableAnswer(PROVIDER, 'the answer has no content array');
+  if (!isRecord(answer) || !Array.isArray(answer['content']))
+    throw unreadableAnswer(PROVIDER, 'the answer has no content array');
   const message = answerMessage(answer['content'], answer['stop_reason']);
   // Anthropic counts cache reads and writes apart from `input_tokens`; the prompt is all three.
   const uncached = tokenCount(answer, 'usage', 'input_tokens');
@@ -141,10 +158,15 @@ function isUnparsableBody(error: unknown): boolean {
  */
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
   const { client, model, maxTokens, onWarning } = options;
-  if (typeof client?.messages?.create !== 'function') throw invalidRequest(PROVIDER, 'client must have messages.create (an Anthropic client)');
-  if (typeof model !== 'string' || model.length === 0) throw invalidRequest(PROVIDER, 'model must be a non-empty string');
+  if (typeof client?.messages?.create !== 'function')
+    throw invalidRequest(PROVIDER, 'client must have messages.create (an Anthropic client)');
+  if (typeof model !== 'string' || model.length === 0)
+    throw invalidRequest(PROVIDER, 'model must be a non-empty string');
   if (!(typeof maxTokens === 'number' && Number.isSafeInteger(maxTokens) && maxTokens > 0)) {
-    throw invalidRequest(PROVIDER, `maxTokens must be a positive integer (the Messages API needs max_tokens on every call), got ${String(maxTokens)}`);
+    throw invalidRequest(
+      PROVIDER,
+      `maxTokens must be a positive integer (the Messages API needs max_tokens on every call), got ${String(maxTokens)}`,
+    );
   }
   const extraBody = checkExtraBody(options.extraBody, OWNED_FIELDS, PROVIDER);
   const defaults = checkSettings({ maxOutputTokens: maxTokens, temperature: options.temperature }, {}, PROVIDER);
@@ -156,7 +178,8 @@ export function anthropicModel(options: AnthropicModelOptions): ChatModel {
     const { system, messages, warnings } = anthropic.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder turn in for an empty conversation; a model call refuses it instead.
-    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: Anthropic needs at least one user turn');
+    if (warnings.some((warning) => warning.code === 'empty_conversation'))
+      throw invalidRequest(PROVIDER, 'the request has only system messages: Anthropic needs at least one user turn');
     const body: AnthropicRequestBody = {
       ...extraBody,
       model,
@@ -169,7 +192,10 @@ export function anthropicModel(options: AnthropicModelOptions): ChatModel {
     };
     let answer: unknown;
     try {
-      answer = await client.messages.create(body, request.signal === undefined ? undefined : { signal: request.signal });
+      answer = await client.messages.create(
+        body,
+        request.signal === undefined ? undefined : { signal: request.signal },
+      );
     } catch (error) {
       if (isUnparsableBody(error)) throw unreadableAnswer(PROVIDER, 'the body is not JSON', error);
       throw toModelError(error, PROVIDER, request.signal);

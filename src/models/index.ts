@@ -22,7 +22,13 @@ export type {
   OpenaiResponsesRequestBody,
   OpenaiResponsesToolChoice,
 } from './openai-client.js';
-export type { AnthropicClientLike, AnthropicRequestBody, AnthropicRequestOptions, AnthropicTool, AnthropicToolChoice } from './anthropic-client.js';
+export type {
+  AnthropicClientLike,
+  AnthropicRequestBody,
+  AnthropicRequestOptions,
+  AnthropicTool,
+  AnthropicToolChoice,
+} from './anthropic-client.js';
 export type {
   AiSdkGenerateText,
   AiSdkGenerateTextOptions,

@@ -41,17 +41,37 @@ export function toModelError(error: unknown, provider: ProviderName, signal?: Ab
   const requestIdValue = field(error, 'requestID') ?? field(error, 'request_id');
   const requestId = typeof requestIdValue === 'string' ? requestIdValue : undefined;
   if (isAbort(error, signal)) {
-    return new ModelError('ABORTED', `${provider}: the model call was aborted`, { provider, retryable: false, ...(requestId ? { requestId } : {}) }, { cause: error });
+    return new ModelError(
+      'ABORTED',
+      `${provider}: the model call was aborted`,
+      { provider, retryable: false, ...(requestId ? { requestId } : {}) },
+      { cause: error },
+    );
   }
   const status = statusOf(error);
   const sdkRetryable = field(error, 'isRetryable');
   const retryable = typeof sdkRetryable === 'boolean' ? sdkRetryable : retryableStatus(status);
-  const details = { provider, retryable, ...(status === undefined ? {} : { status }), ...(requestId ? { requestId } : {}) };
+  const details = {
+    provider,
+    retryable,
+    ...(status === undefined ? {} : { status }),
+    ...(requestId ? { requestId } : {}),
+  };
   const what = status === undefined ? 'the model call failed' : `the model call failed with HTTP ${status}`;
-  return new ModelError(status === 429 ? 'RATE_LIMITED' : 'MODEL_FAILED', `${provider}: ${what}: ${errorMessage(error)}`, details, { cause: error });
+  return new ModelError(
+    status === 429 ? 'RATE_LIMITED' : 'MODEL_FAILED',
+    `${provider}: ${what}: ${errorMessage(error)}`,
+    details,
+    { cause: error },
+  );
 }
 
 /** A `MODEL_FAILED` error for an answer the adapter could not read (never retryable: the same call gives the same answer). */
 export function unreadableAnswer(provider: ProviderName, why: string, cause?: unknown): ModelError {
-  return new ModelError('MODEL_FAILED', `${provider}: the model's answer could not be read: ${why}`, { provider, retryable: false }, { cause });
+  return new ModelError(
+    'MODEL_FAILED',
+    `${provider}: the model's answer could not be read: ${why}`,
+    { provider, retryable: false },
+    { cause },
+  );
 }

@@ -11,7 +11,12 @@ import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
-import type { OpenaiChatClientLike, OpenaiChatFunctionTool, OpenaiChatRequestBody, OpenaiChatToolChoice } from './openai-client.js';
+import type {
+  OpenaiChatClientLike,
+  OpenaiChatFunctionTool,
+  OpenaiChatRequestBody,
+  OpenaiChatToolChoice,
+} from './openai-client.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
@@ -20,7 +25,17 @@ import { tokenCount, usageOf } from './usage.js';
 const PROVIDER = 'openaiChat';
 
 // Fields the adapter writes from the request: `extraBody` setting one would silently win or clash.
-const OWNED_FIELDS = ['model', 'messages', 'tools', 'tool_choice', 'stream', 'stream_options', 'max_completion_tokens', 'max_tokens', 'temperature'];
+const OWNED_FIELDS = [
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'stream',
+  'stream_options',
+  'max_completion_tokens',
+  'max_tokens',
+  'temperature',
+];
 
 /** Options of `openaiChatModel`: the client, the model, and defaults every call starts from. */
 export interface OpenaiChatModelOptions {
@@ -48,7 +63,8 @@ function toolChoiceOf(choice: CheckedToolChoice): OpenaiChatToolChoice {
 const FINISH_REASONS: FinishReasonTable = { stop: 'stop', length: 'length', content_filter: 'content_filter' };
 
 function firstChoice(answer: unknown): Record<string, unknown> | undefined {
-  const choices = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>)['choices'] : undefined;
+  const choices =
+    typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>)['choices'] : undefined;
   const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
   return typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : undefined;
 }
@@ -62,7 +78,10 @@ function readAnswer(answer: unknown): ChatResponse {
     message = openaiChatFromResponse(answer);
   } catch (error) {
     // Reasoning models can spend the whole token limit thinking and return empty content.
-    const why = choice['finish_reason'] === 'length' ? 'it was cut at the output token limit before any content' : 'choices[0].message is not a readable assistant message';
+    const why =
+      choice['finish_reason'] === 'length'
+        ? 'it was cut at the output token limit before any content'
+        : 'choices[0].message is not a readable assistant message';
     throw unreadableAnswer(PROVIDER, why, error);
   }
   const usage = usageOf(
@@ -87,8 +106,10 @@ function readAnswer(answer: unknown): ChatResponse {
  */
 export function openaiChatModel(options: OpenaiChatModelOptions): ChatModel {
   const { client, model, strict, onWarning } = options;
-  if (typeof client?.chat?.completions?.create !== 'function') throw invalidRequest(PROVIDER, 'client must have chat.completions.create (an OpenAI client)');
-  if (typeof model !== 'string' || model.length === 0) throw invalidRequest(PROVIDER, 'model must be a non-empty string');
+  if (typeof client?.chat?.completions?.create !== 'function')
+    throw invalidRequest(PROVIDER, 'client must have chat.completions.create (an OpenAI client)');
+  if (typeof model !== 'string' || model.length === 0)
+    throw invalidRequest(PROVIDER, 'model must be a non-empty string');
   if (strict !== undefined && typeof strict !== 'boolean') throw invalidRequest(PROVIDER, 'strict must be a boolean');
   const extraBody = checkExtraBody(options.extraBody, OWNED_FIELDS, PROVIDER);
   const defaults = checkSettings(options, {}, PROVIDER);
@@ -100,26 +121,35 @@ export function openaiChatModel(options: OpenaiChatModelOptions): ChatModel {
     const { messages, warnings } = openaiChat.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder message in for an empty conversation; a model call refuses it instead.
-    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has no message Chat Completions can carry');
+    if (warnings.some((warning) => warning.code === 'empty_conversation'))
+      throw invalidRequest(PROVIDER, 'the request has no message Chat Completions can carry');
     const body: OpenaiChatRequestBody = {
       ...extraBody,
       model,
       messages,
-      ...(tools.length > 0 ? {
-        tools: tools.map(
-          (tool): OpenaiChatFunctionTool => ({
-            type: 'function',
-            function: { name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.parameters, ...(strict === undefined ? {} : { strict }) },
-          }),
-        ),
-      } : {}),
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((tool): OpenaiChatFunctionTool => ({
+              type: 'function',
+              function: {
+                name: tool.name,
+                ...(tool.description === undefined ? {} : { description: tool.description }),
+                parameters: tool.parameters,
+                ...(strict === undefined ? {} : { strict }),
+              },
+            })),
+          }
+        : {}),
       ...(choice === undefined ? {} : { tool_choice: toolChoiceOf(choice) }),
       ...(settings.maxOutputTokens === undefined ? {} : { max_completion_tokens: settings.maxOutputTokens }),
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     };
     let answer: unknown;
     try {
-      answer = await client.chat.completions.create(body, request.signal === undefined ? undefined : { signal: request.signal });
+      answer = await client.chat.completions.create(
+        body,
+        request.signal === undefined ? undefined : { signal: request.signal },
+      );
     } catch (error) {
       throw toModelError(error, PROVIDER, request.signal);
     }

@@ -13,7 +13,12 @@ import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
-import type { OpenaiResponsesClientLike, OpenaiResponsesFunctionTool, OpenaiResponsesRequestBody, OpenaiResponsesToolChoice } from './openai-client.js';
+import type {
+  OpenaiResponsesClientLike,
+  OpenaiResponsesFunctionTool,
+  OpenaiResponsesRequestBody,
+  OpenaiResponsesToolChoice,
+} from './openai-client.js';
 import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
@@ -66,7 +71,9 @@ function toolChoiceOf(choice: CheckedToolChoice): OpenaiResponsesToolChoice {
 }
 
 function field(value: unknown, name: string): unknown {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 }
 
 // Responses ends with a status (and why it is incomplete), keyed here as `status` or `status:reason`.
@@ -92,13 +99,17 @@ function failedResponse(answer: unknown): ModelError {
 function readAnswer(answer: unknown): ChatResponse {
   const status = field(answer, 'status');
   if (status === 'failed') throw failedResponse(answer);
-  if (status === 'queued' || status === 'in_progress') throw unreadableAnswer(PROVIDER, `the response is still ${status} (background responses are not supported)`);
+  if (status === 'queued' || status === 'in_progress')
+    throw unreadableAnswer(PROVIDER, `the response is still ${status} (background responses are not supported)`);
   const incompleteReason = field(field(answer, 'incomplete_details'), 'reason');
   let message: Message;
   try {
     message = openaiResponsesFromResponse(answer);
   } catch (error) {
-    const why = incompleteReason === 'max_output_tokens' ? 'it was cut at the output token limit before any output' : 'its output holds no readable message or function call';
+    const why =
+      incompleteReason === 'max_output_tokens'
+        ? 'it was cut at the output token limit before any output'
+        : 'its output holds no readable message or function call';
     throw unreadableAnswer(PROVIDER, why, error);
   }
   const usage = usageOf(
@@ -109,7 +120,11 @@ function readAnswer(answer: unknown): ChatResponse {
   const modelId = field(answer, 'model');
   return {
     message,
-    finishReason: finishReasonOf(message, status === 'incomplete' ? `incomplete:${String(incompleteReason)}` : status, FINISH_REASONS),
+    finishReason: finishReasonOf(
+      message,
+      status === 'incomplete' ? `incomplete:${String(incompleteReason)}` : status,
+      FINISH_REASONS,
+    ),
     ...(usage === undefined ? {} : { usage }),
     ...(typeof modelId === 'string' && modelId.length > 0 ? { modelId } : {}),
   };
@@ -123,7 +138,11 @@ function readAnswer(answer: unknown): ChatResponse {
  */
 function clientReadFailure(error: unknown, signal: AbortSignal | undefined): ModelError | undefined {
   if (!(error instanceof TypeError) || error.cause !== undefined || signal?.aborted === true) return undefined;
-  return unreadableAnswer(PROVIDER, `the client failed on its body (${error.message}), which holds no readable message or function call`, error);
+  return unreadableAnswer(
+    PROVIDER,
+    `the client failed on its body (${error.message}), which holds no readable message or function call`,
+    error,
+  );
 }
 
 /**
@@ -135,8 +154,10 @@ function clientReadFailure(error: unknown, signal: AbortSignal | undefined): Mod
  */
 export function openaiResponsesModel(options: OpenaiResponsesModelOptions): ChatModel {
   const { client, model, strict = false, onWarning } = options;
-  if (typeof client?.responses?.create !== 'function') throw invalidRequest(PROVIDER, 'client must have responses.create (an OpenAI client)');
-  if (typeof model !== 'string' || model.length === 0) throw invalidRequest(PROVIDER, 'model must be a non-empty string');
+  if (typeof client?.responses?.create !== 'function')
+    throw invalidRequest(PROVIDER, 'client must have responses.create (an OpenAI client)');
+  if (typeof model !== 'string' || model.length === 0)
+    throw invalidRequest(PROVIDER, 'model must be a non-empty string');
   if (typeof strict !== 'boolean') throw invalidRequest(PROVIDER, 'strict must be a boolean');
   const extraBody = checkExtraBody(options.extraBody, OWNED_FIELDS, PROVIDER);
   const defaults = checkSettings(options, {}, PROVIDER);
@@ -148,30 +169,34 @@ export function openaiResponsesModel(options: OpenaiResponsesModelOptions): Chat
     const { instructions, input, warnings } = openaiResponses.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder item in for an empty input; a model call refuses it instead (the API would).
-    if (warnings.some((warning) => warning.code === 'empty_conversation')) throw invalidRequest(PROVIDER, 'the request has only system messages: Responses needs at least one input item');
+    if (warnings.some((warning) => warning.code === 'empty_conversation'))
+      throw invalidRequest(PROVIDER, 'the request has only system messages: Responses needs at least one input item');
     const body: OpenaiResponsesRequestBody = {
       ...extraBody,
       model,
       ...(instructions === undefined ? {} : { instructions }),
       input,
-      ...(tools.length > 0 ? {
-        tools: tools.map(
-          (tool): OpenaiResponsesFunctionTool => ({
-            type: 'function',
-            name: tool.name,
-            ...(tool.description === undefined ? {} : { description: tool.description }),
-            parameters: tool.parameters,
-            strict,
-          }),
-        ),
-      } : {}),
+      ...(tools.length > 0
+        ? {
+            tools: tools.map((tool): OpenaiResponsesFunctionTool => ({
+              type: 'function',
+              name: tool.name,
+              ...(tool.description === undefined ? {} : { description: tool.description }),
+              parameters: tool.parameters,
+              strict,
+            })),
+          }
+        : {}),
       ...(choice === undefined ? {} : { tool_choice: toolChoiceOf(choice) }),
       ...(settings.maxOutputTokens === undefined ? {} : { max_output_tokens: settings.maxOutputTokens }),
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     };
     let answer: unknown;
     try {
-      answer = await client.responses.create(body, request.signal === undefined ? undefined : { signal: request.signal });
+      answer = await client.responses.create(
+        body,
+        request.signal === undefined ? undefined : { signal: request.signal },
+      );
     } catch (error) {
       throw clientReadFailure(error, request.signal) ?? toModelError(error, PROVIDER, request.signal);
     }

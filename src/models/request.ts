@@ -57,20 +57,32 @@ export function checkSettings(request: Settings, defaults: Settings, provider: P
     throw invalid(provider, `maxOutputTokens must be a positive integer, got ${String(maxOutputTokens)}`);
   }
   // Providers differ on the upper bound (OpenAI 2, Anthropic 1): left to the provider's own check.
-  if (temperature !== undefined && !(typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)) {
+  if (
+    temperature !== undefined &&
+    !(typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)
+  ) {
     throw invalid(provider, `temperature must be a finite number of at least 0, got ${String(temperature)}`);
   }
-  return { ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }), ...(temperature === undefined ? {} : { temperature }) };
+  return {
+    ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }),
+    ...(temperature === undefined ? {} : { temperature }),
+  };
 }
 
 /**
  * Checks an adapter's `extraBody` once, at construction: a JSON object that sets none of the
  * fields the adapter owns (`owned`), which would silently replace the conversation or the tools.
  */
-export function checkExtraBody(extraBody: unknown, owned: readonly string[], provider: ProviderName): Readonly<Record<string, unknown>> {
+export function checkExtraBody(
+  extraBody: unknown,
+  owned: readonly string[],
+  provider: ProviderName,
+): Readonly<Record<string, unknown>> {
   if (extraBody === undefined) return {};
-  if (typeof extraBody !== 'object' || extraBody === null || Array.isArray(extraBody)) throw invalid(provider, 'extraBody must be an object of request fields');
+  if (typeof extraBody !== 'object' || extraBody === null || Array.isArray(extraBody))
+    throw invalid(provider, 'extraBody must be an object of request fields');
   const clash = owned.find((key) => Object.hasOwn(extraBody, key));
-  if (clash !== undefined) throw invalid(provider, `extraBody may not set "${clash}": the adapter sets it from the request`);
+  if (clash !== undefined)
+    throw invalid(provider, `extraBody may not set "${clash}": the adapter sets it from the request`);
   return extraBody as Readonly<Record<string, unknown>>;
 }

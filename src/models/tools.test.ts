@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ToolChoice, ToolSpec } from './types.js';
 import { TOOL_NAME_PATTERN, checkTools, defaultToolParameters } from './tools.js';
 
-const weather: ToolSpec = { name: 'get_weather', description: 'Weather.', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+const weather: ToolSpec = {
+  name: 'get_weather',
+  description: 'Weather.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } } },
+};
 
 describe('checkTools', () => {
   it('fills the default parameters schema and keeps the rest', () => {

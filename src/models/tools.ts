@@ -52,11 +52,13 @@ function checkTool(tool: unknown, index: number, provider: ProviderName): Checke
     const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 80)) : typeof name;
     throw invalid(provider, `tools[${index}].name ${shown} must match ${String(TOOL_NAME_PATTERN)}`);
   }
-  if (description !== undefined && typeof description !== 'string') throw invalid(provider, `tool "${name}": description must be a string`);
+  if (description !== undefined && typeof description !== 'string')
+    throw invalid(provider, `tool "${name}": description must be a string`);
   if (parameters !== undefined) {
     // Every provider wants the arguments to be one JSON object, so the schema's root must be one.
     if (!isPlainObject(parameters)) throw invalid(provider, `tool "${name}": parameters must be a JSON Schema object`);
-    if (parameters.type !== 'object') throw invalid(provider, `tool "${name}": parameters must have type "object" at the root`);
+    if (parameters.type !== 'object')
+      throw invalid(provider, `tool "${name}": parameters must have type "object" at the root`);
   }
   return {
     name,
@@ -65,7 +67,11 @@ function checkTool(tool: unknown, index: number, provider: ProviderName): Checke
   };
 }
 
-function checkChoice(choice: unknown, names: ReadonlySet<string>, provider: ProviderName): CheckedToolChoice | undefined {
+function checkChoice(
+  choice: unknown,
+  names: ReadonlySet<string>,
+  provider: ProviderName,
+): CheckedToolChoice | undefined {
   if (choice === 'auto' || choice === 'none') {
     // Without tools both are the provider's default; OpenAI rejects `tool_choice` with no tools.
     return names.size === 0 ? undefined : { type: choice };
@@ -75,7 +81,8 @@ function checkChoice(choice: unknown, names: ReadonlySet<string>, provider: Prov
     return { type: 'required' };
   }
   if (isPlainObject(choice) && typeof choice.name === 'string') {
-    if (!names.has(choice.name)) throw invalid(provider, `toolChoice names the tool "${choice.name.slice(0, 80)}", which is not in tools`);
+    if (!names.has(choice.name))
+      throw invalid(provider, `toolChoice names the tool "${choice.name.slice(0, 80)}", which is not in tools`);
     return { type: 'tool', name: choice.name };
   }
   throw invalid(provider, 'toolChoice must be "auto", "none", "required" or { name }');
@@ -86,7 +93,11 @@ function checkChoice(choice: unknown, names: ReadonlySet<string>, provider: Prov
  * `TOOL_NAME_PATTERN` and is unique, `parameters` (when given) is an object schema, and a named or
  * `required` choice refers to tools that exist. Throws `InvalidInputError` (`INVALID_ARGUMENT`).
  */
-export function checkTools(tools: readonly ToolSpec[] | undefined, toolChoice: ToolChoice | undefined, provider: ProviderName): CheckedTools {
+export function checkTools(
+  tools: readonly ToolSpec[] | undefined,
+  toolChoice: ToolChoice | undefined,
+  provider: ProviderName,
+): CheckedTools {
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(provider, 'tools must be an array');
   const checked = (tools ?? []).map((tool, index) => checkTool(tool, index, provider));
   const names = new Set<string>();
@@ -99,7 +110,10 @@ export function checkTools(tools: readonly ToolSpec[] | undefined, toolChoice: T
 }
 
 /** A checked choice on a wire whose `auto`, `none` and `required` are those strings; `named` writes a forced tool. */
-export function toolChoiceWith<Named>(choice: CheckedToolChoice, named: (name: string) => Named): 'auto' | 'none' | 'required' | Named {
+export function toolChoiceWith<Named>(
+  choice: CheckedToolChoice,
+  named: (name: string) => Named,
+): 'auto' | 'none' | 'required' | Named {
   switch (choice.type) {
     case 'auto':
     case 'none':

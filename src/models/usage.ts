@@ -22,7 +22,11 @@ export function tokenCount(value: unknown, ...path: string[]): number | undefine
 }
 
 /** Usage from the three counts; undefined when the input count (the one `Usage` requires) is missing. */
-export function usageOf(inputTokens: number | undefined, outputTokens: number | undefined, cachedInputTokens: number | undefined): Usage | undefined {
+export function usageOf(
+  inputTokens: number | undefined,
+  outputTokens: number | undefined,
+  cachedInputTokens: number | undefined,
+): Usage | undefined {
   if (inputTokens === undefined) return undefined;
   return {
     inputTokens,

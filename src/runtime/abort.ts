@@ -8,7 +8,12 @@ import type { ProviderName } from '../message/schema.js';
 
 /** The error of an aborted turn (`ModelError` with code `ABORTED`, as an aborted model call throws). */
 export function abortedTurn(provider: ProviderName, signal: AbortSignal | undefined): ModelError {
-  return new ModelError('ABORTED', `${provider}: the turn was aborted`, { provider, retryable: false }, { cause: signal?.reason });
+  return new ModelError(
+    'ABORTED',
+    `${provider}: the turn was aborted`,
+    { provider, retryable: false },
+    { cause: signal?.reason },
+  );
 }
 
 /** Throws `ABORTED` when `signal` has fired. */

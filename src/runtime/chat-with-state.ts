@@ -87,10 +87,14 @@ export class StateTooLargeError extends InvalidInputError {
   readonly usage: Usage;
 
   constructor(cause: ChatstateError, answer: { reply: Message; messages: readonly Message[]; usage: Usage }) {
-    super('TOO_LARGE', `chatWithState: the model answered, but ${cause.message}; the reply is on this error (reply, messages), and the given state is unchanged`, {
-      cause,
-      details: cause.details,
-    });
+    super(
+      'TOO_LARGE',
+      `chatWithState: the model answered, but ${cause.message}; the reply is on this error (reply, messages), and the given state is unchanged`,
+      {
+        cause,
+        details: cause.details,
+      },
+    );
     this.reply = answer.reply;
     this.messages = answer.messages;
     this.usage = answer.usage;
@@ -103,7 +107,8 @@ function invalid(message: string): InvalidInputError {
 
 function positiveInteger(value: unknown, name: string, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalid(`${name} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw invalid(`${name} must be a positive integer`);
   return value;
 }
 
@@ -120,11 +125,21 @@ function systemOf(system: string | undefined, preamble: readonly Message[]): str
  * `rejected` says why. A failed turn throws (`ModelError`, `ABORTED`, `TOOL_LOOP_LIMIT`) and the
  * caller keeps the state it had: nothing is lost. Bad options throw `INVALID_ARGUMENT`.
  */
-export async function chatWithState(model: ChatModel, state: string | undefined | null, inputs: TurnInput, options: ChatWithStateOptions = {}): Promise<ChatWithStateResult> {
-  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function') throw invalid('needs a ChatModel');
+export async function chatWithState(
+  model: ChatModel,
+  state: string | undefined | null,
+  inputs: TurnInput,
+  options: ChatWithStateOptions = {},
+): Promise<ChatWithStateResult> {
+  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function')
+    throw invalid('needs a ChatModel');
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   // Options are checked before the blob is read: a misconfigured key must fail, not discard the history.
-  const resolved = resolveStateOptions({ provider: model.provider, ...(options.key === undefined ? {} : { key: options.key }), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+  const resolved = resolveStateOptions({
+    provider: model.provider,
+    ...(options.key === undefined ? {} : { key: options.key }),
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+  });
   // `encrypt: true` without a key must fail now, not after the model was paid for.
   resolveEncrypt(options.encrypt, resolved.ring);
   if (options.system !== undefined && typeof options.system !== 'string') throw invalid('system must be a string');
@@ -133,7 +148,8 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   const budget = positiveInteger(options.contextWindow, 'contextWindow', undefined);
   const counter = options.counter ?? estimate;
   const tools = options.tools ?? [];
-  if (!Array.isArray(tools) || tools.some((tool: Partial<Tool>) => typeof tool?.execute !== 'function')) throw invalid('tools must be an array of tools with execute');
+  if (!Array.isArray(tools) || tools.some((tool: Partial<Tool>) => typeof tool?.execute !== 'function'))
+    throw invalid('tools must be an array of tools with execute');
   // Names, schemas and duplicates, as `Conversation` checks them: a duplicate name would silently run the last one.
   checkTools(tools, undefined, model.provider);
 
@@ -145,7 +161,10 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   const added = input.slice(lead);
   const history = decoded.messages;
   // Checked before the model is paid for: a provider answers an empty conversation with a 400.
-  if (history.length === 0 && added.length === 0) throw invalid('there is nothing to answer: the state holds no history and the input no message after its system prompt');
+  if (history.length === 0 && added.length === 0)
+    throw invalid(
+      'there is nothing to answer: the state holds no history and the input no message after its system prompt',
+    );
   const sessionId = options.sessionId ?? 'state';
   // Tools without a memory of their own can page through what the model is answering.
   const memory = options.memory ?? detachedMemory(sessionId, concatArrays(history, added));
@@ -168,8 +187,14 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
   let messages: readonly Message[] = concatArrays(history, loop.messages);
   let compaction: CompactionResult | undefined;
   if (options.compactor !== undefined) {
-    const lastUsage = loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
-    compaction = await compactAfterAnswer(options.compactor, { messages, counter, signal, ...(lastUsage === undefined ? {} : { lastUsage }) });
+    const lastUsage =
+      loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
+    compaction = await compactAfterAnswer(options.compactor, {
+      messages,
+      counter,
+      signal,
+      ...(lastUsage === undefined ? {} : { lastUsage }),
+    });
     if (compaction?.compacted === true) messages = compaction.messages;
   }
   const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));
@@ -182,7 +207,8 @@ export async function chatWithState(model: ChatModel, state: string | undefined 
       encrypt,
     });
   } catch (error) {
-    if (ChatstateError.hasCode(error, 'TOO_LARGE')) throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
+    if (ChatstateError.hasCode(error, 'TOO_LARGE'))
+      throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
     throw error;
   }
   return {

@@ -81,7 +81,10 @@ function mark(messages: MessageSequence, from: number, flags: Uint8Array, state:
   for (let i = from; i < messages.length; i++) {
     const message = messages.at(i) as Message;
     if (state.inPreamble && !isPreambleMessage(message)) state.inPreamble = false;
-    const pinned = state.inPreamble || message.category === 'system' || (message.role === 'tool' && state.pinnedCalls.has(message.toolCallId as string));
+    const pinned =
+      state.inPreamble ||
+      message.category === 'system' ||
+      (message.role === 'tool' && state.pinnedCalls.has(message.toolCallId as string));
     let bits = isUserTurn(message) ? USER_TURN : 0;
     if (pinned) {
       bits |= PINNED;
@@ -165,7 +168,12 @@ function countAt(facts: Facts, history: MessageSequence, i: number, counter: Tok
  * their tool results), then the newest whole turns that fit. The latest turn is always kept whole,
  * even past the budget. `full` is true when nothing had to be left out.
  */
-export function contextWindow(history: MessageSequence, added: readonly Message[], budget: number, counter: TokenCounter): ContextView {
+export function contextWindow(
+  history: MessageSequence,
+  added: readonly Message[],
+  budget: number,
+  counter: TokenCounter,
+): ContextView {
   const h = history.length;
   const n = h + added.length;
   const at = (i: number): Message => (i < h ? history.at(i) : added[i - h]) as Message;
@@ -176,7 +184,8 @@ export function contextWindow(history: MessageSequence, added: readonly Message[
   const tailFlags = new Uint8Array(added.length);
   mark(added, 0, tailFlags, tail);
   const flagsAt = (i: number): number => (i < h ? facts.flags[i] : tailFlags[i - h]) as number;
-  const tokensAt = (i: number): number => (i < h ? countAt(facts, history, i, counter) : counter.countMessage(added[i - h] as Message));
+  const tokensAt = (i: number): number =>
+    i < h ? countAt(facts, history, i, counter) : counter.countMessage(added[i - h] as Message);
   let pinnedTokens = 0;
   for (const i of head.pinned) pinnedTokens += tokensAt(i);
   for (const i of tail.pinned) pinnedTokens += tokensAt(h + i);

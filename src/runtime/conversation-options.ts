@@ -68,7 +68,8 @@ function invalid(message: string): InvalidInputError {
 
 function positiveInteger(value: unknown, name: string, fallback: number | undefined): number | undefined {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalid(`${name} must be a positive integer, not ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw invalid(`${name} must be a positive integer, not ${String(value)}`);
   return value;
 }
 
@@ -81,16 +82,25 @@ export function toolsOf(agent: Agent): readonly Tool[] {
 function checkAgent(agent: unknown, index: number): Agent {
   if (typeof agent !== 'object' || agent === null) throw invalid(`agents[${index}] must be an object`);
   const { id, model, system, tools, memoryTools: withMemory } = agent as Partial<Agent>;
-  if (typeof id !== 'string' || id.length === 0 || id.length > 256) throw invalid(`agents[${index}].id must be a non-empty string of at most 256 characters`);
-  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function' || typeof model.provider !== 'string') {
+  if (typeof id !== 'string' || id.length === 0 || id.length > 256)
+    throw invalid(`agents[${index}].id must be a non-empty string of at most 256 characters`);
+  if (
+    typeof model !== 'object' ||
+    model === null ||
+    typeof model.complete !== 'function' ||
+    typeof model.provider !== 'string'
+  ) {
     throw invalid(`agent "${id}": model must be a ChatModel (with provider and complete)`);
   }
-  if (system !== undefined && typeof system !== 'string' && typeof system !== 'function') throw invalid(`agent "${id}": system must be a string or a function`);
-  if (withMemory !== undefined && typeof withMemory !== 'boolean') throw invalid(`agent "${id}": memoryTools must be a boolean`);
+  if (system !== undefined && typeof system !== 'string' && typeof system !== 'function')
+    throw invalid(`agent "${id}": system must be a string or a function`);
+  if (withMemory !== undefined && typeof withMemory !== 'boolean')
+    throw invalid(`agent "${id}": memoryTools must be a boolean`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`agent "${id}": tools must be an array`);
   const checked = agent as Agent;
   for (const tool of tools ?? []) {
-    if (typeof (tool as Partial<Tool>).execute !== 'function') throw invalid(`agent "${id}": tool "${String((tool as Partial<Tool>).name)}" has no execute function`);
+    if (typeof (tool as Partial<Tool>).execute !== 'function')
+      throw invalid(`agent "${id}": tool "${String((tool as Partial<Tool>).name)}" has no execute function`);
   }
   // Names, schemas and duplicates (e.g. an own tool named `recall` beside the memory tools).
   checkTools(toolsOf(checked), undefined, model.provider);
@@ -99,10 +109,17 @@ function checkAgent(agent: unknown, index: number): Agent {
 
 /** Checks `options` and fills defaults; throws `INVALID_ARGUMENT`. */
 export function resolveConversationOptions(options: ConversationOptions): ResolvedConversationOptions {
-  if (typeof options !== 'object' || options === null) throw invalid('options must be an object with a store or a manager, and agents');
-  if ((options.store === undefined) === (options.manager === undefined)) throw invalid('give exactly one of store and manager');
-  if (options.manager !== undefined && !(options.manager instanceof SessionManager)) throw invalid('manager must be a SessionManager');
-  const list = Array.isArray(options.agents) ? (options.agents as readonly Agent[]) : options.agents === undefined ? [] : [options.agents as Agent];
+  if (typeof options !== 'object' || options === null)
+    throw invalid('options must be an object with a store or a manager, and agents');
+  if ((options.store === undefined) === (options.manager === undefined))
+    throw invalid('give exactly one of store and manager');
+  if (options.manager !== undefined && !(options.manager instanceof SessionManager))
+    throw invalid('manager must be a SessionManager');
+  const list = Array.isArray(options.agents)
+    ? (options.agents as readonly Agent[])
+    : options.agents === undefined
+      ? []
+      : [options.agents as Agent];
   if (list.length === 0) throw invalid('give at least one agent');
   const agents = new Map<string, Agent>();
   list.forEach((agent, index) => {
@@ -111,17 +128,25 @@ export function resolveConversationOptions(options: ConversationOptions): Resolv
     agents.set(checked.id, checked);
   });
   const defaultAgentId = options.defaultAgentId ?? (agents.size === 1 ? list[0]?.id : undefined);
-  if (defaultAgentId !== undefined && !agents.has(defaultAgentId)) throw invalid(`defaultAgentId "${defaultAgentId}" is not one of the agents`);
+  if (defaultAgentId !== undefined && !agents.has(defaultAgentId))
+    throw invalid(`defaultAgentId "${defaultAgentId}" is not one of the agents`);
   const compactor = options.compactor;
-  if (compactor !== undefined && (typeof compactor !== 'object' || compactor === null || typeof compactor.compact !== 'function')) {
+  if (
+    compactor !== undefined &&
+    (typeof compactor !== 'object' || compactor === null || typeof compactor.compact !== 'function')
+  ) {
     throw invalid('compactor must be a Compactor or a Strategy');
   }
   const counter = options.counter ?? estimate;
-  if (typeof counter !== 'object' || counter === null || typeof counter.countMessage !== 'function') throw invalid('counter must be a TokenCounter');
-  if (options.memory !== undefined && typeof options.memory !== 'function') throw invalid('memory must be a function (context) => SessionHandle');
+  if (typeof counter !== 'object' || counter === null || typeof counter.countMessage !== 'function')
+    throw invalid('counter must be a TokenCounter');
+  if (options.memory !== undefined && typeof options.memory !== 'function')
+    throw invalid('memory must be a function (context) => SessionHandle');
   if (options.embed !== undefined && typeof options.embed !== 'function') throw invalid('embed must be a function');
-  if (options.memory !== undefined && options.embed !== undefined) throw invalid('embed applies to the default memory: give it to your memory factory instead');
-  if (options.continueAtBoundary !== undefined && typeof options.continueAtBoundary !== 'boolean') throw invalid('continueAtBoundary must be a boolean');
+  if (options.memory !== undefined && options.embed !== undefined)
+    throw invalid('embed applies to the default memory: give it to your memory factory instead');
+  if (options.continueAtBoundary !== undefined && typeof options.continueAtBoundary !== 'boolean')
+    throw invalid('continueAtBoundary must be a boolean');
   const ownsManager = options.manager === undefined;
   return {
     // A store gets its own manager (no compactor of its own, no auto-save): its cache keeps sessions between turns, and turns end through its `runTurn`.

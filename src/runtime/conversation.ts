@@ -17,7 +17,12 @@ import type { MessageSequence } from '../session/message-log.js';
 import type { Session } from '../session/session.js';
 import { throwIfAborted } from './abort.js';
 import { continueHistory } from './context-window.js';
-import { resolveConversationOptions, toolsOf, type ConversationOptions, type ResolvedConversationOptions } from './conversation-options.js';
+import {
+  resolveConversationOptions,
+  toolsOf,
+  type ConversationOptions,
+  type ResolvedConversationOptions,
+} from './conversation-options.js';
 import { runToolLoop, type ToolLoopResult } from './tool-loop.js';
 import { findPriorTurn, inputMessages, type CheckedInput, type PriorTurn, type TurnInput } from './turn-input.js';
 import { endsWithTurn, turnSession } from './turn-memory.js';
@@ -29,10 +34,12 @@ function invalid(message: string): InvalidInputError {
 
 function checkSendOptions(options: SendOptions): void {
   if (typeof options !== 'object' || options === null) throw invalid('send options must be an object');
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw invalid('signal must be an AbortSignal');
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal))
+    throw invalid('signal must be an AbortSignal');
   for (const name of ['agentId', 'userId'] as const) {
     const value = options[name];
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > 256)) throw invalid(`${name} must be a non-empty string`);
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > 256))
+      throw invalid(`${name} must be a non-empty string`);
   }
 }
 
@@ -85,7 +92,9 @@ function changeOf(base: Session, working: Session, changed: Session, loop: ToolL
     ...(changed.variables !== working.variables ? { variables: changed.variables } : {}),
     ...(working.agentId !== base.agentId && working.agentId !== undefined ? { agentId: working.agentId } : {}),
     // Absent after a window (its usage measured the window, not a prefix of the session): the recorded usage stays.
-    ...(loop.measured === undefined ? {} : { lastUsage: { ...loop.measured.usage, messageCount: loop.measured.promptLength } }),
+    ...(loop.measured === undefined
+      ? {}
+      : { lastUsage: { ...loop.measured.usage, messageCount: loop.measured.promptLength } }),
   };
 }
 
@@ -112,25 +121,40 @@ export class Conversation {
     assertValidId(sessionId, 'session id');
     // Knowledge session ids are derived from user ids: a turn creating one could squat another user's.
     if (sessionId.startsWith(KNOWLEDGE_PREFIX)) {
-      throw new InvalidInputError('INVALID_ID', `Conversation: session ids starting with "${KNOWLEDGE_PREFIX}" are reserved for knowledge sessions`);
+      throw new InvalidInputError(
+        'INVALID_ID',
+        `Conversation: session ids starting with "${KNOWLEDGE_PREFIX}" are reserved for knowledge sessions`,
+      );
     }
     checkSendOptions(options);
     const checked = inputMessages(input);
     const lifetime = turnLifetime(options.signal);
     try {
-      const end = await this.manager.runTurn(sessionId, (base, context) => this.run(base, context, checked, options, lifetime.signal), {
-        ...(options.userId === undefined ? {} : { userId: options.userId }),
-        ...(this.options.compactor === undefined ? {} : { compactor: this.options.compactor }),
-        counter: this.options.counter,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-        continueAtBoundary: this.options.continueAtBoundary,
-      });
+      const end = await this.manager.runTurn(
+        sessionId,
+        (base, context) => this.run(base, context, checked, options, lifetime.signal),
+        {
+          ...(options.userId === undefined ? {} : { userId: options.userId }),
+          ...(this.options.compactor === undefined ? {} : { compactor: this.options.compactor }),
+          counter: this.options.counter,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          continueAtBoundary: this.options.continueAtBoundary,
+        },
+      );
       const { value: ran, session } = end;
       const continued = {
         ...(end.continuedFrom === undefined ? {} : { continuedFrom: end.continuedFrom }),
         ...(end.continuedTo === undefined ? {} : { continuedTo: end.continuedTo }),
       };
-      if (ran.kind === 'answered') return { reply: ran.reply, session, messages: ran.messages, usage: { inputTokens: 0 }, iterations: 0, ...continued };
+      if (ran.kind === 'answered')
+        return {
+          reply: ran.reply,
+          session,
+          messages: ran.messages,
+          usage: { inputTokens: 0 },
+          iterations: 0,
+          ...continued,
+        };
       // The committed history is the one the model was sent plus this turn's messages.
       if (this.options.contextWindow !== undefined) continueHistory(ran.history, end.committed.history);
       return {
@@ -153,7 +177,13 @@ export class Conversation {
   }
 
   /** The work of a turn on `base` (the end of its chain, as the manager found it): the model and its tools. */
-  private async run(base: Session, context: TurnContext, checked: CheckedInput, options: SendOptions, toolSignal: () => AbortSignal): Promise<TurnOutcome<Ran>> {
+  private async run(
+    base: Session,
+    context: TurnContext,
+    checked: CheckedInput,
+    options: SendOptions,
+    toolSignal: () => AbortSignal,
+  ): Promise<TurnOutcome<Ran>> {
     const input = checked.messages;
     // Only ids the caller chose can be stored already (a retry); searching for fresh ones costs a pass over the history.
     const prior: PriorTurn = checked.callerIds ? await priorTurn(base, input, context) : { kind: 'new' };
@@ -161,7 +191,9 @@ export class Conversation {
     // goaitools: a prompt is supplied per call, never stored. Input that would start the stored
     // history with system messages is a prompt given the wrong way (it would be resent, stale, forever).
     if (prior.kind === 'new' && input[0] !== undefined && isPreambleMessage(input[0]) && onlyPreamble(base)) {
-      throw invalid('system messages at the start of a session are its system prompt, which is never stored: give it as the agent\'s system');
+      throw invalid(
+        "system messages at the start of a session are its system prompt, which is never stored: give it as the agent's system",
+      );
     }
     const agent = this.agentFor(base, options.agentId);
     const provider = agent.model.provider;
@@ -175,7 +207,18 @@ export class Conversation {
     let handle: SessionHandle | undefined;
     const memory = (): SessionHandle => {
       const signal = toolSignal();
-      return (handle ??= endsWithTurn(this.options.memory({ store: this.manager.store, sessionId: base.id, session: state, temp, agentId: agent.id, signal }), signal, provider));
+      return (handle ??= endsWithTurn(
+        this.options.memory({
+          store: this.manager.store,
+          sessionId: base.id,
+          session: state,
+          temp,
+          agentId: agent.id,
+          signal,
+        }),
+        signal,
+        provider,
+      ));
     };
     const contextFor = (call: { id: string }): ToolContext => ({
       sessionId: base.id,
@@ -200,14 +243,21 @@ export class Conversation {
     });
     // An abort that came after the answer still means "do not store this turn".
     throwIfAborted(options.signal, provider);
-    return { value: { kind: 'ran', loop, history: working.history }, change: changeOf(base, working, state.get(), loop) };
+    return {
+      value: { kind: 'ran', loop, history: working.history },
+      change: changeOf(base, working, state.get(), loop),
+    };
   }
 
   private agentFor(session: Session, requested: string | undefined): Agent {
     const id = requested ?? session.agentId ?? this.options.defaultAgentId;
-    if (id === undefined) throw invalid(`session ${JSON.stringify(session.id)} has no agent and there is no default agent: pass agentId`);
+    if (id === undefined)
+      throw invalid(`session ${JSON.stringify(session.id)} has no agent and there is no default agent: pass agentId`);
     const agent = this.options.agents.get(id);
-    if (agent === undefined) throw invalid(`unknown agent ${JSON.stringify(id.slice(0, 80))}; agents: ${[...this.options.agents.keys()].join(', ')}`);
+    if (agent === undefined)
+      throw invalid(
+        `unknown agent ${JSON.stringify(id.slice(0, 80))}; agents: ${[...this.options.agents.keys()].join(', ')}`,
+      );
     return agent;
   }
 }

@@ -5,14 +5,24 @@
  * @module
  */
 import { MAX_HISTORY_LIMIT, checkInteger, checkKey, checkScope, checkValue } from '../active-memory/checks.js';
-import type { GetValueOptions, HistoryOptions, HistoryPage, RecallHit, SessionHandle, StoreValueOptions } from '../active-memory/types.js';
+import type {
+  GetValueOptions,
+  HistoryOptions,
+  HistoryPage,
+  RecallHit,
+  SessionHandle,
+  StoreValueOptions,
+} from '../active-memory/types.js';
 import { deepFreeze } from '../freeze.js';
 import { InvalidInputError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 
 function noStore(what: string): InvalidInputError {
-  return new InvalidInputError('MISSING_COLLABORATOR', `chatWithState keeps no store, so ${what} is not available: pass options.memory (e.g. createSessionHandle over a store)`);
+  return new InvalidInputError(
+    'MISSING_COLLABORATOR',
+    `chatWithState keeps no store, so ${what} is not available: pass options.memory (e.g. createSessionHandle over a store)`,
+  );
 }
 
 /**
@@ -29,9 +39,15 @@ export function detachedMemory(sessionId: string, history: readonly Message[]): 
       const messages = history;
       const limit = checkInteger(options.limit, 'limit', 1, MAX_HISTORY_LIMIT, 50);
       // Position i (0-based) has sequence number i + 1: `before` is exclusive, as for stored sessions.
-      const end = Math.min(messages.length, checkInteger(options.before, 'before', 0, Number.MAX_SAFE_INTEGER, messages.length + 1) - 1);
+      const end = Math.min(
+        messages.length,
+        checkInteger(options.before, 'before', 0, Number.MAX_SAFE_INTEGER, messages.length + 1) - 1,
+      );
       const start = Math.max(0, end - limit);
-      return Object.freeze({ messages: Object.freeze(messages.slice(start, end)), ...(start > 0 ? { nextBefore: start + 1 } : {}) });
+      return Object.freeze({
+        messages: Object.freeze(messages.slice(start, end)),
+        ...(start > 0 ? { nextBefore: start + 1 } : {}),
+      });
     },
     async store(key: string, value: JsonValue | undefined, options: StoreValueOptions = {}): Promise<void> {
       const scope = checkScope(options.scope);

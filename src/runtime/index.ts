@@ -6,7 +6,12 @@
  */
 export { Conversation } from './conversation.js';
 export type { ConversationOptions } from './conversation-options.js';
-export { StateTooLargeError, chatWithState, type ChatWithStateOptions, type ChatWithStateResult } from './chat-with-state.js';
+export {
+  StateTooLargeError,
+  chatWithState,
+  type ChatWithStateOptions,
+  type ChatWithStateResult,
+} from './chat-with-state.js';
 export { modelSummarizer, DEFAULT_SUMMARY_PROMPT, type ModelSummarizerOptions } from './summarizer.js';
 export { memoryTools } from './memory-tools.js';
 export { contextWindow, type ContextView } from './context-window.js';

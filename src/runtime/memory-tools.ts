@@ -12,14 +12,16 @@ import type { Tool, ToolContext } from './types.js';
 const MAX_RECALL_RESULTS = 20;
 
 function argument(args: JsonValue, name: string): JsonValue | undefined {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new InvalidInputError('INVALID_ARGUMENT', 'the arguments must be a JSON object');
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    throw new InvalidInputError('INVALID_ARGUMENT', 'the arguments must be a JSON object');
   const record = args as JsonObject;
   return Object.hasOwn(record, name) ? record[name] : undefined;
 }
 
 function text(args: JsonValue, name: string): string {
   const value = argument(args, name);
-  if (typeof value !== 'string' || value.trim().length === 0) throw new InvalidInputError('INVALID_ARGUMENT', `"${name}" must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim().length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `"${name}" must be a non-empty string`);
   return value;
 }
 
@@ -45,7 +47,10 @@ export function memoryTools(handle?: SessionHandle): Tool[] {
     async execute(args, context) {
       const query = text(args, 'query');
       const limit = argument(args, 'limit');
-      if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_RESULTS)) {
+      if (
+        limit !== undefined &&
+        (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_RECALL_RESULTS)
+      ) {
         throw new InvalidInputError('INVALID_ARGUMENT', `"limit" must be an integer from 1 to ${MAX_RECALL_RESULTS}`);
       }
       const hits = await memoryOf(context).recall(query, limit === undefined ? {} : { k: limit });
@@ -62,7 +67,8 @@ export function memoryTools(handle?: SessionHandle): Tool[] {
   };
   const remember: Tool = {
     name: 'remember',
-    description: 'Stores a fact about the user, a decision or a preference so that it can be recalled in later conversations. Write it as one self-contained sentence.',
+    description:
+      'Stores a fact about the user, a decision or a preference so that it can be recalled in later conversations. Write it as one self-contained sentence.',
     parameters: {
       type: 'object',
       properties: { text: { type: 'string', description: 'The fact to remember, as one self-contained sentence.' } },

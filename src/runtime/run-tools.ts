@@ -51,11 +51,19 @@ async function runOne(call: ToolCall, options: RunToolsOptions): Promise<Message
   try {
     args = JSON.parse(call.arguments === '' ? '{}' : call.arguments) as JsonValue;
   } catch (error) {
-    return errorResult(call, 'invalid_arguments', `the arguments of ${call.name} are not valid JSON (${errorMessage(error)}); send one JSON object that matches its parameters.`);
+    return errorResult(
+      call,
+      'invalid_arguments',
+      `the arguments of ${call.name} are not valid JSON (${errorMessage(error)}); send one JSON object that matches its parameters.`,
+    );
   }
   let value: JsonValue;
   try {
-    value = await raceAbort(Promise.resolve().then(() => tool.execute(args, options.contextFor(call))), options.signal, options.provider);
+    value = await raceAbort(
+      Promise.resolve().then(() => tool.execute(args, options.contextFor(call))),
+      options.signal,
+      options.provider,
+    );
   } catch (error) {
     // A tool failing because the turn was aborted is the abort, not a result for the model.
     throwIfAborted(options.signal, options.provider);

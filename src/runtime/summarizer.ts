@@ -39,7 +39,8 @@ function invalid(message: string): InvalidInputError {
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw invalid(`${name} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw invalid(`${name} must be a positive integer`);
   return value;
 }
 
@@ -48,7 +49,8 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
  * throws `SUMMARY_FAILED`, so that `summarize` keeps the history rather than store an empty summary.
  */
 export function modelSummarizer(model: ChatModel, options: ModelSummarizerOptions = {}): Summarizer {
-  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function') throw invalid('needs a ChatModel');
+  if (typeof model !== 'object' || model === null || typeof model.complete !== 'function')
+    throw invalid('needs a ChatModel');
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object');
   const prompt = options.prompt ?? DEFAULT_SUMMARY_PROMPT;
   if (typeof prompt !== 'string' || prompt.trim().length === 0) throw invalid('prompt must be a non-empty string');

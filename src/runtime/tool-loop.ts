@@ -78,7 +78,8 @@ function checkedUsage(usage: unknown): Usage | undefined {
 /** `total` plus `usage`; an optional count is present once any call reported it. */
 export function addUsage(total: Usage, usage: Usage | undefined): Usage {
   if (usage === undefined) return total;
-  const sum = (a: number | undefined, b: number | undefined): number | undefined => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  const sum = (a: number | undefined, b: number | undefined): number | undefined =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
   const outputTokens = sum(total.outputTokens, usage.outputTokens);
   const cachedInputTokens = sum(total.cachedInputTokens, usage.cachedInputTokens);
   return {
@@ -90,14 +91,16 @@ export function addUsage(total: Usage, usage: Usage | undefined): Usage {
 
 /** The assistant message of a response, or `MODEL_FAILED` for anything else. */
 function answerOf(response: ChatResponse, model: ChatModel): Message {
-  if (typeof response !== 'object' || response === null) throw unreadableAnswer(model.provider, 'complete() returned no response');
+  if (typeof response !== 'object' || response === null)
+    throw unreadableAnswer(model.provider, 'complete() returned no response');
   let message: Message;
   try {
     message = Message.from(response.message);
   } catch (error) {
     throw unreadableAnswer(model.provider, `the answer is not a valid message: ${errorMessage(error)}`, error);
   }
-  if (message.role !== 'assistant') throw unreadableAnswer(model.provider, `the answer has role ${message.role}, not assistant`);
+  if (message.role !== 'assistant')
+    throw unreadableAnswer(model.provider, `the answer has role ${message.role}, not assistant`);
   return message;
 }
 
@@ -110,9 +113,13 @@ async function callModel(model: ChatModel, request: ChatRequest): Promise<ChatRe
 }
 
 function toolLoopLimit(maxIterations: number): ChatstateError {
-  return new CollaboratorError('TOOL_LOOP_LIMIT', `The model still asked for tools after ${maxIterations} calls; nothing was stored`, {
-    details: { maxIterations },
-  });
+  return new CollaboratorError(
+    'TOOL_LOOP_LIMIT',
+    `The model still asked for tools after ${maxIterations} calls; nothing was stored`,
+    {
+      details: { maxIterations },
+    },
+  );
 }
 
 /** The tool specs sent to the model (a tool's `execute` stays here). */
@@ -134,7 +141,9 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
   for (let iteration = 1; ; iteration++) {
     throwIfAborted(signal, model.provider);
     const view: ContextView =
-      input.window === undefined ? { messages: concatSequence(history, turn), full: true } : contextWindow(history, turn, input.window.budget, input.window.counter);
+      input.window === undefined
+        ? { messages: concatSequence(history, turn), full: true }
+        : contextWindow(history, turn, input.window.budget, input.window.counter);
     const response = await callModel(model, {
       messages: view.messages,
       ...(input.system === undefined ? {} : { system: input.system }),

@@ -27,16 +27,23 @@ export interface CheckedInput {
  */
 export function inputMessages(input: TurnInput, { allowEmpty = false } = {}): CheckedInput {
   if (typeof input === 'string') return { messages: [Message.user(input)], callerIds: false };
-  if (typeof input !== 'object' || input === null) throw new InvalidInputError('INVALID_ARGUMENT', 'A turn needs user text or messages as input');
+  if (typeof input !== 'object' || input === null)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'A turn needs user text or messages as input');
   const list: ReadonlyArray<Message | MessageInput> = Array.isArray(input) ? input : [input as Message | MessageInput];
-  if (list.length === 0 && !allowEmpty) throw new InvalidInputError('INVALID_ARGUMENT', 'A turn needs at least one input message');
+  if (list.length === 0 && !allowEmpty)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'A turn needs at least one input message');
   // Checked here: reading `id` of a null entry would be a TypeError, not a typed error.
   const bad = list.findIndex((message) => typeof message !== 'object' || message === null);
-  if (bad !== -1) throw new InvalidInputError('INVALID_MESSAGE', `Invalid message: input[${bad}] is ${list[bad] === null ? 'null' : typeof list[bad]}, not a message`);
+  if (bad !== -1)
+    throw new InvalidInputError(
+      'INVALID_MESSAGE',
+      `Invalid message: input[${bad}] is ${list[bad] === null ? 'null' : typeof list[bad]}, not a message`,
+    );
   const callerIds = list.some((message) => Message.is(message) || (message as MessageInput).id !== undefined);
   const messages = list.map((message) => Message.from(message));
   const ids = new Set(messages.map((message) => message.id));
-  if (ids.size !== messages.length) throw new InvalidInputError('INVALID_ARGUMENT', 'The input messages of a turn must have distinct ids');
+  if (ids.size !== messages.length)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'The input messages of a turn must have distinct ids');
   return { messages, callerIds };
 }
 
@@ -71,19 +78,26 @@ export function findPriorTurn(history: MessageSequence, input: readonly Message[
   }
   if (left === input.length) return { kind: 'new' };
   if (left > 0) {
-    throw new InvalidInputError('INVALID_ARGUMENT', 'Some input messages of this turn are already stored and some are not: a message id was reused for another message');
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      'Some input messages of this turn are already stored and some are not: a message id was reused for another message',
+    );
   }
   const first = Math.min(...found);
   const last = Math.max(...found);
   for (let i = last + 1; i < history.length; i++) {
     const message = history.at(i) as Message;
-    if (isFinalAnswer(message)) return { kind: 'answered', messages: sliceSequence(history, first, i + 1), reply: message };
+    if (isFinalAnswer(message))
+      return { kind: 'answered', messages: sliceSequence(history, first, i + 1), reply: message };
     if (message.role === 'user') break;
   }
   let openEnd = true;
   for (let i = last + 1; i < history.length && openEnd; i++) openEnd = (history.at(i) as Message).role !== 'user';
   if (openEnd) return { kind: 'unanswered' };
-  throw new ConflictError('The input of this turn is already stored, unanswered, and other messages followed it; send it again with new ids', {
-    details: { messageId: (history.at(last) as Message).id },
-  });
+  throw new ConflictError(
+    'The input of this turn is already stored, unanswered, and other messages followed it; send it again with new ids',
+    {
+      details: { messageId: (history.at(last) as Message).id },
+    },
+  );
 }

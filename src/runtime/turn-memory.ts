@@ -72,7 +72,11 @@ export function turnSession(session: Session): SessionAccessor {
   return {
     get: () => current,
     set(next: Session): void {
-      if (!Session.is(next) || next.id !== session.id) throw new InvalidInputError('INVALID_ARGUMENT', `The turn's session can only be replaced by session ${session.id}`);
+      if (!Session.is(next) || next.id !== session.id)
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          `The turn's session can only be replaced by session ${session.id}`,
+        );
       current = next;
     },
   };

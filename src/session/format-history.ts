@@ -48,7 +48,10 @@ export function formatHistory(messages: readonly Message[], options: FormatHisto
   const maxChars = options.maxChars ?? 500;
   // A zero or negative limit used to slice from the end and print almost the whole text.
   if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `formatHistory: maxChars must be a positive integer, got ${String(maxChars)}`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `formatHistory: maxChars must be a positive integer, got ${String(maxChars)}`,
+    );
   }
   const includeSystem = options.includeSystem ?? true;
   const toolNames = new Map<string, string>();

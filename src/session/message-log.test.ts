@@ -11,28 +11,33 @@ const step = fc.record({ from: fc.nat(), count: fc.integer({ min: 0, max: 4 }) }
 describe('MessageLog', () => {
   it('keeps every log exactly its own messages, whichever older log is extended and in what order', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 5 }), fc.boolean(), fc.array(step, { maxLength: 40 }), (initial, frozen, steps) => {
-        const first = Array.from({ length: initial }, (_, i) => Message.user(`start ${i}`));
-        const logs = [MessageLog.of(frozen ? Object.freeze(first) : first)];
-        const expected: Message[][] = [first.slice()];
-        let made = 0;
-        for (const { from, count } of steps) {
-          const index = from % logs.length;
-          const added = Array.from({ length: count }, () => Message.assistant(`message ${made++}`));
-          logs.push((logs[index] as MessageLog).append(added));
-          expected.push([...(expected[index] as Message[]), ...added]);
-        }
-        logs.forEach((log, index) => {
-          const want = expected[index] as Message[];
-          expect(log.length).toBe(want.length);
-          expect(log.toArray()).toEqual(want);
-          expect([...log]).toEqual(want);
-          expect(log.at(-1)).toBe(want.at(-1));
-          expect(log.at(want.length)).toBeUndefined();
-          expect(log.slice(1, -1)).toEqual(want.slice(1, -1));
-          expect(concatSequence(log, [])).toEqual(want);
-        });
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 5 }),
+        fc.boolean(),
+        fc.array(step, { maxLength: 40 }),
+        (initial, frozen, steps) => {
+          const first = Array.from({ length: initial }, (_, i) => Message.user(`start ${i}`));
+          const logs = [MessageLog.of(frozen ? Object.freeze(first) : first)];
+          const expected: Message[][] = [first.slice()];
+          let made = 0;
+          for (const { from, count } of steps) {
+            const index = from % logs.length;
+            const added = Array.from({ length: count }, () => Message.assistant(`message ${made++}`));
+            logs.push((logs[index] as MessageLog).append(added));
+            expected.push([...(expected[index] as Message[]), ...added]);
+          }
+          logs.forEach((log, index) => {
+            const want = expected[index] as Message[];
+            expect(log.length).toBe(want.length);
+            expect(log.toArray()).toEqual(want);
+            expect([...log]).toEqual(want);
+            expect(log.at(-1)).toBe(want.at(-1));
+            expect(log.at(want.length)).toBeUndefined();
+            expect(log.slice(1, -1)).toEqual(want.slice(1, -1));
+            expect(concatSequence(log, [])).toEqual(want);
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -48,7 +53,9 @@ describe('MessageLog', () => {
   });
 
   it('holds Message values only', () => {
-    expect(codeOf(() => MessageLog.of([{ role: 'user', content: 'x' } as unknown as Message]))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => MessageLog.of([{ role: 'user', content: 'x' } as unknown as Message]))).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(codeOf(() => MessageLog.of([]).append(['x' as unknown as Message]))).toBe('INVALID_ARGUMENT');
   });
 });

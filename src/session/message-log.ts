@@ -89,9 +89,14 @@ export class MessageLog implements MessageSequence, Iterable<Message> {
 }
 
 function checkMessages(messages: readonly Message[]): void {
-  if (!Array.isArray(messages)) throw new InvalidInputError('INVALID_ARGUMENT', 'A message log holds an array of Message values');
+  if (!Array.isArray(messages))
+    throw new InvalidInputError('INVALID_ARGUMENT', 'A message log holds an array of Message values');
   for (const message of messages) {
-    if (!Message.is(message)) throw new InvalidInputError('INVALID_ARGUMENT', 'A message log holds Message values only (use Message.from first)');
+    if (!Message.is(message))
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        'A message log holds Message values only (use Message.from first)',
+      );
   }
 }
 

@@ -49,7 +49,9 @@ function isCount(value: unknown): value is number {
 
 /** The known fields of a provider's usage, validated: extra fields would make `toJSON` unreadable by `fromJSON`. */
 export function checkUsage(usage: Usage): Usage {
-  const { inputTokens, outputTokens, cachedInputTokens } = (typeof usage === 'object' && usage !== null ? usage : {}) as Partial<Usage>;
+  const { inputTokens, outputTokens, cachedInputTokens } = (
+    typeof usage === 'object' && usage !== null ? usage : {}
+  ) as Partial<Usage>;
   const valid =
     isCount(inputTokens) &&
     (outputTokens === undefined || isCount(outputTokens)) &&
@@ -74,7 +76,11 @@ export function keepsPrefix(messages: readonly Message[], prefix: readonly Messa
  * may each nest `MAX_JSON_DEPTH` levels (`readJsonRecord`), "__proto__" keys kept as data; else
  * `code` (`INVALID_ARGUMENT` for a caller's value) naming `what`, or `TOO_LARGE`.
  */
-export function checkJsonRecord(value: unknown, what: string, code: ErrorCode = 'INVALID_ARGUMENT'): Record<string, JsonValue> {
+export function checkJsonRecord(
+  value: unknown,
+  what: string,
+  code: ErrorCode = 'INVALID_ARGUMENT',
+): Record<string, JsonValue> {
   return checkRecord(value, what, code) as Record<string, JsonValue>;
 }
 

@@ -67,13 +67,20 @@ describe('Session values', () => {
   });
 
   it('filter by category', () => {
-    expect(sample().byCategory('tool_output').map((m) => m.content)).toEqual(['a.el\nb.el']);
+    expect(
+      sample()
+        .byCategory('tool_output')
+        .map((m) => m.content),
+    ).toEqual(['a.el\nb.el']);
   });
 });
 
 describe('JSON round trip', () => {
   it('keeps agent, user, variables, metadata, usage and every message field', () => {
-    const session = sample().withVariable('k', [1, 'two']).withMetadata({ title: 'files' }).withUsage({ inputTokens: 120, outputTokens: 8 });
+    const session = sample()
+      .withVariable('k', [1, 'two'])
+      .withMetadata({ title: 'files' })
+      .withUsage({ inputTokens: 120, outputTokens: 8 });
     const copy = Session.fromJSON(JSON.parse(JSON.stringify(session)));
     expect(copy.toJSON()).toEqual(session.toJSON());
     expect(copy.agentId).toBe('planner');
@@ -112,7 +119,11 @@ describe('JSON round trip', () => {
 
 describe('stats and formatHistory', () => {
   it('count messages by role and category, tokens by category and tool calls by name', () => {
-    const words = createCounter({ name: 'words', countText: (text) => text.split(/\s+/).filter(Boolean).length, weights: { perMessage: 0, perToolCall: 0 } });
+    const words = createCounter({
+      name: 'words',
+      countText: (text) => text.split(/\s+/).filter(Boolean).length,
+      weights: { perMessage: 0, perToolCall: 0 },
+    });
     const stats = sample().stats(words);
     expect(stats.messages).toBe(5);
     expect(stats.byRole).toEqual({ system: 1, user: 1, assistant: 2, tool: 1 });
@@ -140,7 +151,8 @@ describe('stats and formatHistory', () => {
 describe('measured usage', () => {
   it('is used by tokenLimit instead of the estimate, and dropped once the history is compacted', () => {
     let session = Session.create();
-    for (let i = 0; i < 6; i++) session = session.append(Message.user(`question ${i}`), Message.assistant(`answer ${i}`));
+    for (let i = 0; i < 6; i++)
+      session = session.append(Message.user(`question ${i}`), Message.assistant(`answer ${i}`));
     const estimated = session.tokenCount();
     const compactor = tokenLimit({ maxTokens: estimated + 10 });
     expect(session.compact(compactor).result).toBeUndefined();
@@ -165,47 +177,72 @@ describe('Session edge cases (review regressions)', () => {
     for (const key of ['constructor', 'prototype']) {
       expect(codeOf(() => Session.create({ variables: { [key]: 1 } }))).toBe('INVALID_SESSION');
     }
-    expect(codeOf(() => Session.create({ variables: JSON.parse('{"__proto__": {"x": 1}}') as Record<string, never> }))).toBe('INVALID_SESSION');
+    expect(
+      codeOf(() => Session.create({ variables: JSON.parse('{"__proto__": {"x": 1}}') as Record<string, never> })),
+    ).toBe('INVALID_SESSION');
   });
 
   it('stores only the known usage fields, validated, so toJSON reads back', () => {
-    const withExtras = { inputTokens: 10, outputTokens: 3, totalTokens: 13 } as { inputTokens: number; outputTokens: number };
+    const withExtras = { inputTokens: 10, outputTokens: 3, totalTokens: 13 } as {
+      inputTokens: number;
+      outputTokens: number;
+    };
     const session = Session.create().append(Message.user('hi')).withUsage(withExtras);
     expect(session.lastUsage).toEqual({ inputTokens: 10, outputTokens: 3, messageCount: 1 });
     expect(Session.fromJSON(json(session)).lastUsage).toEqual(session.lastUsage);
-    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cachedInputTokens: 1.5 }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cachedInputTokens: -1 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cachedInputTokens: 1.5 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cachedInputTokens: -1 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(codeOf(() => Session.create().withUsage(null as never))).toBe('INVALID_ARGUMENT');
   });
 
   it('fromJSON rejects the ids assertValidId rejects', () => {
     const valid = json(Session.create({ id: 'abc' })) as Record<string, unknown>;
-    for (const id of ['constructor', 'a..b', 'toString']) expect(codeOf(() => Session.fromJSON({ ...valid, id }))).toBe('INVALID_SESSION');
+    for (const id of ['constructor', 'a..b', 'toString'])
+      expect(codeOf(() => Session.fromJSON({ ...valid, id }))).toBe('INVALID_SESSION');
   });
 
   it('withMessages keeps measured usage only while the measured prefix is unchanged', () => {
-    const measured = Session.create().append(Message.user('a'), Message.assistant('b')).withUsage({ inputTokens: 100_000 });
+    const measured = Session.create()
+      .append(Message.user('a'), Message.assistant('b'))
+      .withUsage({ inputTokens: 100_000 });
     expect(measured.withMessages([Message.user('x'), Message.assistant('y')]).lastUsage).toBeUndefined();
     expect(measured.withMessages([...measured.messages, Message.user('c')]).lastUsage).toEqual(measured.lastUsage);
   });
 
   it('validates the messages a custom strategy returns', () => {
     const session = Session.create().append(Message.user('hi'));
-    const bad = { name: 'bad', compact: () => ({ messages: Object.freeze([{ role: 'user' }]), compacted: true }) } as never;
+    const bad = {
+      name: 'bad',
+      compact: () => ({ messages: Object.freeze([{ role: 'user' }]), compacted: true }),
+    } as never;
     expect(codeOf(() => session.compact(bad))).toBe('INVALID_MESSAGE');
-    const plain = { name: 'plain', compact: () => ({ messages: [{ role: 'user', content: 'fresh' }], compacted: true }) } as never;
+    const plain = {
+      name: 'plain',
+      compact: () => ({ messages: [{ role: 'user', content: 'fresh' }], compacted: true }),
+    } as never;
     const { session: next } = session.compact(plain) as { session: Session };
     expect(Message.is(next.messages[0])).toBe(true);
   });
 
   it('awaits a strategy that returns a non-native thenable', async () => {
-    const session = Session.create().append(Message.user('a'), Message.assistant('b'), Message.user('c'), Message.assistant('d'));
+    const session = Session.create().append(
+      Message.user('a'),
+      Message.assistant('b'),
+      Message.user('c'),
+      Message.assistant('d'),
+    );
     const inner = tokenLimit({ maxTokens: 1 });
     const strategy = {
       name: 'thenable',
       compact: (input: Parameters<typeof inner.compact>[0]) => {
         const result = inner.compact(input);
-        return { then: (resolve: (value: typeof result) => void) => resolve(result) } as unknown as Promise<typeof result>;
+        return { then: (resolve: (value: typeof result) => void) => resolve(result) } as unknown as Promise<
+          typeof result
+        >;
       },
     };
     const outcome = await session.compact(strategy);
@@ -216,13 +253,17 @@ describe('Session edge cases (review regressions)', () => {
   it('formatHistory never splits a surrogate pair and rejects a non-positive maxChars', () => {
     const text = Session.create().append(Message.user('😀😀😀😀')).formatHistory({ maxChars: 2 });
     expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
-    expect(codeOf(() => Session.create().append(Message.user('hello')).formatHistory({ maxChars: 0 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => Session.create().append(Message.user('hello')).formatHistory({ maxChars: 0 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 });
 
 describe('withStored', () => {
   it('rebuilds the same owner and state over stored messages at the stored version, sharing the messages', () => {
-    const base = Session.create({ userId: 'u1', agentId: 'a1' }).withVariable('mood', 'calm').append(Message.user('hi'));
+    const base = Session.create({ userId: 'u1', agentId: 'a1' })
+      .withVariable('mood', 'calm')
+      .append(Message.user('hi'));
     const messages = Object.freeze([...base.messages, Message.assistant('hello')]);
     const stored = base.withStored({ messages, version: 7 });
     expect(stored.messages).toBe(messages);
@@ -242,7 +283,9 @@ describe('withStored', () => {
     expect(codeOf(() => base.withStored({ messages: [plain as Message], version: 1 }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(() => base.withStored({ messages: [], version: -1 }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(() => base.withStored({ messages: [], version: 1.5 }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => base.withStored({ messages: [], version: 1, updatedAt: 'yesterday' }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => base.withStored({ messages: [], version: 1, updatedAt: 'yesterday' }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('append keeps one copy of the history (the new array is the session’s own)', () => {

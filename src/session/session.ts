@@ -16,7 +16,16 @@ import type { RecordedUsage, Usage } from '../tokens/usage.js';
 import { formatHistory, type FormatHistoryOptions } from './format-history.js';
 import { MessageLog } from './message-log.js';
 import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJson } from './schema.js';
-import { RESERVED_KEYS, checkJsonRecord, checkOwner, checkUsage, checkVariableNames, checkVariableValue, invalidSession, keepsPrefix } from './session-checks.js';
+import {
+  RESERVED_KEYS,
+  checkJsonRecord,
+  checkOwner,
+  checkUsage,
+  checkVariableNames,
+  checkVariableValue,
+  invalidSession,
+  keepsPrefix,
+} from './session-checks.js';
 import { historyStats, type HistoryStats } from './stats.js';
 
 /** What `Session.create` accepts. */
@@ -131,7 +140,10 @@ export class Session {
       updatedAt: now,
       version: 0,
       log: MessageLog.of(Object.freeze((init.messages ?? []).map((message) => Message.from(message)))),
-      variables: init.variables === undefined ? {} : (checkVariableNames(init.variables), checkJsonRecord(init.variables, 'variables')),
+      variables:
+        init.variables === undefined
+          ? {}
+          : (checkVariableNames(init.variables), checkJsonRecord(init.variables, 'variables')),
       metadata: init.metadata === undefined ? {} : checkJsonRecord(init.metadata, 'metadata'),
     });
   }
@@ -158,7 +170,9 @@ export class Session {
     } catch (error) {
       if (ChatstateError.isInstance(error)) throw error;
       // A getter or a Proxy trap of the data threw (its JSON values are read by `readJson`, which never throws).
-      throw new InvalidInputError('INVALID_SESSION', `Invalid session: it could not be read (${errorMessage(error)})`, { cause: error });
+      throw new InvalidInputError('INVALID_SESSION', `Invalid session: it could not be read (${errorMessage(error)})`, {
+        cause: error,
+      });
     }
     if (!parsed.success) throw invalidSession(describeIssues(parsed.error.issues));
     const value = parsed.data;
@@ -173,10 +187,14 @@ export class Session {
       try {
         return Message.is(raw) ? raw : Message.create(raw as MessageInput);
       } catch (error) {
-        throw new InvalidInputError('INVALID_SESSION', `Invalid session: message ${index}: ${(error as Error).message}`, {
-          cause: error,
-          details: { index },
-        });
+        throw new InvalidInputError(
+          'INVALID_SESSION',
+          `Invalid session: message ${index}: ${(error as Error).message}`,
+          {
+            cause: error,
+            details: { index },
+          },
+        );
       }
     });
     // Frozen here, so the log keeps this array instead of copying it.
@@ -219,17 +237,25 @@ export class Session {
    * the value it has just written, without validating every message again (each must already be a
    * `Message` value, which is checked). Throws `INVALID_ARGUMENT` otherwise.
    */
-  withStored(stored: { readonly messages: readonly Message[] | MessageLog; readonly version: number; readonly updatedAt?: string }): Session {
+  withStored(stored: {
+    readonly messages: readonly Message[] | MessageLog;
+    readonly version: number;
+    readonly updatedAt?: string;
+  }): Session {
     const { messages, version } = stored;
     let log: MessageLog;
     try {
       log = MessageLog.is(messages) ? messages : MessageLog.of(messages);
     } catch (error) {
-      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an array of Message values', { cause: error });
+      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an array of Message values', {
+        cause: error,
+      });
     }
-    if (!Number.isSafeInteger(version) || version < 0) throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs a non-negative integer version');
+    if (!Number.isSafeInteger(version) || version < 0)
+      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs a non-negative integer version');
     const updatedAt = stored.updatedAt ?? new Date().toISOString();
-    if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt))) throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an ISO-8601 updatedAt');
+    if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt)))
+      throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an ISO-8601 updatedAt');
     return new Session({ ...this.fields(), log, version, updatedAt });
   }
 
@@ -245,7 +271,12 @@ export class Session {
   private withHistory(messages: readonly Message[], keepUsage: boolean): Session {
     const fields = this.fields();
     if (!keepUsage) delete fields.lastUsage;
-    return new Session({ ...fields, log: MessageLog.of(messages), version: this.version + 1, updatedAt: new Date().toISOString() });
+    return new Session({
+      ...fields,
+      log: MessageLog.of(messages),
+      version: this.version + 1,
+      updatedAt: new Date().toISOString(),
+    });
   }
 
   /** A new session assigned to agent `agentId` (`undefined` removes the assignment). */
@@ -262,7 +293,10 @@ export class Session {
   /** A new session with variable `key` set to the JSON value `value` (`undefined` removes it). */
   withVariable(key: string, value: JsonValue | undefined): Session {
     if (typeof key !== 'string' || key.length === 0 || key.length > 256 || RESERVED_KEYS.has(key)) {
-      throw new InvalidInputError('INVALID_ARGUMENT', `Invalid variable name ${JSON.stringify(String(key).slice(0, 80))}`);
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `Invalid variable name ${JSON.stringify(String(key).slice(0, 80))}`,
+      );
     }
     const variables: Record<string, JsonValue> = { ...this.variables };
     if (value === undefined) {
@@ -310,9 +344,15 @@ export class Session {
    * Applies a compactor (its trigger first, unless `force`) or a plain strategy and returns the new
    * session with the report. An unchanged history returns this same session.
    */
-  compact(compactor: SyncCompactor | SyncStrategy, options?: CompactOptions): { session: Session; result: CompactionResult | undefined };
+  compact(
+    compactor: SyncCompactor | SyncStrategy,
+    options?: CompactOptions,
+  ): { session: Session; result: CompactionResult | undefined };
   compact(compactor: Compactor | Strategy, options?: CompactOptions): Promise<SessionCompaction> | SessionCompaction;
-  compact(compactor: Compactor | Strategy, options: CompactOptions = {}): Promise<SessionCompaction> | SessionCompaction {
+  compact(
+    compactor: Compactor | Strategy,
+    options: CompactOptions = {},
+  ): Promise<SessionCompaction> | SessionCompaction {
     const input = {
       messages: this.messages,
       counter: options.counter ?? estimate,
@@ -335,7 +375,9 @@ export class Session {
   private afterCompaction(result: CompactionResult): Session {
     // A custom strategy may return anything: what is not a message made by Message.create is validated
     // (the built-ins return messages, so this is one WeakSet lookup each and the array is shared).
-    const messages = result.messages.every((message) => Message.is(message)) ? result.messages : result.messages.map((message) => Message.from(message));
+    const messages = result.messages.every((message) => Message.is(message))
+      ? result.messages
+      : result.messages.map((message) => Message.from(message));
     // Measured usage describes the old prompt; it no longer applies to the compacted history.
     return this.withHistory(messages, false);
   }

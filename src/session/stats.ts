@@ -11,7 +11,11 @@ export interface HistoryStats {
   readonly messages: number;
   readonly byRole: Readonly<Record<Role, number>>;
   readonly byCategory: Readonly<Record<Category, number>>;
-  readonly tokens: { readonly total: number; readonly byCategory: Readonly<Record<Category, number>>; readonly counter: string };
+  readonly tokens: {
+    readonly total: number;
+    readonly byCategory: Readonly<Record<Category, number>>;
+    readonly counter: string;
+  };
   readonly toolCalls: { readonly total: number; readonly byName: Readonly<Record<string, number>> };
   readonly toolResults: number;
 }

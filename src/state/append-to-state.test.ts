@@ -41,11 +41,18 @@ describe('appendToState', () => {
   });
 
   it('drops, and counts, system messages that would lead an empty history', () => {
-    const appended = appendToState(undefined, [Message.context('ctx'), Message.user('event', { id: 'f1' }), Message.system('after')], {
-      provider: 'gemini',
-    });
+    const appended = appendToState(
+      undefined,
+      [Message.context('ctx'), Message.user('event', { id: 'f1' }), Message.system('after')],
+      {
+        provider: 'gemini',
+      },
+    );
     expect(appended.dropped).toBe(1);
-    expect(decodeState(appended.state, { provider: 'gemini' }).messages.map((message) => message.role)).toEqual(['user', 'system']);
+    expect(decodeState(appended.state, { provider: 'gemini' }).messages.map((message) => message.role)).toEqual([
+      'user',
+      'system',
+    ]);
   });
 
   it('starts from an empty history and surfaces the rejection when the blob is bad', () => {
@@ -58,16 +65,25 @@ describe('appendToState', () => {
     expect(decoded.processedLength).toBe(0);
 
     expect(appendToState('garbage', [], { provider: 'anthropic' }).rejected?.reason).toBe('invalid');
-    expect(appendToState(encodeState(turn, { provider: 'gemini' }), [], { provider: 'anthropic' }).rejected?.reason).toBe('provider');
+    expect(
+      appendToState(encodeState(turn, { provider: 'gemini' }), [], { provider: 'anthropic' }).rejected?.reason,
+    ).toBe('provider');
   });
 
   it('keeps an encrypted state encrypted unless told otherwise', () => {
     const encrypted = encodeState(turn, { provider: 'anthropic', key: KEY, encrypt: true });
     const kept = appendToState(encrypted, [Message.user('secret event')], { provider: 'anthropic', key: KEY });
     expect(kept.state.startsWith('cs1.e.')).toBe(true);
-    const downgraded = appendToState(encrypted, [Message.user('event')], { provider: 'anthropic', key: KEY, encrypt: false });
+    const downgraded = appendToState(encrypted, [Message.user('event')], {
+      provider: 'anthropic',
+      key: KEY,
+      encrypt: false,
+    });
     expect(downgraded.state.startsWith('cs1.s.')).toBe(true);
-    const signed = appendToState(encodeState(turn, { provider: 'anthropic', key: KEY }), [], { provider: 'anthropic', key: KEY });
+    const signed = appendToState(encodeState(turn, { provider: 'anthropic', key: KEY }), [], {
+      provider: 'anthropic',
+      key: KEY,
+    });
     expect(signed.state.startsWith('cs1.s.')).toBe(true);
   });
 
@@ -83,10 +99,19 @@ describe('appendToState', () => {
     };
     expect(code(() => appendToState(blob, [], { provider: 'anthropic', key: 'weak' }))).toBe('INVALID_ARGUMENT');
     expect(code(() => appendToState(blob, [], { provider: 'anthropic', encrypt: true }))).toBe('INVALID_ARGUMENT');
-    expect(code(() => appendToState(blob, [{ role: 'tool', content: 'x' } as unknown as Message], { provider: 'anthropic', key: KEY }))).toBe(
-      'INVALID_MESSAGE',
-    );
-    expect(code(() => appendToState(blob, [Message.user('x'.repeat(1000))], { provider: 'anthropic', key: KEY, maxBytes: 500 }))).toBe('TOO_LARGE');
+    expect(
+      code(() =>
+        appendToState(blob, [{ role: 'tool', content: 'x' } as unknown as Message], {
+          provider: 'anthropic',
+          key: KEY,
+        }),
+      ),
+    ).toBe('INVALID_MESSAGE');
+    expect(
+      code(() =>
+        appendToState(blob, [Message.user('x'.repeat(1000))], { provider: 'anthropic', key: KEY, maxBytes: 500 }),
+      ),
+    ).toBe('TOO_LARGE');
   });
 
   it('does not mutate the messages it is given', () => {

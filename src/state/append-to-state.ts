@@ -22,10 +22,17 @@ import type { AppendStateOptions, AppendedState } from './types.js';
  * mistakes: invalid options (`INVALID_ARGUMENT`), invalid messages (`INVALID_MESSAGE`) or a result
  * larger than `maxBytes` (`TOO_LARGE`).
  */
-export function appendToState(blob: string | undefined | null, messages: readonly Message[], options: AppendStateOptions): AppendedState {
+export function appendToState(
+  blob: string | undefined | null,
+  messages: readonly Message[],
+  options: AppendStateOptions,
+): AppendedState {
   // Options are validated first so a misconfigured key throws instead of discarding the state.
   const resolved = resolveStateOptions(options);
-  const encrypt = resolveEncrypt(options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(blob)), resolved.ring);
+  const encrypt = resolveEncrypt(
+    options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(blob)),
+    resolved.ring,
+  );
   const added = toMessages(messages);
   const decoded = decodeResolved(blob, resolved);
   const combined = [...decoded.messages, ...added];

@@ -9,7 +9,11 @@ import type { DecodedState, StateRejectionReason } from './types.js';
 const KEY = 'correct horse battery staple 42';
 const OTHER_KEY = 'another perfectly long secret!!';
 
-const messages = [Message.system('prompt'), Message.user('Hello', { id: 'u1' }), Message.assistant('Hi there', { id: 'a1' })];
+const messages = [
+  Message.system('prompt'),
+  Message.user('Hello', { id: 'u1' }),
+  Message.assistant('Hi there', { id: 'a1' }),
+];
 const plain = encodeState(messages, { provider: 'anthropic' });
 const signed = encodeState(messages, { provider: 'anthropic', key: KEY });
 const encrypted = encodeState(messages, { provider: 'anthropic', key: KEY, encrypt: true });
@@ -47,13 +51,28 @@ describe('decodeState: fresh conversations', () => {
   });
 
   it('ignores surrounding whitespace (a trailing newline from a file)', () => {
-    expect(decodeState(`  ${signed}\n`, { provider: 'anthropic', key: KEY }).messages.map((m) => m.id)).toEqual(['u1', 'a1']);
+    expect(decodeState(`  ${signed}\n`, { provider: 'anthropic', key: KEY }).messages.map((m) => m.id)).toEqual([
+      'u1',
+      'a1',
+    ]);
   });
 });
 
 describe('decodeState: every rejection reason', () => {
   it('invalid: not a blob, wrong shape, too large, bad options', () => {
-    for (const blob of ['hello', '   ', 'cs1', 'cs1.', 'cs1.x.abc', 'cs1.p', 'cs1.p.', 'cs1.p.a.b', 'cs1.p.!!!!', 'cs1.s.bad id.x.y', '{"v":1}']) {
+    for (const blob of [
+      'hello',
+      '   ',
+      'cs1',
+      'cs1.',
+      'cs1.x.abc',
+      'cs1.p',
+      'cs1.p.',
+      'cs1.p.a.b',
+      'cs1.p.!!!!',
+      'cs1.s.bad id.x.y',
+      '{"v":1}',
+    ]) {
       expectRejected(decodeState(blob, { provider: 'anthropic' }), 'invalid');
     }
     expectRejected(decodeState(42 as unknown as string, { provider: 'anthropic' }), 'invalid');
@@ -104,7 +123,10 @@ describe('decodeState: every rejection reason', () => {
       expectRejected(decodeState(signedJson(json, true), { provider: 'anthropic', key: KEY }), 'corrupt');
     }
     // Valid base64url whose bytes are not UTF-8.
-    expectRejected(decodeState(`cs1.p.${Buffer.from([0xff, 0xfe, 0x80]).toString('base64url')}`, { provider: 'anthropic' }), 'corrupt');
+    expectRejected(
+      decodeState(`cs1.p.${Buffer.from([0xff, 0xfe, 0x80]).toString('base64url')}`, { provider: 'anthropic' }),
+      'corrupt',
+    );
   });
 
   it('corrupt: absurdly nested JSON is rejected, not thrown', () => {
@@ -132,7 +154,9 @@ describe('decodeState: tampering', () => {
     expectRejected(decodeState(flipSegment(signed, 3, 10), { provider: 'anthropic', key: KEY }), 'signature');
     // A forged payload, re-encoded as valid JSON with other messages, is just as rejected.
     const forged = signed.split('.');
-    forged[3] = Buffer.from(JSON.stringify({ v: 1, provider: 'anthropic', processedLength: 0, messages: [] })).toString('base64url');
+    forged[3] = Buffer.from(JSON.stringify({ v: 1, provider: 'anthropic', processedLength: 0, messages: [] })).toString(
+      'base64url',
+    );
     expectRejected(decodeState(forged.join('.'), { provider: 'anthropic', key: KEY }), 'signature');
   });
 
@@ -149,7 +173,10 @@ describe('decodeState: tampering', () => {
     expect(Buffer.from(segments[4], 'base64url')).toEqual(Buffer.from(mac, 'base64url'));
     expectRejected(decodeState(segments.join('.'), { provider: 'anthropic', key: KEY }), 'signature');
     // A missing signature.
-    expectRejected(decodeState(signed.slice(0, signed.lastIndexOf('.') + 1), { provider: 'anthropic', key: KEY }), 'invalid');
+    expectRejected(
+      decodeState(signed.slice(0, signed.lastIndexOf('.') + 1), { provider: 'anthropic', key: KEY }),
+      'invalid',
+    );
   });
 
   it('rejects a changed iv, ciphertext, tag or signature of an encrypted blob', () => {
@@ -159,13 +186,22 @@ describe('decodeState: tampering', () => {
   });
 
   it('rejects a changed key id or mode (no downgrade from encrypted to signed)', () => {
-    expectRejected(decodeState(signed.replace('.default.', '.other.'), { provider: 'anthropic', key: KEY }), 'signature');
+    expectRejected(
+      decodeState(signed.replace('.default.', '.other.'), { provider: 'anthropic', key: KEY }),
+      'signature',
+    );
     const ring = { current: 'default', keys: { default: KEY, other: KEY } };
     // Same secret under another id: the MAC covers the id, so the swap is still detected.
-    expectRejected(decodeState(signed.replace('.default.', '.other.'), { provider: 'anthropic', key: ring }), 'signature');
+    expectRejected(
+      decodeState(signed.replace('.default.', '.other.'), { provider: 'anthropic', key: ring }),
+      'signature',
+    );
     expectRejected(decodeState(signed.replace('cs1.s.', 'cs1.e.'), { provider: 'anthropic', key: KEY }), 'invalid');
     const asSigned = encrypted.split('.');
-    expectRejected(decodeState(['cs1', 's', 'default', asSigned[4], asSigned[6]].join('.'), { provider: 'anthropic', key: KEY }), 'signature');
+    expectRejected(
+      decodeState(['cs1', 's', 'default', asSigned[4], asSigned[6]].join('.'), { provider: 'anthropic', key: KEY }),
+      'signature',
+    );
   });
 
   it('rejects a blob re-signed with another key', () => {
@@ -176,7 +212,10 @@ describe('decodeState: tampering', () => {
 
 describe('cached token counts in a blob (review regression)', () => {
   it('are dropped from an unsigned blob and kept from a signed one', () => {
-    const forged = [Message.user('word '.repeat(5000), { tokens: { estimate: 1 } }), Message.assistant('ok', { tokens: { estimate: 1 } })];
+    const forged = [
+      Message.user('word '.repeat(5000), { tokens: { estimate: 1 } }),
+      Message.assistant('ok', { tokens: { estimate: 1 } }),
+    ];
     const plain = decodeState(encodeState(forged, { provider: 'openaiChat' }), { provider: 'openaiChat' });
     expect(plain.messages.map((m) => m.tokens)).toEqual([undefined, undefined]);
     const key = 'a key that is long enough';

@@ -11,21 +11,33 @@ function history(): Message[] {
   return [
     Message.system('You are terse.', { id: 'sys1' }),
     Message.context('The user is in Harrogate.', { id: 'ctx1' }),
-    Message.user([{ type: 'text', text: 'Weather?' }, { type: 'image', url: 'https://example.test/sky.png' }], { id: 'u1' }),
+    Message.user(
+      [
+        { type: 'text', text: 'Weather?' },
+        { type: 'image', url: 'https://example.test/sky.png' },
+      ],
+      { id: 'u1' },
+    ),
     Message.system('The user checked in at the theatre.', { id: 'mid1' }),
-    Message.assistant('', { id: 'a1', toolCalls: [{ id: 'call_1', name: 'weather', arguments: { city: 'Harrogate' } }] }),
+    Message.assistant('', {
+      id: 'a1',
+      toolCalls: [{ id: 'call_1', name: 'weather', arguments: { city: 'Harrogate' } }],
+    }),
     Message.tool('call_1', '{"sky":"clear"}', { id: 't1', name: 'weather', tokens: { estimate: 9 } }),
     Message.assistant('Clear skies.', { id: 'a2', metadata: { model: 'x' } }),
   ];
 }
-
 
 describe('encodeState / decodeState round trip', () => {
   const modes = [
     { name: 'plain', encode: {}, decode: {} },
     { name: 'signed', encode: { key: KEY }, decode: { key: KEY } },
     { name: 'encrypted', encode: { key: KEY, encrypt: true }, decode: { key: KEY } },
-    { name: 'signed with a byte key', encode: { key: new Uint8Array(32).fill(7) }, decode: { key: new Uint8Array(32).fill(7) } },
+    {
+      name: 'signed with a byte key',
+      encode: { key: new Uint8Array(32).fill(7) },
+      decode: { key: new Uint8Array(32).fill(7) },
+    },
   ] as const;
 
   for (const mode of modes) {
@@ -37,7 +49,10 @@ describe('encodeState / decodeState round trip', () => {
       expect(decoded.rejected).toBeUndefined();
       // The leading system and context messages are the preamble: not stored. Cached token counts
       // are kept only from an authentic (keyed) blob: anyone can write an unsigned one.
-      const expected = mode.name === 'plain' ? messages.slice(2).map((m) => (m.tokens === undefined ? m : Message.with(m, { tokens: undefined }))) : messages.slice(2);
+      const expected =
+        mode.name === 'plain'
+          ? messages.slice(2).map((m) => (m.tokens === undefined ? m : Message.with(m, { tokens: undefined })))
+          : messages.slice(2);
       expect(decoded.messages).toEqual(expected);
       expect(decoded.processedLength).toBe(5);
       expect(decoded.messages.every((message) => Message.is(message) && Object.isFrozen(message))).toBe(true);
@@ -58,7 +73,9 @@ describe('encodeState / decodeState round trip', () => {
   });
 
   it('stores nothing from a history that is only a preamble', () => {
-    const decoded = decodeState(encodeState([Message.system('only a prompt')], { provider: 'gemini' }), { provider: 'gemini' });
+    const decoded = decodeState(encodeState([Message.system('only a prompt')], { provider: 'gemini' }), {
+      provider: 'gemini',
+    });
     expect(decoded).toEqual({ messages: [], processedLength: 0 });
   });
 
@@ -94,16 +111,24 @@ describe('encodeState / decodeState round trip', () => {
   });
 
   it('accepts message inputs and validates them', () => {
-    const blob = encodeState([{ role: 'user', content: 'plain input' }] as unknown as Message[], { provider: 'openaiChat' });
+    const blob = encodeState([{ role: 'user', content: 'plain input' }] as unknown as Message[], {
+      provider: 'openaiChat',
+    });
     expect(decodeState(blob, { provider: 'openaiChat' }).messages[0]?.content).toBe('plain input');
-    expect(codeOf(() => encodeState([{ role: 'user', content: '' }] as unknown as Message[], { provider: 'openaiChat' }))).toBe('INVALID_MESSAGE');
-    expect(codeOf(() => encodeState('nope' as unknown as Message[], { provider: 'openaiChat' }))).toBe('INVALID_MESSAGE');
+    expect(
+      codeOf(() => encodeState([{ role: 'user', content: '' }] as unknown as Message[], { provider: 'openaiChat' })),
+    ).toBe('INVALID_MESSAGE');
+    expect(codeOf(() => encodeState('nope' as unknown as Message[], { provider: 'openaiChat' }))).toBe(
+      'INVALID_MESSAGE',
+    );
   });
 });
 
 describe('processedLength', () => {
   it('defaults to every stored message', () => {
-    const decoded = decodeState(encodeState(history(), { provider: 'openaiResponses' }), { provider: 'openaiResponses' });
+    const decoded = decodeState(encodeState(history(), { provider: 'openaiResponses' }), {
+      provider: 'openaiResponses',
+    });
     expect(decoded.processedLength).toBe(decoded.messages.length);
   });
 
@@ -111,17 +136,30 @@ describe('processedLength', () => {
     const blob = encodeState(history(), { provider: 'openaiResponses', processedLength: 2 });
     expect(decodeState(blob, { provider: 'openaiResponses' }).processedLength).toBe(2);
     // Five messages are stored, so 5 is the largest valid value even though the input has seven.
-    expect(decodeState(encodeState(history(), { provider: 'openaiResponses', processedLength: 5 }), { provider: 'openaiResponses' }).processedLength).toBe(5);
-    expect(codeOf(() => encodeState(history(), { provider: 'openaiResponses', processedLength: 6 }))).toBe('INVALID_ARGUMENT');
+    expect(
+      decodeState(encodeState(history(), { provider: 'openaiResponses', processedLength: 5 }), {
+        provider: 'openaiResponses',
+      }).processedLength,
+    ).toBe(5);
+    expect(codeOf(() => encodeState(history(), { provider: 'openaiResponses', processedLength: 6 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('rejects negative and fractional values', () => {
-    expect(codeOf(() => encodeState(history(), { provider: 'openaiChat', processedLength: -1 }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => encodeState(history(), { provider: 'openaiChat', processedLength: 1.5 }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'openaiChat', processedLength: -1 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
+    expect(codeOf(() => encodeState(history(), { provider: 'openaiChat', processedLength: 1.5 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('may be 0 (nothing seen yet)', () => {
-    expect(decodeState(encodeState(history(), { provider: 'openaiChat', processedLength: 0 }), { provider: 'openaiChat' }).processedLength).toBe(0);
+    expect(
+      decodeState(encodeState(history(), { provider: 'openaiChat', processedLength: 0 }), { provider: 'openaiChat' })
+        .processedLength,
+    ).toBe(0);
   });
 });
 
@@ -133,13 +171,17 @@ describe('encodeState option errors', () => {
 
   it('rejects encryption without a key', () => {
     expect(codeOf(() => encodeState(history(), { provider: 'anthropic', encrypt: true }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: KEY, encrypt: 'yes' as never }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: KEY, encrypt: 'yes' as never }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('rejects weak keys', () => {
     expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: 'short' }))).toBe('INVALID_ARGUMENT');
     expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: '' }))).toBe('INVALID_ARGUMENT');
-    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: new Uint8Array(15) }))).toBe('INVALID_ARGUMENT');
+    expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: new Uint8Array(15) }))).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(codeOf(() => encodeState(history(), { provider: 'anthropic', key: 42 as never }))).toBe('INVALID_ARGUMENT');
   });
 
@@ -153,7 +195,11 @@ describe('encodeState option errors', () => {
 describe('a compaction summary in state (review regression)', () => {
   it('is stored: it ends the preamble instead of being dropped with it', () => {
     const summary = Message.context('They discussed the weather.', { id: 'sum1', metadata: { summary: true } });
-    const messages = [Message.system('You are terse.', { id: 'sys1' }), summary, Message.user('And now?', { id: 'u1' })];
+    const messages = [
+      Message.system('You are terse.', { id: 'sys1' }),
+      summary,
+      Message.user('And now?', { id: 'u1' }),
+    ];
     const decoded = decodeState(encodeState(messages, { provider: 'anthropic' }), { provider: 'anthropic' });
     expect(decoded.messages.map((m) => m.id)).toEqual(['sum1', 'u1']);
     expect(decoded.processedLength).toBe(2);

@@ -23,12 +23,18 @@ export function leadingSystemCount(messages: readonly Message[]): number {
 
 /** Validates `messages` (already messages, or message inputs) into frozen messages; throws `INVALID_MESSAGE`. */
 export function toMessages(messages: readonly Message[]): readonly Message[] {
-  if (!Array.isArray(messages)) throw new InvalidInputError('INVALID_MESSAGE', 'Invalid message: expected an array of messages');
+  if (!Array.isArray(messages))
+    throw new InvalidInputError('INVALID_MESSAGE', 'Invalid message: expected an array of messages');
   return messages.map((message: Message) => Message.from(message));
 }
 
 /** Writes already-stored messages (no leading system messages) into a blob; throws `TOO_LARGE` past `maxBytes`. */
-export function writeState(stored: readonly Message[], processedLength: number, options: ResolvedStateOptions, encrypt: boolean): string {
+export function writeState(
+  stored: readonly Message[],
+  processedLength: number,
+  options: ResolvedStateOptions,
+  encrypt: boolean,
+): string {
   const json = serializePayload({ v: STATE_VERSION, provider: options.provider, processedLength, messages: stored });
   const blob = sealEnvelope(json, options.ring, encrypt);
   // Refused here, at save time, because decodeState would silently drop a blob this large.

@@ -29,8 +29,7 @@ export type EnvelopeMode = 'plain' | 'signed' | 'encrypted';
 
 /** The JSON text inside an envelope, or why it could not be opened. */
 export type OpenedEnvelope =
-  | { readonly ok: true; readonly json: string }
-  | { readonly ok: false; readonly rejection: StateRejection };
+  { readonly ok: true; readonly json: string } | { readonly ok: false; readonly rejection: StateRejection };
 
 const MODE_TAGS: Readonly<Record<EnvelopeMode, string>> = { plain: 'p', signed: 's', encrypted: 'e' };
 
@@ -83,18 +82,31 @@ function textOf(payload: Buffer): OpenedEnvelope {
  */
 function verify(blob: string, ring: ResolvedKeyRing, keyId: string): DerivedKeys | StateRejection {
   const keys = ring.keys.get(keyId);
-  if (keys === undefined) return { reason: 'signature', message: `State was signed with key id ${JSON.stringify(keyId)}, which is not in the key ring` };
+  if (keys === undefined)
+    return {
+      reason: 'signature',
+      message: `State was signed with key id ${JSON.stringify(keyId)}, which is not in the key ring`,
+    };
   const cut = blob.lastIndexOf('.');
   const expected = Buffer.from(mac(keys, blob.slice(0, cut)), 'ascii');
   const actual = Buffer.from(blob.slice(cut + 1), 'ascii');
   // Lengths are public (a MAC is always 43 characters); only the content comparison must be constant-time.
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
-    return { reason: 'signature', message: 'State signature does not match: the blob was tampered with or signed with another key' };
+    return {
+      reason: 'signature',
+      message: 'State signature does not match: the blob was tampered with or signed with another key',
+    };
   }
   return keys;
 }
 
-function decrypt(header: string, keys: DerivedKeys, ivText: string, ciphertextText: string, tagText: string): Buffer | undefined {
+function decrypt(
+  header: string,
+  keys: DerivedKeys,
+  ivText: string,
+  ciphertextText: string,
+  tagText: string,
+): Buffer | undefined {
   const iv = Buffer.from(ivText, 'base64url');
   const tag = Buffer.from(tagText, 'base64url');
   if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) return undefined;
@@ -114,20 +126,27 @@ function decrypt(header: string, keys: DerivedKeys, ivText: string, ciphertextTe
  */
 export function openEnvelope(blob: string, ring: ResolvedKeyRing | undefined): OpenedEnvelope {
   const versioned = VERSIONED.exec(blob);
-  if (versioned === null) return reject('invalid', `Not a chatstate state blob (expected the prefix ${JSON.stringify(BLOB_PREFIX)})`);
+  if (versioned === null)
+    return reject('invalid', `Not a chatstate state blob (expected the prefix ${JSON.stringify(BLOB_PREFIX)})`);
   if (Number(versioned[1]) !== STATE_VERSION) {
-    return reject('version', `State blob has format version ${versioned[1]}; this version of chatstate reads ${STATE_VERSION}`);
+    return reject(
+      'version',
+      `State blob has format version ${versioned[1]}; this version of chatstate reads ${STATE_VERSION}`,
+    );
   }
   const segments = blob.split('.');
   const tag = segments[1];
-  const mode: EnvelopeMode | undefined = tag === 'p' ? 'plain' : tag === 's' ? 'signed' : tag === 'e' ? 'encrypted' : undefined;
+  const mode: EnvelopeMode | undefined =
+    tag === 'p' ? 'plain' : tag === 's' ? 'signed' : tag === 'e' ? 'encrypted' : undefined;
   if (mode === undefined) return reject('invalid', 'State blob has an unknown mode');
   const expectedSegments = mode === 'plain' ? 3 : mode === 'signed' ? 5 : 7;
   if (segments.length !== expectedSegments) return reject('invalid', 'State blob has the wrong number of segments');
   const [, , ...rest] = segments;
-  if (mode !== 'plain' && !KEY_ID_PATTERN.test(rest[0] ?? '')) return reject('invalid', 'State blob has a malformed key id');
+  if (mode !== 'plain' && !KEY_ID_PATTERN.test(rest[0] ?? ''))
+    return reject('invalid', 'State blob has a malformed key id');
   const encoded = mode === 'plain' ? rest : rest.slice(1);
-  if (!encoded.every((segment) => BASE64URL.test(segment))) return reject('invalid', 'State blob has a segment that is not base64url');
+  if (!encoded.every((segment) => BASE64URL.test(segment)))
+    return reject('invalid', 'State blob has a segment that is not base64url');
   if (ring !== undefined && mode === 'plain') {
     return reject('signature', 'State blob is unsigned but a key is configured: an unsigned blob is never trusted');
   }

@@ -10,7 +10,6 @@ const OLD = 'old secret, sixteen or more';
 const NEW = 'new secret, sixteen or more';
 const messages = [Message.user('Hello', { id: 'u1' }), Message.assistant('Hi', { id: 'a1' })];
 
-
 describe('key rotation', () => {
   const before = { current: 'k1', keys: { k1: OLD } };
   const during = { current: 'k2', keys: { k1: OLD, k2: NEW } };
@@ -46,7 +45,9 @@ describe('key rotation', () => {
   it('does not accept a blob signed by one key id under another key id with a different secret', () => {
     const blob = encodeState(messages, { provider: 'gemini', key: { current: 'a', keys: { a: OLD, b: NEW } } });
     const swapped = blob.replace('.a.', '.b.');
-    expect(decodeState(swapped, { provider: 'gemini', key: { current: 'a', keys: { a: OLD, b: NEW } } }).rejected?.reason).toBe('signature');
+    expect(
+      decodeState(swapped, { provider: 'gemini', key: { current: 'a', keys: { a: OLD, b: NEW } } }).rejected?.reason,
+    ).toBe('signature');
   });
 });
 
@@ -81,7 +82,9 @@ describe('resolveKeyRing', () => {
     const blob = encodeState(messages, { provider: 'gemini', key: bytes });
     const ring = resolveKeyRing(bytes);
     bytes.fill(0);
-    expect(ring.keys.get(DEFAULT_KEY_ID)?.mac).toEqual(resolveKeyRing(new Uint8Array(32).fill(3)).keys.get(DEFAULT_KEY_ID)?.mac);
+    expect(ring.keys.get(DEFAULT_KEY_ID)?.mac).toEqual(
+      resolveKeyRing(new Uint8Array(32).fill(3)).keys.get(DEFAULT_KEY_ID)?.mac,
+    );
     expect(decodeState(blob, { provider: 'gemini', key: new Uint8Array(32).fill(3) }).messages).toEqual(messages);
   });
 

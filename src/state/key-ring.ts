@@ -73,14 +73,19 @@ function isKeyRing(key: unknown): key is StateKeyRing {
 /** Validates `key` (a secret or a key ring) and derives its subkeys; throws `INVALID_ARGUMENT` on a weak or malformed key. */
 export function resolveKeyRing(key: StateKey): ResolvedKeyRing {
   if (!isKeyRing(key)) {
-    return { current: DEFAULT_KEY_ID, keys: new Map([[DEFAULT_KEY_ID, deriveKeys(secretBytes(key as StateSecret, DEFAULT_KEY_ID))]]) };
+    return {
+      current: DEFAULT_KEY_ID,
+      keys: new Map([[DEFAULT_KEY_ID, deriveKeys(secretBytes(key as StateSecret, DEFAULT_KEY_ID))]]),
+    };
   }
   const { current, keys } = key;
-  if (typeof keys !== 'object' || keys === null || Array.isArray(keys)) throw invalidKey('a key ring needs a `keys` object');
+  if (typeof keys !== 'object' || keys === null || Array.isArray(keys))
+    throw invalidKey('a key ring needs a `keys` object');
   const resolved = new Map<string, DerivedKeys>();
   // Own enumerable keys only: an inherited `__proto__` or `constructor` is never a key id.
   for (const keyId of Object.keys(keys)) {
-    if (!KEY_ID_PATTERN.test(keyId)) throw invalidKey(`key id ${JSON.stringify(keyId.slice(0, 80))} must match ${KEY_ID_PATTERN.source}`);
+    if (!KEY_ID_PATTERN.test(keyId))
+      throw invalidKey(`key id ${JSON.stringify(keyId.slice(0, 80))} must match ${KEY_ID_PATTERN.source}`);
     resolved.set(keyId, deriveKeys(secretBytes(keys[keyId], keyId)));
   }
   if (typeof current !== 'string' || !resolved.has(current)) {

@@ -33,7 +33,12 @@ const bodySchema = z.strictObject({
 
 /** The payload's JSON text. */
 export function serializePayload(payload: StatePayload): string {
-  return JSON.stringify({ v: payload.v, provider: payload.provider, processedLength: payload.processedLength, messages: payload.messages });
+  return JSON.stringify({
+    v: payload.v,
+    provider: payload.provider,
+    processedLength: payload.processedLength,
+    messages: payload.messages,
+  });
 }
 
 function corrupt(message: string): ParsedPayload {
@@ -59,7 +64,10 @@ export function parsePayload(json: string, provider: ProviderName, authentic: bo
   // Version and provider come first so that a well-formed blob of another version or provider gets
   // that reason, not a validation error about fields it may legitimately lack.
   if (typeof data.v === 'number' && data.v !== STATE_VERSION) {
-    return { ok: false, rejection: { reason: 'version', message: `State has payload version ${data.v}; expected ${STATE_VERSION}` } };
+    return {
+      ok: false,
+      rejection: { reason: 'version', message: `State has payload version ${data.v}; expected ${STATE_VERSION}` },
+    };
   }
   if (typeof data.provider === 'string' && data.provider !== provider) {
     return {

@@ -22,10 +22,13 @@ function invalidArgument(message: string): InvalidInputError {
 
 /** Validates `options` and derives the keys; throws `INVALID_ARGUMENT` on anything invalid. */
 export function resolveStateOptions(options: StateOptions): ResolvedStateOptions {
-  if (typeof options !== 'object' || options === null) throw invalidArgument('State options must be an object with a provider');
+  if (typeof options !== 'object' || options === null)
+    throw invalidArgument('State options must be an object with a provider');
   const { provider, key, maxBytes = DEFAULT_MAX_STATE_BYTES } = options;
   if (!(PROVIDERS as readonly unknown[]).includes(provider)) {
-    throw invalidArgument(`Unknown provider ${JSON.stringify(String(provider)).slice(0, 80)}: expected one of ${PROVIDERS.join(', ')}`);
+    throw invalidArgument(
+      `Unknown provider ${JSON.stringify(String(provider)).slice(0, 80)}: expected one of ${PROVIDERS.join(', ')}`,
+    );
   }
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) throw invalidArgument('maxBytes must be a positive integer');
   return key === undefined ? { provider, maxBytes } : { provider, ring: resolveKeyRing(key), maxBytes };

@@ -51,7 +51,10 @@ export function recordCipher(key: AtRestKey | undefined, storeName: string): Rec
       seal: (plain) => plain,
       open(data) {
         if (isSealed(data)) {
-          throw new DataError('CORRUPT', `${storeName}: a record is encrypted, but the store was opened without an encryption key`);
+          throw new DataError(
+            'CORRUPT',
+            `${storeName}: a record is encrypted, but the store was opened without an encryption key`,
+          );
         }
         return data;
       },
@@ -59,10 +62,18 @@ export function recordCipher(key: AtRestKey | undefined, storeName: string): Rec
   }
   const ring = resolveKeyRing(key);
   // A subkey of its own: the same secret used for state blobs never encrypts records with the same key.
-  const keys = new Map([...ring.keys].map(([id, derived]) => [id, Buffer.from(hkdfSync('sha256', derived.encryption, Buffer.alloc(0), STORE_INFO, 32))]));
+  const keys = new Map(
+    [...ring.keys].map(([id, derived]) => [
+      id,
+      Buffer.from(hkdfSync('sha256', derived.encryption, Buffer.alloc(0), STORE_INFO, 32)),
+    ]),
+  );
   const current = ring.current;
   const currentKey = keys.get(current) as Buffer;
-  const holding: KeyHolding = { current, fingerprints: new Map([...keys].map(([id, secret]) => [id, fingerprint(secret)])) };
+  const holding: KeyHolding = {
+    current,
+    fingerprints: new Map([...keys].map(([id, secret]) => [id, fingerprint(secret)])),
+  };
   return {
     encrypted: true,
     holding,
@@ -79,18 +90,26 @@ export function recordCipher(key: AtRestKey | undefined, storeName: string): Rec
       const [keyId, iv, body, tag] = data.slice(PREFIX.length).split('.');
       const secret = keyId === undefined ? undefined : keys.get(keyId);
       if (secret === undefined || iv === undefined || body === undefined || tag === undefined) {
-        throw new DataError('CORRUPT', `${storeName}: a record is encrypted with key ${JSON.stringify(keyId ?? '')}, which is not in the key ring`);
+        throw new DataError(
+          'CORRUPT',
+          `${storeName}: a record is encrypted with key ${JSON.stringify(keyId ?? '')}, which is not in the key ring`,
+        );
       }
       const tagBytes = Buffer.from(tag, 'base64url');
       // A short tag would let a forger try fewer guesses: only full 16-byte tags are accepted.
-      if (tagBytes.length !== 16) throw new DataError('CORRUPT', `${storeName}: a record's authentication tag is malformed`);
+      if (tagBytes.length !== 16)
+        throw new DataError('CORRUPT', `${storeName}: a record's authentication tag is malformed`);
       try {
         const decipher = createDecipheriv('aes-256-gcm', secret, Buffer.from(iv, 'base64url'));
         decipher.setAAD(Buffer.from(`${keyId}\n${aad}`, 'utf8'));
         decipher.setAuthTag(tagBytes);
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
       } catch (error) {
-        throw new DataError('CORRUPT', `${storeName}: a record failed authentication (tampered, or moved from elsewhere)`, { cause: error });
+        throw new DataError(
+          'CORRUPT',
+          `${storeName}: a record failed authentication (tampered, or moved from elsewhere)`,
+          { cause: error },
+        );
       }
     },
   };

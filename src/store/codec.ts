@@ -15,7 +15,18 @@ import type { MessageRecord } from './types.js';
 /** Schema version of the records this version writes. */
 export const RECORD_SCHEMA = 1;
 
-const MESSAGE_FIELDS = new Set(['id', 'role', 'category', 'content', 'toolCalls', 'toolCallId', 'name', 'timestamp', 'metadata', 'tokens']);
+const MESSAGE_FIELDS = new Set([
+  'id',
+  'role',
+  'category',
+  'content',
+  'toolCalls',
+  'toolCallId',
+  'name',
+  'timestamp',
+  'metadata',
+  'tokens',
+]);
 
 // Fields a newer writer added, remembered per message so that rewriting the message keeps them.
 const unknownFields = new WeakMap<Message, Record<string, JsonValue>>();
@@ -40,7 +51,8 @@ function parseObject(text: string, store: string, what: string): Record<string, 
   } catch (error) {
     throw corrupt(store, `${what} is not JSON`, error);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(store, `${what} is not an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw corrupt(store, `${what} is not an object`);
   return value as Record<string, JsonValue>;
 }
 
@@ -60,7 +72,8 @@ export function encodeMessage(message: Message, sessionId: string, cipher: Recor
 /** Reads a message record back, validated; unknown fields are kept aside for rewrites. */
 export function decodeMessage(record: MessageRecord, sessionId: string, cipher: RecordCipher, store: string): Message {
   // A record starting with `{` is plain JSON, never an envelope: no AAD to build, nothing to open.
-  const text = record.data.charCodeAt(0) === 0x7b ? record.data : cipher.open(record.data, messageAad(sessionId, record.id));
+  const text =
+    record.data.charCodeAt(0) === 0x7b ? record.data : cipher.open(record.data, messageAad(sessionId, record.id));
   const fields = parseObject(text, store, `message ${record.seq} of ${sessionId}`);
   let foreign = false;
   for (const key in fields) {
@@ -83,7 +96,11 @@ export function decodeMessage(record: MessageRecord, sessionId: string, cipher: 
       else if (key !== 'seq') (extra ??= {})[key] = fields[key] as JsonValue;
     }
   }
-  if (known.id !== record.id) throw corrupt(store, `message ${record.seq} of ${sessionId} has id ${JSON.stringify(known.id)}, its record says ${record.id}`);
+  if (known.id !== record.id)
+    throw corrupt(
+      store,
+      `message ${record.seq} of ${sessionId} has id ${JSON.stringify(known.id)}, its record says ${record.id}`,
+    );
   let message: Message;
   try {
     // The fast path for stored records: same acceptance and errors as Message.create, a fraction of the cost.
@@ -105,10 +122,16 @@ export function encodeHeadData(data: HeadData, sessionId: string, cipher: Record
 export function decodeHeadData(text: string, sessionId: string, cipher: RecordCipher, store: string): HeadData {
   const fields = parseObject(cipher.open(text, `head\n${sessionId}`), store, `the head of ${sessionId}`);
   const { metadata, variables, lastUsage, ...extra } = fields;
-  const object = (value: JsonValue | undefined): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (metadata !== undefined && !object(metadata)) throw corrupt(store, `the metadata of ${sessionId} is not an object`);
-  if (variables !== undefined && !object(variables)) throw corrupt(store, `the variables of ${sessionId} are not an object`);
-  const data: { -readonly [K in keyof HeadData]: HeadData[K] } = { metadata: metadata ?? {}, variables: variables ?? {} };
+  const object = (value: JsonValue | undefined): value is JsonObject =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (metadata !== undefined && !object(metadata))
+    throw corrupt(store, `the metadata of ${sessionId} is not an object`);
+  if (variables !== undefined && !object(variables))
+    throw corrupt(store, `the variables of ${sessionId} are not an object`);
+  const data: { -readonly [K in keyof HeadData]: HeadData[K] } = {
+    metadata: metadata ?? {},
+    variables: variables ?? {},
+  };
   if (object(lastUsage)) data.lastUsage = lastUsage as unknown as RecordedUsage;
   if (Object.keys(extra).length > 0) data.extra = extra;
   return data;
@@ -120,7 +143,10 @@ export function decodeHeadData(text: string, sessionId: string, cipher: RecordCi
  */
 export function checkHeadState(state: unknown): HeadData {
   if (typeof state !== 'object' || state === null || Array.isArray(state)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', 'append: state must be an object of metadata, variables and lastUsage');
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      'append: state must be an object of metadata, variables and lastUsage',
+    );
   }
   const { metadata, variables, lastUsage } = state as { metadata?: unknown; variables?: unknown; lastUsage?: unknown };
   checkVariableNames(variables);
@@ -131,7 +157,10 @@ export function checkHeadState(state: unknown): HeadData {
   if (lastUsage !== undefined) {
     const messageCount = (lastUsage as { messageCount?: unknown } | null)?.messageCount;
     if (typeof messageCount !== 'number' || !Number.isSafeInteger(messageCount) || messageCount < 0) {
-      throw new InvalidInputError('INVALID_ARGUMENT', 'append: state.lastUsage.messageCount must be a non-negative integer');
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        'append: state.lastUsage.messageCount must be a non-negative integer',
+      );
     }
     data.lastUsage = { ...checkUsage(lastUsage as RecordedUsage), messageCount };
   }

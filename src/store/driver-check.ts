@@ -7,7 +7,16 @@
 import { InvalidInputError } from '../errors.js';
 
 /** The methods every driver implements (`SessionDriver`). */
-export const REQUIRED_DRIVER_METHODS = ['readHead', 'readAll', 'readRange', 'append', 'replace', 'list', 'remove', 'close'] as const;
+export const REQUIRED_DRIVER_METHODS = [
+  'readHead',
+  'readAll',
+  'readRange',
+  'append',
+  'replace',
+  'list',
+  'remove',
+  'close',
+] as const;
 
 /** The optional capability interfaces, by the methods that declare each. */
 export const DRIVER_CAPABILITIES = {
@@ -30,21 +39,31 @@ export function hasCapability(driver: object, capability: DriverCapability): boo
 
 /** Returns the driver's name when `driver` is a usable driver; otherwise `INVALID_ARGUMENT` saying what is missing. */
 export function checkDriver(driver: unknown): string {
-  if (typeof driver !== 'object' || driver === null) throw new InvalidInputError('INVALID_ARGUMENT', 'createSessionStore needs a driver object');
+  if (typeof driver !== 'object' || driver === null)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'createSessionStore needs a driver object');
   const name = (driver as { name?: unknown }).name;
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'createSessionStore: the driver needs a non-empty string name');
+  if (typeof name !== 'string' || name.length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'createSessionStore: the driver needs a non-empty string name');
   const missing = REQUIRED_DRIVER_METHODS.filter((method) => !isFunction(driver, method));
   if (missing.length > 0) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: the driver does not implement ${missing.join(', ')} (required of every driver)`, {
-      details: { store: name, missing },
-    });
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${name}: the driver does not implement ${missing.join(', ')} (required of every driver)`,
+      {
+        details: { store: name, missing },
+      },
+    );
   }
   for (const [capability, methods] of Object.entries(DRIVER_CAPABILITIES)) {
     const present = methods.filter((method) => isFunction(driver, method));
     if (present.length > 0 && present.length < methods.length) {
-      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: the driver implements ${present.join(', ')} but not ${methods.filter((method) => !present.includes(method)).join(', ')}: the ${capability} capability is declared whole or not at all`, {
-        details: { store: name, capability },
-      });
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${name}: the driver implements ${present.join(', ')} but not ${methods.filter((method) => !present.includes(method)).join(', ')}: the ${capability} capability is declared whole or not at all`,
+        {
+          details: { store: name, capability },
+        },
+      );
     }
   }
   const capabilities = (driver as { capabilities?: unknown }).capabilities;

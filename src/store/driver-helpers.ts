@@ -27,7 +27,8 @@ export function closedError(store: string): ClosedError {
  */
 export function storeName(name: unknown, fallback: string): string {
   if (name === undefined) return fallback;
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', `${fallback}: name must be a non-empty string`);
+  if (typeof name !== 'string' || name.length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `${fallback}: name must be a non-empty string`);
   return name;
 }
 
@@ -45,8 +46,14 @@ export function checkVersion(store: string, id: string, actual: number, expected
  * resolves it (another writer rotated keys: it retries; a wrong key: it refuses with `WRONG_KEY`).
  */
 export class KeyCheckMismatch extends ChatstateError {
-  constructor(store: string, id: string, readonly stored: string) {
-    super('WRONG_KEY', `${store}: session ${JSON.stringify(id)} is sealed with other keys than the write expected`, { details: { id } });
+  constructor(
+    store: string,
+    id: string,
+    readonly stored: string,
+  ) {
+    super('WRONG_KEY', `${store}: session ${JSON.stringify(id)} is sealed with other keys than the write expected`, {
+      details: { id },
+    });
   }
 }
 

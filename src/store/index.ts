@@ -7,8 +7,25 @@
  * @module
  */
 export { createSessionStore, MAX_LIST_LIMIT, type SessionStoreOptions } from './session-store.js';
-export { appendToHead, checkKeys, checkVersion, closedError, isExpired, noSessionError, rangeOf, sortAndPage, storeName } from './driver-helpers.js';
-export { openRegisteredStore, registerStore, registeredSchemes, type OpenStoreOptions, type RegisterStoreOptions, type StoreLoader } from './registry.js';
+export {
+  appendToHead,
+  checkKeys,
+  checkVersion,
+  closedError,
+  isExpired,
+  noSessionError,
+  rangeOf,
+  sortAndPage,
+  storeName,
+} from './driver-helpers.js';
+export {
+  openRegisteredStore,
+  registerStore,
+  registeredSchemes,
+  type OpenStoreOptions,
+  type RegisterStoreOptions,
+  type StoreLoader,
+} from './registry.js';
 export { RECORD_SCHEMA } from './codec.js';
 export { RECOVERY_KEY, describeNotice, noticesOf } from './recovery.js';
 export type { AtRestKey } from './at-rest.js';

@@ -42,11 +42,13 @@ function format(keys: ReadonlyMap<string, string>): string {
 export function keyProblem(stored: string | undefined, holding: KeyHolding): string | undefined {
   const needed = parse(stored);
   if (needed.size === 0) return undefined;
-  if (holding.current === undefined) return `the session is encrypted (keys ${[...needed.keys()].join(', ')}) and this store has no encryption key`;
+  if (holding.current === undefined)
+    return `the session is encrypted (keys ${[...needed.keys()].join(', ')}) and this store has no encryption key`;
   for (const [id, fingerprint] of needed) {
     const held = holding.fingerprints.get(id);
     if (held === undefined) return `the session uses key ${JSON.stringify(id)}, which is not in this store's key ring`;
-    if (held !== fingerprint) return `key ${JSON.stringify(id)} of this store's key ring is not the key the session was written with`;
+    if (held !== fingerprint)
+      return `key ${JSON.stringify(id)} of this store's key ring is not the key the session was written with`;
   }
   return undefined;
 }
@@ -61,12 +63,18 @@ export function keysAfterAppend(stored: string | undefined, holding: KeyHolding)
 
 /** The check of a session `holding` wrote whole: only its current key. */
 export function keysAfterReplace(holding: KeyHolding): string {
-  return holding.current === undefined ? '' : format(new Map([[holding.current, holding.fingerprints.get(holding.current) as string]]));
+  return holding.current === undefined
+    ? ''
+    : format(new Map([[holding.current, holding.fingerprints.get(holding.current) as string]]));
 }
 
 /** `WRONG_KEY`: the write was refused before anything was written. */
 export function wrongKey(store: string, id: string, problem: string): InvalidInputError {
-  return new InvalidInputError('WRONG_KEY', `${store}: refusing to write session ${JSON.stringify(id)}: ${problem}; nothing was written (a write this store could not read back would make the session unreadable)`, {
-    details: { id },
-  });
+  return new InvalidInputError(
+    'WRONG_KEY',
+    `${store}: refusing to write session ${JSON.stringify(id)}: ${problem}; nothing was written (a write this store could not read back would make the session unreadable)`,
+    {
+      details: { id },
+    },
+  );
 }

@@ -58,7 +58,8 @@ export function lazyDriver(shape: DriverShape, load: () => Promise<AnyStoreDrive
       await (driver ?? (await loaded())).close();
     },
   };
-  for (const capability of shape.implements) for (const method of DRIVER_CAPABILITIES[capability]) lazy[method] = forward(method);
+  for (const capability of shape.implements)
+    for (const method of DRIVER_CAPABILITIES[capability]) lazy[method] = forward(method);
   return lazy as unknown as AnyStoreDriver;
 }
 
@@ -66,7 +67,9 @@ export function lazyDriver(shape: DriverShape, load: () => Promise<AnyStoreDrive
 // a capability must fail loudly here, not behave as a different store.
 function checkShape(shape: DriverShape, real: AnyStoreDriver): void {
   const declared = new Set<string>(shape.implements);
-  const actual = (Object.keys(DRIVER_CAPABILITIES) as DriverCapability[]).filter((capability) => hasCapability(real, capability));
+  const actual = (Object.keys(DRIVER_CAPABILITIES) as DriverCapability[]).filter((capability) =>
+    hasCapability(real, capability),
+  );
   const flags = (capabilities: DriverCapabilities | undefined) =>
     Object.entries(capabilities ?? {})
       .filter(([, on]) => on === true)
@@ -74,9 +77,17 @@ function checkShape(shape: DriverShape, real: AnyStoreDriver): void {
       .sort()
       .join();
   const sameCapabilities = flags(real.capabilities) === flags(shape.capabilities);
-  if (real.name !== shape.name || actual.length !== declared.size || actual.some((capability) => !declared.has(capability)) || !sameCapabilities) {
+  if (
+    real.name !== shape.name ||
+    actual.length !== declared.size ||
+    actual.some((capability) => !declared.has(capability)) ||
+    !sameCapabilities
+  ) {
     throw new ChatstateError('INTERNAL', `${shape.name}: the loaded driver is not the one its factory described`, {
-      details: { expected: { ...shape, capabilities: { ...shape.capabilities } }, actual: { name: real.name, implements: actual, capabilities: { ...real.capabilities } } },
+      details: {
+        expected: { ...shape, capabilities: { ...shape.capabilities } },
+        actual: { name: real.name, implements: actual, capabilities: { ...real.capabilities } },
+      },
     });
   }
 }

@@ -7,8 +7,16 @@ describe('checkListQuery', () => {
   it('fills in the defaults and passes only the filters given', () => {
     expect(checkListQuery(undefined, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
     expect(checkListQuery({}, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
-    expect(checkListQuery({ limit: MAX_LIST_LIMIT, offset: 5, userId: 'u', agentId: 'a' }, 's')).toEqual({ limit: MAX_LIST_LIMIT, offset: 5, userId: 'u', agentId: 'a' });
-    expect(checkListQuery({ userId: undefined, limit: undefined }, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
+    expect(checkListQuery({ limit: MAX_LIST_LIMIT, offset: 5, userId: 'u', agentId: 'a' }, 's')).toEqual({
+      limit: MAX_LIST_LIMIT,
+      offset: 5,
+      userId: 'u',
+      agentId: 'a',
+    });
+    expect(checkListQuery({ userId: undefined, limit: undefined }, 's')).toEqual({
+      limit: DEFAULT_LIST_LIMIT,
+      offset: 0,
+    });
   });
 
   const refused: Array<[string, unknown, ErrorCode]> = [
@@ -28,7 +36,15 @@ describe('checkListQuery', () => {
     ['null as the query', null, 'INVALID_ARGUMENT'],
     ['an array as the query', [], 'INVALID_ARGUMENT'],
     ['a string as the query', 'a', 'INVALID_ARGUMENT'],
-    ['a query whose getter throws', { get userId(): never { throw new Error('getter'); } }, 'INVALID_ARGUMENT'],
+    [
+      'a query whose getter throws',
+      {
+        get userId(): never {
+          throw new Error('getter');
+        },
+      },
+      'INVALID_ARGUMENT',
+    ],
     ['an empty userId', { userId: '' }, 'INVALID_ID'],
     ['a lone surrogate as userId', { userId: '\ud800' }, 'INVALID_ID'],
   ];
@@ -37,6 +53,8 @@ describe('checkListQuery', () => {
   });
 
   it('names the store and the field', () => {
-    expect(() => checkListQuery({ userId: 1 }, 'test-store')).toThrow(/^test-store: list userId must be a string, not 1$/);
+    expect(() => checkListQuery({ userId: 1 }, 'test-store')).toThrow(
+      /^test-store: list userId must be a string, not 1$/,
+    );
   });
 });

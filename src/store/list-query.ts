@@ -36,7 +36,8 @@ function shown(value: unknown): string {
 
 function integer(store: string, value: unknown, what: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    const range =
+      max === Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
     throw invalid(store, `${what} must be ${range}, not ${shown(value)}`);
   }
   return value;
@@ -56,12 +57,14 @@ function owner(store: string, value: unknown, what: 'userId' | 'agentId'): strin
  */
 export function checkListQuery(query: unknown, store: string): CheckedListQuery {
   if (query === undefined) return { limit: DEFAULT_LIST_LIMIT, offset: 0 };
-  if (typeof query !== 'object' || query === null || Array.isArray(query)) throw invalid(store, `needs a query object, not ${shown(query)}`);
+  if (typeof query !== 'object' || query === null || Array.isArray(query))
+    throw invalid(store, `needs a query object, not ${shown(query)}`);
   const fields: Record<string, unknown> = {};
   try {
     // Each field read once, here: the checks and the driver see the same values.
     for (const key of Object.keys(query)) {
-      if (!FIELDS.has(key)) throw invalid(store, `has no field ${JSON.stringify(key.slice(0, 40))} (it takes ${[...FIELDS].join(', ')})`);
+      if (!FIELDS.has(key))
+        throw invalid(store, `has no field ${JSON.stringify(key.slice(0, 40))} (it takes ${[...FIELDS].join(', ')})`);
       fields[key] = (query as Record<string, unknown>)[key];
     }
   } catch (error) {

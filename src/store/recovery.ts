@@ -32,7 +32,13 @@ export function isRecoveryNotice(value: unknown): value is RecoveryNotice {
     typeof notice.reason === 'string' &&
     Array.isArray(notice.keptAside) &&
     notice.keptAside.every((file) => typeof file === 'string') &&
-    (lost === undefined || (typeof lost === 'object' && lost !== null && isCount(lost.fromSeq) && isCount(lost.toSeq) && isCount(lost.fromVersion) && isCount(lost.toVersion)))
+    (lost === undefined ||
+      (typeof lost === 'object' &&
+        lost !== null &&
+        isCount(lost.fromSeq) &&
+        isCount(lost.toSeq) &&
+        isCount(lost.fromVersion) &&
+        isCount(lost.toVersion)))
   );
 }
 
@@ -59,7 +65,8 @@ export function withNotices(metadata: JsonObject, notices: readonly RecoveryNoti
 /** What a notice of session `sessionId` says, for people and for the model. */
 export function describeNotice(notice: RecoveryNotice, sessionId: string): string {
   const aside = notice.keptAside.length === 0 ? '' : ` (${notice.keptAside.join(', ')})`;
-  if (notice.kind === 'unreadable') return `Session ${sessionId} could not be read (${notice.reason}). Its files were kept aside${aside}; this session starts over in its place.`;
+  if (notice.kind === 'unreadable')
+    return `Session ${sessionId} could not be read (${notice.reason}). Its files were kept aside${aside}; this session starts over in its place.`;
   const lost = notice.lost;
   const what =
     lost === undefined

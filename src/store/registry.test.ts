@@ -43,9 +43,13 @@ describe('registerStore', () => {
 
   it('refuses a bad scheme, a loader that is not a function, and a second loader without replace', async () => {
     for (const scheme of ['', 'x', 'c:', '1abc', 'a b', 'ü-store', 42 as unknown as string]) {
-      expect((await failure(() => registerStore(scheme, async () => memoryDriver()))).code, String(scheme)).toBe('INVALID_ARGUMENT');
+      expect((await failure(() => registerStore(scheme, async () => memoryDriver()))).code, String(scheme)).toBe(
+        'INVALID_ARGUMENT',
+      );
     }
-    expect((await failure(() => registerStore('reg-three', 'nope' as unknown as StoreLoader))).code).toBe('INVALID_ARGUMENT');
+    expect((await failure(() => registerStore('reg-three', 'nope' as unknown as StoreLoader))).code).toBe(
+      'INVALID_ARGUMENT',
+    );
     const first: StoreLoader = async () => memoryDriver({ name: 'first' });
     const second: StoreLoader = async () => memoryDriver({ name: 'second' });
     registerStore('reg-three', first);

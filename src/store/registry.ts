@@ -52,10 +52,18 @@ function schemeKey(scheme: unknown): string {
  */
 export function registerStore(scheme: string, loader: StoreLoader, options: RegisterStoreOptions = {}): void {
   const key = schemeKey(scheme);
-  if (typeof loader !== 'function') throw new InvalidInputError('INVALID_ARGUMENT', `registerStore: the loader of ${key} must be an async function (url, options) => store or driver`);
+  if (typeof loader !== 'function')
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `registerStore: the loader of ${key} must be an async function (url, options) => store or driver`,
+    );
   const known = loaders.get(key);
   if (known !== undefined && known !== loader && options.replace !== true) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `registerStore: ${key} is already registered; pass { replace: true } to replace its loader`, { details: { scheme: key } });
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `registerStore: ${key} is already registered; pass { replace: true } to replace its loader`,
+      { details: { scheme: key } },
+    );
   }
   loaders.set(key, loader);
 }
@@ -94,13 +102,20 @@ function pathSuggestion(url: string): string | undefined {
  */
 export async function openRegisteredStore(url: string, options: OpenStoreOptions = {}): Promise<SessionStore> {
   if (typeof url !== 'string' || url.length === 0) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${JSON.stringify(String(url).slice(0, 200))}: expected a store URL such as file:./sessions`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `Cannot open store ${JSON.stringify(String(url).slice(0, 200))}: expected a store URL such as file:./sessions`,
+    );
   }
   const suggestion = pathSuggestion(url);
   if (suggestion !== undefined) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${shown(url)}: a store URL starts with its scheme; did you mean ${shown(suggestion)}?`, {
-      details: { suggestion },
-    });
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `Cannot open store ${shown(url)}: a store URL starts with its scheme; did you mean ${shown(suggestion)}?`,
+      {
+        details: { suggestion },
+      },
+    );
   }
   const scheme = url.slice(0, url.indexOf(':') + 1).toLowerCase();
   const loader = loaders.get(scheme);
@@ -115,7 +130,11 @@ export async function openRegisteredStore(url: string, options: OpenStoreOptions
   const opened: unknown = await loader(url, options);
   if (isStore(opened)) return opened;
   if (!isDriver(opened)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${shown(url)}: the loader of ${scheme} returned neither a store nor a driver`, { details: { scheme } });
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `Cannot open store ${shown(url)}: the loader of ${scheme} returned neither a store nor a driver`,
+      { details: { scheme } },
+    );
   }
   try {
     return createSessionStore(opened, options);
@@ -127,10 +146,20 @@ export async function openRegisteredStore(url: string, options: OpenStoreOptions
 }
 
 function isStore(value: unknown): value is SessionStore {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<SessionStore>).load === 'function' && typeof (value as Partial<SessionStore>).append === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<SessionStore>).load === 'function' &&
+    typeof (value as Partial<SessionStore>).append === 'function'
+  );
 }
 
 /** A driver has the driver's reads (and its `close`, which a failed open needs). */
 function isDriver(value: unknown): value is AnyStoreDriver {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<AnyStoreDriver>).readHead === 'function' && typeof (value as Partial<AnyStoreDriver>).close === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<AnyStoreDriver>).readHead === 'function' &&
+    typeof (value as Partial<AnyStoreDriver>).close === 'function'
+  );
 }

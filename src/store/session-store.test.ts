@@ -4,7 +4,14 @@ import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryDriver } from '../stores/memory.js';
 import { createSessionStore } from './session-store.js';
-import type { AppendCommit, ReplaceCommit, SessionDriver, StoreDriver, TextSearchHit, TextSearchQuery } from './types.js';
+import type {
+  AppendCommit,
+  ReplaceCommit,
+  SessionDriver,
+  StoreDriver,
+  TextSearchHit,
+  TextSearchQuery,
+} from './types.js';
 
 async function codeOf(run: () => Promise<unknown>): Promise<string> {
   try {
@@ -19,7 +26,11 @@ async function codeOf(run: () => Promise<unknown>): Promise<string> {
  * A driver with full-text search, as a store author would write one: the memory driver plus a
  * naive index of the text the core hands over (what it records is what the test checks).
  */
-function searchingDriver(): { driver: StoreDriver; texts: Map<string, string | undefined>; queries: TextSearchQuery[] } {
+function searchingDriver(): {
+  driver: StoreDriver;
+  texts: Map<string, string | undefined>;
+  queries: TextSearchQuery[];
+} {
   const inner = memoryDriver();
   const texts = new Map<string, string | undefined>();
   const queries: TextSearchQuery[] = [];
@@ -53,7 +64,10 @@ describe('full-text search through the core', () => {
     const store = createSessionStore({
       ...inner,
       append: (id, commit) => (texts.push(...commit.messages.map((message) => message.text)), inner.append(id, commit)),
-      replace: (id, commit) => (texts.push(...commit.messages.map((message) => message.text)), inner.replace(id, commit)),
+      replace: (id, commit) => (
+        texts.push(...commit.messages.map((message) => message.text)),
+        inner.replace(id, commit)
+      ),
     });
     expect(store.searchText).toBeUndefined();
     await store.save(Session.create({ id: 's1', messages: [Message.user('one', { id: 'm1' })] }));
@@ -65,11 +79,34 @@ describe('full-text search through the core', () => {
     const { driver, texts, queries } = searchingDriver();
     const store = createSessionStore(driver);
     await store.save(Session.create({ id: 's1', messages: [Message.user('the blue whale', { id: 'm1' })] }));
-    await store.append('s1', [Message.assistant([{ type: 'text', text: 'largest ' }, { type: 'text', text: 'animal' }], { id: 'm2' })]);
-    expect(texts).toEqual(new Map([['m1', 'the blue whale'], ['m2', Message.text(Message.assistant([{ type: 'text', text: 'largest ' }, { type: 'text', text: 'animal' }]))]]));
+    await store.append('s1', [
+      Message.assistant(
+        [
+          { type: 'text', text: 'largest ' },
+          { type: 'text', text: 'animal' },
+        ],
+        { id: 'm2' },
+      ),
+    ]);
+    expect(texts).toEqual(
+      new Map([
+        ['m1', 'the blue whale'],
+        [
+          'm2',
+          Message.text(
+            Message.assistant([
+              { type: 'text', text: 'largest ' },
+              { type: 'text', text: 'animal' },
+            ]),
+          ),
+        ],
+      ]),
+    );
     const search = store.searchText;
     if (search === undefined) throw new Error('searchText should be defined');
-    expect(await search({ text: 'whale', limit: 5, userId: 'ann', sessionIds: ['s1'] })).toEqual([{ sessionId: 's1', seq: 1, messageId: 'm1', score: 1 }]);
+    expect(await search({ text: 'whale', limit: 5, userId: 'ann', sessionIds: ['s1'] })).toEqual([
+      { sessionId: 's1', seq: 1, messageId: 'm1', score: 1 },
+    ]);
     expect(queries).toEqual([{ text: 'whale', limit: 5, userId: 'ann', sessionIds: ['s1'] }]);
     expect(Object.isFrozen(queries[0])).toBe(true);
   });
@@ -89,7 +126,8 @@ describe('full-text search through the core', () => {
       [{ text: 'x', limit: 5, sessionIds: 's1' }, 'INVALID_ARGUMENT'],
       [{ text: 'x', limit: 5, sessionIds: ['../etc'] }, 'INVALID_ID'],
     ];
-    for (const [query, code] of bad) expect(await codeOf(() => search(query as TextSearchQuery)), JSON.stringify(query)).toBe(code);
+    for (const [query, code] of bad)
+      expect(await codeOf(() => search(query as TextSearchQuery)), JSON.stringify(query)).toBe(code);
     expect(queries).toEqual([]);
     expect(await search({ text: 'x', limit: 1000 })).toEqual([]);
   });
@@ -100,7 +138,12 @@ describe('full-text search through the core', () => {
     expect(store.searchText).toBeUndefined();
     await store.save(Session.create({ id: 's1', messages: [Message.user('secret plan', { id: 'm1' })] }));
     await store.append('s1', [Message.user('more secrets', { id: 'm2' })]);
-    expect(texts).toEqual(new Map([['m1', undefined], ['m2', undefined]]));
+    expect(texts).toEqual(
+      new Map([
+        ['m1', undefined],
+        ['m2', undefined],
+      ]),
+    );
   });
 });
 
@@ -112,22 +155,40 @@ describe('append with state', () => {
     const head = await driver.readHead('s1');
     if (head === undefined) throw new Error('no head');
     const written = JSON.parse(head.data) as Record<string, unknown>;
-    await driver.replace('s1', { head: { ...head, data: JSON.stringify({ ...written, futureField: { kept: 1 } }) }, messages: [] });
-    await store.append('s1', [Message.user('hi', { id: 'm1' })], { state: { metadata: { m: 1 }, variables: { v: 2 } } });
+    await driver.replace('s1', {
+      head: { ...head, data: JSON.stringify({ ...written, futureField: { kept: 1 } }) },
+      messages: [],
+    });
+    await store.append('s1', [Message.user('hi', { id: 'm1' })], {
+      state: { metadata: { m: 1 }, variables: { v: 2 } },
+    });
     const after = await driver.readHead('s1');
-    expect(JSON.parse(after?.data ?? '{}')).toEqual({ futureField: { kept: 1 }, metadata: { m: 1 }, variables: { v: 2 } });
+    expect(JSON.parse(after?.data ?? '{}')).toEqual({
+      futureField: { kept: 1 },
+      metadata: { m: 1 },
+      variables: { v: 2 },
+    });
     expect((await store.load('s1')).variables).toEqual({ v: 2 });
   });
 
   it('gives the driver the encoded state only in the commit that adds messages', async () => {
     const inner = memoryDriver();
     const commits: AppendCommit[] = [];
-    const store = createSessionStore({ ...inner, append: (id, commit) => (commits.push(commit), inner.append(id, commit)) });
+    const store = createSessionStore({
+      ...inner,
+      append: (id, commit) => (commits.push(commit), inner.append(id, commit)),
+    });
     await store.save(Session.create({ id: 's1' }));
     await store.append('s1', [Message.user('hi', { id: 'm1' })]);
-    await store.append('s1', [Message.user('hi again', { id: 'm2' })], { state: { metadata: {}, variables: { n: 1 }, lastUsage: { inputTokens: 3, messageCount: 1 } } });
+    await store.append('s1', [Message.user('hi again', { id: 'm2' })], {
+      state: { metadata: {}, variables: { n: 1 }, lastUsage: { inputTokens: 3, messageCount: 1 } },
+    });
     expect(commits[0]?.data).toBeUndefined();
-    expect(JSON.parse(commits[1]?.data ?? 'null')).toEqual({ metadata: {}, variables: { n: 1 }, lastUsage: { inputTokens: 3, messageCount: 1 } });
+    expect(JSON.parse(commits[1]?.data ?? 'null')).toEqual({
+      metadata: {},
+      variables: { n: 1 },
+      lastUsage: { inputTokens: 3, messageCount: 1 },
+    });
   });
 });
 
@@ -144,37 +205,61 @@ describe('expiry checked in the commit', () => {
     return { driver, heads: () => heads };
   }
 
-  it.each([true, false])('expiryInCommit %s: appends and range reads refuse an expired session; the head is read first only without it or for a state merge', async (inCommit) => {
-    let time = Date.UTC(2025, 0, 1);
-    const { driver, heads } = counting(inCommit);
-    const store = createSessionStore(driver, { now: () => time });
-    await store.save(Session.create({ id: 's1' }), { ttlMs: 1000 });
-    const before = heads();
-    await store.append('s1', [Message.user('one', { id: 'm1' })]);
-    expect(await store.readMessages('s1', { limit: 5 })).toHaveLength(1);
-    expect(heads() - before).toBe(inCommit ? 0 : 2);
-    await store.append('s1', [Message.user('two', { id: 'm2' })], { state: { metadata: {}, variables: { n: 1 } } });
-    expect(heads() - before).toBe(inCommit ? 1 : 3);
-    time += 1000;
-    expect(await codeOf(() => store.append('s1', [Message.user('late', { id: 'm3' })]))).toBe('NOT_FOUND');
-    expect(await codeOf(() => store.append('s1', [Message.user('late', { id: 'm3' })], { state: { metadata: {}, variables: {} } }))).toBe('NOT_FOUND');
-    expect(await codeOf(() => store.readMessages('s1', { limit: 5 }))).toBe('NOT_FOUND');
-    expect(await codeOf(() => store.readMessages('missing'))).toBe('NOT_FOUND');
-    time -= 1;
-    expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(['m1', 'm2']);
-  });
+  it.each([true, false])(
+    'expiryInCommit %s: appends and range reads refuse an expired session; the head is read first only without it or for a state merge',
+    async (inCommit) => {
+      let time = Date.UTC(2025, 0, 1);
+      const { driver, heads } = counting(inCommit);
+      const store = createSessionStore(driver, { now: () => time });
+      await store.save(Session.create({ id: 's1' }), { ttlMs: 1000 });
+      const before = heads();
+      await store.append('s1', [Message.user('one', { id: 'm1' })]);
+      expect(await store.readMessages('s1', { limit: 5 })).toHaveLength(1);
+      expect(heads() - before).toBe(inCommit ? 0 : 2);
+      await store.append('s1', [Message.user('two', { id: 'm2' })], { state: { metadata: {}, variables: { n: 1 } } });
+      expect(heads() - before).toBe(inCommit ? 1 : 3);
+      time += 1000;
+      expect(await codeOf(() => store.append('s1', [Message.user('late', { id: 'm3' })]))).toBe('NOT_FOUND');
+      expect(
+        await codeOf(() =>
+          store.append('s1', [Message.user('late', { id: 'm3' })], { state: { metadata: {}, variables: {} } }),
+        ),
+      ).toBe('NOT_FOUND');
+      expect(await codeOf(() => store.readMessages('s1', { limit: 5 }))).toBe('NOT_FOUND');
+      expect(await codeOf(() => store.readMessages('missing'))).toBe('NOT_FOUND');
+      time -= 1;
+      expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(['m1', 'm2']);
+    },
+  );
 });
 
 /** The memory driver cut down to the required session primitives (no purge, values or search). */
 function sessionOnlyDriver(): SessionDriver {
-  const { name, capabilities, readHead, readAll, readRange, append, replace, list, remove, close } = memoryDriver({ name: 'minimal' });
-  return { name, ...(capabilities === undefined ? {} : { capabilities }), readHead, readAll, readRange, append, replace, list, remove, close };
+  const { name, capabilities, readHead, readAll, readRange, append, replace, list, remove, close } = memoryDriver({
+    name: 'minimal',
+  });
+  return {
+    name,
+    ...(capabilities === undefined ? {} : { capabilities }),
+    readHead,
+    readAll,
+    readRange,
+    append,
+    replace,
+    list,
+    remove,
+    close,
+  };
 }
 
 describe('createSessionStore over a driver with only the required primitives', () => {
   it('refuses values with UNSUPPORTED naming the store and the capability', async () => {
     const store = createSessionStore(sessionOnlyDriver());
-    for (const call of [() => store.values.get({ scope: 'app' }, 'k'), () => store.values.getAll({ scope: 'app' }), () => store.values.set({ scope: 'app' }, { k: 1 })]) {
+    for (const call of [
+      () => store.values.get({ scope: 'app' }, 'k'),
+      () => store.values.getAll({ scope: 'app' }),
+      () => store.values.set({ scope: 'app' }, { k: 1 }),
+    ]) {
       const error = await call().then(
         () => undefined,
         (failure: unknown) => failure,
@@ -205,7 +290,8 @@ describe('createSessionStore over a driver with only the required primitives', (
   it('purges more sessions than one page of the listing', async () => {
     let now = 1_000;
     const store = createSessionStore(sessionOnlyDriver(), { now: () => now });
-    for (let index = 0; index < 1_100; index += 1) await store.save(Session.create({ id: `s${index}` }), { ttlMs: index % 2 === 0 ? 1 : 10_000 });
+    for (let index = 0; index < 1_100; index += 1)
+      await store.save(Session.create({ id: `s${index}` }), { ttlMs: index % 2 === 0 ? 1 : 10_000 });
     now += 1;
     expect(await store.purgeExpired()).toBe(550);
     expect((await store.list({ limit: 1000 })).length).toBe(550);

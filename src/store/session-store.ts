@@ -77,9 +77,16 @@ const PURGE_PAGE = 500;
 
 export { MAX_LIST_LIMIT } from './list-query.js';
 
-function nonNegativeInteger(value: unknown, what: string, { positive = false, max = Number.MAX_SAFE_INTEGER } = {}): number {
+function nonNegativeInteger(
+  value: unknown,
+  what: string,
+  { positive = false, max = Number.MAX_SAFE_INTEGER } = {},
+): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < (positive ? 1 : 0) || value > max) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${what} must be ${positive ? 'a positive' : 'a non-negative'} integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${what} must be ${positive ? 'a positive' : 'a non-negative'} integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}`,
+    );
   }
   return value;
 }
@@ -125,13 +132,17 @@ class CoreSessionStore implements SessionStore {
     this.cipher = recordCipher(options.encryption, driver.name);
     this.counter = options.counter ?? estimate;
     this.now = options.now ?? Date.now;
-    if (options.defaultTtlMs !== undefined) nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true });
+    if (options.defaultTtlMs !== undefined)
+      nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true });
     this.values = createValueStore(driver, this.cipher, (operation) => this.run(operation));
     const search = driver.searchText?.bind(driver);
     this.expiryInCommit = driver.capabilities?.expiryInCommit === true;
     this.decoded = driver.capabilities?.stableRecords === true ? new WeakMap() : undefined;
     this.indexesText = driver.capabilities?.fullTextSearch === true && search !== undefined && !this.cipher.encrypted;
-    this.searchText = this.indexesText && search !== undefined ? async (query) => this.run(async () => search(checkTextQuery(query, this.name))) : undefined;
+    this.searchText =
+      this.indexesText && search !== undefined
+        ? async (query) => this.run(async () => search(checkTextQuery(query, this.name)))
+        : undefined;
   }
 
   /**
@@ -228,7 +239,11 @@ class CoreSessionStore implements SessionStore {
         pending.map((notice) => noticeMessage(notice, head.id)),
         {
           expectedVersion: head.version,
-          state: { metadata: session.metadata, variables: session.variables, ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }) },
+          state: {
+            metadata: session.metadata,
+            variables: session.variables,
+            ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }),
+          },
         },
       );
       return true;
@@ -252,13 +267,17 @@ class CoreSessionStore implements SessionStore {
       at: new Date(this.now()).toISOString(),
       kind: 'unreadable',
       reason: note.reason,
-      ...(note.floor === undefined ? {} : { lost: { fromSeq: 1, toSeq: floor.lastSeq, fromVersion: 1, toVersion: floor.version } }),
+      ...(note.floor === undefined
+        ? {}
+        : { lost: { fromSeq: 1, toSeq: floor.lastSeq, fromVersion: 1, toVersion: floor.version } }),
       keptAside: [...note.keptAside],
     };
     const message = storedAt(noticeMessage(notice, note.lostId), floor.lastSeq + 1);
     const session = Session.create({
       id,
-      metadata: withNotices({ recoveredFrom: note.lostId, reason: note.reason, keptAside: [...note.keptAside] }, [notice]),
+      metadata: withNotices({ recoveredFrom: note.lostId, reason: note.reason, keptAside: [...note.keptAside] }, [
+        notice,
+      ]),
     }).withStored({ messages: [message], version: floor.version + 1 });
     try {
       return await this.write(session, { expectedVersion: 0 });
@@ -296,7 +315,11 @@ class CoreSessionStore implements SessionStore {
       metadata: withNotices(data.metadata, unlisted(head.recovery, data.metadata)),
       ...(data.lastUsage === undefined ? {} : { lastUsage: data.lastUsage }),
     });
-    return state.withStored({ messages: MessageLog.of(Object.freeze(messages)), version: state.version, updatedAt: state.updatedAt });
+    return state.withStored({
+      messages: MessageLog.of(Object.freeze(messages)),
+      version: state.version,
+      updatedAt: state.updatedAt,
+    });
   }
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {
@@ -339,20 +362,39 @@ class CoreSessionStore implements SessionStore {
     const records: Array<MessageRecord & { text?: string }> = [];
     let tokenCount = 0;
     for (const message of session.messages) {
-      const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
+      const seq =
+        message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0)
+          ? message.seq
+          : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
       // A session holds `Message` values only: each is given its seq without being validated again.
       const withSeq = message.seq === seq ? message : storedAt(message, seq);
       messages.push(withSeq);
       // Frozen: a driver with stable records keeps these very objects (see `remember`).
-      records.push(Object.freeze({ seq, id: message.id, data: encodeMessage(withSeq, session.id, this.cipher), ...this.textOf(message) }));
+      records.push(
+        Object.freeze({
+          seq,
+          id: message.id,
+          data: encodeMessage(withSeq, session.id, this.cipher),
+          ...this.textOf(message),
+        }),
+      );
       tokenCount += this.counter.countMessage(message);
     }
     // A title once set stays (re-sealed with this store's key) until `metadata.title` changes it.
-    const title = sessionTitle(session.metadata, decodeTitle(current?.title, session.id, this.cipher), session.messages);
+    const title = sessionTitle(
+      session.metadata,
+      decodeTitle(current?.title, session.id, this.cipher),
+      session.messages,
+    );
     lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? 0);
-    const version = current === undefined ? Math.max(session.version, 1) : Math.max(session.version, current.version + 1);
+    const version =
+      current === undefined ? Math.max(session.version, 1) : Math.max(session.version, current.version + 1);
     const now = this.now();
-    const data: HeadData = { metadata: session.metadata, variables: session.variables, ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }) };
+    const data: HeadData = {
+      metadata: session.metadata,
+      variables: session.variables,
+      ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }),
+    };
     const keys = keysAfterReplace(this.cipher.holding);
     const head: HeadRecord = {
       id: session.id,
@@ -371,20 +413,34 @@ class CoreSessionStore implements SessionStore {
       ...recoveryOf(current, session),
       ...(keys === '' ? {} : { keys }),
     };
-    await this.driver.replace(session.id, { expectedVersion, ...(current === undefined ? {} : { expectedKeys: current.keys ?? '' }), head, messages: records });
+    await this.driver.replace(session.id, {
+      expectedVersion,
+      ...(current === undefined ? {} : { expectedKeys: current.keys ?? '' }),
+      head,
+      messages: records,
+    });
     this.sawKeys(session.id, keys);
     this.remember(records, messages);
     return this.toSession(head, records);
   }
 
-  async append(id: string, input: ReadonlyArray<Message | MessageInput>, options: AppendOptions = {}): Promise<AppendResult> {
+  async append(
+    id: string,
+    input: ReadonlyArray<Message | MessageInput>,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     return this.run(() => this.add(id, input, options));
   }
 
-  private async add(id: string, input: ReadonlyArray<Message | MessageInput>, options: AppendOptions): Promise<AppendResult> {
+  private async add(
+    id: string,
+    input: ReadonlyArray<Message | MessageInput>,
+    options: AppendOptions,
+  ): Promise<AppendResult> {
     assertValidId(id, 'session id');
     const expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
-    if (!Array.isArray(input)) throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: append needs an array of messages`);
+    if (!Array.isArray(input))
+      throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: append needs an array of messages`);
     const messages = input.map((message) => Message.from(message));
     const state = options.state === undefined ? undefined : checkHeadState(options.state);
     // A session without a title yet takes the caller's `metadata.title` before a message's.
@@ -417,7 +473,10 @@ class CoreSessionStore implements SessionStore {
       // Fields a newer version keeps in the head data survive the state this append replaces (the
       // driver cannot merge them: it never decodes head data, which may be sealed).
       const extra = state === undefined ? undefined : decodeHeadData(head.data, id, this.cipher, this.name).extra;
-      data = state === undefined ? undefined : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, this.cipher);
+      data =
+        state === undefined
+          ? undefined
+          : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, this.cipher);
     }
     let outcome: AppendOutcome | undefined;
     for (let attempt = 1; outcome === undefined; attempt += 1) {
@@ -446,7 +505,11 @@ class CoreSessionStore implements SessionStore {
     // The messages were validated above: each is copied with its seq, not validated again.
     const appended = outcome.appended.map((record) => storedAt(byId.get(record.id) as Message, record.seq));
     this.remember(outcome.appended, appended);
-    return Object.freeze({ version: outcome.version, appended: Object.freeze(appended), duplicates: Object.freeze([...outcome.duplicates]) });
+    return Object.freeze({
+      version: outcome.version,
+      appended: Object.freeze(appended),
+      duplicates: Object.freeze([...outcome.duplicates]),
+    });
   }
 
   /** With stable records, what each record just written stands for: `messages[i]` is what `records[i]` decodes to. */

@@ -4,7 +4,12 @@ import type { JsonObject } from '../message/schema.js';
 import { TITLE_CHARS, metadataTitle, sessionTitle, titleOf } from './title.js';
 
 describe('titles', () => {
-  const messages = [Message.system('Be brief.'), Message.user('Context is no title', { category: 'context' }), Message.user('  First   question \n'), Message.user('Second')];
+  const messages = [
+    Message.system('Be brief.'),
+    Message.user('Context is no title', { category: 'context' }),
+    Message.user('  First   question \n'),
+    Message.user('Second'),
+  ];
 
   it('a message gives the text of a user dialog message, whitespace collapsed and shortened', () => {
     expect(messages.map(titleOf)).toEqual([undefined, undefined, 'First question', 'Second']);
@@ -15,7 +20,8 @@ describe('titles', () => {
 
   it('metadata gives a non-blank string title', () => {
     expect(metadataTitle({ title: ' Trip ' })).toBe('Trip');
-    for (const metadata of [{}, { title: '   ' }, { title: 42 }, { title: null }, { title: ['x'] }, undefined] as const) expect(metadataTitle(metadata as JsonObject | undefined)).toBeUndefined();
+    for (const metadata of [{}, { title: '   ' }, { title: 42 }, { title: null }, { title: ['x'] }, undefined] as const)
+      expect(metadataTitle(metadata as JsonObject | undefined)).toBeUndefined();
     expect(metadataTitle(JSON.parse('{"__proto__":{"title":"inherited"}}') as never)).toBeUndefined();
   });
 

@@ -34,7 +34,11 @@ export function metadataTitle(metadata: JsonObject | undefined): string | undefi
  * The title a save gives a session: `metadata.title` when it is a non-blank string, else `stored`
  * (the title the session has in the store, decoded), else the first user message's among `messages`.
  */
-export function sessionTitle(metadata: JsonObject, stored: string | undefined, messages: Iterable<Message>): string | undefined {
+export function sessionTitle(
+  metadata: JsonObject,
+  stored: string | undefined,
+  messages: Iterable<Message>,
+): string | undefined {
   const chosen = metadataTitle(metadata) ?? stored;
   if (chosen !== undefined) return chosen;
   for (const message of messages) {

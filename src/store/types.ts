@@ -60,7 +60,12 @@ export interface RecoveryNotice {
    * What acknowledged data is gone, when the store knows (its high-water mark): sequence numbers
    * and versions, inclusive. They are never given again.
    */
-  readonly lost?: { readonly fromSeq: number; readonly toSeq: number; readonly fromVersion: number; readonly toVersion: number };
+  readonly lost?: {
+    readonly fromSeq: number;
+    readonly toSeq: number;
+    readonly fromVersion: number;
+    readonly toVersion: number;
+  };
   /** Where the damaged files were kept (relative to the store), never deleted. */
   readonly keptAside: readonly string[];
 }
@@ -344,7 +349,8 @@ export interface ValueRecord {
 }
 
 /** The query a driver's `list` answers: the core has checked and filled `limit` and `offset`. */
-export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number };
+export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> &
+  Pick<ListQuery, 'userId' | 'agentId'> & { now: number };
 
 /**
  * The required session primitives: all a new backend must implement to be a store. Ids reaching a
@@ -407,7 +413,10 @@ export interface ValueDriver {
    */
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]>;
   /** Writes (data: string) and deletes (data: null) keys of one namespace, atomically and durably. */
-  writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void>;
+  writeValues(
+    ns: string,
+    entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+  ): Promise<void>;
 }
 
 /** Capability: the backend's own full-text search over indexed message text (with `capabilities.fullTextSearch`). */

@@ -49,7 +49,10 @@ describe('value namespaces', () => {
   });
 
   it('no pair of distinct owners shares a namespace', () => {
-    const id = fc.oneof(fc.constantFrom('a', 'b', 'a/user:b', 'user:a', 'b/user:a', '%003a', ':', '/', '__proto__'), fc.string({ minLength: 1, maxLength: 6 }));
+    const id = fc.oneof(
+      fc.constantFrom('a', 'b', 'a/user:b', 'user:a', 'b/user:a', '%003a', ':', '/', '__proto__'),
+      fc.string({ minLength: 1, maxLength: 6 }),
+    );
     const owner: fc.Arbitrary<ValueOwner> = fc.oneof(
       id.map((userId) => ({ scope: 'user' as const, userId })),
       fc.tuple(id, id).map(([agentId, userId]) => ({ scope: 'agent' as const, agentId, userId })),
@@ -58,7 +61,8 @@ describe('value namespaces', () => {
     );
     fc.assert(
       fc.property(owner, owner, (first, second) => {
-        if (JSON.stringify(first) !== JSON.stringify(second)) expect(valueNamespace(first)).not.toBe(valueNamespace(second));
+        if (JSON.stringify(first) !== JSON.stringify(second))
+          expect(valueNamespace(first)).not.toBe(valueNamespace(second));
       }),
     );
   });

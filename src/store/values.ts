@@ -21,7 +21,6 @@ export const MAX_VALUE_BYTES = 1 << 20;
 /** Largest `limit` of a full-text search. */
 export const MAX_SEARCH_LIMIT = 1000;
 
-
 /**
  * A user or agent id as a namespace part: every code unit outside `[A-Za-z0-9_-]` becomes `%`
  * and four hex digits. The mapping is one-to-one and its output holds no `:` or `/`, so no id can
@@ -59,7 +58,10 @@ export function valueNamespace(owner: ValueOwner): string {
     case 'session':
       return `session:${assertValidId((owner as { sessionId?: unknown }).sessionId, 'session id')}`;
     default:
-      throw new InvalidInputError('INVALID_ARGUMENT', `Invalid value owner: scope must be user, agent, app or session, got ${JSON.stringify(String(scope)).slice(0, 40)}`);
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `Invalid value owner: scope must be user, agent, app or session, got ${JSON.stringify(String(scope)).slice(0, 40)}`,
+      );
   }
 }
 
@@ -80,9 +82,18 @@ function hasControl(text: string): boolean {
 /** Returns `key` when it can name a stored value; otherwise `INVALID_ARGUMENT`. */
 export function checkValueKey(key: unknown): string {
   // A lone surrogate has no UTF-8 form: a store could write another key than the one given.
-  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_VALUE_KEY_CHARS || hasControl(key) || !isWellFormed(key)) {
+  if (
+    typeof key !== 'string' ||
+    key.length === 0 ||
+    key.length > MAX_VALUE_KEY_CHARS ||
+    hasControl(key) ||
+    !isWellFormed(key)
+  ) {
     const shown = typeof key === 'string' ? JSON.stringify(key.slice(0, 80)) : typeof key;
-    throw new InvalidInputError('INVALID_ARGUMENT', `Invalid value key ${shown}: expected 1 to ${MAX_VALUE_KEY_CHARS} characters without control characters`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `Invalid value key ${shown}: expected 1 to ${MAX_VALUE_KEY_CHARS} characters without control characters`,
+    );
   }
   return key;
 }
@@ -95,13 +106,19 @@ function valueAad(ns: string, key: string): string {
 function encodeValue(value: unknown, ns: string, key: string, cipher: RecordCipher): string {
   // Its JSON text is at least as long as the copy's size (and its UTF-8 at least as long), so the
   // read may stop at the byte limit: a huge value is refused before it is walked whole.
-  const copy = checkJson(value, `Value ${JSON.stringify(key.slice(0, 80))}`, 'INVALID_ARGUMENT', { maxChars: MAX_VALUE_BYTES });
+  const copy = checkJson(value, `Value ${JSON.stringify(key.slice(0, 80))}`, 'INVALID_ARGUMENT', {
+    maxChars: MAX_VALUE_BYTES,
+  });
   const json = JSON.stringify(copy);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_VALUE_BYTES) {
-    throw new InvalidInputError('TOO_LARGE', `Value ${JSON.stringify(key.slice(0, 80))} is ${bytes} bytes of JSON; the limit is ${MAX_VALUE_BYTES}`, {
-      details: { bytes, limit: MAX_VALUE_BYTES },
-    });
+    throw new InvalidInputError(
+      'TOO_LARGE',
+      `Value ${JSON.stringify(key.slice(0, 80))} is ${bytes} bytes of JSON; the limit is ${MAX_VALUE_BYTES}`,
+      {
+        details: { bytes, limit: MAX_VALUE_BYTES },
+      },
+    );
   }
   return cipher.seal(json, valueAad(ns, key));
 }
@@ -124,10 +141,13 @@ function decodeValue(data: string, ns: string, key: string, cipher: RecordCipher
 
 /** What every value operation of a store whose driver has no values capability rejects with. */
 export function valuesUnsupported(store: string): UnsupportedError {
-  return new UnsupportedError(`${store}: this store keeps no values (its driver does not implement the values capability, readValues and writeValues)`, {
-    store,
-    capability: 'values',
-  });
+  return new UnsupportedError(
+    `${store}: this store keeps no values (its driver does not implement the values capability, readValues and writeValues)`,
+    {
+      store,
+      capability: 'values',
+    },
+  );
 }
 
 /**
@@ -157,9 +177,13 @@ export function createValueStore(
     getAll: async (owner: ValueOwner) =>
       run(async () => {
         const ns = valueNamespace(owner);
-        const records = (await values.readValues(ns)).slice().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const records = (await values.readValues(ns))
+          .slice()
+          .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
         // fromEntries defines own properties: a key named "__proto__" stays a key, never a prototype.
-        return Object.fromEntries(records.map((record) => [record.key, decodeValue(record.data, ns, record.key, cipher, store)]));
+        return Object.fromEntries(
+          records.map((record) => [record.key, decodeValue(record.data, ns, record.key, cipher, store)]),
+        );
       }),
     set: async (owner: ValueOwner, entries: Readonly<Record<string, JsonValue | undefined>>) =>
       run(async () => {
@@ -180,17 +204,21 @@ export function createValueStore(
 
 /** A checked, frozen copy of a full-text query; `INVALID_ARGUMENT` (or `INVALID_ID`) for a bad one. */
 export function checkTextQuery(query: TextSearchQuery, store: string): TextSearchQuery {
-  const invalid = (why: string): InvalidInputError => new InvalidInputError('INVALID_ARGUMENT', `${store}: searchText ${why}`);
+  const invalid = (why: string): InvalidInputError =>
+    new InvalidInputError('INVALID_ARGUMENT', `${store}: searchText ${why}`);
   if (typeof query !== 'object' || query === null) throw invalid('needs a query object');
   const { text, userId, sessionIds, limit } = query;
   if (typeof text !== 'string' || text.trim().length === 0) throw invalid('needs non-empty text');
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) throw invalid(`needs a limit from 1 to ${MAX_SEARCH_LIMIT}`);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT)
+    throw invalid(`needs a limit from 1 to ${MAX_SEARCH_LIMIT}`);
   if (sessionIds !== undefined && !Array.isArray(sessionIds)) throw invalid('needs sessionIds as an array');
   return Object.freeze({
     text,
     // Checked like a value owner's id; the encoded form is not needed, only the check.
     ...(userId === undefined ? {} : { userId: (ownerId(userId, 'userId'), userId) }),
-    ...(sessionIds === undefined ? {} : { sessionIds: Object.freeze(sessionIds.map((id) => assertValidId(id, 'session id'))) }),
+    ...(sessionIds === undefined
+      ? {}
+      : { sessionIds: Object.freeze(sessionIds.map((id) => assertValidId(id, 'session id'))) }),
     limit,
   });
 }

@@ -6,17 +6,34 @@
  * with it.
  * @module
  */
-import type { AppendCommit, AppendOutcome, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, StoreDriver, ValueRecord } from '../store/types.js';
+import type {
+  AppendCommit,
+  AppendOutcome,
+  DriverRange,
+  HeadRecord,
+  MessageRecord,
+  ReplaceCommit,
+  StoreDriver,
+  ValueRecord,
+} from '../store/types.js';
 import { namespaceSession } from '../store/values.js';
 import { MEMORY_DRIVER_SHAPE } from './memory-store.js';
-import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError, rangeOf, sortAndPage, storeName } from '../store/driver-helpers.js';
+import {
+  appendToHead,
+  checkKeys,
+  checkVersion,
+  isExpired,
+  noSessionError,
+  rangeOf,
+  sortAndPage,
+  storeName,
+} from '../store/driver-helpers.js';
 
 /** Options of `memoryDriver`. */
 export interface MemoryDriverOptions {
   /** Name of the store in error messages. @default 'memory' */
   name?: string;
 }
-
 
 interface Entry {
   head: HeadRecord;
@@ -48,7 +65,9 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
     },
     async readRange(id, range: DriverRange) {
       const entry = sessions.get(id);
-      return entry === undefined || isExpired(entry.head.expiresAt, range.now) ? undefined : rangeOf(entry.messages, range);
+      return entry === undefined || isExpired(entry.head.expiresAt, range.now)
+        ? undefined
+        : rangeOf(entry.messages, range);
     },
     async append(id, commit: AppendCommit): Promise<AppendOutcome> {
       const entry = sessions.get(id);
@@ -69,11 +88,20 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
       if (commit.expectedVersion !== undefined) {
         checkVersion(name, id, entry?.head.version ?? 0, commit.expectedVersion);
       }
-      const messages = commit.messages.map((record) => (Object.isFrozen(record) ? record : Object.freeze({ ...record })));
-      sessions.set(id, { head: Object.freeze({ ...commit.head }), messages, ids: new Set(messages.map((record) => record.id)) });
+      const messages = commit.messages.map((record) =>
+        Object.isFrozen(record) ? record : Object.freeze({ ...record }),
+      );
+      sessions.set(id, {
+        head: Object.freeze({ ...commit.head }),
+        messages,
+        ids: new Set(messages.map((record) => record.id)),
+      });
     },
     async list(query) {
-      return sortAndPage([...sessions.values()].map((entry) => entry.head), query);
+      return sortAndPage(
+        [...sessions.values()].map((entry) => entry.head),
+        query,
+      );
     },
     async remove(id) {
       return removeSession(id);

@@ -26,6 +26,8 @@ export interface MemoryStoreOptions extends SessionStoreOptions, MemoryDriverOpt
 export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
   const { name: given, ...core } = options;
   const name = storeName(given, 'memory');
-  const driver = lazyDriver({ name, ...MEMORY_DRIVER_SHAPE }, async () => (await import('./memory-driver.js')).memoryDriver({ name }));
+  const driver = lazyDriver({ name, ...MEMORY_DRIVER_SHAPE }, async () =>
+    (await import('./memory-driver.js')).memoryDriver({ name }),
+  );
   return createSessionStore(driver, core);
 }

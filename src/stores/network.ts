@@ -18,11 +18,18 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
 const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 
 /** A store's timeout options with their defaults; `INVALID_ARGUMENT` naming `store` when one is not a positive integer. */
-export function connectionLimits(store: string, options: { readonly connectTimeoutMs?: number; readonly commandTimeoutMs?: number }): ConnectionLimits {
+export function connectionLimits(
+  store: string,
+  options: { readonly connectTimeoutMs?: number; readonly commandTimeoutMs?: number },
+): ConnectionLimits {
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  for (const [name, value] of [['connectTimeoutMs', connectTimeoutMs], ['commandTimeoutMs', commandTimeoutMs]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ${name} must be a positive integer`);
+  for (const [name, value] of [
+    ['connectTimeoutMs', connectTimeoutMs],
+    ['commandTimeoutMs', commandTimeoutMs],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ${name} must be a positive integer`);
   }
   return { connectTimeoutMs, commandTimeoutMs };
 }
@@ -35,7 +42,18 @@ export interface ConnectionFailure<Reason extends string> {
 }
 
 // Socket errors of Node: the peer refused, reset or vanished. Only ECONNREFUSED proves nothing was sent.
-const SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'EHOSTDOWN', 'ECONNABORTED', 'EAI_AGAIN']);
+const SOCKET_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTDOWN',
+  'ECONNABORTED',
+  'EAI_AGAIN',
+]);
 
 /** The failure a Node socket error code stands for, or undefined when `code` is not one. */
 export function socketFailure(code: unknown): ConnectionFailure<'CONNECTION' | 'TIMEOUT'> | undefined {

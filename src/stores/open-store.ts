@@ -12,10 +12,22 @@
  * Other stores join with `registerStore(scheme, loader)`, the same way.
  * @module
  */
-import { openRegisteredStore, registerStore, registeredSchemes, type OpenStoreOptions, type StoreLoader } from '../store/registry.js';
+import {
+  openRegisteredStore,
+  registerStore,
+  registeredSchemes,
+  type OpenStoreOptions,
+  type StoreLoader,
+} from '../store/registry.js';
 import type { SessionStore } from '../store/types.js';
 
-export { registerStore, registeredSchemes, type OpenStoreOptions, type RegisterStoreOptions, type StoreLoader } from '../store/registry.js';
+export {
+  registerStore,
+  registeredSchemes,
+  type OpenStoreOptions,
+  type RegisterStoreOptions,
+  type StoreLoader,
+} from '../store/registry.js';
 
 /** chatstate's own stores, by scheme: each loader imports its store's module when it is called. */
 const BUILT_IN: ReadonlyArray<readonly [string, StoreLoader]> = [

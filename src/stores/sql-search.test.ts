@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_INDEXED_CHARS, MAX_QUERY_TERMS, foldText, relativeScores, searchTerms, sessionNamespaces } from './sql-search.js';
+import {
+  MAX_INDEXED_CHARS,
+  MAX_QUERY_TERMS,
+  foldText,
+  relativeScores,
+  searchTerms,
+  sessionNamespaces,
+} from './sql-search.js';
 
 describe('foldText', () => {
   it('folds case, Unicode forms, lone surrogates and NUL; keeps the first MAX_INDEXED_CHARS', () => {
@@ -15,7 +22,18 @@ describe('foldText', () => {
 
 describe('searchTerms', () => {
   it('keeps words only: no quote, operator or punctuation survives', () => {
-    expect(searchTerms('"a" OR b* NEAR( col:x {y z}: ^start -not')).toEqual(['a', 'or', 'b', 'near', 'col', 'x', 'y', 'z', 'start', 'not']);
+    expect(searchTerms('"a" OR b* NEAR( col:x {y z}: ^start -not')).toEqual([
+      'a',
+      'or',
+      'b',
+      'near',
+      'col',
+      'x',
+      'y',
+      'z',
+      'start',
+      'not',
+    ]);
     expect(searchTerms('Über über ÜBER')).toEqual(['über']);
     expect(searchTerms('🎉 ... ()')).toEqual([]);
     fc.assert(

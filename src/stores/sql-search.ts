@@ -24,7 +24,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * hold it). Long texts keep their first `MAX_INDEXED_CHARS` characters.
  */
 export function foldText(text: string): string {
-  return text.slice(0, MAX_INDEXED_CHARS).replace(LONE_SURROGATE, '\uFFFD').normalize('NFKC').toLowerCase().replace(/\0/g, ' ');
+  return text
+    .slice(0, MAX_INDEXED_CHARS)
+    .replace(LONE_SURROGATE, '\uFFFD')
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\0/g, ' ');
 }
 
 // Letters, digits and combining marks: every other character separates words, so quotes, `*`,

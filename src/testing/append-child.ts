@@ -16,7 +16,9 @@ import { READY, REPORT, type ChildAppendOutcome, type ChildPlan, type ChildRepor
 
 /** Writes to stdout and waits until the line is handed to the pipe (the process exits right after). */
 function print(line: string): Promise<void> {
-  return new Promise((resolve, reject) => process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) =>
+    process.stdout.write(`${line}\n`, (error) => (error ? reject(error) : resolve())),
+  );
 }
 
 /** Opens the plan's store after importing its registering modules; an unknown scheme says which modules were imported. */
@@ -27,7 +29,10 @@ async function open(plan: ChildPlan): Promise<SessionStore> {
   } catch (error) {
     if (!ChatstateError.hasCode(error, 'INVALID_ARGUMENT') || error.details.registered === undefined) throw error;
     const imported = plan.register.length === 0 ? 'no module' : plan.register.join(', ');
-    throw new Error(`${error.message}. The child imported ${imported}: crossProcess.register must name the modules whose registerStore calls register this scheme ('chatstate/stores' for chatstate's own stores)`, { cause: error });
+    throw new Error(
+      `${error.message}. The child imported ${imported}: crossProcess.register must name the modules whose registerStore calls register this scheme ('chatstate/stores' for chatstate's own stores)`,
+      { cause: error },
+    );
   }
 }
 
@@ -46,8 +51,16 @@ async function main(): Promise<void> {
     for (const append of plan.appends) {
       const messages = append.ids.map((id) => Message.user(`from process ${process.pid}: ${id}`, { id }));
       try {
-        const result = await store.append(plan.sessionId, messages, append.expectedVersion === undefined ? {} : { expectedVersion: append.expectedVersion });
-        outcomes.push({ appended: result.appended.map((message) => message.id), duplicates: [...result.duplicates], conflict: false });
+        const result = await store.append(
+          plan.sessionId,
+          messages,
+          append.expectedVersion === undefined ? {} : { expectedVersion: append.expectedVersion },
+        );
+        outcomes.push({
+          appended: result.appended.map((message) => message.id),
+          duplicates: [...result.duplicates],
+          conflict: false,
+        });
       } catch (error) {
         if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
         outcomes.push({ appended: [], duplicates: [], conflict: true });

@@ -57,7 +57,8 @@ export function runStoreConformance(config: StoreConformanceConfig): void {
     suite.registerCleanup();
     for (const spec of CONFORMANCE_SPECS) SPECS[spec](suite);
     const extras = config.extras;
-    if (extras !== undefined) suite.describe('extras', `store-specific tests of ${config.name}`, (scope) => extras.call(config, scope));
+    if (extras !== undefined)
+      suite.describe('extras', `store-specific tests of ${config.name}`, (scope) => extras.call(config, scope));
     suite.registerSkipCheck();
   });
 }

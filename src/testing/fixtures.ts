@@ -45,13 +45,22 @@ export function everyKindOfMessage(): Message[] {
   return [
     Message.system('You are terse.', { id: 'm-system', metadata: { source: 'prompt', version: 3 } }),
     Message.context('The user prefers metric units.', { id: 'm-context', metadata: { source: 'profile' } }),
-    Message.user('What is the weather in Paris, and what time is it?', { id: 'm-user', name: 'alice', metadata: { lang: 'en' } }),
+    Message.user('What is the weather in Paris, and what time is it?', {
+      id: 'm-user',
+      name: 'alice',
+      metadata: { lang: 'en' },
+    }),
     Message.user(
       [
         { type: 'text', text: 'Compare these.' },
         { type: 'image', url: 'https://example.com/a.png', detail: 'low' },
         { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
-        { type: 'file', data: Buffer.from('hello, file').toString('base64'), mediaType: 'text/plain', filename: 'notes.txt' },
+        {
+          type: 'file',
+          data: Buffer.from('hello, file').toString('base64'),
+          mediaType: 'text/plain',
+          filename: 'notes.txt',
+        },
         { type: 'file', fileId: 'file-abc123', mediaType: 'application/pdf' },
         { type: 'file', url: 'https://example.com/report.pdf', mediaType: 'application/pdf' },
       ],
@@ -74,7 +83,11 @@ export function everyKindOfMessage(): Message[] {
     Message.tool('call_time', [{ type: 'text', text: '14:00' }], { id: 'm-tool-time', name: 'get_time' }),
     Message.assistant(
       [
-        { type: 'raw', provider: 'openaiResponses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
+        {
+          type: 'raw',
+          provider: 'openaiResponses',
+          value: { type: 'web_search_call', id: 'ws_1', status: 'completed' },
+        },
         { type: 'text', text: '18 °C and clear — 晴れ 🌤, at 14:00.' },
       ],
       { id: 'm-assistant-final', tokens: { 'some-other-counter': 17 }, timestamp: '2024-05-06T07:08:09.123Z' },

@@ -37,7 +37,15 @@
  */
 import { InvalidInputError, errorMessage } from '../errors.js';
 
-export { CONFORMANCE_SPECS, type ConformanceSpec, type CrossProcessConfig, type PerStore, type SkipKey, type StoreCapabilitiesConfig, type StoreConformanceConfig } from './config.js';
+export {
+  CONFORMANCE_SPECS,
+  type ConformanceSpec,
+  type CrossProcessConfig,
+  type PerStore,
+  type SkipKey,
+  type StoreCapabilitiesConfig,
+  type StoreConformanceConfig,
+} from './config.js';
 export type { CrossProcessPlan, Requirement, SpecScope, TestOptions } from './suite.js';
 
 // The suite is written for vitest: without it, the import fails here with the fix, not with a
@@ -47,10 +55,14 @@ try {
 } catch (error) {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-  throw new InvalidInputError('MISSING_DEPENDENCY', `chatstate/testing runs under vitest, which could not be loaded (${errorMessage(error)}); install it with \`npm install -D vitest\``, {
-    cause: error,
-    details: { package: 'vitest' },
-  });
+  throw new InvalidInputError(
+    'MISSING_DEPENDENCY',
+    `chatstate/testing runs under vitest, which could not be loaded (${errorMessage(error)}); install it with \`npm install -D vitest\``,
+    {
+      cause: error,
+      details: { package: 'vitest' },
+    },
+  );
 }
 
 const conformance = await import('./conformance.js');

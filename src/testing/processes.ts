@@ -88,7 +88,12 @@ function start(plan: ChildPlan, index: number): Running {
     child.on('close', (code, signal) => {
       const line = stdout.split('\n').find((candidate) => candidate.startsWith(REPORT));
       if (code === 0 && line !== undefined) resolve(JSON.parse(line.slice(REPORT.length)) as ChildReport);
-      else reject(new Error(`child ${index} exited with ${signal ?? `code ${String(code)}`}: ${stderr.trim() || stdout.trim() || 'no output'}`));
+      else
+        reject(
+          new Error(
+            `child ${index} exited with ${signal ?? `code ${String(code)}`}: ${stderr.trim() || stdout.trim() || 'no output'}`,
+          ),
+        );
     });
   });
   // Once one child fails the others are killed; their failures are expected, not unhandled.
@@ -111,6 +116,7 @@ export async function runChildren(plans: readonly ChildPlan[]): Promise<ChildRep
   } finally {
     clearTimeout(timer);
     // Only the children started here, by handle: a failed run leaves no process behind.
-    for (const child of running) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+    for (const child of running)
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
   }
 }

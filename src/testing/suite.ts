@@ -16,7 +16,8 @@ import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from
  * `noTextSearch`: tests of the core's answer to a store without it). Without it the test skips
  * with a reason.
  */
-export type Requirement = 'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch';
+export type Requirement =
+  'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch';
 
 const MISSING: Record<Requirement, string> = {
   reopen: 'the config has no reopen() (a second store over the same data)',
@@ -62,7 +63,8 @@ export interface CrossProcessPlan {
 
 /** A `register` entry as the child imports it: a path becomes a `file:` URL (from the working directory); URLs and package names stay. */
 function moduleSpecifier(entry: unknown, store: string): string {
-  if (typeof entry !== 'string' || entry.length === 0) throw new Error(`${store}: crossProcess.register holds ${JSON.stringify(entry)}, not a module specifier`);
+  if (typeof entry !== 'string' || entry.length === 0)
+    throw new Error(`${store}: crossProcess.register holds ${JSON.stringify(entry)}, not a module specifier`);
   // A URL scheme of two letters at least: `C:\x` is a Windows path.
   if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(entry)) return entry;
   if (entry.startsWith('.') || isAbsolute(entry)) return pathToFileURL(resolvePath(entry)).href;
@@ -118,7 +120,9 @@ export class ConformanceSuite {
       // Second handles first: `destroy` may remove the data they share.
       for (const store of reopened) await store.close().catch((error: unknown) => failures.push(error));
       for (const store of created) {
-        await (this.config.destroy === undefined ? store.close() : this.config.destroy(store)).catch((error: unknown) => failures.push(error));
+        await (this.config.destroy === undefined ? store.close() : this.config.destroy(store)).catch((error: unknown) =>
+          failures.push(error),
+        );
       }
       if (failures.length > 0) throw new AggregateError(failures, `${this.config.name}: cleanup after the test failed`);
     });
@@ -136,12 +140,18 @@ export class ConformanceSuite {
     it('every key of config.skip names a spec or a test of the suite', () => {
       const unused = keys.filter((key) => !this.skipsUsed.has(key));
       if (unused.length > 0) {
-        throw new Error(`${this.config.name}: config.skip names no spec or test: ${unused.map((key) => JSON.stringify(key)).join(', ')}`);
+        throw new Error(
+          `${this.config.name}: config.skip names no spec or test: ${unused.map((key) => JSON.stringify(key)).join(', ')}`,
+        );
       }
     });
   }
 
-  private skipReason(spec: ConformanceSpec | 'extras', title: string, needs: readonly Requirement[]): string | undefined {
+  private skipReason(
+    spec: ConformanceSpec | 'extras',
+    title: string,
+    needs: readonly Requirement[],
+  ): string | undefined {
     const skip: Partial<Record<string, string>> = this.config.skip ?? {};
     const testKey = `${spec} > ${title}`;
     if (skip[testKey] !== undefined) {
@@ -159,7 +169,8 @@ export class ConformanceSuite {
   private scope(spec: ConformanceSpec | 'extras'): SpecScope {
     const config = this.config;
     const need = <T>(value: T | undefined, requirement: Requirement): T => {
-      if (value === undefined) throw new Error(`${config.name}: the test needs ${requirement}, but ${MISSING[requirement]}`);
+      if (value === undefined)
+        throw new Error(`${config.name}: the test needs ${requirement}, but ${MISSING[requirement]}`);
       return value;
     };
     return {
@@ -183,8 +194,14 @@ export class ConformanceSuite {
       directoryOf: (store) => resolve(need(config.directory, 'directory'), store),
       crossProcessOf: (store) => {
         const crossProcess = need(config.crossProcess, 'crossProcess');
-        const register = crossProcess.register === undefined ? [] : typeof crossProcess.register === 'string' ? [crossProcess.register] : crossProcess.register;
-        if (!Array.isArray(register)) throw new Error(`${config.name}: crossProcess.register must be a module specifier or an array of them`);
+        const register =
+          crossProcess.register === undefined
+            ? []
+            : typeof crossProcess.register === 'string'
+              ? [crossProcess.register]
+              : crossProcess.register;
+        if (!Array.isArray(register))
+          throw new Error(`${config.name}: crossProcess.register must be a module specifier or an array of them`);
         return {
           url: resolve(crossProcess.url, store),
           ...(crossProcess.options === undefined ? {} : { options: crossProcess.options }),

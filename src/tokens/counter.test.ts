@@ -43,7 +43,9 @@ describe('createCounter', () => {
     const { counter } = countingCounter();
     const low = Message.user([{ type: 'image', url: 'https://x.test/a.png', detail: 'low' }]);
     const high = Message.user([{ type: 'image', data: 'A'.repeat(100_000), mediaType: 'image/png' }]);
-    const text = Message.user([{ type: 'file', data: Buffer.from('hello big world').toString('base64'), mediaType: 'text/plain' }]);
+    const text = Message.user([
+      { type: 'file', data: Buffer.from('hello big world').toString('base64'), mediaType: 'text/plain' },
+    ]);
     const opaque = Message.user([{ type: 'file', fileId: 'file-1', mediaType: 'application/pdf' }]);
     expect(counter.countMessage(low)).toBe(DEFAULT_WEIGHTS.perMessage + DEFAULT_WEIGHTS.imageLow);
     expect(counter.countMessage(high)).toBe(DEFAULT_WEIGHTS.perMessage + DEFAULT_WEIGHTS.image);
@@ -84,6 +86,8 @@ describe('exact OpenAI counters', () => {
 describe('cached counts and counter names (review regression)', () => {
   it('reads only own counts: a counter named like an Object member counts the message', () => {
     const counter = createCounter({ name: 'constructor', countText: (text) => text.length });
-    expect(counter.countMessage(Message.user('hello', { tokens: { estimate: 2 } }))).toBe(DEFAULT_WEIGHTS.perMessage + 5);
+    expect(counter.countMessage(Message.user('hello', { tokens: { estimate: 2 } }))).toBe(
+      DEFAULT_WEIGHTS.perMessage + 5,
+    );
   });
 });

@@ -111,7 +111,8 @@ export function createCounter(options: CreateCounterOptions): TokenCounter {
       let count = cache.get(message);
       if (count === undefined) {
         // An own-property read: a counter named "constructor" must not read Object's members.
-        const known = message.tokens !== undefined && Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
+        const known =
+          message.tokens !== undefined && Object.hasOwn(message.tokens, name) ? message.tokens[name] : undefined;
         count = known ?? countMessageUncached(message, countText, weights);
         cache.set(message, count);
       }

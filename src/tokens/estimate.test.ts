@@ -15,8 +15,22 @@ const SAMPLES: Record<string, string> = {
     'The session keeps every message immutable, so a compaction never changes the history you passed in. When the budget is exceeded, the oldest tool outputs go first, then older dialog turns; the system prompt is always kept. If you need the exact number of tokens, use the o200k_base counter instead of the estimate.',
   compactJson: JSON.stringify({
     rows: [
-      { id: 1042, name: 'Grace Miller', email: 'grace.miller@example.com', status: 'active', created_at: '2024-10-16T15:04:18.000Z', amount: 7884.92 },
-      { id: 1043, name: 'Ivan Lopez', email: 'ivan.lopez@acme.io', status: 'pending', created_at: '2025-02-01T09:12:44.000Z', tags: ['billing', 'priority'] },
+      {
+        id: 1042,
+        name: 'Grace Miller',
+        email: 'grace.miller@example.com',
+        status: 'active',
+        created_at: '2024-10-16T15:04:18.000Z',
+        amount: 7884.92,
+      },
+      {
+        id: 1043,
+        name: 'Ivan Lopez',
+        email: 'ivan.lopez@acme.io',
+        status: 'pending',
+        created_at: '2025-02-01T09:12:44.000Z',
+        tags: ['billing', 'priority'],
+      },
     ],
     row_count: 2,
   }),
@@ -102,7 +116,9 @@ describe('estimateText', () => {
 
   it('applies the given weights', () => {
     const text = SAMPLES.prose ?? '';
-    expect(estimateText(text, { ...unscaled, scale: 2 })).toBe(Math.round(estimateText(text, { ...unscaled, scale: 1 }) * 2));
+    expect(estimateText(text, { ...unscaled, scale: 2 })).toBe(
+      Math.round(estimateText(text, { ...unscaled, scale: 1 }) * 2),
+    );
     expect(estimateText('0123456789', { ...unscaled, digitsPerToken: 1 })).toBe(10);
   });
 
@@ -120,15 +136,27 @@ describe('estimate', () => {
   });
 
   it('counts tool calls by name and arguments', () => {
-    const message = Message.assistant('', { toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"src/index.ts"}' }] });
-    const expected = DEFAULT_WEIGHTS.perMessage + DEFAULT_WEIGHTS.perToolCall + estimateText('read_file') + estimateText('{"path":"src/index.ts"}');
+    const message = Message.assistant('', {
+      toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"src/index.ts"}' }],
+    });
+    const expected =
+      DEFAULT_WEIGHTS.perMessage +
+      DEFAULT_WEIGHTS.perToolCall +
+      estimateText('read_file') +
+      estimateText('{"path":"src/index.ts"}');
     expect(estimate.countMessage(message)).toBe(expected);
   });
 });
 
 describe('long whitespace runs (review regression)', () => {
   it('does not count a long run as one token', () => {
-    for (const [ch, n] of [[' ', 10_000], ['\n', 1000], ['\t', 1000], ['\r\n', 1000], ['\n', 64]] as const) {
+    for (const [ch, n] of [
+      [' ', 10_000],
+      ['\n', 1000],
+      ['\t', 1000],
+      ['\r\n', 1000],
+      ['\n', 64],
+    ] as const) {
       const text = `x${ch.repeat(n)}y`;
       expect(estimateText(text), JSON.stringify(ch) + n).toBeGreaterThanOrEqual(countTokens(text));
     }

@@ -149,7 +149,8 @@ export function estimateText(text: string, weights: EstimateWeights = ESTIMATE_W
       } else {
         // A single punctuation character right after a word or number joins this word (".length");
         // after a space it does not (` "name` is ` "` + `name`).
-        if (run === PUNCT) tokens += length === 1 && !spacedPunct ? weights.wordPrefix : punctuationCost(length, weights);
+        if (run === PUNCT)
+          tokens += length === 1 && !spacedPunct ? weights.wordPrefix : punctuationCost(length, weights);
         else if (run === DIGITS) tokens += Math.ceil(length / weights.digitsPerToken);
         run = WORD;
         length = 0;

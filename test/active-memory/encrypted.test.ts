@@ -32,7 +32,10 @@ describe('active memory on an encrypted SQLite store', () => {
     await alice.remember('alice keeps the vault key under the mat');
     await alice.store('secret', 'nebula', { scope: 'user' });
     const hits = await alice.recall('vault combination', { k: 10 });
-    expect(hits.map((hit) => hit.text).sort()).toEqual(['alice keeps the vault key under the mat', 'the vault combination is quasar']);
+    expect(hits.map((hit) => hit.text).sort()).toEqual([
+      'alice keeps the vault key under the mat',
+      'the vault combination is quasar',
+    ]);
     await store.close();
     store = undefined;
     const bytes = readFileSync(file).toString('latin1');

@@ -44,20 +44,38 @@ describe('createSessionHandle', () => {
     const store = memoryStore();
     const other = memoryStore();
     expect(() => createSessionHandle({ store, sessionId: '../x' })).toThrow(InvalidInputError);
-    expect(() => createSessionHandle({ store: undefined as unknown as SessionStore, sessionId: 's' })).toThrow(InvalidInputError);
+    expect(() => createSessionHandle({ store: undefined as unknown as SessionStore, sessionId: 's' })).toThrow(
+      InvalidInputError,
+    );
     expect(() => createSessionHandle({ store, sessionId: 's', agentId: '' })).toThrow(InvalidInputError);
-    expect(() => createSessionHandle({ store, sessionId: 's', embed: 'yes' as unknown as Embed })).toThrow(InvalidInputError);
-    expect(() => createSessionHandle({ store, sessionId: 's', embed: async () => [], embedId: 'has space' })).toThrow(InvalidInputError);
-    expect(() => createSessionHandle({ store, sessionId: 's', index: recallIndexFor(other) })).toThrow(InvalidInputError);
+    expect(() => createSessionHandle({ store, sessionId: 's', embed: 'yes' as unknown as Embed })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => createSessionHandle({ store, sessionId: 's', embed: async () => [], embedId: 'has space' })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => createSessionHandle({ store, sessionId: 's', index: recallIndexFor(other) })).toThrow(
+      InvalidInputError,
+    );
     const session = Session.create({ id: 's', userId: 'u1', agentId: 'a1' });
-    expect(() => createSessionHandle({ store, sessionId: 'other', session: accessorOf(session) })).toThrow(InvalidInputError);
-    expect(() => createSessionHandle({ store, sessionId: 's', userId: 'u2', session: accessorOf(session) })).toThrow(InvalidInputError);
-    expect(() => createSessionHandle({ store, sessionId: 's', agentId: 'a2', session: accessorOf(session) })).toThrow(InvalidInputError);
+    expect(() => createSessionHandle({ store, sessionId: 'other', session: accessorOf(session) })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => createSessionHandle({ store, sessionId: 's', userId: 'u2', session: accessorOf(session) })).toThrow(
+      InvalidInputError,
+    );
+    expect(() => createSessionHandle({ store, sessionId: 's', agentId: 'a2', session: accessorOf(session) })).toThrow(
+      InvalidInputError,
+    );
   });
 
   it('takes user and agent from the in-flight session and is frozen', () => {
     const store = memoryStore();
-    const handle = createSessionHandle({ store, sessionId: 's', session: accessorOf(Session.create({ id: 's', userId: 'u1', agentId: 'a1' })) });
+    const handle = createSessionHandle({
+      store,
+      sessionId: 's',
+      session: accessorOf(Session.create({ id: 's', userId: 'u1', agentId: 'a1' })),
+    });
     expect([handle.sessionId, handle.userId, handle.agentId]).toEqual(['s', 'u1', 'a1']);
     expect(Object.isFrozen(handle)).toBe(true);
   });
@@ -80,13 +98,22 @@ describe('createSessionHandle', () => {
     const handle = createSessionHandle({ store: memoryStore(), sessionId: 's', temp });
     await handle.store('draft', { text: 'hi' }, { scope: 'temp' });
     expect(temp.get('draft')).toEqual({ text: 'hi' });
-    expect(await createSessionHandle({ store: memoryStore(), sessionId: 's', temp }).get('draft', { scope: 'temp' })).toEqual({ text: 'hi' });
-    expect(await createSessionHandle({ store: memoryStore(), sessionId: 's' }).get('draft', { scope: 'temp' })).toBeUndefined();
+    expect(
+      await createSessionHandle({ store: memoryStore(), sessionId: 's', temp }).get('draft', { scope: 'temp' }),
+    ).toEqual({ text: 'hi' });
+    expect(
+      await createSessionHandle({ store: memoryStore(), sessionId: 's' }).get('draft', { scope: 'temp' }),
+    ).toBeUndefined();
   });
 
   it('reads history and recall with tail reads, reading only the head once to check its owner', async () => {
     const { store, calls } = counted(memoryStore());
-    await seedSession(store, 'big', 'u1', Array.from({ length: 300 }, (_, index) => `line ${index} about topic${index % 7}`));
+    await seedSession(
+      store,
+      'big',
+      'u1',
+      Array.from({ length: 300 }, (_, index) => `line ${index} about topic${index % 7}`),
+    );
     calls.clear();
     const handle = createSessionHandle({ store, sessionId: 'big', userId: 'u1' });
     const page = await handle.history({ limit: 20 });
@@ -139,7 +166,7 @@ describe('createSessionHandle', () => {
     await expectRejection(handle.get('k', { scope: 'global' as 'app' }), InvalidInputError, 'INVALID_ARGUMENT');
   });
 
-  it('keeps what is remembered in the user\'s knowledge session, listed among theirs under the exported id', async () => {
+  it("keeps what is remembered in the user's knowledge session, listed among theirs under the exported id", async () => {
     const store = memoryStore();
     await store.save(Session.create({ id: 'chat', userId: 'u1' }));
     const handle = createSessionHandle({ store, sessionId: 'chat', userId: 'u1' });
@@ -149,4 +176,3 @@ describe('createSessionHandle', () => {
     expect(listed.filter((id) => !id.startsWith(KNOWLEDGE_PREFIX))).toEqual(['chat']);
   });
 });
-

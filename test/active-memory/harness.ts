@@ -185,7 +185,13 @@ export function redisSubject(url: string, clear: (prefix: string) => Promise<voi
 }
 
 // Words the test embedding treats as one meaning: what a real embedding model does and a text index cannot.
-const SYNONYMS: Readonly<Record<string, string>> = { canine: 'dog', puppy: 'dog', hound: 'dog', automobile: 'car', vehicle: 'car' };
+const SYNONYMS: Readonly<Record<string, string>> = {
+  canine: 'dog',
+  puppy: 'dog',
+  hound: 'dog',
+  automobile: 'car',
+  vehicle: 'car',
+};
 
 /** Dimensions of `hashedEmbed`'s vectors. */
 export const EMBED_DIMENSIONS = 64;
@@ -213,7 +219,11 @@ export function hashedEmbed(): Embed & { calls: string[][] } {
 }
 
 /** Awaits `promise` and checks that it rejects with a `kind` error of `code`. */
-export async function expectRejection(promise: Promise<unknown>, kind: abstract new (...args: never[]) => Error, code: string): Promise<void> {
+export async function expectRejection(
+  promise: Promise<unknown>,
+  kind: abstract new (...args: never[]) => Error,
+  code: string,
+): Promise<void> {
   const error = await promise.then(
     () => undefined,
     (reason: unknown) => reason,
@@ -223,7 +233,12 @@ export async function expectRejection(promise: Promise<unknown>, kind: abstract 
 }
 
 /** Saves session `id` of `userId` with one message per text (user and assistant in turn); returns the stored session. */
-export async function seedSession(store: SessionStore, id: string, userId: string | undefined, texts: readonly string[]): Promise<Session> {
+export async function seedSession(
+  store: SessionStore,
+  id: string,
+  userId: string | undefined,
+  texts: readonly string[],
+): Promise<Session> {
   const messages = texts.map((text, index) => (index % 2 === 0 ? Message.user(text) : Message.assistant(text)));
   return store.save(Session.create({ id, ...(userId === undefined ? {} : { userId }), messages }));
 }

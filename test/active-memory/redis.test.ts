@@ -21,7 +21,5 @@ if (server.url === undefined) {
     await admin.quit();
     await server.stop();
   });
-  runActiveMemorySpec(
-    redisSubject(server.url, (prefix) => deleteKeysUnder(admin, prefix)),
-  );
+  runActiveMemorySpec(redisSubject(server.url, (prefix) => deleteKeysUnder(admin, prefix)));
 }

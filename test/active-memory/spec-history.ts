@@ -6,7 +6,8 @@ import { Message } from '../../src/message/message.js';
 import { expectRejection, seedSession, type Stores } from './harness.js';
 
 const texts = (messages: readonly Message[]): string[] => messages.map((message) => Message.text(message));
-const numbered = (from: number, to: number): string[] => Array.from({ length: to - from }, (_, index) => `message ${from + index}`);
+const numbered = (from: number, to: number): string[] =>
+  Array.from({ length: to - from }, (_, index) => `message ${from + index}`);
 
 /** Registers the history tests. */
 export function historySpec(stores: Stores): void {
@@ -37,11 +38,18 @@ export function historySpec(stores: Stores): void {
   it('sees appended messages and defaults to the last 50', async () => {
     const store = await stores.open();
     await seedSession(store, 'growing', undefined, numbered(0, 40));
-    await store.append('growing', numbered(40, 60).map((text) => Message.user(text)));
+    await store.append(
+      'growing',
+      numbered(40, 60).map((text) => Message.user(text)),
+    );
     const handle = createSessionHandle({ store, sessionId: 'growing' });
     const page = await handle.history();
     expect(texts(page.messages)).toEqual(numbered(10, 60));
-    expect(page.messages.every((message, index) => index === 0 || (message.seq as number) > (page.messages[index - 1]?.seq as number))).toBe(true);
+    expect(
+      page.messages.every(
+        (message, index) => index === 0 || (message.seq as number) > (page.messages[index - 1]?.seq as number),
+      ),
+    ).toBe(true);
     const rest = await handle.history({ before: page.nextBefore });
     expect(texts(rest.messages)).toEqual(numbered(0, 10));
   });

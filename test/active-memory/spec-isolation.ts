@@ -8,7 +8,20 @@ import { Session } from '../../src/session/session.js';
 import { expectRejection, hashedEmbed, seedSession, type Stores } from './harness.js';
 
 // User ids built to collide after a careless encoding, a path join, a case fold or NFKC.
-const HOSTILE_USER_IDS = ['alice', 'ALICE', 'ａｌｉｃｅ', 'alice/user:bob', 'user:alice', '../alice', '__proto__', 'constructor', '%0061lice', 'alice ', 'a'.repeat(256), '用户'];
+const HOSTILE_USER_IDS = [
+  'alice',
+  'ALICE',
+  'ａｌｉｃｅ',
+  'alice/user:bob',
+  'user:alice',
+  '../alice',
+  '__proto__',
+  'constructor',
+  '%0061lice',
+  'alice ',
+  'a'.repeat(256),
+  '用户',
+];
 
 /** Registers the isolation tests. */
 export function isolationSpec(stores: Stores): void {
@@ -22,13 +35,20 @@ export function isolationSpec(stores: Stores): void {
         ids.add(`${user}-${n}`);
       }
       owned.set(user, ids);
-      await createSessionHandle({ store, sessionId: `${user}-1`, userId: user }).remember(`${user} says the launch code zebra is secret`);
+      await createSessionHandle({ store, sessionId: `${user}-1`, userId: user }).remember(
+        `${user} says the launch code zebra is secret`,
+      );
     }
     for (const embed of [undefined, hashedEmbed()]) {
       for (const user of ['alice', 'bob']) {
         // Searched from inside the other user's session: the handle's user decides, not the session.
         const other = user === 'alice' ? 'bob' : 'alice';
-        const hits = await createSessionHandle({ store, sessionId: `${other}-1`, userId: user, ...(embed === undefined ? {} : { embed }) }).recall('secret launch code zebra', { k: 100 });
+        const hits = await createSessionHandle({
+          store,
+          sessionId: `${other}-1`,
+          userId: user,
+          ...(embed === undefined ? {} : { embed }),
+        }).recall('secret launch code zebra', { k: 100 });
         expect(hits.length).toBeGreaterThanOrEqual(3);
         expect(hits.every((hit) => owned.get(user)?.has(hit.sessionId))).toBe(true);
         expect(hits.some((hit) => hit.source === 'knowledge' && hit.text.startsWith(user))).toBe(true);
@@ -71,7 +91,9 @@ export function isolationSpec(stores: Stores): void {
       expect(await handle.get('who', { scope: 'user' })).toBe(user);
       expect(await handle.get('who', { scope: 'agent' })).toBe(user);
       const hits = await handle.recall('shared marker word', { k: 100 });
-      expect(hits.map((hit) => [hit.sessionId, hit.text])).toEqual([[knowledgeSessionId(user), `shared marker word for user number ${index}`]]);
+      expect(hits.map((hit) => [hit.sessionId, hit.text])).toEqual([
+        [knowledgeSessionId(user), `shared marker word for user number ${index}`],
+      ]);
     }
     expect(() => createSessionHandle({ store, sessionId: 'x', userId: 'a'.repeat(257) })).toThrow(InvalidInputError);
     expect(() => createSessionHandle({ store, sessionId: 'x', userId: '' })).toThrow(InvalidInputError);

@@ -21,13 +21,19 @@ function expectRanked(hits: readonly RecallHit[]): void {
 export function recallSpec(stores: Stores): void {
   it('finds past messages of the user across sessions, best first, saying where each came from', async () => {
     const store = await stores.open();
-    const pets = await seedSession(store, 'pets', 'u1', ['I adopted a dog named Biscuit last spring', 'That sounds lovely']);
+    const pets = await seedSession(store, 'pets', 'u1', [
+      'I adopted a dog named Biscuit last spring',
+      'That sounds lovely',
+    ]);
     await seedSession(store, 'cars', 'u1', ['My car needs new tires before winter', 'Try the shop on Main street']);
     await seedSession(store, 'shoes', 'u1', ['Biscuit chewed my favourite shoes again', 'Puppies do that']);
     const handle = createSessionHandle({ store, sessionId: 'cars', userId: 'u1' });
     const hits = await handle.recall('dog Biscuit');
     expectRanked(hits);
-    expect(hits.map((hit) => hit.text)).toEqual(['I adopted a dog named Biscuit last spring', 'Biscuit chewed my favourite shoes again']);
+    expect(hits.map((hit) => hit.text)).toEqual([
+      'I adopted a dog named Biscuit last spring',
+      'Biscuit chewed my favourite shoes again',
+    ]);
     const adopted = pets.messages[0] as Message;
     expect(hits[0]).toEqual({
       sessionId: 'pets',
@@ -44,7 +50,13 @@ export function recallSpec(stores: Stores): void {
 
   it('returns at most k hits and leaves out those below the threshold', async () => {
     const store = await stores.open();
-    const texts = ['zebra zebra zebra stripes', 'a zebra at the zoo', 'zebra crossing near the school', 'one zebra', 'zebra'];
+    const texts = [
+      'zebra zebra zebra stripes',
+      'a zebra at the zoo',
+      'zebra crossing near the school',
+      'one zebra',
+      'zebra',
+    ];
     await seedSession(store, 'zoo', 'u1', texts);
     const handle = createSessionHandle({ store, sessionId: 'zoo', userId: 'u1' });
     const all = await handle.recall('zebra stripes', { k: 10 });
@@ -53,14 +65,23 @@ export function recallSpec(stores: Stores): void {
     expect(all[0]?.text).toBe('zebra zebra zebra stripes');
     expect(await handle.recall('zebra stripes', { k: 2 })).toEqual(all.slice(0, 2));
     const threshold = ((all[1] as RecallHit).score + (all[2] as RecallHit).score) / 2;
-    expect(await handle.recall('zebra stripes', { k: 10, threshold })).toEqual(all.filter((hit) => hit.score >= threshold));
+    expect(await handle.recall('zebra stripes', { k: 10, threshold })).toEqual(
+      all.filter((hit) => hit.score >= threshold),
+    );
     expect(await handle.recall('zebra stripes', { k: 10, threshold: 1 })).toEqual([all[0]]);
   });
 
   it('rejects bad recall options and queries with typed errors', async () => {
     const store = await stores.open();
     const handle = createSessionHandle({ store, sessionId: 'opts', userId: 'u1' });
-    for (const options of [{ k: 0 }, { k: 101 }, { k: 1.5 }, { threshold: -0.1 }, { threshold: 1.1 }, { threshold: Number.NaN }]) {
+    for (const options of [
+      { k: 0 },
+      { k: 101 },
+      { k: 1.5 },
+      { threshold: -0.1 },
+      { threshold: 1.1 },
+      { threshold: Number.NaN },
+    ]) {
       await expectRejection(handle.recall('x', options), InvalidInputError, 'INVALID_ARGUMENT');
     }
     await expectRejection(handle.recall(42 as unknown as string), InvalidInputError, 'INVALID_ARGUMENT');
@@ -85,7 +106,10 @@ export function recallSpec(stores: Stores): void {
     const handle = createSessionHandle({ store, sessionId: 'solo' });
     expect((await handle.recall('delta')).map((hit) => hit.text)).toEqual(['delta plan drafted']);
     const session = await store.load('solo');
-    await store.save(session.withMessages([Message.context('summary: foxtrot decided'), ...session.messages.slice(2)]), { expectedVersion: session.version });
+    await store.save(
+      session.withMessages([Message.context('summary: foxtrot decided'), ...session.messages.slice(2)]),
+      { expectedVersion: session.version },
+    );
     expect(await handle.recall('delta')).toEqual([]);
     expect((await handle.recall('foxtrot')).map((hit) => hit.text)).toEqual(['summary: foxtrot decided']);
     expect((await handle.recall('echo')).map((hit) => hit.text)).toEqual(['echo numbers checked']);
@@ -105,13 +129,24 @@ export function recallSpec(stores: Stores): void {
     await seedSession(store, 'chat', 'u1', ['Can you suggest a snack?', 'How about trail mix?']);
     const handle = createSessionHandle({ store, sessionId: 'chat', userId: 'u1' });
     const remembered = await handle.remember('The user is allergic to peanuts');
-    expect(remembered).toMatchObject({ sessionId: knowledgeSessionId('u1'), source: 'knowledge', score: 1, text: 'The user is allergic to peanuts' });
+    expect(remembered).toMatchObject({
+      sessionId: knowledgeSessionId('u1'),
+      source: 'knowledge',
+      score: 1,
+      text: 'The user is allergic to peanuts',
+    });
     const hits = await handle.recall('peanuts allergic');
     expect(hits[0]).toEqual({ ...remembered, score: 1 });
     const knowledge = await store.load(knowledgeSessionId('u1'));
     expect(knowledge.userId).toBe('u1');
-    expect(knowledge.messages.map((message) => [message.category, message.metadata.knowledge])).toEqual([['context', true]]);
-    await expectRejection(createSessionHandle({ store, sessionId: 'chat' }).remember('x'), InvalidInputError, 'INVALID_ARGUMENT');
+    expect(knowledge.messages.map((message) => [message.category, message.metadata.knowledge])).toEqual([
+      ['context', true],
+    ]);
+    await expectRejection(
+      createSessionHandle({ store, sessionId: 'chat' }).remember('x'),
+      InvalidInputError,
+      'INVALID_ARGUMENT',
+    );
     await expectRejection(handle.remember('   '), InvalidInputError, 'INVALID_ARGUMENT');
     await expectRejection(handle.remember('x'.repeat(1024 * 1024 + 1)), InvalidInputError, 'TOO_LARGE');
   });
@@ -125,7 +160,11 @@ export function recallSpec(stores: Stores): void {
     expect((await handle.recall('bravo')).map((hit) => hit.text)).toEqual(['bravo checklist attached']);
     // An in-place edit (same message count, as truncating tool outputs does): the old words are gone.
     const current = await store.load('live');
-    const edited = current.withMessages(current.messages.map((message) => (message.id === seeded.messages[0]?.id ? Message.with(message, { content: 'charlie summary only' }) : message)));
+    const edited = current.withMessages(
+      current.messages.map((message) =>
+        message.id === seeded.messages[0]?.id ? Message.with(message, { content: 'charlie summary only' }) : message,
+      ),
+    );
     await store.save(edited, { expectedVersion: current.version });
     expect(await handle.recall('alpha')).toEqual([]);
     expect((await handle.recall('charlie')).map((hit) => hit.text)).toEqual(['charlie summary only']);
@@ -138,7 +177,11 @@ export function recallSpec(stores: Stores): void {
     const given = await store.load('live');
     await store.save(given.withUser('u2'), { expectedVersion: given.version });
     expect(await handle.recall('bravo')).toEqual([]);
-    expect((await createSessionHandle({ store, sessionId: 'live', userId: 'u2' }).recall('bravo')).map((hit) => hit.sessionId)).toEqual(['live']);
+    expect(
+      (await createSessionHandle({ store, sessionId: 'live', userId: 'u2' }).recall('bravo')).map(
+        (hit) => hit.sessionId,
+      ),
+    ).toEqual(['live']);
     await store.delete('live');
     expect(await createSessionHandle({ store, sessionId: 'live', userId: 'u2' }).recall('bravo')).toEqual([]);
   });
@@ -152,23 +195,38 @@ export function recallSpec(stores: Stores): void {
     expect((await handle.recall('Biscuit')).map((hit) => hit.sessionId).sort()).toEqual(['gone', 'kept']);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect((await handle.recall('Biscuit cake')).map((hit) => hit.sessionId)).toEqual(['kept']);
-    expect((await createSessionHandle({ store, sessionId: 'kept', userId: 'u1', embed: hashedEmbed() }).recall('Biscuit cake')).map((hit) => hit.sessionId)).toEqual(['kept']);
+    expect(
+      (
+        await createSessionHandle({ store, sessionId: 'kept', userId: 'u1', embed: hashedEmbed() }).recall(
+          'Biscuit cake',
+        )
+      ).map((hit) => hit.sessionId),
+    ).toEqual(['kept']);
   });
 
   it('finds the same after a restart of the store (the index is rebuilt from it)', async () => {
     const store = await stores.open();
     await seedSession(store, 'before', 'u1', ['the quarterly budget was approved', 'great']);
     await createSessionHandle({ store, sessionId: 'before', userId: 'u1' }).remember('prefers metric units');
-    const first = await createSessionHandle({ store, sessionId: 'before', userId: 'u1' }).recall('budget metric', { k: 10 });
+    const first = await createSessionHandle({ store, sessionId: 'before', userId: 'u1' }).recall('budget metric', {
+      k: 10,
+    });
     const reopened = await stores.reopen(store);
-    const again = await createSessionHandle({ store: reopened, sessionId: 'before', userId: 'u1' }).recall('budget metric', { k: 10 });
+    const again = await createSessionHandle({ store: reopened, sessionId: 'before', userId: 'u1' }).recall(
+      'budget metric',
+      { k: 10 },
+    );
     expect(again).toEqual(first);
     expect(first.map((hit) => hit.source).sort()).toEqual(['knowledge', 'message']);
   });
 
   it('with embed, finds meaning without shared words and blends it with the text rank', async () => {
     const store = await stores.open();
-    await seedSession(store, 'beach', 'u1', ['My dog loves running on the beach', 'Sounds fun', 'The weather was cold']);
+    await seedSession(store, 'beach', 'u1', [
+      'My dog loves running on the beach',
+      'Sounds fun',
+      'The weather was cold',
+    ]);
     const plain = createSessionHandle({ store, sessionId: 'beach', userId: 'u1' });
     expect(await plain.recall('canine')).toEqual([]);
     const embed = hashedEmbed();
@@ -198,7 +256,10 @@ export function recallSpec(stores: Stores): void {
     expect(embed.calls.slice(2)).toEqual([['plants'], ['third message about compost']]);
     const reopened = await stores.reopen(store);
     const fresh = hashedEmbed();
-    const hits = await createSessionHandle({ store: reopened, sessionId: 'emb', userId: 'u1', embed: fresh }).recall('tomatoes', { k: 1 });
+    const hits = await createSessionHandle({ store: reopened, sessionId: 'emb', userId: 'u1', embed: fresh }).recall(
+      'tomatoes',
+      { k: 1 },
+    );
     expect(fresh.calls).toEqual([['tomatoes']]);
     expect(hits.map((hit) => hit.text)).toEqual(['second message about tomatoes']);
   });
@@ -216,7 +277,11 @@ export function recallSpec(stores: Stores): void {
       async (texts: readonly string[]) => texts.map((text) => (text === 'text' ? [1, 2] : [1, 2, 3])),
     ];
     for (const embed of cases) {
-      await expectRejection(createSessionHandle({ store, sessionId: 'bad-embed', userId: 'u1', embed }).recall('text'), CollaboratorError, 'MODEL_FAILED');
+      await expectRejection(
+        createSessionHandle({ store, sessionId: 'bad-embed', userId: 'u1', embed }).recall('text'),
+        CollaboratorError,
+        'MODEL_FAILED',
+      );
     }
   });
 }

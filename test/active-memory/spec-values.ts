@@ -20,7 +20,10 @@ export function valuesSpec(stores: Stores): void {
     // `session` is the default scope, and session values are the session's variables.
     expect(await handle.get('color')).toEqual({ scope: 'session', n: [1, 2] });
     expect((await store.load('scoped')).variables.color).toEqual({ scope: 'session', n: [1, 2] });
-    expect(await store.values.get({ scope: 'agent', agentId: 'planner', userId: 'u1' }, 'color')).toEqual({ scope: 'agent', n: [1, 2] });
+    expect(await store.values.get({ scope: 'agent', agentId: 'planner', userId: 'u1' }, 'color')).toEqual({
+      scope: 'agent',
+      n: [1, 2],
+    });
     for (const scope of SCOPES) await handle.store('color', undefined, { scope });
     for (const scope of SCOPES) expect(await handle.get('color', { scope, default: 'none' })).toBe('none');
   });
@@ -70,11 +73,13 @@ export function valuesSpec(stores: Stores): void {
     const store = await stores.open();
     await seedSession(store, 'kept', 'u1', ['hello']);
     const before = createSessionHandle({ store, sessionId: 'kept', userId: 'u1', agentId: 'a1' });
-    for (const scope of ['session', 'user', 'agent', 'app'] as const) await before.store('k', `${scope} value`, { scope });
+    for (const scope of ['session', 'user', 'agent', 'app'] as const)
+      await before.store('k', `${scope} value`, { scope });
     await before.store('k', 'temp value', { scope: 'temp' });
     const reopened = await stores.reopen(store);
     const after = createSessionHandle({ store: reopened, sessionId: 'kept', userId: 'u1', agentId: 'a1' });
-    for (const scope of ['session', 'user', 'agent', 'app'] as const) expect(await after.get('k', { scope })).toBe(`${scope} value`);
+    for (const scope of ['session', 'user', 'agent', 'app'] as const)
+      expect(await after.get('k', { scope })).toBe(`${scope} value`);
     // temp is this turn's only: a new handle starts empty.
     expect(await after.get('k', { scope: 'temp' })).toBeUndefined();
   });
@@ -88,13 +93,27 @@ export function valuesSpec(stores: Stores): void {
     }
     const agentless = createSessionHandle({ store, sessionId: 'anon', userId: 'u1' });
     await expectRejection(agentless.store('k', 1, { scope: 'agent' }), InvalidInputError, 'INVALID_ARGUMENT');
-    await expectRejection(anonymous.store('k', 1, { scope: 'everyone' as Scope }), InvalidInputError, 'INVALID_ARGUMENT');
+    await expectRejection(
+      anonymous.store('k', 1, { scope: 'everyone' as Scope }),
+      InvalidInputError,
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('refuses hostile and malformed keys in every scope', async () => {
     const store = await stores.open();
     const handle = createSessionHandle({ store, sessionId: 'keys', userId: 'u1', agentId: 'a1' });
-    const bad: unknown[] = ['', 'k'.repeat(257), '__proto__', 'constructor', 'prototype', 'line\nbreak', 'half \uD800 pair', 42, null];
+    const bad: unknown[] = [
+      '',
+      'k'.repeat(257),
+      '__proto__',
+      'constructor',
+      'prototype',
+      'line\nbreak',
+      'half \uD800 pair',
+      42,
+      null,
+    ];
     for (const scope of SCOPES) {
       for (const key of bad) {
         await expectRejection(handle.store(key as string, 1, { scope }), InvalidInputError, 'INVALID_ARGUMENT');
@@ -112,11 +131,20 @@ export function valuesSpec(stores: Stores): void {
     const handle = createSessionHandle({ store, sessionId: 'sizes', userId: 'u1', agentId: 'a1' });
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    const notJson: unknown[] = [Number.NaN, Number.POSITIVE_INFINITY, { a: undefined }, [() => 1], cyclic, new Date(0), 10n];
+    const notJson: unknown[] = [
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      { a: undefined },
+      [() => 1],
+      cyclic,
+      new Date(0),
+      10n,
+    ];
     // 1 MiB of JSON is the limit: a string of 1 MiB minus its two quotes fits, one character more does not.
     const fits = 'x'.repeat(1024 * 1024 - 2);
     for (const scope of SCOPES) {
-      for (const value of notJson) await expectRejection(handle.store('k', value as JsonValue, { scope }), InvalidInputError, 'INVALID_ARGUMENT');
+      for (const value of notJson)
+        await expectRejection(handle.store('k', value as JsonValue, { scope }), InvalidInputError, 'INVALID_ARGUMENT');
       await expectRejection(handle.store('k', `${fits}x`, { scope }), InvalidInputError, 'TOO_LARGE');
       expect(await handle.get('k', { scope })).toBeUndefined();
     }

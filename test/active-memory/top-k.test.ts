@@ -9,7 +9,8 @@ describe('TopK', () => {
       fc.property(fc.array(fc.integer({ min: -50, max: 50 })), fc.integer({ min: 0, max: 12 }), (values, limit) => {
         // Ties broken by position, so the order is total and the expectation unique.
         const items = values.map((value, position) => ({ value, position }));
-        const compare = (a: (typeof items)[number], b: (typeof items)[number]): number => b.value - a.value || a.position - b.position;
+        const compare = (a: (typeof items)[number], b: (typeof items)[number]): number =>
+          b.value - a.value || a.position - b.position;
         const top = new TopK(limit, compare);
         for (const item of items) top.offer(item);
         expect(top.sorted()).toEqual([...items].sort(compare).slice(0, limit));

@@ -1,6 +1,14 @@
 /** Embedding helpers: the checks on what `embed` returns, unit vectors, and the stored chunk format. */
 import { describe, expect, it } from 'vitest';
-import { chunkPrefix, cosine, decodeChunk, embedTexts, encodeChunks, unitVector, EMBED_MAX_CHARS } from '../../src/active-memory/vectors.js';
+import {
+  chunkPrefix,
+  cosine,
+  decodeChunk,
+  embedTexts,
+  encodeChunks,
+  unitVector,
+  EMBED_MAX_CHARS,
+} from '../../src/active-memory/vectors.js';
 import { CollaboratorError } from '../../src/errors.js';
 import type { JsonValue } from '../../src/message/schema.js';
 import { expectRejection } from './harness.js';
@@ -26,10 +34,13 @@ describe('vectors', () => {
     const keys = Object.keys(values);
     expect(keys.length).toBe(2);
     expect(keys[0]).toBe(`${prefix}1-64`);
-    for (const value of Object.values(values)) expect(Buffer.byteLength(JSON.stringify(value))).toBeLessThan(600 * 1024);
+    for (const value of Object.values(values))
+      expect(Buffer.byteLength(JSON.stringify(value))).toBeLessThan(600 * 1024);
     const decoded = keys.flatMap((key) => {
       const chunk = decodeChunk(key, values[key] as JsonValue, dimensions);
-      return chunk === undefined ? [] : chunk.seqs.map((seq, index) => ({ seq, id: chunk.ids[index], vector: chunk.vectors[index] }));
+      return chunk === undefined
+        ? []
+        : chunk.seqs.map((seq, index) => ({ seq, id: chunk.ids[index], vector: chunk.vectors[index] }));
     });
     expect(decoded).toEqual(entries);
   });
@@ -38,19 +49,45 @@ describe('vectors', () => {
     const values = encodeChunks('p/', 2, [{ seq: 1, id: 'm1', vector: unitVector([1, 1]) }]);
     const [key, value] = Object.entries(values)[0] as [string, JsonValue];
     expect(decodeChunk(key, value, 3)).toBeUndefined();
-    for (const broken of [null, 'text', [1], { ...(value as object), v: 2 }, { ...(value as object), data: 'AAAA' }, { ...(value as object), seqs: ['1'] }]) {
+    for (const broken of [
+      null,
+      'text',
+      [1],
+      { ...(value as object), v: 2 },
+      { ...(value as object), data: 'AAAA' },
+      { ...(value as object), seqs: ['1'] },
+    ]) {
       expect(decodeChunk(key, broken as JsonValue, 2)).toBeUndefined();
     }
   });
 
   it('checks what embed returns and truncates very long texts', async () => {
     const seen: string[] = [];
-    const vectors = await embedTexts(async (texts) => (seen.push(...texts), texts.map(() => new Float64Array([1, 0]))), ['short', 'x'.repeat(EMBED_MAX_CHARS + 10)]);
+    const vectors = await embedTexts(
+      async (texts) => (seen.push(...texts), texts.map(() => new Float64Array([1, 0]))),
+      ['short', 'x'.repeat(EMBED_MAX_CHARS + 10)],
+    );
     expect(vectors).toHaveLength(2);
     expect(seen[1]).toHaveLength(EMBED_MAX_CHARS);
-    await expectRejection(embedTexts(async () => 'nope' as unknown as number[][], ['a']), CollaboratorError, 'MODEL_FAILED');
-    await expectRejection(embedTexts(async () => [[]], ['a']), CollaboratorError, 'MODEL_FAILED');
-    await expectRejection(embedTexts(async () => [[1, 2]], ['a'], 3), CollaboratorError, 'MODEL_FAILED');
-    await expectRejection(embedTexts(async () => [[1, Infinity]], ['a']), CollaboratorError, 'MODEL_FAILED');
+    await expectRejection(
+      embedTexts(async () => 'nope' as unknown as number[][], ['a']),
+      CollaboratorError,
+      'MODEL_FAILED',
+    );
+    await expectRejection(
+      embedTexts(async () => [[]], ['a']),
+      CollaboratorError,
+      'MODEL_FAILED',
+    );
+    await expectRejection(
+      embedTexts(async () => [[1, 2]], ['a'], 3),
+      CollaboratorError,
+      'MODEL_FAILED',
+    );
+    await expectRejection(
+      embedTexts(async () => [[1, Infinity]], ['a']),
+      CollaboratorError,
+      'MODEL_FAILED',
+    );
   });
 });

@@ -28,11 +28,25 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({
     kind: fc.constant('insert' as const),
     at: fc.nat(),
-    text: fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom('.', '..', '=', ' ', '\n', 'cs1.', '.default.', '\u0000')),
+    text: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 8 }),
+      fc.constantFrom('.', '..', '=', ' ', '\n', 'cs1.', '.default.', '\u0000'),
+    ),
   }),
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), count: fc.integer({ min: 1, max: 16 }) }),
-  fc.record({ kind: fc.constant('garbage' as const), segment: fc.nat(), text: fc.base64String({ maxLength: 64 }).map((text) => text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=/g, '')) }),
-  fc.record({ kind: fc.constant('byte' as const), segment: fc.nat(), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }),
+  fc.record({
+    kind: fc.constant('garbage' as const),
+    segment: fc.nat(),
+    text: fc
+      .base64String({ maxLength: 64 })
+      .map((text) => text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=/g, '')),
+  }),
+  fc.record({
+    kind: fc.constant('byte' as const),
+    segment: fc.nat(),
+    at: fc.nat(),
+    value: fc.integer({ min: 0, max: 255 }),
+  }),
   fc.record({ kind: fc.constant('splice' as const), at: fc.nat(), otherAt: fc.nat() }),
 );
 
@@ -82,7 +96,10 @@ interface Expected {
 }
 
 function same(decoded: DecodedState, expected: Expected): boolean {
-  return decoded.processedLength === expected.processedLength && JSON.stringify(decoded.messages) === JSON.stringify(expected.messages);
+  return (
+    decoded.processedLength === expected.processedLength &&
+    JSON.stringify(decoded.messages) === JSON.stringify(expected.messages)
+  );
 }
 
 const FRESH: Expected = { messages: [], processedLength: 0 };
@@ -117,12 +134,20 @@ const sourceArb = fc.record({
   mutations: fc.array(mutationArb, { minLength: 1, maxLength: 3 }),
 });
 
-function encoded(history: readonly Message[], processed: number, encrypt: boolean, key?: typeof RING): { blob: string; expected: Expected } {
+function encoded(
+  history: readonly Message[],
+  processed: number,
+  encrypt: boolean,
+  key?: typeof RING,
+): { blob: string; expected: Expected } {
   let leading = 0;
   while (history[leading]?.role === 'system') leading += 1;
   const stored = history.slice(leading);
   const processedLength = processed % (stored.length + 1);
-  const blob = encodeState(history, key === undefined ? { provider: PROVIDER, processedLength } : { provider: PROVIDER, key, encrypt, processedLength });
+  const blob = encodeState(
+    history,
+    key === undefined ? { provider: PROVIDER, processedLength } : { provider: PROVIDER, key, encrypt, processedLength },
+  );
   return { blob, expected: { messages: stored, processedLength } };
 }
 
@@ -132,8 +157,12 @@ describe('decodeState fuzz', () => {
       fc.string({ maxLength: 200, unit: 'binary' }),
       fc.string({ maxLength: 200 }).map((rest) => `cs1.${rest}`),
       fc.base64String({ maxLength: 200 }).map((rest) => `cs1.p.${rest}`),
-      fc.tuple(fc.base64String({ maxLength: 120 }), fc.base64String({ maxLength: 60 })).map(([a, b]) => `cs1.s.k2.${a}.${b}`),
-      fc.array(fc.stringMatching(/^[A-Za-z0-9_-]{0,24}$/), { maxLength: 8 }).map((parts) => ['cs1', 'e', 'k2', ...parts].join('.')),
+      fc
+        .tuple(fc.base64String({ maxLength: 120 }), fc.base64String({ maxLength: 60 }))
+        .map(([a, b]) => `cs1.s.k2.${a}.${b}`),
+      fc
+        .array(fc.stringMatching(/^[A-Za-z0-9_-]{0,24}$/), { maxLength: 8 })
+        .map((parts) => ['cs1', 'e', 'k2', ...parts].join('.')),
     );
     fc.assert(
       fc.property(arbitraryBlob, (blob) => {

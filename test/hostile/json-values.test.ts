@@ -22,10 +22,23 @@ const TIMESTAMP = '2025-01-01T00:00:00.000Z';
 const MESSAGE_PLACES: Array<[string, (value: unknown) => unknown]> = [
   ['metadata', (value) => ({ role: 'user', content: 'x', metadata: { value } })],
   ['metadata itself', (value) => ({ role: 'user', content: 'x', metadata: value })],
-  ['tool-call arguments', (value) => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: { value } }] })],
-  ['tool-call provider options', (value) => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}', providerOptions: { openaiChat: { value } } }] })],
+  [
+    'tool-call arguments',
+    (value) => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: { value } }] }),
+  ],
+  [
+    'tool-call provider options',
+    (value) => ({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'f', arguments: '{}', providerOptions: { openaiChat: { value } } }],
+    }),
+  ],
   ['a raw part', (value) => ({ role: 'user', content: [{ type: 'raw', provider: 'gemini', value }] })],
-  ['a part’s provider options', (value) => ({ role: 'user', content: [{ type: 'text', text: 'x', providerOptions: { anthropic: { value } } }] })],
+  [
+    'a part’s provider options',
+    (value) => ({ role: 'user', content: [{ type: 'text', text: 'x', providerOptions: { anthropic: { value } } }] }),
+  ],
   ['token counts', (value) => ({ role: 'user', content: 'x', tokens: { value } })],
 ];
 
@@ -35,8 +48,16 @@ const SESSION_PLACES: Array<[string, ErrorCode, (value: unknown) => unknown]> = 
   ['Session.create metadata', 'INVALID_ARGUMENT', (value) => Session.create({ metadata: { value } as never })],
   ['withVariable', 'INVALID_ARGUMENT', (value) => Session.create().withVariable('value', value as never)],
   ['withMetadata', 'INVALID_ARGUMENT', (value) => Session.create().withMetadata({ value } as never)],
-  ['Session.fromJSON variables', 'INVALID_SESSION', (value) => Session.fromJSON({ ...Session.create({ id: 's1' }).toJSON(), variables: { value } })],
-  ['Session.fromJSON metadata', 'INVALID_SESSION', (value) => Session.fromJSON({ ...Session.create({ id: 's1' }).toJSON(), metadata: { value } })],
+  [
+    'Session.fromJSON variables',
+    'INVALID_SESSION',
+    (value) => Session.fromJSON({ ...Session.create({ id: 's1' }).toJSON(), variables: { value } }),
+  ],
+  [
+    'Session.fromJSON metadata',
+    'INVALID_SESSION',
+    (value) => Session.fromJSON({ ...Session.create({ id: 's1' }).toJSON(), metadata: { value } }),
+  ],
   ['active memory checkValue', 'INVALID_ARGUMENT', (value) => checkValue('key', value)],
 ];
 
@@ -46,7 +67,9 @@ describe('hostile values are refused with a typed error at every entry point', (
       it.each(MESSAGE_PLACES)('Message.create and Message.fromStored: in %s → INVALID_MESSAGE', (_place, build) => {
         const input = build(value) as MessageInput;
         expect(outcomeOf(() => Message.create(input))).toBe('INVALID_MESSAGE');
-        expect(outcomeOf(() => Message.fromStored({ id: 'm1', timestamp: TIMESTAMP, ...(input as object) }))).toBe('INVALID_MESSAGE');
+        expect(outcomeOf(() => Message.fromStored({ id: 'm1', timestamp: TIMESTAMP, ...(input as object) }))).toBe(
+          'INVALID_MESSAGE',
+        );
       });
 
       it.each(SESSION_PLACES)('%s → %s', (_place, code, run) => {
@@ -57,7 +80,9 @@ describe('hostile values are refused with a typed error at every entry point', (
         const store = memoryStore();
         const handle = createSessionHandle({ store, sessionId: 's1', userId: 'u1', agentId: 'a1' });
         for (const scope of ['session', 'user', 'agent', 'app', 'temp'] as const) {
-          await expect(handle.store('key', value as never, { scope })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+          await expect(handle.store('key', value as never, { scope })).rejects.toMatchObject({
+            code: 'INVALID_ARGUMENT',
+          });
         }
         await store.close();
       });
@@ -81,11 +106,57 @@ describe('hostile message frames', () => {
     },
   );
   const frames: Array<[string, unknown]> = [
-    ['a message whose getter throws', { role: 'user', get content(): never { throw new Error('getter'); } }],
+    [
+      'a message whose getter throws',
+      {
+        role: 'user',
+        get content(): never {
+          throw new Error('getter');
+        },
+      },
+    ],
     ['a message that is a Proxy whose traps throw', throwing],
-    ['a part whose getter throws', { role: 'user', content: [{ type: 'text', get text(): never { throw new Error('getter'); } }] }],
-    ['a content array that is a Proxy whose traps throw', { role: 'user', content: new Proxy([], { get() { throw new Error('trap'); } }) }],
-    ['a tool call whose getter throws', { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'f', get arguments(): never { throw new Error('getter'); } }] }],
+    [
+      'a part whose getter throws',
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            get text(): never {
+              throw new Error('getter');
+            },
+          },
+        ],
+      },
+    ],
+    [
+      'a content array that is a Proxy whose traps throw',
+      {
+        role: 'user',
+        content: new Proxy([], {
+          get() {
+            throw new Error('trap');
+          },
+        }),
+      },
+    ],
+    [
+      'a tool call whose getter throws',
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          {
+            id: 'c',
+            name: 'f',
+            get arguments(): never {
+              throw new Error('getter');
+            },
+          },
+        ],
+      },
+    ],
     ['a message with a "__proto__" field', JSON.parse('{"role":"user","content":"x","__proto__":{"role":"tool"}}')],
   ];
   it.each(frames)('%s → INVALID_MESSAGE from create and fromStored', (_name, input) => {
@@ -96,7 +167,15 @@ describe('hostile message frames', () => {
 
   it('a hostile session object for fromJSON → INVALID_SESSION', () => {
     expect(outcomeOf(() => Session.fromJSON(throwing))).toBe('INVALID_SESSION');
-    expect(outcomeOf(() => Session.fromJSON({ get id(): never { throw new Error('getter'); } }))).toBe('INVALID_SESSION');
+    expect(
+      outcomeOf(() =>
+        Session.fromJSON({
+          get id(): never {
+            throw new Error('getter');
+          },
+        }),
+      ),
+    ).toBe('INVALID_SESSION');
   });
 });
 
@@ -127,14 +206,33 @@ describe('the depth limit', () => {
     };
     for (const [place, build] of MESSAGE_PLACES.filter(([place]) => inside[place] !== undefined)) {
       const levels = inside[place] as number;
-      expect([place, outcomeOf(() => Message.create(build(nested(levels)) as MessageInput))]).toEqual([place, 'accepted']);
-      expect([place, outcomeOf(() => Message.create(build(nested(levels + 1)) as MessageInput))]).toEqual([place, 'INVALID_MESSAGE']);
+      expect([place, outcomeOf(() => Message.create(build(nested(levels)) as MessageInput))]).toEqual([
+        place,
+        'accepted',
+      ]);
+      expect([place, outcomeOf(() => Message.create(build(nested(levels + 1)) as MessageInput))]).toEqual([
+        place,
+        'INVALID_MESSAGE',
+      ]);
     }
     expect(outcomeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH) as never))).toBe('accepted');
-    expect(outcomeOf(() => Session.create({ variables: { v: nested(MAX_JSON_DEPTH) as never }, metadata: { m: nested(MAX_JSON_DEPTH) as never } }))).toBe('accepted');
-    expect(outcomeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH + 1) as never))).toBe('INVALID_ARGUMENT');
+    expect(
+      outcomeOf(() =>
+        Session.create({
+          variables: { v: nested(MAX_JSON_DEPTH) as never },
+          metadata: { m: nested(MAX_JSON_DEPTH) as never },
+        }),
+      ),
+    ).toBe('accepted');
+    expect(outcomeOf(() => Session.create().withVariable('v', nested(MAX_JSON_DEPTH + 1) as never))).toBe(
+      'INVALID_ARGUMENT',
+    );
     // What a session accepted reads back.
-    const session = Session.create({ id: 's1', variables: { v: nested(MAX_JSON_DEPTH) as never }, metadata: { m: nested(MAX_JSON_DEPTH) as never } });
+    const session = Session.create({
+      id: 's1',
+      variables: { v: nested(MAX_JSON_DEPTH) as never },
+      metadata: { m: nested(MAX_JSON_DEPTH) as never },
+    });
     expect(Session.fromJSON(JSON.parse(JSON.stringify(session))).toJSON()).toEqual(session.toJSON());
   });
 
@@ -154,17 +252,22 @@ describe('the depth limit', () => {
 describe('the copy', () => {
   it('is plain and deep-frozen, shares nothing with the input, and never calls a getter', () => {
     let reads = 0;
-    const metadata = { list: [1, { deep: true }], get counted() {
-      reads += 1;
-      return 1;
-    } };
+    const metadata = {
+      list: [1, { deep: true }],
+      get counted() {
+        reads += 1;
+        return 1;
+      },
+    };
     expect(outcomeOf(() => Message.user('x', { metadata }))).toBe('INVALID_MESSAGE');
     expect(reads).toBe(0);
     const input = { list: [1, { deep: true }], map: Object.assign(Object.create(null) as object, { a: 1 }) };
     const message = Message.user('x', { metadata: input });
     expect(message.metadata).toEqual({ list: [1, { deep: true }], map: { a: 1 } });
     expect(message.metadata.list).not.toBe(input.list);
-    expect(Object.isFrozen(message.metadata.list) && Object.isFrozen((message.metadata.list as object[])[1])).toBe(true);
+    expect(Object.isFrozen(message.metadata.list) && Object.isFrozen((message.metadata.list as object[])[1])).toBe(
+      true,
+    );
     expect(Object.getPrototypeOf(message.metadata.map)).toBe(Object.prototype);
     input.list.push(2);
     expect(message.metadata.list).toEqual([1, { deep: true }]);
@@ -192,9 +295,36 @@ describe('provider formats reading hostile wire values', () => {
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
   const strict: Array<[string, (value: unknown) => unknown]> = [
-    ['openaiChat', (value) => formats.openaiChat.from({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a', extra: value }] } as never)],
-    ['openaiResponses', (value) => formats.openaiResponses.from({ input: [{ type: 'message', role: 'user', content: 'q' }, { type: 'mystery', payload: value }] } as never)],
-    ['aiSdk', (value) => formats.aiSdk.from({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't', toolName: 'f', input: value }] }] } as never)],
+    [
+      'openaiChat',
+      (value) =>
+        formats.openaiChat.from({
+          messages: [
+            { role: 'user', content: 'q' },
+            { role: 'assistant', content: 'a', extra: value },
+          ],
+        } as never),
+    ],
+    [
+      'openaiResponses',
+      (value) =>
+        formats.openaiResponses.from({
+          input: [
+            { type: 'message', role: 'user', content: 'q' },
+            { type: 'mystery', payload: value },
+          ],
+        } as never),
+    ],
+    [
+      'aiSdk',
+      (value) =>
+        formats.aiSdk.from({
+          messages: [
+            { role: 'user', content: 'q' },
+            { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 't', toolName: 'f', input: value }] },
+          ],
+        } as never),
+    ],
   ];
   it.each(strict)('%s.from refuses too deep and cyclic values with INVALID_ARGUMENT', (_name, read) => {
     expect(outcomeOf(() => read(deep))).toBe('INVALID_ARGUMENT');
@@ -208,21 +338,39 @@ describe('provider formats reading hostile wire values', () => {
         formats.anthropic.from({
           messages: [
             { role: 'user', content: 'q' },
-            { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'tool_use', id: 't1', name: 'f', input: value }] },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'a' },
+                { type: 'tool_use', id: 't1', name: 'f', input: value },
+              ],
+            },
           ],
         } as never),
     ],
     [
       'gemini',
       (value) =>
-        formats.gemini.from({ contents: [{ role: 'user', parts: [{ text: 'q' }] }, { role: 'model', parts: [{ text: 'a' }, { functionCall: { name: 'f', args: value } }] }] } as never),
+        formats.gemini.from({
+          contents: [
+            { role: 'user', parts: [{ text: 'q' }] },
+            { role: 'model', parts: [{ text: 'a' }, { functionCall: { name: 'f', args: value } }] },
+          ],
+        } as never),
     ],
   ];
-  it.each(lenient)('%s.from (which never throws on a caller’s wire) skips such a block with a warning', (_name, read) => {
-    for (const value of [deep, cyclic]) {
-      const result = read(value);
-      expect(result.messages.map((message) => Message.text(message))).toEqual(['q', 'a']);
-      expect(result.warnings.map((warning) => warning.code).some((code) => code === 'invalid_block' || code === 'invalid_part')).toBe(true);
-    }
-  });
+  it.each(lenient)(
+    '%s.from (which never throws on a caller’s wire) skips such a block with a warning',
+    (_name, read) => {
+      for (const value of [deep, cyclic]) {
+        const result = read(value);
+        expect(result.messages.map((message) => Message.text(message))).toEqual(['q', 'a']);
+        expect(
+          result.warnings
+            .map((warning) => warning.code)
+            .some((code) => code === 'invalid_block' || code === 'invalid_part'),
+        ).toBe(true);
+      }
+    },
+  );
 });

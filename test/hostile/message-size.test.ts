@@ -19,20 +19,48 @@ const third = 'b'.repeat(Math.ceil(MAX_MESSAGE_CHARS / 3));
 
 describe('a message over MAX_MESSAGE_CHARS is TOO_LARGE, wherever its size is', () => {
   const cases: Array<[string, () => unknown]> = [
-    ['60 MB of tool arguments as text', () => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: sixty }] })],
-    ['60 MB of tool arguments as an object', () => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: { blob: sixty } }] })],
-    ['tool arguments spread over many calls', () => ({ role: 'assistant', content: '', toolCalls: [0, 1, 2].map((index) => ({ id: `c${index}`, name: 'f', arguments: third })) })],
+    [
+      '60 MB of tool arguments as text',
+      () => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: sixty }] }),
+    ],
+    [
+      '60 MB of tool arguments as an object',
+      () => ({ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'f', arguments: { blob: sixty } }] }),
+    ],
+    [
+      'tool arguments spread over many calls',
+      () => ({
+        role: 'assistant',
+        content: '',
+        toolCalls: [0, 1, 2].map((index) => ({ id: `c${index}`, name: 'f', arguments: third })),
+      }),
+    ],
     ['60 MB of metadata', () => ({ role: 'user', content: 'x', metadata: { blob: sixty } })],
     ['metadata and content that fit apart', () => ({ role: 'user', content: third, metadata: { a: third, b: third } })],
-    ['60 MB in a raw part', () => ({ role: 'user', content: [{ type: 'raw', provider: 'gemini', value: { blob: sixty } }] })],
-    ['60 MB of provider options', () => ({ role: 'user', content: [{ type: 'text', text: 'x', providerOptions: { anthropic: { blob: sixty } } }] })],
+    [
+      '60 MB in a raw part',
+      () => ({ role: 'user', content: [{ type: 'raw', provider: 'gemini', value: { blob: sixty } }] }),
+    ],
+    [
+      '60 MB of provider options',
+      () => ({ role: 'user', content: [{ type: 'text', text: 'x', providerOptions: { anthropic: { blob: sixty } } }] }),
+    ],
     ['60 MB of content', () => ({ role: 'user', content: sixty })],
-    ['300,000 small metadata entries', () => ({ role: 'user', content: third, metadata: Object.fromEntries(Array.from({ length: 300_000 }, (_, index) => [`key${index}`, 'v'.repeat(70)])) })],
+    [
+      '300,000 small metadata entries',
+      () => ({
+        role: 'user',
+        content: third,
+        metadata: Object.fromEntries(Array.from({ length: 300_000 }, (_, index) => [`key${index}`, 'v'.repeat(70)])),
+      }),
+    ],
   ];
   it.each(cases)('%s', (_name, build) => {
     const input = build() as MessageInput;
     expect(outcomeOf(() => Message.create(input))).toBe('TOO_LARGE');
-    expect(outcomeOf(() => Message.fromStored({ id: 'm1', timestamp: '2025-01-01T00:00:00.000Z', ...(input as object) }))).toBe('TOO_LARGE');
+    expect(
+      outcomeOf(() => Message.fromStored({ id: 'm1', timestamp: '2025-01-01T00:00:00.000Z', ...(input as object) })),
+    ).toBe('TOO_LARGE');
   });
 
   it('stops early on a value that shares one subtree exponentially (a "billion laughs" object)', () => {
@@ -40,7 +68,9 @@ describe('a message over MAX_MESSAGE_CHARS is TOO_LARGE, wherever its size is', 
     for (let level = 0; level < 50; level += 1) bomb = { a: bomb, b: bomb };
     const start = performance.now();
     expect(outcomeOf(() => Message.user('x', { metadata: { bomb } }))).toBe('TOO_LARGE');
-    expect(outcomeOf(() => Message.assistant('', { toolCalls: [{ id: 'c', name: 'f', arguments: { bomb } as never }] }))).toBe('TOO_LARGE');
+    expect(
+      outcomeOf(() => Message.assistant('', { toolCalls: [{ id: 'c', name: 'f', arguments: { bomb } as never }] })),
+    ).toBe('TOO_LARGE');
     expect(performance.now() - start).toBeLessThan(2000);
   });
 

@@ -46,7 +46,9 @@ describe('ids that are not well-formed Unicode', () => {
       expect(assertOwnerId(id)).toBe(id);
       expect(Session.create({ userId: id }).userId).toBe(id);
     }
-    expect(valueNamespace({ scope: 'user', userId: '\ufffd' })).not.toBe(valueNamespace({ scope: 'user', userId: '\ufffe' }));
+    expect(valueNamespace({ scope: 'user', userId: '\ufffd' })).not.toBe(
+      valueNamespace({ scope: 'user', userId: '\ufffe' }),
+    );
   });
 
   it('empty and over-long ids are INVALID_ID too, and the message says which rule', () => {

@@ -62,7 +62,10 @@ describe('aiSdkModel: answers', () => {
   it('sends the system prompt and history in one model call, and reads a text answer with usage', async () => {
     server.enqueue(fixture('text'));
     const chat = model({ temperature: 0.2 });
-    const response = await chat.complete({ system: 'Answer in one sentence.', messages: [Message.user('What is the capital of France?')] });
+    const response = await chat.complete({
+      system: 'Answer in one sentence.',
+      messages: [Message.user('What is the capital of France?')],
+    });
 
     expect(chat.provider).toBe('aiSdk');
     expect(chat.model).toBe('gpt-4o');
@@ -95,9 +98,19 @@ describe('aiSdkModel: answers', () => {
   it('keeps a mid-conversation system message in place without the prompt-injection warning of ai', async () => {
     server.enqueue(fixture('text'));
     const warn = vi.spyOn(console, 'warn');
-    const history = [Message.user('Hi'), Message.assistant('Hello!'), Message.system('From now on, answer in French.'), Message.user('Capital of France?')];
+    const history = [
+      Message.user('Hi'),
+      Message.assistant('Hello!'),
+      Message.system('From now on, answer in French.'),
+      Message.user('Capital of France?'),
+    ];
     await model().complete({ messages: history });
-    expect((sent()['messages'] as Json[]).map((message) => message['role'])).toEqual(['user', 'assistant', 'system', 'user']);
+    expect((sent()['messages'] as Json[]).map((message) => message['role'])).toEqual([
+      'user',
+      'assistant',
+      'system',
+      'user',
+    ]);
     expect(warn).not.toHaveBeenCalled();
   });
 
@@ -135,7 +148,9 @@ describe('aiSdkModel: answers', () => {
       { type: 'raw', provider: 'anthropic', value: { type: 'redacted_thinking', data: 'abc' } },
       { type: 'text', text: 'Earlier answer' },
     ]);
-    await model({ onWarning: (warning) => warnings.push(warning) }).complete({ messages: [Message.user('Hi'), foreign, Message.user('Again')] });
+    await model({ onWarning: (warning) => warnings.push(warning) }).complete({
+      messages: [Message.user('Hi'), foreign, Message.user('Again')],
+    });
     expect(warnings.map((warning) => warning.code)).toContain('foreign_raw_part');
   });
 });
@@ -144,14 +159,23 @@ describe('aiSdkModel: tools', () => {
   it('declares tools without execute and returns the tool calls after exactly one model call', async () => {
     server.enqueue(fixture('tool-calls'));
     const bare: ToolSpec = { name: 'list_cities' };
-    const response = await model().complete({ messages: [Message.user('Weather in Paris?')], tools: [weather, bare], toolChoice: 'auto' });
+    const response = await model().complete({
+      messages: [Message.user('Weather in Paris?')],
+      tools: [weather, bare],
+      toolChoice: 'auto',
+    });
 
     expect(response.finishReason).toBe('tool_calls');
-    expect(response.message.toolCalls).toEqual([{ id: 'call_12345xyz', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }]);
+    expect(response.message.toolCalls).toEqual([
+      { id: 'call_12345xyz', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+    ]);
     expect(server.requests).toHaveLength(1);
     const body = sent();
     expect(body['tools']).toEqual([
-      { type: 'function', function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters } },
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Current weather of a city', parameters: weather.parameters },
+      },
       { type: 'function', function: { name: 'list_cities', parameters: { type: 'object', properties: {} } } },
     ]);
     expect(body['tool_choice']).toBe('auto');
@@ -178,7 +202,10 @@ describe('aiSdkModel: tools', () => {
       ['call_rome_02', '{"city":"Rome"}'],
     ]);
 
-    const results = [Message.tool('call_paris_01', '18°C, cloudy', { name: 'get_weather' }), Message.tool('call_rome_02', '{"celsius":24,"sky":"sunny"}', { name: 'get_weather' })];
+    const results = [
+      Message.tool('call_paris_01', '18°C, cloudy', { name: 'get_weather' }),
+      Message.tool('call_rome_02', '{"celsius":24,"sky":"sunny"}', { name: 'get_weather' }),
+    ];
     const second = await chat.complete({ messages: [question, first.message, ...results], tools: [weather] });
     expect(second.message.content).toBe('Paris is 18°C and cloudy; Rome is 24°C and sunny.');
 
@@ -200,7 +227,10 @@ describe('aiSdkModel: tools', () => {
 
   it('keeps calls of unknown tools and the raw text of unparsable arguments, for the runtime to answer', async () => {
     server.enqueue(fixture('invalid-tool-calls'));
-    const response = await model().complete({ messages: [Message.user('Weather in Oslo and Lima, and ACME stock?')], tools: [weather] });
+    const response = await model().complete({
+      messages: [Message.user('Weather in Oslo and Lima, and ACME stock?')],
+      tools: [weather],
+    });
     expect(server.requests).toHaveLength(1);
     expect(response.finishReason).toBe('tool_calls');
     expect(response.message.toolCalls).toEqual([
@@ -223,7 +253,9 @@ describe('aiSdkModel: failures', () => {
   it('reads the last attempt when ai gives up retrying (the default maxRetries)', async () => {
     // The recorded 429 says `retry-after-ms: 0`, so ai retries at once.
     server.enqueue(fixture('error-429'), fixture('error-429'), fixture('error-429'));
-    const error = await failure(aiSdkModel({ generateText, model: languageModel }).complete({ messages: [Message.user('Hi')] }));
+    const error = await failure(
+      aiSdkModel({ generateText, model: languageModel }).complete({ messages: [Message.user('Hi')] }),
+    );
     expect(server.requests).toHaveLength(3);
     expect(error.code).toBe('RATE_LIMITED');
     expect(error).toMatchObject({ status: 429, retryable: true });
@@ -273,7 +305,10 @@ describe('aiSdkModel: failures', () => {
   it.each<[string, ReplayedResponse]>([
     ['a body that is not JSON', { body: 'upstream proxy error' }],
     ['a JSON body of another shape', { body: { hello: 'world' } }],
-    ['an answer with no content and no tool calls', { body: { ...text.body, choices: [{ ...choices[0], message: { role: 'assistant', content: null } }] } }],
+    [
+      'an answer with no content and no tool calls',
+      { body: { ...text.body, choices: [{ ...choices[0], message: { role: 'assistant', content: null } }] } },
+    ],
   ])('throws a MODEL_FAILED that is not retryable for %s', async (_what, answer) => {
     server.enqueue(answer);
     const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
@@ -287,12 +322,18 @@ describe('aiSdkModel: bad input', () => {
   const generate = generateText as AiSdkGenerateText<AiSdkLanguageModel>;
 
   it.each<[string, () => unknown]>([
-    ['a generateText that is not a function', () => aiSdkModel({ generateText: {} as AiSdkGenerateText, model: 'openai/gpt-4o' })],
+    [
+      'a generateText that is not a function',
+      () => aiSdkModel({ generateText: {} as AiSdkGenerateText, model: 'openai/gpt-4o' }),
+    ],
     ['an empty model id', () => aiSdkModel({ generateText: generate, model: '' })],
     ['a model without a modelId', () => aiSdkModel({ generateText: generate, model: {} as AiSdkLanguageModel })],
     ['a negative maxRetries', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', maxRetries: -1 })],
     ['a fractional maxRetries', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', maxRetries: 1.5 })],
-    ['providerOptions that are not objects by provider', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', providerOptions: { openai: 'x' } as never })],
+    [
+      'providerOptions that are not objects by provider',
+      () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', providerOptions: { openai: 'x' } as never }),
+    ],
     ['a negative temperature', () => aiSdkModel({ generateText: generate, model: 'openai/gpt-4o', temperature: -1 })],
   ])('refuses %s with INVALID_ARGUMENT', (_what, build) => {
     expect(() => build()).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as Error);
@@ -302,7 +343,10 @@ describe('aiSdkModel: bad input', () => {
     ['no messages at all', { messages: [] }],
     ['only a system prompt', { system: 'Be brief.', messages: [] }],
     ['a tool name providers refuse', { messages: [Message.user('Hi')], tools: [{ name: 'get weather' }] }],
-    ['a toolChoice naming an unknown tool', { messages: [Message.user('Hi')], tools: [weather], toolChoice: { name: 'nope' } }],
+    [
+      'a toolChoice naming an unknown tool',
+      { messages: [Message.user('Hi')], tools: [weather], toolChoice: { name: 'nope' } },
+    ],
     ['a fractional maxOutputTokens', { messages: [Message.user('Hi')], maxOutputTokens: 1.5 }],
   ])('refuses a request with %s before any HTTP call', async (_what, request) => {
     const error = await failure(model().complete(request));

@@ -13,7 +13,6 @@ import type { ChatRequest, ToolSpec } from '../../src/models/types.js';
 import { failure, recordedAnswer, weatherSpec, type Json } from '../support/protocol-fixtures.js';
 import { startProtocolServer, type ProtocolServer, type ReplayedResponse } from '../support/protocol-server.js';
 
-
 function fixture(name: string): ReplayedResponse & { body: Json } {
   return recordedAnswer('anthropic', name);
 }
@@ -59,7 +58,10 @@ describe('anthropicModel: answers', () => {
   it('sends the system prompt and history, and reads a text answer with usage', async () => {
     server.enqueue(fixture('text'));
     const chat = model({ model: 'claude-opus-4-5', temperature: 0.2 });
-    const response = await chat.complete({ system: 'Answer in one sentence.', messages: [Message.user('What is the capital of France?')] });
+    const response = await chat.complete({
+      system: 'Answer in one sentence.',
+      messages: [Message.user('What is the capital of France?')],
+    });
 
     expect(chat.provider).toBe('anthropic');
     expect(chat.model).toBe('claude-opus-4-5');
@@ -97,14 +99,25 @@ describe('anthropicModel: answers', () => {
   it('puts cache_control markers of system and user parts on the wire', async () => {
     server.enqueue(fixture('text-cached'));
     const cached = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
-    const system = [Message.create({ role: 'system', content: [{ type: 'text', text: 'A long policy document…', providerOptions: cached }] })];
+    const system = [
+      Message.create({
+        role: 'system',
+        content: [{ type: 'text', text: 'A long policy document…', providerOptions: cached }],
+      }),
+    ];
     const user = Message.user([
-      { type: 'text', text: 'The contract:', providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } } },
+      {
+        type: 'text',
+        text: 'The contract:',
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } },
+      },
       { type: 'text', text: 'When does it renew?' },
     ]);
     await model().complete({ system, messages: [user] });
     const body = sent();
-    expect(body['system']).toEqual([{ type: 'text', text: 'A long policy document…', cache_control: { type: 'ephemeral' } }]);
+    expect(body['system']).toEqual([
+      { type: 'text', text: 'A long policy document…', cache_control: { type: 'ephemeral' } },
+    ]);
     expect(body['messages']).toEqual([
       {
         role: 'user',
@@ -116,7 +129,6 @@ describe('anthropicModel: answers', () => {
     ]);
     expectValidHistory(body);
   });
-
 
   it.each([
     ['end_turn', 'stop'],
@@ -141,7 +153,9 @@ describe('anthropicModel: answers', () => {
       { type: 'reasoning', text: 'OpenAI reasoning', provider: 'openaiResponses' },
       { type: 'text', text: 'Earlier answer' },
     ]);
-    await model({ onWarning: (warning) => warnings.push(warning) }).complete({ messages: [Message.user('Hi'), foreign, Message.user('Again')] });
+    await model({ onWarning: (warning) => warnings.push(warning) }).complete({
+      messages: [Message.user('Hi'), foreign, Message.user('Again')],
+    });
     expect(warnings.map((warning) => warning.code)).toContain('dropped_reasoning');
     expectValidHistory(sent());
   });
@@ -151,11 +165,17 @@ describe('anthropicModel: tools', () => {
   it('sends tools with input_schema and reads a tool_use block as a tool call', async () => {
     server.enqueue(fixture('tool-use'));
     const bare: ToolSpec = { name: 'list_cities' };
-    const response = await model().complete({ messages: [Message.user('Weather in Paris?')], tools: [weather, bare], toolChoice: 'auto' });
+    const response = await model().complete({
+      messages: [Message.user('Weather in Paris?')],
+      tools: [weather, bare],
+      toolChoice: 'auto',
+    });
 
     expect(response.finishReason).toBe('tool_calls');
     expect(response.message.content).toBe("I'll check the weather in Paris.");
-    expect(response.message.toolCalls).toEqual([{ id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' }]);
+    expect(response.message.toolCalls).toEqual([
+      { id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}' },
+    ]);
     const body = sent();
     expect(body['tools']).toEqual([
       { name: 'get_weather', description: 'Current weather of a city', input_schema: weather.parameters },
@@ -186,7 +206,10 @@ describe('anthropicModel: tools', () => {
 
     const results = [
       Message.tool('toolu_01ParisWeather00000001', '18°C, cloudy', { name: 'get_weather' }),
-      Message.tool('toolu_01RomeWeather000000001', 'lookup failed: timeout', { name: 'get_weather', metadata: { isError: true } }),
+      Message.tool('toolu_01RomeWeather000000001', 'lookup failed: timeout', {
+        name: 'get_weather',
+        metadata: { isError: true },
+      }),
     ];
     const second = await chat.complete({ messages: [question, first.message, ...results], tools: [weather] });
     expect(second.message.content).toBe('Paris is 18°C and cloudy; Rome is 24°C and sunny.');
@@ -201,7 +224,12 @@ describe('anthropicModel: tools', () => {
         role: 'user',
         content: [
           { type: 'tool_result', tool_use_id: 'toolu_01ParisWeather00000001', content: '18°C, cloudy' },
-          { type: 'tool_result', tool_use_id: 'toolu_01RomeWeather000000001', content: 'lookup failed: timeout', is_error: true },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_01RomeWeather000000001',
+            content: 'lookup failed: timeout',
+            is_error: true,
+          },
         ],
       },
     ]);
@@ -215,7 +243,12 @@ describe('anthropicModel: tools', () => {
 
     const recorded = fixture('thinking-tool-use').body['content'] as Json[];
     expect(first.message.content).toEqual([
-      { type: 'reasoning', text: recorded[0]?.['thinking'], signature: recorded[0]?.['signature'], provider: 'anthropic' },
+      {
+        type: 'reasoning',
+        text: recorded[0]?.['thinking'],
+        signature: recorded[0]?.['signature'],
+        provider: 'anthropic',
+      },
       { type: 'raw', provider: 'anthropic', value: recorded[1] },
     ]);
     expect(first.message.toolCalls?.[0]?.id).toBe('toolu_01ThinkingWeather000001');
@@ -238,7 +271,10 @@ describe('anthropicModel: tools', () => {
 
     await chat.complete({ messages: [question, first.message, Message.user('Thanks!')] });
     const body = sent(1);
-    expect((body['messages'] as Json[])[1]).toEqual({ role: 'assistant', content: fixture('server-tool-use').body['content'] });
+    expect((body['messages'] as Json[])[1]).toEqual({
+      role: 'assistant',
+      content: fixture('server-tool-use').body['content'],
+    });
   });
 });
 
@@ -293,10 +329,21 @@ describe('anthropicModel: failures', () => {
     ['a JSON body that does not parse', { body: '{"id": "msg_01', headers: { 'content-type': 'application/json' } }],
     ['a body without content', { body: { id: 'msg_1', type: 'message', role: 'assistant' } }],
     ['a content block without a type', { body: { ...fixture('text').body, content: [{ text: 'hi' }] } }],
-    ['a tool_use block without an id', { body: { ...fixture('tool-use').body, content: [{ type: 'tool_use', name: 'get_weather', input: {} }] } }],
+    [
+      'a tool_use block without an id',
+      { body: { ...fixture('tool-use').body, content: [{ type: 'tool_use', name: 'get_weather', input: {} }] } },
+    ],
     ['an empty content array (no assistant message can be empty)', fixture('empty-content')],
     ['only blank text', { body: { ...fixture('text').body, content: [{ type: 'text', text: '  ' }] } }],
-    ['a tool_use id the message rules refuse', { body: { ...fixture('tool-use').body, content: [{ type: 'tool_use', id: 'has spaces', name: 'get_weather', input: {} }] } }],
+    [
+      'a tool_use id the message rules refuse',
+      {
+        body: {
+          ...fixture('tool-use').body,
+          content: [{ type: 'tool_use', id: 'has spaces', name: 'get_weather', input: {} }],
+        },
+      },
+    ],
   ])('throws a MODEL_FAILED that is not retryable for %s', async (_what, answer) => {
     server.enqueue(answer);
     const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
@@ -311,11 +358,30 @@ describe('anthropicModel: bad input', () => {
 
   it.each<[string, () => unknown]>([
     ['a client without messages.create', () => anthropicModel(base)],
-    ['an empty model id', () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: '', maxTokens: 10 })],
-    ['a missing maxTokens', () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: 'm' } as unknown as AnthropicModelOptions)],
+    [
+      'an empty model id',
+      () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: '', maxTokens: 10 }),
+    ],
+    [
+      'a missing maxTokens',
+      () =>
+        anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: 'm' } as unknown as AnthropicModelOptions),
+    ],
     ['a maxTokens of 0', () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: 'm', maxTokens: 0 })],
-    ['a negative temperature', () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: 'm', maxTokens: 1, temperature: -1 })],
-    ['extraBody setting messages', () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: 'm', maxTokens: 1, extraBody: { messages: [] } })],
+    [
+      'a negative temperature',
+      () => anthropicModel({ client: new Anthropic({ apiKey: 'test' }), model: 'm', maxTokens: 1, temperature: -1 }),
+    ],
+    [
+      'extraBody setting messages',
+      () =>
+        anthropicModel({
+          client: new Anthropic({ apiKey: 'test' }),
+          model: 'm',
+          maxTokens: 1,
+          extraBody: { messages: [] },
+        }),
+    ],
   ])('refuses %s with INVALID_ARGUMENT', (_what, build) => {
     expect(() => build()).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as Error);
   });
@@ -324,7 +390,10 @@ describe('anthropicModel: bad input', () => {
     ['no messages at all', { messages: [] }],
     ['only a system prompt', { system: 'Be brief.', messages: [] }],
     ['a tool name providers refuse', { messages: [Message.user('Hi')], tools: [{ name: 'get weather' }] }],
-    ['a toolChoice naming an unknown tool', { messages: [Message.user('Hi')], tools: [weather], toolChoice: { name: 'nope' } }],
+    [
+      'a toolChoice naming an unknown tool',
+      { messages: [Message.user('Hi')], tools: [weather], toolChoice: { name: 'nope' } },
+    ],
     ['a negative maxOutputTokens', { messages: [Message.user('Hi')], maxOutputTokens: -1 }],
   ])('refuses a request with %s before any HTTP call', async (_what, request) => {
     const error = await failure(model().complete(request));

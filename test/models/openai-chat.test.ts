@@ -43,7 +43,12 @@ describe('openaiChatModel: answers', () => {
   it('sends the system prompt, messages and settings, and reads a text answer with usage', async () => {
     server.enqueue({ body: fixture('chat-text') });
     const model = openaiChatModel({ client, model: 'gpt-4.1', temperature: 0.7 });
-    const response = await model.complete({ system: 'Be brief.', messages: [Message.user('Capital of France?')], maxOutputTokens: 100, temperature: 0.2 });
+    const response = await model.complete({
+      system: 'Be brief.',
+      messages: [Message.user('Capital of France?')],
+      maxOutputTokens: 100,
+      temperature: 0.2,
+    });
 
     expect(server.requests[0]?.path).toBe('/v1/chat/completions');
     expect(server.requests[0]?.headers['authorization']).toBe('Bearer test');
@@ -68,8 +73,17 @@ describe('openaiChatModel: answers', () => {
 
   it('uses the adapter defaults when the request sets none, and sends extraBody fields', async () => {
     server.enqueue({ body: fixture('chat-text') });
-    const model = openaiChatModel({ client, model: 'gpt-4.1', temperature: 0.7, maxOutputTokens: 50, extraBody: { parallel_tool_calls: false, user: 'u-1' } });
-    await model.complete({ system: [Message.system('Rules.'), Message.context('Facts.')], messages: [Message.user('Hi')] });
+    const model = openaiChatModel({
+      client,
+      model: 'gpt-4.1',
+      temperature: 0.7,
+      maxOutputTokens: 50,
+      extraBody: { parallel_tool_calls: false, user: 'u-1' },
+    });
+    await model.complete({
+      system: [Message.system('Rules.'), Message.context('Facts.')],
+      messages: [Message.user('Hi')],
+    });
     expect(sent()).toEqual({
       parallel_tool_calls: false,
       user: 'u-1',
@@ -87,21 +101,41 @@ describe('openaiChatModel: answers', () => {
   it('reads one tool call and sends function tools with tool_choice', async () => {
     server.enqueue({ body: fixture('chat-tool-call') });
     const model = openaiChatModel({ client, model: 'gpt-4.1' });
-    const response = await model.complete({ messages: [Message.user('Weather in Paris?')], tools: [weather], toolChoice: 'auto' });
+    const response = await model.complete({
+      messages: [Message.user('Weather in Paris?')],
+      tools: [weather],
+      toolChoice: 'auto',
+    });
 
-    expect(sent()['tools']).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Current weather of a city.', parameters: weather.parameters } }]);
+    expect(sent()['tools']).toEqual([
+      {
+        type: 'function',
+        function: { name: 'get_weather', description: 'Current weather of a city.', parameters: weather.parameters },
+      },
+    ]);
     expect(sent()['tool_choice']).toBe('auto');
     expect(response.finishReason).toBe('tool_calls');
-    expect(response.message.toolCalls).toEqual([{ id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', arguments: '{"city":"Paris"}' }]);
+    expect(response.message.toolCalls).toEqual([
+      { id: 'call_DdmO9pD3xa9XTPNJ32zg2hcA', name: 'get_weather', arguments: '{"city":"Paris"}' },
+    ]);
     expect(response.usage).toEqual({ inputTokens: 82, outputTokens: 17, cachedInputTokens: 0 });
   });
 
   it('sends the default parameters schema, strict tools and a named tool choice; a forced call that stops is tool_calls', async () => {
     server.enqueue({ body: fixture('chat-forced-tool-call') });
     const model = openaiChatModel({ client, model: 'gpt-4.1', strict: true });
-    const response = await model.complete({ messages: [Message.user('Time?')], tools: [{ name: 'get_time' }], toolChoice: { name: 'get_time' } });
+    const response = await model.complete({
+      messages: [Message.user('Time?')],
+      tools: [{ name: 'get_time' }],
+      toolChoice: { name: 'get_time' },
+    });
 
-    expect(sent()['tools']).toEqual([{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} }, strict: true } }]);
+    expect(sent()['tools']).toEqual([
+      {
+        type: 'function',
+        function: { name: 'get_time', parameters: { type: 'object', properties: {} }, strict: true },
+      },
+    ]);
     expect(sent()['tool_choice']).toEqual({ type: 'function', function: { name: 'get_time' } });
     expect(response.finishReason).toBe('tool_calls');
     expect(response.message.toolCalls?.map((call) => call.name)).toEqual(['get_time']);
@@ -128,8 +162,14 @@ describe('openaiChatModel: answers', () => {
       ['call_K6Ka4fY4Q9OsR4lJtN7U0C9a', '{"city":"Paris"}'],
       ['call_Ne2H9m7GqQ1bVd3uS5pLx8Zr', '{"city":"Tokyo"}'],
     ]);
-    const results = calls.map((call, index) => Message.tool(call.id, index === 0 ? '18°C, sunny' : '24°C, rain', { name: call.name }));
-    const second = await model.complete({ system: 'Be brief.', messages: [question, first.message, ...results], tools: [weather] });
+    const results = calls.map((call, index) =>
+      Message.tool(call.id, index === 0 ? '18°C, sunny' : '24°C, rain', { name: call.name }),
+    );
+    const second = await model.complete({
+      system: 'Be brief.',
+      messages: [question, first.message, ...results],
+      tools: [weather],
+    });
 
     const body = sent(1);
     expect(formats.openaiChat.validate(body)).toEqual([]);
@@ -140,8 +180,16 @@ describe('openaiChatModel: answers', () => {
         role: 'assistant',
         content: null,
         tool_calls: [
-          { id: 'call_K6Ka4fY4Q9OsR4lJtN7U0C9a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          { id: 'call_Ne2H9m7GqQ1bVd3uS5pLx8Zr', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } },
+          {
+            id: 'call_K6Ka4fY4Q9OsR4lJtN7U0C9a',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+          },
+          {
+            id: 'call_Ne2H9m7GqQ1bVd3uS5pLx8Zr',
+            type: 'function',
+            function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_K6Ka4fY4Q9OsR4lJtN7U0C9a', content: '18°C, sunny' },
@@ -154,10 +202,16 @@ describe('openaiChatModel: answers', () => {
     server.enqueue({ body: fixture('chat-refusal') }, { body: fixture('chat-text') });
     const model = openaiChatModel({ client, model: 'gpt-4.1' });
     const first = await model.complete({ messages: [Message.user('Something forbidden')] });
-    await model.complete({ messages: [Message.user('Something forbidden'), first.message, Message.user('Then the capital of France?')] });
+    await model.complete({
+      messages: [Message.user('Something forbidden'), first.message, Message.user('Then the capital of France?')],
+    });
 
     const messages = sent(1)['messages'] as unknown[];
-    expect(messages[1]).toEqual({ role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that request." });
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      refusal: "I'm sorry, I can't help with that request.",
+    });
     expect(formats.openaiChat.validate(sent(1))).toEqual([]);
   });
 
@@ -166,7 +220,9 @@ describe('openaiChatModel: answers', () => {
     ['chat-content-filter', 'content_filter'],
   ] as const)('maps %s to the finish reason %s', async (name, reason) => {
     server.enqueue({ body: fixture(name) });
-    const response = await openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Tell me')] });
+    const response = await openaiChatModel({ client, model: 'gpt-4.1' }).complete({
+      messages: [Message.user('Tell me')],
+    });
     expect(response.finishReason).toBe(reason);
   });
 
@@ -174,7 +230,10 @@ describe('openaiChatModel: answers', () => {
     server.enqueue({ body: fixture('chat-text') });
     const warnings: FormatWarning[] = [];
     const model = openaiChatModel({ client, model: 'gpt-4.1', onWarning: (warning) => warnings.push(warning) });
-    const thought = Message.assistant([{ type: 'reasoning', text: 'Thinking.' }, { type: 'text', text: 'Hello.' }]);
+    const thought = Message.assistant([
+      { type: 'reasoning', text: 'Thinking.' },
+      { type: 'text', text: 'Hello.' },
+    ]);
     await model.complete({ messages: [Message.user('Hi'), thought, Message.user('Again')] });
     expect(warnings.map((warning) => [warning.code, warning.messageId])).toEqual([['unsupported_part', thought.id]]);
   });
@@ -187,7 +246,9 @@ describe('openaiChatModel: failures', () => {
     [400, 'error-400', 'MODEL_FAILED', false],
   ] as const)('turns HTTP %i into %s', async (status, name, code, retryable) => {
     server.enqueue({ status, body: fixture(name), headers: { 'x-request-id': `req_${status}` } });
-    const error = await failure(openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }));
+    const error = await failure(
+      openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }),
+    );
     expect(error).toBeInstanceOf(ModelError);
     expect(error.code).toBe(code);
     expect(error.details).toMatchObject({ provider: 'openaiChat', status, retryable, requestId: `req_${status}` });
@@ -196,9 +257,14 @@ describe('openaiChatModel: failures', () => {
   });
 
   it("relies on the client's own retry: a 500 then a 200 succeeds", async () => {
-    server.enqueue({ status: 500, body: fixture('error-500'), headers: { 'retry-after-ms': '0' } }, { body: fixture('chat-text') });
+    server.enqueue(
+      { status: 500, body: fixture('error-500'), headers: { 'retry-after-ms': '0' } },
+      { body: fixture('chat-text') },
+    );
     const retrying = new OpenAI({ apiKey: 'test', baseURL: `${server.url}/v1`, maxRetries: 1 });
-    const response = await openaiChatModel({ client: retrying, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] });
+    const response = await openaiChatModel({ client: retrying, model: 'gpt-4.1' }).complete({
+      messages: [Message.user('Hi')],
+    });
     expect(Message.text(response.message)).toBe('Paris is the capital of France.');
     expect(server.requests).toHaveLength(2);
     expect(sent(1)).toEqual(sent(0));
@@ -210,13 +276,23 @@ describe('openaiChatModel: failures', () => {
       controller.abort(); // the request has arrived: abort while the answer is still pending
       return { body: fixture('chat-text'), delayMs: 2_000 };
     });
-    const error = await failure(openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')], signal: controller.signal }));
+    const error = await failure(
+      openaiChatModel({ client, model: 'gpt-4.1' }).complete({
+        messages: [Message.user('Hi')],
+        signal: controller.signal,
+      }),
+    );
     expect(error.code).toBe('ABORTED');
     expect(error.details).toMatchObject({ provider: 'openaiChat', retryable: false });
   });
 
   it('throws ABORTED for a signal aborted before the call', async () => {
-    const error = await failure(openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')], signal: AbortSignal.abort() }));
+    const error = await failure(
+      openaiChatModel({ client, model: 'gpt-4.1' }).complete({
+        messages: [Message.user('Hi')],
+        signal: AbortSignal.abort(),
+      }),
+    );
     expect(error.code).toBe('ABORTED');
   });
 
@@ -224,10 +300,16 @@ describe('openaiChatModel: failures', () => {
     ['no choices', fixture('chat-no-choices'), 'the answer has no choices'],
     ['a text body', '<html>Bad gateway</html>', 'the answer has no choices'],
     ['a message without content', fixture('chat-length-empty'), 'cut at the output token limit'],
-    ['a choice without a message', { ...fixture('chat-text'), choices: [{ index: 0, finish_reason: 'stop' }] }, 'not a readable assistant message'],
+    [
+      'a choice without a message',
+      { ...fixture('chat-text'), choices: [{ index: 0, finish_reason: 'stop' }] },
+      'not a readable assistant message',
+    ],
   ])('throws a non-retryable MODEL_FAILED for %s', async (_what, body, why) => {
     server.enqueue({ body });
-    const error = await failure(openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }));
+    const error = await failure(
+      openaiChatModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }),
+    );
     expect(error.code).toBe('MODEL_FAILED');
     expect(error.details).toMatchObject({ provider: 'openaiChat', retryable: false });
     expect(error.message).toContain(why);
@@ -240,7 +322,11 @@ describe('openaiChatModel: bad input', () => {
   it.each<[string, Partial<ChatRequest>, string]>([
     ['a tool name outside the rule', { tools: [{ name: 'get weather' }] }, 'tools[0].name'],
     ['two tools with one name', { tools: [weather, weather] }, 'two tools are named "get_weather"'],
-    ['parameters that are not an object schema', { tools: [{ name: 'x', parameters: { type: 'string' } }] }, 'type "object"'],
+    [
+      'parameters that are not an object schema',
+      { tools: [{ name: 'x', parameters: { type: 'string' } }] },
+      'type "object"',
+    ],
     ['a tool choice naming a missing tool', { tools: [weather], toolChoice: { name: 'get_time' } }, 'not in tools'],
     ['a required tool choice without tools', { toolChoice: 'required' }, 'at least one tool'],
     ['a zero token limit', { maxOutputTokens: 0 }, 'maxOutputTokens'],
@@ -262,10 +348,24 @@ describe('openaiChatModel: bad input', () => {
   it.each([
     ['a client without chat.completions', { client: {} as OpenAI, model: 'gpt-4.1' }, 'chat.completions.create'],
     ['an empty model', { client: new OpenAI({ apiKey: 'test' }), model: '' }, 'model'],
-    ['extraBody replacing the messages', { client: new OpenAI({ apiKey: 'test' }), model: 'gpt-4.1', extraBody: { messages: [] } }, 'may not set "messages"'],
-    ['extraBody asking for a stream', { client: new OpenAI({ apiKey: 'test' }), model: 'gpt-4.1', extraBody: { stream: true } }, 'may not set "stream"'],
-    ['a default token limit that is not an integer', { client: new OpenAI({ apiKey: 'test' }), model: 'gpt-4.1', maxOutputTokens: 1.5 }, 'maxOutputTokens'],
+    [
+      'extraBody replacing the messages',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'gpt-4.1', extraBody: { messages: [] } },
+      'may not set "messages"',
+    ],
+    [
+      'extraBody asking for a stream',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'gpt-4.1', extraBody: { stream: true } },
+      'may not set "stream"',
+    ],
+    [
+      'a default token limit that is not an integer',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'gpt-4.1', maxOutputTokens: 1.5 },
+      'maxOutputTokens',
+    ],
   ])('refuses %s at construction', (_what, options, why) => {
-    expect(() => openaiChatModel(options)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(why) as unknown }));
+    expect(() => openaiChatModel(options)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(why) as unknown }),
+    );
   });
 });

@@ -24,7 +24,12 @@ function outputItem(name: string, index: number): unknown {
 const weather: ToolSpec = {
   name: 'get_weather',
   description: 'Current weather of a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+    additionalProperties: false,
+  },
 };
 
 let server: ProtocolServer;
@@ -48,7 +53,12 @@ describe('openaiResponsesModel: answers', () => {
   it('sends instructions, input and settings, and reads a text answer with usage', async () => {
     server.enqueue({ body: fixture('responses-text') });
     const model = openaiResponsesModel({ client, model: 'gpt-4.1' });
-    const response = await model.complete({ system: 'Be brief.', messages: [Message.user('Capital of France?')], maxOutputTokens: 100, temperature: 0.2 });
+    const response = await model.complete({
+      system: 'Be brief.',
+      messages: [Message.user('Capital of France?')],
+      maxOutputTokens: 100,
+      temperature: 0.2,
+    });
 
     expect(server.requests[0]?.path).toBe('/v1/responses');
     expect(sent()).toEqual({
@@ -68,24 +78,55 @@ describe('openaiResponsesModel: answers', () => {
   it('sends extraBody fields and the adapter defaults', async () => {
     server.enqueue({ body: fixture('responses-text') });
     const extraBody = { store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' } };
-    await openaiResponsesModel({ client, model: 'o4-mini', maxOutputTokens: 2000, extraBody }).complete({ messages: [Message.user('Hi')] });
-    expect(sent()).toEqual({ ...extraBody, model: 'o4-mini', input: [{ type: 'message', role: 'user', content: 'Hi' }], max_output_tokens: 2000 });
+    await openaiResponsesModel({ client, model: 'o4-mini', maxOutputTokens: 2000, extraBody }).complete({
+      messages: [Message.user('Hi')],
+    });
+    expect(sent()).toEqual({
+      ...extraBody,
+      model: 'o4-mini',
+      input: [{ type: 'message', role: 'user', content: 'Hi' }],
+      max_output_tokens: 2000,
+    });
   });
 
   it('reads one tool call and sends function tools (strict false unless asked) with tool_choice', async () => {
     server.enqueue({ body: fixture('responses-tool-call') }, { body: fixture('responses-tool-call') });
-    const response = await openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Weather in Paris?')], tools: [weather], toolChoice: 'required' });
-    await openaiResponsesModel({ client, model: 'gpt-4.1', strict: true }).complete({ messages: [Message.user('Weather?')], tools: [weather, { name: 'get_time' }], toolChoice: { name: 'get_weather' } });
+    const response = await openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({
+      messages: [Message.user('Weather in Paris?')],
+      tools: [weather],
+      toolChoice: 'required',
+    });
+    await openaiResponsesModel({ client, model: 'gpt-4.1', strict: true }).complete({
+      messages: [Message.user('Weather?')],
+      tools: [weather, { name: 'get_time' }],
+      toolChoice: { name: 'get_weather' },
+    });
 
-    expect(sent(0)['tools']).toEqual([{ type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weather.parameters, strict: false }]);
+    expect(sent(0)['tools']).toEqual([
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'Current weather of a city.',
+        parameters: weather.parameters,
+        strict: false,
+      },
+    ]);
     expect(sent(0)['tool_choice']).toBe('required');
     expect(sent(1)['tools']).toEqual([
-      { type: 'function', name: 'get_weather', description: 'Current weather of a city.', parameters: weather.parameters, strict: true },
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'Current weather of a city.',
+        parameters: weather.parameters,
+        strict: true,
+      },
       { type: 'function', name: 'get_time', parameters: { type: 'object', properties: {} }, strict: true },
     ]);
     expect(sent(1)['tool_choice']).toEqual({ type: 'function', name: 'get_weather' });
     expect(response.finishReason).toBe('tool_calls');
-    expect(response.message.toolCalls?.map((call) => [call.id, call.name, call.arguments])).toEqual([['call_unLAR8MvFNptuiZK6K6HCy5k', 'get_weather', '{"city":"Paris"}']]);
+    expect(response.message.toolCalls?.map((call) => [call.id, call.name, call.arguments])).toEqual([
+      ['call_unLAR8MvFNptuiZK6K6HCy5k', 'get_weather', '{"city":"Paris"}'],
+    ]);
   });
 
   it('reads parallel tool calls and sends their results back in a follow-up request the API accepts', async () => {
@@ -96,7 +137,9 @@ describe('openaiResponsesModel: answers', () => {
     const calls = first.message.toolCalls ?? [];
     expect(calls.map((call) => call.id)).toEqual(['call_Xp3nD8qLr2VbM6wT0zY5sK1a', 'call_Hq7fJ2vN9cR4xL1pW8mB3tE6']);
 
-    const results = calls.map((call, index) => Message.tool(call.id, index === 0 ? '18°C, sunny' : '24°C, rain', { name: call.name }));
+    const results = calls.map((call, index) =>
+      Message.tool(call.id, index === 0 ? '18°C, sunny' : '24°C, rain', { name: call.name }),
+    );
     await model.complete({ messages: [question, first.message, ...results], tools: [weather] });
     const body = sent(1);
     expect(formats.openaiResponses.validate(body)).toEqual([]);
@@ -110,15 +153,27 @@ describe('openaiResponsesModel: answers', () => {
   });
 
   it('sends reasoning items back exactly as received, across a tool call and the final answer', async () => {
-    server.enqueue({ body: fixture('responses-reasoning-tool-call') }, { body: fixture('responses-reasoning-text') }, { body: fixture('responses-text') });
-    const model = openaiResponsesModel({ client, model: 'o4-mini', extraBody: { store: false, include: ['reasoning.encrypted_content'] } });
+    server.enqueue(
+      { body: fixture('responses-reasoning-tool-call') },
+      { body: fixture('responses-reasoning-text') },
+      { body: fixture('responses-text') },
+    );
+    const model = openaiResponsesModel({
+      client,
+      model: 'o4-mini',
+      extraBody: { store: false, include: ['reasoning.encrypted_content'] },
+    });
     const question = Message.user('Weather in Paris?');
     const first = await model.complete({ system: 'Be brief.', messages: [question], tools: [weather] });
     expect(first.finishReason).toBe('tool_calls');
     expect(first.usage).toEqual({ inputTokens: 412, outputTokens: 180, cachedInputTokens: 0 });
 
     const result = Message.tool(first.message.toolCalls?.[0]?.id ?? '', '18°C, sunny', { name: 'get_weather' });
-    const second = await model.complete({ system: 'Be brief.', messages: [question, first.message, result], tools: [weather] });
+    const second = await model.complete({
+      system: 'Be brief.',
+      messages: [question, first.message, result],
+      tools: [weather],
+    });
     expect(second.finishReason).toBe('stop');
     expect(Message.text(second.message)).toBe('It is 18°C and sunny in Paris.');
 
@@ -131,7 +186,11 @@ describe('openaiResponsesModel: answers', () => {
     ]);
 
     // The final answer's reasoning item and message id go back too, on the next user turn.
-    await model.complete({ system: 'Be brief.', messages: [question, first.message, result, second.message, Message.user('And tomorrow?')], tools: [weather] });
+    await model.complete({
+      system: 'Be brief.',
+      messages: [question, first.message, result, second.message, Message.user('And tomorrow?')],
+      tools: [weather],
+    });
     const input = sent(2)['input'] as unknown[];
     expect(formats.openaiResponses.validate(sent(2))).toEqual([]);
     expect(input[4]).toEqual(outputItem('responses-reasoning-text', 0));
@@ -147,7 +206,10 @@ describe('openaiResponsesModel: answers', () => {
 
   it('maps an answer cut at max_output_tokens to length', async () => {
     server.enqueue({ body: fixture('responses-incomplete') });
-    const response = await openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Tell me')], maxOutputTokens: 8 });
+    const response = await openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({
+      messages: [Message.user('Tell me')],
+      maxOutputTokens: 8,
+    });
     expect(response.finishReason).toBe('length');
     expect(Message.text(response.message)).toBe('The history of Paris begins with');
   });
@@ -156,7 +218,10 @@ describe('openaiResponsesModel: answers', () => {
     server.enqueue({ body: fixture('responses-text') });
     const warnings: FormatWarning[] = [];
     const model = openaiResponsesModel({ client, model: 'gpt-4.1', onWarning: (warning) => warnings.push(warning) });
-    const foreign = Message.assistant([{ type: 'raw', provider: 'anthropic', value: { type: 'thinking', thinking: 'x', signature: 's' } }, { type: 'text', text: 'Hello.' }]);
+    const foreign = Message.assistant([
+      { type: 'raw', provider: 'anthropic', value: { type: 'thinking', thinking: 'x', signature: 's' } },
+      { type: 'text', text: 'Hello.' },
+    ]);
     await model.complete({ messages: [Message.user('Hi'), foreign, Message.user('Again')] });
     expect(warnings.map((warning) => [warning.code, warning.messageId])).toEqual([['foreign_raw_part', foreign.id]]);
   });
@@ -169,7 +234,9 @@ describe('openaiResponsesModel: failures', () => {
     [400, 'error-400', 'MODEL_FAILED', false],
   ] as const)('turns HTTP %i into %s', async (status, name, code, retryable) => {
     server.enqueue({ status, body: fixture(name), headers: { 'x-request-id': `req_${status}` } });
-    const error = await failure(openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }));
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }),
+    );
     expect(error).toBeInstanceOf(ModelError);
     expect(error.code).toBe(code);
     expect(error.details).toMatchObject({ provider: 'openaiResponses', status, retryable, requestId: `req_${status}` });
@@ -177,9 +244,14 @@ describe('openaiResponsesModel: failures', () => {
   });
 
   it("relies on the client's own retry: a 429 then a 200 succeeds", async () => {
-    server.enqueue({ status: 429, body: fixture('error-429'), headers: { 'retry-after-ms': '0' } }, { body: fixture('responses-text') });
+    server.enqueue(
+      { status: 429, body: fixture('error-429'), headers: { 'retry-after-ms': '0' } },
+      { body: fixture('responses-text') },
+    );
     const retrying = new OpenAI({ apiKey: 'test', baseURL: `${server.url}/v1`, maxRetries: 1 });
-    const response = await openaiResponsesModel({ client: retrying, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] });
+    const response = await openaiResponsesModel({ client: retrying, model: 'gpt-4.1' }).complete({
+      messages: [Message.user('Hi')],
+    });
     expect(response.finishReason).toBe('stop');
     expect(server.requests).toHaveLength(2);
   });
@@ -190,13 +262,21 @@ describe('openaiResponsesModel: failures', () => {
       controller.abort(); // the request has arrived: abort while the answer is still pending
       return { body: fixture('responses-text'), delayMs: 2_000 };
     });
-    const error = await failure(openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')], signal: controller.signal }));
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({
+        messages: [Message.user('Hi')],
+        signal: controller.signal,
+      }),
+    );
     expect(error.code).toBe('ABORTED');
     expect(error.details).toMatchObject({ provider: 'openaiResponses', retryable: false });
   });
 
   it('turns a failed response into MODEL_FAILED, retryable for server_error', async () => {
-    server.enqueue({ body: fixture('responses-failed') }, { body: { ...fixture('responses-failed'), error: { code: 'invalid_prompt', message: 'Bad prompt.' } } });
+    server.enqueue(
+      { body: fixture('responses-failed') },
+      { body: { ...fixture('responses-failed'), error: { code: 'invalid_prompt', message: 'Bad prompt.' } } },
+    );
     const model = openaiResponsesModel({ client, model: 'gpt-4.1' });
     const transient = await failure(model.complete({ messages: [Message.user('Hi')] }));
     expect(transient.code).toBe('MODEL_FAILED');
@@ -207,8 +287,12 @@ describe('openaiResponsesModel: failures', () => {
   });
 
   it('turns a failed response for rate limits into RATE_LIMITED', async () => {
-    server.enqueue({ body: { ...fixture('responses-failed'), error: { code: 'rate_limit_exceeded', message: 'Slow down.' } } });
-    const error = await failure(openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }));
+    server.enqueue({
+      body: { ...fixture('responses-failed'), error: { code: 'rate_limit_exceeded', message: 'Slow down.' } },
+    });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }),
+    );
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.details).toMatchObject({ retryable: true });
   });
@@ -217,11 +301,21 @@ describe('openaiResponsesModel: failures', () => {
     ['no output', { ...fixture('responses-text'), output: undefined }, 'no readable message or function call'],
     ['an empty output', { ...fixture('responses-text'), output: [] }, 'no readable message or function call'],
     ['a text body', '<html>Bad gateway</html>', 'no readable message or function call'],
-    ['an output cut before anything was written', fixture('responses-incomplete-empty'), 'cut at the output token limit'],
-    ['a background response still queued', { ...fixture('responses-text'), status: 'queued', output: [] }, 'still queued'],
+    [
+      'an output cut before anything was written',
+      fixture('responses-incomplete-empty'),
+      'cut at the output token limit',
+    ],
+    [
+      'a background response still queued',
+      { ...fixture('responses-text'), status: 'queued', output: [] },
+      'still queued',
+    ],
   ])('throws a non-retryable MODEL_FAILED for %s', async (_what, body, why) => {
     server.enqueue({ body });
-    const error = await failure(openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }));
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')] }),
+    );
     expect(error.code).toBe('MODEL_FAILED');
     expect(error.details).toMatchObject({ provider: 'openaiResponses', retryable: false });
     expect(error.message).toContain(why);
@@ -234,7 +328,9 @@ describe('openaiResponsesModel: bad input', () => {
     ['a tool choice that is not one of the four', { toolChoice: 'any' as 'auto' }, 'toolChoice must be'],
     ['a system prompt that is neither text nor messages', { system: 42 as unknown as string }, 'request.system'],
   ])('refuses %s before any HTTP call', async (_what, changes, why) => {
-    const error = await failure(openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')], ...changes }));
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4.1' }).complete({ messages: [Message.user('Hi')], ...changes }),
+    );
     expect(error.code).toBe('INVALID_ARGUMENT');
     expect(error.message).toContain(why);
     expect(server.requests).toHaveLength(0);
@@ -242,11 +338,29 @@ describe('openaiResponsesModel: bad input', () => {
 
   it.each([
     ['a client without responses', { client: {} as OpenAI, model: 'o4-mini' }, 'responses.create'],
-    ['extraBody chaining a stored response', { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', extraBody: { previous_response_id: 'resp_1' } }, 'may not set "previous_response_id"'],
-    ['extraBody that is not an object', { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', extraBody: [] as unknown as Record<string, never> }, 'extraBody must be an object'],
-    ['a strict flag that is not a boolean', { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', strict: 'yes' as unknown as boolean }, 'strict must be a boolean'],
-    ['a default temperature that is not a number', { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', temperature: Number.NaN }, 'temperature'],
+    [
+      'extraBody chaining a stored response',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', extraBody: { previous_response_id: 'resp_1' } },
+      'may not set "previous_response_id"',
+    ],
+    [
+      'extraBody that is not an object',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', extraBody: [] as unknown as Record<string, never> },
+      'extraBody must be an object',
+    ],
+    [
+      'a strict flag that is not a boolean',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', strict: 'yes' as unknown as boolean },
+      'strict must be a boolean',
+    ],
+    [
+      'a default temperature that is not a number',
+      { client: new OpenAI({ apiKey: 'test' }), model: 'o4-mini', temperature: Number.NaN },
+      'temperature',
+    ],
   ])('refuses %s at construction', (_what, options, why) => {
-    expect(() => openaiResponsesModel(options)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(why) as unknown }));
+    expect(() => openaiResponsesModel(options)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining(why) as unknown }),
+    );
   });
 });

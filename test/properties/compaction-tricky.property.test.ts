@@ -22,7 +22,14 @@ const cases: Array<[string, (total: number, small: number) => Compactor]> = [
   ['slidingWindow', (_t, s) => compaction.slidingWindow({ turns: s })],
   ['tokenBuffer', (t, s) => compaction.tokenBuffer({ maxTokens: Math.max(1, Math.floor((t * s) / 8)) })],
   ['byCategory', (t, s) => compaction.byCategory({ maxTokens: Math.max(1, Math.floor((t * s) / 8)) })],
-  ['byCategory ctx-first', (t, s) => compaction.byCategory({ maxTokens: Math.max(1, Math.floor((t * s) / 8)), order: ['context', 'dialog', 'tool_output'] })],
+  [
+    'byCategory ctx-first',
+    (t, s) =>
+      compaction.byCategory({
+        maxTokens: Math.max(1, Math.floor((t * s) / 8)),
+        order: ['context', 'dialog', 'tool_output'],
+      }),
+  ],
   ['truncateToolOutputs', (_t, s) => compaction.truncateToolOutputs({ maxTokens: 3 + s })],
   ['summarize', (_t, s) => compaction.summarize({ summarizer, keepTurns: s })],
   ['offload', (_t, s) => compaction.offload({ archive, turns: s })],
@@ -38,7 +45,9 @@ describe.each(cases)('%s on tricky histories', (_name, build) => {
           const wire = formats[provider].to(result.messages);
           const { warnings, ...rest } = wire;
           expect(validate(provider, rest)).toEqual([]);
-          expect(warnings.filter((w) => w.code === 'orphan_tool_result' || w.code === 'missing_tool_result')).toEqual([]);
+          expect(warnings.filter((w) => w.code === 'orphan_tool_result' || w.code === 'missing_tool_result')).toEqual(
+            [],
+          );
         }
       }),
       { numRuns: 150 },

@@ -61,7 +61,8 @@ interface Case {
 }
 
 const max = (budget: Budget, total: number): number => Math.max(1, Math.round(budget.fraction * total));
-const target = (budget: Budget, total: number): number => Math.max(1, Math.floor(budget.targetFraction * max(budget, total)));
+const target = (budget: Budget, total: number): number =>
+  Math.max(1, Math.floor(budget.targetFraction * max(budget, total)));
 
 const cases: Case[] = [
   { name: 'messageLimit', build: (b) => messageLimit({ maxMessages: b.small }) },
@@ -69,13 +70,19 @@ const cases: Case[] = [
   { name: 'tokenLimit (default target)', build: (b, t) => tokenLimit({ maxTokens: max(b, t) }) },
   { name: 'tokenBuffer', build: (b, t) => tokenBuffer({ maxTokens: max(b, t) }) },
   { name: 'slidingWindow', build: (b) => slidingWindow({ turns: b.small }) },
-  { name: 'byCategory', build: (b, t) => byCategory({ maxTokens: max(b, t), targetTokens: target(b, t), order: b.order }) },
+  {
+    name: 'byCategory',
+    build: (b, t) => byCategory({ maxTokens: max(b, t), targetTokens: target(b, t), order: b.order }),
+  },
   {
     name: 'truncateToolOutputs',
     build: (b) => truncateToolOutputs({ maxTokens: 4 + b.small * 2, keepRecentTurns: 1 + (b.small % 3) }),
   },
   { name: 'summarize (turns)', build: (b) => summarize({ summarizer, keepTurns: b.small }) },
-  { name: 'summarize (tokens)', build: (b, t) => summarize({ summarizer, maxTokens: max(b, t), targetTokens: target(b, t) }) },
+  {
+    name: 'summarize (tokens)',
+    build: (b, t) => summarize({ summarizer, maxTokens: max(b, t), targetTokens: target(b, t) }),
+  },
   { name: 'offload', build: (b) => offload({ archive, turns: b.small }) },
   {
     name: 'composite(truncate, byCategory, messageLimit)',
@@ -92,7 +99,11 @@ const cases: Case[] = [
     composite: true,
     build: (b, t) => composite(summarize({ summarizer, keepTurns: b.small }), tokenLimit({ maxTokens: max(b, t) })),
   },
-  { name: 'split(always, tokenLimit)', alwaysFires: true, build: (b, t) => split({ trigger: triggers.always, strategy: tokenLimit({ maxTokens: max(b, t) }) }) },
+  {
+    name: 'split(always, tokenLimit)',
+    alwaysFires: true,
+    build: (b, t) => split({ trigger: triggers.always, strategy: tokenLimit({ maxTokens: max(b, t) }) }),
+  },
 ];
 
 const counters: Array<[string, TokenCounter]> = [
@@ -101,7 +112,8 @@ const counters: Array<[string, TokenCounter]> = [
 ];
 
 /** Messages as comparable values: summaries get fresh ids each time, so only their text counts. */
-const comparable = (messages: readonly Message[]): unknown[] => messages.map((m) => (isSummary(m) ? `summary: ${Message.text(m)}` : m));
+const comparable = (messages: readonly Message[]): unknown[] =>
+  messages.map((m) => (isSummary(m) ? `summary: ${Message.text(m)}` : m));
 
 const historyAndBudget = fc.tuple(historyArb({ maxTurns: 10 }), budgetArb, fc.constantFrom(...counters));
 
@@ -157,21 +169,26 @@ describe.each(cases)('$name keeps the invariants', ({ build, composite: merged, 
 describe('tokenLimit with measured usage', () => {
   it('keeps the invariants and meets the target in measured tokens', () => {
     fc.assert(
-      fc.property(historyAndBudget, fc.double({ min: 0.3, max: 3, noNaN: true }), fc.nat(), ([messages, budget, [, counter]], ratio, at) => {
-        const messageCount = 1 + (at % messages.length);
-        const counted = tokensOf(messages.slice(0, messageCount), counter);
-        const lastUsage = { inputTokens: Math.max(1, Math.round(counted * ratio)), messageCount };
-        const factor = lastUsage.inputTokens / counted;
-        const total = tokensOf(messages, counter);
-        const maxTokens = max(budget, total);
-        const targetTokens = target(budget, total);
-        const compactor = tokenLimit({ maxTokens, targetTokens });
-        const input = { messages, counter, lastUsage };
-        expect(compactor.shouldCompact(input)).toBe(lastUsage.inputTokens + total - counted > maxTokens);
-        const result = compactor.compact(input);
-        expectInvariants(messages, messages.slice(), result, counter);
-        if (result.reachedTarget) expect(result.tokensAfter * factor).toBeLessThanOrEqual(targetTokens + 1e-9);
-      }),
+      fc.property(
+        historyAndBudget,
+        fc.double({ min: 0.3, max: 3, noNaN: true }),
+        fc.nat(),
+        ([messages, budget, [, counter]], ratio, at) => {
+          const messageCount = 1 + (at % messages.length);
+          const counted = tokensOf(messages.slice(0, messageCount), counter);
+          const lastUsage = { inputTokens: Math.max(1, Math.round(counted * ratio)), messageCount };
+          const factor = lastUsage.inputTokens / counted;
+          const total = tokensOf(messages, counter);
+          const maxTokens = max(budget, total);
+          const targetTokens = target(budget, total);
+          const compactor = tokenLimit({ maxTokens, targetTokens });
+          const input = { messages, counter, lastUsage };
+          expect(compactor.shouldCompact(input)).toBe(lastUsage.inputTokens + total - counted > maxTokens);
+          const result = compactor.compact(input);
+          expectInvariants(messages, messages.slice(), result, counter);
+          if (result.reachedTarget) expect(result.tokensAfter * factor).toBeLessThanOrEqual(targetTokens + 1e-9);
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -42,11 +42,19 @@ describe('aiSdk properties', () => {
     // Not a top-level JSON string: its input would be a string, which reads back as arguments text
     // (models' arguments are objects; the AI SDK has no way to tell the two apart).
     const argumentsArb = fc
-      .oneof(fc.json(), fc.string(), fc.jsonValue().map((value) => JSON.stringify(value, null, 2)))
+      .oneof(
+        fc.json(),
+        fc.string(),
+        fc.jsonValue().map((value) => JSON.stringify(value, null, 2)),
+      )
       .filter((text) => !text.trimStart().startsWith('"'));
     fc.assert(
       fc.property(argumentsArb, fc.oneof(fc.string(), fc.json()), (args, output) => {
-        const history = [Message.user('go'), Message.assistant('', { toolCalls: [{ id: 'c1', name: 'f', arguments: args }] }), Message.tool('c1', output)];
+        const history = [
+          Message.user('go'),
+          Message.assistant('', { toolCalls: [{ id: 'c1', name: 'f', arguments: args }] }),
+          Message.tool('c1', output),
+        ];
         const { warnings: _warnings, ...wire } = aiSdk.to(history);
         const [, assistant, tool] = aiSdk.from(wire).messages;
         // A JSON text is re-serialized from its value; anything else is passed through as text.
@@ -64,7 +72,9 @@ describe('aiSdk properties', () => {
   });
 
   it('validate() refuses empty messages; to() of a history with nothing to send still passes it and says so', () => {
-    expect(aiSdk.validate({ system: 'You are terse.', messages: [] })).toEqual([expect.objectContaining({ code: 'empty_conversation', path: 'messages' })]);
+    expect(aiSdk.validate({ system: 'You are terse.', messages: [] })).toEqual([
+      expect.objectContaining({ code: 'empty_conversation', path: 'messages' }),
+    ]);
     fc.assert(
       fc.property(nothingToSendArb('aiSdk', true), (history) => {
         const { warnings, ...wire } = aiSdk.to(history);

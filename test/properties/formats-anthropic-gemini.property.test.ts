@@ -49,7 +49,9 @@ function contentItems(message: Message, role: 'user' | 'assistant'): Item[] {
 /** A history as the items a provider carries: leading system text, then the dialog in order. */
 function project(system: readonly Message[], body: readonly Message[]): Item[] {
   const items: Item[] = system.flatMap((message) =>
-    partsOf(message).flatMap((part): Item[] => (part.type === 'text' && hasText(part.text) ? [{ kind: 'system', text: part.text }] : [])),
+    partsOf(message).flatMap((part): Item[] =>
+      part.type === 'text' && hasText(part.text) ? [{ kind: 'system', text: part.text }] : [],
+    ),
   );
   for (const message of body) {
     switch (message.role) {
@@ -64,7 +66,8 @@ function project(system: readonly Message[], body: readonly Message[]): Item[] {
         break;
       case 'assistant':
         items.push(...contentItems(message, 'assistant'));
-        for (const call of message.toolCalls ?? []) items.push({ kind: 'call', id: call.id, name: call.name, args: JSON.parse(call.arguments) });
+        for (const call of message.toolCalls ?? [])
+          items.push({ kind: 'call', id: call.id, name: call.name, args: JSON.parse(call.arguments) });
         break;
       case 'tool':
         items.push({ kind: 'result', toolCallId: message.toolCallId ?? '', text: Message.text(message) });

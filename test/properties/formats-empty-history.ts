@@ -19,9 +19,23 @@ const textArb = fc.string({ minLength: 1, maxLength: 20 }).filter((text) => text
 export function nothingToSendArb(provider: ProviderName, systemApart: boolean): fc.Arbitrary<Message[]> {
   const others = PROVIDERS.filter((name) => name !== provider);
   const droppedArb = fc.oneof(
-    fc.record({ from: fc.constantFrom(...others), text: textArb }).map(({ from, text }) => Message.assistant([{ type: 'raw', provider: from, value: { type: 'unknown', text } }])),
-    fc.record({ from: fc.constantFrom(...others), text: textArb }).map(({ from, text }) => Message.user([{ type: 'raw', provider: from, value: { kind: 'mystery', text } }])),
+    fc
+      .record({ from: fc.constantFrom(...others), text: textArb })
+      .map(({ from, text }) => Message.assistant([{ type: 'raw', provider: from, value: { type: 'unknown', text } }])),
+    fc
+      .record({ from: fc.constantFrom(...others), text: textArb })
+      .map(({ from, text }) => Message.user([{ type: 'raw', provider: from, value: { kind: 'mystery', text } }])),
   );
-  const systemArb = systemApart ? fc.array(fc.oneof(textArb.map((text) => Message.system(text)), textArb.map((text) => Message.context(text))), { maxLength: 2 }) : fc.constant([]);
-  return fc.tuple(systemArb, fc.array(droppedArb, { maxLength: 3 })).map(([system, dropped]) => [...system, ...dropped]);
+  const systemArb = systemApart
+    ? fc.array(
+        fc.oneof(
+          textArb.map((text) => Message.system(text)),
+          textArb.map((text) => Message.context(text)),
+        ),
+        { maxLength: 2 },
+      )
+    : fc.constant([]);
+  return fc
+    .tuple(systemArb, fc.array(droppedArb, { maxLength: 3 }))
+    .map(([system, dropped]) => [...system, ...dropped]);
 }

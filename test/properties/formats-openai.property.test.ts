@@ -29,7 +29,9 @@ describe('openaiChat properties', () => {
         expect(openaiChat.validate(wire)).toEqual([]);
         const read = openaiChat.from(wire);
         expect(read.warnings).toEqual([]);
-        expect(projection(read.messages, { joinLeadingSystem: false })).toEqual(expectedProjection(history, { joinLeadingSystem: false }));
+        expect(projection(read.messages, { joinLeadingSystem: false })).toEqual(
+          expectedProjection(history, { joinLeadingSystem: false }),
+        );
         const { warnings: _again, ...rewritten } = openaiChat.to(read.messages);
         expect(rewritten).toEqual(wire);
       }),

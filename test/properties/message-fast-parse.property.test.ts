@@ -51,11 +51,17 @@ function difference(a: unknown, b: unknown, path = '$'): string | undefined {
   if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${path}: different prototypes`;
   const keys = Reflect.ownKeys(a);
   const others = Reflect.ownKeys(b);
-  if (keys.map(String).join('\u0000') !== others.map(String).join('\u0000')) return `${path}: keys ${keys.map(String).join(',')} ≠ ${others.map(String).join(',')}`;
+  if (keys.map(String).join('\u0000') !== others.map(String).join('\u0000'))
+    return `${path}: keys ${keys.map(String).join(',')} ≠ ${others.map(String).join(',')}`;
   for (const key of keys) {
     const mine = Object.getOwnPropertyDescriptor(a, key);
     const theirs = Object.getOwnPropertyDescriptor(b, key);
-    if (mine?.enumerable !== theirs?.enumerable || mine?.writable !== theirs?.writable || 'get' in (mine ?? {}) || 'get' in (theirs ?? {})) {
+    if (
+      mine?.enumerable !== theirs?.enumerable ||
+      mine?.writable !== theirs?.writable ||
+      'get' in (mine ?? {}) ||
+      'get' in (theirs ?? {})
+    ) {
       return `${path}.${String(key)}: different attributes`;
     }
     const found = difference(mine?.value, theirs?.value, `${path}.${String(key)}`);
@@ -91,7 +97,11 @@ function expectAgreement(value: unknown): Outcome {
   if (record.id === undefined || record.timestamp === undefined) {
     const strip = (message: Message): Tree => {
       const { id, timestamp, ...rest } = message;
-      return { ...rest, id: record.id === undefined ? 'invented' : id, timestamp: record.timestamp === undefined ? 'invented' : timestamp };
+      return {
+        ...rest,
+        id: record.id === undefined ? 'invented' : id,
+        timestamp: record.timestamp === undefined ? 'invented' : timestamp,
+      };
     };
     [a, b] = [strip(a) as unknown as Message, strip(b) as unknown as Message];
   }
@@ -110,10 +120,16 @@ function expectAgreement(value: unknown): Outcome {
 // ---------------------------------------------------------------------------------------------
 // Valid stored records, with every field and part the schema knows.
 
-const textArb = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('hello', 'réseau 数据 🙂', 'line\nbreak', '{"a":1}'));
+const textArb = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.constantFrom('hello', 'réseau 数据 🙂', 'line\nbreak', '{"a":1}'),
+);
 const nonBlankArb = textArb.filter((text) => text.trim().length > 0);
 const providerArb = fc.constantFrom('openaiChat', 'openaiResponses', 'anthropic', 'gemini', 'aiSdk');
-const keyArb = fc.oneof(fc.string({ maxLength: 8 }).filter((key) => key !== '__proto__'), fc.constantFrom('constructor', 'toString', 'valueOf', '0', '10', 'hasOwnProperty'));
+const keyArb = fc.oneof(
+  fc.string({ maxLength: 8 }).filter((key) => key !== '__proto__'),
+  fc.constantFrom('constructor', 'toString', 'valueOf', '0', '10', 'hasOwnProperty'),
+);
 const jsonArb: fc.Arbitrary<Json> = fc.letrec<{ json: Json }>((tie) => ({
   json: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -133,7 +149,14 @@ const idArb = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,20}$/);
 const callIdArb = fc.stringMatching(/^[\x21-\x7e]{1,24}$/);
 const timestampArb = fc
   .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z'), noInvalidDate: true })
-  .chain((date) => fc.constantFrom(date.toISOString(), date.toISOString().replace('Z', '+05:30'), date.toISOString().replace(/\.\d+Z$/, 'Z'), date.toISOString().replace('Z', '123Z')));
+  .chain((date) =>
+    fc.constantFrom(
+      date.toISOString(),
+      date.toISOString().replace('Z', '+05:30'),
+      date.toISOString().replace(/\.\d+Z$/, 'Z'),
+      date.toISOString().replace('Z', '123Z'),
+    ),
+  );
 
 /** Drops the keys whose value is `undefined`, as JSON would. */
 function defined(fields: Record<string, unknown>): Tree {
@@ -141,7 +164,9 @@ function defined(fields: Record<string, unknown>): Tree {
 }
 
 const partArb: fc.Arbitrary<Tree> = fc.oneof(
-  fc.record({ text: textArb, providerOptions: maybe(providerOptionsArb) }).map((part) => defined({ type: 'text', ...part })),
+  fc
+    .record({ text: textArb, providerOptions: maybe(providerOptionsArb) })
+    .map((part) => defined({ type: 'text', ...part })),
   fc
     .record({
       source: fc.constantFrom('url', 'data'),
@@ -161,16 +186,27 @@ const partArb: fc.Arbitrary<Tree> = fc.oneof(
     })
     .map(({ source, value, ...rest }) => defined({ type: 'file', [source]: value, ...rest })),
   fc
-    .record({ text: textArb, signature: maybe(fc.string({ maxLength: 12 })), provider: maybe(providerArb), providerOptions: maybe(providerOptionsArb) })
+    .record({
+      text: textArb,
+      signature: maybe(fc.string({ maxLength: 12 })),
+      provider: maybe(providerArb),
+      providerOptions: maybe(providerOptionsArb),
+    })
     .map((part) => defined({ type: 'reasoning', ...part })),
   fc.record({ provider: providerArb, value: jsonArb }).map((part) => ({ type: 'raw', ...part })),
 );
 
-const toolCallsArb = fc
-  .uniqueArray(
-    fc.record({ id: callIdArb, name: fc.string({ minLength: 1, maxLength: 12 }), arguments: fc.oneof(fc.constant('{}'), fc.json({ maxDepth: 1 }), fc.string({ maxLength: 8 })), providerOptions: maybe(providerOptionsArb) }).map(defined),
-    { minLength: 1, maxLength: 3, selector: (call) => call.id },
-  );
+const toolCallsArb = fc.uniqueArray(
+  fc
+    .record({
+      id: callIdArb,
+      name: fc.string({ minLength: 1, maxLength: 12 }),
+      arguments: fc.oneof(fc.constant('{}'), fc.json({ maxDepth: 1 }), fc.string({ maxLength: 8 })),
+      providerOptions: maybe(providerOptionsArb),
+    })
+    .map(defined),
+  { minLength: 1, maxLength: 3, selector: (call) => call.id },
+);
 
 const commonArb = fc.record({
   id: idArb,
@@ -186,14 +222,27 @@ const storedArb: fc.Arbitrary<Tree> = fc
   .tuple(
     commonArb,
     fc.oneof(
-      fc.record({ role: fc.constantFrom('system', 'user', 'assistant'), content: fc.oneof(nonBlankArb, fc.array(partArb, { minLength: 1, maxLength: 3 })) }),
-      fc.record({ role: fc.constant('assistant'), content: fc.oneof(textArb, fc.array(partArb, { maxLength: 2 })), toolCalls: toolCallsArb }),
-      fc.record({ role: fc.constant('tool'), content: fc.oneof(textArb, fc.array(partArb, { maxLength: 2 })), toolCallId: callIdArb }),
+      fc.record({
+        role: fc.constantFrom('system', 'user', 'assistant'),
+        content: fc.oneof(nonBlankArb, fc.array(partArb, { minLength: 1, maxLength: 3 })),
+      }),
+      fc.record({
+        role: fc.constant('assistant'),
+        content: fc.oneof(textArb, fc.array(partArb, { maxLength: 2 })),
+        toolCalls: toolCallsArb,
+      }),
+      fc.record({
+        role: fc.constant('tool'),
+        content: fc.oneof(textArb, fc.array(partArb, { maxLength: 2 })),
+        toolCallId: callIdArb,
+      }),
     ),
     fc.boolean(),
   )
   .map(([common, body, withCategory]) => {
-    const category = { system: 'system', user: 'dialog', assistant: 'dialog', tool: 'tool_output' }[body.role as string];
+    const category = { system: 'system', user: 'dialog', assistant: 'dialog', tool: 'tool_output' }[
+      body.role as string
+    ];
     return defined({ ...common, ...body, category: withCategory ? category : undefined });
   })
   // Text-only parts with blank text are empty content: `create` refuses those, so keep them out here.
@@ -256,23 +305,28 @@ const weirdArb: fc.Arbitrary<unknown> = fc.oneof(
     { id: 'c1', name: 'n', arguments: '{}' },
     { id: 'c1', name: 'n', arguments: { q: 1 } },
     { id: 'c1', name: 'n' },
-    [{ id: 'c1', name: 'n', arguments: '{}' }, { id: 'c1', name: 'm', arguments: '{}' }],
+    [
+      { id: 'c1', name: 'n', arguments: '{}' },
+      { id: 'c1', name: 'm', arguments: '{}' },
+    ],
     JSON.parse('{"__proto__": {"polluted": true}}'),
     JSON.parse('{"constructor": {"prototype": 1}}'),
   ),
-  fc.constantFrom<() => unknown>(
-    () => Object.create(null) as unknown,
-    () => new Date(0),
-    () => new Map(),
-    () => Symbol('s'),
-    () => () => 1,
-    () => 10n,
-    () => ({ [Symbol('k')]: 1 }),
-    () => Object.defineProperty({}, 'hidden', { value: 1, enumerable: false }),
-    () => Object.create({ inherited: 1 }) as unknown,
-    // eslint-disable-next-line no-sparse-arrays
-    () => [1, , 3],
-  ).map((make) => make()),
+  fc
+    .constantFrom<() => unknown>(
+      () => Object.create(null) as unknown,
+      () => new Date(0),
+      () => new Map(),
+      () => Symbol('s'),
+      () => () => 1,
+      () => 10n,
+      () => ({ [Symbol('k')]: 1 }),
+      () => Object.defineProperty({}, 'hidden', { value: 1, enumerable: false }),
+      () => Object.create({ inherited: 1 }) as unknown,
+      // eslint-disable-next-line no-sparse-arrays
+      () => [1, , 3],
+    )
+    .map((make) => make()),
   jsonArb,
 );
 
@@ -283,7 +337,24 @@ const NEAR_MISSES: Readonly<Record<string, readonly unknown[]>> = {
   id: ['', ' a', 'a b', '-a', '_a', 'a'.repeat(256), 'a'.repeat(257), 'ok.id:1-2_3', 'é', 5, undefined],
   role: ['', 'User', 'developer', 'system', 'user', 'assistant', 'tool', null],
   category: ['system', 'context', 'dialog', 'tool_output', 'other', '', null, undefined],
-  content: ['', ' ', '\n', 'x', [], [{ type: 'text', text: ' ' }], [{ type: 'text', text: 'x' }], [{ type: 'image', url: 'u' }], [{ type: 'image' }], [{ type: 'image', url: '' }], [{ type: 'file', fileId: 'f' }], [{ type: 'reasoning', text: '' }], [{ type: 'raw', provider: 'gemini' }], [{ type: 'raw', provider: 'gemini', value: null }], [{ type: 'video', url: 'u' }], [null], 5,
+  content: [
+    '',
+    ' ',
+    '\n',
+    'x',
+    [],
+    [{ type: 'text', text: ' ' }],
+    [{ type: 'text', text: 'x' }],
+    [{ type: 'image', url: 'u' }],
+    [{ type: 'image' }],
+    [{ type: 'image', url: '' }],
+    [{ type: 'file', fileId: 'f' }],
+    [{ type: 'reasoning', text: '' }],
+    [{ type: 'raw', provider: 'gemini' }],
+    [{ type: 'raw', provider: 'gemini', value: null }],
+    [{ type: 'video', url: 'u' }],
+    [null],
+    5,
     [{ type: 'file', fileId: 'f', mediaType: '' }],
     [{ type: 'file', fileId: 'f', mediaType: 'a/b', filename: '' }],
     [{ type: 'file', url: 'u', data: 'd', mediaType: 'a/b' }],
@@ -317,17 +388,68 @@ const NEAR_MISSES: Readonly<Record<string, readonly unknown[]>> = {
   ],
   toolCallId: ['', 'a b', 'c1', 'x'.repeat(256), 'x'.repeat(257), 'é', 5, null],
   name: ['', 'n', 'n'.repeat(256), 'n'.repeat(257), 5, null],
-  timestamp: ['2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', '2024-04-31T00:00:00Z', '2024-01-01T00:00:00.5+14:00', '2024-01-01T00:00:00+24:00', '2024-01-01T00:00:00', '2024-01-01 00:00:00Z', '', 0],
-  metadata: [{}, [], null, 'x', { a: { b: [1, { c: null }] } }, { a: NaN }, { a: undefined }, { a: [undefined] }, { a: () => 1 }, { a: new Date(0) }],
-  tokens: [{}, { a: 0 }, { a: -0 }, { a: -1 }, { a: 1.5 }, { a: 2 ** 53 - 1 }, { a: 2 ** 53 }, { a: '1' }, { a: NaN }, [], null],
+  timestamp: [
+    '2024-02-29T00:00:00Z',
+    '2023-02-29T00:00:00Z',
+    '2024-04-31T00:00:00Z',
+    '2024-01-01T00:00:00.5+14:00',
+    '2024-01-01T00:00:00+24:00',
+    '2024-01-01T00:00:00',
+    '2024-01-01 00:00:00Z',
+    '',
+    0,
+  ],
+  metadata: [
+    {},
+    [],
+    null,
+    'x',
+    { a: { b: [1, { c: null }] } },
+    { a: NaN },
+    { a: undefined },
+    { a: [undefined] },
+    { a: () => 1 },
+    { a: new Date(0) },
+  ],
+  tokens: [
+    {},
+    { a: 0 },
+    { a: -0 },
+    { a: -1 },
+    { a: 1.5 },
+    { a: 2 ** 53 - 1 },
+    { a: 2 ** 53 },
+    { a: '1' },
+    { a: NaN },
+    [],
+    null,
+  ],
   seq: [0, -0, -1, 1, 1.5, 2 ** 53 - 1, 2 ** 53, '1', NaN, null],
 };
 
-const fieldDamageArb = fc.constantFrom(...Object.keys(NEAR_MISSES)).chain((key) => fc.tuple(fc.constant(key), fc.constantFrom(...(NEAR_MISSES[key] ?? []))));
+const fieldDamageArb = fc
+  .constantFrom(...Object.keys(NEAR_MISSES))
+  .chain((key) => fc.tuple(fc.constant(key), fc.constantFrom(...(NEAR_MISSES[key] ?? []))));
 
-const addedKeyArb = fc.constantFrom('extra', '__proto__', 'constructor', 'toString', 'seq', 'id', 'type', 'providerOptions', 'value', 'role', 'arguments', 'signature');
+const addedKeyArb = fc.constantFrom(
+  'extra',
+  '__proto__',
+  'constructor',
+  'toString',
+  'seq',
+  'id',
+  'type',
+  'providerOptions',
+  'value',
+  'role',
+  'arguments',
+  'signature',
+);
 
-type Damage = { readonly op: 'set'; readonly value: unknown } | { readonly op: 'delete' } | { readonly op: 'add'; readonly key: string; readonly value: unknown };
+type Damage =
+  | { readonly op: 'set'; readonly value: unknown }
+  | { readonly op: 'delete' }
+  | { readonly op: 'add'; readonly key: string; readonly value: unknown };
 
 const damageArb: fc.Arbitrary<Damage> = fc.oneof(
   { weight: 3, arbitrary: weirdArb.map((value): Damage => ({ op: 'set', value })) },
@@ -349,7 +471,12 @@ function slots(tree: unknown, into: Array<[Tree, string]> = []): Array<[Tree, st
 function damaged(record: Tree, at: number, damage: Damage): Tree {
   const all = slots(record);
   const [container, key] = all[at % all.length] ?? [record, 'id'];
-  const target = damage.op === 'add' ? (typeof container[key] === 'object' && container[key] !== null ? (container[key] as Tree) : container) : container;
+  const target =
+    damage.op === 'add'
+      ? typeof container[key] === 'object' && container[key] !== null
+        ? (container[key] as Tree)
+        : container
+      : container;
   switch (damage.op) {
     case 'set':
       container[key] = damage.value;
@@ -360,7 +487,12 @@ function damaged(record: Tree, at: number, damage: Damage): Tree {
       break;
     case 'add':
       // An own property even for `__proto__` (as JSON.parse makes it), not a prototype change.
-      Object.defineProperty(target, damage.key, { value: damage.value, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(target, damage.key, {
+        value: damage.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       break;
     default: {
       const never: never = damage;
@@ -421,9 +553,12 @@ describe('Message.fromStored', () => {
 
   it('agrees with create on arbitrary values, not only on damaged records', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything({ withNullPrototype: true, withObjectString: true }), fc.object(), jsonObjectArb), (value) => {
-        expectAgreement(value);
-      }),
+      fc.property(
+        fc.oneof(fc.anything({ withNullPrototype: true, withObjectString: true }), fc.object(), jsonObjectArb),
+        (value) => {
+          expectAgreement(value);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -439,15 +574,69 @@ describe('Message.fromStored', () => {
       ['content over the limit', { ...base, content: huge }, false],
       ['a message of exactly the limit', { ...base, content: exactly }, true],
       ['a message one character over', { ...base, content: `${exactly}x` }, false],
-      ['two text parts over', { ...base, content: [{ type: 'text', text: half }, { type: 'text', text: `${half}z` }] }, false],
-      ['an image part over', { ...base, content: [{ type: 'text', text: 'hi' }, { type: 'image', data: huge.slice(10) }] }, false],
-      ['a raw part over', { ...base, content: [{ type: 'text', text: 'hi' }, { type: 'raw', provider: 'gemini', value: { blob: huge.slice(10) } }] }, false],
-      ['a tool message over', { ...base, role: 'tool', category: 'tool_output', toolCallId: 'c1', content: huge }, false],
-      ['tool arguments over', { ...base, role: 'assistant', content: '', toolCalls: [{ ...call, arguments: huge }] }, false],
-      ['tool arguments within, with content that fits alone', { ...base, role: 'assistant', content: half, toolCalls: [{ ...call, arguments: half }] }, false],
+      [
+        'two text parts over',
+        {
+          ...base,
+          content: [
+            { type: 'text', text: half },
+            { type: 'text', text: `${half}z` },
+          ],
+        },
+        false,
+      ],
+      [
+        'an image part over',
+        {
+          ...base,
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'image', data: huge.slice(10) },
+          ],
+        },
+        false,
+      ],
+      [
+        'a raw part over',
+        {
+          ...base,
+          content: [
+            { type: 'text', text: 'hi' },
+            { type: 'raw', provider: 'gemini', value: { blob: huge.slice(10) } },
+          ],
+        },
+        false,
+      ],
+      [
+        'a tool message over',
+        { ...base, role: 'tool', category: 'tool_output', toolCallId: 'c1', content: huge },
+        false,
+      ],
+      [
+        'tool arguments over',
+        { ...base, role: 'assistant', content: '', toolCalls: [{ ...call, arguments: huge }] },
+        false,
+      ],
+      [
+        'tool arguments within, with content that fits alone',
+        { ...base, role: 'assistant', content: half, toolCalls: [{ ...call, arguments: half }] },
+        false,
+      ],
       ['metadata over', { ...base, content: 'hi', metadata: { blob: huge } }, false],
-      ['metadata that fits alone, with content that fits alone', { ...base, content: half, metadata: { blob: half } }, false],
-      ['token counts with long keys', { ...base, content: half, tokens: Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`${index}:${'k'.repeat(10_000)}`, 1])) }, false],
+      [
+        'metadata that fits alone, with content that fits alone',
+        { ...base, content: half, metadata: { blob: half } },
+        false,
+      ],
+      [
+        'token counts with long keys',
+        {
+          ...base,
+          content: half,
+          tokens: Object.fromEntries(Array.from({ length: 2000 }, (_, index) => [`${index}:${'k'.repeat(10_000)}`, 1])),
+        },
+        false,
+      ],
     ];
     for (const [name, record, accepted] of cases) {
       const result = expectAgreement(record);
@@ -458,7 +647,13 @@ describe('Message.fromStored', () => {
 
   it('refuses JSON nested deeper than MAX_JSON_DEPTH as create does, and reads up to it on the fast path', () => {
     const nest = (depth: number): Json => (depth === 0 ? 'leaf' : { next: nest(depth - 1) });
-    const record = (depth: number): Tree => ({ id: 'm1', role: 'user', content: 'hi', timestamp: '2025-01-01T00:00:00Z', metadata: { deep: nest(depth) } });
+    const record = (depth: number): Tree => ({
+      id: 'm1',
+      role: 'user',
+      content: 'hi',
+      timestamp: '2025-01-01T00:00:00Z',
+      metadata: { deep: nest(depth) },
+    });
     for (const depth of [10, 63, MAX_JSON_DEPTH]) {
       expect(buildStoredMessage(record(depth))).toBeDefined();
       expect(expectAgreement(record(depth)).ok).toBe(true);
@@ -492,7 +687,10 @@ describe('Message.fromStored', () => {
       expect(JSON.stringify(written)).toContain(text.includes('__proto__') ? '"__proto__"' : '"constructor"');
       expect(Object.getPrototypeOf((result as { message: Message }).message.metadata)).toBe(Object.prototype);
     }
-    for (const text of [`{${base},"__proto__":{"role":"tool"}}`, `{"id":"m1","role":"user","timestamp":"2025-01-01T00:00:00Z","content":[{"type":"text","text":"x","__proto__":{}}]}`]) {
+    for (const text of [
+      `{${base},"__proto__":{"role":"tool"}}`,
+      `{"id":"m1","role":"user","timestamp":"2025-01-01T00:00:00Z","content":[{"type":"text","text":"x","__proto__":{}}]}`,
+    ]) {
       const record = JSON.parse(text) as unknown;
       expect(buildStoredMessage(record)).toBeUndefined();
       expect(expectAgreement(record).ok).toBe(false);

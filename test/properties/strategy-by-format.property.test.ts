@@ -26,7 +26,11 @@ const strategies: Array<[string, (total: number, small: number) => Compactor]> =
   [
     'composite',
     (total, small) =>
-      compaction.composite(compaction.truncateToolOutputs({ maxTokens: 8 }), compaction.tokenLimit({ maxTokens: Math.max(1, Math.floor(total / 2)) }), compaction.messageLimit({ maxMessages: 2 + small })),
+      compaction.composite(
+        compaction.truncateToolOutputs({ maxTokens: 8 }),
+        compaction.tokenLimit({ maxTokens: Math.max(1, Math.floor(total / 2)) }),
+        compaction.messageLimit({ maxMessages: 2 + small }),
+      ),
   ],
 ];
 
@@ -40,7 +44,9 @@ describe.each(strategies)('%s output is valid for every provider', (_name, build
           const wire = formats[provider].to(result.messages);
           expect(validate(provider, wire)).toEqual([]);
           // Compaction never leaves something a format has to repair.
-          expect(wire.warnings.filter((w) => w.code === 'orphan_tool_result' || w.code === 'missing_tool_result')).toEqual([]);
+          expect(
+            wire.warnings.filter((w) => w.code === 'orphan_tool_result' || w.code === 'missing_tool_result'),
+          ).toEqual([]);
         }
       }),
       { numRuns: 60 },

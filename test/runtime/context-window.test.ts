@@ -26,7 +26,8 @@ function expectValidWindow(history: readonly Message[], view: readonly Message[]
   }
   expect(toolProblems(view)).toEqual([]);
   const kept = new Set(view.map((message) => message.id));
-  for (const message of history) if (message.category === 'system') expect(kept.has(message.id), `system message ${message.id} kept`).toBe(true);
+  for (const message of history)
+    if (message.category === 'system') expect(kept.has(message.id), `system message ${message.id} kept`).toBe(true);
   // The latest turn is whole: everything from the last user message on.
   const last = lastUserIndex(history);
   if (last >= 0) for (const message of history.slice(last)) expect(kept.has(message.id)).toBe(true);
@@ -41,7 +42,9 @@ describe('contextWindow', () => {
   });
 
   it('keeps the preamble, system notes and the newest whole turns within the budget', () => {
-    const history = conversation(Array.from({ length: 60 }, (_, t) => ({ tools: t % 3 === 0 ? [2] : [], system: t === 5 })));
+    const history = conversation(
+      Array.from({ length: 60 }, (_, t) => ({ tools: t % 3 === 0 ? [2] : [], system: t === 5 })),
+    );
     const added = [Message.user('the new question', { id: 'new' })];
     const budget = 400;
     const view = contextWindow(history, added, budget, estimate);
@@ -62,19 +65,27 @@ describe('contextWindow', () => {
     const history = conversation([{}, {}, { tools: [3, 3], outputWords: 200 }]);
     const view = contextWindow(history, [], 100, estimate);
     expect(view.full).toBe(false);
-    expect(view.messages.map((message) => message.id)).toEqual(['sys', ...history.slice(lastUserIndex(history)).map((message) => message.id)]);
+    expect(view.messages.map((message) => message.id)).toEqual([
+      'sys',
+      ...history.slice(lastUserIndex(history)).map((message) => message.id),
+    ]);
     expect(toolProblems(view.messages)).toEqual([]);
   });
 
   it('keeps its invariants on any valid history and budget', () => {
     fc.assert(
-      fc.property(historyArb({ maxTurns: 12 }), fc.integer({ min: 1, max: 3000 }), fc.integer({ min: 0, max: 3 }), (messages, budget, split) => {
-        // The turn in flight may be part of `added`: split the history anywhere near its end.
-        const cut = Math.max(0, messages.length - split);
-        const view = contextWindow(messages.slice(0, cut), messages.slice(cut), budget, estimate);
-        expectValidWindow(messages, view.messages);
-        if (view.full) expect(view.messages).toHaveLength(messages.length);
-      }),
+      fc.property(
+        historyArb({ maxTurns: 12 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.integer({ min: 0, max: 3 }),
+        (messages, budget, split) => {
+          // The turn in flight may be part of `added`: split the history anywhere near its end.
+          const cut = Math.max(0, messages.length - split);
+          const view = contextWindow(messages.slice(0, cut), messages.slice(cut), budget, estimate);
+          expectValidWindow(messages, view.messages);
+          if (view.full) expect(view.messages).toHaveLength(messages.length);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -97,24 +108,39 @@ describe('contextWindow', () => {
 
   it('gives fresh-scan windows along a chain of continued histories, also where two branch off one', () => {
     fc.assert(
-      fc.property(historyArb({ maxTurns: 10 }), fc.array(fc.nat(), { minLength: 1, maxLength: 5 }), fc.nat(), fc.integer({ min: 1, max: 2000 }), (messages, cuts, branchAt, budget) => {
-        // Histories of growing length, each continuing the previous one (the scans share their facts).
-        const lengths = [...cuts.map((cut) => cut % (messages.length + 1)), messages.length].sort((a, b) => a - b);
-        const chain = lengths.map((length) => Object.freeze(messages.slice(0, length)));
-        const windowIds = (history: readonly Message[]): string[] => contextWindow(history, [], budget, estimate).messages.map((message) => message.id);
-        windowIds(chain[0] as readonly Message[]);
-        for (let i = 1; i < chain.length; i++) continueHistory(chain[i - 1] as readonly Message[], chain[i] as readonly Message[]);
-        // A branch: the first history continued by another history than the chain's next one.
-        const base = chain[0] as readonly Message[];
-        const extra = conversation([{}, { tools: [1] }], { system: false }).map((message, i) => Message.user(`branch ${i}`, { id: `branch-${branchAt}-${i}` }));
-        const branch = Object.freeze([...base, ...extra.slice(0, 1 + (branchAt % extra.length))]);
-        continueHistory(base, branch);
-        for (const history of [...chain, branch]) expect(windowIds(history)).toEqual(contextWindow(history.slice(), [], budget, estimate).messages.map((message) => message.id));
-        // Counted with another counter, the same facts still give that counter's window.
-        const doubled = { ...estimate, countMessage: (message: Message) => 2 * estimate.countMessage(message) };
-        const last = chain.at(-1) as readonly Message[];
-        expect(contextWindow(last, [], budget, doubled).messages.map((message) => message.id)).toEqual(contextWindow(last.slice(), [], budget, doubled).messages.map((message) => message.id));
-      }),
+      fc.property(
+        historyArb({ maxTurns: 10 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 2000 }),
+        (messages, cuts, branchAt, budget) => {
+          // Histories of growing length, each continuing the previous one (the scans share their facts).
+          const lengths = [...cuts.map((cut) => cut % (messages.length + 1)), messages.length].sort((a, b) => a - b);
+          const chain = lengths.map((length) => Object.freeze(messages.slice(0, length)));
+          const windowIds = (history: readonly Message[]): string[] =>
+            contextWindow(history, [], budget, estimate).messages.map((message) => message.id);
+          windowIds(chain[0] as readonly Message[]);
+          for (let i = 1; i < chain.length; i++)
+            continueHistory(chain[i - 1] as readonly Message[], chain[i] as readonly Message[]);
+          // A branch: the first history continued by another history than the chain's next one.
+          const base = chain[0] as readonly Message[];
+          const extra = conversation([{}, { tools: [1] }], { system: false }).map((message, i) =>
+            Message.user(`branch ${i}`, { id: `branch-${branchAt}-${i}` }),
+          );
+          const branch = Object.freeze([...base, ...extra.slice(0, 1 + (branchAt % extra.length))]);
+          continueHistory(base, branch);
+          for (const history of [...chain, branch])
+            expect(windowIds(history)).toEqual(
+              contextWindow(history.slice(), [], budget, estimate).messages.map((message) => message.id),
+            );
+          // Counted with another counter, the same facts still give that counter's window.
+          const doubled = { ...estimate, countMessage: (message: Message) => 2 * estimate.countMessage(message) };
+          const last = chain.at(-1) as readonly Message[];
+          expect(contextWindow(last, [], budget, doubled).messages.map((message) => message.id)).toEqual(
+            contextWindow(last.slice(), [], budget, doubled).messages.map((message) => message.id),
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -123,7 +149,10 @@ describe('contextWindow', () => {
 describe('Conversation with a context window', () => {
   it('sends the model a window of a long session and stores every message', async () => {
     const store = memoryStore();
-    const history = conversation(Array.from({ length: 500 }, () => ({})), { system: false });
+    const history = conversation(
+      Array.from({ length: 500 }, () => ({})),
+      { system: false },
+    );
     await store.save(Session.create({ id: 'long', messages: history }).withUsage({ inputTokens: 9000 }));
     const model = scriptedModel([say('short answer', { inputTokens: 300, outputTokens: 2 })]);
     const chat = closeAfterTest(new Conversation({ store, agents: { id: 'a', model }, contextWindow: 300 }));

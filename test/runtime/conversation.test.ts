@@ -42,7 +42,12 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     const { store } = await openStoreOf(kind);
     const model = scriptedModel([callTools([{ name: 'echo', arguments: { text: 'x' } }]), say('done'), say('again')]);
     let built = 0;
-    const agent: Agent = { id: 'a', model, tools: [echo], system: (session) => `You are agent a. Turn prompt ${++built}; ${session.messages.length} messages so far.` };
+    const agent: Agent = {
+      id: 'a',
+      model,
+      tools: [echo],
+      system: (session) => `You are agent a. Turn prompt ${++built}; ${session.messages.length} messages so far.`,
+    };
     const conversation = closeAfterTest(new Conversation({ store, agents: agent }));
     await conversation.send('s1', 'first');
     await conversation.send('s1', 'second');
@@ -51,12 +56,22 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
       'You are agent a. Turn prompt 1; 0 messages so far.',
       'You are agent a. Turn prompt 2; 4 messages so far.',
     ]);
-    for (const request of model.requests) expect(request.messages.some((message) => message.role === 'system')).toBe(false);
+    for (const request of model.requests)
+      expect(request.messages.some((message) => message.role === 'system')).toBe(false);
     const stored = await store.load('s1');
     expect(stored.messages.some((message) => message.role === 'system')).toBe(false);
-    expect(stored.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    expect(stored.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     // A prompt passed as the first input of a session would be stored and resent, stale, on every turn: refused, nothing stored.
-    await expect(conversation.send('s2', [Message.system('You are someone else.'), Message.user('hi')])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(
+      conversation.send('s2', [Message.system('You are someone else.'), Message.user('hi')]),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(await store.get('s2')).toBeUndefined();
     // Later in a conversation, a system message is an event of it, and is stored.
     model.push(say('noted'));
@@ -67,7 +82,11 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
   it('runs the tool loop and stores every message in order, with usage summed over the calls', async () => {
     const { store } = await openStoreOf(kind);
     const model = scriptedModel([
-      callTools([{ id: 'c1', name: 'echo', arguments: { text: 'one' } }], { inputTokens: 100, outputTokens: 10, cachedInputTokens: 50 }),
+      callTools([{ id: 'c1', name: 'echo', arguments: { text: 'one' } }], {
+        inputTokens: 100,
+        outputTokens: 10,
+        cachedInputTokens: 50,
+      }),
       callTools([{ id: 'c2', name: 'echo', arguments: { text: 'two' } }], { inputTokens: 130, outputTokens: 12 }),
       say('both done', { inputTokens: 160, outputTokens: 20 }),
     ]);
@@ -76,7 +95,12 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     expect(result.iterations).toBe(3);
     expect(result.usage).toEqual({ inputTokens: 390, outputTokens: 42, cachedInputTokens: 50 });
     const stored = await store.load('s1');
-    expect(stored.messages.map((message) => [message.role, message.toolCallId ?? message.toolCalls?.[0]?.id ?? Message.text(message)])).toEqual([
+    expect(
+      stored.messages.map((message) => [
+        message.role,
+        message.toolCallId ?? message.toolCalls?.[0]?.id ?? Message.text(message),
+      ]),
+    ).toEqual([
       ['user', 'echo twice'],
       ['assistant', 'c1'],
       ['tool', 'c1'],
@@ -147,7 +171,10 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
   it('runs a turn on a continued session at the end of its chain, and finds a retried turn in the session it filled', async () => {
     const { store } = await openStoreOf(kind);
     const manager = new SessionManager({ store, autoSaveIntervalMs: false });
-    const model = scriptedModel([say('first answer'), (request) => say(`seen ${request.messages.map((message) => Message.text(message)).join(' | ')}`)]);
+    const model = scriptedModel([
+      say('first answer'),
+      (request) => say(`seen ${request.messages.map((message) => Message.text(message)).join(' | ')}`),
+    ]);
     const conversation = closeAfterTest(new Conversation({ manager, agents: { id: 'a', model, system: 'Be brief.' } }));
     const question = Message.user('first question', { id: 'q1' });
     const first = await conversation.send('root', question);
@@ -158,7 +185,9 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     // The model saw the successor: its transition marker and the new question, not the old dialog.
     expect(Message.text(second.reply)).not.toContain('first question');
     expect(Message.text(second.reply)).toContain('second question');
-    expect((await store.load('root')).messages.map((message) => message.id)).toEqual(first.session.messages.map((message) => message.id));
+    expect((await store.load('root')).messages.map((message) => message.id)).toEqual(
+      first.session.messages.map((message) => message.id),
+    );
     const retried = await conversation.send('root', question);
     expect(retried.iterations).toBe(0);
     expect(retried.reply.id).toBe(first.reply.id);
@@ -169,8 +198,16 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
   it('with continueAtBoundary, continues a session a turn filled, after storing the turn, and runs later turns in the successor', async () => {
     const { store } = await openStoreOf(kind);
     const manager = new SessionManager({ store, autoSaveIntervalMs: false, maxMessagesPerSession: 4 });
-    const model = scriptedModel([say('one'), callTools([{ name: 'echo', arguments: { text: 'x' } }]), say('two'), { error: new Error('down') }, say('three')]);
-    const conversation = closeAfterTest(new Conversation({ manager, continueAtBoundary: true, agents: { id: 'a', model, tools: [echo] } }));
+    const model = scriptedModel([
+      say('one'),
+      callTools([{ name: 'echo', arguments: { text: 'x' } }]),
+      say('two'),
+      { error: new Error('down') },
+      say('three'),
+    ]);
+    const conversation = closeAfterTest(
+      new Conversation({ manager, continueAtBoundary: true, agents: { id: 'a', model, tools: [echo] } }),
+    );
     const first = await conversation.send('s1', 'first');
     expect(first.continuedTo).toBeUndefined();
     // Four more messages in one turn (call, result, answer): stored whole in s1, which is then continued.
@@ -202,7 +239,12 @@ describe.each(STORE_KINDS)('Conversation on the %s store', (kind) => {
     const [one, two] = await Promise.all([conversation.send('s1', 'one'), conversation.send('s1', 'two')]);
     expect(Message.text(one.reply)).toBe('seen 1');
     expect(Message.text(two.reply)).toBe('seen 3');
-    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual(['one', 'seen 1', 'two', 'seen 3']);
+    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual([
+      'one',
+      'seen 1',
+      'two',
+      'seen 3',
+    ]);
   });
 });
 
@@ -211,15 +253,28 @@ describe('Conversation agents and users', () => {
     const { store } = await openStoreOf('memory');
     const model = scriptedModel([]);
     const conversation = closeAfterTest(new Conversation({ store, agents: [{ id: 'a', model }] }));
-    await expect(conversation.send('s1', 'hi', { agentId: 'nobody' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(conversation.send('s1', 'hi', { agentId: 'nobody' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
     expect(await store.get('s1')).toBeUndefined();
     expect(model.requests).toHaveLength(0);
   });
 
   it('needs an agent for a session without one when there is no default', async () => {
     const { store } = await openStoreOf('memory');
-    const conversation = closeAfterTest(new Conversation({ store, agents: [{ id: 'a', model: scriptedModel() }, { id: 'b', model: scriptedModel() }] }));
-    await expect(conversation.send('s1', 'hi')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('no default agent') });
+    const conversation = closeAfterTest(
+      new Conversation({
+        store,
+        agents: [
+          { id: 'a', model: scriptedModel() },
+          { id: 'b', model: scriptedModel() },
+        ],
+      }),
+    );
+    await expect(conversation.send('s1', 'hi')).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('no default agent'),
+    });
   });
 
   it("creates a new session for the given user and refuses another user's session", async () => {
@@ -228,15 +283,28 @@ describe('Conversation agents and users', () => {
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
     await conversation.send('s1', 'hi', { userId: 'alice' });
     expect((await store.load('s1')).userId).toBe('alice');
-    await expect(conversation.send('s1', 'let me in', { userId: 'mallory' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(conversation.send('s1', 'let me in', { userId: 'mallory' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
     expect((await store.load('s1')).messages).toHaveLength(2);
   });
 
   it('refuses continuation links that loop, and a chain that runs into another user’s session, storing nothing', async () => {
     const { store } = await openStoreOf('memory');
-    await store.save(Session.create({ id: 'a', userId: 'u1', metadata: { continuedTo: 'b' }, messages: [Message.user('hello')] }));
-    await store.save(Session.create({ id: 'b', userId: 'u1', metadata: { continuedTo: 'a', continuedFrom: 'a' }, messages: [Message.user('again')] }));
-    await store.save(Session.create({ id: 'c', userId: 'u1', metadata: { continuedTo: 'd' }, messages: [Message.user('mine')] }));
+    await store.save(
+      Session.create({ id: 'a', userId: 'u1', metadata: { continuedTo: 'b' }, messages: [Message.user('hello')] }),
+    );
+    await store.save(
+      Session.create({
+        id: 'b',
+        userId: 'u1',
+        metadata: { continuedTo: 'a', continuedFrom: 'a' },
+        messages: [Message.user('again')],
+      }),
+    );
+    await store.save(
+      Session.create({ id: 'c', userId: 'u1', metadata: { continuedTo: 'd' }, messages: [Message.user('mine')] }),
+    );
     await store.save(Session.create({ id: 'd', userId: 'u2', messages: [Message.user('theirs')] }));
     const model = scriptedModel([say('never')]);
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
@@ -251,27 +319,68 @@ describe('Conversation agents and users', () => {
     const model = scriptedModel();
     const bad: Array<[string, () => unknown]> = [
       ['no agents', () => new Conversation({ store, agents: [] })],
-      ['both store and manager', () => new Conversation({ store, manager: new SessionManager({ store, autoSaveIntervalMs: false }), agents: { id: 'a', model } })],
+      [
+        'both store and manager',
+        () =>
+          new Conversation({
+            store,
+            manager: new SessionManager({ store, autoSaveIntervalMs: false }),
+            agents: { id: 'a', model },
+          }),
+      ],
       ['neither store nor manager', () => new Conversation({ agents: { id: 'a', model } } as never)],
-      ['duplicate agent ids', () => new Conversation({ store, agents: [{ id: 'a', model }, { id: 'a', model }] })],
+      [
+        'duplicate agent ids',
+        () =>
+          new Conversation({
+            store,
+            agents: [
+              { id: 'a', model },
+              { id: 'a', model },
+            ],
+          }),
+      ],
       ['unknown default', () => new Conversation({ store, agents: { id: 'a', model }, defaultAgentId: 'b' })],
       ['maxIterations 0', () => new Conversation({ store, agents: { id: 'a', model }, maxIterations: 0 })],
-      ['a bad tool name', () => new Conversation({ store, agents: { id: 'a', model, tools: [{ ...echo, name: 'no spaces allowed' }] } })],
-      ['a tool clashing with the memory tools', () => new Conversation({ store, agents: { id: 'a', model, memoryTools: true, tools: [{ ...echo, name: 'recall' }] } })],
-      ['a tool without execute', () => new Conversation({ store, agents: { id: 'a', model, tools: [{ name: 'x' } as Tool] } })],
+      [
+        'a bad tool name',
+        () => new Conversation({ store, agents: { id: 'a', model, tools: [{ ...echo, name: 'no spaces allowed' }] } }),
+      ],
+      [
+        'a tool clashing with the memory tools',
+        () =>
+          new Conversation({
+            store,
+            agents: { id: 'a', model, memoryTools: true, tools: [{ ...echo, name: 'recall' }] },
+          }),
+      ],
+      [
+        'a tool without execute',
+        () => new Conversation({ store, agents: { id: 'a', model, tools: [{ name: 'x' } as Tool] } }),
+      ],
       ['a model that is not one', () => new Conversation({ store, agents: { id: 'a', model: {} as never } })],
-      ['continueAtBoundary not a boolean', () => new Conversation({ store, agents: { id: 'a', model }, continueAtBoundary: 'yes' as never })],
+      [
+        'continueAtBoundary not a boolean',
+        () => new Conversation({ store, agents: { id: 'a', model }, continueAtBoundary: 'yes' as never }),
+      ],
     ];
     for (const [what, make] of bad) expect(make, what).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
     await expect(conversation.send('../etc', 'hi')).rejects.toMatchObject({ code: 'INVALID_ID' });
     // Knowledge session ids are derived from user ids: a turn must not squat another user's.
-    await expect(conversation.send(knowledgeSessionId('victim'), 'hi', { userId: 'attacker' })).rejects.toMatchObject({ code: 'INVALID_ID' });
+    await expect(conversation.send(knowledgeSessionId('victim'), 'hi', { userId: 'attacker' })).rejects.toMatchObject({
+      code: 'INVALID_ID',
+    });
     expect(await store.get(knowledgeSessionId('victim'))).toBeUndefined();
     await expect(conversation.send('s1', '')).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
     await expect(conversation.send('s1', [])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     // Entries that are not messages at all are typed errors too, not a TypeError from reading their id.
-    for (const entry of [null, 42, 'hi']) await expect(conversation.send('s1', [Message.user('ok'), entry as never])).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
-    await expect(conversation.send('s1', 'hi', { signal: 'stop' as never })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    for (const entry of [null, 42, 'hi'])
+      await expect(conversation.send('s1', [Message.user('ok'), entry as never])).rejects.toMatchObject({
+        code: 'INVALID_MESSAGE',
+      });
+    await expect(conversation.send('s1', 'hi', { signal: 'stop' as never })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
   });
 });

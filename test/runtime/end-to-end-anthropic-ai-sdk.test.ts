@@ -43,7 +43,9 @@ describe('Conversation through the @anthropic-ai/sdk client', () => {
   function conversationOver(store: Awaited<ReturnType<typeof openStoreOf>>['store']): Conversation {
     const client = new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
     const model = anthropicModel({ client, model: 'claude-sonnet-4-6', maxTokens: 1024 });
-    return closeAfterTest(new Conversation({ store, agents: { id: 'claude', model, tools: [weather], system: 'You report the weather.' } }));
+    return closeAfterTest(
+      new Conversation({ store, agents: { id: 'claude', model, tools: [weather], system: 'You report the weather.' } }),
+    );
   }
 
   it('runs the tool loop, sends thinking blocks back with their signatures, and keeps them for the next turn', async () => {
@@ -59,7 +61,9 @@ describe('Conversation through the @anthropic-ai/sdk client', () => {
     const second = body(1) as { system: unknown; messages: Array<{ role: string; content: unknown }> };
     expect(second.system).toEqual([{ type: 'text', text: 'You report the weather.' }]);
     expect(second.messages[1]).toEqual({ role: 'assistant', content: recorded });
-    expect(second.messages[2]?.content).toEqual([expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_01ThinkingWeather000001' })]);
+    expect(second.messages[2]?.content).toEqual([
+      expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_01ThinkingWeather000001' }),
+    ]);
     expect(formats.anthropic.validate({ messages: second.messages })).toEqual([]);
 
     // The next turn, from the store, sends the same blocks again.
@@ -68,7 +72,14 @@ describe('Conversation through the @anthropic-ai/sdk client', () => {
     const third = body(2) as { messages: Array<{ role: string; content: unknown }> };
     expect(third.messages[1]).toEqual({ role: 'assistant', content: recorded });
     expect(formats.anthropic.validate({ messages: third.messages })).toEqual([]);
-    expect((await store.load('paris')).messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant']);
+    expect((await store.load('paris')).messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
   });
 
   it('stores nothing when the provider fails in the middle of the tool loop', async () => {
@@ -78,7 +89,11 @@ describe('Conversation through the @anthropic-ai/sdk client', () => {
     await conversation.send('paris', 'Hello');
     const before = await snapshot(store, 'paris');
     server.enqueue(fixture('anthropic', 'tool-use'), fixture('anthropic', 'error-529'));
-    await expect(conversation.send('paris', 'Weather in Paris?')).rejects.toMatchObject({ code: 'MODEL_FAILED', retryable: true, status: 529 });
+    await expect(conversation.send('paris', 'Weather in Paris?')).rejects.toMatchObject({
+      code: 'MODEL_FAILED',
+      retryable: true,
+      status: 529,
+    });
     expect(await snapshot(store, 'paris')).toEqual(before);
   });
 });
@@ -88,7 +103,9 @@ describe('Conversation through generateText of ai', () => {
     const { store } = await openStoreOf('file');
     const provider = createOpenAI({ apiKey: 'test', baseURL: `${server.url}/v1` });
     const model = aiSdkModel({ generateText, model: provider.chat('gpt-4o'), maxRetries: 0 });
-    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'gpt', model, tools: [weather], system: 'You report the weather.' } }));
+    const conversation = closeAfterTest(
+      new Conversation({ store, agents: { id: 'gpt', model, tools: [weather], system: 'You report the weather.' } }),
+    );
     server.enqueue(fixture('ai-sdk', 'parallel-tool-calls'), fixture('ai-sdk', 'after-tool-results'));
     const turn = await conversation.send('trip', 'Weather in Paris and Rome?');
 

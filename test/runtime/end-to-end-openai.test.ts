@@ -28,7 +28,10 @@ const weather: Tool = {
   name: 'get_weather',
   description: 'Current weather of a city.',
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  execute: (args) => ({ city: (args as { city: string }).city, sky: (args as { city: string }).city === 'Paris' ? 'rain' : 'sun' }),
+  execute: (args) => ({
+    city: (args as { city: string }).city,
+    sky: (args as { city: string }).city === 'Paris' ? 'rain' : 'sun',
+  }),
 };
 
 let server: ProtocolServer;
@@ -51,7 +54,12 @@ describe('Conversation through the openai client', () => {
   it('runs parallel tools, sends the system prompt on every call, and stores the turn without it', async () => {
     const { store } = await openStoreOf('sqlite');
     const model = openaiChatModel({ client, model: 'gpt-4.1' });
-    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'forecaster', model, tools: [weather], system: 'You report the weather.' } }));
+    const conversation = closeAfterTest(
+      new Conversation({
+        store,
+        agents: { id: 'forecaster', model, tools: [weather], system: 'You report the weather.' },
+      }),
+    );
     server.enqueue({ body: fixture('chat-parallel-tool-calls') }, { body: textAnswer('Rain in Paris, sun in Tokyo.') });
     const result = await conversation.send('trip', 'Weather in Paris and Tokyo?');
 
@@ -63,7 +71,11 @@ describe('Conversation through the openai client', () => {
       expect(sent(index).tools).toHaveLength(1);
     }
     // The second call carries the calls and both results, in call order, right after them.
-    expect(sent(1).messages.slice(1).map((message) => [message.role, message.tool_call_id ?? null])).toEqual([
+    expect(
+      sent(1)
+        .messages.slice(1)
+        .map((message) => [message.role, message.tool_call_id ?? null]),
+    ).toEqual([
       ['user', null],
       ['assistant', null],
       ['tool', 'call_K6Ka4fY4Q9OsR4lJtN7U0C9a'],
@@ -84,7 +96,12 @@ describe('Conversation through the openai client', () => {
     server.enqueue({ body: textAnswer('Paris.') }, { body: textAnswer('About 2.1 million.') });
     await conversation.send('geo', { id: 'q1', role: 'user', content: 'Capital of France?' });
     await conversation.send('geo', { id: 'q2', role: 'user', content: 'Population?' });
-    expect(sent(1).messages.map((message) => message.content)).toEqual(['Be brief.', 'Capital of France?', 'Paris.', 'Population?']);
+    expect(sent(1).messages.map((message) => message.content)).toEqual([
+      'Be brief.',
+      'Capital of France?',
+      'Paris.',
+      'Population?',
+    ]);
     const retried = await conversation.send('geo', { id: 'q2', role: 'user', content: 'Population?' });
     expect(Message.text(retried.reply)).toBe('About 2.1 million.');
     expect(server.requests).toHaveLength(2);
@@ -114,7 +131,9 @@ describe('Conversation through the openai client', () => {
       controller.abort();
       return { body: textAnswer('too late'), delayMs: 2_000 };
     });
-    await expect(conversation.send('s1', 'hello', { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(conversation.send('s1', 'hello', { signal: controller.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     expect(await store.get('s1')).toBeUndefined();
   });
 });
@@ -122,13 +141,38 @@ describe('Conversation through the openai client', () => {
 describe('chatWithState through the openai client', () => {
   it('carries the history in the state, the preamble only on the wire', async () => {
     const model = openaiChatModel({ client, model: 'gpt-4.1' });
-    server.enqueue({ body: fixture('chat-parallel-tool-calls') }, { body: textAnswer('Rain and sun.') }, { body: textAnswer('Pack an umbrella.') });
-    const first = await chatWithState(model, undefined, [Message.system('Today is Monday.'), Message.user('Weather in Paris and Tokyo?')], { tools: [weather] });
+    server.enqueue(
+      { body: fixture('chat-parallel-tool-calls') },
+      { body: textAnswer('Rain and sun.') },
+      { body: textAnswer('Pack an umbrella.') },
+    );
+    const first = await chatWithState(
+      model,
+      undefined,
+      [Message.system('Today is Monday.'), Message.user('Weather in Paris and Tokyo?')],
+      { tools: [weather] },
+    );
     const second = await chatWithState(model, first.state, 'What should I pack?', { system: 'Today is Tuesday.' });
-    expect(sent(2).messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'user']);
+    expect(sent(2).messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'user',
+    ]);
     expect(sent(2).messages[0]?.content).toBe('Today is Tuesday.');
     const decoded = decodeState(second.state, { provider: 'openaiChat' });
-    expect(decoded.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'user', 'assistant']);
+    expect(decoded.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(decoded.processedLength).toBe(7);
   });
 });

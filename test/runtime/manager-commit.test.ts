@@ -61,7 +61,9 @@ describe.each(STORE_KINDS)('SessionManager.commit on the %s store', (kind) => {
     const base = await manager.load('s1');
     await manager.append('s1', Message.user('appended meanwhile'));
     const before = await snapshot(store, 's1');
-    await expect(manager.commit(base, { messages: [Message.user('late')] })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(manager.commit(base, { messages: [Message.user('late')] })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     expect(await snapshot(store, 's1')).toEqual(before);
     await manager.close();
   });
@@ -73,9 +75,13 @@ describe.each(STORE_KINDS)('SessionManager.commit on the %s store', (kind) => {
     const base = await manager.load('s1');
     await store.append('s1', [Message.user('from another process')]);
     const before = await snapshot(store, 's1');
-    await expect(manager.commit(base, { messages: [Message.user('mine')] })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(manager.commit(base, { messages: [Message.user('mine')] })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     expect(await snapshot(store, 's1')).toEqual(before);
-    expect((await manager.load('s1')).messages.map((message) => Message.text(message))).toEqual(['from another process']);
+    expect((await manager.load('s1')).messages.map((message) => Message.text(message))).toEqual([
+      'from another process',
+    ]);
     await manager.close();
   });
 });
@@ -85,12 +91,17 @@ describe('SessionManager.commit paths', () => {
     const { store, calls } = counting(memoryStore());
     const manager = managerOver(store);
     const base = Session.create({ id: 'fresh', userId: 'u1' });
-    const stored = await manager.commit(base, { agentId: 'a', messages: [Message.user('hi'), Message.assistant('hello')] });
+    const stored = await manager.commit(base, {
+      agentId: 'a',
+      messages: [Message.user('hi'), Message.assistant('hello')],
+    });
     expect(calls).toEqual(['save']);
     expect((await store.load('fresh')).agentId).toBe('a');
     expect(stored.version).toBe((await store.load('fresh')).version);
     const again = Session.create({ id: 'fresh' });
-    await expect(manager.commit(again, { messages: [Message.user('second creator')] })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(manager.commit(again, { messages: [Message.user('second creator')] })).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     expect((await store.load('fresh')).messages).toHaveLength(2);
     await manager.close();
   });
@@ -112,12 +123,22 @@ describe('SessionManager.commit paths', () => {
   it('replaces the history with one compare-and-replace when the change gives one', async () => {
     const { store, calls } = counting(memoryStore());
     const manager = managerOver(store);
-    const base = await manager.create({ id: 's1', messages: [Message.user('old'), Message.assistant('older answer'), Message.user('q')] });
+    const base = await manager.create({
+      id: 's1',
+      messages: [Message.user('old'), Message.assistant('older answer'), Message.user('q')],
+    });
     calls.length = 0;
     const summary = Message.context('summary of the old turn');
-    const stored = await manager.commit(base, { history: [summary, ...base.messages.slice(2)], messages: [Message.assistant('a')] });
+    const stored = await manager.commit(base, {
+      history: [summary, ...base.messages.slice(2)],
+      messages: [Message.assistant('a')],
+    });
     expect(calls).toEqual(['save']);
-    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual(['summary of the old turn', 'q', 'a']);
+    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual([
+      'summary of the old turn',
+      'q',
+      'a',
+    ]);
     expect(shape(stored)).toEqual(shape(await store.load('s1')));
     await manager.close();
   });
@@ -143,11 +164,19 @@ describe('SessionManager.commit paths', () => {
     const before = await snapshot(store, 's1');
     await expect(manager.commit(base, {} as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(manager.commit({} as Session, { messages: [] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(manager.commit(base, { messages: [{ role: 'user' } as never] })).rejects.toMatchObject({ code: 'INVALID_MESSAGE' });
+    await expect(manager.commit(base, { messages: [{ role: 'user' } as never] })).rejects.toMatchObject({
+      code: 'INVALID_MESSAGE',
+    });
     const twice = Message.user('twice');
-    await expect(manager.commit(base, { messages: [twice, twice] })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(manager.commit(base, { messages: [Message.user('b')], variables: JSON.parse('{"__proto__": 1}') as never })).rejects.toMatchObject({ code: 'INVALID_SESSION' });
-    await expect(manager.commit(base, { messages: [Message.user('b')], lastUsage: { inputTokens: -1, messageCount: 1 } })).rejects.toMatchObject({ code: 'INVALID_SESSION' });
+    await expect(manager.commit(base, { messages: [twice, twice] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    await expect(
+      manager.commit(base, { messages: [Message.user('b')], variables: JSON.parse('{"__proto__": 1}') as never }),
+    ).rejects.toMatchObject({ code: 'INVALID_SESSION' });
+    await expect(
+      manager.commit(base, { messages: [Message.user('b')], lastUsage: { inputTokens: -1, messageCount: 1 } }),
+    ).rejects.toMatchObject({ code: 'INVALID_SESSION' });
     expect(await snapshot(store, 's1')).toEqual(before);
     await manager.close();
   });
@@ -156,7 +185,10 @@ describe('SessionManager.commit paths', () => {
     const store = memoryStore();
     const manager = managerOver(store);
     const base = await manager.create({ id: 's1', messages: [Message.user('a')] });
-    const measured = await manager.commit(base, { messages: [Message.assistant('b')], lastUsage: { inputTokens: 5, messageCount: 1 } });
+    const measured = await manager.commit(base, {
+      messages: [Message.assistant('b')],
+      lastUsage: { inputTokens: 5, messageCount: 1 },
+    });
     expect((await store.load('s1')).lastUsage).toEqual({ inputTokens: 5, messageCount: 1 });
     await manager.commit(measured, { messages: [Message.user('c')], lastUsage: null });
     expect((await store.load('s1')).lastUsage).toBeUndefined();

@@ -33,7 +33,11 @@ describe('memoryTools', () => {
     expect(toolResults(first.messages)).toEqual(['{"remembered":"The user’s dog is called Rex."}']);
 
     const second = await conversation.send('tuesday', "What is my dog's name?", { userId: 'alice' });
-    const hits = JSON.parse(toolResults(second.messages)[0] as string) as Array<{ text: string; source: string; sessionId: string }>;
+    const hits = JSON.parse(toolResults(second.messages)[0] as string) as Array<{
+      text: string;
+      source: string;
+      sessionId: string;
+    }>;
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.some((hit) => hit.text.includes('Rex'))).toBe(true);
     expect(hits.every((hit) => hit.sessionId === 'monday' || hit.source === 'knowledge')).toBe(true);
@@ -67,7 +71,12 @@ describe('memoryTools', () => {
     const store = memoryStore();
     const handle = createSessionHandle({ store, sessionId: 'notes', userId: 'bob' });
     const [recall, remember] = memoryTools(handle);
-    const context = { sessionId: 'unused', toolCallId: 't', memory: undefined as never, signal: new AbortController().signal };
+    const context = {
+      sessionId: 'unused',
+      toolCallId: 't',
+      memory: undefined as never,
+      signal: new AbortController().signal,
+    };
     await remember?.execute({ text: 'Bob prefers tea over coffee.' }, context);
     const hits = (await recall?.execute({ query: 'tea coffee' }, context)) as Array<{ text: string; source: string }>;
     expect(hits[0]).toMatchObject({ text: 'Bob prefers tea over coffee.', source: 'knowledge' });

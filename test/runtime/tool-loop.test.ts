@@ -30,7 +30,12 @@ function loopInput(model: ToolLoopInput['model'], tools: Tool[], extra: Partial<
 }
 
 /** The report of a crude compaction by `strategy` that kept the last `keep` of `messages`. */
-function keptLast(messages: readonly Message[], keep: number, strategy: string, tokens = { before: 0, after: 0 }): CompactionResult {
+function keptLast(
+  messages: readonly Message[],
+  keep: number,
+  strategy: string,
+  tokens = { before: 0, after: 0 },
+): CompactionResult {
   return {
     messages: messages.slice(-keep),
     compacted: true,
@@ -93,7 +98,11 @@ describe('the tool loop', () => {
     ]);
     const result = await runToolLoop(loopInput(model, [tool, ordered]));
     expect(peak()).toBe(3);
-    expect(result.messages.filter((message) => message.role === 'tool').map((message) => [message.toolCallId, Message.text(message)])).toEqual([
+    expect(
+      result.messages
+        .filter((message) => message.role === 'tool')
+        .map((message) => [message.toolCallId, Message.text(message)]),
+    ).toEqual([
       ['a', '{"n":1}'],
       ['b', '{"n":2}'],
       ['c', '{"n":3}'],
@@ -106,7 +115,9 @@ describe('the tool loop', () => {
     const signals: AbortSignal[] = [];
     const keep: Tool = { name: 'keep', execute: (_args, context) => (signals.push(context.signal), 'kept') };
     const model = scriptedModel([callTools([{ name: 'keep' }, { name: 'keep' }]), say('done')]);
-    const conversation = closeAfterTest(new Conversation({ store: memoryStore(), agents: { id: 'a', model, tools: [keep] } }));
+    const conversation = closeAfterTest(
+      new Conversation({ store: memoryStore(), agents: { id: 'a', model, tools: [keep] } }),
+    );
     const caller = new AbortController();
     await conversation.send('s', 'go', { signal: caller.signal });
     expect(signals).toHaveLength(2);
@@ -118,7 +129,10 @@ describe('the tool loop', () => {
 
   it('bounds the calls running at once by toolConcurrency', async () => {
     const { tool, peak } = overlapTool();
-    const model = scriptedModel([callTools([1, 2, 3, 4, 5].map((n) => ({ name: 'slow', arguments: { n } }))), say('done')]);
+    const model = scriptedModel([
+      callTools([1, 2, 3, 4, 5].map((n) => ({ name: 'slow', arguments: { n } }))),
+      say('done'),
+    ]);
     await runToolLoop(loopInput(model, [tool], { toolConcurrency: 2 }));
     expect(peak()).toBe(2);
   });
@@ -148,35 +162,73 @@ describe('the tool loop', () => {
     ]);
     const result = await runToolLoop(loopInput(model, tools));
     const results = result.messages.filter((message) => message.role === 'tool');
-    expect(results.map((message) => message.metadata.toolError ?? null)).toEqual(['failed', 'unknown_tool', 'invalid_arguments', 'invalid_result', null, null]);
+    expect(results.map((message) => message.metadata.toolError ?? null)).toEqual([
+      'failed',
+      'unknown_tool',
+      'invalid_arguments',
+      'invalid_result',
+      null,
+      null,
+    ]);
     const texts = results.map((message) => Message.text(message));
     expect(texts[0]).toBe('Error: boom failed: the disk is full');
-    expect(texts[1]).toMatch(/^Error: there is no tool named "missing_tool"; available tools: boom, big, nothing, text\.$/);
+    expect(texts[1]).toMatch(
+      /^Error: there is no tool named "missing_tool"; available tools: boom, big, nothing, text\.$/,
+    );
     expect(texts[2]).toMatch(/^Error: the arguments of text are not valid JSON/);
     expect(texts[3]).toMatch(/^Error: the result of big could not be sent/);
     expect(texts.slice(4)).toEqual(['null', 'plain text stays plain']);
     // The next call carried every result back to the model.
-    expect(model.requests[1]?.messages.slice(-6).map((message) => message.toolCallId)).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(model.requests[1]?.messages.slice(-6).map((message) => message.toolCallId)).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+    ]);
     expect(Message.text(result.reply)).toBe('I handled the errors');
   });
 
   it('passes tool specs without their execute functions, and none when there are no tools', async () => {
-    const tool: Tool = { name: 'lookup', description: 'Looks things up.', parameters: { type: 'object', properties: { q: { type: 'string' } } }, execute: () => 'x' };
+    const tool: Tool = {
+      name: 'lookup',
+      description: 'Looks things up.',
+      parameters: { type: 'object', properties: { q: { type: 'string' } } },
+      execute: () => 'x',
+    };
     const model = scriptedModel([say('a'), say('b')]);
     await runToolLoop(loopInput(model, [tool]));
     await runToolLoop(loopInput(model, []));
-    expect(model.requests[0]?.tools).toEqual([{ name: 'lookup', description: 'Looks things up.', parameters: { type: 'object', properties: { q: { type: 'string' } } } }]);
+    expect(model.requests[0]?.tools).toEqual([
+      {
+        name: 'lookup',
+        description: 'Looks things up.',
+        parameters: { type: 'object', properties: { q: { type: 'string' } } },
+      },
+    ]);
     expect(model.requests[1]?.tools).toBeUndefined();
   });
 
   it('rejects an answer that is not an assistant message as MODEL_FAILED', async () => {
-    const model = scriptedModel([{ message: Message.user('I am not the assistant'), finishReason: 'stop' }, { message: { role: 'assistant', content: '' } as never, finishReason: 'stop' }]);
-    await expect(runToolLoop(loopInput(model, []))).rejects.toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('role user') });
-    await expect(runToolLoop(loopInput(model, []))).rejects.toMatchObject({ code: 'MODEL_FAILED', message: expect.stringContaining('not a valid message') });
+    const model = scriptedModel([
+      { message: Message.user('I am not the assistant'), finishReason: 'stop' },
+      { message: { role: 'assistant', content: '' } as never, finishReason: 'stop' },
+    ]);
+    await expect(runToolLoop(loopInput(model, []))).rejects.toMatchObject({
+      code: 'MODEL_FAILED',
+      message: expect.stringContaining('role user'),
+    });
+    await expect(runToolLoop(loopInput(model, []))).rejects.toMatchObject({
+      code: 'MODEL_FAILED',
+      message: expect.stringContaining('not a valid message'),
+    });
   });
 
   it('ignores malformed usage instead of failing the turn', async () => {
-    const model = scriptedModel([{ message: Message.assistant('hi'), usage: { inputTokens: -3 } as never, finishReason: 'stop' }]);
+    const model = scriptedModel([
+      { message: Message.assistant('hi'), usage: { inputTokens: -3 } as never, finishReason: 'stop' },
+    ]);
     const result = await runToolLoop(loopInput(model, []));
     expect(result.usage).toEqual({ inputTokens: 0 });
     expect(result.measured).toBeUndefined();
@@ -197,8 +249,15 @@ describe('compaction timing', () => {
     };
     const store = memoryStore();
     const echo: Tool = { name: 'echo', execute: (args) => args };
-    const model = scriptedModel([callTools([{ name: 'echo' }]), callTools([{ name: 'echo' }]), say('final one'), say('final two')]);
-    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model, tools: [echo] }, compactor }));
+    const model = scriptedModel([
+      callTools([{ name: 'echo' }]),
+      callTools([{ name: 'echo' }]),
+      say('final one'),
+      say('final two'),
+    ]);
+    const conversation = closeAfterTest(
+      new Conversation({ store, agents: { id: 'a', model, tools: [echo] }, compactor }),
+    );
     const first = await conversation.send('s1', 'use tools twice');
     expect(seen).toHaveLength(1);
     for (const history of seen) {
@@ -206,10 +265,19 @@ describe('compaction timing', () => {
       expect(last.role).toBe('assistant');
       expect(last.toolCalls).toBeUndefined();
     }
-    expect(seen[0]?.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(seen[0]?.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
     expect(first.compaction?.compacted).toBe(true);
     // Stored compacted, with expectedVersion, and the turn's messages reported as appended.
-    expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(first.session.messages.map((message) => message.id));
+    expect((await store.load('s1')).messages.map((message) => message.id)).toEqual(
+      first.session.messages.map((message) => message.id),
+    );
     expect(first.session.messages).toHaveLength(2);
     expect(first.messages).toHaveLength(6);
     await conversation.send('s1', 'again');
@@ -231,7 +299,11 @@ describe('compaction timing', () => {
     const result = await conversation.send('s1', 'hi');
     expect(result.compaction).toMatchObject({ compacted: false, error: { code: 'CONFLICT' } });
     expect(result.session.messages.map((message) => Message.text(message))).toEqual(['hi', 'kept answer']);
-    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual(['hi', 'kept answer', 'from elsewhere']);
+    expect((await store.load('s1')).messages.map((message) => Message.text(message))).toEqual([
+      'hi',
+      'kept answer',
+      'from elsewhere',
+    ]);
     // The conversation read the store again: its next turn builds on the other writer's message.
     model.push((request) => say(`seen ${request.messages.length}`));
     expect(Message.text((await conversation.send('s1', 'next')).reply)).toBe('seen 4');
@@ -239,7 +311,11 @@ describe('compaction timing', () => {
 
   it("uses its manager's compactor when it has none of its own, stored after the final answer", async () => {
     const store = memoryStore();
-    const manager = new SessionManager({ store, autoSaveIntervalMs: false, compactor: messageLimit({ maxMessages: 2 }) });
+    const manager = new SessionManager({
+      store,
+      autoSaveIntervalMs: false,
+      compactor: messageLimit({ maxMessages: 2 }),
+    });
     const model = scriptedModel([say('a1'), say('a2')]);
     const conversation = closeAfterTest(new Conversation({ manager, agents: { id: 'a', model } }));
     expect((await conversation.send('s1', 'q1')).compaction).toBeUndefined();

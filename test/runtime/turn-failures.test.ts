@@ -25,7 +25,11 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
   it('keeps the session as it was when the model fails, with the provider error typed', async () => {
     const { store, model, conversation, before } = await setup();
     model.push({ error: Object.assign(new Error('upstream exploded'), { status: 500 }) });
-    await expect(conversation.send('s1', 'second question')).rejects.toMatchObject({ code: 'MODEL_FAILED', status: 500, retryable: true });
+    await expect(conversation.send('s1', 'second question')).rejects.toMatchObject({
+      code: 'MODEL_FAILED',
+      status: 500,
+      retryable: true,
+    });
     model.push({ error: Object.assign(new Error('slow down'), { status: 429 }) });
     await expect(conversation.send('s1', 'second question')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(await snapshot(store, 's1')).toEqual(before);
@@ -42,8 +46,16 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     let runs = 0;
     const counted: Tool = { name: 'noop', execute: () => `run ${++runs}` };
     const { store, model, conversation, before } = await setup([counted], { maxIterations: 3 });
-    model.push(callTools([{ name: 'noop' }]), callTools([{ name: 'noop' }]), callTools([{ name: 'noop' }]), say('never reached'));
-    await expect(conversation.send('s1', 'loop forever')).rejects.toMatchObject({ code: 'TOOL_LOOP_LIMIT', details: { maxIterations: 3 } });
+    model.push(
+      callTools([{ name: 'noop' }]),
+      callTools([{ name: 'noop' }]),
+      callTools([{ name: 'noop' }]),
+      say('never reached'),
+    );
+    await expect(conversation.send('s1', 'loop forever')).rejects.toMatchObject({
+      code: 'TOOL_LOOP_LIMIT',
+      details: { maxIterations: 3 },
+    });
     // The third answer's tools are not run: their results could never reach the model.
     expect(runs).toBe(2);
     expect(model.requests).toHaveLength(1 + 3);
@@ -63,7 +75,9 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     };
     const { store, model, conversation, before } = await setup([stuck]);
     model.push(callTools([{ name: 'noop' }]), say('never reached'));
-    await expect(conversation.send('s1', 'start the slow tool', { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(conversation.send('s1', 'start the slow tool', { signal: controller.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     expect(toolSignal?.aborted).toBe(true);
     expect(model.requests).toHaveLength(2);
     expect(await snapshot(store, 's1')).toEqual(before);
@@ -81,20 +95,30 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
         controller.abort();
         await gate;
         // Temp and session values die with the turn; user values and knowledge would outlive it.
-        reportLate(Promise.all([
-          context.memory.store('note', 'after the turn', { scope: 'temp' }),
-          context.memory.store('note', 'after the turn', { scope: 'user' }).then(() => 'stored', (error: { code?: string }) => String(error.code)),
-          context.memory.remember('written after the turn').then(() => 'stored', (error: { code?: string }) => String(error.code)),
-        ]).then(([, user, knowledge]) => `${user} ${knowledge}`));
+        reportLate(
+          Promise.all([
+            context.memory.store('note', 'after the turn', { scope: 'temp' }),
+            context.memory.store('note', 'after the turn', { scope: 'user' }).then(
+              () => 'stored',
+              (error: { code?: string }) => String(error.code),
+            ),
+            context.memory.remember('written after the turn').then(
+              () => 'stored',
+              (error: { code?: string }) => String(error.code),
+            ),
+          ]).then(([, user, knowledge]) => `${user} ${knowledge}`),
+        );
         return 'done';
       },
     };
     const { store } = await openStoreOf(kind);
     const model = scriptedModel([callTools([{ name: 'noop' }])]);
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model, tools: [stubborn] } }));
-    await expect(conversation.send('s1', 'go', { userId: 'u1', signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(conversation.send('s1', 'go', { userId: 'u1', signal: controller.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     resume();
-    expect(await (await late)).toBe('ABORTED ABORTED');
+    expect(await await late).toBe('ABORTED ABORTED');
     expect(await store.values.get({ scope: 'user', userId: 'u1' }, 'note')).toBeUndefined();
     expect(await store.list()).toEqual([]);
   });
@@ -106,9 +130,13 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
       queueMicrotask(() => controller.abort());
       return (waitForAbort() as (r: typeof request) => Promise<never>)(request);
     });
-    await expect(conversation.send('s1', 'second', { signal: controller.signal })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(conversation.send('s1', 'second', { signal: controller.signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     const calls = model.requests.length;
-    await expect(conversation.send('s1', 'third', { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(conversation.send('s1', 'third', { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
     expect(model.requests).toHaveLength(calls);
     expect(await snapshot(store, 's1')).toEqual(before);
   });
@@ -121,7 +149,11 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     });
     await expect(conversation.send('s1', 'second question')).rejects.toMatchObject({ code: 'CONFLICT' });
     const stored = await store.load('s1');
-    expect(stored.messages.map((message) => Message.text(message))).toEqual(['first question', 'first answer', 'written by someone else']);
+    expect(stored.messages.map((message) => Message.text(message))).toEqual([
+      'first question',
+      'first answer',
+      'written by someone else',
+    ]);
     // The next turn reads the store again and sees the other writer's message.
     model.push((request) => say(`I see ${request.messages.length} messages`));
     const retried = await conversation.send('s1', 'second question');
@@ -139,7 +171,12 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     });
     await expect(conversation.send('s1', 'second question')).rejects.toMatchObject({ code: 'CONFLICT' });
     const stored = await store.load('s1');
-    expect(stored.messages.map((message) => Message.text(message))).toEqual(['first question', 'first answer', 'meanwhile, elsewhere', 'the other answer']);
+    expect(stored.messages.map((message) => Message.text(message))).toEqual([
+      'first question',
+      'first answer',
+      'meanwhile, elsewhere',
+      'the other answer',
+    ]);
     expect(before).not.toEqual(await snapshot(store, 's1'));
   });
 
@@ -155,7 +192,10 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     ]);
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model } }));
     await expect(conversation.send('fresh', 'hello')).rejects.toMatchObject({ code: 'CONFLICT' });
-    expect((await store.load('fresh')).messages.map((message) => Message.text(message))).toEqual(['created elsewhere', 'theirs']);
+    expect((await store.load('fresh')).messages.map((message) => Message.text(message))).toEqual([
+      'created elsewhere',
+      'theirs',
+    ]);
   });
 
   it('stores session values a tool set with the turn, in the same write, and drops them with a failed turn', async () => {
@@ -164,7 +204,10 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
       async execute(args, context) {
         await context.memory.store('mood', (args as { mood: string }).mood);
         await context.memory.store('scratch', 'for this turn only', { scope: 'temp' });
-        return { saw: (await context.memory.get('scratch', { scope: 'temp' })) ?? null, before: (await context.memory.get('mood')) ?? null };
+        return {
+          saw: (await context.memory.get('scratch', { scope: 'temp' })) ?? null,
+          before: (await context.memory.get('mood')) ?? null,
+        };
       },
     };
     const { store, model, conversation, before } = await setup([setter]);
@@ -180,7 +223,11 @@ describe.each(STORE_KINDS)('a failed turn on the %s store', (kind) => {
     // Messages, variables and usage in one append: one version step.
     expect(stored.version).toBe(version + 1);
     // The temp value lived for that turn only.
-    const reader: Tool = { name: 'noop', execute: async (_args, context) => (await context.memory.get('scratch', { scope: 'temp', default: 'gone' })) ?? null };
+    const reader: Tool = {
+      name: 'noop',
+      execute: async (_args, context) =>
+        (await context.memory.get('scratch', { scope: 'temp', default: 'gone' })) ?? null,
+    };
     const next = closeAfterTest(new Conversation({ store, agents: { id: 'a', model, tools: [reader] } }));
     model.push(callTools([{ name: 'noop' }]), say('checked'));
     const checked = await next.send('s1', 'is the scratch value still there?');

@@ -15,7 +15,19 @@
  * the journal is copied aside, and version and sequence numbers continue above everything the
  * damaged journal claimed.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,15 +66,24 @@ async function prepare(): Promise<Layout> {
   // A tiny threshold: the one large append below triggers exactly one fold.
   const folding = fileStore(directory, { foldBytes: 1 });
   const first = [Message.system('You are terse.', { id: 'm0' }), Message.user('the first question', { id: 'm1' })];
-  const more = Array.from({ length: 4 }, (_, index) => Message.assistant(`answer ${index + 2}`, { id: `m${index + 2}` }));
+  const more = Array.from({ length: 4 }, (_, index) =>
+    Message.assistant(`answer ${index + 2}`, { id: `m${index + 2}` }),
+  );
   await folding.save(Session.create({ id: ID, userId: 'u' }).append(...first, ...more));
   await folding.append(ID, [Message.user('x'.repeat(3000), { id: 'm6' })]);
   await folding.close();
   const plain = fileStore(directory);
-  for (let index = 7; index <= 10; index += 1) await plain.append(ID, [Message.assistant(`later answer ${index}`, { id: `m${index}` })]);
+  for (let index = 7; index <= 10; index += 1)
+    await plain.append(ID, [Message.assistant(`later answer ${index}`, { id: `m${index}` })]);
   await plain.close();
   const dir = join(directory, 'sessions', ID);
-  const layout = { directory, snapshot: join(dir, 'snapshot'), backup: join(dir, 'snapshot.bak'), previous: join(dir, 'journal.1'), journal: join(dir, 'journal.2') };
+  const layout = {
+    directory,
+    snapshot: join(dir, 'snapshot'),
+    backup: join(dir, 'snapshot.bak'),
+    previous: join(dir, 'journal.1'),
+    journal: join(dir, 'journal.2'),
+  };
   // The layout the tests rely on.
   expect(readdirSync(dir).sort()).toEqual(['journal.1', 'journal.2', 'snapshot', 'snapshot.bak', 'watermark']);
   expect(decodeSnapshot(readFileSync(layout.backup)).messages.map((record) => record.id)).toEqual(ALL.slice(0, 6));
@@ -108,7 +129,9 @@ function damage(file: string, how: Damage | 'intact'): void {
 function keptAside(directory: string): string[] {
   const lostAndFound = join(directory, 'lost+found');
   if (!existsSync(lostAndFound)) return [];
-  return readdirSync(lostAndFound).flatMap((folder) => readdirSync(join(lostAndFound, folder)).map((file) => `lost+found/${folder}/${file}`));
+  return readdirSync(lostAndFound).flatMap((folder) =>
+    readdirSync(join(lostAndFound, folder)).map((file) => `lost+found/${folder}/${file}`),
+  );
 }
 
 /** Writes the session's high-water mark as a crash before its next update would have left it. */
@@ -122,7 +145,9 @@ async function load(directory: string): Promise<{ session: Session; reports: Dam
   const store = fileStore(directory, { onDamage: (report) => reports.push(report) });
   const session = await store.load(ID);
   await store.close();
-  const again = fileStore(directory, { onDamage: (report) => reports.push({ ...report, reason: `second load: ${report.reason}` }) });
+  const again = fileStore(directory, {
+    onDamage: (report) => reports.push({ ...report, reason: `second load: ${report.reason}` }),
+  });
   const second = await again.load(ID);
   await again.close();
   expect(second.messages.map((message) => message.id)).toEqual(session.messages.map((message) => message.id));
@@ -171,12 +196,16 @@ describe('file store: snapshot and backup damage', () => {
       it(`snapshot ${snapshotDamage}, backup ${backupDamage}: a recovery session takes the id, the files are kept aside`, async () => {
         const layout = await prepare();
         const before = Object.fromEntries(
-          [layout.snapshot, layout.backup, layout.previous, layout.journal].filter((file) => existsSync(file)).map((file) => [file.split('/').pop(), readFileSync(file)]),
+          [layout.snapshot, layout.backup, layout.previous, layout.journal]
+            .filter((file) => existsSync(file))
+            .map((file) => [file.split('/').pop(), readFileSync(file)]),
         );
         damage(layout.snapshot, snapshotDamage);
         damage(layout.backup, backupDamage);
         const damaged = Object.fromEntries(
-          [layout.snapshot, layout.backup, layout.previous, layout.journal].filter((file) => existsSync(file)).map((file) => [file.split('/').pop(), readFileSync(file)]),
+          [layout.snapshot, layout.backup, layout.previous, layout.journal]
+            .filter((file) => existsSync(file))
+            .map((file) => [file.split('/').pop(), readFileSync(file)]),
         );
         const { session, reports } = await load(layout.directory);
         expect(session.id).toBe(ID);
@@ -190,7 +219,8 @@ describe('file store: snapshot and backup damage', () => {
         const aside = keptAside(layout.directory);
         expect([...aside].sort()).toEqual([...(session.metadata.keptAside as string[])].sort());
         expect(aside.map((file) => file.split('/').pop()).sort()).toEqual(Object.keys(damaged).sort());
-        for (const file of aside) expect(readFileSync(join(layout.directory, file))).toEqual(damaged[file.split('/').pop() as string]);
+        for (const file of aside)
+          expect(readFileSync(join(layout.directory, file))).toEqual(damaged[file.split('/').pop() as string]);
         expect(Object.keys(before).length).toBeGreaterThanOrEqual(aside.length);
         // The recovery session is stored: listed, appendable.
         const store = fileStore(layout.directory);
@@ -259,15 +289,28 @@ describe('file store: journal damage', () => {
   });
 
   /** Checks a session lost exactly `lost` of what it acknowledged, says so, and never gives a version or seq twice. */
-  async function expectLoss(layout: Layout, kept: readonly string[], lost: { fromSeq: number; fromVersion: number }, reports: DamageReport[], session: Session): Promise<void> {
-    const notice = { fromSeq: lost.fromSeq, toSeq: REACHED.lastSeq, fromVersion: lost.fromVersion, toVersion: REACHED.version };
+  async function expectLoss(
+    layout: Layout,
+    kept: readonly string[],
+    lost: { fromSeq: number; fromVersion: number },
+    reports: DamageReport[],
+    session: Session,
+  ): Promise<void> {
+    const notice = {
+      fromSeq: lost.fromSeq,
+      toSeq: REACHED.lastSeq,
+      fromVersion: lost.fromVersion,
+      toVersion: REACHED.version,
+    };
     // The session tells the loss: a context message at the point it resumes, and its metadata.
     expect(ids(session)).toEqual([...kept, `recovery-v${REACHED.version + 1}`]);
     const told = session.messages.at(-1) as Message;
     expect(told.category).toBe('context');
     expect(Message.text(told)).toContain(`Saved messages ${notice.fromSeq}–${notice.toSeq}`);
     expect(told.seq).toBe(REACHED.lastSeq + 1);
-    expect(session.metadata.recovery).toEqual([expect.objectContaining({ id: `recovery-v${REACHED.version + 1}`, kind: expect.any(String), lost: notice })]);
+    expect(session.metadata.recovery).toEqual([
+      expect.objectContaining({ id: `recovery-v${REACHED.version + 1}`, kind: expect.any(String), lost: notice }),
+    ]);
     // Reported once, with the notice; the versions moved above the mark (the notice is one more version).
     expect(reports.filter((report) => report.notice !== undefined)).toHaveLength(1);
     expect(reports.find((report) => report.notice !== undefined)?.notice?.lost).toEqual(notice);
@@ -275,7 +318,9 @@ describe('file store: journal damage', () => {
     const store = fileStore(layout.directory);
     try {
       // A writer that held the last acknowledged version is refused, never accepted on a rewound session.
-      await expect(store.append(ID, [Message.user('stale', { id: 'stale' })], { expectedVersion: REACHED.version })).rejects.toMatchObject({ code: 'CONFLICT' });
+      await expect(
+        store.append(ID, [Message.user('stale', { id: 'stale' })], { expectedVersion: REACHED.version }),
+      ).rejects.toMatchObject({ code: 'CONFLICT' });
       const result = await store.append(ID, [Message.user('after the damage', { id: 'm11' })]);
       expect(result.appended[0]?.seq).toBe(REACHED.lastSeq + 2);
       expect(result.version).toBe(REACHED.version + 3);
@@ -369,7 +414,11 @@ describe('file store: journal damage', () => {
     const store = fileStore(layout.directory);
     try {
       const [before] = await store.list();
-      expect(before).toMatchObject({ id: ID, version: 2, recovery: [{ id: 'recovery-pending', lost: { fromSeq: 8, toSeq: 11, fromVersion: 3, toVersion: 6 } }] });
+      expect(before).toMatchObject({
+        id: ID,
+        version: 2,
+        recovery: [{ id: 'recovery-pending', lost: { fromSeq: 8, toSeq: 11, fromVersion: 3, toVersion: 6 } }],
+      });
       await store.load(ID);
       const [after] = await store.list();
       expect(after?.recovery?.map((notice) => notice.id)).toEqual(['recovery-v7']);
@@ -400,7 +449,9 @@ describe('file store: journal damage', () => {
     const { session, reports } = await load(second.directory);
     // The backup alone: journal 1 is unreadable, so journal 2 (after it) is never reached.
     expect(reports.map((report) => report.kind)).toEqual(['journal-damaged']);
-    const aside = keptAside(second.directory).map((file) => file.split('/').pop()).sort();
+    const aside = keptAside(second.directory)
+      .map((file) => file.split('/').pop())
+      .sort();
     expect(aside).toEqual(['journal.1', 'journal.2', 'snapshot']);
     expect(reports[0]?.notice?.keptAside.map((file) => file.split('/').pop()).sort()).toEqual(aside);
     await expectLoss(second, ALL.slice(0, 6), { fromSeq: 7, fromVersion: 2 }, reports, session);
@@ -431,7 +482,9 @@ describe('file store: journal damage', () => {
     // The backup holds version 3 (a, b, c): d was acknowledged in the snapshot that is gone.
     expect(loaded.messages.map((message) => message.id)).toEqual(['a', 'b', 'c', 'recovery-v5']);
     expect(loaded.version).toBe(6);
-    expect(reports.map((report) => [report.kind, report.notice?.lost])).toEqual([['restored-from-backup', { fromSeq: 4, toSeq: 4, fromVersion: 4, toVersion: 4 }]]);
+    expect(reports.map((report) => [report.kind, report.notice?.lost])).toEqual([
+      ['restored-from-backup', { fromSeq: 4, toSeq: 4, fromVersion: 4, toVersion: 4 }],
+    ]);
     await expect(again.save(before, { expectedVersion: 4 })).rejects.toMatchObject({ code: 'CONFLICT' });
     const appended = await again.append(ID, [Message.user('e', { id: 'e' })]);
     expect(appended.appended[0]?.seq).toBe(6);
@@ -460,7 +513,9 @@ describe('file store: a first save cut short by a crash', () => {
       expect(await store.list()).toEqual([]);
       expect(await store.delete('c')).toBe(false);
       cutCreation(directory, { 'journal.1': journal });
-      await store.save(Session.create({ id: 'c' }).append(Message.user('now it exists', { id: 'x' })), { expectedVersion: 0 });
+      await store.save(Session.create({ id: 'c' }).append(Message.user('now it exists', { id: 'x' })), {
+        expectedVersion: 0,
+      });
       expect(ids(await store.load('c'))).toEqual(['x']);
       await store.close();
       expect(reports).toEqual([]);

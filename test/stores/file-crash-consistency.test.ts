@@ -35,7 +35,17 @@ import { Session } from '../../src/session/session.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { fileStore, type DamageReport, type FileStoreOptions } from '../../src/stores/file/index.js';
 import { CrashRecorder, describeOp, type Trace, type TraceOp } from '../support/crash-fs.js';
-import { buildState, crashStates, describeSpec, durability, materialize, threeCuts, type CrashStateOptions, type DistinctState, type StateSpec } from '../support/crash-states.js';
+import {
+  buildState,
+  crashStates,
+  describeSpec,
+  durability,
+  materialize,
+  threeCuts,
+  type CrashStateOptions,
+  type DistinctState,
+  type StateSpec,
+} from '../support/crash-states.js';
 
 // ---------------------------------------------------------------------------------------------
 // The workload's events: what it began, and what it was told.
@@ -53,13 +63,29 @@ interface StateChange {
 }
 
 type Operation =
-  | { readonly type: 'save'; readonly sessionId: string; readonly messages: readonly Expected[]; readonly state: StateChange }
-  | { readonly type: 'append'; readonly sessionId: string; readonly messages: readonly Expected[]; readonly state?: StateChange }
+  | {
+      readonly type: 'save';
+      readonly sessionId: string;
+      readonly messages: readonly Expected[];
+      readonly state: StateChange;
+    }
+  | {
+      readonly type: 'append';
+      readonly sessionId: string;
+      readonly messages: readonly Expected[];
+      readonly state?: StateChange;
+    }
   | { readonly type: 'delete'; readonly sessionId: string }
   /** `undefined` deletes the key. */
-  | { readonly type: 'values'; readonly userId: string; readonly entries: Readonly<Record<string, JsonValue | undefined>> };
+  | {
+      readonly type: 'values';
+      readonly userId: string;
+      readonly entries: Readonly<Record<string, JsonValue | undefined>>;
+    };
 
-type WorkloadEvent = { readonly kind: 'begin'; readonly id: number; readonly op: Operation } | { readonly kind: 'ack'; readonly id: number; readonly version?: number };
+type WorkloadEvent =
+  | { readonly kind: 'begin'; readonly id: number; readonly op: Operation }
+  | { readonly kind: 'ack'; readonly id: number; readonly version?: number };
 
 function expected(message: Message): Expected {
   return { id: message.id, role: message.role, content: JSON.stringify(message.content) };
@@ -101,21 +127,47 @@ class Tracked {
   }
 
   save(session: Session, expectedVersion: number): Promise<Session> {
-    const op: Operation = { type: 'save', sessionId: session.id, messages: session.messages.map(expected), state: { metadata: session.metadata, variables: session.variables } };
-    return this.track(op, () => this.store.save(session, { expectedVersion }), (saved) => saved.version);
+    const op: Operation = {
+      type: 'save',
+      sessionId: session.id,
+      messages: session.messages.map(expected),
+      state: { metadata: session.metadata, variables: session.variables },
+    };
+    return this.track(
+      op,
+      () => this.store.save(session, { expectedVersion }),
+      (saved) => saved.version,
+    );
   }
 
   append(sessionId: string, messages: readonly Message[], state?: StateChange): Promise<unknown> {
-    const op: Operation = { type: 'append', sessionId, messages: messages.map(expected), ...(state === undefined ? {} : { state }) };
-    return this.track(op, () => this.store.append(sessionId, messages, state === undefined ? {} : { state }), (result) => result.version);
+    const op: Operation = {
+      type: 'append',
+      sessionId,
+      messages: messages.map(expected),
+      ...(state === undefined ? {} : { state }),
+    };
+    return this.track(
+      op,
+      () => this.store.append(sessionId, messages, state === undefined ? {} : { state }),
+      (result) => result.version,
+    );
   }
 
   delete(sessionId: string): Promise<boolean> {
-    return this.track({ type: 'delete', sessionId }, () => this.store.delete(sessionId), () => undefined);
+    return this.track(
+      { type: 'delete', sessionId },
+      () => this.store.delete(sessionId),
+      () => undefined,
+    );
   }
 
   setValues(userId: string, entries: Readonly<Record<string, JsonValue | undefined>>): Promise<void> {
-    return this.track({ type: 'values', userId, entries }, () => this.store.values.set({ scope: 'user', userId }, entries), () => undefined);
+    return this.track(
+      { type: 'values', userId, entries },
+      () => this.store.values.set({ scope: 'user', userId }, entries),
+      () => undefined,
+    );
   }
 }
 
@@ -162,7 +214,14 @@ const plainWorkload: Workload = {
   folds: { gamma: 2 },
   async run(w, recorder) {
     const { store } = w;
-    await w.save(Session.create({ id: 'alpha', userId: 'u1', messages: [Message.system('Be brief.', { id: 'a-sys' }), Message.user('hello', { id: 'a-1' })] }), 0);
+    await w.save(
+      Session.create({
+        id: 'alpha',
+        userId: 'u1',
+        messages: [Message.system('Be brief.', { id: 'a-sys' }), Message.user('hello', { id: 'a-1' })],
+      }),
+      0,
+    );
     // Two creations at once.
     await Promise.all([
       w.save(Session.create({ id: 'beta', userId: 'u1', messages: [Message.user('beta one', { id: 'b-1' })] }), 0),
@@ -176,27 +235,52 @@ const plainWorkload: Workload = {
       w.append('alpha', [Message.assistant('r6', { id: 'a-6' })]),
     ]);
     // Appends to every session at once.
-    await Promise.all([w.append('alpha', [Message.user('q7', { id: 'a-7' })]), w.append('beta', [Message.user('beta two', { id: 'b-2' })]), w.append('gamma', [Message.user('gamma two', { id: 'g-2' })])]);
+    await Promise.all([
+      w.append('alpha', [Message.user('q7', { id: 'a-7' })]),
+      w.append('beta', [Message.user('beta two', { id: 'b-2' })]),
+      w.append('gamma', [Message.user('gamma two', { id: 'g-2' })]),
+    ]);
     // State travels with an append.
-    await w.append('beta', [Message.assistant('beta three', { id: 'b-3' })], { metadata: { topic: 'crash' }, variables: { turns: 1 } });
+    await w.append('beta', [Message.assistant('beta three', { id: 'b-3' })], {
+      metadata: { topic: 'crash' },
+      variables: { turns: 1 },
+    });
     await w.setValues('u1', { theme: 'dark', lang: 'en' });
     await store.list();
     // Enough appends to gamma that its journal is folded twice, folds running beside appends.
     for (let round = 0; round < 4; round += 1) {
-      if (round === 1) await Promise.all([w.append('gamma', [filler(`g-f${round}a`, 700)]), w.append('gamma', [filler(`g-f${round}b`, 700)])]);
+      if (round === 1)
+        await Promise.all([
+          w.append('gamma', [filler(`g-f${round}a`, 700)]),
+          w.append('gamma', [filler(`g-f${round}b`, 700)]),
+        ]);
       else await w.append('gamma', [filler(`g-f${round}`, 700)]);
     }
     await waitFor(() => rotations(recorder.trace, 'gamma') >= 1, 'the first fold of gamma');
-    for (let round = 4; round < 7; round += 1) await w.append('gamma', [filler(`g-f${round}`, 800)], round === 5 ? { metadata: { folded: true }, variables: { round } } : undefined);
+    for (let round = 4; round < 7; round += 1)
+      await w.append(
+        'gamma',
+        [filler(`g-f${round}`, 800)],
+        round === 5 ? { metadata: { folded: true }, variables: { round } } : undefined,
+      );
     await waitFor(() => rotations(recorder.trace, 'gamma') >= 2, 'the second fold of gamma');
     // A replace with fewer messages: the backup then differs from the snapshot.
     const alpha = await store.load('alpha');
-    await w.save(alpha.withMessages([...alpha.messages.slice(0, 2), Message.user('replaced', { id: 'a-r1' })]), alpha.version);
+    await w.save(
+      alpha.withMessages([...alpha.messages.slice(0, 2), Message.user('replaced', { id: 'a-r1' })]),
+      alpha.version,
+    );
     await w.append('alpha', [Message.assistant('after replace', { id: 'a-r2' })]);
     // Delete, and create the same id again.
     await w.delete('beta');
-    await w.save(Session.create({ id: 'beta', userId: 'u1', messages: [Message.user('beta again', { id: 'b2-1' })] }), 0);
-    await Promise.all([w.append('beta', [Message.assistant('reborn', { id: 'b2-2' })]), w.append('gamma', [Message.user('last', { id: 'g-last' })])]);
+    await w.save(
+      Session.create({ id: 'beta', userId: 'u1', messages: [Message.user('beta again', { id: 'b2-1' })] }),
+      0,
+    );
+    await Promise.all([
+      w.append('beta', [Message.assistant('reborn', { id: 'b2-2' })]),
+      w.append('gamma', [Message.user('last', { id: 'g-last' })]),
+    ]);
     await w.setValues('u1', { theme: 'light', lang: undefined });
     await store.list();
   },
@@ -216,8 +300,15 @@ const encryptedWorkload: Workload = {
       w.save(Session.create({ id: 'delta', userId: 'u3', messages: [Message.user('secret one', { id: 'd-1' })] }), 0),
       w.save(Session.create({ id: 'eps', userId: 'u3', messages: [Message.user('eps one', { id: 'e-1' })] }), 0),
     ]);
-    await Promise.all([w.append('delta', [Message.assistant('secret two', { id: 'd-2' })]), w.append('delta', [Message.user('secret three', { id: 'd-3' })]), w.append('eps', [Message.user('eps two', { id: 'e-2' })])]);
-    await w.append('eps', [Message.assistant('eps three', { id: 'e-3' })], { metadata: { sealed: true }, variables: { n: 3 } });
+    await Promise.all([
+      w.append('delta', [Message.assistant('secret two', { id: 'd-2' })]),
+      w.append('delta', [Message.user('secret three', { id: 'd-3' })]),
+      w.append('eps', [Message.user('eps two', { id: 'e-2' })]),
+    ]);
+    await w.append('eps', [Message.assistant('eps three', { id: 'e-3' })], {
+      metadata: { sealed: true },
+      variables: { n: 3 },
+    });
     await w.setValues('u3', { key: 'value' });
     for (let round = 0; round < 3; round += 1) await w.append('delta', [filler(`d-f${round}`, 800)]);
     await waitFor(() => rotations(recorder.trace, 'delta') >= 1, 'a fold of delta');
@@ -251,12 +342,25 @@ interface SessionExpectation {
 interface Expectations {
   readonly sessions: Map<string, SessionExpectation>;
   /** Per user and key: the acknowledged value (`undefined`: deleted or never set) and the values begun since. */
-  readonly values: Map<string, Map<string, { acked: JsonValue | undefined; ackedSet: boolean; pending: Array<JsonValue | undefined> }>>;
+  readonly values: Map<
+    string,
+    Map<string, { acked: JsonValue | undefined; ackedSet: boolean; pending: Array<JsonValue | undefined> }>
+  >;
 }
 
 function expectationsAt(events: readonly WorkloadEvent[], sessionIds: readonly string[]): Expectations {
   const sessions = new Map<string, SessionExpectation>();
-  for (const id of sessionIds) sessions.set(id, { exists: false, base: [], groups: [], version: 0, state: undefined, possible: new Set(), dead: new Set(), inflight: [] });
+  for (const id of sessionIds)
+    sessions.set(id, {
+      exists: false,
+      base: [],
+      groups: [],
+      version: 0,
+      state: undefined,
+      possible: new Set(),
+      dead: new Set(),
+      inflight: [],
+    });
   const values: Expectations['values'] = new Map();
   const begun = new Map<number, Operation>();
   const slot = (userId: string, key: string) => {
@@ -293,7 +397,13 @@ function expectationsAt(events: readonly WorkloadEvent[], sessionIds: readonly s
     session.inflight.splice(session.inflight.indexOf(op), 1);
     switch (op.type) {
       case 'save':
-        Object.assign(session, { exists: true, base: op.messages, groups: [], version: event.version ?? 0, state: op.state });
+        Object.assign(session, {
+          exists: true,
+          base: op.messages,
+          groups: [],
+          version: event.version ?? 0,
+          state: op.state,
+        });
         break;
       case 'append':
         session.groups.push([...op.messages]);
@@ -330,7 +440,10 @@ interface ObservedSession {
   readonly notices: number;
 }
 
-type Observation = ObservedSession | { readonly kind: 'absent' } | { readonly kind: 'error'; readonly error: string; readonly typed: boolean };
+type Observation =
+  | ObservedSession
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'error'; readonly error: string; readonly typed: boolean };
 
 interface Observed {
   readonly sessions: Map<string, Observation>;
@@ -342,7 +455,10 @@ interface Observed {
 
 function errorText(error: unknown): { error: string; typed: boolean } {
   const typed = ChatstateError.isInstance(error);
-  return { error: `${typed ? (error as ChatstateError).code : 'UNTYPED'}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, typed };
+  return {
+    error: `${typed ? (error as ChatstateError).code : 'UNTYPED'}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    typed,
+  };
 }
 
 /** Metadata without the notes recovery adds (another change is adding them; they are counted, not compared). */
@@ -359,7 +475,12 @@ async function observe(directory: string, workload: Workload): Promise<Observed>
   let recoveryNotes = 0;
   // Node's fs, a short lock timeout, the workload's key; the default fold threshold: the one append
   // per session below folds nothing, which keeps each image to its reads, repairs and that append.
-  const store = fileStore(directory, { ...workload.options, foldBytes: undefined, lockTimeoutMs: 2000, onDamage: (report) => damage.push(report) });
+  const store = fileStore(directory, {
+    ...workload.options,
+    foldBytes: undefined,
+    lockTimeoutMs: 2000,
+    onDamage: (report) => damage.push(report),
+  });
   const fail = (what: string, error: unknown): void => {
     const { error: text, typed } = errorText(error);
     problems.push(`${what} threw ${typed ? 'a typed error' : 'an UNTYPED error'}: ${text}`);
@@ -378,19 +499,36 @@ async function observe(directory: string, workload: Workload): Promise<Observed>
         sessions.set(id, { kind: 'absent' });
         continue;
       }
-      const notices = Array.isArray(session.metadata.recovery) ? (session.metadata.recovery as Array<{ id?: unknown }>) : [];
+      const notices = Array.isArray(session.metadata.recovery)
+        ? (session.metadata.recovery as Array<{ id?: unknown }>)
+        : [];
       const noticeIds = new Set(notices.map((notice) => notice.id));
       const recovered = session.metadata.recoveredFrom !== undefined;
       if (notices.length > 0 || recovered) recoveryNotes += 1;
-      const messages = session.messages.filter((message) => !noticeIds.has(message.id)).map((message) => ({ ...expected(message), seq: message.seq ?? -1 }));
+      const messages = session.messages
+        .filter((message) => !noticeIds.has(message.id))
+        .map((message) => ({ ...expected(message), seq: message.seq ?? -1 }));
       const allIds = session.messages.map((message) => message.id);
-      sessions.set(id, { kind: 'present', version: session.version, messages, allIds, metadata: plainMetadata(session.metadata), variables: session.variables, recovered, notices: notices.length });
+      sessions.set(id, {
+        kind: 'present',
+        version: session.version,
+        messages,
+        allIds,
+        metadata: plainMetadata(session.metadata),
+        variables: session.variables,
+        recovered,
+        notices: notices.length,
+      });
       try {
         const read = await store.readMessages(id);
         const tail = await store.readMessages(id, { limit: 3 });
         const ids = allIds;
-        if (read.map((message) => message.id).join(' ') !== ids.join(' ')) problems.push(`readMessages(${id}) differs from get: ${read.map((message) => message.id).join(' ')} vs ${ids.join(' ')}`);
-        if (tail.map((message) => message.id).join(' ') !== ids.slice(-3).join(' ')) problems.push(`readMessages(${id}, limit 3) is not the tail of get`);
+        if (read.map((message) => message.id).join(' ') !== ids.join(' '))
+          problems.push(
+            `readMessages(${id}) differs from get: ${read.map((message) => message.id).join(' ')} vs ${ids.join(' ')}`,
+          );
+        if (tail.map((message) => message.id).join(' ') !== ids.slice(-3).join(' '))
+          problems.push(`readMessages(${id}, limit 3) is not the tail of get`);
       } catch (error) {
         fail(`readMessages(${id})`, error);
       }
@@ -399,8 +537,13 @@ async function observe(directory: string, workload: Workload): Promise<Observed>
       const rows = await store.list();
       for (const [id, seen] of sessions) {
         const row = rows.find((candidate) => candidate.id === id);
-        if (seen.kind === 'present' && (row === undefined || row.version !== seen.version || row.messageCount !== seen.allIds.length)) {
-          problems.push(`list() shows ${id} as ${row === undefined ? 'absent' : `v${row.version} with ${row.messageCount} messages`}, get as v${seen.version} with ${seen.allIds.length}`);
+        if (
+          seen.kind === 'present' &&
+          (row === undefined || row.version !== seen.version || row.messageCount !== seen.allIds.length)
+        ) {
+          problems.push(
+            `list() shows ${id} as ${row === undefined ? 'absent' : `v${row.version} with ${row.messageCount} messages`}, get as v${seen.version} with ${seen.allIds.length}`,
+          );
         }
         if (seen.kind === 'absent' && row !== undefined) problems.push(`list() shows ${id}, which get does not find`);
       }
@@ -422,12 +565,17 @@ async function observe(directory: string, workload: Workload): Promise<Observed>
         const message = Message.user(`after the crash`, { id: `post-${id}` });
         try {
           const result = await store.append(id, [message]);
-          if (result.version <= seen.version) problems.push(`append after the crash: ${id} went from v${seen.version} to v${result.version}`);
+          if (result.version <= seen.version)
+            problems.push(`append after the crash: ${id} went from v${seen.version} to v${result.version}`);
           const again = await store.load(id);
           const ids = again.messages.map((item) => item.id);
           const before = seen.allIds;
-          if (ids.join(' ') !== [...before, message.id].join(' ')) problems.push(`reload after the append to ${id}: ${ids.join(' ')} (expected ${[...before, message.id].join(' ')})`);
-          if (again.version < result.version) problems.push(`reload after the append to ${id}: v${again.version} < v${result.version}`);
+          if (ids.join(' ') !== [...before, message.id].join(' '))
+            problems.push(
+              `reload after the append to ${id}: ${ids.join(' ')} (expected ${[...before, message.id].join(' ')})`,
+            );
+          if (again.version < result.version)
+            problems.push(`reload after the append to ${id}: v${again.version} < v${result.version}`);
         } catch (error) {
           fail(`append/load(${id}) after the crash`, error);
         }
@@ -453,42 +601,69 @@ interface Verdict {
 }
 
 function sameMessages(actual: readonly Expected[], wanted: readonly Expected[]): boolean {
-  return actual.length === wanted.length && actual.every((message, index) => message.id === wanted[index]?.id && message.role === wanted[index]?.role && message.content === wanted[index]?.content);
+  return (
+    actual.length === wanted.length &&
+    actual.every(
+      (message, index) =>
+        message.id === wanted[index]?.id &&
+        message.role === wanted[index]?.role &&
+        message.content === wanted[index]?.content,
+    )
+  );
 }
 
 function sameState(seen: ObservedSession, state: StateChange | undefined): boolean {
   if (state === undefined) return true;
-  return JSON.stringify(seen.metadata) === JSON.stringify(plainMetadata(state.metadata)) && JSON.stringify(seen.variables) === JSON.stringify(state.variables);
+  return (
+    JSON.stringify(seen.metadata) === JSON.stringify(plainMetadata(state.metadata)) &&
+    JSON.stringify(seen.variables) === JSON.stringify(state.variables)
+  );
 }
 
 /** Problems of a present session under the acknowledged history alone; `lost` counts acknowledged writes not found whole. */
-function checkAcknowledged(id: string, seen: ObservedSession, want: SessionExpectation): { problems: string[]; lost: number } {
+function checkAcknowledged(
+  id: string,
+  seen: ObservedSession,
+  want: SessionExpectation,
+): { problems: string[]; lost: number } {
   const problems: string[] = [];
   let lost = 0;
   const ids = seen.messages.map((message) => message.id);
   if (!sameMessages(seen.messages.slice(0, want.base.length), want.base)) {
-    problems.push(`${id}: does not start with its acknowledged save [${want.base.map((message) => message.id).join(' ')}]: [${ids.join(' ')}]`);
+    problems.push(
+      `${id}: does not start with its acknowledged save [${want.base.map((message) => message.id).join(' ')}]: [${ids.join(' ')}]`,
+    );
     lost += 1;
   }
   let from = want.base.length;
   for (const group of want.groups) {
     const at = ids.indexOf((group[0] as Expected).id);
     if (at < from || !sameMessages(seen.messages.slice(at, at + group.length), group)) {
-      problems.push(`${id}: acknowledged append [${group.map((message) => message.id).join(' ')}] ${at < 0 ? 'is lost' : at < from ? 'is out of order' : 'is not whole'}: [${ids.join(' ')}]`);
+      problems.push(
+        `${id}: acknowledged append [${group.map((message) => message.id).join(' ')}] ${at < 0 ? 'is lost' : at < from ? 'is out of order' : 'is not whole'}: [${ids.join(' ')}]`,
+      );
       lost += 1;
       continue;
     }
     from = at + group.length;
   }
-  if (seen.version < want.version) problems.push(`${id}: version ${seen.version} below the acknowledged ${want.version}`);
-  const allowed = [want.state, ...want.inflight.flatMap((op) => (op.type === 'append' && op.state !== undefined ? [op.state] : []))];
-  if (want.state !== undefined && !allowed.some((state) => sameState(seen, state))) problems.push(`${id}: metadata/variables ${JSON.stringify([seen.metadata, seen.variables])} are not the acknowledged ${JSON.stringify(want.state)}`);
+  if (seen.version < want.version)
+    problems.push(`${id}: version ${seen.version} below the acknowledged ${want.version}`);
+  const allowed = [
+    want.state,
+    ...want.inflight.flatMap((op) => (op.type === 'append' && op.state !== undefined ? [op.state] : [])),
+  ];
+  if (want.state !== undefined && !allowed.some((state) => sameState(seen, state)))
+    problems.push(
+      `${id}: metadata/variables ${JSON.stringify([seen.metadata, seen.variables])} are not the acknowledged ${JSON.stringify(want.state)}`,
+    );
   return { problems, lost };
 }
 
 /** Problems of a present session as the result of a save begun and not acknowledged. */
 function checkInflightSave(id: string, seen: ObservedSession, save: Extract<Operation, { type: 'save' }>): string[] {
-  if (!sameMessages(seen.messages.slice(0, save.messages.length), save.messages)) return [`${id}: not the save in flight either`];
+  if (!sameMessages(seen.messages.slice(0, save.messages.length), save.messages))
+    return [`${id}: not the save in flight either`];
   return [];
 }
 
@@ -510,14 +685,17 @@ function check(observed: Observed, want: Expectations, workload: Workload): Verd
     const saves = expectation.inflight.filter((op): op is Extract<Operation, { type: 'save' }> => op.type === 'save');
     if (seen.kind === 'absent') {
       if (expectation.exists && !deleting) {
-        problems.push(`${id}: missing, although its creation and ${expectation.groups.length} appends were acknowledged`);
+        problems.push(
+          `${id}: missing, although its creation and ${expectation.groups.length} appends were acknowledged`,
+        );
         lost += acknowledged;
       }
       continue;
     }
     // Present: sequence numbers increase, and every message was written by some operation.
     const seqs = seen.messages.map((message) => message.seq);
-    if (!seqs.every((seq, index) => index === 0 || seq > (seqs[index - 1] as number))) problems.push(`${id}: sequence numbers do not increase: ${seqs.join(' ')}`);
+    if (!seqs.every((seq, index) => index === 0 || seq > (seqs[index - 1] as number)))
+      problems.push(`${id}: sequence numbers do not increase: ${seqs.join(' ')}`);
     if (seen.recovered) {
       // The store could not read the session and put a recovery session in its place: only a
       // loss if something of it had been acknowledged (checked below).
@@ -526,17 +704,24 @@ function check(observed: Observed, want: Expectations, workload: Workload): Verd
         continue;
       }
     } else {
-      const stray = seen.messages.filter((message) => !expectation.possible.has(message.id) || expectation.dead.has(message.id));
-      if (stray.length > 0) problems.push(`${id}: holds messages no live operation wrote: ${stray.map((message) => message.id).join(' ')}`);
+      const stray = seen.messages.filter(
+        (message) => !expectation.possible.has(message.id) || expectation.dead.has(message.id),
+      );
+      if (stray.length > 0)
+        problems.push(`${id}: holds messages no live operation wrote: ${stray.map((message) => message.id).join(' ')}`);
     }
     if (!expectation.exists) {
       // Only a creation begun and not acknowledged can have made it.
-      if (!saves.some((save) => checkInflightSave(id, seen, save).length === 0)) problems.push(`${id}: present, but no acknowledged or begun save explains it: [${seen.messages.map((message) => message.id).join(' ')}]`);
+      if (!saves.some((save) => checkInflightSave(id, seen, save).length === 0))
+        problems.push(
+          `${id}: present, but no acknowledged or begun save explains it: [${seen.messages.map((message) => message.id).join(' ')}]`,
+        );
       continue;
     }
     const result = checkAcknowledged(id, seen, expectation);
     if (result.problems.length === 0) {
-      if (seen.notices > 0 && !seen.recovered) anomalies.push(`${id}: a recovery notice although every acknowledged write is there`);
+      if (seen.notices > 0 && !seen.recovered)
+        anomalies.push(`${id}: a recovery notice although every acknowledged write is there`);
       continue;
     }
     // A replace begun and not acknowledged may have reached the disk: then the session is that save.
@@ -550,7 +735,10 @@ function check(observed: Observed, want: Expectations, workload: Workload): Verd
     for (const [key, entry] of want.values.get(userId) ?? []) {
       const allowed = [...(entry.ackedSet ? [entry.acked] : [undefined]), ...entry.pending];
       const value = (seen as Record<string, JsonValue>)[key];
-      if (!allowed.some((candidate) => JSON.stringify(candidate) === JSON.stringify(value))) problems.push(`values of ${userId}: ${key} is ${JSON.stringify(value)}, acknowledged ${JSON.stringify(entry.acked)}`);
+      if (!allowed.some((candidate) => JSON.stringify(candidate) === JSON.stringify(value)))
+        problems.push(
+          `values of ${userId}: ${key} is ${JSON.stringify(value)}, acknowledged ${JSON.stringify(entry.acked)}`,
+        );
     }
   }
   return { problems, anomalies, checked, lost };
@@ -575,9 +763,12 @@ const BOUND: CrashStateOptions = FULL
   ? {}
   : {
       cuts: (site) => (site.everDurable || site.crashPoint < site.nextWrite ? threeCuts(site.length) : []),
-      earlierCuts: (site) => (site.everDurable || site.crashPoint < site.nextWrite ? [Math.floor(site.length / 2)] : []),
+      earlierCuts: (site) =>
+        site.everDurable || site.crashPoint < site.nextWrite ? [Math.floor(site.length / 2)] : [],
     };
-const BOUND_TEXT = FULL ? 'not bounded (CHATSTATE_CRASH_FULL=1)' : 'bounded: never-flushed writes torn only until their file is written again';
+const BOUND_TEXT = FULL
+  ? 'not bounded (CHATSTATE_CRASH_FULL=1)'
+  : 'bounded: never-flushed writes torn only until their file is written again';
 
 /** States verified at once: their flushes and removals overlap on the thread pool. */
 const CONCURRENCY = 4;
@@ -631,7 +822,16 @@ async function recordWorkload(base: string, workload: Workload): Promise<Trace<W
 }
 
 /** Opens a new store on one image and checks it against every context it can be found in. */
-async function verifyOne(base: string, workload: Workload, trace: Trace<WorkloadEvent>, durableAt: readonly number[], state: DistinctState, index: number, expectationFor: (count: number) => Expectations, figures: Figures): Promise<void> {
+async function verifyOne(
+  base: string,
+  workload: Workload,
+  trace: Trace<WorkloadEvent>,
+  durableAt: readonly number[],
+  state: DistinctState,
+  index: number,
+  expectationFor: (count: number) => Expectations,
+  figures: Figures,
+): Promise<void> {
   const directory = join(base, `state-${index}`);
   materialize(buildState(trace, state.spec, durableAt), directory);
   try {
@@ -639,9 +839,11 @@ async function verifyOne(base: string, workload: Workload, trace: Trace<Workload
     figures.verified += 1;
     figures.damageReports += observed.damage.length;
     if (state.pure) figures.damageInPure += observed.damage.length;
-    for (const report of observed.damage) figures.damageKinds[report.kind] = (figures.damageKinds[report.kind] ?? 0) + 1;
+    for (const report of observed.damage)
+      figures.damageKinds[report.kind] = (figures.damageKinds[report.kind] ?? 0) + 1;
     figures.recoveryNotes += observed.recoveryNotes;
-    if (observed.problems.length > 0) figures.failures.push({ spec: state.spec, problems: observed.problems, pure: state.pure });
+    if (observed.problems.length > 0)
+      figures.failures.push({ spec: state.spec, problems: observed.problems, pure: state.pure });
     for (const [count, spec] of state.contexts) {
       figures.contexts += 1;
       const verdict = check(observed, expectationFor(count), workload);
@@ -657,7 +859,11 @@ async function verifyOne(base: string, workload: Workload, trace: Trace<Workload
 }
 
 /** Records `workload`, rebuilds its crash states (from the trace `alter` makes of the recorded one) and verifies each. */
-async function runHarness(root: string, workload: Workload, alter: (trace: Trace<WorkloadEvent>) => Trace<WorkloadEvent> = (trace) => trace): Promise<{ figures: Figures; trace: Trace<WorkloadEvent> }> {
+async function runHarness(
+  root: string,
+  workload: Workload,
+  alter: (trace: Trace<WorkloadEvent>) => Trace<WorkloadEvent> = (trace) => trace,
+): Promise<{ figures: Figures; trace: Trace<WorkloadEvent> }> {
   const base = mkdtempSync(join(root, `${workload.name}-`));
   let started = performance.now();
   const trace = alter(await recordWorkload(base, workload));
@@ -674,7 +880,12 @@ async function runHarness(root: string, workload: Workload, alter: (trace: Trace
     barriers: trace.ops.filter((op) => op.kind === 'fsync' || op.kind === 'dirsync').length,
     acknowledgements: trace.ops.filter((op) => op.kind === 'event' && op.event.kind === 'ack').length,
     rotations: rotated,
-    groupCommits: trace.ops.filter((op) => op.kind === 'write' && /journal\.[0-9]+$/.test(op.path) && op.data.toString('latin1').split('"k":"add"').length > 2).length,
+    groupCommits: trace.ops.filter(
+      (op) =>
+        op.kind === 'write' &&
+        /journal\.[0-9]+$/.test(op.path) &&
+        op.data.toString('latin1').split('"k":"add"').length > 2,
+    ).length,
     crashPoints: states.crashPoints,
     generated: states.generated,
     built: states.built,
@@ -701,13 +912,23 @@ async function runHarness(root: string, workload: Workload, alter: (trace: Trace
   const expectations = new Map<number, Expectations>();
   const expectationFor = (count: number): Expectations => {
     let found = expectations.get(count);
-    if (found === undefined) expectations.set(count, (found = expectationsAt(events.slice(0, count), workload.sessionIds)));
+    if (found === undefined)
+      expectations.set(count, (found = expectationsAt(events.slice(0, count), workload.sessionIds)));
     return found;
   };
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let index = next++; index < states.distinct.length; index = next++) {
-      await verifyOne(base, workload, trace, durableAt, states.distinct[index] as DistinctState, index, expectationFor, figures);
+      await verifyOne(
+        base,
+        workload,
+        trace,
+        durableAt,
+        states.distinct[index] as DistinctState,
+        index,
+        expectationFor,
+        figures,
+      );
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -719,30 +940,49 @@ function summary(figures: Figures): string {
   const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
   const rows: Array<[string, string | number]> = [
     ['operations recorded (events included)', figures.operations],
-    ['  mutating / barriers / acknowledgements', `${figures.mutating} / ${figures.barriers} / ${figures.acknowledgements}`],
+    [
+      '  mutating / barriers / acknowledgements',
+      `${figures.mutating} / ${figures.barriers} / ${figures.acknowledgements}`,
+    ],
     ['  snapshot rotations / group commits', `${JSON.stringify(figures.rotations)} / ${figures.groupCommits}`],
     ['crash points', figures.crashPoints],
     ['crash states generated', `${figures.generated} (${BOUND_TEXT})`],
     ['  distinct sets of applied operations', figures.built],
-    ['distinct images', `${figures.distinct} (${figures.untorn} without a torn write, ${figures.earlierTearOnly} only with an earlier torn write)`],
+    [
+      'distinct images',
+      `${figures.distinct} (${figures.untorn} without a torn write, ${figures.earlierTearOnly} only with an earlier torn write)`,
+    ],
     ['distinct images verified', figures.verified],
     ['checks (image × acknowledgements before the crash)', figures.contexts],
     ['acknowledged appends and saves checked', figures.ackedChecked],
     ['acknowledged appends and saves lost', figures.lost],
-    ['onDamage reports (in pure crash states)', `${figures.damageReports} (${figures.damageInPure}) ${JSON.stringify(figures.damageKinds)}`],
+    [
+      'onDamage reports (in pure crash states)',
+      `${figures.damageReports} (${figures.damageInPure}) ${JSON.stringify(figures.damageKinds)}`,
+    ],
     ['sessions read with recovery metadata', figures.recoveryNotes],
     ['anomalies (a crash taken for damage)', figures.anomalies.length],
     ['failures', figures.failures.length],
-    ['time: record / enumerate / verify', `${seconds(figures.recordMs)} / ${seconds(figures.enumerateMs)} / ${seconds(figures.verifyMs)}`],
+    [
+      'time: record / enumerate / verify',
+      `${seconds(figures.recordMs)} / ${seconds(figures.enumerateMs)} / ${seconds(figures.verifyMs)}`,
+    ],
   ];
-  return [`crash consistency, ${figures.workload} workload:`, ...rows.map(([label, value]) => `  ${label.padEnd(52)} ${value}`)].join('\n');
+  return [
+    `crash consistency, ${figures.workload} workload:`,
+    ...rows.map(([label, value]) => `  ${label.padEnd(52)} ${value}`),
+  ].join('\n');
 }
 
 /** The failures, and the anomalies by kind with the earliest crash state that shows them. */
 function findings(figures: Figures, trace: Trace<WorkloadEvent>): string {
   const lines: string[] = [];
   for (const failure of figures.failures.slice(0, 3)) {
-    lines.push(`FAILURE (${failure.pure ? 'pure crash state' : 'earlier torn write'}):`, ...failure.problems.map((problem) => `  ${problem}`), describeSpec(trace, failure.spec, describeEvent));
+    lines.push(
+      `FAILURE (${failure.pure ? 'pure crash state' : 'earlier torn write'}):`,
+      ...failure.problems.map((problem) => `  ${problem}`),
+      describeSpec(trace, failure.spec, describeEvent),
+    );
   }
   const kinds = new Map<string, Finding>();
   for (const anomaly of figures.anomalies) {
@@ -754,8 +994,13 @@ function findings(figures: Figures, trace: Trace<WorkloadEvent>): string {
   for (const [problem, anomaly] of kinds) {
     const count = figures.anomalies.filter((candidate) => candidate.problems.includes(problem)).length;
     const spec = anomaly.spec;
-    const torn = spec.tear === undefined ? 'no torn write' : `torn: ${describeOp(trace.ops[spec.tear.op] as TraceOp<WorkloadEvent>)} cut at ${spec.tear.cut}`;
-    lines.push(`ANOMALY ×${count}: ${problem} (earliest: crash after op ${spec.crashPoint}, prefix ${spec.prefix}, ${torn})`);
+    const torn =
+      spec.tear === undefined
+        ? 'no torn write'
+        : `torn: ${describeOp(trace.ops[spec.tear.op] as TraceOp<WorkloadEvent>)} cut at ${spec.tear.cut}`;
+    lines.push(
+      `ANOMALY ×${count}: ${problem} (earliest: crash after op ${spec.crashPoint}, prefix ${spec.prefix}, ${torn})`,
+    );
   }
   return lines.join('\n');
 }
@@ -772,18 +1017,23 @@ afterAll(() => {
 
 describe('file store: every crash state of a recorded workload keeps every acknowledged write', () => {
   for (const workload of [plainWorkload, encryptedWorkload]) {
-    it(`${workload.name} workload`, async () => {
-      const { figures, trace } = await runHarness(root, workload);
-      console.log(`${summary(figures)}\n${findings(figures, trace)}`);
-      for (const [id, folds] of Object.entries(workload.folds)) expect(figures.rotations[id], `folds of ${id} in the trace`).toBeGreaterThanOrEqual(folds);
-      expect(figures.groupCommits, 'a journal write holding several appends').toBeGreaterThan(0);
-      expect(figures.verified).toBe(figures.distinct);
-      expect(figures.lost).toBe(0);
-      expect(figures.failures.map((failure) => failure.problems.join('; '))).toEqual([]);
-      // A crash alone is never taken for a loss: no recovery session, no recovery notice.
-      expect(figures.anomalies.map((anomaly) => anomaly.problems.join('; '))).toEqual([]);
-      expect(figures.recoveryNotes).toBe(0);
-    }, FULL ? 900_000 : 150_000);
+    it(
+      `${workload.name} workload`,
+      async () => {
+        const { figures, trace } = await runHarness(root, workload);
+        console.log(`${summary(figures)}\n${findings(figures, trace)}`);
+        for (const [id, folds] of Object.entries(workload.folds))
+          expect(figures.rotations[id], `folds of ${id} in the trace`).toBeGreaterThanOrEqual(folds);
+        expect(figures.groupCommits, 'a journal write holding several appends').toBeGreaterThan(0);
+        expect(figures.verified).toBe(figures.distinct);
+        expect(figures.lost).toBe(0);
+        expect(figures.failures.map((failure) => failure.problems.join('; '))).toEqual([]);
+        // A crash alone is never taken for a loss: no recovery session, no recovery notice.
+        expect(figures.anomalies.map((anomaly) => anomaly.problems.join('; '))).toEqual([]);
+        expect(figures.recoveryNotes).toBe(0);
+      },
+      FULL ? 900_000 : 150_000,
+    );
   }
 });
 
@@ -796,24 +1046,39 @@ const controlWorkload: Workload = {
   folds: {},
   async run(w) {
     await w.save(Session.create({ id: 'solo', messages: [Message.user('one', { id: 'c-1' })] }), 0);
-    for (let round = 2; round <= 4; round += 1) await w.append('solo', [Message.user(`message ${round}`, { id: `c-${round}` })]);
+    for (let round = 2; round <= 4; round += 1)
+      await w.append('solo', [Message.user(`message ${round}`, { id: `c-${round}` })]);
   },
 };
 
 describe('the harness itself', () => {
   // A barrier taken out stays in place (indices do not move) but covers nothing: it names no inode.
-  const without = (drop: (op: TraceOp<WorkloadEvent>) => boolean) => (trace: Trace<WorkloadEvent>): Trace<WorkloadEvent> => ({
-    ...trace,
-    ops: trace.ops.map((op) => ((op.kind === 'fsync' || op.kind === 'dirsync') && drop(op) ? { ...op, inode: -1 } : op)),
-  });
+  const without =
+    (drop: (op: TraceOp<WorkloadEvent>) => boolean) =>
+    (trace: Trace<WorkloadEvent>): Trace<WorkloadEvent> => ({
+      ...trace,
+      ops: trace.ops.map((op) =>
+        (op.kind === 'fsync' || op.kind === 'dirsync') && drop(op) ? { ...op, inode: -1 } : op,
+      ),
+    });
   const controls: Array<[string, (op: TraceOp<WorkloadEvent>) => boolean, RegExp]> = [
-    ['the journal flushes (a store that acknowledged appends before their fdatasync)', (op) => op.kind === 'fsync' && /journal\.[0-9]+$/.test(op.path), /acknowledged append \[c-[0-9]\] is lost/],
-    ['the flushes of the session directory (a store that acknowledged a creation before its renames were durable)', (op) => op.kind === 'dirsync' && op.path === 'sessions/solo', /solo: missing, although its creation/],
+    [
+      'the journal flushes (a store that acknowledged appends before their fdatasync)',
+      (op) => op.kind === 'fsync' && /journal\.[0-9]+$/.test(op.path),
+      /acknowledged append \[c-[0-9]\] is lost/,
+    ],
+    [
+      'the flushes of the session directory (a store that acknowledged a creation before its renames were durable)',
+      (op) => op.kind === 'dirsync' && op.path === 'sessions/solo',
+      /solo: missing, although its creation/,
+    ],
   ];
   for (const [what, drop, expected] of controls) {
     it(`finds the losses when ${what} are taken out of the trace`, async () => {
       const { figures } = await runHarness(root, controlWorkload, without(drop));
-      console.log(`negative control without ${what}: ${figures.distinct} images, ${figures.lost} acknowledged appends and saves lost`);
+      console.log(
+        `negative control without ${what}: ${figures.distinct} images, ${figures.lost} acknowledged appends and saves lost`,
+      );
       expect(figures.lost).toBeGreaterThan(0);
       expect(figures.failures.some((failure) => failure.problems.some((problem) => expected.test(problem)))).toBe(true);
     });
@@ -846,14 +1111,19 @@ describe('file store: crash states the harness found mishandled', () => {
     mkdirSync(directory);
     const recorder = new CrashRecorder<WorkloadEvent>(directory);
     const store = fileStore(directory, { fileSystem: recorder.fileSystem });
-    await new Tracked(recorder, store).save(Session.create({ id: 'solo', messages: [Message.user('hello', { id: 's-1' })] }), 0);
+    await new Tracked(recorder, store).save(
+      Session.create({ id: 'solo', messages: [Message.user('hello', { id: 's-1' })] }),
+      0,
+    );
     await store.close();
     const { trace } = recorder;
     // The crash: right after the begin line was written, before its flush; its first byte reached the disk.
     const write = trace.ops.findIndex((op) => op.kind === 'write' && op.path === 'sessions/solo/journal.1');
     const spec: StateSpec = { crashPoint: write, prefix: write + 1, tear: { op: write, cut: 1 } };
     const tree = buildState(trace, spec);
-    image = [...tree.walk()].map((entry) => `${entry.path}${entry.kind === 'file' ? ` (${entry.data.length} bytes)` : '/'}`);
+    image = [...tree.walk()].map(
+      (entry) => `${entry.path}${entry.kind === 'file' ? ` (${entry.data.length} bytes)` : '/'}`,
+    );
     state = join(root, 'torn-creation-state');
     materialize(tree, state);
   });
@@ -870,7 +1140,9 @@ describe('file store: crash states the harness found mishandled', () => {
       expect(await reopened.get('solo')).toBeUndefined();
       expect(damage).toEqual([]);
       // The caller retries its creation.
-      await reopened.save(Session.create({ id: 'solo', messages: [Message.user('hello', { id: 's-1' })] }), { expectedVersion: 0 });
+      await reopened.save(Session.create({ id: 'solo', messages: [Message.user('hello', { id: 's-1' })] }), {
+        expectedVersion: 0,
+      });
     } finally {
       await reopened.close();
     }

@@ -26,8 +26,22 @@ const ROUNDS = 13;
 const FOLD_BYTES = 6000;
 
 /** Runs one child writer on `directory` and kills it (see `runKilledChild`). */
-function runChild(directory: string, sessionId: string, tag: string, seed: number, delayMs: number, early: boolean, afterWrites: number): Promise<ChildRun> {
-  return runKilledChild(CHILD, [directory, sessionId, tag, String(seed), String(FOLD_BYTES)], delayMs, early, afterWrites);
+function runChild(
+  directory: string,
+  sessionId: string,
+  tag: string,
+  seed: number,
+  delayMs: number,
+  early: boolean,
+  afterWrites: number,
+): Promise<ChildRun> {
+  return runKilledChild(
+    CHILD,
+    [directory, sessionId, tag, String(seed), String(FOLD_BYTES)],
+    delayMs,
+    early,
+    afterWrites,
+  );
 }
 
 let root: string;
@@ -43,11 +57,17 @@ beforeAll(() => {
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
   // The figures the crash suite is measured by, for the report.
-  console.info(`file crash test: ${kills} SIGKILLs, ${acknowledgedTotal} acknowledged messages checked, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.info(
+    `file crash test: ${kills} SIGKILLs, ${acknowledgedTotal} acknowledged messages checked, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 });
 
 /** Checks every session of `directory` against what the children acknowledged. */
-async function verify(directory: string, acknowledged: ReadonlyMap<string, ReadonlySet<string>>, round: number): Promise<void> {
+async function verify(
+  directory: string,
+  acknowledged: ReadonlyMap<string, ReadonlySet<string>>,
+  round: number,
+): Promise<void> {
   const store = fileStore(directory);
   try {
     const rows = await store.list({ limit: 1000 });
@@ -78,7 +98,12 @@ async function verify(directory: string, acknowledged: ReadonlyMap<string, Reado
   expect(existsSync(join(directory, 'lost+found')), 'nothing was kept aside as damaged').toBe(false);
 }
 
-async function crashRounds(directory: string, seed: number, sessionFor: (writer: number) => string, tagPrefix: string): Promise<void> {
+async function crashRounds(
+  directory: string,
+  seed: number,
+  sessionFor: (writer: number) => string,
+  tagPrefix: string,
+): Promise<void> {
   const random = seededRandom(seed);
   const acknowledged = new Map<string, Set<string>>();
   for (let round = 0; round < ROUNDS; round += 1) {
@@ -99,7 +124,10 @@ async function crashRounds(directory: string, seed: number, sessionFor: (writer:
     runs.forEach((run, writer) => {
       expect(run.errors, run.stderr).toEqual([]);
       // Killed by us, not ended by an error of its own.
-      expect({ signal: run.signal, code: run.code }, `child ended by itself; stderr: ${run.stderr.slice(0, 4000)}`).toEqual({ signal: 'SIGKILL', code: null });
+      expect(
+        { signal: run.signal, code: run.code },
+        `child ended by itself; stderr: ${run.stderr.slice(0, 4000)}`,
+      ).toEqual({ signal: 'SIGKILL', code: null });
       kills += 1;
       const sessionId = sessionFor(writer);
       const expected = acknowledged.get(sessionId) ?? new Set<string>();
@@ -110,7 +138,9 @@ async function crashRounds(directory: string, seed: number, sessionFor: (writer:
   }
   for (const ids of acknowledged.values()) acknowledgedTotal += ids.size;
   // Folds ran: the session directories hold a backup beside the snapshot.
-  const folded = readdirSync(join(directory, 'sessions')).filter((name) => existsSync(join(directory, 'sessions', name, 'snapshot.bak')));
+  const folded = readdirSync(join(directory, 'sessions')).filter((name) =>
+    existsSync(join(directory, 'sessions', name, 'snapshot.bak')),
+  );
   expect(folded.length).toBeGreaterThan(0);
 }
 

@@ -20,7 +20,14 @@ import { frameLine } from '../../src/stores/file/frame.js';
 import { fileDriver, fileStore, type DamageReport } from '../../src/stores/file/index.js';
 import { nodeFileSystem } from '../../src/stores/file/file-system.js';
 import { closeSource, loadRange, readSnapshotFile } from '../../src/stores/file/snapshot-file.js';
-import { BLOCK_BYTES, decodeIndex, decodeSnapshot, decodeSnapshotHeader, encodeSnapshot, type Block } from '../../src/stores/file/snapshot-format.js';
+import {
+  BLOCK_BYTES,
+  decodeIndex,
+  decodeSnapshot,
+  decodeSnapshotHeader,
+  encodeSnapshot,
+  type Block,
+} from '../../src/stores/file/snapshot-format.js';
 
 let root: string;
 let count = 0;
@@ -38,12 +45,30 @@ function freshDirectory(): string {
 
 function head(id: string, lastSeq: number, count: number): HeadRecord {
   const at = new Date(0).toISOString();
-  return { id, schema: RECORD_SCHEMA, version: 1, createdAt: at, updatedAt: at, messageCount: count, tokenCount: 0, lastSeq, data: '{}' };
+  return {
+    id,
+    schema: RECORD_SCHEMA,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    messageCount: count,
+    tokenCount: 0,
+    lastSeq,
+    data: '{}',
+  };
 }
 
 /** Records with gaps in their seqs, and ids and data of every awkward kind. */
 function records(total: number): MessageRecord[] {
-  const awkward = ['line one\nline two', 'a\ttab', 'lone \ud800 surrogate', 'pair 😀 ok', '"quoted" \\ back', '', 'é ü ñ 中文'];
+  const awkward = [
+    'line one\nline two',
+    'a\ttab',
+    'lone \ud800 surrogate',
+    'pair 😀 ok',
+    '"quoted" \\ back',
+    '',
+    'é ü ñ 中文',
+  ];
   const ids = ['m', 'quo"te-', 'back\\slash-', 'ünï-', 'tab\tid-', '}"-'];
   return Array.from({ length: total }, (_, index) => ({
     seq: 1 + index * 2,
@@ -57,7 +82,10 @@ function blocksOf(bytes: Buffer): { blocks: Block[]; bodyStart: number } {
   const { layout } = header;
   if (layout.kind !== 'lines') throw new Error('expected a schema-2 snapshot');
   const indexStart = bodyStart + layout.body;
-  return { blocks: decodeIndex(bytes.subarray(indexStart, indexStart + layout.index), layout, header.head.lastSeq), bodyStart };
+  return {
+    blocks: decodeIndex(bytes.subarray(indexStart, indexStart + layout.index), layout, header.head.lastSeq),
+    bodyStart,
+  };
 }
 
 describe('snapshot layout', () => {
@@ -105,7 +133,11 @@ describe('snapshot layout', () => {
           fc.option(fc.integer({ min: 0, max: 5100 }), { nil: undefined }),
           fc.option(fc.integer({ min: 1, max: 3000 }), { nil: undefined }),
           (afterSeq, beforeSeq, limit) => {
-            const range = { ...(afterSeq === undefined ? {} : { afterSeq }), ...(beforeSeq === undefined ? {} : { beforeSeq }), ...(limit === undefined ? {} : { limit }) };
+            const range = {
+              ...(afterSeq === undefined ? {} : { afterSeq }),
+              ...(beforeSeq === undefined ? {} : { beforeSeq }),
+              ...(limit === undefined ? {} : { limit }),
+            };
             expect(loadRange(read.source, range)).toEqual(rangeOf(all, range));
           },
         ),
@@ -119,7 +151,9 @@ describe('snapshot layout', () => {
 
 /** A session of `total` messages of about 200 bytes each, and a store that folds when told. */
 function longHistory(total: number, prefix = 'm'): Message[] {
-  return Array.from({ length: total }, (_, index) => Message.assistant(`${prefix} ${index} `.repeat(12), { id: `${prefix}${index}` }));
+  return Array.from({ length: total }, (_, index) =>
+    Message.assistant(`${prefix} ${index} `.repeat(12), { id: `${prefix}${index}` }),
+  );
 }
 
 /**
@@ -206,30 +240,33 @@ describe('file store: reads of the snapshot’s parts', () => {
   });
 
   // 200 kB: room for the session's ids and journal, not for its messages (~300 kB); 1 byte: room for nothing.
-  it.each([200_000, 1])('with cacheBytes %i the store keeps sessions without their messages, or drops them: appends still skip stored ids, ranges and loads agree', async (cacheBytes) => {
-    const directory = freshDirectory();
-    const store = fileStore(directory, { cacheBytes, foldBytes: 64 * 1024 });
-    const history = longHistory(1500);
-    await store.save(Session.create({ id: 's' }).append(...history));
-    const expected = history.map((message) => message.id);
-    for (let round = 0; round < 40; round += 1) {
-      const fresh = Message.user(`round ${round} `.repeat(40), { id: `r${round}` });
-      // An old message sent again (a retry) is reported as stored, never stored twice.
-      const old = history[(round * 37) % history.length] as Message;
-      const result = await store.append('s', [old, fresh]);
-      expect(result.duplicates).toEqual([old.id]);
-      expected.push(fresh.id);
-      const tail = await store.readMessages('s', { limit: 7 });
-      expect(tail.map((message) => message.id)).toEqual(expected.slice(-7));
-    }
-    const middle = await store.readMessages('s', { afterSeq: 700, beforeSeq: 760, limit: 10 });
-    expect(middle.map((message) => message.seq)).toEqual(Array.from({ length: 10 }, (_, index) => 750 + index));
-    expect((await store.load('s')).messages.map((message) => message.id)).toEqual(expected);
-    await store.close();
-    const again = fileStore(directory);
-    expect((await again.load('s')).messages.map((message) => message.id)).toEqual(expected);
-    await again.close();
-  });
+  it.each([200_000, 1])(
+    'with cacheBytes %i the store keeps sessions without their messages, or drops them: appends still skip stored ids, ranges and loads agree',
+    async (cacheBytes) => {
+      const directory = freshDirectory();
+      const store = fileStore(directory, { cacheBytes, foldBytes: 64 * 1024 });
+      const history = longHistory(1500);
+      await store.save(Session.create({ id: 's' }).append(...history));
+      const expected = history.map((message) => message.id);
+      for (let round = 0; round < 40; round += 1) {
+        const fresh = Message.user(`round ${round} `.repeat(40), { id: `r${round}` });
+        // An old message sent again (a retry) is reported as stored, never stored twice.
+        const old = history[(round * 37) % history.length] as Message;
+        const result = await store.append('s', [old, fresh]);
+        expect(result.duplicates).toEqual([old.id]);
+        expected.push(fresh.id);
+        const tail = await store.readMessages('s', { limit: 7 });
+        expect(tail.map((message) => message.id)).toEqual(expected.slice(-7));
+      }
+      const middle = await store.readMessages('s', { afterSeq: 700, beforeSeq: 760, limit: 10 });
+      expect(middle.map((message) => message.seq)).toEqual(Array.from({ length: 10 }, (_, index) => 750 + index));
+      expect((await store.load('s')).messages.map((message) => message.id)).toEqual(expected);
+      await store.close();
+      const again = fileStore(directory);
+      expect((await again.load('s')).messages.map((message) => message.id)).toEqual(expected);
+      await again.close();
+    },
+  );
 
   it('stored strings of every kind survive a save, a fold and a fresh read (the driver alone)', async () => {
     const directory = freshDirectory();
@@ -237,7 +274,10 @@ describe('file store: reads of the snapshot’s parts', () => {
     const all = records(400).map((record, index) => ({ ...record, seq: index + 1 }));
     await driver.replace('raw', { head: head('raw', 400, 400), messages: all });
     // An append past the tiny threshold folds: the snapshot is rewritten from its body and the journal.
-    await driver.append('raw', { messages: [{ id: 'next', data: 'with\nnewline \udc00', tokens: 1 }], updatedAt: new Date(1).toISOString() });
+    await driver.append('raw', {
+      messages: [{ id: 'next', data: 'with\nnewline \udc00', tokens: 1 }],
+      updatedAt: new Date(1).toISOString(),
+    });
     await driver.close();
     const reader = fileDriver(directory);
     const stored = await reader.readAll('raw');
@@ -251,7 +291,18 @@ function legacySnapshot(bytes: Buffer): Buffer {
   const { header, messages } = decodeSnapshot(bytes);
   const body = Buffer.from(JSON.stringify(messages), 'utf8');
   const crc = (crc32(body) >>> 0).toString(16).padStart(8, '0');
-  return Buffer.concat([frameLine({ k: 'snapshot', s: 1, gen: header.gen, lineage: header.lineage, head: header.head, bytes: body.length, crc }), body]);
+  return Buffer.concat([
+    frameLine({
+      k: 'snapshot',
+      s: 1,
+      gen: header.gen,
+      lineage: header.lineage,
+      head: header.head,
+      bytes: body.length,
+      crc,
+    }),
+    body,
+  ]);
 }
 
 describe('file store: snapshots of schema 1 (older versions)', () => {
@@ -266,19 +317,25 @@ describe('file store: snapshots of schema 1 (older versions)', () => {
     expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]?.slice(9) ?? '{}')).toMatchObject({ s: 1 });
 
     const store = fileStore(directory, { foldBytes: 4096 });
-    expect((await store.load('old')).messages.map((message) => message.id)).toEqual(history.map((message) => message.id));
+    expect((await store.load('old')).messages.map((message) => message.id)).toEqual(
+      history.map((message) => message.id),
+    );
     expect((await store.readMessages('old', { limit: 2 })).map((message) => message.id)).toEqual(['old298', 'old299']);
     const retry = await store.append('old', [history[0] as Message]);
     expect(retry.duplicates).toEqual(['old0']);
     // Past half the snapshot's bytes in the journal, a fold runs.
-    for (let index = 0; index < 30; index += 1) await store.append('old', [Message.user(`new ${index} `.repeat(200), { id: `new${index}` })]);
+    for (let index = 0; index < 30; index += 1)
+      await store.append('old', [Message.user(`new ${index} `.repeat(200), { id: `new${index}` })]);
     await store.close();
 
     const folded = readFileSync(file);
     expect(decodeSnapshotHeader(folded).header.layout.kind).toBe('lines');
     const again = fileStore(directory);
     const ids = (await again.load('old')).messages.map((message) => message.id);
-    expect(ids).toEqual([...history.map((message) => message.id), ...Array.from({ length: 30 }, (_, index) => `new${index}`)]);
+    expect(ids).toEqual([
+      ...history.map((message) => message.id),
+      ...Array.from({ length: 30 }, (_, index) => `new${index}`),
+    ]);
     await again.close();
   });
 });

@@ -19,8 +19,25 @@ import { mkdir, open, readFile, readdir, rename, rm, truncate, unlink } from 'no
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DataError, InvalidInputError, UnavailableError } from '../../src/errors.js';
-import { appendToHead, checkKeys, checkVersion, noSessionError, rangeOf, sortAndPage, storeName } from '../../src/store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, DriverListQuery, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, SessionDriver } from '../../src/store/types.js';
+import {
+  appendToHead,
+  checkKeys,
+  checkVersion,
+  noSessionError,
+  rangeOf,
+  sortAndPage,
+  storeName,
+} from '../../src/store/driver-helpers.js';
+import type {
+  AppendCommit,
+  AppendOutcome,
+  DriverListQuery,
+  DriverRange,
+  HeadRecord,
+  MessageRecord,
+  ReplaceCommit,
+  SessionDriver,
+} from '../../src/store/types.js';
 
 /** Options of `jsonlDriver`. */
 export interface JsonlDriverOptions {
@@ -57,7 +74,8 @@ async function fsyncDirectory(directory: string): Promise<void> {
 export async function jsonlDriver(directory: string, options: JsonlDriverOptions = {}): Promise<SessionDriver> {
   const name = storeName(options.name, 'jsonl');
   const lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
-  if (typeof directory !== 'string' || directory.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a directory`);
+  if (typeof directory !== 'string' || directory.length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a directory`);
   const root = resolve(directory);
   await mkdir(root, { recursive: true });
   const fileOf = (id: string): string => join(root, `${id}${SUFFIX}`);
@@ -90,7 +108,10 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
         entry = JSON.parse(raw) as typeof entry;
       } catch (error) {
         // Writers cut unfinished commits before they append: a bad line inside the file is damage.
-        throw new DataError('CORRUPT', `${name}: session ${JSON.stringify(id)} has a line that is not JSON`, { cause: error, details: { id } });
+        throw new DataError('CORRUPT', `${name}: session ${JSON.stringify(id)} has a line that is not JSON`, {
+          cause: error,
+          details: { id },
+        });
       }
       if (entry.m !== undefined) pending.push(entry.m);
       else if (entry.h !== undefined) {
@@ -98,7 +119,12 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
         messages = messages.concat(pending);
         pending = [];
         committedBytes = offset;
-      } else throw new DataError('CORRUPT', `${name}: session ${JSON.stringify(id)} has a line that is neither a head nor a message`, { details: { id } });
+      } else
+        throw new DataError(
+          'CORRUPT',
+          `${name}: session ${JSON.stringify(id)} has a line that is neither a head nor a message`,
+          { details: { id } },
+        );
     }
     return head === undefined ? undefined : { head, messages, committedBytes, size: bytes.length };
   }
@@ -124,7 +150,11 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
       } catch (error) {
         if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
         if (Date.now() >= deadline) {
-          throw new UnavailableError(`${name}: session ${JSON.stringify(id)} is locked by another writer`, { store: name, reason: 'LOCKED', outcome: 'not-applied' });
+          throw new UnavailableError(`${name}: session ${JSON.stringify(id)} is locked by another writer`, {
+            store: name,
+            reason: 'LOCKED',
+            outcome: 'not-applied',
+          });
         }
         await new Promise((done) => setTimeout(done, wait * (0.5 + Math.random())));
       }
@@ -169,7 +199,8 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
         checkVersion(name, id, file.head.version, request.expectedVersion);
         const known = new Set(file.messages.map((record) => record.id));
         const { head, appended, duplicates } = appendToHead(file.head, request, (messageId) => known.has(messageId));
-        if (appended.length > 0) await commit(id, file, appended.map((record) => line({ m: record })).join('') + line({ h: head }));
+        if (appended.length > 0)
+          await commit(id, file, appended.map((record) => line({ m: record })).join('') + line({ h: head }));
         return { version: head.version, appended, duplicates };
       });
     },
@@ -177,8 +208,11 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
       return locked(id, async () => {
         const current = await readSession(id);
         if (current !== undefined) checkKeys(name, id, current.head.keys, request.expectedKeys);
-        if (request.expectedVersion !== undefined) checkVersion(name, id, current?.head.version ?? 0, request.expectedVersion);
-        const records = request.messages.map(({ seq, id: messageId, data }) => line({ m: { seq, id: messageId, data } }));
+        if (request.expectedVersion !== undefined)
+          checkVersion(name, id, current?.head.version ?? 0, request.expectedVersion);
+        const records = request.messages.map(({ seq, id: messageId, data }) =>
+          line({ m: { seq, id: messageId, data } }),
+        );
         const temporary = join(root, `${id}.tmp-${randomBytes(6).toString('hex')}`);
         const handle = await open(temporary, 'w');
         try {
@@ -193,8 +227,13 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
     },
     async list(query: DriverListQuery) {
       const names = (await readdir(root)).filter((entry) => entry.endsWith(SUFFIX));
-      const heads = await Promise.all(names.map(async (entry) => (await readSession(entry.slice(0, -SUFFIX.length)))?.head));
-      return sortAndPage(heads.filter((head): head is HeadRecord => head !== undefined), query);
+      const heads = await Promise.all(
+        names.map(async (entry) => (await readSession(entry.slice(0, -SUFFIX.length)))?.head),
+      );
+      return sortAndPage(
+        heads.filter((head): head is HeadRecord => head !== undefined),
+        query,
+      );
     },
     remove(id) {
       return locked(id, async () => {
@@ -213,6 +252,7 @@ export async function jsonlDriver(directory: string, options: JsonlDriverOptions
 /** The directory of a `jsonl:` URL: `jsonl:DIR` (relative to the working directory) or `jsonl:///absolute/dir`. */
 export function jsonlDirectoryFromUrl(url: string): string {
   const rest = url.replace(/^jsonl:/i, '');
-  if (rest.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${JSON.stringify(url)}: expected jsonl:DIR`);
+  if (rest.length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${JSON.stringify(url)}: expected jsonl:DIR`);
   return rest.startsWith('//') ? fileURLToPath(`file:${rest}`) : rest;
 }

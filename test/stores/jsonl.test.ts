@@ -53,7 +53,17 @@ describe('jsonl: what the kit runs on', () => {
     const directory = mkdtempSync(join(tmpdir(), 'chatstate-jsonl-'));
     try {
       const driver = await jsonlDriver(directory);
-      expect(Object.keys(driver).sort()).toEqual(['append', 'close', 'list', 'name', 'readAll', 'readHead', 'readRange', 'remove', 'replace']);
+      expect(Object.keys(driver).sort()).toEqual([
+        'append',
+        'close',
+        'list',
+        'name',
+        'readAll',
+        'readHead',
+        'readRange',
+        'remove',
+        'replace',
+      ]);
       await driver.close();
     } finally {
       rmSync(directory, { recursive: true, force: true });
@@ -61,7 +71,18 @@ describe('jsonl: what the kit runs on', () => {
   });
 
   it('is registered by scheme beside the built-in stores', () => {
-    expect(registeredSchemes()).toEqual(expect.arrayContaining(['jsonl:', 'file:', 'memory:', 'sqlite:', 'postgres:', 'postgresql:', 'redis:', 'rediss:']));
+    expect(registeredSchemes()).toEqual(
+      expect.arrayContaining([
+        'jsonl:',
+        'file:',
+        'memory:',
+        'sqlite:',
+        'postgres:',
+        'postgresql:',
+        'redis:',
+        'rediss:',
+      ]),
+    );
   });
 
   it('purges expired sessions through the core (list + remove), leaving only lock-free session files', async () => {

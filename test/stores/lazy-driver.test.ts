@@ -61,9 +61,19 @@ describe('lazyDriver', () => {
   it('refuses a loaded driver that is not the one its shape described', async () => {
     const wrongName = createSessionStore(lazyDriver({ name: 'other', ...MEMORY_DRIVER_SHAPE }, countingLoader().load));
     await expect(wrongName.get('s1')).rejects.toMatchObject({ code: 'INTERNAL' });
-    const fewer = createSessionStore(lazyDriver({ name: 'lazy', capabilities: MEMORY_DRIVER_SHAPE.capabilities, implements: ['purge'] }, countingLoader().load));
+    const fewer = createSessionStore(
+      lazyDriver(
+        { name: 'lazy', capabilities: MEMORY_DRIVER_SHAPE.capabilities, implements: ['purge'] },
+        countingLoader().load,
+      ),
+    );
     await expect(fewer.get('s1')).rejects.toMatchObject({ code: 'INTERNAL' });
-    const flags = createSessionStore(lazyDriver({ name: 'lazy', capabilities: { expiryInCommit: true }, implements: MEMORY_DRIVER_SHAPE.implements }, countingLoader().load));
+    const flags = createSessionStore(
+      lazyDriver(
+        { name: 'lazy', capabilities: { expiryInCommit: true }, implements: MEMORY_DRIVER_SHAPE.implements },
+        countingLoader().load,
+      ),
+    );
     await expect(flags.get('s1')).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
@@ -75,7 +85,9 @@ describe('lazyDriver', () => {
       [fileDriver(dir), FILE_DRIVER_SHAPE],
     ] as const) {
       expect(driver.capabilities).toEqual(shape.capabilities);
-      const methods = Object.keys(driver).filter((key) => typeof (driver as unknown as Record<string, unknown>)[key] === 'function');
+      const methods = Object.keys(driver).filter(
+        (key) => typeof (driver as unknown as Record<string, unknown>)[key] === 'function',
+      );
       expect(methods.includes('purgeExpired')).toBe(shape.implements.includes('purge'));
       expect(methods.includes('readValues')).toBe((shape.implements as readonly string[]).includes('values'));
       expect(methods.includes('searchText')).toBe(false);

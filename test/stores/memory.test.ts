@@ -42,7 +42,9 @@ describe('memoryStore', () => {
   it('keeps the messages its records stand for: loads return them without parsing again, and a store with other keys reads the records itself', async () => {
     const driver = memoryDriver();
     const store = createSessionStore(driver, { encryption: { current: 'k1', keys: { k1: Buffer.alloc(32, 1) } } });
-    const saved = await store.save(Session.create({ id: 's', messages: [Message.user('hello'), Message.assistant('hi')] }));
+    const saved = await store.save(
+      Session.create({ id: 's', messages: [Message.user('hello'), Message.assistant('hi')] }),
+    );
     const { appended } = await store.append('s', [Message.user('again')]);
     const loaded = await store.load('s');
     expect(loaded.messages.slice(0, 2)).toEqual(saved.messages);
@@ -65,12 +67,20 @@ describe('memoryStore: name', () => {
   it('takes a name option, used by store.name and its errors; an empty one is INVALID_ARGUMENT', async () => {
     const store = memoryStore({ name: 'scratch' });
     expect(store.name).toBe('scratch');
-    await expect(store.append('missing', [Message.user('x')])).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'scratch: no session "missing"' });
+    await expect(store.append('missing', [Message.user('x')])).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'scratch: no session "missing"',
+    });
     await store.save(Session.create({ id: 's' }));
-    await expect(store.save(Session.create({ id: 's' }), { expectedVersion: 7 })).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/^scratch: /) });
+    await expect(store.save(Session.create({ id: 's' }), { expectedVersion: 7 })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(/^scratch: /),
+    });
     await store.close();
     await expect(store.list()).rejects.toMatchObject({ code: 'CLOSED', message: 'scratch: the store is closed' });
     expect(() => memoryStore({ name: '' })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
-    expect(() => memoryDriver({ name: 42 as unknown as string })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    expect(() => memoryDriver({ name: 42 as unknown as string })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+    );
   });
 });

@@ -20,19 +20,30 @@ function storeModules(modules: readonly string[]): string[] {
 
 describe('openStore', () => {
   it('registers the built-in schemes', () => {
-    expect(registeredSchemes()).toEqual(expect.arrayContaining(['file:', 'memory:', 'postgres:', 'postgresql:', 'redis:', 'rediss:', 'sqlite:']));
+    expect(registeredSchemes()).toEqual(
+      expect.arrayContaining(['file:', 'memory:', 'postgres:', 'postgresql:', 'redis:', 'rediss:', 'sqlite:']),
+    );
   });
 
   it('a directory path instead of a URL says which file: URL it meant', async () => {
-    await expect(openStore('./dir')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('did you mean "file:./dir"?') });
-    await expect(openStore('/srv/chat')).rejects.toMatchObject({ message: expect.stringContaining('did you mean "file:/srv/chat"?') });
-    await expect(openStore('memory')).rejects.toMatchObject({ message: expect.stringContaining('did you mean "memory:"?') });
+    await expect(openStore('./dir')).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('did you mean "file:./dir"?'),
+    });
+    await expect(openStore('/srv/chat')).rejects.toMatchObject({
+      message: expect.stringContaining('did you mean "file:/srv/chat"?'),
+    });
+    await expect(openStore('memory')).rejects.toMatchObject({
+      message: expect.stringContaining('did you mean "memory:"?'),
+    });
   });
 
   it('an unknown scheme lists the registered ones', async () => {
     const error = await openStore('mongodb://localhost/chat').catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
-    expect((error as Error).message).toContain('unknown scheme "mongodb:"; registered: file:, memory:, postgres:, postgresql:, redis:, rediss:, sqlite:');
+    expect((error as Error).message).toContain(
+      'unknown scheme "mongodb:"; registered: file:, memory:, postgres:, postgresql:, redis:, rediss:, sqlite:',
+    );
   });
 
   it('opens memory: and file: stores (scheme case does not matter)', async () => {
@@ -66,8 +77,21 @@ describe('importing the package root', () => {
     const root = new URL('../../src/index.ts', import.meta.url).href;
     const imported = importInChild({ hide: [], target: root });
     expect(imported).toMatchObject({ imported: true });
-    expect(storeModules(imported.modules)).toEqual(['file/options.ts', 'file/store.ts', 'file/tuning.ts', 'memory-store.ts', 'open-store.ts']);
+    expect(storeModules(imported.modules)).toEqual([
+      'file/options.ts',
+      'file/store.ts',
+      'file/tuning.ts',
+      'memory-store.ts',
+      'open-store.ts',
+    ]);
     const opened = importInChild({ hide: [], target: root, open: 'memory:' });
-    expect(storeModules(opened.modules)).toEqual(['file/options.ts', 'file/store.ts', 'file/tuning.ts', 'memory-driver.ts', 'memory-store.ts', 'open-store.ts']);
+    expect(storeModules(opened.modules)).toEqual([
+      'file/options.ts',
+      'file/store.ts',
+      'file/tuning.ts',
+      'memory-driver.ts',
+      'memory-store.ts',
+      'open-store.ts',
+    ]);
   });
 });

@@ -9,7 +9,14 @@ import { postgresStore, type PgPoolLike } from '../../src/stores/postgres/index.
 import { POSTGRES_COMMIT } from '../support/fault-proxy.js';
 import { outageScenarios } from '../support/outage-scenarios.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
-import { FAST_MS, TIMEOUTS, attemptAll, expectAllUnavailable, expectRecovered, outageOperations } from '../support/store-outage.js';
+import {
+  FAST_MS,
+  TIMEOUTS,
+  attemptAll,
+  expectAllUnavailable,
+  expectRecovered,
+  outageOperations,
+} from '../support/store-outage.js';
 
 // An external server (CHATSTATE_TEST_POSTGRES_URL) cannot be killed by the tests: those run on a throwaway one.
 const external = (process.env.CHATSTATE_TEST_POSTGRES_URL ?? '') !== '';
@@ -33,7 +40,9 @@ describeWithPostgres('postgres store: outages', (server) => {
     },
     storeUrl: () => `${server().url}?schema=${schema}`,
     open: (url) => postgresStore(url, { schema, ...TIMEOUTS }),
-    server: external ? { cannotKill: 'CHATSTATE_TEST_POSTGRES_URL is set, and an external server is not ours to kill' } : { kill: throwaway('kill'), restart: throwaway('restart') },
+    server: external
+      ? { cannotKill: 'CHATSTATE_TEST_POSTGRES_URL is set, and an external server is not ours to kill' }
+      : { kill: throwaway('kill'), restart: throwaway('restart') },
     commit: { request: POSTGRES_COMMIT, reply: 'COMMIT acknowledgement' },
     // Each call waits on a connection of its own: one of the stalled calls times out itself.
     expectations: { stall: { slackMs: 50, timeoutMayBeTheWriters: false, newCallsWaitForReadyConnection: false } },

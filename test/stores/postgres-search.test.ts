@@ -28,7 +28,11 @@ describeWithPostgres('postgres: active memory', (server) => {
   }
 
   async function driverIn(name: string, tablePrefix?: string): Promise<StoreDriver> {
-    const driver = await postgresDriver(server().url, { schema: name, maxConnections: 4, ...(tablePrefix === undefined ? {} : { tablePrefix }) });
+    const driver = await postgresDriver(server().url, {
+      schema: name,
+      maxConnections: 4,
+      ...(tablePrefix === undefined ? {} : { tablePrefix }),
+    });
     handles.push(driver);
     schemaOf.set(driver, name);
     return driver;
@@ -48,7 +52,8 @@ describeWithPostgres('postgres: active memory', (server) => {
 
   afterAll(async () => {
     await Promise.allSettled(handles.map((handle) => handle.close()));
-    for (const name of schemas) await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
+    for (const name of schemas)
+      await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
   });
 
   describe('shared SQL specs', () => {
@@ -56,7 +61,11 @@ describeWithPostgres('postgres: active memory', (server) => {
       open: () => driverIn(schema('memory')),
       reopen: (driver) => driverIn(nameOf(driver)),
       async indexRows(driver, id) {
-        const result = await adminQuery(server().url, `SELECT count(*)::int AS n FROM "${nameOf(driver)}"."chatstate_message_search" WHERE session_id = $1`, [id]);
+        const result = await adminQuery(
+          server().url,
+          `SELECT count(*)::int AS n FROM "${nameOf(driver)}"."chatstate_message_search" WHERE session_id = $1`,
+          [id],
+        );
         return (result.rows[0] as { n: number }).n;
       },
     }));
@@ -67,12 +76,17 @@ describeWithPostgres('postgres: active memory', (server) => {
     const source = schema('v1-source');
     const writer = await storeIn(source);
     const original = await writer.save(
-      Session.create({ id: 'old', userId: 'alice', metadata: { kept: true } }).append(Message.user('the old budget plan', { id: 'u1' }), Message.assistant('noted', { id: 'a1' })),
+      Session.create({ id: 'old', userId: 'alice', metadata: { kept: true } }).append(
+        Message.user('the old budget plan', { id: 'u1' }),
+        Message.assistant('noted', { id: 'a1' }),
+      ),
     );
     const target = schema('v1');
     const q = (sql: string) => adminQuery(server().url, sql);
     await q(`CREATE SCHEMA "${target}"`);
-    await q(`CREATE TABLE "${target}"."chatstate_schema_version" (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await q(
+      `CREATE TABLE "${target}"."chatstate_schema_version" (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     await q(`INSERT INTO "${target}"."chatstate_schema_version" (version) VALUES (1)`);
     await q(`CREATE TABLE "${target}"."chatstate_sessions" (id text COLLATE "C" PRIMARY KEY, record_schema integer NOT NULL, version bigint NOT NULL,
       agent_id text COLLATE "C", user_id text COLLATE "C", created_at text NOT NULL, updated_at text COLLATE "C" NOT NULL, expires_at bigint,
@@ -81,12 +95,16 @@ describeWithPostgres('postgres: active memory', (server) => {
       seq bigint NOT NULL, id text COLLATE "C" NOT NULL, data text NOT NULL,
       CONSTRAINT "chatstate_messages_pkey" PRIMARY KEY (session_id, seq), CONSTRAINT "chatstate_messages_id_key" UNIQUE (session_id, id))`);
     // The columns of version 1 (later versions added key_check).
-    const columns = 'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+    const columns =
+      'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
     await q(`INSERT INTO "${target}"."chatstate_sessions" SELECT ${columns} FROM "${source}"."chatstate_sessions"`);
     await q(`INSERT INTO "${target}"."chatstate_messages" SELECT * FROM "${source}"."chatstate_messages"`);
 
     const store = await storeIn(target);
-    const versions = await adminQuery(server().url, `SELECT version FROM "${target}"."chatstate_schema_version" ORDER BY version`);
+    const versions = await adminQuery(
+      server().url,
+      `SELECT version FROM "${target}"."chatstate_schema_version" ORDER BY version`,
+    );
     expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     expect(SCHEMA_VERSION).toBe(3);
     const loaded = await store.load('old');
@@ -101,7 +119,10 @@ describeWithPostgres('postgres: active memory', (server) => {
     // Messages of version 1 were stored without their text; a save indexes them.
     expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId)).toEqual(['u2']);
     await store.save(await store.load('old'));
-    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual(['u1', 'u2']);
+    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual([
+      'u1',
+      'u2',
+    ]);
   });
 
   it('searches over 100k messages of 10 users use the GIN index for rare words and an index for common ones: never a sequential scan', async () => {
@@ -112,7 +133,9 @@ describeWithPostgres('postgres: active memory', (server) => {
       await Promise.all(
         Array.from({ length: 10 }, (_, session) => {
           const texts = Array.from({ length: 1000 }, (_, index) =>
-            index === 500 && session === 3 ? 'the zebra memo' : `message ${index} on ${words[(index + session) % words.length]} and ${words[(index * 7 + user) % words.length]}`,
+            index === 500 && session === 3
+              ? 'the zebra memo'
+              : `message ${index} on ${words[(index + session) % words.length]} and ${words[(index * 7 + user) % words.length]}`,
           );
           return seed(driver, `s${user}-${session}`, texts, { userId: `user-${user}` });
         }),
@@ -123,11 +146,17 @@ describeWithPostgres('postgres: active memory', (server) => {
     // pending list into the index (until then the planner rightly counts the list's scan).
     await adminQuery(server().url, `VACUUM ANALYZE ${table}`);
     expect((await adminQuery(server().url, `SELECT count(*)::int AS n FROM ${table}`)).rows).toEqual([{ n: 100_000 }]);
-    expect(places((await driver.searchText?.({ text: 'zebra', userId: 'user-4', limit: 5 })) ?? [])).toEqual(['s4-3#501']);
+    expect(places((await driver.searchText?.({ text: 'zebra', userId: 'user-4', limit: 5 })) ?? [])).toEqual([
+      's4-3#501',
+    ]);
 
     const sql = memoryStatements(tablesFor(name, 'chatstate_'));
     const planOf = async (tsquery: string, userId: string): Promise<string> => {
-      const result = await adminQuery(server().url, `EXPLAIN ${sql.search({ user: true, sessions: false })}`, [tsquery, 5, userId]);
+      const result = await adminQuery(server().url, `EXPLAIN ${sql.search({ user: true, sessions: false })}`, [
+        tsquery,
+        5,
+        userId,
+      ]);
       return result.rows.map((row: { 'QUERY PLAN': string }) => row['QUERY PLAN']).join('\n');
     };
     const rare = await planOf(`'zebra'`, 'user-4');
@@ -147,14 +176,22 @@ describeWithPostgres('postgres: active memory', (server) => {
 
   it('refuses value namespaces, keys and data Postgres cannot store exactly, writing nothing', async () => {
     const driver = await driverIn(schema('nul'));
-    for (const entries of [[{ key: 'fine', data: '1' }, { key: 'nul\0', data: '2' }], [{ key: 'fine', data: 'a\0b' }]]) {
+    for (const entries of [
+      [
+        { key: 'fine', data: '1' },
+        { key: 'nul\0', data: '2' },
+      ],
+      [{ key: 'fine', data: 'a\0b' }],
+    ]) {
       const error = await driver.writeValues('app', entries).then(
         () => undefined,
         (caught: unknown) => caught,
       );
       expect(ChatstateError.isInstance(error) && error.code).toBe('INVALID_ARGUMENT');
     }
-    await expect(driver.writeValues('user:\0', [{ key: 'k', data: '1' }])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(driver.writeValues('user:\0', [{ key: 'k', data: '1' }])).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
     expect(await driver.readValues('app')).toEqual([]);
     expect(await driver.readValues('app', ['nul\0'])).toEqual([]);
     expect(await driver.readValues('user:\0')).toEqual([]);
@@ -166,7 +203,10 @@ describeWithPostgres('postgres: active memory', (server) => {
     await Promise.all(
       Array.from({ length: 12 }, (_, writer) => {
         const order = writer % 2 === 0 ? keys : [...keys].reverse();
-        return driver.writeValues('app', order.map((key) => ({ key, data: String(writer) })));
+        return driver.writeValues(
+          'app',
+          order.map((key) => ({ key, data: String(writer) })),
+        );
       }),
     );
     const values = await driver.readValues('app');
@@ -181,7 +221,11 @@ describeWithPostgres('postgres: active memory', (server) => {
     const driver = await driverIn(name, prefix);
     await seed(driver, 's', ['a long prefix works']);
     expect(places((await driver.searchText?.({ text: 'prefix', limit: 5 })) ?? [])).toEqual(['s#1']);
-    const indexes = await adminQuery(server().url, 'SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname', [name]);
+    const indexes = await adminQuery(
+      server().url,
+      'SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY indexname',
+      [name],
+    );
     expect(indexes.rows.map((row: { indexname: string }) => row.indexname)).toEqual(
       [
         'message_search_body_idx',
@@ -204,12 +248,23 @@ describeWithPostgres('postgres: active memory', (server) => {
     const plain = await storeIn(schema('store'));
     await plain.save(Session.create({ id: 'plain', userId: 'alice' }));
     await plain.append('plain', [Message.user('where is the launch checklist?', { id: 'q1' })]);
-    expect((await plain.searchText?.({ text: 'checklists', userId: 'alice', limit: 3 }))?.map((hit) => [hit.sessionId, hit.messageId, hit.score])).toEqual([['plain', 'q1', 1]]);
+    expect(
+      (await plain.searchText?.({ text: 'checklists', userId: 'alice', limit: 3 }))?.map((hit) => [
+        hit.sessionId,
+        hit.messageId,
+        hit.score,
+      ]),
+    ).toEqual([['plain', 'q1', 1]]);
     const sealedSchema = schema('sealed');
     const sealed = await storeIn(sealedSchema, { encryption: Buffer.alloc(32, 7) });
     expect(sealed.searchText).toBeUndefined();
-    await sealed.save(Session.create({ id: 'secret', userId: 'alice' }).append(Message.user('the launch checklist', { id: 's1' })));
+    await sealed.save(
+      Session.create({ id: 'secret', userId: 'alice' }).append(Message.user('the launch checklist', { id: 's1' })),
+    );
     await sealed.append('secret', [Message.user('another checklist', { id: 's2' })]);
-    expect((await adminQuery(server().url, `SELECT count(*)::int AS n FROM "${sealedSchema}"."chatstate_message_search"`)).rows).toEqual([{ n: 0 }]);
+    expect(
+      (await adminQuery(server().url, `SELECT count(*)::int AS n FROM "${sealedSchema}"."chatstate_message_search"`))
+        .rows,
+    ).toEqual([{ n: 0 }]);
   });
 });

@@ -46,7 +46,8 @@ describeWithPostgres('postgres store (specific)', (server) => {
   afterAll(async () => {
     await Promise.allSettled(stores.map((store) => store.close()));
     // Needed when the suite runs against a shared CHATSTATE_TEST_POSTGRES_URL server.
-    for (const name of schemas) await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
+    for (const name of schemas)
+      await adminQuery(server().url, `DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => undefined);
     for (const role of roles) await adminQuery(server().url, `DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
   });
 
@@ -56,15 +57,25 @@ describeWithPostgres('postgres store (specific)', (server) => {
     stores.push(store);
     // Rows of a realistic size (~600 bytes): with tiny rows the planner walks the index even without statistics.
     const filler = 'a sentence of about the length a real message has, '.repeat(11);
-    const messages = Array.from({ length: 20_000 }, (_, index) => (index % 2 === 0 ? Message.user(`question ${index}: ${filler}`) : Message.assistant(`answer ${index}: ${filler}`)));
+    const messages = Array.from({ length: 20_000 }, (_, index) =>
+      index % 2 === 0 ? Message.user(`question ${index}: ${filler}`) : Message.assistant(`answer ${index}: ${filler}`),
+    );
     await store.save(Session.create({ id: 'bulk', messages }));
     await store.save(Session.create({ id: 'small', messages: messages.slice(0, 10) }));
     // The statement the driver runs for readMessages(id, { limit }), as the planner sees it right after the save.
-    const plan = await adminQuery(server().url, `EXPLAIN ${statements(tablesFor(name, 'chatstate_')).readRange}`, ['bulk', 0, Number.MAX_SAFE_INTEGER, 200, Date.now()]);
+    const plan = await adminQuery(server().url, `EXPLAIN ${statements(tablesFor(name, 'chatstate_')).readRange}`, [
+      'bulk',
+      0,
+      Number.MAX_SAFE_INTEGER,
+      200,
+      Date.now(),
+    ]);
     const text = plan.rows.map((row: Record<string, unknown>) => String(row['QUERY PLAN'])).join('\n');
     expect(text).toContain('Index Scan Backward');
     expect(text).not.toContain('Sort');
-    expect((await store.readMessages('bulk', { limit: 3 })).map((message) => message.id)).toEqual(messages.slice(-3).map((message) => message.id));
+    expect((await store.readMessages('bulk', { limit: 3 })).map((message) => message.id)).toEqual(
+      messages.slice(-3).map((message) => message.id),
+    );
   });
 
   it('opens through openStore with the schema and table prefix in the URL', async () => {
@@ -77,8 +88,18 @@ describeWithPostgres('postgres store (specific)', (server) => {
     const saved = await store.save(Session.create({ id: 'from-url', messages: [Message.user('hello', { id: 'u1' })] }));
     expect((await store.load('from-url')).messages.map((message) => message.seq)).toEqual([1]);
     expect(saved.version).toBe(1);
-    const tables = await adminQuery(server().url, 'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [name]);
-    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual(['app_message_search', 'app_messages', 'app_schema_version', 'app_sessions', 'app_values']);
+    const tables = await adminQuery(
+      server().url,
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [name],
+    );
+    expect(tables.rows.map((row: { table_name: string }) => row.table_name)).toEqual([
+      'app_message_search',
+      'app_messages',
+      'app_schema_version',
+      'app_sessions',
+      'app_values',
+    ]);
     const alias = new URL(url);
     alias.protocol = 'postgresql:';
     const second = await openStore(alias.toString());
@@ -90,10 +111,17 @@ describeWithPostgres('postgres store (specific)', (server) => {
     for (let round = 0; round < 5; round += 1) {
       const name = schema('race');
       // Each store has its own pool, so the server sees eight independent sessions, as from eight processes.
-      const opened = await Promise.all(Array.from({ length: 8 }, () => postgresStore(server().url, { schema: name, maxConnections: 2 })));
+      const opened = await Promise.all(
+        Array.from({ length: 8 }, () => postgresStore(server().url, { schema: name, maxConnections: 2 })),
+      );
       stores.push(...opened);
-      const versions = await adminQuery(server().url, `SELECT version FROM "${name}"."chatstate_schema_version" ORDER BY version`);
-      expect(versions.rows).toEqual(Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, index) => ({ version: index + 1 })));
+      const versions = await adminQuery(
+        server().url,
+        `SELECT version FROM "${name}"."chatstate_schema_version" ORDER BY version`,
+      );
+      expect(versions.rows).toEqual(
+        Array.from({ length: POSTGRES_SCHEMA_VERSION }, (_, index) => ({ version: index + 1 })),
+      );
       const first = opened[0] as SessionStore;
       await first.save(Session.create({ id: 'after-race' }));
       expect(await (opened[7] as SessionStore).get('after-race')).toBeDefined();
@@ -109,7 +137,10 @@ describeWithPostgres('postgres store (specific)', (server) => {
     roles.push(role);
     await adminQuery(server().url, `CREATE ROLE "${role}" LOGIN`);
     await adminQuery(server().url, `GRANT USAGE ON SCHEMA "${name}" TO "${role}"`);
-    await adminQuery(server().url, `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${name}" TO "${role}"`);
+    await adminQuery(
+      server().url,
+      `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${name}" TO "${role}"`,
+    );
     const url = new URL(server().url);
     url.username = role;
     const user = await postgresStore(url.toString(), { schema: name });
@@ -146,7 +177,12 @@ describeWithPostgres('postgres store (specific)', (server) => {
   });
 
   it('rejects a schema or prefix that is not a plain identifier (no SQL through names)', async () => {
-    for (const options of [{ schema: 'x"; DROP TABLE y; --' }, { schema: '' }, { tablePrefix: 'a b' }, { tablePrefix: 'p'.repeat(33) }]) {
+    for (const options of [
+      { schema: 'x"; DROP TABLE y; --' },
+      { schema: '' },
+      { tablePrefix: 'a b' },
+      { tablePrefix: 'p'.repeat(33) },
+    ]) {
       const failure = await codeOf(() => postgresStore(server().url, options));
       expect(failure?.code, JSON.stringify(options)).toBe('INVALID_ARGUMENT');
     }
@@ -169,17 +205,30 @@ describeWithPostgres('postgres store (specific)', (server) => {
     const name = schema('named');
     const store = await open({ schema: name, name: 'archive' });
     expect(store.name).toBe('archive');
-    expect(await codeOf(() => store.append('missing', [Message.user('x')]))).toMatchObject({ code: 'NOT_FOUND', message: 'archive: no session "missing"' });
+    expect(await codeOf(() => store.append('missing', [Message.user('x')]))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'archive: no session "missing"',
+    });
     await store.save(Session.create({ id: 'n1', messages: [Message.user('fine', { id: 'fine' })] }));
     await adminQuery(server().url, `UPDATE "${name}"."chatstate_sessions" SET last_seq = -4 WHERE id = 'n1'`);
-    expect(await codeOf(() => store.load('n1'))).toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^archive: /) });
-    expect(await codeOf(() => store.save(Session.create({ id: 'n2', userId: 'nul\u0000' })))).toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/^archive: /) });
+    expect(await codeOf(() => store.load('n1'))).toMatchObject({
+      code: 'CORRUPT',
+      message: expect.stringMatching(/^archive: /),
+    });
+    expect(await codeOf(() => store.save(Session.create({ id: 'n2', userId: 'nul\u0000' })))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringMatching(/^archive: /),
+    });
     await store.close();
     expect(await codeOf(() => store.list())).toMatchObject({ code: 'CLOSED', message: 'archive: the store is closed' });
     expect(await codeOf(() => postgresStore(server().url, { name: '' }))).toMatchObject({ code: 'INVALID_ARGUMENT' });
     // Before any connection: the timeouts and the URL are checked in the store's name too.
-    expect(await codeOf(() => postgresStore('postgres://[bad', { name: 'archive' }))).toMatchObject({ message: expect.stringMatching(/^archive: /) });
-    await expect(postgresStore('postgres://127.0.0.1:1/none', { name: 'archive', connectTimeoutMs: 500 })).rejects.toMatchObject({ code: 'UNAVAILABLE', details: { store: 'archive' } });
+    expect(await codeOf(() => postgresStore('postgres://[bad', { name: 'archive' }))).toMatchObject({
+      message: expect.stringMatching(/^archive: /),
+    });
+    await expect(
+      postgresStore('postgres://127.0.0.1:1/none', { name: 'archive', connectTimeoutMs: 500 }),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE', details: { store: 'archive' } });
   });
 
   it('a missing table is CORRUPT naming the store', async () => {
@@ -187,7 +236,11 @@ describeWithPostgres('postgres store (specific)', (server) => {
     const store = await open({ schema: name });
     await store.save(Session.create({ id: 'doomed', messages: [Message.user('x', { id: 'x' })] }));
     await adminQuery(server().url, `DROP TABLE "${name}"."chatstate_messages"`);
-    for (const run of [() => store.load('doomed'), () => store.append('doomed', [Message.user('y', { id: 'y' })]), () => store.readMessages('doomed', { limit: 1 })]) {
+    for (const run of [
+      () => store.load('doomed'),
+      () => store.append('doomed', [Message.user('y', { id: 'y' })]),
+      () => store.readMessages('doomed', { limit: 1 }),
+    ]) {
       const failure = await codeOf(run);
       expect(failure?.code).toBe('CORRUPT');
       expect(failure?.message).toMatch(/^postgres: .*missing or damaged/);
@@ -256,29 +309,42 @@ describeWithPostgres('postgres store (specific)', (server) => {
       const lost = results.find((result) => result.status === 'rejected');
       expect(ChatstateError.isInstance(lost?.reason) && lost.reason.code).toBe('CONFLICT');
       const winner = (won[0] as PromiseFulfilledResult<Session>).value;
-      expect((await a.load(id)).messages.map((message) => message.id)).toEqual(winner.messages.map((message) => message.id));
+      expect((await a.load(id)).messages.map((message) => message.id)).toEqual(
+        winner.messages.map((message) => message.id),
+      );
     }
     // Unchecked saves racing a creation both succeed: the last one wins whole.
-    const unchecked = await Promise.all([a.save(Session.create({ id: 'free', messages: [Message.user('1', { id: 'one' })] })), b.save(Session.create({ id: 'free', messages: [Message.user('2', { id: 'two' })] }))]);
+    const unchecked = await Promise.all([
+      a.save(Session.create({ id: 'free', messages: [Message.user('1', { id: 'one' })] })),
+      b.save(Session.create({ id: 'free', messages: [Message.user('2', { id: 'two' })] })),
+    ]);
     expect(unchecked).toHaveLength(2);
     expect((await a.load('free')).messages).toHaveLength(1);
   });
 
   it('refuses an owner id Postgres text would change, and finds nothing when filtering by one', async () => {
     const store = await open();
-    expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId: 'nul\u0000inside' }))))?.code).toBe('INVALID_ARGUMENT');
+    expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId: 'nul\u0000inside' }))))?.code).toBe(
+      'INVALID_ARGUMENT',
+    );
     expect(await store.list({ agentId: 'nul\u0000inside' })).toEqual([]);
     // A lone surrogate is refused by the core first, as every store does (INVALID_ID), in saves and filters alike.
-    expect((await codeOf(() => store.save(Session.create({ id: 'owner', agentId: 'lone \uD800 surrogate' }))))?.code).toBe('INVALID_ID');
+    expect(
+      (await codeOf(() => store.save(Session.create({ id: 'owner', agentId: 'lone \uD800 surrogate' }))))?.code,
+    ).toBe('INVALID_ID');
     expect((await codeOf(() => store.list({ agentId: 'lone \uD800 surrogate' })))?.code).toBe('INVALID_ID');
     await store.save(Session.create({ id: 'owner', agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' }));
-    expect((await store.list({ agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' })).map((summary) => summary.id)).toEqual(['owner']);
+    expect(
+      (await store.list({ agentId: 'paired \uD83D\uDE00 emoji', userId: 'ünïcödé' })).map((summary) => summary.id),
+    ).toEqual(['owner']);
   });
 
   it('close waits for writes in flight and ends the pool it made', async () => {
     const store = await open();
     await store.save(Session.create({ id: 'closing' }));
-    const writes = Array.from({ length: 20 }, (_, index) => store.append('closing', [Message.user(`m${index}`, { id: `m${index}` })]));
+    const writes = Array.from({ length: 20 }, (_, index) =>
+      store.append('closing', [Message.user(`m${index}`, { id: `m${index}` })]),
+    );
     await store.close();
     await Promise.all(writes);
     const reader = await open({ schema: schemas.at(-1) as string });
@@ -300,10 +366,22 @@ describeWithPostgres('postgres store (specific)', (server) => {
     const script = `const { openStore } = await import(${JSON.stringify(openStorePath)});
       try { await openStore(${JSON.stringify(server().url)}); console.log('OPENED'); }
       catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        `data:text/javascript,${encodeURIComponent(register)}`,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(child.stderr).toBe('');
     const outcome = JSON.parse(child.stdout) as { code: string; message: string };
     expect(outcome.code).toBe('MISSING_DEPENDENCY');

@@ -93,7 +93,9 @@ describe.skipIf(server.url === undefined)(title, () => {
 
   it('lets Redis remove an expired session by itself; list skips it and purgeExpired clears its index entries', async () => {
     const { store, prefix } = await open();
-    await store.save(Session.create({ id: 'short', userId: 'ann', agentId: 'bot', messages: [say('bye')] }), { ttlMs: 50 });
+    await store.save(Session.create({ id: 'short', userId: 'ann', agentId: 'bot', messages: [say('bye')] }), {
+      ttlMs: 50,
+    });
     await store.save(Session.create({ id: 'stays', userId: 'ann', agentId: 'bot', messages: [say('hi')] }));
     // Waiting for Redis's expiry is waiting for an event, not measuring speed: the bound is a hang guard.
     const deadline = Date.now() + 10_000;
@@ -108,7 +110,8 @@ describe.skipIf(server.url === undefined)(title, () => {
     // The index entries outlive the keys until purgeExpired, which counts the session as purged.
     expect(await admin.zscore(`${prefix}u:ann`, 'short')).not.toBeNull();
     expect(await store.purgeExpired()).toBe(1);
-    for (const key of ['x:all', 'x:exp', 'u:ann', 'a:bot']) expect(await admin.zscore(`${prefix}${key}`, 'short'), key).toBeNull();
+    for (const key of ['x:all', 'x:exp', 'u:ann', 'a:bot'])
+      expect(await admin.zscore(`${prefix}${key}`, 'short'), key).toBeNull();
     expect(await admin.hlen(`${prefix}x:ou`)).toBe(0);
     expect(await admin.hlen(`${prefix}x:oa`)).toBe(0);
     expect(await store.purgeExpired()).toBe(0);
@@ -174,7 +177,13 @@ describe.skipIf(server.url === undefined)(title, () => {
     const { store, prefix } = await open({ encryption: randomBytes(32) });
     const secret = 'plaintext-marker-7f3a';
     await store.save(
-      Session.create({ id: 'sealed', userId: 'owner', messages: [say(`first ${secret}`)], metadata: { note: secret }, variables: { v: secret } }),
+      Session.create({
+        id: 'sealed',
+        userId: 'owner',
+        messages: [say(`first ${secret}`)],
+        metadata: { note: secret },
+        variables: { v: secret },
+      }),
       { ttlMs: 3_600_000 },
     );
     await store.append('sealed', [say(`second ${secret}`), Message.assistant(`reply ${secret}`)]);
@@ -183,23 +192,38 @@ describe.skipIf(server.url === undefined)(title, () => {
     let values = 0;
     for (const key of keys) {
       const type = await admin.type(key);
-      const content = type === 'hash' ? Object.entries(await admin.hgetall(key)).flat() : type === 'zset' ? await admin.zrange(key, '0', '-1') : [];
+      const content =
+        type === 'hash'
+          ? Object.entries(await admin.hgetall(key)).flat()
+          : type === 'zset'
+            ? await admin.zrange(key, '0', '-1')
+            : [];
       values += content.length;
       for (const value of content) expect(value, key).not.toContain(secret);
     }
     expect(values).toBeGreaterThan(10);
-    expect((await store.load('sealed')).messages.map((message) => Message.text(message))).toEqual([`first ${secret}`, `second ${secret}`, `reply ${secret}`]);
+    expect((await store.load('sealed')).messages.map((message) => Message.text(message))).toEqual([
+      `first ${secret}`,
+      `second ${secret}`,
+      `reply ${secret}`,
+    ]);
     expect((await store.list())[0]?.title).toBe(`first ${secret}`);
   });
 
   it('creates no key for a hostile id', async () => {
     const { store, prefix } = await open();
     // On a throwaway server the whole key space is ours to compare; on a shared one, only our prefix.
-    const snapshot = async (): Promise<string[]> => (await admin.keys('throwaway' in server && server.throwaway ? '*' : `${prefix}*`)).sort();
+    const snapshot = async (): Promise<string[]> =>
+      (await admin.keys('throwaway' in server && server.throwaway ? '*' : `${prefix}*`)).sort();
     await store.save(Session.create({ id: 'fine', messages: [say('x')] }));
     const before = await snapshot();
     for (const id of ['../x', 'a:b', 'x:all', 'fine:h', '__proto__', '*', 'a b', 'new\nline', '']) {
-      for (const attempt of [() => store.load(id), () => store.append(id, [say('y')]), () => store.delete(id), () => store.readMessages(id)]) {
+      for (const attempt of [
+        () => store.load(id),
+        () => store.append(id, [say('y')]),
+        () => store.delete(id),
+        () => store.readMessages(id),
+      ]) {
         await expect(attempt(), JSON.stringify(id)).rejects.toMatchObject({ code: 'INVALID_ID' });
       }
     }
@@ -210,7 +234,12 @@ describe.skipIf(server.url === undefined)(title, () => {
     const { store, prefix } = await open();
     await store.save(Session.create({ id: 'bad', messages: [say('x')] }));
     await admin.hset(`${prefix}s:bad:h`, 'version', 'twelve');
-    for (const attempt of [() => store.load('bad'), () => store.append('bad', [say('y')]), () => store.list(), () => store.readMessages('bad')]) {
+    for (const attempt of [
+      () => store.load('bad'),
+      () => store.append('bad', [say('y')]),
+      () => store.list(),
+      () => store.readMessages('bad'),
+    ]) {
       const error = await attempt().then(
         () => undefined,
         (caught: unknown) => caught,
@@ -220,30 +249,49 @@ describe.skipIf(server.url === undefined)(title, () => {
       expect((error as DataError).message).toMatch(/^redis: /);
     }
     // A save with an expected version cannot compare against a garbage version either.
-    await expect(store.save(Session.create({ id: 'bad' }), { expectedVersion: 1 })).rejects.toMatchObject({ code: 'CORRUPT' });
+    await expect(store.save(Session.create({ id: 'bad' }), { expectedVersion: 1 })).rejects.toMatchObject({
+      code: 'CORRUPT',
+    });
     await admin.hset(`${prefix}s:bad:h`, 'version', '1', 'id', 'other');
-    await expect(store.load('bad')).rejects.toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^redis: .*belongs to "other"/) });
+    await expect(store.load('bad')).rejects.toMatchObject({
+      code: 'CORRUPT',
+      message: expect.stringMatching(/^redis: .*belongs to "other"/),
+    });
   });
 
   it('takes a name option, used by store.name and every error it raises', async () => {
     const { store, prefix } = await open({ name: 'cache' });
     expect(store.name).toBe('cache');
-    await expect(store.append('missing', [say('x')])).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'cache: no session "missing"' });
+    await expect(store.append('missing', [say('x')])).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'cache: no session "missing"',
+    });
     await store.save(Session.create({ id: 'bad', messages: [say('x')] }));
     await admin.hset(`${prefix}s:bad:h`, 'version', 'twelve');
-    await expect(store.load('bad')).rejects.toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^cache: /) });
+    await expect(store.load('bad')).rejects.toMatchObject({
+      code: 'CORRUPT',
+      message: expect.stringMatching(/^cache: /),
+    });
     await store.close();
     await expect(store.list()).rejects.toMatchObject({ code: 'CLOSED', message: 'cache: the store is closed' });
     await expect(redisStore(url, { name: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(redisStore('redis://127.0.0.1:1', { name: 'cache', confirm: { timeoutMs: 0 } })).rejects.toMatchObject({ message: expect.stringMatching(/^cache: /) });
-    await expect(redisStore('redis://127.0.0.1:1', { name: 'cache', connectTimeoutMs: 500 })).rejects.toMatchObject({ code: 'UNAVAILABLE', details: { store: 'cache' } });
+    await expect(redisStore('redis://127.0.0.1:1', { name: 'cache', confirm: { timeoutMs: 0 } })).rejects.toMatchObject(
+      { message: expect.stringMatching(/^cache: /) },
+    );
+    await expect(redisStore('redis://127.0.0.1:1', { name: 'cache', connectTimeoutMs: 500 })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      details: { store: 'cache' },
+    });
   });
 
   it('reports a message without its body as CORRUPT', async () => {
     const { store, prefix } = await open();
     const saved = await store.save(Session.create({ id: 'holes', messages: [say('a'), say('b')] }));
     await admin.hdel(`${prefix}s:holes:d`, (saved.messages[1] as Message).id);
-    await expect(store.load('holes')).rejects.toMatchObject({ code: 'CORRUPT', message: expect.stringMatching(/^redis: .*has no body/) });
+    await expect(store.load('holes')).rejects.toMatchObject({
+      code: 'CORRUPT',
+      message: expect.stringMatching(/^redis: .*has no body/),
+    });
   });
 
   it('stores and reads sessions larger than one script batch, and reads any seq window of them', async () => {
@@ -254,9 +302,19 @@ describe.skipIf(server.url === undefined)(title, () => {
     expect(loaded.messages.map((message) => message.id)).toEqual(messages.map((message) => message.id));
     expect(loaded.messages.map((message) => message.seq)).toEqual(messages.map((_, index) => index + 1));
     const records = loaded.messages.map((message) => ({ seq: message.seq as number, id: message.id, data: '' }));
-    for (const range of [{ limit: 200 }, { afterSeq: 1000 }, { beforeSeq: 600, limit: 501 }, { afterSeq: 10, beforeSeq: 12 }, { afterSeq: 1203 }, { beforeSeq: 1, limit: 5 }]) {
+    for (const range of [
+      { limit: 200 },
+      { afterSeq: 1000 },
+      { beforeSeq: 600, limit: 501 },
+      { afterSeq: 10, beforeSeq: 12 },
+      { afterSeq: 1203 },
+      { beforeSeq: 1, limit: 5 },
+    ]) {
       const read = await store.readMessages('big', range);
-      expect(read.map((message) => message.seq), JSON.stringify(range)).toEqual(rangeOf(records, range).map((record) => record.seq));
+      expect(
+        read.map((message) => message.seq),
+        JSON.stringify(range),
+      ).toEqual(rangeOf(records, range).map((record) => record.seq));
     }
     const result = await store.append('big', [say('next'), say('m0', 'msg-0')]);
     expect(result.appended.map((message) => message.seq)).toEqual([1204]);
@@ -265,15 +323,21 @@ describe.skipIf(server.url === undefined)(title, () => {
 
   it('confirms writes with WAIT when asked, and rejects (the write applied) when replicas do not answer', async () => {
     const { store } = await open({ confirm: { replicas: 1, timeoutMs: 20 } });
-    const error = await store.save(Session.create({ id: 'unconfirmed', messages: [say('x')] })).catch((caught: unknown) => caught);
+    const error = await store
+      .save(Session.create({ id: 'unconfirmed', messages: [say('x')] }))
+      .catch((caught: unknown) => caught);
     expect(ChatstateError.isInstance(error)).toBe(true);
-    expect((error as ChatstateError).message).toMatch(/^redis: the write to session "unconfirmed" was applied but not confirmed/);
+    expect((error as ChatstateError).message).toMatch(
+      /^redis: the write to session "unconfirmed" was applied but not confirmed/,
+    );
     expect((await store.load('unconfirmed')).messages).toHaveLength(1);
     // With no replicas asked for, a confirmation is immediate.
     const { store: plain } = await open({ confirm: { replicas: 0 } });
     await plain.save(Session.create({ id: 'plain' }));
     // fsync confirmation (WAITAOF) works on Redis >= 7.2 with appendonly yes, and is refused at open elsewhere.
-    const [major = 0, minor = 0] = (/redis_version:(\d+)\.(\d+)/.exec(await admin.info('server')) ?? []).slice(1).map(Number);
+    const [major = 0, minor = 0] = (/redis_version:(\d+)\.(\d+)/.exec(await admin.info('server')) ?? [])
+      .slice(1)
+      .map(Number);
     const appendOnly = ((await admin.config('GET', 'appendonly')) as string[])[1] === 'yes';
     if (appendOnly && (major > 7 || (major === 7 && minor >= 2))) {
       const { store: fsynced } = await open({ confirm: { aof: true } });
@@ -309,7 +373,9 @@ describe.skipIf(server.url === undefined)(title, () => {
       try { await openStore('redis://127.0.0.1:1'); console.log('opened'); }
       catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }
     `;
-    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8' });
+    const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+      encoding: 'utf8',
+    });
     const reported = JSON.parse(output.trim().split('\n').at(-1) as string) as { code: string; message: string };
     expect(reported.code).toBe('MISSING_DEPENDENCY');
     expect(reported.message).toMatch(/^redis: .*`ioredis`.*npm install ioredis/);

@@ -14,7 +14,16 @@ import { SCRIPTS } from '../../src/stores/redis/scripts.js';
 import { redisEvalSha } from '../support/fault-proxy.js';
 import { outageScenarios } from '../support/outage-scenarios.js';
 import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
-import { STALL_MS, TIMEOUTS, attemptAll, expectAllUnavailable, expectRecovered, expectUnavailable, outageOperations, until } from '../support/store-outage.js';
+import {
+  STALL_MS,
+  TIMEOUTS,
+  attemptAll,
+  expectAllUnavailable,
+  expectRecovered,
+  expectUnavailable,
+  outageOperations,
+  until,
+} from '../support/store-outage.js';
 
 const STORE = 'redis';
 const server = await redisTestServer({ durable: true });
@@ -63,11 +72,22 @@ describe.skipIf(server.url === undefined)(`redis store: outages ${skip}`, () => 
       it('a write applied but not confirmed by the replicas asked for is UNAVAILABLE with outcome applied', async () => {
         const confirming = await redisStore(url, { prefix, ...TIMEOUTS, confirm: { replicas: 1, timeoutMs: 20 } });
         try {
-          const error = await confirming.append('base', [Message.user('unconfirmed', { id: 'unconfirmed-1' })]).catch((caught: unknown) => caught);
-          expect(expectUnavailable(error, STORE, 'WAIT')).toMatchObject({ reason: 'UNCONFIRMED', outcome: 'applied', replicas: 0, wanted: 1 });
+          const error = await confirming
+            .append('base', [Message.user('unconfirmed', { id: 'unconfirmed-1' })])
+            .catch((caught: unknown) => caught);
+          expect(expectUnavailable(error, STORE, 'WAIT')).toMatchObject({
+            reason: 'UNCONFIRMED',
+            outcome: 'applied',
+            replicas: 0,
+            wanted: 1,
+          });
           // Applied: the message is there, and a retry reports it as a duplicate.
-          expect((await scope.direct.readMessages('base', { limit: 1 })).map((message) => message.id)).toEqual(['unconfirmed-1']);
-          expect((await scope.direct.append('base', [Message.user('unconfirmed', { id: 'unconfirmed-1' })])).duplicates).toEqual(['unconfirmed-1']);
+          expect((await scope.direct.readMessages('base', { limit: 1 })).map((message) => message.id)).toEqual([
+            'unconfirmed-1',
+          ]);
+          expect(
+            (await scope.direct.append('base', [Message.user('unconfirmed', { id: 'unconfirmed-1' })])).duplicates,
+          ).toEqual(['unconfirmed-1']);
         } finally {
           await confirming.close();
         }
@@ -86,7 +106,8 @@ describe.skipIf(server.url === undefined)(`redis store: outages ${skip}`, () => 
           const attempts = await attemptAll(outageOperations(store, 'caller-client'));
           expectAllUnavailable(attempts, STORE, STALL_MS);
           // Not sent while the client had no connection: nothing of them is queued to run later.
-          for (const attempt of attempts) expect(attempt.error, attempt.name).toMatchObject({ details: { outcome: 'not-applied' } });
+          for (const attempt of attempts)
+            expect(attempt.error, attempt.name).toMatchObject({ details: { outcome: 'not-applied' } });
           await scope.proxy.setMode('pass');
           await expectRecovered(store, 'caller-client-after');
           expect(await store.get('saved-caller-client')).toBeUndefined();

@@ -10,7 +10,17 @@
  * Corruption: a damaged database file is a `DataError` `CORRUPT` that names the store and the
  * file, never a raw SQLite error.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +43,15 @@ const DATABASES = 4;
 const SESSIONS = 3;
 
 /** Runs one child writer on `file` and kills it (see `runKilledChild`). */
-function runChild(file: string, sessionId: string, tag: string, seed: number, delayMs: number, early: boolean, afterWrites: number): Promise<ChildRun> {
+function runChild(
+  file: string,
+  sessionId: string,
+  tag: string,
+  seed: number,
+  delayMs: number,
+  early: boolean,
+  afterWrites: number,
+): Promise<ChildRun> {
   return runKilledChild(CHILD, [file, sessionId, tag, String(seed)], delayMs, early, afterWrites);
 }
 
@@ -79,7 +97,10 @@ describe('sqlite store: SIGKILL at random moments loses no acknowledged write', 
         for (const run of runs) {
           expect(run.errors, run.stderr).toEqual([]);
           // Killed by us, not ended by an error of its own.
-          expect({ signal: run.signal, code: run.code }, `child ended by itself; stderr: ${run.stderr.slice(0, 4000)}`).toEqual({ signal: 'SIGKILL', code: null });
+          expect(
+            { signal: run.signal, code: run.code },
+            `child ended by itself; stderr: ${run.stderr.slice(0, 4000)}`,
+          ).toEqual({ signal: 'SIGKILL', code: null });
           kills += 1;
           for (const id of run.acknowledged) expected.add(id);
         }
@@ -123,7 +144,9 @@ describe('sqlite store: SIGKILL at random moments loses no acknowledged write', 
 async function writeDatabase(file: string): Promise<void> {
   const store = await sqliteStore(file);
   for (let index = 0; index < 6; index += 1) {
-    const messages = Array.from({ length: 200 }, (_, seq) => Message.user(`session ${index} message ${seq} `.repeat(8)));
+    const messages = Array.from({ length: 200 }, (_, seq) =>
+      Message.user(`session ${index} message ${seq} `.repeat(8)),
+    );
     await store.save(Session.create({ id: `s${index}` }).append(...messages));
   }
   await store.close();

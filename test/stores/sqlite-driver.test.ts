@@ -11,12 +11,23 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CollaboratorError, ConflictError, DataError, InvalidInputError, type ChatstateError } from '../../src/errors.js';
+import {
+  CollaboratorError,
+  ConflictError,
+  DataError,
+  InvalidInputError,
+  type ChatstateError,
+} from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { WAL_CHECKPOINT_PAGES, WAL_SIZE_LIMIT } from '../../src/stores/sqlite/schema.js';
-import { SQLITE_SCHEMA_VERSION, sqlitePathFromUrl, sqliteStore, type SqliteDatabaseLike } from '../../src/stores/sqlite/index.js';
+import {
+  SQLITE_SCHEMA_VERSION,
+  sqlitePathFromUrl,
+  sqliteStore,
+  type SqliteDatabaseLike,
+} from '../../src/stores/sqlite/index.js';
 
 let directory: string;
 const open: Array<{ close(): unknown }> = [];
@@ -43,7 +54,9 @@ async function store(target: string | SqliteDatabaseLike, options?: Parameters<t
 }
 
 function messages(count: number, prefix: string): Message[] {
-  return Array.from({ length: count }, (_, index) => Message.user(`${prefix} ${index}: ${'words '.repeat(40)}`, { id: `${prefix}-${index}` }));
+  return Array.from({ length: count }, (_, index) =>
+    Message.user(`${prefix} ${index}: ${'words '.repeat(40)}`, { id: `${prefix}-${index}` }),
+  );
 }
 
 async function thrown(work: () => Promise<unknown>): Promise<unknown> {
@@ -130,7 +143,9 @@ describe('sqlite: connection and schema', () => {
     await opened.close();
     const check = database(file, { readonly: true });
     expect(check.prepare('SELECT x FROM other').pluck().all()).toEqual(['kept']);
-    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(String(SQLITE_SCHEMA_VERSION));
+    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(
+      String(SQLITE_SCHEMA_VERSION),
+    );
   });
 
   it('refuses a database written by a newer schema with CORRUPT, and changes nothing', async () => {
@@ -142,8 +157,12 @@ describe('sqlite: connection and schema', () => {
     const error = await thrown(() => sqliteStore(file));
     expect(error).toBeInstanceOf(DataError);
     expect((error as DataError).code).toBe('CORRUPT');
-    expect((error as Error).message).toMatch(/^sqlite: .*newer\.db is at schema version 99.*newer chatstate.*Upgrade chatstate/);
-    expect(database(file, { readonly: true }).prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe('99');
+    expect((error as Error).message).toMatch(
+      /^sqlite: .*newer\.db is at schema version 99.*newer chatstate.*Upgrade chatstate/,
+    );
+    expect(
+      database(file, { readonly: true }).prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get(),
+    ).toBe('99');
   });
 
   it('refuses a database whose "sessions" table is someone else’s, creating nothing', async () => {
@@ -153,7 +172,9 @@ describe('sqlite: connection and schema', () => {
     const error = await thrown(() => sqliteStore(file));
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as Error).message).toContain('"sessions" table that chatstate did not create');
-    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all()).toEqual(['sessions']);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all()).toEqual([
+      'sessions',
+    ]);
   });
 
   it('refuses something that is neither a path nor a connection', async () => {
@@ -164,10 +185,15 @@ describe('sqlite: connection and schema', () => {
   it('takes a name option, used by store.name and its errors; an empty one is INVALID_ARGUMENT', async () => {
     const opened = await store(join(directory, 'named.db'), { name: 'journal' });
     expect(opened.name).toBe('journal');
-    await expect(opened.append('missing', [Message.user('x')])).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'journal: no session "missing"' });
+    await expect(opened.append('missing', [Message.user('x')])).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'journal: no session "missing"',
+    });
     await opened.close();
     await expect(opened.list()).rejects.toMatchObject({ code: 'CLOSED', message: 'journal: the store is closed' });
-    await expect(sqliteStore(join(directory, 'unnamed.db'), { name: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(sqliteStore(join(directory, 'unnamed.db'), { name: '' })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
     expect(existsSync(join(directory, 'unnamed.db'))).toBe(false);
   });
 
@@ -203,9 +229,11 @@ describe('sqlite: writes', () => {
       opened.append('a', [Message.user(`m${index}`, { id: `m${index}` })], index === 7 ? { expectedVersion: 1 } : {}),
     );
     const results = await Promise.allSettled(calls);
-    expect(results.filter((result) => result.status === 'rejected').map((result) => (result as PromiseRejectedResult).reason)).toEqual([
-      expect.any(ConflictError),
-    ]);
+    expect(
+      results
+        .filter((result) => result.status === 'rejected')
+        .map((result) => (result as PromiseRejectedResult).reason),
+    ).toEqual([expect.any(ConflictError)]);
     // One write transaction, holding all twenty appends (the core's reads run in read transactions).
     expect(log.filter((statement) => statement === 'BEGIN IMMEDIATE')).toHaveLength(1);
     const begin = log.indexOf('BEGIN IMMEDIATE');
@@ -285,7 +313,9 @@ describe('sqlite: reads use the indexes', () => {
     return log
       .filter((statement) => statement.startsWith('SELECT'))
       .map((statement) =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${statement}`).all() as Array<{ detail: string }>).map((row) => row.detail).join('; '),
+        (db.prepare(`EXPLAIN QUERY PLAN ${statement}`).all() as Array<{ detail: string }>)
+          .map((row) => row.detail)
+          .join('; '),
       );
   }
 
@@ -314,7 +344,9 @@ describe('sqlite: reads use the indexes', () => {
 describe('sqlite: a missing better-sqlite3', () => {
   it('is MISSING_DEPENDENCY naming the package to install', () => {
     const child = fileURLToPath(new URL('../support/sqlite-missing-child.ts', import.meta.url));
-    const result = spawnSync(process.execPath, ['--import', 'tsx', child, join(directory, 'never.db')], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', child, join(directory, 'never.db')], {
+      encoding: 'utf8',
+    });
     const error = JSON.parse(result.stdout || '{}') as { name?: string; code?: string; message?: string };
     expect(error, result.stderr).toMatchObject({ name: 'InvalidInputError' });
     expect(error).toMatchObject({ name: 'InvalidInputError', code: 'MISSING_DEPENDENCY' });

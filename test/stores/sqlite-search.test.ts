@@ -13,7 +13,12 @@ import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { StoreDriver } from '../../src/store/types.js';
 import { INDEX_BATCH } from '../../src/stores/sqlite/driver.js';
-import { SQLITE_SCHEMA_VERSION, sqliteDriver, sqliteStore, type SqliteDatabaseLike } from '../../src/stores/sqlite/index.js';
+import {
+  SQLITE_SCHEMA_VERSION,
+  sqliteDriver,
+  sqliteStore,
+  type SqliteDatabaseLike,
+} from '../../src/stores/sqlite/index.js';
 import { places, seed, sqlMemorySpecs } from '../support/sql-memory-specs.js';
 
 let directory: string;
@@ -60,7 +65,9 @@ describe('sqlite: active memory (shared SQL specs)', () => {
       expect(db.prepare('SELECT count(*) FROM message_fts').pluck().get()).toBe(texts);
       // Rows indexed, and rows still queued for the index.
       const indexed = db.prepare('SELECT count(*) FROM message_text WHERE session_id = ?').pluck().get(id) as number;
-      return indexed + (db.prepare('SELECT count(*) FROM message_text_queue WHERE session_id = ?').pluck().get(id) as number);
+      return (
+        indexed + (db.prepare('SELECT count(*) FROM message_text_queue WHERE session_id = ?').pluck().get(id) as number)
+      );
     },
   }));
 });
@@ -86,7 +93,10 @@ describe('sqlite: upgrade from schema version 1', () => {
     const source = join(directory, 'source.db');
     const writer = await sqliteStore(source);
     const original = await writer.save(
-      Session.create({ id: 'old', userId: 'alice', metadata: { kept: true } }).append(Message.user('the old budget plan', { id: 'u1' }), Message.assistant('noted', { id: 'a1' })),
+      Session.create({ id: 'old', userId: 'alice', metadata: { kept: true } }).append(
+        Message.user('the old budget plan', { id: 'u1' }),
+        Message.assistant('noted', { id: 'a1' }),
+      ),
     );
     await writer.close();
     const file = join(directory, 'v1.db');
@@ -94,22 +104,29 @@ describe('sqlite: upgrade from schema version 1', () => {
     for (const statement of VERSION_1) v1.exec(statement);
     v1.exec(`ATTACH DATABASE '${source.replace(/'/g, "''")}' AS source`);
     // The columns of version 1 (later versions added key_check).
-    const columns = 'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
-    v1.exec(`INSERT INTO sessions SELECT ${columns} FROM source.sessions; INSERT INTO messages SELECT * FROM source.messages`);
+    const columns =
+      'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
+    v1.exec(
+      `INSERT INTO sessions SELECT ${columns} FROM source.sessions; INSERT INTO messages SELECT * FROM source.messages`,
+    );
     v1.exec('DETACH DATABASE source');
     v1.close();
 
     const store = await sqliteStore(file);
     open.push(store);
     const check = database(file, { readonly: true });
-    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(String(SQLITE_SCHEMA_VERSION));
+    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(
+      String(SQLITE_SCHEMA_VERSION),
+    );
     expect(SQLITE_SCHEMA_VERSION).toBe(4);
-    expect(check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('memory_values', 'message_text', 'message_fts', 'message_text_queue') ORDER BY name`).pluck().all()).toEqual([
-      'memory_values',
-      'message_fts',
-      'message_text',
-      'message_text_queue',
-    ]);
+    expect(
+      check
+        .prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('memory_values', 'message_text', 'message_fts', 'message_text_queue') ORDER BY name`,
+        )
+        .pluck()
+        .all(),
+    ).toEqual(['memory_values', 'message_fts', 'message_text', 'message_text_queue']);
     const loaded = await store.load('old');
     expect(loaded.messages).toEqual(original.messages);
     expect(loaded.metadata).toEqual({ kept: true });
@@ -123,7 +140,10 @@ describe('sqlite: upgrade from schema version 1', () => {
     // Messages of version 1 were stored without their text; a save indexes them.
     expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId)).toEqual(['u2']);
     await store.save(await store.load('old'));
-    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual(['u1', 'u2']);
+    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual([
+      'u1',
+      'u2',
+    ]);
   });
 });
 
@@ -136,7 +156,11 @@ describe('sqlite: search plan', () => {
     const words = ['budget', 'travel', 'design', 'hiring', 'launch', 'pricing', 'support', 'roadmap'];
     for (let user = 0; user < 10; user += 1) {
       for (let session = 0; session < 10; session += 1) {
-        const texts = Array.from({ length: 1000 }, (_, index) => `message ${index} on ${words[(index + session) % words.length]} and ${words[(index * 7 + user) % words.length]}`);
+        const texts = Array.from(
+          { length: 1000 },
+          (_, index) =>
+            `message ${index} on ${words[(index + session) % words.length]} and ${words[(index * 7 + user) % words.length]}`,
+        );
         await seed(driver, `s${user}-${session}`, texts, { userId: `user-${user}` });
       }
     }
@@ -146,7 +170,9 @@ describe('sqlite: search plan', () => {
     expect(hits).toHaveLength(5);
     const executed = statements.find((sql) => sql.includes('MATCH'));
     if (executed === undefined) throw new Error(`no search statement among ${JSON.stringify(statements)}`);
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${executed}`).all() as Array<{ detail: string }>).map((row) => row.detail);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${executed}`).all() as Array<{ detail: string }>).map(
+      (row) => row.detail,
+    );
     expect(plan).toContainEqual(expect.stringMatching(/^SCAN message_fts VIRTUAL TABLE INDEX \d+:M/));
     expect(plan).toContainEqual('SEARCH t USING INTEGER PRIMARY KEY (rowid=?)');
     expect(plan.filter((detail) => /^SCAN (t|message_text|messages|sessions)\b/.test(detail))).toEqual([]);
@@ -163,7 +189,8 @@ describe('sqlite: the index queue', () => {
     };
   }
 
-  const said = (index: number): Message => Message.user(`note ${index} about the harbour lighthouse`, { id: `n${index}` });
+  const said = (index: number): Message =>
+    Message.user(`note ${index} about the harbour lighthouse`, { id: `n${index}` });
 
   it('an append queues its text; a search indexes the queue first, so it finds every acknowledged append', async () => {
     const file = join(directory, 'queue.db');
@@ -182,7 +209,8 @@ describe('sqlite: the index queue', () => {
     const store = await sqliteStore(file);
     open.push(store);
     for (const id of ['a', 'b']) await store.save(Session.create({ id }));
-    for (let index = 0; index < INDEX_BATCH - 1; index += 1) await store.append(index % 2 === 0 ? 'a' : 'b', [said(index)]);
+    for (let index = 0; index < INDEX_BATCH - 1; index += 1)
+      await store.append(index % 2 === 0 ? 'a' : 'b', [said(index)]);
     expect(counts(file)).toEqual({ queued: INDEX_BATCH - 1, indexed: 0 });
     await store.append('a', [said(INDEX_BATCH)]);
     expect(counts(file)).toEqual({ queued: 0, indexed: INDEX_BATCH });
@@ -200,7 +228,10 @@ describe('sqlite: the index queue', () => {
     await writer.append('s', [said(2)]);
     const reader = await sqliteStore(file);
     open.push(reader);
-    expect((await reader.searchText?.({ text: 'lighthouse', limit: 10 }))?.map((hit) => hit.messageId).sort()).toEqual(['n1', 'n2']);
+    expect((await reader.searchText?.({ text: 'lighthouse', limit: 10 }))?.map((hit) => hit.messageId).sort()).toEqual([
+      'n1',
+      'n2',
+    ]);
     expect(counts(file)).toEqual({ queued: 0, indexed: 2 });
   });
 
@@ -212,7 +243,8 @@ describe('sqlite: the index queue', () => {
     await store.save(Session.create({ id: 'gone' }));
     await store.save(Session.create({ id: 'expiring' }), { ttlMs: 1000 });
     await store.save(Session.create({ id: 'rewritten' }));
-    for (const id of ['gone', 'expiring', 'rewritten']) await store.append(id, [Message.user(`the ${id} lighthouse`, { id: `${id}-1` })]);
+    for (const id of ['gone', 'expiring', 'rewritten'])
+      await store.append(id, [Message.user(`the ${id} lighthouse`, { id: `${id}-1` })]);
     expect(counts(file).queued).toBe(3);
     await store.delete('gone');
     time += 1000;
@@ -278,7 +310,11 @@ describe('sqlite: particulars', () => {
   it('refuses a value key or namespace SQLite would store as another string, writing nothing', async () => {
     const driver = await driverOn(join(directory, 'surrogate.db'));
     for (const write of [
-      () => driver.writeValues('app', [{ key: 'fine', data: '1' }, { key: 'bad\uD800', data: '2' }]),
+      () =>
+        driver.writeValues('app', [
+          { key: 'fine', data: '1' },
+          { key: 'bad\uD800', data: '2' },
+        ]),
       () => driver.writeValues('user:\uDC00', [{ key: 'fine', data: '1' }]),
     ]) {
       const error = await write().then(
@@ -298,13 +334,21 @@ describe('sqlite: particulars', () => {
     open.push(store);
     await store.save(Session.create({ id: 'plain', userId: 'alice' }));
     await store.append('plain', [Message.user('where is the launch checklist?', { id: 'q1' })]);
-    expect((await store.searchText?.({ text: 'checklist', userId: 'alice', limit: 3 }))?.map((hit) => [hit.sessionId, hit.messageId, hit.score])).toEqual([['plain', 'q1', 1]]);
+    expect(
+      (await store.searchText?.({ text: 'checklist', userId: 'alice', limit: 3 }))?.map((hit) => [
+        hit.sessionId,
+        hit.messageId,
+        hit.score,
+      ]),
+    ).toEqual([['plain', 'q1', 1]]);
 
     const sealedFile = join(directory, 'sealed.db');
     const sealed = await sqliteStore(sealedFile, { encryption: Buffer.alloc(32, 7) });
     open.push(sealed);
     expect(sealed.searchText).toBeUndefined();
-    await sealed.save(Session.create({ id: 'secret', userId: 'alice' }).append(Message.user('the launch checklist', { id: 's1' })));
+    await sealed.save(
+      Session.create({ id: 'secret', userId: 'alice' }).append(Message.user('the launch checklist', { id: 's1' })),
+    );
     await sealed.append('secret', [Message.user('another checklist', { id: 's2' })]);
     const db = database(sealedFile, { readonly: true });
     expect(db.prepare('SELECT count(*) FROM message_text').pluck().get()).toBe(0);

@@ -7,7 +7,20 @@ import fc from 'fast-check';
 import { Message } from '../../src/message/message.js';
 import type { ContentPart } from '../../src/message/schema.js';
 
-const word = fc.constantFrom('alpha', 'beta', 'the', 'cat', 'JSON', 'réseau', '数据', 'fn()', '{"a":1}', '42', 'emoji🙂', 'line\nbreak');
+const word = fc.constantFrom(
+  'alpha',
+  'beta',
+  'the',
+  'cat',
+  'JSON',
+  'réseau',
+  '数据',
+  'fn()',
+  '{"a":1}',
+  '42',
+  'emoji🙂',
+  'line\nbreak',
+);
 export const textArb = fc.array(word, { minLength: 1, maxLength: 12 }).map((words) => words.join(' '));
 
 const imageArb = fc.constantFrom<ContentPart>(
@@ -17,25 +30,34 @@ const imageArb = fc.constantFrom<ContentPart>(
 
 export const userContentArb = fc.oneof(
   textArb,
-  fc.tuple(textArb, fc.option(imageArb, { nil: undefined }), fc.option(textArb, { nil: undefined })).map(([text, image, more]) => {
-    const parts: ContentPart[] = [{ type: 'text', text }];
-    if (image !== undefined) parts.push(image);
-    if (more !== undefined) parts.push({ type: 'text', text: more });
-    return parts;
-  }),
+  fc
+    .tuple(textArb, fc.option(imageArb, { nil: undefined }), fc.option(textArb, { nil: undefined }))
+    .map(([text, image, more]) => {
+      const parts: ContentPart[] = [{ type: 'text', text }];
+      if (image !== undefined) parts.push(image);
+      if (more !== undefined) parts.push({ type: 'text', text: more });
+      return parts;
+    }),
 );
 
-const argsArb = fc.dictionary(fc.constantFrom('path', 'query', 'limit', 'city'), fc.oneof(fc.string({ maxLength: 12 }), fc.integer()), {
-  maxKeys: 3,
-});
+const argsArb = fc.dictionary(
+  fc.constantFrom('path', 'query', 'limit', 'city'),
+  fc.oneof(fc.string({ maxLength: 12 }), fc.integer()),
+  {
+    maxKeys: 3,
+  },
+);
 
 /** One tool round: parallel calls, then their results in a random order. */
 const toolRoundArb = fc.record({
   text: fc.option(textArb, { nil: undefined }),
-  calls: fc.array(fc.record({ name: fc.constantFrom('read_file', 'search', 'weather', 'glob'), args: argsArb, output: textArb }), {
-    minLength: 1,
-    maxLength: 3,
-  }),
+  calls: fc.array(
+    fc.record({ name: fc.constantFrom('read_file', 'search', 'weather', 'glob'), args: argsArb, output: textArb }),
+    {
+      minLength: 1,
+      maxLength: 3,
+    },
+  ),
   order: fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
 });
 
@@ -71,7 +93,12 @@ export function historyArb(options: HistoryOptions = {}): fc.Arbitrary<Message[]
         messages.push(Message.user(turn.user, { id: id() }));
         if (turn.midSystem !== undefined) messages.push(Message.system(turn.midSystem, { id: id() }));
         for (const round of turn.rounds) {
-          const calls = round.calls.map((call) => ({ id: `call_${id()}`, name: call.name, arguments: call.args, output: call.output }));
+          const calls = round.calls.map((call) => ({
+            id: `call_${id()}`,
+            name: call.name,
+            arguments: call.args,
+            output: call.output,
+          }));
           messages.push(
             Message.assistant(round.text ?? '', {
               id: id(),

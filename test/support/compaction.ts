@@ -34,7 +34,10 @@ export function conversation(turns: TurnSpec[], options: { system?: boolean } = 
     (spec.tools ?? []).forEach((calls, round) => {
       const ids = Array.from({ length: calls }, (_, c) => `call_${t}_${round}_${c}`);
       messages.push(
-        Message.assistant(spec.callText ?? '', { id: id(), toolCalls: ids.map((callId) => ({ id: callId, name: 'lookup', arguments: { q: callId } })) }),
+        Message.assistant(spec.callText ?? '', {
+          id: id(),
+          toolCalls: ids.map((callId) => ({ id: callId, name: 'lookup', arguments: { q: callId } })),
+        }),
       );
       for (const callId of ids.slice().reverse()) {
         messages.push(Message.tool(callId, 'data '.repeat(spec.outputWords ?? 3).trim(), { id: id(), name: 'lookup' }));
@@ -147,7 +150,9 @@ export function expectInvariants(
   expect(output.length).toBe(input.length - result.removed.count + result.added.length);
   expect(result.tokensBefore).toBe(tokensOf(input, counter));
   expect(result.tokensAfter).toBe(tokensOf(output, counter));
-  expect(result.tokensAfter).toBe(result.tokensBefore - result.removed.tokens - result.modified.tokensSaved + tokensOf(result.added, counter));
+  expect(result.tokensAfter).toBe(
+    result.tokensBefore - result.removed.tokens - result.modified.tokensSaved + tokensOf(result.added, counter),
+  );
   if (removed.length === 0) {
     expect(result.removed.firstId).toBeUndefined();
     expect(result.removed.lastId).toBeUndefined();

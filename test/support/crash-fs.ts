@@ -34,18 +34,48 @@ export const ROOT: Inode = 0;
 
 /** One entry of a trace. `path` fields are relative to the root, for reports only. */
 export type TraceOp<E> =
-  | { readonly kind: 'create'; readonly dir: Inode; readonly name: string; readonly inode: Inode; readonly path: string }
+  | {
+      readonly kind: 'create';
+      readonly dir: Inode;
+      readonly name: string;
+      readonly inode: Inode;
+      readonly path: string;
+    }
   | { readonly kind: 'mkdir'; readonly dir: Inode; readonly name: string; readonly inode: Inode; readonly path: string }
-  | { readonly kind: 'rename'; readonly fromDir: Inode; readonly fromName: string; readonly toDir: Inode; readonly toName: string; readonly inode: Inode; readonly path: string; readonly to: string }
-  | { readonly kind: 'unlink'; readonly dir: Inode; readonly name: string; readonly inode: Inode; readonly path: string }
-  | { readonly kind: 'write'; readonly inode: Inode; readonly offset: number; readonly data: Buffer; readonly path: string }
+  | {
+      readonly kind: 'rename';
+      readonly fromDir: Inode;
+      readonly fromName: string;
+      readonly toDir: Inode;
+      readonly toName: string;
+      readonly inode: Inode;
+      readonly path: string;
+      readonly to: string;
+    }
+  | {
+      readonly kind: 'unlink';
+      readonly dir: Inode;
+      readonly name: string;
+      readonly inode: Inode;
+      readonly path: string;
+    }
+  | {
+      readonly kind: 'write';
+      readonly inode: Inode;
+      readonly offset: number;
+      readonly data: Buffer;
+      readonly path: string;
+    }
   | { readonly kind: 'truncate'; readonly inode: Inode; readonly length: number; readonly path: string }
   | { readonly kind: 'fsync'; readonly inode: Inode; readonly upTo: number; readonly path: string }
   | { readonly kind: 'dirsync'; readonly inode: Inode; readonly upTo: number; readonly path: string }
   | { readonly kind: 'event'; readonly event: E };
 
 /** Operations that change the persistent state (the others are barriers and events). */
-export type MutatingOp = Extract<TraceOp<never>, { kind: 'create' | 'mkdir' | 'rename' | 'unlink' | 'write' | 'truncate' }>;
+export type MutatingOp = Extract<
+  TraceOp<never>,
+  { kind: 'create' | 'mkdir' | 'rename' | 'unlink' | 'write' | 'truncate' }
+>;
 
 /** True for operations that change the persistent state. */
 export function isMutating<E>(op: TraceOp<E>): op is MutatingOp {
@@ -70,7 +100,10 @@ export function namespaceDirs(op: MutatingOp): readonly Inode[] | undefined {
 }
 
 /** A one-line description of an operation, for reports. */
-export function describeOp<E>(op: TraceOp<E>, describeEvent: (event: E) => string = (event) => JSON.stringify(event)): string {
+export function describeOp<E>(
+  op: TraceOp<E>,
+  describeEvent: (event: E) => string = (event) => JSON.stringify(event),
+): string {
   switch (op.kind) {
     case 'create':
     case 'mkdir':
@@ -124,7 +157,12 @@ export class Tree {
   clone(): Tree {
     const copy = new Tree();
     for (const [inode, node] of this.nodes) {
-      copy.nodes.set(inode, node.kind === 'dir' ? { kind: 'dir', entries: new Map(node.entries) } : { kind: 'file', data: Buffer.from(node.data.subarray(0, node.size)), size: node.size });
+      copy.nodes.set(
+        inode,
+        node.kind === 'dir'
+          ? { kind: 'dir', entries: new Map(node.entries) }
+          : { kind: 'file', data: Buffer.from(node.data.subarray(0, node.size)), size: node.size },
+      );
     }
     return copy;
   }
@@ -231,7 +269,14 @@ export class Tree {
    * Every reachable entry, depth first in name order: directories before what they hold. Paths
    * are relative to the root, with `/`.
    */
-  *walk(dir: Inode = ROOT, prefix = ''): Generator<{ readonly path: string; readonly inode: Inode } & ({ readonly kind: 'dir' } | { readonly kind: 'file'; readonly data: Buffer })> {
+  *walk(
+    dir: Inode = ROOT,
+    prefix = '',
+  ): Generator<
+    { readonly path: string; readonly inode: Inode } & (
+      { readonly kind: 'dir' } | { readonly kind: 'file'; readonly data: Buffer }
+    )
+  > {
     const node = this.nodes.get(dir);
     if (node?.kind !== 'dir') return;
     for (const name of [...node.entries.keys()].sort()) {
@@ -373,7 +418,8 @@ export class CrashRecorder<E> {
     let dir = ROOT;
     for (const part of parts) {
       const next = this.live.lookup(dir, part);
-      if (next === undefined || this.live.kindOf(next) !== 'dir') throw new Error(`crash-fs: the directory of ${relative} is not in the model`);
+      if (next === undefined || this.live.kindOf(next) !== 'dir')
+        throw new Error(`crash-fs: the directory of ${relative} is not in the model`);
       dir = next;
     }
     return { dir, name, inode: this.live.lookup(dir, name), path: relative };
@@ -389,7 +435,8 @@ export class CrashRecorder<E> {
   private identify(fd: number, inode: Inode, created: boolean): void {
     const real = fs.fstatSync(fd).ino;
     const known = this.realInodes.get(real);
-    if (!created && known !== undefined && known !== inode) throw new Error(`crash-fs: model inode ${inode} is real inode ${real}, known as model inode ${known}`);
+    if (!created && known !== undefined && known !== inode)
+      throw new Error(`crash-fs: model inode ${inode} is real inode ${real}, known as model inode ${known}`);
     this.pair(real, inode);
   }
 
@@ -422,14 +469,29 @@ export class CrashRecorder<E> {
   private offsetOf(fd: number, file: OpenFile, position: number | null): number {
     if (file.append) {
       const size = fs.fstatSync(fd).size;
-      if (size !== this.live.sizeOf(file.inode)) throw new Error(`crash-fs: ${file.path} has ${size} bytes, the model ${this.live.sizeOf(file.inode)}`);
+      if (size !== this.live.sizeOf(file.inode))
+        throw new Error(`crash-fs: ${file.path} has ${size} bytes, the model ${this.live.sizeOf(file.inode)}`);
       return size;
     }
     return position ?? file.position;
   }
 
-  private afterWrite(file: OpenFile, offset: number, buffer: Uint8Array, start: number, written: number, position: number | null): void {
-    if (written > 0) this.record({ kind: 'write', inode: file.inode, offset, data: Buffer.from(buffer.subarray(start, start + written)), path: file.path });
+  private afterWrite(
+    file: OpenFile,
+    offset: number,
+    buffer: Uint8Array,
+    start: number,
+    written: number,
+    position: number | null,
+  ): void {
+    if (written > 0)
+      this.record({
+        kind: 'write',
+        inode: file.inode,
+        offset,
+        data: Buffer.from(buffer.subarray(start, start + written)),
+        path: file.path,
+      });
     if (position === null && !file.append) file.position += written;
   }
 
@@ -476,7 +538,13 @@ export class CrashRecorder<E> {
         this.record({ kind: 'truncate', inode, length: 0, path: relative });
       }
       this.identify(fd, inode, created);
-      this.fds.set(fd, { inode, kind: this.live.kindOf(inode) === 'dir' ? 'dir' : 'file', append: parsed.append, path: relative, position: 0 });
+      this.fds.set(fd, {
+        inode,
+        kind: this.live.kindOf(inode) === 'dir' ? 'dir' : 'file',
+        append: parsed.append,
+        path: relative,
+        position: 0,
+      });
       return fd;
     };
 
@@ -521,14 +589,24 @@ export class CrashRecorder<E> {
       renameSync: (from, to) => {
         const source = this.relative(from);
         const target = this.relative(to);
-        if ((source === undefined) !== (target === undefined)) throw new Error(`crash-fs: a rename into or out of the model (${from} -> ${to})`);
+        if ((source === undefined) !== (target === undefined))
+          throw new Error(`crash-fs: a rename into or out of the model (${from} -> ${to})`);
         fs.renameSync(from, to);
         // The model is changed only by `record`: it still shows the state before the call.
         const fromPlace = source === undefined ? undefined : this.place(source);
         const toPlace = target === undefined ? undefined : this.place(target);
         if (fromPlace === undefined || toPlace === undefined) return;
         if (fromPlace.inode === undefined) throw new Error(`crash-fs: renamed ${source} is not in the model`);
-        this.record({ kind: 'rename', fromDir: fromPlace.dir, fromName: fromPlace.name, toDir: toPlace.dir, toName: toPlace.name, inode: fromPlace.inode, path: fromPlace.path, to: toPlace.path });
+        this.record({
+          kind: 'rename',
+          fromDir: fromPlace.dir,
+          fromName: fromPlace.name,
+          toDir: toPlace.dir,
+          toName: toPlace.name,
+          inode: fromPlace.inode,
+          path: fromPlace.path,
+          to: toPlace.path,
+        });
         if (toPlace.inode !== undefined && toPlace.inode !== fromPlace.inode) this.forget(toPlace.inode);
       },
       unlinkSync: (file) => {
@@ -559,7 +637,8 @@ export class CrashRecorder<E> {
         const first = fs.mkdirSync(dir, options);
         if (relative === undefined) return first;
         const expected = missing[0] === undefined ? undefined : path.join(this.root, ...missing[0].split('/'));
-        if ((first === undefined ? undefined : path.resolve(first)) !== expected) throw new Error(`crash-fs: mkdir ${relative} created ${first}, the model expected ${expected}`);
+        if ((first === undefined ? undefined : path.resolve(first)) !== expected)
+          throw new Error(`crash-fs: mkdir ${relative} created ${first}, the model expected ${expected}`);
         for (const created of missing) {
           const place = this.place(created);
           const inode = this.nextInode++;

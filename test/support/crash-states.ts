@@ -25,7 +25,16 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeOp, isMutating, namespaceDirs, type Inode, type MutatingOp, type Trace, type TraceOp, type Tree } from './crash-fs.js';
+import {
+  describeOp,
+  isMutating,
+  namespaceDirs,
+  type Inode,
+  type MutatingOp,
+  type Trace,
+  type TraceOp,
+  type Tree,
+} from './crash-fs.js';
 
 /** One crash state: the crash point, the length of the prefix of not-yet-durable operations that reached the disk, and a torn write. */
 export interface StateSpec {
@@ -141,14 +150,19 @@ export function durability<E>(ops: ReadonlyArray<TraceOp<E>>): number[] {
       const covers = dirCovers.get(target) as Map<Inode, number>;
       covers.set(op.inode, index);
       const needed = namespaceDirs(ops[target] as MutatingOp) as readonly Inode[];
-      if (needed.every((dir) => covers.has(dir))) durableAt[target] = Math.max(...needed.map((dir) => covers.get(dir) as number));
+      if (needed.every((dir) => covers.has(dir)))
+        durableAt[target] = Math.max(...needed.map((dir) => covers.get(dir) as number));
     }
   });
   return durableAt;
 }
 
 /** Builds the image of a crash state. */
-export function buildState<E>(trace: Trace<E>, spec: StateSpec, durableAt: readonly number[] = durability(trace.ops)): Tree {
+export function buildState<E>(
+  trace: Trace<E>,
+  spec: StateSpec,
+  durableAt: readonly number[] = durability(trace.ops),
+): Tree {
   const tree = trace.initial.clone();
   for (let index = 0; index <= spec.crashPoint; index += 1) {
     const op = trace.ops[index] as TraceOp<E>;
@@ -241,7 +255,10 @@ export function crashStates<E>(trace: Trace<E>, options: CrashStateOptions = {})
     let hash = hashes.get(key);
     if (hash === undefined) {
       const tree = buildState(trace, spec, durableAt);
-      if (tree.mismatches > 0) throw new Error(`crash-states: the model applied an operation whose entry is not in the state (${describeSpec(trace, spec)})`);
+      if (tree.mismatches > 0)
+        throw new Error(
+          `crash-states: the model applied an operation whose entry is not in the state (${describeSpec(trace, spec)})`,
+        );
       hash = hashTree(tree);
       hashes.set(key, hash);
     }
@@ -286,7 +303,8 @@ export function crashStates<E>(trace: Trace<E>, options: CrashStateOptions = {})
       if (lastWrite >= 0) {
         const torn = site(lastWrite, crashPoint);
         for (const cut of cuts(torn)) {
-          if (cut > 0 && cut < torn.length) visit({ crashPoint, prefix, tear: { op: lastWrite, cut } }, `${set}:${lastWrite}:${cut}`, false);
+          if (cut > 0 && cut < torn.length)
+            visit({ crashPoint, prefix, tear: { op: lastWrite, cut } }, `${set}:${lastWrite}:${cut}`, false);
         }
       }
     }
@@ -296,7 +314,8 @@ export function crashStates<E>(trace: Trace<E>, options: CrashStateOptions = {})
       for (const write of pendingWrites.slice(0, -1)) {
         const length = (ops[write] as Extract<TraceOp<E>, { kind: 'write' }>).data.length;
         for (const cut of earlierCuts(site(write, crashPoint))) {
-          if (cut > 0 && cut < length) visit({ crashPoint, prefix, tear: { op: write, cut } }, `${set}:${write}:${cut}`, true);
+          if (cut > 0 && cut < length)
+            visit({ crashPoint, prefix, tear: { op: write, cut } }, `${set}:${write}:${cut}`, true);
         }
       }
     }
@@ -314,7 +333,9 @@ export function crashStates<E>(trace: Trace<E>, options: CrashStateOptions = {})
 /** A report of a crash state: which operations reached the disk, which are durable, which was torn. */
 export function describeSpec<E>(trace: Trace<E>, spec: StateSpec, describeEvent?: (event: E) => string): string {
   const durableAt = durability(trace.ops);
-  const lines = [`crash after op ${spec.crashPoint}, prefix ${spec.prefix}${spec.tear === undefined ? '' : `, op ${spec.tear.op} torn at ${spec.tear.cut} bytes`}`];
+  const lines = [
+    `crash after op ${spec.crashPoint}, prefix ${spec.prefix}${spec.tear === undefined ? '' : `, op ${spec.tear.op} torn at ${spec.tear.cut} bytes`}`,
+  ];
   for (let index = 0; index <= spec.crashPoint; index += 1) {
     const op = trace.ops[index] as TraceOp<E>;
     const isDurable = (durableAt[index] as number) <= spec.crashPoint;

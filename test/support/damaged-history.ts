@@ -20,10 +20,22 @@ const extraPartArb = fc.constantFrom<ContentPart>(
   { type: 'raw', provider: 'gemini', value: { executableCode: { language: 'PYTHON', code: 'print(1)' } } },
   { type: 'raw', provider: 'gemini', value: { functionCall: { name: 'y', args: {} } } },
   { type: 'raw', provider: 'openaiChat', value: { refusal: 'no' } },
-  { type: 'raw', provider: 'openaiChat', value: { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } } },
+  {
+    type: 'raw',
+    provider: 'openaiChat',
+    value: { type: 'input_audio', input_audio: { data: 'UklGR', format: 'wav' } },
+  },
   { type: 'raw', provider: 'openaiChat', value: { type: 'refusal', refusal: 'no' } },
-  { type: 'raw', provider: 'openaiResponses', value: { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAA' } },
-  { type: 'raw', provider: 'openaiResponses', value: { type: 'input_image', detail: 'original', image_url: 'https://example.test/a.png' } },
+  {
+    type: 'raw',
+    provider: 'openaiResponses',
+    value: { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAA' },
+  },
+  {
+    type: 'raw',
+    provider: 'openaiResponses',
+    value: { type: 'input_image', detail: 'original', image_url: 'https://example.test/a.png' },
+  },
   { type: 'raw', provider: 'openaiResponses', value: { type: 'web_search_call', id: 'ws_1', status: 'completed' } },
   { type: 'raw', provider: 'aiSdk', value: { type: 'tool-approval-request', approvalId: 'ap', toolCallId: 'x' } },
   { type: 'raw', provider: 'aiSdk', value: { type: 'custom', providerOptions: { x: { y: 1 } } } },
@@ -44,7 +56,11 @@ const editArb = fc.record({
 });
 
 function partsOf(message: Message): ContentPart[] {
-  return typeof message.content === 'string' ? (message.content.length > 0 ? [{ type: 'text', text: message.content }] : []) : [...message.content];
+  return typeof message.content === 'string'
+    ? message.content.length > 0
+      ? [{ type: 'text', text: message.content }]
+      : []
+    : [...message.content];
 }
 
 function applyEdit(history: Message[], edit: { at: number; kind: string; part: ContentPart }): Message[] {
@@ -53,12 +69,16 @@ function applyEdit(history: Message[], edit: { at: number; kind: string; part: C
   if (target === undefined) return history;
   switch (edit.kind) {
     case 'part':
-      return history.map((message, i) => (i === index ? Message.with(message, { content: [...partsOf(message), edit.part] }) : message));
+      return history.map((message, i) =>
+        i === index ? Message.with(message, { content: [...partsOf(message), edit.part] }) : message,
+      );
     case 'dropMessage':
       return history.filter((_, i) => i !== index);
     case 'cutToAssistant': {
       const first = history.findIndex((message) => message.role === 'assistant');
-      return first < 0 ? history : [...history.filter((message, i) => i < first && message.role === 'system'), ...history.slice(first)];
+      return first < 0
+        ? history
+        : [...history.filter((message, i) => i < first && message.role === 'system'), ...history.slice(first)];
     }
     default: {
       const [call, ...rest] = target.toolCalls ?? [];

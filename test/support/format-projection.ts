@@ -27,14 +27,21 @@ export interface ProjectionOptions {
 }
 
 function normalizePart(part: ContentPart, options: ProjectionOptions): ContentPart {
-  if (part.type === 'image' && part.detail === undefined && options.defaultImageDetail !== undefined) return { ...part, detail: options.defaultImageDetail };
+  if (part.type === 'image' && part.detail === undefined && options.defaultImageDetail !== undefined)
+    return { ...part, detail: options.defaultImageDetail };
   return part;
 }
 
 function project(message: Message, options: ProjectionOptions): ProjectedMessage {
-  const content = typeof message.content === 'string' ? message.content : message.content.map((part) => normalizePart(part, options));
+  const content =
+    typeof message.content === 'string' ? message.content : message.content.map((part) => normalizePart(part, options));
   const projected: ProjectedMessage = { role: message.role, content, text: Message.text(message) };
-  if (message.toolCalls !== undefined) projected.toolCalls = message.toolCalls.map((call) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) as unknown }));
+  if (message.toolCalls !== undefined)
+    projected.toolCalls = message.toolCalls.map((call) => ({
+      id: call.id,
+      name: call.name,
+      args: JSON.parse(call.arguments) as unknown,
+    }));
   if (message.toolCallId !== undefined) projected.toolCallId = message.toolCallId;
   if (message.name !== undefined) projected.name = message.name;
   return projected;
@@ -43,7 +50,10 @@ function project(message: Message, options: ProjectionOptions): ProjectedMessage
 /** What `from(to(history))` must equal: the prepared history (results in call order), projected. */
 export function expectedProjection(history: readonly Message[], options: ProjectionOptions): ProjectedMessage[] {
   const { system, body } = prepareHistory(history);
-  const leading = options.joinLeadingSystem && system.length > 0 ? [Message.system(system.map((message) => Message.text(message)).join('\n\n'))] : system;
+  const leading =
+    options.joinLeadingSystem && system.length > 0
+      ? [Message.system(system.map((message) => Message.text(message)).join('\n\n'))]
+      : system;
   return [...leading, ...body].map((message) => project(message, options));
 }
 

@@ -47,7 +47,9 @@ register(`data:text/javascript,${encodeURIComponent(HOOK)}`, { data: { hide: pla
 
 let outcome: ImportOutcome;
 try {
-  const module = (await import(plan.target)) as { openStore?: (url: string) => Promise<{ name: string; list(): Promise<unknown>; close(): Promise<void> }> };
+  const module = (await import(plan.target)) as {
+    openStore?: (url: string) => Promise<{ name: string; list(): Promise<unknown>; close(): Promise<void> }>;
+  };
   outcome = { imported: true };
   if (plan.open !== undefined && module.openStore !== undefined) {
     const store = await module.openStore(plan.open);

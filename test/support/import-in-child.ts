@@ -13,9 +13,15 @@ export function importInChild(plan: Omit<ImportPlan, 'trace'>): ImportOutcome & 
   const directory = mkdtempSync(join(tmpdir(), 'chatstate-import-'));
   const trace = join(directory, 'trace.txt');
   try {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ ...plan, trace })], { encoding: 'utf8', timeout: 60_000 });
-    if (result.status !== 0 || result.stdout.length === 0) throw new Error(`import child failed (${String(result.status)}): ${result.stderr}`);
-    const modules = readFileSync(trace, 'utf8').split('\n').filter((line) => line.startsWith('file:'));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ ...plan, trace })], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (result.status !== 0 || result.stdout.length === 0)
+      throw new Error(`import child failed (${String(result.status)}): ${result.stderr}`);
+    const modules = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('file:'));
     return { ...(JSON.parse(result.stdout) as ImportOutcome), modules };
   } finally {
     rmSync(directory, { recursive: true, force: true });

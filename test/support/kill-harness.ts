@@ -42,7 +42,13 @@ export interface ChildRun {
  * (then kills land while the store is being opened). Counting writes, not only time, makes a run
  * do the same work on a loaded machine as on an idle one.
  */
-export function runKilledChild(script: string, args: readonly string[], delayMs: number, early: boolean, afterWrites = 0): Promise<ChildRun> {
+export function runKilledChild(
+  script: string,
+  args: readonly string[],
+  delayMs: number,
+  early: boolean,
+  afterWrites = 0,
+): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -64,7 +70,9 @@ export function runKilledChild(script: string, args: readonly string[], delayMs:
       clearTimeout(timer);
       const lines = stdout.split('\n').slice(0, -1);
       resolve({
-        acknowledged: lines.filter((line) => line.startsWith('A ') || line.startsWith('S ')).flatMap((line) => line.slice(2).split(' ').filter(Boolean)),
+        acknowledged: lines
+          .filter((line) => line.startsWith('A ') || line.startsWith('S '))
+          .flatMap((line) => line.slice(2).split(' ').filter(Boolean)),
         errors: lines.filter((line) => line.startsWith('ERR ')),
         signal,
         code,

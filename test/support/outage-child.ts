@@ -22,7 +22,8 @@ const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function describe(error: unknown): string {
-  if (!ChatstateError.isInstance(error)) return `UNTYPED ${String((error as Error | undefined)?.message ?? error).replace(/\s+/g, ' ')}`;
+  if (!ChatstateError.isInstance(error))
+    return `UNTYPED ${String((error as Error | undefined)?.message ?? error).replace(/\s+/g, ' ')}`;
   const { retryable, reason, outcome } = error.details as { retryable?: unknown; reason?: unknown; outcome?: unknown };
   return `ERR ${error.code} ${String(retryable)} ${String(reason)} ${String(outcome)}`;
 }

@@ -99,7 +99,8 @@ export interface OutageHarness {
   extras?(scope: OutageScope): void;
 }
 
-const reasonOf = (error: unknown): unknown => (error as { details?: { reason?: unknown } } | undefined)?.details?.reason;
+const reasonOf = (error: unknown): unknown =>
+  (error as { details?: { reason?: unknown } } | undefined)?.details?.reason;
 
 /** Registers the outage scenarios for `harness`, with their `beforeAll`/`afterAll`; call inside a `describe`. */
 export function outageScenarios(harness: OutageHarness): void {
@@ -146,29 +147,32 @@ export function outageScenarios(harness: OutageHarness): void {
     await harness.cleanup?.();
   });
 
-  it.skipIf(cannotKill !== undefined)(`server killed: every operation fails fast with UNAVAILABLE, and after a restart the same store serves it and lost nothing it acknowledged ${killNote}`, async () => {
-    const ledger = new AckLedger(direct, 'kill', store);
-    try {
-      await until(() => ledger.acked.length > 5);
-      await kill();
+  it.skipIf(cannotKill !== undefined)(
+    `server killed: every operation fails fast with UNAVAILABLE, and after a restart the same store serves it and lost nothing it acknowledged ${killNote}`,
+    async () => {
+      const ledger = new AckLedger(direct, 'kill', store);
       try {
-        expectAllUnavailable(await attemptAll(outageOperations(direct, 'killed')), store, FAST_MS);
-        // The proxied store meets the dead server too (the proxy drops its connections).
-        expectAllUnavailable(await attemptAll(outageOperations(proxied, 'killed-proxied')), store, FAST_MS);
-        // The background writer meets the outage too before the server comes back.
-        await until(() => ledger.failures.length > 0);
+        await until(() => ledger.acked.length > 5);
+        await kill();
+        try {
+          expectAllUnavailable(await attemptAll(outageOperations(direct, 'killed')), store, FAST_MS);
+          // The proxied store meets the dead server too (the proxy drops its connections).
+          expectAllUnavailable(await attemptAll(outageOperations(proxied, 'killed-proxied')), store, FAST_MS);
+          // The background writer meets the outage too before the server comes back.
+          await until(() => ledger.failures.length > 0);
+        } finally {
+          await restart();
+        }
+        await expectRecovered(direct, 'after-kill');
+        await expectRecovered(proxied, 'after-kill-proxied');
       } finally {
-        await restart();
+        await ledger.stop();
       }
-      await expectRecovered(direct, 'after-kill');
-      await expectRecovered(proxied, 'after-kill-proxied');
-    } finally {
-      await ledger.stop();
-    }
-    ledger.expectOnlyUnavailable();
-    expect(ledger.failures.length).toBeGreaterThan(0);
-    await ledger.expectAllStored();
-  });
+      ledger.expectOnlyUnavailable();
+      expect(ledger.failures.length).toBeGreaterThan(0);
+      await ledger.expectAllStored();
+    },
+  );
 
   it('connections reset, in flight and new: UNAVAILABLE at once, no crash, and the same store works when the resets stop', async () => {
     const ledger = new AckLedger(proxied, 'reset', store);
@@ -183,7 +187,9 @@ export function outageScenarios(harness: OutageHarness): void {
       expectAllUnavailable(attempts, store, 200 + FAST_MS);
       if (expectations.resetAppendOutcome !== undefined) {
         // The append was sent: the caller is told what the store can know of whether it ran.
-        expect(attempts.find((attempt) => attempt.name === 'append')?.error).toMatchObject({ details: { outcome: expectations.resetAppendOutcome } });
+        expect(attempts.find((attempt) => attempt.name === 'append')?.error).toMatchObject({
+          details: { outcome: expectations.resetAppendOutcome },
+        });
       }
       // New calls while every connection is reset.
       expectAllUnavailable(await attemptAll(outageOperations(proxied, 'reset-new')), store, FAST_MS);
@@ -209,7 +215,10 @@ export function outageScenarios(harness: OutageHarness): void {
         const slowest = expectAllUnavailable(attempts, store, STALL_MS);
         expect(slowest).toBeGreaterThanOrEqual(TIMEOUTS.commandTimeoutMs - expectations.stall.slackMs);
         // One TIMEOUT at least: the calls did not fail for some other reason while nothing was answered.
-        const failures = [...attempts.map((attempt) => attempt.error), ...(expectations.stall.timeoutMayBeTheWriters ? ledger.failures : [])];
+        const failures = [
+          ...attempts.map((attempt) => attempt.error),
+          ...(expectations.stall.timeoutMayBeTheWriters ? ledger.failures : []),
+        ];
         expect(failures.map(reasonOf)).toContain('TIMEOUT');
         if (expectations.stall.newCallsWaitForReadyConnection) {
           // While the stall lasts, new calls wait at most for a ready connection.
@@ -227,71 +236,77 @@ export function outageScenarios(harness: OutageHarness): void {
     await ledger.expectAllStored(direct);
   });
 
-  it.skipIf(cannotKill !== undefined)(`opening while the server is down, refusing, resetting or stalled: UNAVAILABLE within the connect timeout ${killNote}`, async () => {
-    const faults: Array<['refuse' | 'reset' | 'stall', number]> = [
-      ['refuse', FAST_MS],
-      ['reset', FAST_MS],
-      ['stall', TIMEOUTS.connectTimeoutMs + 1500],
-    ];
-    for (const [mode, within] of faults) {
-      await proxy.setMode(mode);
-      const started = performance.now();
-      const error = await harness.open(proxyUrl()).catch((caught: unknown) => caught);
-      expectUnavailable(error, store, mode);
-      expect(performance.now() - started, mode).toBeLessThan(within);
-    }
-    await proxy.setMode('pass');
-    await kill();
-    try {
-      const started = performance.now();
-      const error = await openStore(harness.storeUrl()).catch((caught: unknown) => caught);
-      expect(expectUnavailable(error, store, 'openStore').outcome).toBe('not-applied');
-      expect(performance.now() - started).toBeLessThan(FAST_MS);
-      // In a process of its own: the failed open leaves nothing behind (a client, a socket, a timer) that keeps the process alive.
-      const child = await runOutageChild(['open', harness.storeUrl()], undefined, 20_000);
-      expect(child.errors, child.stderr).toEqual(['UNAVAILABLE true CONNECTION not-applied']);
-      expect(child.code, child.stderr).toBe(0);
-      const ms = Number(child.lines.find((line) => line.startsWith('MS '))?.slice(3));
-      expect(ms).toBeLessThan(FAST_MS);
-    } finally {
-      await restart();
-    }
-    const reopened = await eventually(() => open(harness.url()));
-    expect((await reopened.load('base')).messages.length).toBeGreaterThanOrEqual(3);
-  });
+  it.skipIf(cannotKill !== undefined)(
+    `opening while the server is down, refusing, resetting or stalled: UNAVAILABLE within the connect timeout ${killNote}`,
+    async () => {
+      const faults: Array<['refuse' | 'reset' | 'stall', number]> = [
+        ['refuse', FAST_MS],
+        ['reset', FAST_MS],
+        ['stall', TIMEOUTS.connectTimeoutMs + 1500],
+      ];
+      for (const [mode, within] of faults) {
+        await proxy.setMode(mode);
+        const started = performance.now();
+        const error = await harness.open(proxyUrl()).catch((caught: unknown) => caught);
+        expectUnavailable(error, store, mode);
+        expect(performance.now() - started, mode).toBeLessThan(within);
+      }
+      await proxy.setMode('pass');
+      await kill();
+      try {
+        const started = performance.now();
+        const error = await openStore(harness.storeUrl()).catch((caught: unknown) => caught);
+        expect(expectUnavailable(error, store, 'openStore').outcome).toBe('not-applied');
+        expect(performance.now() - started).toBeLessThan(FAST_MS);
+        // In a process of its own: the failed open leaves nothing behind (a client, a socket, a timer) that keeps the process alive.
+        const child = await runOutageChild(['open', harness.storeUrl()], undefined, 20_000);
+        expect(child.errors, child.stderr).toEqual(['UNAVAILABLE true CONNECTION not-applied']);
+        expect(child.code, child.stderr).toBe(0);
+        const ms = Number(child.lines.find((line) => line.startsWith('MS '))?.slice(3));
+        expect(ms).toBeLessThan(FAST_MS);
+      } finally {
+        await restart();
+      }
+      const reopened = await eventually(() => open(harness.url()));
+      expect((await reopened.load('base')).messages.length).toBeGreaterThanOrEqual(3);
+    },
+  );
 
-  it.skipIf(cannotKill !== undefined)(`close during an outage finishes in bounded time: ${pooled ? 'connections' : 'connection'} stalled or reset, server killed ${killNote}`, async () => {
-    const stalled = await open(proxyUrl());
-    // Concurrent reads, so that a pool holds more than one connection.
-    await Promise.all([stalled.load('base'), stalled.list(), stalled.summary('other')]);
-    await proxy.setMode('stall');
-    const pending = stalled.get('base').catch((error: unknown) => error);
-    let started = performance.now();
-    await stalled.close();
-    expectUnavailable(await pending, store, 'the call in flight at close');
-    expect(performance.now() - started).toBeLessThan(STALL_MS + TIMEOUTS.connectTimeoutMs);
-    await proxy.setMode('pass');
+  it.skipIf(cannotKill !== undefined)(
+    `close during an outage finishes in bounded time: ${pooled ? 'connections' : 'connection'} stalled or reset, server killed ${killNote}`,
+    async () => {
+      const stalled = await open(proxyUrl());
+      // Concurrent reads, so that a pool holds more than one connection.
+      await Promise.all([stalled.load('base'), stalled.list(), stalled.summary('other')]);
+      await proxy.setMode('stall');
+      const pending = stalled.get('base').catch((error: unknown) => error);
+      let started = performance.now();
+      await stalled.close();
+      expectUnavailable(await pending, store, 'the call in flight at close');
+      expect(performance.now() - started).toBeLessThan(STALL_MS + TIMEOUTS.connectTimeoutMs);
+      await proxy.setMode('pass');
 
-    const reset = await open(proxyUrl());
-    await reset.load('base');
-    await proxy.setMode('reset');
-    started = performance.now();
-    await reset.close();
-    expect(performance.now() - started).toBeLessThan(FAST_MS);
-    await proxy.setMode('pass');
-
-    const killed = await open(harness.url());
-    await Promise.all([killed.load('base'), killed.list()]);
-    await kill();
-    try {
+      const reset = await open(proxyUrl());
+      await reset.load('base');
+      await proxy.setMode('reset');
       started = performance.now();
-      await killed.close();
+      await reset.close();
       expect(performance.now() - started).toBeLessThan(FAST_MS);
-    } finally {
-      await restart();
-    }
-    await eventually(() => direct.load('base'));
-  });
+      await proxy.setMode('pass');
+
+      const killed = await open(harness.url());
+      await Promise.all([killed.load('base'), killed.list()]);
+      await kill();
+      try {
+        started = performance.now();
+        await killed.close();
+        expect(performance.now() - started).toBeLessThan(FAST_MS);
+      } finally {
+        await restart();
+      }
+      await eventually(() => direct.load('base'));
+    },
+  );
 
   it(`an append whose ${harness.commit.reply} was lost, retried with the same ids, is stored once`, async () => {
     await expectLostAckStoredOnce(proxied, proxy, store, harness.commit.request);
@@ -310,25 +325,35 @@ export function outageScenarios(harness: OutageHarness): void {
     proxyUrl,
   });
 
-  it.skipIf(cannotKill !== undefined)(`a process appending while the server is killed gets typed errors, exits normally, and lost nothing acknowledged ${killNote}`, async () => {
-    let outage: Promise<void> | undefined;
-    const child = await runOutageChild(['append', harness.storeUrl(), 'child-loop', '15', '30000'], (_line, { acked }) => {
-      if (outage === undefined && acked.length >= 20) {
-        outage = (async () => {
-          await kill();
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          await restart();
-        })();
-      }
-    });
-    await outage;
-    expect(child.signal, child.stderr).toBeNull();
-    expect(child.code, child.stderr).toBe(0);
-    expect(child.lines.filter((line) => line.startsWith('UNTYPED'))).toEqual([]);
-    expect(child.lines.at(-1)).toBe('DONE');
-    expect(child.errors.length).toBeGreaterThan(0);
-    for (const error of child.errors) expect(error).toMatch(/^UNAVAILABLE true [A-Z_]+ (not-applied|unknown)$/);
-    const stored = (await eventually(() => direct.load('child-loop'))).messages.map((message) => message.id);
-    for (const id of child.acked) expect(stored.filter((storedId) => storedId === id), id).toHaveLength(1);
-  });
+  it.skipIf(cannotKill !== undefined)(
+    `a process appending while the server is killed gets typed errors, exits normally, and lost nothing acknowledged ${killNote}`,
+    async () => {
+      let outage: Promise<void> | undefined;
+      const child = await runOutageChild(
+        ['append', harness.storeUrl(), 'child-loop', '15', '30000'],
+        (_line, { acked }) => {
+          if (outage === undefined && acked.length >= 20) {
+            outage = (async () => {
+              await kill();
+              await new Promise((resolve) => setTimeout(resolve, 500));
+              await restart();
+            })();
+          }
+        },
+      );
+      await outage;
+      expect(child.signal, child.stderr).toBeNull();
+      expect(child.code, child.stderr).toBe(0);
+      expect(child.lines.filter((line) => line.startsWith('UNTYPED'))).toEqual([]);
+      expect(child.lines.at(-1)).toBe('DONE');
+      expect(child.errors.length).toBeGreaterThan(0);
+      for (const error of child.errors) expect(error).toMatch(/^UNAVAILABLE true [A-Z_]+ (not-applied|unknown)$/);
+      const stored = (await eventually(() => direct.load('child-loop'))).messages.map((message) => message.id);
+      for (const id of child.acked)
+        expect(
+          stored.filter((storedId) => storedId === id),
+          id,
+        ).toHaveLength(1);
+    },
+  );
 }

@@ -35,7 +35,8 @@ export interface PostgresTestServer {
 }
 
 /** Whether a server can be had here, and how; or why not. */
-export type PostgresAvailability = { readonly ok: true; start(): Promise<PostgresTestServer> } | { readonly ok: false; readonly reason: string };
+export type PostgresAvailability =
+  { readonly ok: true; start(): Promise<PostgresTestServer> } | { readonly ok: false; readonly reason: string };
 
 // The owning test process's pid is part of the directory's name, so a sweeping process never
 // mistakes a cluster that is still being created for a leftover.
@@ -57,7 +58,9 @@ function candidateDirs(): string[] {
   // Debian and Ubuntu keep the server binaries out of PATH, one directory per major version.
   for (const root of ['/usr/lib/postgresql']) {
     if (!existsSync(root)) continue;
-    const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(root)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
     dirs.push(...versions.map((version) => join(root, version, 'bin')));
   }
   dirs.push('/usr/local/pgsql/bin', '/opt/homebrew/bin', '/usr/local/opt/postgresql/bin');
@@ -90,10 +93,14 @@ function postgresUser(): OsUser | undefined {
 function runnerFor(user: OsUser | undefined): (command: string, args: string[]) => { command: string; args: string[] } {
   if (user === undefined) return (command, args) => ({ command, args });
   const runuser = ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser'].find(executable);
-  if (runuser !== undefined) return (command, args) => ({ command: runuser, args: ['-u', 'postgres', '--', command, ...args] });
+  if (runuser !== undefined)
+    return (command, args) => ({ command: runuser, args: ['-u', 'postgres', '--', command, ...args] });
   // su takes one shell string: every argument here is a path or flag of ours, quoted anyway.
   const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
-  return (command, args) => ({ command: 'su', args: ['-s', '/bin/sh', 'postgres', '-c', [command, ...args].map(quote).join(' ')] });
+  return (command, args) => ({
+    command: 'su',
+    args: ['-s', '/bin/sh', 'postgres', '-c', [command, ...args].map(quote).join(' ')],
+  });
 }
 
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -132,12 +139,18 @@ export function findPostgres(): PostgresAvailability {
   }
   const binDir = findBinDir();
   if (binDir === undefined) {
-    return { ok: false, reason: 'no CHATSTATE_TEST_POSTGRES_URL and no initdb/pg_ctl found (apt-get install -y postgresql)' };
+    return {
+      ok: false,
+      reason: 'no CHATSTATE_TEST_POSTGRES_URL and no initdb/pg_ctl found (apt-get install -y postgresql)',
+    };
   }
   const root = process.getuid?.() === 0;
   const user = root ? postgresUser() : undefined;
   if (root && user === undefined) {
-    return { ok: false, reason: 'running as root (which Postgres refuses) and there is no postgres OS user to run it as' };
+    return {
+      ok: false,
+      reason: 'running as root (which Postgres refuses) and there is no postgres OS user to run it as',
+    };
   }
   return { ok: true, start: () => startThrowaway(binDir, user) };
 }
@@ -173,7 +186,9 @@ async function startThrowaway(binDir: string, user: OsUser | undefined): Promise
     } catch (error) {
       const output = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
       const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8').slice(-2000) : '';
-      throw new Error(`${command} ${args[0] ?? ''} failed: ${(error as Error).message}\n${output}\n${log}`, { cause: error });
+      throw new Error(`${command} ${args[0] ?? ''} failed: ${(error as Error).message}\n${output}\n${log}`, {
+        cause: error,
+      });
     }
   };
   let stopped = false;
@@ -195,10 +210,31 @@ async function startThrowaway(binDir: string, user: OsUser | undefined): Promise
       });
     });
   // The socket directory is ours too, so nothing is written to /var/run/postgresql.
-  const startArgs = (port: number) => ['start', '-D', join(dir, 'data'), '-w', '-t', '60', '-l', join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`];
+  const startArgs = (port: number) => [
+    'start',
+    '-D',
+    join(dir, 'data'),
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    join(dir, 'log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`,
+  ];
   try {
     // --no-sync only for initdb's own files: the running server keeps fsync on, as in production.
-    exec('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    exec('initdb', [
+      '-D',
+      join(dir, 'data'),
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
     let lastError: unknown;
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const port = await freePort();

@@ -39,5 +39,9 @@ export async function failure(promise: Promise<unknown>): Promise<ChatstateError
 export const weatherSpec: ToolSpec = {
   name: 'get_weather',
   description: 'Current weather of a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['city'] },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+    required: ['city'],
+  },
 };

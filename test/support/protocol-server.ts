@@ -78,7 +78,10 @@ export async function startProtocolServer(): Promise<ProtocolServer> {
       requests.push(received);
       const answer = responder?.(received) ?? queue.shift();
       if (answer === undefined) {
-        send(response, { status: 599, body: { error: { message: `protocol server: no answer queued for ${received.method} ${received.path}` } } });
+        send(response, {
+          status: 599,
+          body: { error: { message: `protocol server: no answer queued for ${received.method} ${received.path}` } },
+        });
         return;
       }
       if (answer.delayMs !== undefined) {

@@ -59,7 +59,21 @@ function launch(port: number, dir: string, durable: boolean): Promise<ChildProce
     const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        ...persistence,
+        '--dir',
+        dir,
+        '--daemonize',
+        'no',
+        '--protected-mode',
+        'yes',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -95,7 +109,8 @@ export async function redisTestServer(options: RedisServerOptions = {}): Promise
   const given = process.env.CHATSTATE_TEST_REDIS_URL;
   if (given !== undefined && given !== '') return { url: given, throwaway: false, stop: async () => undefined };
   if (!onPath('redis-server')) {
-    const reason = 'redis-server is not on PATH and CHATSTATE_TEST_REDIS_URL is not set (apt-get install -y redis-server)';
+    const reason =
+      'redis-server is not on PATH and CHATSTATE_TEST_REDIS_URL is not set (apt-get install -y redis-server)';
     if (process.env.CI === 'true') throw new Error(`CI=true requires the Redis tests to run, but ${reason}`);
     return { skip: reason };
   }

@@ -9,7 +9,8 @@ import type { ChatModel, ChatRequest, ChatResponse } from '../../src/models/type
 import type { Usage } from '../../src/tokens/usage.js';
 
 /** One scripted answer: a response, an error to throw, or a function of the request. */
-export type ScriptStep = ChatResponse | { readonly error: unknown } | ((request: ChatRequest) => ChatResponse | Promise<ChatResponse>);
+export type ScriptStep =
+  ChatResponse | { readonly error: unknown } | ((request: ChatRequest) => ChatResponse | Promise<ChatResponse>);
 
 /** A scripted model and what it was asked. */
 export interface ScriptedModel extends ChatModel {
@@ -22,7 +23,10 @@ export interface ScriptedModel extends ChatModel {
 }
 
 /** A model answering `steps` in order; past the end it throws (a test asked for more calls than it meant to). */
-export function scriptedModel(steps: readonly ScriptStep[] = [], options: { provider?: ProviderName; model?: string } = {}): ScriptedModel {
+export function scriptedModel(
+  steps: readonly ScriptStep[] = [],
+  options: { provider?: ProviderName; model?: string } = {},
+): ScriptedModel {
   const queue = [...steps];
   const requests: ChatRequest[] = [];
   return {
@@ -50,7 +54,10 @@ export function say(text: string, usage: Usage = { inputTokens: 10, outputTokens
 }
 
 /** An answer asking for tool calls; `arguments` may be a value (sent as JSON) or raw text. */
-export function callTools(calls: ReadonlyArray<{ id?: string; name: string; arguments?: unknown; raw?: string }>, usage: Usage = { inputTokens: 10, outputTokens: 5 }): ChatResponse {
+export function callTools(
+  calls: ReadonlyArray<{ id?: string; name: string; arguments?: unknown; raw?: string }>,
+  usage: Usage = { inputTokens: 10, outputTokens: 5 },
+): ChatResponse {
   const toolCalls = calls.map((call, index) => ({
     id: call.id ?? `call_${index + 1}_${Math.random().toString(36).slice(2, 8)}`,
     name: call.name,

@@ -21,14 +21,35 @@ const AT = '2025-01-01T00:00:00.000Z';
 
 /** A head record, as the core would write it. */
 export function headRecord(id: string, extra: Partial<HeadRecord> = {}): HeadRecord {
-  return { id, schema: 1, version: 1, createdAt: AT, updatedAt: AT, messageCount: 0, tokenCount: 0, lastSeq: 0, data: '{"metadata":{},"variables":{}}', ...extra };
+  return {
+    id,
+    schema: 1,
+    version: 1,
+    createdAt: AT,
+    updatedAt: AT,
+    messageCount: 0,
+    tokenCount: 0,
+    lastSeq: 0,
+    data: '{"metadata":{},"variables":{}}',
+    ...extra,
+  };
 }
 
 /** Replaces session `id` with messages `<id>-1…` carrying `texts` (undefined: a message without text). */
-export async function seed(driver: StoreDriver, id: string, texts: ReadonlyArray<string | undefined>, extra: Partial<HeadRecord> = {}): Promise<void> {
+export async function seed(
+  driver: StoreDriver,
+  id: string,
+  texts: ReadonlyArray<string | undefined>,
+  extra: Partial<HeadRecord> = {},
+): Promise<void> {
   await driver.replace(id, {
     head: headRecord(id, { messageCount: texts.length, lastSeq: texts.length, ...extra }),
-    messages: texts.map((text, index) => ({ seq: index + 1, id: `${id}-${index + 1}`, data: '{}', ...(text === undefined ? {} : { text }) })),
+    messages: texts.map((text, index) => ({
+      seq: index + 1,
+      id: `${id}-${index + 1}`,
+      data: '{}',
+      ...(text === undefined ? {} : { text }),
+    })),
   });
 }
 
@@ -37,7 +58,10 @@ export function places(hits: readonly TextSearchHit[]): string[] {
   return hits.map((hit) => `${hit.sessionId}#${hit.seq}`);
 }
 
-async function search(driver: StoreDriver, query: Partial<TextSearchQuery> & { text: string }): Promise<TextSearchHit[]> {
+async function search(
+  driver: StoreDriver,
+  query: Partial<TextSearchQuery> & { text: string },
+): Promise<TextSearchHit[]> {
   if (driver.searchText === undefined) throw new Error(`${driver.name} has no searchText`);
   return driver.searchText({ limit: 10, ...query });
 }
@@ -84,21 +108,46 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
     it('keeps keys and data exactly, Unicode and quotes included', async () => {
       const driver = await target().open();
       const keys = ["it's", 'naïve 🎉', 'a%', 'a_', '\\'];
-      await driver.writeValues('app', keys.map((key, index) => ({ key, data: JSON.stringify({ index, key }) })));
+      await driver.writeValues(
+        'app',
+        keys.map((key, index) => ({ key, data: JSON.stringify({ index, key }) })),
+      );
       const read = await driver.readValues('app', keys);
-      expect(new Map(read.map((record) => [record.key, JSON.parse(record.data) as unknown]))).toEqual(new Map(keys.map((key, index) => [key, { index, key }])));
+      expect(new Map(read.map((record) => [record.key, JSON.parse(record.data) as unknown]))).toEqual(
+        new Map(keys.map((key, index) => [key, { index, key }])),
+      );
     });
 
     it('remove() deletes the namespaces session:<id> and session:<id>/…, and no other (no wildcard, no prefix overreach)', async () => {
       const driver = await target().open();
-      const namespaces = ['session:a', 'session:a/embeddings', 'session:a/x/y', 'session:ab', 'session:a-b', 'session:a.b/x', 'session:a0', 'session:a_b/x', 'session:axb/x', 'user:a', 'session:b'];
+      const namespaces = [
+        'session:a',
+        'session:a/embeddings',
+        'session:a/x/y',
+        'session:ab',
+        'session:a-b',
+        'session:a.b/x',
+        'session:a0',
+        'session:a_b/x',
+        'session:axb/x',
+        'user:a',
+        'session:b',
+      ];
       for (const ns of namespaces) await driver.writeValues(ns, [{ key: 'k', data: JSON.stringify(ns) }]);
       for (const id of ['a', 'a_b', 'b']) await seed(driver, id, ['hello']);
       expect(await driver.remove('a')).toBe(true);
       expect(await driver.remove('a_b')).toBe(true);
       const left = [];
       for (const ns of namespaces) if ((await driver.readValues(ns)).length > 0) left.push(ns);
-      expect(left).toEqual(['session:ab', 'session:a-b', 'session:a.b/x', 'session:a0', 'session:axb/x', 'user:a', 'session:b']);
+      expect(left).toEqual([
+        'session:ab',
+        'session:a-b',
+        'session:a.b/x',
+        'session:a0',
+        'session:axb/x',
+        'user:a',
+        'session:b',
+      ]);
     });
 
     it('purgeExpired() deletes the values and index rows of the sessions it removes, and only theirs', async () => {
@@ -106,7 +155,8 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
       await seed(driver, 'old', ['expired budget talk'], { expiresAt: 1000 });
       await seed(driver, 'live', ['living budget talk'], { expiresAt: 5000 });
       await seed(driver, 'forever', ['eternal budget talk']);
-      for (const id of ['old', 'live', 'forever']) await driver.writeValues(`session:${id}/memo`, [{ key: 'k', data: '1' }]);
+      for (const id of ['old', 'live', 'forever'])
+        await driver.writeValues(`session:${id}/memo`, [{ key: 'k', data: '1' }]);
       expect(await driver.purgeExpired(2000)).toBe(1);
       expect(await driver.readValues('session:old/memo')).toEqual([]);
       expect(await driver.readValues('session:live/memo')).toHaveLength(1);
@@ -121,10 +171,18 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
       const driver = await target().open();
       await seed(driver, 's', ['first']);
       const data = '{"metadata":{"turn":2},"variables":{"x":1}}';
-      const outcome = await driver.append('s', { messages: [{ id: 's-2', data: '{}', tokens: 1 }], updatedAt: AT, data });
+      const outcome = await driver.append('s', {
+        messages: [{ id: 's-2', data: '{}', tokens: 1 }],
+        updatedAt: AT,
+        data,
+      });
       expect(outcome.version).toBe(2);
       expect((await driver.readHead('s'))?.data).toBe(data);
-      await driver.append('s', { messages: [{ id: 's-2', data: '{}', tokens: 1 }], updatedAt: AT, data: '{"metadata":{},"variables":{"ignored":true}}' });
+      await driver.append('s', {
+        messages: [{ id: 's-2', data: '{}', tokens: 1 }],
+        updatedAt: AT,
+        data: '{"metadata":{},"variables":{"ignored":true}}',
+      });
       expect((await driver.readHead('s'))?.data).toBe(data);
       await driver.append('s', { messages: [{ id: 's-3', data: '{}', tokens: 1 }], updatedAt: AT });
       expect((await driver.readHead('s'))?.data).toBe(data);
@@ -168,7 +226,9 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
       expect(places(await search(driver, { text: 'budget', userId: 'alice ' }))).toEqual(['x1#1']);
       expect(await search(driver, { text: 'budget', userId: 'Alice' })).toEqual([]);
       expect(await search(driver, { text: 'budget', userId: 'carol' })).toEqual([]);
-      expect(places(await search(driver, { text: 'budget', userId: 'alice', sessionIds: ['a2', 'b1'] }))).toEqual(['a2#1']);
+      expect(places(await search(driver, { text: 'budget', userId: 'alice', sessionIds: ['a2', 'b1'] }))).toEqual([
+        'a2#1',
+      ]);
       expect(places(await search(driver, { text: 'budget', sessionIds: ['a1', 'n1'] }))).toEqual(['n1#1']);
       expect(await search(driver, { text: 'budget', userId: 'alice', sessionIds: [] })).toEqual([]);
     });
@@ -186,7 +246,25 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
       expect(await find('{owner body} : n')).toEqual(['q#15']);
       expect(await find('NOT banana')).toEqual(['q#13']);
       expect(await find('alpha AND -beta')).toEqual(['q#16']);
-      for (const text of ['"', '"unbalanced', '(((', ')', '*', '^', ':', "'", "'; DROP TABLE x; --", "\\'", '!a & b | c <-> d:*', 'a:*B', '   ', '', '\0', '\uD800', '🎉🎉']) {
+      for (const text of [
+        '"',
+        '"unbalanced',
+        '(((',
+        ')',
+        '*',
+        '^',
+        ':',
+        "'",
+        "'; DROP TABLE x; --",
+        "\\'",
+        '!a & b | c <-> d:*',
+        'a:*B',
+        '   ',
+        '',
+        '\0',
+        '\uD800',
+        '🎉🎉',
+      ]) {
         await expect(search(driver, { text }), JSON.stringify(text)).resolves.toEqual(expect.any(Array));
       }
       await expect(search(driver, { text: 'banana '.repeat(5000) + 'river' })).resolves.toEqual(expect.any(Array));
@@ -194,7 +272,15 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
 
     it('matches across case, Unicode forms and word endings', async () => {
       const driver = await target().open();
-      await seed(driver, 'u', [...FILLER, 'Привет, МИР', 'ｆｕｌｌｗｉｄｔｈ letters', 'élan vital', '東京 タワー', 'she runs daily', 'Budget']);
+      await seed(driver, 'u', [
+        ...FILLER,
+        'Привет, МИР',
+        'ｆｕｌｌｗｉｄｔｈ letters',
+        'élan vital',
+        '東京 タワー',
+        'she runs daily',
+        'Budget',
+      ]);
       const find = async (text: string) => places(await search(driver, { text }));
       expect(await find('привет')).toEqual(['u#13']);
       expect(await find('мир')).toEqual(['u#13']);
@@ -216,7 +302,10 @@ export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
         updatedAt: AT,
       });
       // A retried append adds nothing, to the messages or to the index.
-      await driver.append('s', { messages: [{ id: 's-3', data: '{}', tokens: 1, text: 'an appended budget' }], updatedAt: AT });
+      await driver.append('s', {
+        messages: [{ id: 's-3', data: '{}', tokens: 1, text: 'an appended budget' }],
+        updatedAt: AT,
+      });
       expect(places(await search(driver, { text: 'budget', userId: 'alice' })).sort()).toEqual(['s#1', 's#3']);
       expect(await target().indexRows(driver, 's')).toBe(2);
       // A replace rewrites the index: old words go, new ones come, and hits follow a new owner.

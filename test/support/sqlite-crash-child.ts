@@ -76,15 +76,19 @@ for (let step = 0; ; step += 1) {
   }
   const count = 1 + Math.floor(random() * 3);
   const messages = Array.from({ length: count }, (_, index) =>
-    Message.assistant(`${tag} step ${step} part ${index} `.repeat(1 + Math.floor(random() * 20)), { id: `${tag}-${step}-${index}` }),
+    Message.assistant(`${tag} step ${step} part ${index} `.repeat(1 + Math.floor(random() * 20)), {
+      id: `${tag}-${step}-${index}`,
+    }),
   );
   // Now and then, retry the last acknowledged message with the new ones: it must be a duplicate.
   const retry = lastAcknowledged !== undefined && random() < 0.2 ? lastAcknowledged : undefined;
   const batch = retry === undefined ? messages : [Message.user('a retried message', { id: retry }), ...messages];
   const result = await store.append(sessionId, batch);
-  if (retry !== undefined && !result.duplicates.includes(retry)) out(`ERR retried ${retry} was not reported as a duplicate`);
+  if (retry !== undefined && !result.duplicates.includes(retry))
+    out(`ERR retried ${retry} was not reported as a duplicate`);
   const added = result.appended.map((message) => message.id);
-  if (added.join(' ') !== messages.map((message) => message.id).join(' ')) out(`ERR appended ${added.join(' ')}, expected the new messages only`);
+  if (added.join(' ') !== messages.map((message) => message.id).join(' '))
+    out(`ERR appended ${added.join(' ')}, expected the new messages only`);
   out(`A ${added.join(' ')}`);
   lastAcknowledged = added.at(-1);
 }

@@ -36,7 +36,9 @@ export const LEDGER = 'ledger';
 /** Saves what the operations read and write. */
 export async function seedOutageData(store: SessionStore): Promise<void> {
   for (const { id, texts } of [BASE, OTHER]) {
-    await store.save(Session.create({ id, userId: USER, messages: texts.map((text, index) => say(text, `${id}-${index}`)) }));
+    await store.save(
+      Session.create({ id, userId: USER, messages: texts.map((text, index) => say(text, `${id}-${index}`)) }),
+    );
   }
   await store.save(Session.create({ id: LEDGER, userId: USER }));
   await store.values.set({ scope: 'user', userId: USER }, { color: 'blue', size: 3 });
@@ -63,9 +65,16 @@ export function outageOperations(store: SessionStore, round: string): Operation[
     { name: 'append', run: () => store.append(BASE.id, [say(`${round} appended`, `${round}-a`)]) },
     {
       name: 'append with state',
-      run: () => store.append(BASE.id, [say(`${round} with state`, `${round}-s`)], { state: { metadata: { round }, variables: { step: 1 } } }),
+      run: () =>
+        store.append(BASE.id, [say(`${round} with state`, `${round}-s`)], {
+          state: { metadata: { round }, variables: { step: 1 } },
+        }),
     },
-    { name: 'save', run: () => store.save(Session.create({ id: `saved-${round}`, userId: USER, messages: [say('saved', `${round}-v`)] })) },
+    {
+      name: 'save',
+      run: () =>
+        store.save(Session.create({ id: `saved-${round}`, userId: USER, messages: [say('saved', `${round}-v`)] })),
+    },
     { name: 'delete', run: () => store.delete(`doomed-${round}`) },
     { name: 'purgeExpired', run: () => store.purgeExpired() },
     { name: 'values.get', run: () => store.values.get(user, 'color') },
@@ -73,7 +82,8 @@ export function outageOperations(store: SessionStore, round: string): Operation[
     { name: 'values.set', run: () => store.values.set(user, { [`round-${round}`]: round }) },
   ];
   const search = store.searchText;
-  if (search !== undefined) operations.push({ name: 'searchText', run: () => search({ text: 'bravo', userId: USER, limit: 5 }) });
+  if (search !== undefined)
+    operations.push({ name: 'searchText', run: () => search({ text: 'bravo', userId: USER, limit: 5 }) });
   return operations;
 }
 
@@ -154,7 +164,12 @@ export async function expectRecovered(store: SessionStore, round: string): Promi
 
 /** Concurrent reads of two sessions each get their own session: no reply of another (or an older) call. */
 export async function expectRepliesInPlace(store: SessionStore): Promise<void> {
-  const reads = await Promise.all([BASE, OTHER, BASE, OTHER].map(async ({ id, texts }) => ({ texts, got: await store.readMessages(id, { limit: 50 }) })));
+  const reads = await Promise.all(
+    [BASE, OTHER, BASE, OTHER].map(async ({ id, texts }) => ({
+      texts,
+      got: await store.readMessages(id, { limit: 50 }),
+    })),
+  );
   for (const { texts, got } of reads) {
     expect(got.slice(0, texts.length).map((message) => Message.text(message))).toEqual(texts);
   }
@@ -218,7 +233,12 @@ export class AckLedger {
  * reports duplicates, retried with the old `expectedVersion` it gets `CONFLICT`, and each message
  * is stored once.
  */
-export async function expectLostAckStoredOnce(store: SessionStore, proxy: FaultProxy, storeName: string, request: Buffer): Promise<void> {
+export async function expectLostAckStoredOnce(
+  store: SessionStore,
+  proxy: FaultProxy,
+  storeName: string,
+  request: Buffer,
+): Promise<void> {
   const id = 'lost-ack';
   await eventually(() => store.save(Session.create({ id, userId: USER, messages: [say('first', 'la-0')] })));
   // An append first, so that the server has the append script cached (a restart empties the cache).
@@ -229,7 +249,9 @@ export async function expectLostAckStoredOnce(store: SessionStore, proxy: FaultP
   await lost;
   expect(expectUnavailable(failed, storeName, 'the append whose reply was lost').outcome).toBe('unknown');
   // The same store, retried as a caller would: first with the version it expected.
-  const conflict = await eventually(() => store.append(id, messages, { expectedVersion: before.version })).catch((error: unknown) => error);
+  const conflict = await eventually(() => store.append(id, messages, { expectedVersion: before.version })).catch(
+    (error: unknown) => error,
+  );
   expect(ChatstateError.hasCode(conflict, 'CONFLICT'), String(conflict)).toBe(true);
   const retried = await eventually(() => store.append(id, messages));
   expect(retried.appended).toEqual([]);
@@ -262,7 +284,11 @@ const CHILD = fileURLToPath(new URL('./outage-child.ts', import.meta.url));
  * Runs `outage-child.ts` with `args`; `onLine` sees each complete line of its output. The child is
  * SIGKILLed after `timeoutMs` (then `signal` says so): a child that does not exit by itself failed.
  */
-export function runOutageChild(args: readonly string[], onLine: (line: string, report: { acked: string[] }) => void = () => undefined, timeoutMs = 45_000): Promise<ChildReport> {
+export function runOutageChild(
+  args: readonly string[],
+  onLine: (line: string, report: { acked: string[] }) => void = () => undefined,
+  timeoutMs = 45_000,
+): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -284,7 +310,15 @@ export function runOutageChild(args: readonly string[], onLine: (line: string, r
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, acked, errors: lines.filter((line) => line.startsWith('ERR ')).map((line) => line.slice(4)), lines, stderr, ms: performance.now() - started });
+      resolve({
+        code,
+        signal,
+        acked,
+        errors: lines.filter((line) => line.startsWith('ERR ')).map((line) => line.slice(4)),
+        lines,
+        stderr,
+        ms: performance.now() - started,
+      });
     });
   });
 }

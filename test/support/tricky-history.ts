@@ -5,7 +5,15 @@ import { historyArb } from './arbitraries.js';
 
 const editArb = fc.record({
   at: fc.nat(),
-  kind: fc.constantFrom('interject', 'recatUser', 'recatAssistant', 'dropFirstUser', 'summary', 'moveResultLater', 'userContext'),
+  kind: fc.constantFrom(
+    'interject',
+    'recatUser',
+    'recatAssistant',
+    'dropFirstUser',
+    'summary',
+    'moveResultLater',
+    'userContext',
+  ),
   flag: fc.boolean(),
 });
 
@@ -54,7 +62,8 @@ function applyEdit(history: Message[], edit: { at: number; kind: string; flag: b
     }
     default: {
       const i = pick((m) => m.role === 'user');
-      if (i >= 0) out.splice(i, 0, Message.user('a user note kept as context', { id: `c${(n += 1)}`, category: 'context' }));
+      if (i >= 0)
+        out.splice(i, 0, Message.user('a user note kept as context', { id: `c${(n += 1)}`, category: 'context' }));
       return out;
     }
   }

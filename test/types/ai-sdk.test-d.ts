@@ -3,7 +3,14 @@
  * where the two are proven to agree — our output is a `generateText` prompt, and the SDK's
  * `ModelMessage` assigns to what `from` reads.
  */
-import type { AssistantModelMessage, ModelMessage, ToolModelMessage, ToolResultPart, UserModelMessage, generateText } from 'ai';
+import type {
+  AssistantModelMessage,
+  ModelMessage,
+  ToolModelMessage,
+  ToolResultPart,
+  UserModelMessage,
+  generateText,
+} from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { aiSdk } from '../../src/formats/ai-sdk.js';
 import type {

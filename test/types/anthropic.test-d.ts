@@ -25,7 +25,12 @@ import { Message } from '../../src/message/message.js';
 describe('anthropic wire types', () => {
   it('to() output builds a MessageCreateParamsNonStreaming', () => {
     const wire = anthropic.to([Message.system('Be brief.'), Message.user('Hi')]);
-    const params: MessageCreateParamsNonStreaming = { model: 'claude-x', max_tokens: 10, system: wire.system, messages: wire.messages };
+    const params: MessageCreateParamsNonStreaming = {
+      model: 'claude-x',
+      max_tokens: 10,
+      system: wire.system,
+      messages: wire.messages,
+    };
     expectTypeOf(params.messages).toEqualTypeOf<MessageParam[]>();
     expectTypeOf(wire.messages).toExtend<MessageParam[]>();
     expectTypeOf(wire.system).toExtend<MessageCreateParamsNonStreaming['system']>();

@@ -18,7 +18,11 @@ import { Message } from '../../src/message/message.js';
 describe('gemini wire types', () => {
   it('to() output builds GenerateContentParameters', () => {
     const wire = gemini.to([Message.system('Be brief.'), Message.user('Hi')]);
-    const params: GenerateContentParameters = { model: 'gemini-x', contents: wire.contents, config: { systemInstruction: wire.systemInstruction } };
+    const params: GenerateContentParameters = {
+      model: 'gemini-x',
+      contents: wire.contents,
+      config: { systemInstruction: wire.systemInstruction },
+    };
     expectTypeOf(params.model).toBeString();
     expectTypeOf(wire.contents).toExtend<Content[]>();
     expectTypeOf(wire.systemInstruction).toExtend<Content | undefined>();

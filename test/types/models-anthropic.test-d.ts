@@ -8,7 +8,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { embed, generateText, streamText, type LanguageModel } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { AiSdkGenerateText, AiSdkGenerateTextOptions, AiSdkLanguageModel } from '../../src/models/ai-sdk-client.js';
+import type {
+  AiSdkGenerateText,
+  AiSdkGenerateTextOptions,
+  AiSdkLanguageModel,
+} from '../../src/models/ai-sdk-client.js';
 import { aiSdkModel } from '../../src/models/ai-sdk.js';
 import type { AnthropicClientLike, AnthropicRequestBody } from '../../src/models/anthropic-client.js';
 import { anthropicModel } from '../../src/models/anthropic.js';
@@ -19,7 +23,11 @@ type GenerateTextParams = Parameters<typeof generateText>[0];
 describe('anthropic client-like types', () => {
   it('accepts a real Anthropic client', () => {
     expectTypeOf<Anthropic>().toExtend<AnthropicClientLike>();
-    expectTypeOf(anthropicModel).toBeCallableWith({ client: new Anthropic({ apiKey: 'k' }), model: 'claude-sonnet-4-6', maxTokens: 1024 });
+    expectTypeOf(anthropicModel).toBeCallableWith({
+      client: new Anthropic({ apiKey: 'k' }),
+      model: 'claude-sonnet-4-6',
+      maxTokens: 1024,
+    });
   });
 
   it('builds request bodies the SDK accepts', () => {

@@ -12,7 +12,10 @@ import type {
   OpenaiResponsesClientLike,
   OpenaiResponsesRequestBody,
 } from '../../src/models/openai-client.js';
-import type { OpenAIChatClientLike as OldChatClientLike, OpenAIResponsesRequestBody as OldResponsesRequestBody } from '../../src/models/index.js';
+import type {
+  OpenAIChatClientLike as OldChatClientLike,
+  OpenAIResponsesRequestBody as OldResponsesRequestBody,
+} from '../../src/models/index.js';
 
 describe('openai client-like types', () => {
   it('accepts a real OpenAI client for both adapters', () => {

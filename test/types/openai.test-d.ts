@@ -21,7 +21,12 @@ import type {
 } from 'openai/resources/responses/responses';
 import { describe, expectTypeOf, it } from 'vitest';
 import { openaiChat } from '../../src/formats/openai-chat.js';
-import type { ChatAssistantMessage, ChatMessageParam, ChatToolCall, ChatUserContentPart } from '../../src/formats/openai-chat-wire.js';
+import type {
+  ChatAssistantMessage,
+  ChatMessageParam,
+  ChatToolCall,
+  ChatUserContentPart,
+} from '../../src/formats/openai-chat-wire.js';
 import { openaiResponses } from '../../src/formats/openai-responses.js';
 import type {
   OpenaiResponsesWireInput,
@@ -56,7 +61,10 @@ describe('openaiChat wire types', () => {
   });
 
   it('from() reads a request typed by the SDK', () => {
-    const body: ChatCompletionCreateParamsNonStreaming = { model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] };
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'Hi' }],
+    };
     expectTypeOf(openaiChat.from).toBeCallableWith({ messages: body.messages });
   });
 });
@@ -64,7 +72,11 @@ describe('openaiChat wire types', () => {
 describe('openaiResponses wire types', () => {
   it('to() output builds a ResponseCreateParamsNonStreaming', () => {
     const wire = openaiResponses.to(history);
-    const body: ResponseCreateParamsNonStreaming = { model: 'gpt-5', input: wire.input, instructions: wire.instructions ?? null };
+    const body: ResponseCreateParamsNonStreaming = {
+      model: 'gpt-5',
+      input: wire.input,
+      instructions: wire.instructions ?? null,
+    };
     const spread: ResponseCreateParamsNonStreaming = { model: 'gpt-5', ...openaiResponses.to(history) };
     expectTypeOf(body.input).toExtend<ResponseCreateParamsNonStreaming['input']>();
     expectTypeOf(spread.instructions).toExtend<string | null | undefined>();
@@ -82,7 +94,11 @@ describe('openaiResponses wire types', () => {
   });
 
   it('from() reads a request typed by the SDK, every item type included', () => {
-    const body: ResponseCreateParamsNonStreaming = { model: 'gpt-5', instructions: null, input: [{ role: 'user', content: 'Hi' }] };
+    const body: ResponseCreateParamsNonStreaming = {
+      model: 'gpt-5',
+      instructions: null,
+      input: [{ role: 'user', content: 'Hi' }],
+    };
     expectTypeOf<{ instructions: string | null; input: ResponseInputItem[] }>().toExtend<OpenaiResponsesWireInput>();
     expectTypeOf(openaiResponses.from).toBeCallableWith({ instructions: body.instructions, input: body.input ?? [] });
   });

@@ -19,7 +19,17 @@
  */
 import { RECORD_SCHEMA } from '../../store/codec.js';
 import { closedError, isExpired, sortAndPage } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, DriverCapabilities, DriverRange, HeadRecord, MessageRecord, RecoveryNote, ReplaceCommit, StoreDriver } from '../../store/types.js';
+import type {
+  AppendCommit,
+  AppendOutcome,
+  DriverCapabilities,
+  DriverRange,
+  HeadRecord,
+  MessageRecord,
+  RecoveryNote,
+  ReplaceCommit,
+  StoreDriver,
+} from '../../store/types.js';
 import { FlushPolicy } from './flush-policy.js';
 import { FoldScheduler } from './fold-scheduler.js';
 import { GroupCommit } from './group-commit.js';
@@ -38,11 +48,20 @@ import { guarded } from './storage-errors.js';
 import { FOREIGN_STALE_MS } from './tuning.js';
 import { ValueFiles } from './value-files.js';
 
-
 // What `readAll` returns beside a recovery note: nothing (the core builds the recovery session).
 function emptyHead(id: string): HeadRecord {
   const epoch = new Date(0).toISOString();
-  return { id, schema: RECORD_SCHEMA, version: 0, createdAt: epoch, updatedAt: epoch, messageCount: 0, tokenCount: 0, lastSeq: 0, data: '{}' };
+  return {
+    id,
+    schema: RECORD_SCHEMA,
+    version: 0,
+    createdAt: epoch,
+    updatedAt: epoch,
+    messageCount: 0,
+    tokenCount: 0,
+    lastSeq: 0,
+    data: '{}',
+  };
 }
 
 /** The driver: each public operation, over the parts that keep the sessions. */
@@ -68,12 +87,30 @@ class FileDriver implements StoreDriver {
     this.name = store;
     this.context = { store, paths };
     this.index = new SessionIndex(paths);
-    this.values = new ValueFiles(paths, { store, lockTimeoutMs: settings.lockTimeoutMs, foreignStaleMs: FOREIGN_STALE_MS });
+    this.values = new ValueFiles(paths, {
+      store,
+      lockTimeoutMs: settings.lockTimeoutMs,
+      foreignStaleMs: FOREIGN_STALE_MS,
+    });
     this.cache = new SessionCache(paths, settings);
     this.leases = new Leases(paths, { store, lockTimeoutMs: settings.lockTimeoutMs, isClosed });
     this.reader = new SessionReader(this.context, this.leases, { isGone, report: settings.report });
-    this.folds = new FoldScheduler({ foldBytes: settings.foldBytes, cache: this.cache, leases: this.leases, reader: this.reader, isGone, isClosed });
-    this.commits = new GroupCommit({ store, cache: this.cache, leases: this.leases, reader: this.reader, flushes: new FlushPolicy(), folds: this.folds });
+    this.folds = new FoldScheduler({
+      foldBytes: settings.foldBytes,
+      cache: this.cache,
+      leases: this.leases,
+      reader: this.reader,
+      isGone,
+      isClosed,
+    });
+    this.commits = new GroupCommit({
+      store,
+      cache: this.cache,
+      leases: this.leases,
+      reader: this.reader,
+      flushes: new FlushPolicy(),
+      folds: this.folds,
+    });
   }
 
   private checkOpen(): void {
@@ -85,18 +122,23 @@ class FileDriver implements StoreDriver {
     const slot = this.cache.slot(id);
     // Under a lease this process still holds, checked under that lease, with nothing of its own
     // queued: no process can have changed the files, so the head in memory is the head on disk.
-    if (slot.lease !== undefined && slot.busy === 0 && slot.pending.length === 0 && checkedUnderLease(slot)) return slot.state.head;
+    if (slot.lease !== undefined && slot.busy === 0 && slot.pending.length === 0 && checkedUnderLease(slot))
+      return slot.state.head;
     return this.cache.run(slot, async () => {
       const result = await this.reader.read(slot);
       return result.kind === 'ok' ? result.state.head : undefined;
     });
   }
 
-  async readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[]; recovered?: RecoveryNote } | undefined> {
+  async readAll(
+    id: string,
+  ): Promise<{ head: HeadRecord; messages: MessageRecord[]; recovered?: RecoveryNote } | undefined> {
     this.checkOpen();
     const slot = this.cache.slot(id);
     return this.cache.run(slot, async () => {
-      const result = await this.reader.withState(slot, (state) => ({ head: state.head, messages: allRecords(state) }), { full: true });
+      const result = await this.reader.withState(slot, (state) => ({ head: state.head, messages: allRecords(state) }), {
+        full: true,
+      });
       switch (result.kind) {
         case 'ok':
           return result.value;
@@ -115,7 +157,9 @@ class FileDriver implements StoreDriver {
     const slot = this.cache.slot(id);
     return this.cache.run(slot, async () => {
       // An expired session reads as absent (`range.now`), judged on the head read with the records.
-      const result = await this.reader.withState(slot, (state) => (isExpired(state.head.expiresAt, range.now) ? undefined : rangeRecords(state, range)));
+      const result = await this.reader.withState(slot, (state) =>
+        isExpired(state.head.expiresAt, range.now) ? undefined : rangeRecords(state, range),
+      );
       return result.kind === 'ok' ? result.value : undefined;
     });
   }
@@ -135,7 +179,13 @@ class FileDriver implements StoreDriver {
     await this.cache.run(slot, () =>
       this.leases.locked(slot, async () => {
         const result = await this.reader.readLocked(slot);
-        slot.state = await replaceSession(this.context, slot.paths, result.kind === 'ok' ? result.state : undefined, commit, processIsGone);
+        slot.state = await replaceSession(
+          this.context,
+          slot.paths,
+          result.kind === 'ok' ? result.state : undefined,
+          commit,
+          processIsGone,
+        );
       }),
     );
   }

@@ -23,7 +23,14 @@ export interface FileSystem {
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   /** Asynchronous write (large snapshots are written off the event loop's thread). */
-  write(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null, callback: (error: NodeJS.ErrnoException | null, written: number) => void): void;
+  write(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number | null,
+    callback: (error: NodeJS.ErrnoException | null, written: number) => void,
+  ): void;
   readFileSync(path: string): Buffer;
   writeFileSync(path: string, data: Uint8Array, options: { flag: string }): void;
   renameSync(from: string, to: string): void;

@@ -8,7 +8,8 @@ import { InvalidInputError } from '../../errors.js';
 
 /** The directory a `file:` URL names: `file:DIR` relative to the working directory, `file:///abs/dir` absolute. */
 export function filePathFromUrl(url: string): string {
-  const invalid = (why: string) => new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${JSON.stringify(url.slice(0, 200))}: ${why}`);
+  const invalid = (why: string) =>
+    new InvalidInputError('INVALID_ARGUMENT', `Cannot open store ${JSON.stringify(url.slice(0, 200))}: ${why}`);
   if (!/^file:/i.test(url)) throw invalid('expected file:DIR or file:///absolute/dir');
   if (url.includes('\0')) throw invalid('the path contains a NUL byte');
   if (/^file:\/\//i.test(url)) {

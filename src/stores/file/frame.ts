@@ -60,9 +60,13 @@ export class FrameError extends Error {
 
 /** The `DataError` thrown for records of a format newer than this version reads. */
 export function newerFormatError(what: string, schema: unknown): DataError {
-  return new DataError('CORRUPT', `file: ${what} uses file-store schema ${String(schema)}, newer than this version reads (${FILE_SCHEMA}); upgrade chatstate`, {
-    details: { reason: 'newer-format', schema },
-  });
+  return new DataError(
+    'CORRUPT',
+    `file: ${what} uses file-store schema ${String(schema)}, newer than this version reads (${FILE_SCHEMA}); upgrade chatstate`,
+    {
+      details: { reason: 'newer-format', schema },
+    },
+  );
 }
 
 /** `value` as 8 hex digits (how line checksums are written). */
@@ -106,7 +110,8 @@ export function parseLine(buffer: Buffer, start: number, end: number): Record<st
     throw new FrameError('checksum matches but the line is not JSON');
   }
   if (!isObject(value)) throw new FrameError('line is not an object');
-  if (typeof value.s !== 'number' || !Number.isInteger(value.s) || value.s < 1) throw new FrameError('line has no schema');
+  if (typeof value.s !== 'number' || !Number.isInteger(value.s) || value.s < 1)
+    throw new FrameError('line has no schema');
   if (value.s > FILE_SCHEMA) throw new FrameError(`schema ${value.s}`, true);
   return value;
 }
@@ -116,7 +121,13 @@ export function messageRecords(value: unknown, what: string): MessageRecord[] {
   if (!Array.isArray(value)) throw new FrameError(`${what} is not an array`);
   let previous = 0;
   for (const record of value as unknown[]) {
-    if (!isObject(record) || !isCount(record.seq) || record.seq <= previous || typeof record.id !== 'string' || typeof record.data !== 'string') {
+    if (
+      !isObject(record) ||
+      !isCount(record.seq) ||
+      record.seq <= previous ||
+      typeof record.id !== 'string' ||
+      typeof record.data !== 'string'
+    ) {
       throw new FrameError(`${what} holds a malformed message record`);
     }
     previous = record.seq;
@@ -129,7 +140,13 @@ export function messageRecords(value: unknown, what: string): MessageRecord[] {
 export function journalRecord(value: Record<string, JsonValue>): JournalRecord {
   switch (value.k) {
     case 'begin':
-      if (!isCount(value.gen) || !isCount(value.v) || typeof value.lineage !== 'string' || typeof value.cause !== 'string') throw new FrameError('malformed begin record');
+      if (
+        !isCount(value.gen) ||
+        !isCount(value.v) ||
+        typeof value.lineage !== 'string' ||
+        typeof value.cause !== 'string'
+      )
+        throw new FrameError('malformed begin record');
       return value as unknown as BeginRecord;
     case 'add':
       if (!isCount(value.from) || !isObject(value.head)) throw new FrameError('malformed add record');
@@ -152,7 +169,13 @@ const HEAD_NUMBERS = ['schema', 'version', 'messageCount', 'tokenCount', 'lastSe
 
 /** The head record a parsed value holds; throws `FrameError` when it is not one. */
 export function headRecord(value: unknown): HeadRecord {
-  if (!isObject(value) || typeof value.id !== 'string' || typeof value.createdAt !== 'string' || typeof value.updatedAt !== 'string' || typeof value.data !== 'string') {
+  if (
+    !isObject(value) ||
+    typeof value.id !== 'string' ||
+    typeof value.createdAt !== 'string' ||
+    typeof value.updatedAt !== 'string' ||
+    typeof value.data !== 'string'
+  ) {
     throw new FrameError('malformed head');
   }
   for (const key of HEAD_NUMBERS) if (!isCount(value[key])) throw new FrameError(`malformed head: ${key}`);

@@ -15,7 +15,9 @@ function promised(call: (done: Done) => void): Promise<void> {
 
 /** The errno code of a file-system error, if it is one. */
 export function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : undefined;
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string'
+    ? (error as { code: string }).code
+    : undefined;
 }
 
 /** True when `error` says the file does not exist. */
@@ -58,7 +60,13 @@ export async function fsyncDirectory(fs: FileSystem, dir: string): Promise<void>
 export function writeFully(fs: FileSystem, fd: number, buffer: Buffer, position?: number): void {
   let written = 0;
   while (written < buffer.length) {
-    written += fs.writeSync(fd, buffer, written, buffer.length - written, position === undefined ? null : position + written);
+    written += fs.writeSync(
+      fd,
+      buffer,
+      written,
+      buffer.length - written,
+      position === undefined ? null : position + written,
+    );
   }
 }
 
@@ -123,7 +131,9 @@ export async function writeFullyAsync(fs: FileSystem, fd: number, buffer: Buffer
   let written = 0;
   while (written < buffer.length) {
     written += await new Promise<number>((resolve, reject) =>
-      fs.write(fd, buffer, written, buffer.length - written, position + written, (error, count) => (error === null ? resolve(count) : reject(error))),
+      fs.write(fd, buffer, written, buffer.length - written, position + written, (error, count) =>
+        error === null ? resolve(count) : reject(error),
+      ),
     );
   }
 }

@@ -113,7 +113,8 @@ export class GroupCommit {
     } catch (error) {
       // The lock could not be taken (or a read failed): nothing of these batches was written.
       for (const flight of flights) flight.failure ??= error;
-      if (flights.length === 0) flights.push({ batch: slot.pending.splice(0), outcomes: [], failure: error, synced: Promise.resolve() });
+      if (flights.length === 0)
+        flights.push({ batch: slot.pending.splice(0), outcomes: [], failure: error, synced: Promise.resolve() });
     } finally {
       for (const flight of flights) settle(flight);
       // Appends that came after the last batch of this run start the next run.
@@ -139,7 +140,12 @@ export class GroupCommit {
       return flight;
     }
     const state = result.value;
-    const applied = applyAppends(store, slot.paths.id, state, batch.map((pending) => pending.commit));
+    const applied = applyAppends(
+      store,
+      slot.paths.id,
+      state,
+      batch.map((pending) => pending.commit),
+    );
     flight.outcomes = applied.outcomes;
     // What this batch reaches, for the high-water mark once it is flushed (a later batch may be applied by then).
     const reached = { version: state.head.version, lastSeq: state.head.lastSeq };

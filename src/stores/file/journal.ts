@@ -7,7 +7,15 @@
 import { constants } from 'node:fs';
 import type { JsonValue } from '../../message/schema.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
-import { FrameError, journalLine, journalRecord, newerFormatError, parseLine, type BeginCause, type JournalRecord } from './frame.js';
+import {
+  FrameError,
+  journalLine,
+  journalRecord,
+  newerFormatError,
+  parseLine,
+  type BeginCause,
+  type JournalRecord,
+} from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { errorCode, isMissing, readAt } from './fs-util.js';
 
@@ -51,7 +59,8 @@ function checkBegin(record: JournalRecord, target: ReplayTarget, atStart: boolea
 /** Applies `record` to `target`, or throws `ChainError` without changing anything. */
 function apply(record: JournalRecord, target: ReplayTarget): void {
   if (record.k !== 'add') return;
-  if (record.from !== target.head.version) throw new ChainError(`a record for version ${record.from} follows version ${target.head.version}`);
+  if (record.from !== target.head.version)
+    throw new ChainError(`a record for version ${record.from} follows version ${target.head.version}`);
   let lastSeq = target.head.lastSeq;
   for (const message of record.msgs) {
     if (message.seq <= lastSeq) throw new ChainError(`message seq ${message.seq} does not follow ${lastSeq}`);
@@ -60,7 +69,8 @@ function apply(record: JournalRecord, target: ReplayTarget): void {
   }
   const { id: _id, ...changes } = record.head as Record<string, JsonValue>;
   const head = { ...target.head, ...changes } as HeadRecord;
-  if (!(head.version > record.from) || head.lastSeq !== lastSeq) throw new ChainError('a record with an inconsistent head');
+  if (!(head.version > record.from) || head.lastSeq !== lastSeq)
+    throw new ChainError('a record with an inconsistent head');
   target.head = head;
   if (target.added !== undefined) {
     for (const message of record.msgs) {
@@ -110,7 +120,8 @@ export function replayBuffer(buffer: Buffer, target: ReplayTarget, what: string)
       apply(record, target);
     } catch (error) {
       if (error instanceof FrameError && error.newer) throw newerFormatError(what, error.message);
-      if (error instanceof FrameError || error instanceof ChainError) return damaged(buffer, newline + 1, `${what}: ${error.message} at byte ${target.offset}`);
+      if (error instanceof FrameError || error instanceof ChainError)
+        return damaged(buffer, newline + 1, `${what}: ${error.message} at byte ${target.offset}`);
       throw error;
     }
     target.offset += newline + 1 - pos;
@@ -140,7 +151,12 @@ export function openJournal(fs: FileSystem, file: string): number | undefined {
 }
 
 /** Replays the unread bytes of the open journal `fd`; `vanished` when it was deleted or truncated under us. */
-export function replayOpen(fs: FileSystem, fd: number, target: ReplayTarget, what: string): ReplayEnd | { readonly kind: 'vanished' } {
+export function replayOpen(
+  fs: FileSystem,
+  fd: number,
+  target: ReplayTarget,
+  what: string,
+): ReplayEnd | { readonly kind: 'vanished' } {
   const stat = fs.fstatSync(fd);
   if (stat.nlink === 0 || stat.size < target.offset) return { kind: 'vanished' };
   if (stat.size === target.offset) return { kind: 'end' };

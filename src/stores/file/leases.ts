@@ -48,7 +48,11 @@ export class Leases {
       if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait));
       // With links to a kept owner file, a missing locks directory is made again where the link fails.
       if (this.releaseOwner === undefined) ensureDirectory(nodeFileSystem, this.paths.locks);
-      slot.lease = await lock(slot.paths.writeLock, { timeoutMs: this.options.lockTimeoutMs, foreignStaleMs: FOREIGN_STALE_MS, store: this.options.store });
+      slot.lease = await lock(slot.paths.writeLock, {
+        timeoutMs: this.options.lockTimeoutMs,
+        foreignStaleMs: FOREIGN_STALE_MS,
+        store: this.options.store,
+      });
       slot.leaseSince = Date.now();
       slot.leases += 1;
       // From now on a lock is a link to an owner file kept for the store's life: no file is created per lock.

@@ -139,7 +139,8 @@ function sweepOwnerFiles(dir: string): void {
     const file = path.join(dir, name);
     const found = readOwner(file);
     // Locks that still link to it keep their content: only the name goes.
-    if (found.kind === 'owner' && found.owner.host === HOST && isStale(found, Number.POSITIVE_INFINITY)) unlinkIfPresent(fs, file);
+    if (found.kind === 'owner' && found.owner.host === HOST && isStale(found, Number.POSITIVE_INFINITY))
+      unlinkIfPresent(fs, file);
   }
 }
 
@@ -206,7 +207,12 @@ function createLink(file: string): HeldLock | undefined {
     const owner = retain(dir);
     try {
       fs.linkSync(owner.file, file);
-      const held: HeldLock = { path: file, owner: owner.owner, mode: 'link', inode: { dev: owner.dev, ino: owner.ino } };
+      const held: HeldLock = {
+        path: file,
+        owner: owner.owner,
+        mode: 'link',
+        inode: { dev: owner.dev, ino: owner.ino },
+      };
       linkedTo.set(held, owner);
       return held;
     } catch (error) {
@@ -254,7 +260,8 @@ function tryCreate(file: string): HeldLock | undefined {
   throw first;
 }
 
-type Found = { kind: 'missing' } | { kind: 'owner'; owner: LockOwner; ageMs: number } | { kind: 'unwritten'; ageMs: number };
+type Found =
+  { kind: 'missing' } | { kind: 'owner'; owner: LockOwner; ageMs: number } | { kind: 'unwritten'; ageMs: number };
 
 /** Reads the owner of the lock at `file`: `missing`, an owner, or `unwritten` with the lock's age. */
 function readOwner(file: string): Found {
@@ -402,12 +409,15 @@ async function waitFor(file: string, options: LockOptions, announce: () => void)
     if (Date.now() - started > options.timeoutMs) {
       const found = readOwner(file);
       const by = found.kind === 'owner' ? ` (held by pid ${found.owner.pid} on ${found.owner.host})` : '';
-      throw new UnavailableError(`${options.store}: ${file} stayed locked by another writer${by} past the lock timeout (${options.timeoutMs} ms)`, {
-        store: options.store,
-        reason: 'LOCKED',
-        outcome: 'not-applied',
-        lock: file,
-      });
+      throw new UnavailableError(
+        `${options.store}: ${file} stayed locked by another writer${by} past the lock timeout (${options.timeoutMs} ms)`,
+        {
+          store: options.store,
+          reason: 'LOCKED',
+          outcome: 'not-applied',
+          lock: file,
+        },
+      );
     }
     // Locks are held for a few commits at most (see `LEASE_MS`): poll often — a failed attempt is
     // one lookup — and add jitter so waiters do not march in step.
@@ -421,7 +431,8 @@ export function unlock(held: HeldLock): void {
     if (held.mode === 'link') {
       // Ours if it is still a link to our owner file: one status call, no read.
       const stat = fs.lstatSync(held.path, { throwIfNoEntry: false });
-      if (stat !== undefined && stat.ino === held.inode?.ino && stat.dev === held.inode.dev) unlinkIfPresent(fs, held.path);
+      if (stat !== undefined && stat.ino === held.inode?.ino && stat.dev === held.inode.dev)
+        unlinkIfPresent(fs, held.path);
       return;
     }
     const found = readOwner(held.path);

@@ -65,15 +65,18 @@ export interface FileDriverSettings {
 
 function positive(name: string, value: number | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new InvalidInputError('INVALID_ARGUMENT', `${name}: ${what} must be a positive number`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: ${what} must be a positive number`);
   return value;
 }
 
 /** Checks the driver's directory and options (the name first: the other errors carry it). */
 export function fileDriverSettings(directory: string, options: FileDriverOptions): FileDriverSettings {
   const name = options.name ?? 'file';
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', 'file: name must be a non-empty string');
-  if (typeof directory !== 'string' || directory.length === 0) throw new InvalidInputError('INVALID_ARGUMENT', `${name}: the store needs a directory`);
+  if (typeof name !== 'string' || name.length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'file: name must be a non-empty string');
+  if (typeof directory !== 'string' || directory.length === 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: the store needs a directory`);
   const onDamage = options.onDamage;
   return {
     name,

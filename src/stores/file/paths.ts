@@ -70,7 +70,10 @@ export function inside(store: string, base: string, ...parts: string[]): string 
   const resolved = path.resolve(base, ...parts);
   const relative = path.relative(base, resolved);
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
-    throw new InvalidInputError('INVALID_ID', `${store}: refusing the path ${JSON.stringify(parts.join('/').slice(0, 80))}: it leaves the store directory`);
+    throw new InvalidInputError(
+      'INVALID_ID',
+      `${store}: refusing the path ${JSON.stringify(parts.join('/').slice(0, 80))}: it leaves the store directory`,
+    );
   }
   return resolved;
 }
@@ -89,7 +92,10 @@ export function storePaths(directory: string, fs: FileSystem = nodeFileSystem, s
     lostAndFound: path.join(root, 'lost+found'),
     session(id) {
       if (!isValidId(id)) {
-        throw new InvalidInputError('INVALID_ID', `${store}: invalid session id ${JSON.stringify(String(id).slice(0, 80))}`);
+        throw new InvalidInputError(
+          'INVALID_ID',
+          `${store}: invalid session id ${JSON.stringify(String(id).slice(0, 80))}`,
+        );
       }
       const name = encodeName(id);
       const dir = inside(store, sessions, name);

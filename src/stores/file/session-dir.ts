@@ -10,7 +10,15 @@ import path from 'node:path';
 import type { RecoveryNote } from '../../store/types.js';
 import { FrameError, frameLine, journalRecord, newerFormatError, parseLine, type BeginCause } from './frame.js';
 import type { FileSystem } from './file-system.js';
-import { ensureDirectory, fdatasync, fsync, fsyncDirectory, isMissing, unlinkIfPresent, writeFully } from './fs-util.js';
+import {
+  ensureDirectory,
+  fdatasync,
+  fsync,
+  fsyncDirectory,
+  isMissing,
+  unlinkIfPresent,
+  writeFully,
+} from './fs-util.js';
 import { beginLine } from './journal.js';
 import { journalGen, type SessionPaths, type StorePaths } from './paths.js';
 import { readWatermark } from './watermark.js';
@@ -53,7 +61,11 @@ export function readMarker(p: SessionPaths): RecoveryNote {
     const end = text.indexOf(0x0a);
     const fields = parseLine(text, 0, end < 0 ? text.length : end);
     if (typeof fields.reason === 'string' && Array.isArray(fields.keptAside)) {
-      return { reason: fields.reason, lostId: p.id, keptAside: fields.keptAside.filter((item): item is string => typeof item === 'string') };
+      return {
+        reason: fields.reason,
+        lostId: p.id,
+        keptAside: fields.keptAside.filter((item): item is string => typeof item === 'string'),
+      };
     }
   } catch (error) {
     if (!(error instanceof FrameError) && !isMissing(error)) throw error;
@@ -72,7 +84,12 @@ async function asideDirectory(context: FilesContext, p: SessionPaths): Promise<s
 }
 
 /** Moves (or copies) damaged files aside; returns their new paths relative to the store. */
-export async function keepAside(context: FilesContext, p: SessionPaths, files: readonly string[], copy = false): Promise<string[]> {
+export async function keepAside(
+  context: FilesContext,
+  p: SessionPaths,
+  files: readonly string[],
+  copy = false,
+): Promise<string[]> {
   const { fs } = p;
   if (files.length === 0) return [];
   const dir = await asideDirectory(context, p);
@@ -95,10 +112,17 @@ export async function keepAside(context: FilesContext, p: SessionPaths, files: r
 }
 
 /** Nothing of the session is readable: keep every file aside and leave a marker saying so. */
-export async function recoverLost(context: FilesContext, p: SessionPaths, reason: string, found: Inventory): Promise<RecoveryNote> {
+export async function recoverLost(
+  context: FilesContext,
+  p: SessionPaths,
+  reason: string,
+  found: Inventory,
+): Promise<RecoveryNote> {
   const { fs } = p;
   // The mark stays: the session that takes this one's place continues above it.
-  const files = found.names.filter((name) => name !== 'recovered' && name !== path.basename(p.watermark)).map((name) => path.join(p.dir, name));
+  const files = found.names
+    .filter((name) => name !== 'recovered' && name !== path.basename(p.watermark))
+    .map((name) => path.join(p.dir, name));
   const keptAside = await keepAside(context, p, files);
   const note: RecoveryNote = { reason, lostId: p.id, keptAside };
   const tmp = `${p.marker}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -115,9 +139,19 @@ export async function recoverLost(context: FilesContext, p: SessionPaths, reason
 }
 
 /** Creates journal `gen` with its begin line, durably; returns it open. */
-export async function createJournal(p: SessionPaths, gen: number, version: number, lineage: string, cause: BeginCause): Promise<{ fd: number; bytes: number }> {
+export async function createJournal(
+  p: SessionPaths,
+  gen: number,
+  version: number,
+  lineage: string,
+  cause: BeginCause,
+): Promise<{ fd: number; bytes: number }> {
   const { fs } = p;
-  const fd = fs.openSync(p.journal(gen), constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, 0o644);
+  const fd = fs.openSync(
+    p.journal(gen),
+    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
+    0o644,
+  );
   try {
     const line = beginLine(gen, version, lineage, cause);
     writeFully(fs, fd, line);
@@ -136,7 +170,8 @@ export function collectGarbage(p: SessionPaths, keepFrom: number | undefined, is
     const gen = journalGen(name);
     if (gen !== undefined && keepFrom !== undefined && gen < keepFrom) unlinkIfPresent(fs, path.join(p.dir, name));
     const temporary = /^(?:snapshot|recovered)\.tmp-([0-9]+)-/.exec(name);
-    if (temporary !== null && Number(temporary[1]) !== process.pid && isGone(Number(temporary[1]))) unlinkIfPresent(fs, path.join(p.dir, name));
+    if (temporary !== null && Number(temporary[1]) !== process.pid && isGone(Number(temporary[1])))
+      unlinkIfPresent(fs, path.join(p.dir, name));
   }
 }
 
@@ -167,7 +202,8 @@ export function abandonedCreation(p: SessionPaths, found: Inventory): boolean {
       const record = journalRecord(parseLine(text, 0, text.length - 1));
       return record.k === 'begin' && record.cause === 'create';
     } catch (error) {
-      if (error instanceof FrameError && error.newer) throw newerFormatError(`journal ${gen} of ${p.id}`, error.message);
+      if (error instanceof FrameError && error.newer)
+        throw newerFormatError(`journal ${gen} of ${p.id}`, error.message);
       if (error instanceof FrameError) return false;
       throw error;
     }

@@ -8,12 +8,26 @@
 import type { JsonValue } from '../../message/schema.js';
 import type { HeadRecord } from '../../store/types.js';
 import { journalLine } from './frame.js';
-import { closeQuietly, fdatasync, fsyncDirectory, stampOf, statOrUndefined, unlinkIfPresent, writeFully } from './fs-util.js';
+import {
+  closeQuietly,
+  fdatasync,
+  fsyncDirectory,
+  stampOf,
+  statOrUndefined,
+  unlinkIfPresent,
+  writeFully,
+} from './fs-util.js';
 import type { SessionPaths } from './paths.js';
 import { collectGarbage, createJournal } from './session-dir.js';
 import { nextGen } from './session-rewrite.js';
 import { contentOf, rebase, type SessionState } from './session-state.js';
-import { closeSource, sourceOf, writeTemporary, type SnapshotContent, type TemporarySnapshot } from './snapshot-file.js';
+import {
+  closeSource,
+  sourceOf,
+  writeTemporary,
+  type SnapshotContent,
+  type TemporarySnapshot,
+} from './snapshot-file.js';
 
 /** A fold in progress: the state up to the seal, to be written as the next snapshot. */
 export interface FoldPlan {
@@ -69,7 +83,16 @@ export async function beginFold(p: SessionPaths, state: SessionState): Promise<F
 /** Second step (no lock): the snapshot of everything before the seal, flushed to a temporary file. */
 export async function writeFold(p: SessionPaths, plan: FoldPlan): Promise<void> {
   try {
-    plan.temporary = await writeTemporary(p, { gen: plan.gen, lineage: plan.lineage, head: plan.head, ...(plan.extra === undefined ? {} : { extra: plan.extra }) }, plan.content);
+    plan.temporary = await writeTemporary(
+      p,
+      {
+        gen: plan.gen,
+        lineage: plan.lineage,
+        head: plan.head,
+        ...(plan.extra === undefined ? {} : { extra: plan.extra }),
+      },
+      plan.content,
+    );
   } finally {
     closeSource(plan.content.base);
   }
@@ -79,7 +102,12 @@ export async function writeFold(p: SessionPaths, plan: FoldPlan): Promise<void> 
  * Last step (under the write lock): if nothing replaced the snapshot meanwhile, the old snapshot
  * becomes the backup and the new one takes its place; journals the backup no longer needs go.
  */
-export async function finishFold(p: SessionPaths, state: SessionState | undefined, plan: FoldPlan, isGone: (pid: number) => boolean): Promise<boolean> {
+export async function finishFold(
+  p: SessionPaths,
+  state: SessionState | undefined,
+  plan: FoldPlan,
+  isGone: (pid: number) => boolean,
+): Promise<boolean> {
   const { fs } = p;
   const temporary = plan.temporary;
   if (temporary === undefined) return false;

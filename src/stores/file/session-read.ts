@@ -15,7 +15,14 @@ import type { SessionPaths } from './paths.js';
 import { abandonedCreation, inventory, readMarker, recoverLost, type FilesContext } from './session-dir.js';
 import { beginIsDamaged, lossNotice, settle, withFloor, type ChainEnd, type RepairOptions } from './session-repair.js';
 import { ensureIds, positionOf, rebase, release, stateFrom, type SessionState } from './session-state.js';
-import { closeSource, describe, loadRecords, readSnapshotFile, readSnapshotHeader, type SnapshotRead } from './snapshot-file.js';
+import {
+  closeSource,
+  describe,
+  loadRecords,
+  readSnapshotFile,
+  readSnapshotHeader,
+  type SnapshotRead,
+} from './snapshot-file.js';
 import { READ_ATTEMPTS } from './tuning.js';
 import { highest, isBelow, readWatermark } from './watermark.js';
 
@@ -79,7 +86,8 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
     }
     if (read.kind !== 'ok') {
       const found = inventory(p);
-      if (!found.hasData || abandonedCreation(p, found)) return found.marker ? { kind: 'recovered', note: withFloor(readMarker(p), mark) } : { kind: 'none' };
+      if (!found.hasData || abandonedCreation(p, found))
+        return found.marker ? { kind: 'recovered', note: withFloor(readMarker(p), mark) } : { kind: 'none' };
       if (!options.locked) return { kind: 'escalate' };
       const reason = `snapshot: ${describe(primary)}; backup: ${describe(backup ?? primary)}`;
       const note = withFloor(await recoverLost(context, p, reason, found), mark);
@@ -123,7 +131,12 @@ async function readFull(context: FilesContext, p: SessionPaths, options: ReadOpt
  * records of other processes are applied; a fold by another process keeps the cache; a replace
  * or delete reads again.
  */
-export async function refresh(context: FilesContext, p: SessionPaths, state: SessionState | undefined, options: ReadOptions): Promise<ReadResult> {
+export async function refresh(
+  context: FilesContext,
+  p: SessionPaths,
+  state: SessionState | undefined,
+  options: ReadOptions,
+): Promise<ReadResult> {
   const { fs } = p;
   if (state === undefined || state.fromBackup) {
     release(state);
@@ -138,7 +151,14 @@ export async function refresh(context: FilesContext, p: SessionPaths, state: Ses
     const read = readSnapshotFile(fs, p.snapshot, p.id, 'snapshot', false);
     const folded = read.kind === 'ok' ? read.source.header : undefined;
     // Another process folded: same lineage, up to a journal we already follow. Keep the cache.
-    if (read.kind === 'ok' && folded !== undefined && folded.lineage === state.lineage && folded.gen >= state.baseGen && folded.gen <= state.gen && folded.head.version <= state.head.version) {
+    if (
+      read.kind === 'ok' &&
+      folded !== undefined &&
+      folded.lineage === state.lineage &&
+      folded.gen >= state.baseGen &&
+      folded.gen <= state.gen &&
+      folded.head.version <= state.head.version
+    ) {
       rebase(state, read.source, folded.gen, folded.head.lastSeq);
     } else {
       if (read.kind === 'ok') closeSource(read.source);
@@ -164,7 +184,9 @@ export async function refresh(context: FilesContext, p: SessionPaths, state: Ses
 }
 
 /** The head of a session from its snapshot header and journals, without reading its messages (for the index). */
-export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string; gen: number; offset: number } | undefined {
+export function readHeadOnly(
+  p: SessionPaths,
+): { head: HeadRecord; snap: string; gen: number; offset: number } | undefined {
   const { fs } = p;
   // The mark first (see `readFull`): a head read after it is below it only when data is missing.
   const mark = readWatermark(p);
@@ -192,7 +214,20 @@ export function readHeadOnly(p: SessionPaths): { head: HeadRecord; snap: string;
   const kept = positionOf(target);
   // Damage no read has repaired yet is listed as such: the next load repairs it and tells the loss.
   const head = isBelow(kept, mark)
-    ? { ...target.head, recovery: [...(target.head.recovery ?? []), lossNotice('recovery-pending', 'journal-damaged', 'found by the index, not repaired yet: the session is below its high-water mark', kept, highest(kept, mark), [])] }
+    ? {
+        ...target.head,
+        recovery: [
+          ...(target.head.recovery ?? []),
+          lossNotice(
+            'recovery-pending',
+            'journal-damaged',
+            'found by the index, not repaired yet: the session is below its high-water mark',
+            kept,
+            highest(kept, mark),
+            [],
+          ),
+        ],
+      }
     : target.head;
   return { head, snap, gen: target.gen, offset: target.offset };
 }

@@ -33,7 +33,12 @@ export class SessionReader {
     // Checked under this very lease: no other process can have written since.
     if (!full && checkedUnderLease(slot)) return { kind: 'ok', state: slot.state };
     if (full) forgetState(slot);
-    const result = await refresh(this.context, slot.paths, slot.state, { locked: true, full, isGone: this.repair.isGone, report: this.repair.report });
+    const result = await refresh(this.context, slot.paths, slot.state, {
+      locked: true,
+      full,
+      isGone: this.repair.isGone,
+      report: this.repair.report,
+    });
     slot.state = result.kind === 'ok' ? result.state : undefined;
     slot.verified = slot.leases;
     return result;
@@ -41,7 +46,12 @@ export class SessionReader {
 
   /** Reads without the lock when it can (the common case), with it when the files need a repair. */
   async read(slot: Slot, full = false): Promise<Exclude<ReadResult, { kind: 'escalate' }>> {
-    const result = await refresh(this.context, slot.paths, slot.state, { locked: false, full, isGone: this.repair.isGone, report: this.repair.report });
+    const result = await refresh(this.context, slot.paths, slot.state, {
+      locked: false,
+      full,
+      isGone: this.repair.isGone,
+      report: this.repair.report,
+    });
     slot.state = result.kind === 'ok' ? result.state : undefined;
     if (result.kind !== 'escalate') return result;
     const repaired = await this.leases.locked(slot, () => this.readLocked(slot));
@@ -55,16 +65,26 @@ export class SessionReader {
    * backup, like damage found when opening) and `use` runs again; a snapshot replaced while its
    * descriptor was closed is simply read again. `locked`: the caller holds the lock already.
    */
-  async withState<T>(slot: Slot, use: (state: SessionState) => T, options: { full?: boolean; locked?: boolean } = {}): Promise<StateResult<T>> {
+  async withState<T>(
+    slot: Slot,
+    use: (state: SessionState) => T,
+    options: { full?: boolean; locked?: boolean } = {},
+  ): Promise<StateResult<T>> {
     let repair = false;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const result = options.locked === true ? await this.readLocked(slot, repair) : repair ? await this.leases.locked(slot, () => this.readLocked(slot, true)) : await this.read(slot, options.full);
+        const result =
+          options.locked === true
+            ? await this.readLocked(slot, repair)
+            : repair
+              ? await this.leases.locked(slot, () => this.readLocked(slot, true))
+              : await this.read(slot, options.full);
         if (result.kind === 'escalate') throw new Error(`${this.context.store}: a locked read cannot escalate`);
         if (result.kind !== 'ok') return result;
         return { kind: 'ok', value: use(result.state) };
       } catch (error) {
-        if (attempt >= REPAIR_ATTEMPTS || !(error instanceof SnapshotDamage || error instanceof SnapshotGone)) throw error;
+        if (attempt >= REPAIR_ATTEMPTS || !(error instanceof SnapshotDamage || error instanceof SnapshotGone))
+          throw error;
         forgetState(slot);
         if (error instanceof SnapshotDamage) repair = true;
       }

@@ -58,13 +58,25 @@ export function withFloor(note: RecoveryNote, mark: Watermark | undefined): Reco
  * The recovery notice for a repair that lost acknowledged data: everything between what was read
  * back (`kept`) and the highest the session was known to reach (`reached`).
  */
-export function lossNotice(id: string, kind: RecoveryNotice['kind'], reason: string, kept: Watermark, reached: Watermark, keptAside: readonly string[]): RecoveryNotice {
+export function lossNotice(
+  id: string,
+  kind: RecoveryNotice['kind'],
+  reason: string,
+  kept: Watermark,
+  reached: Watermark,
+  keptAside: readonly string[],
+): RecoveryNotice {
   return {
     id,
     at: new Date().toISOString(),
     kind,
     reason,
-    lost: { fromSeq: kept.lastSeq + 1, toSeq: reached.lastSeq, fromVersion: kept.version + 1, toVersion: reached.version },
+    lost: {
+      fromSeq: kept.lastSeq + 1,
+      toSeq: reached.lastSeq,
+      fromVersion: kept.version + 1,
+      toVersion: reached.version,
+    },
     keptAside: [...keptAside],
   };
 }
@@ -75,7 +87,14 @@ export function lossNotice(id: string, kind: RecoveryNotice['kind'], reason: str
  * like: a journal cut at a record boundary looks clean): the repair then records a recovery
  * notice, and version and sequence numbers go above the mark, never back.
  */
-export async function settle(context: FilesContext, p: SessionPaths, state: SessionState, end: ChainEnd, options: RepairOptions, known?: { readonly mark: Watermark | undefined }): Promise<SessionState> {
+export async function settle(
+  context: FilesContext,
+  p: SessionPaths,
+  state: SessionState,
+  end: ChainEnd,
+  options: RepairOptions,
+  known?: { readonly mark: Watermark | undefined },
+): Promise<SessionState> {
   const { fs } = p;
   const damaged = end.kind === 'corrupt' || beginIsDamaged(state, end);
   // A clean catch-up of a state this process already held needs no mark (a full read passes the
@@ -88,37 +107,70 @@ export async function settle(context: FilesContext, p: SessionPaths, state: Sess
     if (damaged || below) {
       // Never replay past a damaged record, never delete what follows it: the journal is copied aside.
       const journal = p.journal(state.gen);
-      if ((statOrUndefined(fs, journal)?.size ?? 0) > 0) keptAside.push(...(await keepAside(context, p, [journal], true)));
+      if ((statOrUndefined(fs, journal)?.size ?? 0) > 0)
+        keptAside.push(...(await keepAside(context, p, [journal], true)));
     }
     // Journals after the chain belong to a history only a lost snapshot knew (a replace) or that
     // damage cut off: kept aside rather than collected later. Those holding only their begin
     // line (a fold or replace cut by a crash) hold nothing and go.
-    const unreachable = inventory(p).journals.filter((gen) => gen > state.gen).map((gen) => p.journal(gen));
+    const unreachable = inventory(p)
+      .journals.filter((gen) => gen > state.gen)
+      .map((gen) => p.journal(gen));
     for (const file of unreachable.filter((file) => onlyBegins(fs, file))) unlinkIfPresent(fs, file);
-    keptAside.push(...(await keepAside(context, p, unreachable.filter((file) => statOrUndefined(fs, file) !== undefined))));
+    keptAside.push(
+      ...(await keepAside(
+        context,
+        p,
+        unreachable.filter((file) => statOrUndefined(fs, file) !== undefined),
+      )),
+    );
     // A snapshot that could not be used is kept aside now (not by the rewrite), so the notice names it.
-    if (state.fromBackup && statOrUndefined(fs, p.snapshot) !== undefined) keptAside.push(...(await keepAside(context, p, [p.snapshot])));
+    if (state.fromBackup && statOrUndefined(fs, p.snapshot) !== undefined)
+      keptAside.push(...(await keepAside(context, p, [p.snapshot])));
     // After damage, the version and lastSeq go above anything the lost records claim and the mark
     // says, so no version or sequence number is ever given twice.
-    const claimed = highest(end.kind === 'corrupt' ? { version: end.maxVersion, lastSeq: end.maxSeq } : { version: 0, lastSeq: 0 }, mark);
+    const claimed = highest(
+      end.kind === 'corrupt' ? { version: end.maxVersion, lastSeq: end.maxSeq } : { version: 0, lastSeq: 0 },
+      mark,
+    );
     const kept = positionOf(state);
     const moved = damaged || below;
     const version = moved ? Math.max(kept.version, claimed.version) + 1 : kept.version;
     const reasons = [
       state.damage,
-      end.kind === 'corrupt' ? end.reason : beginIsDamaged(state, end) ? `journal ${state.gen} of ${p.id} has no valid begin record` : undefined,
-      below ? `the session was read back at version ${kept.version} (seq ${kept.lastSeq}), below its high-water mark of version ${mark?.version ?? 0} (seq ${mark?.lastSeq ?? 0})` : undefined,
+      end.kind === 'corrupt'
+        ? end.reason
+        : beginIsDamaged(state, end)
+          ? `journal ${state.gen} of ${p.id} has no valid begin record`
+          : undefined,
+      below
+        ? `the session was read back at version ${kept.version} (seq ${kept.lastSeq}), below its high-water mark of version ${mark?.version ?? 0} (seq ${mark?.lastSeq ?? 0})`
+        : undefined,
     ];
     const reason = reasons.filter(Boolean).join('; ');
     const kind = damaged || !state.fromBackup ? 'journal-damaged' : 'restored-from-backup';
     // A loss is known only against the mark: without one (an older session) the report says what was repaired.
-    const notice = below && mark !== undefined ? lossNotice(`recovery-v${version}`, kind, reason, kept, highest(kept, mark), keptAside) : undefined;
+    const notice =
+      below && mark !== undefined
+        ? lossNotice(`recovery-v${version}`, kind, reason, kept, highest(kept, mark), keptAside)
+        : undefined;
     const head: HeadRecord = moved
-      ? { ...state.head, version, lastSeq: Math.max(kept.lastSeq, claimed.lastSeq), ...(notice === undefined ? {} : { recovery: [...(state.head.recovery ?? []), notice] }) }
+      ? {
+          ...state.head,
+          version,
+          lastSeq: Math.max(kept.lastSeq, claimed.lastSeq),
+          ...(notice === undefined ? {} : { recovery: [...(state.head.recovery ?? []), notice] }),
+        }
       : state.head;
     // The snapshot is rewritten from what was read (a damaged snapshot is kept aside, a good one becomes the backup).
     const { content, records } = contentOf(state);
-    const written = await rewrite(context, p, state, { head, content, records, lineage: state.lineage, extra: state.extra, cause: 'repair' }, options.isGone);
+    const written = await rewrite(
+      context,
+      p,
+      state,
+      { head, content, records, lineage: state.lineage, extra: state.extra, cause: 'repair' },
+      options.isGone,
+    );
     keptAside.push(...written.keptAside);
     options.report({ sessionId: p.id, kind, reason, keptAside, ...(notice === undefined ? {} : { notice }) });
     return written.state;

@@ -13,7 +13,13 @@ import { closeQuietly, fsyncDirectory, stampOf, statOrUndefined, unlinkIfPresent
 import type { SessionPaths } from './paths.js';
 import { collectGarbage, createJournal, inventory, keepAside, type FilesContext } from './session-dir.js';
 import { idsOf, markDurable, release, type SessionState } from './session-state.js';
-import { sourceOf, verifySource, writeTemporary, type SnapshotContent, type TemporarySnapshot } from './snapshot-file.js';
+import {
+  sourceOf,
+  verifySource,
+  writeTemporary,
+  type SnapshotContent,
+  type TemporarySnapshot,
+} from './snapshot-file.js';
 
 /** A journal generation no file of the session uses yet. */
 export function nextGen(p: SessionPaths, state: SessionState | undefined): number {
@@ -45,7 +51,13 @@ export interface Rewrite {
  * instead) → temporary renamed in → directory flushed. Between the two renames a reader falls
  * back to the backup, which with its journals is the old state.
  */
-export async function rewrite(context: FilesContext, p: SessionPaths, current: SessionState | undefined, next: Rewrite, isGone: (pid: number) => boolean): Promise<{ state: SessionState; keptAside: string[] }> {
+export async function rewrite(
+  context: FilesContext,
+  p: SessionPaths,
+  current: SessionState | undefined,
+  next: Rewrite,
+  isGone: (pid: number) => boolean,
+): Promise<{ state: SessionState; keptAside: string[] }> {
   const { fs } = p;
   const created = fs.mkdirSync(p.dir, { recursive: true });
   if (created !== undefined) {
@@ -61,7 +73,11 @@ export async function rewrite(context: FilesContext, p: SessionPaths, current: S
   let keptAside: string[] = [];
   let temporary: TemporarySnapshot | undefined;
   try {
-    temporary = await writeTemporary(p, { gen, lineage: next.lineage, head: next.head, ...(next.extra === undefined ? {} : { extra: next.extra }) }, next.content);
+    temporary = await writeTemporary(
+      p,
+      { gen, lineage: next.lineage, head: next.head, ...(next.extra === undefined ? {} : { extra: next.extra }) },
+      next.content,
+    );
     let backupGen: number | undefined;
     // The snapshot being replaced becomes the backup only once every byte of it checked out.
     if (snapshotIsCurrent(p, current) && verifySource((current as SessionState).source)) {

@@ -12,7 +12,16 @@ import type { HeadRecord, MessageRange, MessageRecord } from '../../store/types.
 import type { FileSystem } from './file-system.js';
 import { closeQuietly } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
-import { SnapshotDamage, closeSource, loadIds, loadRange, loadRecords, type SnapshotContent, type SnapshotRead, type SnapshotSource } from './snapshot-file.js';
+import {
+  SnapshotDamage,
+  closeSource,
+  loadIds,
+  loadRange,
+  loadRecords,
+  type SnapshotContent,
+  type SnapshotRead,
+  type SnapshotSource,
+} from './snapshot-file.js';
 import { openWatermark, writeWatermark, type Watermark } from './watermark.js';
 
 /** What the driver keeps in memory for a session it has read. */
@@ -97,13 +106,19 @@ export function release(state: SessionState | undefined): void {
 
 /** Descriptors a state holds open. */
 export function openFiles(state: SessionState): number {
-  return (state.fd === undefined ? 0 : 1) + (state.source.fd === undefined ? 0 : 1) + (state.markFd === undefined ? 0 : 1);
+  return (
+    (state.fd === undefined ? 0 : 1) + (state.source.fd === undefined ? 0 : 1) + (state.markFd === undefined ? 0 : 1)
+  );
 }
 
 /** Memory a state takes, roughly: what `cacheBytes` counts. */
 export function memoryOf(state: SessionState): number {
   const light = (state.source.blocks?.length ?? 0) * 48 + (state.source.window?.bytes ?? 0);
-  return (state.base === undefined ? light : state.snapshotBytes) + state.journalBytes + (state.ids === undefined ? 0 : state.ids.size * 64);
+  return (
+    (state.base === undefined ? light : state.snapshotBytes) +
+    state.journalBytes +
+    (state.ids === undefined ? 0 : state.ids.size * 64)
+  );
 }
 
 /**
@@ -136,7 +151,9 @@ export function rangeRecords(state: SessionState, range: MessageRange): MessageR
 export function ensureIds(state: SessionState): Set<string> {
   if (state.ids !== undefined) return state.ids;
   const ids = state.base === undefined ? new Set(loadIds(state.source)) : idsOf(state.base);
-  const expected = (state.base?.length ?? (state.source.header.layout.kind === 'lines' ? state.source.header.layout.count : ids.size)) + state.added.length;
+  const expected =
+    (state.base?.length ??
+      (state.source.header.layout.kind === 'lines' ? state.source.header.layout.count : ids.size)) + state.added.length;
   for (const record of state.added) ids.add(record.id);
   if (ids.size !== expected) throw new SnapshotDamage(`session ${state.head.id} stores a message id twice`);
   state.ids = ids;

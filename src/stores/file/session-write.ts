@@ -20,13 +20,19 @@ import { ensureIds, type SessionState } from './session-state.js';
 function headChanges(before: HeadRecord, after: HeadRecord): Record<string, JsonValue> {
   const changes: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(after)) {
-    if (key !== 'id' && value !== (before as unknown as Record<string, unknown>)[key]) changes[key] = value as JsonValue;
+    if (key !== 'id' && value !== (before as unknown as Record<string, unknown>)[key])
+      changes[key] = value as JsonValue;
   }
   return changes;
 }
 
 /** Applies appends to a state (under the lock, its ids loaded) and returns the journal bytes that record them. */
-export function applyAppends(store: string, id: string, state: SessionState, commits: readonly AppendCommit[]): { bytes: Buffer | undefined; outcomes: Array<AppendOutcome | Error> } {
+export function applyAppends(
+  store: string,
+  id: string,
+  state: SessionState,
+  commits: readonly AppendCommit[],
+): { bytes: Buffer | undefined; outcomes: Array<AppendOutcome | Error> } {
   const ids = ensureIds(state);
   const lines: Buffer[] = [];
   const outcomes: Array<AppendOutcome | Error> = [];
@@ -45,7 +51,9 @@ export function applyAppends(store: string, id: string, state: SessionState, com
     }
     const { head, appended, duplicates } = appendToHead(state.head, commit, (messageId) => ids.has(messageId));
     if (appended.length > 0) {
-      lines.push(journalLine({ k: 'add', from: state.head.version, head: headChanges(state.head, head), msgs: appended }));
+      lines.push(
+        journalLine({ k: 'add', from: state.head.version, head: headChanges(state.head, head), msgs: appended }),
+      );
       for (const record of appended) {
         state.added.push(record);
         ids.add(record.id);
@@ -82,11 +90,25 @@ export function flushAppends(state: SessionState, blocking: boolean): Promise<vo
 }
 
 /** Replaces (or creates) a session (under the lock, after a locked read). */
-export async function replaceSession(context: FilesContext, p: SessionPaths, current: SessionState | undefined, commit: ReplaceCommit, isGone: (pid: number) => boolean): Promise<SessionState> {
+export async function replaceSession(
+  context: FilesContext,
+  p: SessionPaths,
+  current: SessionState | undefined,
+  commit: ReplaceCommit,
+  isGone: (pid: number) => boolean,
+): Promise<SessionState> {
   if (current !== undefined) checkKeys(context.store, p.id, current.head.keys, commit.expectedKeys);
-  if (commit.expectedVersion !== undefined) checkVersion(context.store, p.id, current?.head.version ?? 0, commit.expectedVersion);
+  if (commit.expectedVersion !== undefined)
+    checkVersion(context.store, p.id, current?.head.version ?? 0, commit.expectedVersion);
   const messages = commit.messages.map((record) => ({ seq: record.seq, id: record.id, data: record.data }));
-  const rewritten = { head: { ...commit.head }, content: { records: messages }, records: messages, lineage: newLineage(), extra: undefined, cause: current === undefined ? 'create' : 'replace' } as const;
+  const rewritten = {
+    head: { ...commit.head },
+    content: { records: messages },
+    records: messages,
+    lineage: newLineage(),
+    extra: undefined,
+    cause: current === undefined ? 'create' : 'replace',
+  } as const;
   const { state } = await rewrite(context, p, current, rewritten, isGone);
   return state;
 }

@@ -17,7 +17,21 @@ import { FrameError, newerFormatError } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly, fsync, isMissing, readAt, stampOf, unlinkIfPresent, writeFullyAsync } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
-import { SnapshotBuilder, blockEnd, decodeBlocks, decodeIds, decodeIndex, decodeSnapshot, decodeSnapshotHeader, snapshotSize, verifyBlocks, verifySnapshot, type Block, type NewSnapshotHeader, type SnapshotHeader } from './snapshot-format.js';
+import {
+  SnapshotBuilder,
+  blockEnd,
+  decodeBlocks,
+  decodeIds,
+  decodeIndex,
+  decodeSnapshot,
+  decodeSnapshotHeader,
+  snapshotSize,
+  verifyBlocks,
+  verifySnapshot,
+  type Block,
+  type NewSnapshotHeader,
+  type SnapshotHeader,
+} from './snapshot-format.js';
 import { WINDOW_BYTES } from './tuning.js';
 
 /** A snapshot file opened for reading. */
@@ -42,7 +56,12 @@ export interface SnapshotSource {
 
 /** A snapshot file opened: verified (with its records when asked for), missing, or damaged (with why). */
 export type SnapshotRead =
-  | { readonly kind: 'ok'; readonly source: SnapshotSource; readonly records: MessageRecord[] | undefined; readonly ids: Set<string> | undefined }
+  | {
+      readonly kind: 'ok';
+      readonly source: SnapshotSource;
+      readonly records: MessageRecord[] | undefined;
+      readonly ids: Set<string> | undefined;
+    }
   | { readonly kind: 'missing' }
   | { readonly kind: 'damaged'; readonly reason: string };
 
@@ -86,7 +105,8 @@ export function readSnapshotFile(fs: FileSystem, file: string, id: string, what:
     const stamp = stampOf(stat);
     try {
       const { header, bodyStart } = readHeader(fs, fd, stat.size);
-      if (header.head.id !== id) return { kind: 'damaged', reason: `it belongs to session ${JSON.stringify(header.head.id)}` };
+      if (header.head.id !== id)
+        return { kind: 'damaged', reason: `it belongs to session ${JSON.stringify(header.head.id)}` };
       const size = snapshotSize(header, bodyStart);
       if (size !== stat.size) return { kind: 'damaged', reason: `it has ${stat.size} bytes, its header says ${size}` };
       const { layout } = header;
@@ -102,9 +122,15 @@ export function readSnapshotFile(fs: FileSystem, file: string, id: string, what:
           ids.add(record.id);
         }
       }
-      if (layout.kind === 'lines') blocks = decodeIndex(readAt(fs, fd, bodyStart + layout.body, layout.index), layout, header.head.lastSeq);
+      if (layout.kind === 'lines')
+        blocks = decodeIndex(readAt(fs, fd, bodyStart + layout.body, layout.index), layout, header.head.lastSeq);
       keep = true;
-      return { kind: 'ok', source: { fs, file, header, bodyStart, blocks, stamp, size: stat.size, fd, verified: records !== undefined }, records, ids };
+      return {
+        kind: 'ok',
+        source: { fs, file, header, bodyStart, blocks, stamp, size: stat.size, fd, verified: records !== undefined },
+        records,
+        ids,
+      };
     } catch (error) {
       if (!(error instanceof FrameError)) throw error;
       if (error.newer) throw newerFormatError(`the ${what} of ${id}`, error.message);
@@ -164,7 +190,9 @@ export function loadIds(source: SnapshotSource): string[] {
   const { layout } = source.header;
   if (layout.kind === 'array') return loadRecords(source).map((record) => record.id);
   const fd = descriptor(source);
-  return checked(source, () => decodeIds(readAt(source.fs, fd, source.bodyStart + layout.body + layout.index, layout.ids), layout.count));
+  return checked(source, () =>
+    decodeIds(readAt(source.fs, fd, source.bodyStart + layout.body + layout.index, layout.ids), layout.count),
+  );
 }
 
 /**
@@ -194,7 +222,9 @@ export function loadRange(source: SnapshotSource, range: MessageRange): MessageR
     const start = (blocks[first] as Block).offset;
     const end = blockEnd(blocks, last, layout.body);
     const fd = descriptor(source);
-    const records = checked(source, () => decodeBlocks(readAt(source.fs, fd, source.bodyStart + start, end - start), blocks, first, last, layout.body));
+    const records = checked(source, () =>
+      decodeBlocks(readAt(source.fs, fd, source.bodyStart + start, end - start), blocks, first, last, layout.body),
+    );
     window = { first, last, records, bytes: end - start };
     // A chat reads its last messages again and again: the blocks that hold them stay decoded.
     if (window.bytes <= WINDOW_BYTES) source.window = window;
@@ -217,7 +247,11 @@ export function verifySource(source: SnapshotSource): boolean {
 }
 
 /** Reads only the header line of a snapshot (the index needs nothing more). */
-export function readSnapshotHeader(fs: FileSystem, file: string, id: string): { header: SnapshotHeader; stamp: string; size: number } | undefined {
+export function readSnapshotHeader(
+  fs: FileSystem,
+  file: string,
+  id: string,
+): { header: SnapshotHeader; stamp: string; size: number } | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -284,7 +318,11 @@ export interface TemporarySnapshot {
  * Writes a complete snapshot to a temporary file and flushes it; returns the file, its identity
  * and layout. Asynchronous: a large session's snapshot must not hold up other sessions' commits.
  */
-export async function writeTemporary(p: SessionPaths, header: NewSnapshotHeader, content: SnapshotContent): Promise<TemporarySnapshot> {
+export async function writeTemporary(
+  p: SessionPaths,
+  header: NewSnapshotHeader,
+  content: SnapshotContent,
+): Promise<TemporarySnapshot> {
   const { chunks, blocks } = buildSnapshot(header, content);
   const { header: written, bodyStart } = decodeSnapshotHeader(chunks[0] as Buffer);
   const bytes = Buffer.concat(chunks);
@@ -306,5 +344,15 @@ export async function writeTemporary(p: SessionPaths, header: NewSnapshotHeader,
 
 /** The source of a temporary snapshot once it was renamed to `file` (written by us: verified, closed). */
 export function sourceOf(temporary: TemporarySnapshot, file: string): SnapshotSource {
-  return { fs: temporary.fs, file, header: temporary.header, bodyStart: temporary.bodyStart, blocks: temporary.blocks, stamp: temporary.stamp, size: temporary.size, fd: undefined, verified: true };
+  return {
+    fs: temporary.fs,
+    file,
+    header: temporary.header,
+    bodyStart: temporary.bodyStart,
+    blocks: temporary.blocks,
+    stamp: temporary.stamp,
+    size: temporary.size,
+    fd: undefined,
+    verified: true,
+  };
 }

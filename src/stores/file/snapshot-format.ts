@@ -24,7 +24,17 @@
 import { crc32 } from 'node:zlib';
 import type { JsonValue } from '../../message/schema.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
-import { FILE_SCHEMA, FrameError, frameLine, headRecord, hex, isCount, isObject, messageRecords, parseLine } from './frame.js';
+import {
+  FILE_SCHEMA,
+  FrameError,
+  frameLine,
+  headRecord,
+  hex,
+  isCount,
+  isObject,
+  messageRecords,
+  parseLine,
+} from './frame.js';
 
 /** A new block starts once the current one holds this many bytes. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -34,7 +44,13 @@ export type SnapshotLayout =
   /** Schema 1: the body is one JSON array of records, with its length and checksum. */
   | { readonly kind: 'array'; readonly bytes: number; readonly crc: string }
   /** Schema 2: record lines, then the block index line and the ids line (byte lengths of each). */
-  | { readonly kind: 'lines'; readonly count: number; readonly body: number; readonly index: number; readonly ids: number };
+  | {
+      readonly kind: 'lines';
+      readonly count: number;
+      readonly body: number;
+      readonly index: number;
+      readonly ids: number;
+    };
 
 /** The header of a snapshot. */
 export interface SnapshotHeader {
@@ -72,18 +88,26 @@ export function decodeSnapshotHeader(buffer: Buffer): { header: SnapshotHeader; 
   const end = buffer.indexOf(0x0a);
   if (end < 0) throw new FrameError('snapshot header is incomplete');
   const fields = parseLine(buffer, 0, end);
-  if (fields.k !== 'snapshot' || !isCount(fields.gen) || fields.gen < 1 || typeof fields.lineage !== 'string') throw new FrameError('malformed snapshot header');
+  if (fields.k !== 'snapshot' || !isCount(fields.gen) || fields.gen < 1 || typeof fields.lineage !== 'string')
+    throw new FrameError('malformed snapshot header');
   let layout: SnapshotLayout;
   if (fields.s === 1) {
     if (!isCount(fields.bytes) || typeof fields.crc !== 'string') throw new FrameError('malformed snapshot header');
     layout = { kind: 'array', bytes: fields.bytes, crc: fields.crc };
   } else {
-    if (!isCount(fields.count) || !isCount(fields.body) || !isCount(fields.index) || !isCount(fields.ids)) throw new FrameError('malformed snapshot header');
+    if (!isCount(fields.count) || !isCount(fields.body) || !isCount(fields.index) || !isCount(fields.ids))
+      throw new FrameError('malformed snapshot header');
     layout = { kind: 'lines', count: fields.count, body: fields.body, index: fields.index, ids: fields.ids };
   }
   let extra: Record<string, JsonValue> | undefined;
   for (const key of Object.keys(fields)) if (!HEADER_FIELDS.has(key)) (extra ??= {})[key] = fields[key] as JsonValue;
-  const header: SnapshotHeader = { gen: fields.gen, lineage: fields.lineage, head: headRecord(fields.head), layout, ...(extra === undefined ? {} : { extra }) };
+  const header: SnapshotHeader = {
+    gen: fields.gen,
+    lineage: fields.lineage,
+    head: headRecord(fields.head),
+    layout,
+    ...(extra === undefined ? {} : { extra }),
+  };
   return { header, bodyStart: end + 1 };
 }
 
@@ -100,24 +124,40 @@ function wholeLine(buffer: Buffer, what: string): Record<string, JsonValue> {
 }
 
 /** The block index of a schema-2 snapshot from its index line; throws `FrameError`. */
-export function decodeIndex(buffer: Buffer, layout: Extract<SnapshotLayout, { kind: 'lines' }>, lastSeq: number): Block[] {
+export function decodeIndex(
+  buffer: Buffer,
+  layout: Extract<SnapshotLayout, { kind: 'lines' }>,
+  lastSeq: number,
+): Block[] {
   const fields = wholeLine(buffer, 'snapshot index');
   const flat = fields.blocks;
-  if (fields.k !== 'blocks' || !Array.isArray(flat) || flat.length % 4 !== 0) throw new FrameError('malformed snapshot index');
+  if (fields.k !== 'blocks' || !Array.isArray(flat) || flat.length % 4 !== 0)
+    throw new FrameError('malformed snapshot index');
   const blocks: Block[] = [];
   let records = 0;
   let previousSeq = 0;
   for (let at = 0; at < flat.length; at += 4) {
     const [seq, count, offset, crc] = [flat[at], flat[at + 1], flat[at + 2], flat[at + 3]];
-    if (!isCount(seq) || !isCount(count) || !isCount(offset) || !isCount(crc) || count === 0 || seq <= previousSeq || seq > lastSeq) throw new FrameError('malformed snapshot index');
+    if (
+      !isCount(seq) ||
+      !isCount(count) ||
+      !isCount(offset) ||
+      !isCount(crc) ||
+      count === 0 ||
+      seq <= previousSeq ||
+      seq > lastSeq
+    )
+      throw new FrameError('malformed snapshot index');
     // Blocks tile the body: the first starts at 0, each later one after the one before, all inside it.
     const previous = blocks.at(-1);
-    if ((previous === undefined ? offset !== 0 : offset <= previous.offset) || offset >= layout.body) throw new FrameError('snapshot index offsets are out of order');
+    if ((previous === undefined ? offset !== 0 : offset <= previous.offset) || offset >= layout.body)
+      throw new FrameError('snapshot index offsets are out of order');
     blocks.push({ seq, count, offset, crc });
     records += count;
     previousSeq = seq + count - 1;
   }
-  if (records !== layout.count || (blocks.length === 0) !== (layout.body === 0)) throw new FrameError(`snapshot index counts ${records} records, its header ${layout.count}`);
+  if (records !== layout.count || (blocks.length === 0) !== (layout.body === 0))
+    throw new FrameError(`snapshot index counts ${records} records, its header ${layout.count}`);
   return blocks;
 }
 
@@ -125,7 +165,8 @@ export function decodeIndex(buffer: Buffer, layout: Extract<SnapshotLayout, { ki
 export function decodeIds(buffer: Buffer, count: number): string[] {
   const fields = wholeLine(buffer, 'snapshot ids');
   const ids = fields.ids;
-  if (fields.k !== 'ids' || !Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string')) throw new FrameError('malformed snapshot ids');
+  if (fields.k !== 'ids' || !Array.isArray(ids) || ids.length !== count || !ids.every((id) => typeof id === 'string'))
+    throw new FrameError('malformed snapshot ids');
   return ids as string[];
 }
 
@@ -138,7 +179,13 @@ export function blockEnd(blocks: readonly Block[], index: number, bodyBytes: num
  * The records of consecutive blocks `from` … `to` (inclusive), whose bytes are `bytes` (starting
  * at block `from`'s offset); each block's checksum and record count are verified. Throws `FrameError`.
  */
-export function decodeBlocks(bytes: Buffer, blocks: readonly Block[], from: number, to: number, bodyBytes: number): MessageRecord[] {
+export function decodeBlocks(
+  bytes: Buffer,
+  blocks: readonly Block[],
+  from: number,
+  to: number,
+  bodyBytes: number,
+): MessageRecord[] {
   const records: MessageRecord[] = [];
   const base = (blocks[from] as Block).offset;
   for (let index = from; index <= to; index += 1) {
@@ -151,7 +198,8 @@ export function decodeBlocks(bytes: Buffer, blocks: readonly Block[], from: numb
     const before = records.length;
     decodeLines(slice.toString('utf8'), records);
     const added = records.length - before;
-    if (added !== block.count || (records[before] as MessageRecord).seq !== block.seq) throw new FrameError(`snapshot block at byte ${block.offset} does not hold what its index says`);
+    if (added !== block.count || (records[before] as MessageRecord).seq !== block.seq)
+      throw new FrameError(`snapshot block at byte ${block.offset} does not hold what its index says`);
   }
   return records;
 }
@@ -171,7 +219,8 @@ function recordOf(prefix: string, data: string | undefined): MessageRecord {
   const record = fields;
   // The stored string itself: the core parses it once, when it reads the message.
   if (data !== undefined) (record as { data: string }).data = data;
-  if (!isCount(record.seq) || typeof record.id !== 'string' || typeof record.data !== 'string') throw new FrameError('snapshot holds a malformed message record');
+  if (!isCount(record.seq) || typeof record.id !== 'string' || typeof record.data !== 'string')
+    throw new FrameError('snapshot holds a malformed message record');
   return record as unknown as MessageRecord;
 }
 
@@ -179,7 +228,8 @@ function recordOf(prefix: string, data: string | undefined): MessageRecord {
 export function verifyBlocks(body: Buffer, blocks: readonly Block[], bodyBytes: number): void {
   if (body.length !== bodyBytes) throw new FrameError('snapshot body is shorter than its index says');
   blocks.forEach((block, index) => {
-    if (crc32(body.subarray(block.offset, blockEnd(blocks, index, bodyBytes))) !== block.crc) throw new FrameError(`snapshot block at byte ${block.offset} fails its checksum`);
+    if (crc32(body.subarray(block.offset, blockEnd(blocks, index, bodyBytes))) !== block.crc)
+      throw new FrameError(`snapshot block at byte ${block.offset} fails its checksum`);
   });
 }
 
@@ -211,7 +261,14 @@ function commonRecord(text: string, start: number, tab: number, newline: number)
     seq = seq * 10 + (code - 0x30);
     pos += 1;
   }
-  if (pos === start + 7 || pos - start > 22 || !text.startsWith(',"id":"', pos) || text.charCodeAt(tab - 1) !== 0x7d || text.charCodeAt(tab - 2) !== 0x22) return undefined;
+  if (
+    pos === start + 7 ||
+    pos - start > 22 ||
+    !text.startsWith(',"id":"', pos) ||
+    text.charCodeAt(tab - 1) !== 0x7d ||
+    text.charCodeAt(tab - 2) !== 0x22
+  )
+    return undefined;
   const id = text.slice(pos + 7, tab - 2);
   // A quote or backslash inside means escapes (or another field): the general reader takes it.
   if (id.includes('"') || id.includes('\\')) return undefined;
@@ -227,7 +284,11 @@ function decodeLines(text: string, into: MessageRecord[]): void {
     if (newline < 0) throw new FrameError('snapshot record line without its newline');
     const tab = text.indexOf('\t', pos);
     const fast = tab >= 0 && tab < newline;
-    const record = (fast ? commonRecord(text, pos, tab, newline) : undefined) ?? (fast ? recordOf(text.slice(pos, tab), text.slice(tab + 1, newline)) : recordOf(text.slice(pos, newline), undefined));
+    const record =
+      (fast ? commonRecord(text, pos, tab, newline) : undefined) ??
+      (fast
+        ? recordOf(text.slice(pos, tab), text.slice(tab + 1, newline))
+        : recordOf(text.slice(pos, newline), undefined));
     if (record.seq <= previous) throw new FrameError('snapshot records are out of order');
     previous = record.seq;
     into.push(record);
@@ -318,7 +379,16 @@ export class SnapshotBuilder {
     const index = frameLine({ k: 'blocks', s: FILE_SCHEMA, blocks: flat });
     const ids = frameLine({ k: 'ids', s: FILE_SCHEMA, ids: this.ids });
     const { extra, ...known } = header;
-    const first = frameLine({ ...extra, k: 'snapshot', s: FILE_SCHEMA, ...known, count: this.ids.length, body: this.body, index: index.length, ids: ids.length });
+    const first = frameLine({
+      ...extra,
+      k: 'snapshot',
+      s: FILE_SCHEMA,
+      ...known,
+      count: this.ids.length,
+      body: this.body,
+      index: index.length,
+      ids: ids.length,
+    });
     return { chunks: [first, ...this.chunks, index, ids], blocks: this.blocks };
   }
 }
@@ -351,10 +421,16 @@ export function decodeSnapshot(buffer: Buffer): Snapshot {
     const indexStart = bodyStart + layout.body;
     const blocks = decodeIndex(buffer.subarray(indexStart, indexStart + layout.index), layout, header.head.lastSeq);
     const ids = decodeIds(buffer.subarray(indexStart + layout.index), layout.count);
-    messages = blocks.length === 0 ? [] : decodeBlocks(buffer.subarray(bodyStart, indexStart), blocks, 0, blocks.length - 1, layout.body);
-    for (let index = 0; index < ids.length; index += 1) if (ids[index] !== (messages[index] as MessageRecord).id) throw new FrameError('snapshot ids do not match its records');
+    messages =
+      blocks.length === 0
+        ? []
+        : decodeBlocks(buffer.subarray(bodyStart, indexStart), blocks, 0, blocks.length - 1, layout.body);
+    for (let index = 0; index < ids.length; index += 1)
+      if (ids[index] !== (messages[index] as MessageRecord).id)
+        throw new FrameError('snapshot ids do not match its records');
   }
   const last = messages.at(-1);
-  if (last !== undefined && last.seq > header.head.lastSeq) throw new FrameError('snapshot holds a message above its lastSeq');
+  if (last !== undefined && last.seq > header.head.lastSeq)
+    throw new FrameError('snapshot holds a message above its lastSeq');
   return { header, messages };
 }

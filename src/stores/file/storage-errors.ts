@@ -12,7 +12,10 @@ export function translate(store: string, error: unknown): unknown {
   if (ChatstateError.isInstance(error)) return error;
   const code = errorCode(error);
   if (code === undefined) return error;
-  return new CollaboratorError('STORAGE_FAILED', `${store}: ${errorMessage(error)}`, { cause: error, details: { errno: code } });
+  return new CollaboratorError('STORAGE_FAILED', `${store}: ${errorMessage(error)}`, {
+    cause: error,
+    details: { errno: code },
+  });
 }
 
 /** Runs a public operation of store `store`, translating its errors. */

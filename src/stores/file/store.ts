@@ -14,6 +14,8 @@ export type FileStoreOptions = SessionStoreOptions & FileDriverOptions;
 /** A `SessionStore` in `directory` (created when first written): chatstate's embedded default. */
 export function fileStore(directory: string, options: FileStoreOptions = {}): SessionStore {
   const { name } = fileDriverSettings(directory, options);
-  const driver = lazyDriver({ name, ...FILE_DRIVER_SHAPE }, async () => (await import('./driver.js')).fileDriver(directory, options));
+  const driver = lazyDriver({ name, ...FILE_DRIVER_SHAPE }, async () =>
+    (await import('./driver.js')).fileDriver(directory, options),
+  );
   return createSessionStore(driver, options);
 }

@@ -21,7 +21,16 @@ import { DataError } from '../../errors.js';
 import type { ValueRecord } from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
 import { nodeFileSystem } from './file-system.js';
-import { closeQuietly, ensureDirectory, fsync, fsyncDirectory, isMissing, removeTree, unlinkIfPresent, writeFully } from './fs-util.js';
+import {
+  closeQuietly,
+  ensureDirectory,
+  fsync,
+  fsyncDirectory,
+  isMissing,
+  removeTree,
+  unlinkIfPresent,
+  writeFully,
+} from './fs-util.js';
 import { lock, unlock } from './lock.js';
 import { inside, type StorePaths } from './paths.js';
 
@@ -64,14 +73,25 @@ export class ValueFiles {
 
   private groupOf(sessionId: string): { dir: string; lock: string } {
     const name = `s-${digest(sessionId)}`;
-    return { dir: inside(this.options.store, this.root, name), lock: inside(this.options.store, this.paths.locks, `v-${name}`) };
+    return {
+      dir: inside(this.options.store, this.root, name),
+      lock: inside(this.options.store, this.paths.locks, `v-${name}`),
+    };
   }
 
   private place(ns: string): Place {
     const name = digest(ns);
     const sessionId = namespaceSession(ns);
-    const group = sessionId === undefined ? { dir: this.root, lock: inside(this.options.store, this.paths.locks, `v-${name}`) } : this.groupOf(sessionId);
-    return { dir: group.dir, file: inside(this.options.store, group.dir, name), temporary: inside(this.options.store, group.dir, `${name}.tmp`), lock: group.lock };
+    const group =
+      sessionId === undefined
+        ? { dir: this.root, lock: inside(this.options.store, this.paths.locks, `v-${name}`) }
+        : this.groupOf(sessionId);
+    return {
+      dir: group.dir,
+      file: inside(this.options.store, group.dir, name),
+      temporary: inside(this.options.store, group.dir, `${name}.tmp`),
+      lock: group.lock,
+    };
   }
 
   /** Runs `operation` after the earlier ones on the same lock in this process, holding the lock file. */
@@ -80,7 +100,11 @@ export class ValueFiles {
     const result = before.then(async () => {
       // Locks live on the real file system, whatever layer the values go through (see file-system.ts).
       ensureDirectory(nodeFileSystem, this.paths.locks);
-      const held = await lock(lockFile, { timeoutMs: this.options.lockTimeoutMs, foreignStaleMs: this.options.foreignStaleMs, store: this.options.store });
+      const held = await lock(lockFile, {
+        timeoutMs: this.options.lockTimeoutMs,
+        foreignStaleMs: this.options.foreignStaleMs,
+        store: this.options.store,
+      });
       try {
         return await operation();
       } finally {
@@ -116,7 +140,8 @@ export class ValueFiles {
     const newline = bytes.indexOf(0x0a);
     const header = (newline < 0 ? '' : bytes.subarray(0, newline).toString('utf8')).split(' ');
     if (header.length !== 3 || header[0] !== FORMAT) throw this.corrupt(ns, 'no header');
-    if (header[1] !== String(VERSION)) throw this.corrupt(ns, `format ${JSON.stringify(header[1])} is not one this version reads`);
+    if (header[1] !== String(VERSION))
+      throw this.corrupt(ns, `format ${JSON.stringify(header[1])} is not one this version reads`);
     const body = bytes.subarray(newline + 1);
     if (createHash('sha256').update(body).digest('hex') !== header[2]) throw this.corrupt(ns, 'checksum mismatch');
     let parsed: unknown;
@@ -131,7 +156,8 @@ export class ValueFiles {
     if (!Array.isArray(values)) throw this.corrupt(ns, 'no values');
     const map = new Map<string, string>();
     for (const pair of values as unknown[]) {
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') throw this.corrupt(ns, 'a malformed entry');
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string')
+        throw this.corrupt(ns, 'a malformed entry');
       map.set(pair[0], pair[1]);
     }
     return map;
@@ -145,7 +171,10 @@ export class ValueFiles {
   }
 
   /** Writes and deletes keys of `ns` in one atomic, durable replacement of its file. */
-  async write(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+  async write(
+    ns: string,
+    entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+  ): Promise<void> {
     const { fs } = this.paths;
     const place = this.place(ns);
     await this.exclusive(place.lock, async () => {
@@ -194,7 +223,11 @@ export class ValueFiles {
     // one that came after it, and its values stay, as after any write to a session id.
     if (!fs.existsSync(group.dir)) return result;
     await this.exclusive(group.lock, async () => {
-      const trash = inside(this.options.store, this.root, `.trash-${path.basename(group.dir)}-${randomBytes(4).toString('hex')}`);
+      const trash = inside(
+        this.options.store,
+        this.root,
+        `.trash-${path.basename(group.dir)}-${randomBytes(4).toString('hex')}`,
+      );
       try {
         fs.renameSync(group.dir, trash);
       } catch (error) {

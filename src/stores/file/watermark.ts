@@ -54,7 +54,13 @@ export function readWatermark(p: SessionPaths): Watermark | undefined {
     throw error;
   }
   // A newer format, damage or a torn write alike: the mark only ever adds protection, so it is ignored.
-  if (bytes.length < SIZE || bytes.readUInt32LE(0) !== MAGIC || bytes[4] !== FORMAT || bytes.readUInt32LE(24) !== crc32(bytes.subarray(0, 24))) return undefined;
+  if (
+    bytes.length < SIZE ||
+    bytes.readUInt32LE(0) !== MAGIC ||
+    bytes[4] !== FORMAT ||
+    bytes.readUInt32LE(24) !== crc32(bytes.subarray(0, 24))
+  )
+    return undefined;
   const version = bytes.readDoubleLE(8);
   const lastSeq = bytes.readDoubleLE(16);
   const count = (value: number): boolean => Number.isSafeInteger(value) && value >= 0;

@@ -33,7 +33,8 @@ describe('postgresConnectionFailure', () => {
       ['Query read timeout', 'TIMEOUT', false],
       ['Client has encountered a connection error and is not queryable', 'CONNECTION', true],
     ];
-    for (const [message, reason, notSent] of cases) expect(postgresConnectionFailure(new Error(message)), message).toEqual({ reason, notSent });
+    for (const [message, reason, notSent] of cases)
+      expect(postgresConnectionFailure(new Error(message)), message).toEqual({ reason, notSent });
   });
 
   it('socket errno codes: only ECONNREFUSED proves nothing was sent', () => {
@@ -42,8 +43,14 @@ describe('postgresConnectionFailure', () => {
     expect(postgresConnectionFailure(withCode('EPIPE'))).toEqual({ reason: 'CONNECTION', notSent: false });
     expect(postgresConnectionFailure(withCode('ETIMEDOUT'))).toEqual({ reason: 'TIMEOUT', notSent: false });
     expect(postgresConnectionFailure(withCode('EHOSTUNREACH'))).toEqual({ reason: 'CONNECTION', notSent: false });
-    expect(postgresConnectionFailure(new AggregateError([withCode('ECONNREFUSED')], 'connect'))).toEqual({ reason: 'CONNECTION', notSent: true });
-    expect(postgresConnectionFailure(new Error('wrapped', { cause: withCode('ECONNRESET') }))).toEqual({ reason: 'CONNECTION', notSent: false });
+    expect(postgresConnectionFailure(new AggregateError([withCode('ECONNREFUSED')], 'connect'))).toEqual({
+      reason: 'CONNECTION',
+      notSent: true,
+    });
+    expect(postgresConnectionFailure(new Error('wrapped', { cause: withCode('ECONNRESET') }))).toEqual({
+      reason: 'CONNECTION',
+      notSent: false,
+    });
   });
 
   it('SQLSTATEs of a server going away or not ready are failures; SQL errors are not', () => {
@@ -53,7 +60,8 @@ describe('postgresConnectionFailure', () => {
     expect(postgresConnectionFailure(serverError('08006'))).toEqual({ reason: 'CONNECTION', notSent: false });
     expect(postgresConnectionFailure(serverError('53300'))).toEqual({ reason: 'TOO_MANY_CONNECTIONS', notSent: true });
     // A protocol violation is a bug in the request (e.g. a parameter too few), not an outage.
-    for (const code of ['23505', '42601', '42P01', '40P01', '57014', '08P01']) expect(postgresConnectionFailure(serverError(code)), code).toBeUndefined();
+    for (const code of ['23505', '42601', '42P01', '40P01', '57014', '08P01'])
+      expect(postgresConnectionFailure(serverError(code)), code).toBeUndefined();
     // A SQL error whose text happens to look like a connection message is still a SQL error.
     expect(postgresConnectionFailure(serverError('P0001', 'Connection terminated'))).toBeUndefined();
     expect(postgresConnectionFailure(new Error('something else'))).toBeUndefined();

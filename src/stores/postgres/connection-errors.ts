@@ -46,7 +46,9 @@ function classify(error: object): PostgresConnectionFailure | undefined {
   // A SQLSTATE comes with a severity (pg's DatabaseError); an errno code without one.
   if (typeof code === 'string' && typeof fieldOf(error, 'severity') === 'string') {
     const reason = stateReason(code);
-    return reason === undefined ? undefined : { reason, notSent: reason === 'STARTING' || reason === 'TOO_MANY_CONNECTIONS' };
+    return reason === undefined
+      ? undefined
+      : { reason, notSent: reason === 'STARTING' || reason === 'TOO_MANY_CONNECTIONS' };
   }
   const socket = socketFailure(code);
   if (socket !== undefined) return socket;

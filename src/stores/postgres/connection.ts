@@ -25,10 +25,19 @@ export interface OwnedPool extends PgPoolLike {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-function unavailable(store: string, failure: PostgresConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
-  return new UnavailableError(`${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store, reason: failure.reason, outcome }, { cause });
+function unavailable(
+  store: string,
+  failure: PostgresConnectionFailure,
+  outcome: 'not-applied' | 'unknown',
+  cause: unknown,
+  what: string,
+): UnavailableError {
+  return new UnavailableError(
+    `${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`,
+    { store, reason: failure.reason, outcome },
+    { cause },
+  );
 }
-
 
 /** A checked-out connection whose statements are bounded in time and whose connection failures are `UnavailableError`. */
 export class Checkout implements PgClientLike {
@@ -53,20 +62,36 @@ export class Checkout implements PgClientLike {
    */
   async query(text: string, values?: unknown[]): Promise<PgResultLike> {
     if (this.broken !== undefined) {
-      throw unavailable(this.store, postgresConnectionFailure(this.broken) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.broken, 'the connection broke');
+      throw unavailable(
+        this.store,
+        postgresConnectionFailure(this.broken) ?? { reason: 'CONNECTION', notSent: true },
+        'not-applied',
+        this.broken,
+        'the connection broke',
+      );
     }
     const running = values === undefined ? this.client.query(text) : this.client.query(text, values);
     // Settled later (when the discarded connection is destroyed): never an unhandled rejection.
     running.catch(() => undefined);
     try {
-      return await withinDeadline(running, this.limits.commandTimeoutMs, () => new Error(`Query read timeout: no answer within ${this.limits.commandTimeoutMs} ms`));
+      return await withinDeadline(
+        running,
+        this.limits.commandTimeoutMs,
+        () => new Error(`Query read timeout: no answer within ${this.limits.commandTimeoutMs} ms`),
+      );
     } catch (error) {
       if (ChatstateError.isInstance(error)) throw error;
       const failure = postgresConnectionFailure(error);
       if (failure === undefined) throw error;
       this.broken ??= error instanceof Error ? error : new Error(errorMessage(error));
       const outcome = text === 'COMMIT' && !failure.notSent ? 'unknown' : 'not-applied';
-      throw unavailable(this.store, failure, outcome, error, failure.reason === 'TIMEOUT' ? 'no answer in time' : 'the connection failed');
+      throw unavailable(
+        this.store,
+        failure,
+        outcome,
+        error,
+        failure.reason === 'TIMEOUT' ? 'no answer in time' : 'the connection failed',
+      );
     }
   }
 
@@ -97,10 +122,21 @@ export class Checkout implements PgClientLike {
 export async function checkout(pool: PgPoolLike, limits: ConnectionLimits, store: string): Promise<Checkout> {
   const connecting = pool.connect();
   try {
-    return new Checkout(await withinDeadline(connecting, limits.connectTimeoutMs, () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`)), limits, store);
+    return new Checkout(
+      await withinDeadline(
+        connecting,
+        limits.connectTimeoutMs,
+        () => new Error(`timeout exceeded when trying to connect (${limits.connectTimeoutMs} ms)`),
+      ),
+      limits,
+      store,
+    );
   } catch (error) {
     // A connection that arrives after we gave up goes straight back to the pool.
-    connecting.then((late) => late.release(), () => undefined);
+    connecting.then(
+      (late) => late.release(),
+      () => undefined,
+    );
     const failure = postgresConnectionFailure(error);
     if (failure === undefined) throw error;
     throw unavailable(store, failure, 'not-applied', error, 'no connection');

@@ -23,8 +23,27 @@ import type {
 } from '../../store/types.js';
 import type { ConnectionLimits } from '../network.js';
 import { checkout, endPool, type Checkout, type OwnedPool, type SocketTracker } from './connection.js';
-import { forgetManySessionValues, forgetSessionValues, indexMessages, memoryStatements, plannedWrites, readValues, searchIndex, writeValues, type MemoryStatements } from './memory-sql.js';
-import { assertStorable, headOf, headValues, isStorable, messageOf, statements, type Statements, type Tables } from './sql.js';
+import {
+  forgetManySessionValues,
+  forgetSessionValues,
+  indexMessages,
+  memoryStatements,
+  plannedWrites,
+  readValues,
+  searchIndex,
+  writeValues,
+  type MemoryStatements,
+} from './memory-sql.js';
+import {
+  assertStorable,
+  headOf,
+  headValues,
+  isStorable,
+  messageOf,
+  statements,
+  type Statements,
+  type Tables,
+} from './sql.js';
 
 /** The result of a query, as `pg` returns it (only what the store reads). */
 export interface PgResultLike {
@@ -63,7 +82,10 @@ const DAMAGED = new Set(['42P01', '42703', '3F000', '42804']);
 
 /** The SQLSTATE of an error the server reported (pg's DatabaseError); undefined for anything else. */
 function sqlState(error: unknown): string | undefined {
-  const { code, severity } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; severity?: unknown };
+  const { code, severity } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    severity?: unknown;
+  };
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string' ? code : undefined;
 }
 
@@ -71,10 +93,14 @@ function sqlState(error: unknown): string | undefined {
 function translate(error: unknown, tables: Tables): unknown {
   const state = sqlState(error);
   if (state !== undefined && DAMAGED.has(state)) {
-    return new DataError('CORRUPT', `${tables.store}: the tables in schema "${tables.schema}" with prefix "${tables.prefix}" are missing or damaged: ${(error as Error).message}`, {
-      cause: error,
-      details: { sqlState: state },
-    });
+    return new DataError(
+      'CORRUPT',
+      `${tables.store}: the tables in schema "${tables.schema}" with prefix "${tables.prefix}" are missing or damaged: ${(error as Error).message}`,
+      {
+        cause: error,
+        details: { sqlState: state },
+      },
+    );
   }
   return error;
 }
@@ -127,7 +153,8 @@ export class PostgresDriver implements StoreDriver {
     } catch (error) {
       // A server-reported SQL error (it has a SQLSTATE) leaves the connection usable; anything
       // else that is not ours (a bug in a caller's pool, a protocol surprise) may have left it mid-protocol.
-      if (!ChatstateError.isInstance(error) && sqlState(error) === undefined) client.discard(error instanceof Error ? error : new Error(String(error)));
+      if (!ChatstateError.isInstance(error) && sqlState(error) === undefined)
+        client.discard(error instanceof Error ? error : new Error(String(error)));
       throw translate(error, this.tables);
     } finally {
       client.release();
@@ -153,7 +180,11 @@ export class PostgresDriver implements StoreDriver {
             // connection); asking would only wait for another timeout.
             if (client.isBroken) throw error;
             // A connection whose ROLLBACK failed may still be inside the transaction: never reuse it.
-            await client.query('ROLLBACK').catch((rollbackError: unknown) => client.discard(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))));
+            await client
+              .query('ROLLBACK')
+              .catch((rollbackError: unknown) =>
+                client.discard(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))),
+              );
             throw error;
           }
         });
@@ -167,7 +198,12 @@ export class PostgresDriver implements StoreDriver {
   private async insertMessages(client: PgClientLike, id: string, records: readonly MessageRecord[]): Promise<void> {
     for (let start = 0; start < records.length; start += INSERT_BATCH) {
       const batch = records.slice(start, start + INSERT_BATCH);
-      await client.query(this.sql.insertMessages, [id, batch.map((record) => record.seq), batch.map((record) => record.id), batch.map((record) => record.data)]);
+      await client.query(this.sql.insertMessages, [
+        id,
+        batch.map((record) => record.seq),
+        batch.map((record) => record.id),
+        batch.map((record) => record.data),
+      ]);
     }
   }
 
@@ -182,12 +218,21 @@ export class PostgresDriver implements StoreDriver {
       const head = await client.query(this.sql.readHead, [id]);
       if (head.rows.length === 0) return undefined;
       const messages = await client.query(this.sql.readMessages, [id]);
-      return { head: headOf(head.rows[0], this.name), messages: messages.rows.map((row) => messageOf(row, id, this.name)) };
+      return {
+        head: headOf(head.rows[0], this.name),
+        messages: messages.rows.map((row) => messageOf(row, id, this.name)),
+      };
     }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
   async readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
-    const values = [id, range.afterSeq ?? 0, range.beforeSeq ?? Number.MAX_SAFE_INTEGER, range.limit ?? null, range.now ?? null];
+    const values = [
+      id,
+      range.afterSeq ?? 0,
+      range.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      range.limit ?? null,
+      range.now ?? null,
+    ];
     const result = await this.withClient((client) => client.query(this.sql.readRange, values));
     if (result.rows.length === 0) return undefined;
     // A session without messages in the range yields one row of NULLs from the outer join.
@@ -216,7 +261,18 @@ export class PostgresDriver implements StoreDriver {
         const indexed = next.appended.map((record) => ({ seq: record.seq, id: record.id, text: texts.get(record.id) }));
         await indexMessages(client, this.memory, id, head.userId, indexed);
         const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data, keys } = next.head;
-        await client.query(this.sql.appendHead, [id, version, updatedAt, expiresAt ?? null, messageCount, tokenCount, lastSeq, title ?? null, data, keys ?? null]);
+        await client.query(this.sql.appendHead, [
+          id,
+          version,
+          updatedAt,
+          expiresAt ?? null,
+          messageCount,
+          tokenCount,
+          lastSeq,
+          title ?? null,
+          data,
+          keys ?? null,
+        ]);
       }
       return { version: next.head.version, appended: next.appended, duplicates: next.duplicates };
     });
@@ -243,7 +299,9 @@ export class PostgresDriver implements StoreDriver {
           const inserted = await client.query(this.sql.insertHead, values);
           if (inserted.rowCount === 0) {
             if (commit.expectedVersion !== undefined) {
-              throw new ConflictError(`${this.name}: session ${JSON.stringify(id)} was created by another writer`, { details: { id, expected: commit.expectedVersion } });
+              throw new ConflictError(`${this.name}: session ${JSON.stringify(id)} was created by another writer`, {
+                details: { id, expected: commit.expectedVersion },
+              });
             }
             return false;
           }
@@ -257,7 +315,10 @@ export class PostgresDriver implements StoreDriver {
         return;
       }
       // Unchecked save racing a creator: the row exists now, so the next attempt locks and overwrites it.
-      if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`${this.name}: session ${JSON.stringify(id)} kept changing during a save`, { details: { id } });
+      if (attempt >= MAX_ATTEMPTS)
+        throw new ConflictError(`${this.name}: session ${JSON.stringify(id)} kept changing during a save`, {
+          details: { id },
+        });
     }
   }
 
@@ -298,7 +359,11 @@ export class PostgresDriver implements StoreDriver {
   async purgeExpired(now: number): Promise<number> {
     return this.transaction(async (client) => {
       const gone = await client.query(this.sql.purgeExpired, [now]);
-      await forgetManySessionValues(client, this.memory, gone.rows.map((row) => String((row as { id: unknown }).id)));
+      await forgetManySessionValues(
+        client,
+        this.memory,
+        gone.rows.map((row) => String((row as { id: unknown }).id)),
+      );
       return gone.rows.length;
     });
   }
@@ -307,7 +372,10 @@ export class PostgresDriver implements StoreDriver {
     return this.withClient((client) => readValues(client, this.memory, ns, keys));
   }
 
-  async writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+  async writeValues(
+    ns: string,
+    entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+  ): Promise<void> {
     const planned = plannedWrites(this.name, ns, entries);
     if (planned.puts.length === 0 && planned.deletes.length === 0) return;
     const now = Date.now();

@@ -81,15 +81,22 @@ async function loadPg(store: string): Promise<PgModule> {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: this store needs the \`pg\` package: npm install pg (or pass your own pool)`, {
-        cause: error,
-        details: { package: 'pg' },
-      });
+      throw new InvalidInputError(
+        'MISSING_DEPENDENCY',
+        `${store}: this store needs the \`pg\` package: npm install pg (or pass your own pool)`,
+        {
+          cause: error,
+          details: { package: 'pg' },
+        },
+      );
     }
     throw error;
   }
   const Pool = module.Pool ?? module.default?.Pool;
-  if (typeof Pool !== 'function') throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: the installed \`pg\` package has no Pool`, { details: { package: 'pg' } });
+  if (typeof Pool !== 'function')
+    throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: the installed \`pg\` package has no Pool`, {
+      details: { package: 'pg' },
+    });
   return { Pool };
 }
 
@@ -100,10 +107,15 @@ function parseUrl(url: string, store: string): { connectionString: string; schem
     parsed = new URL(url);
   } catch (error) {
     // The URL is not echoed: it may carry a password.
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, { cause: error });
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, {
+      cause: error,
+    });
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: expected a postgres:// or postgresql:// URL, got ${parsed.protocol}`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${store}: expected a postgres:// or postgresql:// URL, got ${parsed.protocol}`,
+    );
   }
   const schema = parsed.searchParams.get('schema') ?? undefined;
   const tablePrefix = parsed.searchParams.get('tablePrefix') ?? undefined;
@@ -111,7 +123,11 @@ function parseUrl(url: string, store: string): { connectionString: string; schem
   // Ours, not libpq's: removed before the URL reaches pg.
   parsed.searchParams.delete('schema');
   parsed.searchParams.delete('tablePrefix');
-  return { connectionString: parsed.toString(), ...(schema === undefined ? {} : { schema }), ...(tablePrefix === undefined ? {} : { tablePrefix }) };
+  return {
+    connectionString: parsed.toString(),
+    ...(schema === undefined ? {} : { schema }),
+    ...(tablePrefix === undefined ? {} : { tablePrefix }),
+  };
 }
 
 function isPool(value: unknown): value is PgPoolLike {
@@ -127,7 +143,10 @@ function isPool(value: unknown): value is PgPoolLike {
  * a `pool.on('error', …)` listener for idle connections (as `pg` requires), and its own
  * `connectionTimeoutMillis` and `keepAlive` so that it drops connections that cannot start up.
  */
-export async function postgresDriver(urlOrPool: string | PgPoolLike, options: PostgresOptions = {}): Promise<StoreDriver> {
+export async function postgresDriver(
+  urlOrPool: string | PgPoolLike,
+  options: PostgresOptions = {},
+): Promise<StoreDriver> {
   let pool: PgPoolLike;
   let owned: { pool: OwnedPool; sockets: SocketTracker } | undefined;
   let fromUrl: { schema?: string; tablePrefix?: string } = {};
@@ -137,7 +156,8 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
     const { connectionString, ...rest } = parseUrl(urlOrPool, name);
     fromUrl = rest;
     const maxConnections = options.maxConnections ?? 10;
-    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${name}: maxConnections must be a positive integer`);
+    if (!Number.isInteger(maxConnections) || maxConnections < 1)
+      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: maxConnections must be a positive integer`);
     const { Pool } = await loadPg(name);
     const sockets = new SocketTracker();
     const made = new Pool({
@@ -161,7 +181,11 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
     throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a postgres:// URL or a pool with connect()`);
   }
   try {
-    const tables = tablesFor(options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA, options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX, name);
+    const tables = tablesFor(
+      options.schema ?? fromUrl.schema ?? DEFAULT_SCHEMA,
+      options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX,
+      name,
+    );
     const driver = new PostgresDriver(pool, tables, limits, owned);
     await driver.withClient((client) => migrate(client, tables));
     return driver;
@@ -173,7 +197,10 @@ export async function postgresDriver(urlOrPool: string | PgPoolLike, options: Po
 }
 
 /** ✱ A Postgres `SessionStore` on a URL or the caller's pool. */
-export async function postgresStore(urlOrPool: string | PgPoolLike, options: PostgresStoreOptions = {}): Promise<SessionStore> {
+export async function postgresStore(
+  urlOrPool: string | PgPoolLike,
+  options: PostgresStoreOptions = {},
+): Promise<SessionStore> {
   const { name, schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, ...core } = options;
   const driverOptions: PostgresOptions = {
     ...(name === undefined ? {} : { name }),
@@ -185,4 +212,3 @@ export async function postgresStore(urlOrPool: string | PgPoolLike, options: Pos
   };
   return createSessionStore(await postgresDriver(urlOrPool, driverOptions), core);
 }
-

@@ -75,7 +75,13 @@ export async function indexMessages(
   let chars = 0;
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    await client.query(sql.insertIndex, [sessionId, userId ?? null, batch.map((row) => row.seq), batch.map((row) => row.id), batch.map((row) => row.text)]);
+    await client.query(sql.insertIndex, [
+      sessionId,
+      userId ?? null,
+      batch.map((row) => row.seq),
+      batch.map((row) => row.id),
+      batch.map((row) => row.text),
+    ]);
     batch = [];
     chars = 0;
   };
@@ -96,22 +102,42 @@ export async function forgetSessionValues(client: PgClientLike, sql: MemoryState
 }
 
 /** Deletes the values of the sessions `ids`. */
-export async function forgetManySessionValues(client: PgClientLike, sql: MemoryStatements, ids: readonly string[]): Promise<void> {
+export async function forgetManySessionValues(
+  client: PgClientLike,
+  sql: MemoryStatements,
+  ids: readonly string[],
+): Promise<void> {
   if (ids.length === 0) return;
   const ranges = ids.map(sessionNamespaces);
-  await client.query(sql.deleteManySessionValues, [ranges.map((range) => range.exact), ranges.map((range) => range.children), ranges.map((range) => range.end)]);
+  await client.query(sql.deleteManySessionValues, [
+    ranges.map((range) => range.exact),
+    ranges.map((range) => range.children),
+    ranges.map((range) => range.end),
+  ]);
 }
 
 /** The values of `ns` (only `keys`, when given), keys ascending. */
-export async function readValues(client: PgClientLike, sql: MemoryStatements, ns: string, keys: readonly string[] | undefined): Promise<ValueRecord[]> {
+export async function readValues(
+  client: PgClientLike,
+  sql: MemoryStatements,
+  ns: string,
+  keys: readonly string[] | undefined,
+): Promise<ValueRecord[]> {
   // Postgres text cannot hold such a string, so it was never stored: it matches nothing.
   if (!isStorable(ns)) return [];
   const wanted = keys?.filter((key) => isStorable(key));
   if (wanted !== undefined && wanted.length === 0) return [];
-  const result = wanted === undefined ? await client.query(sql.readValues, [ns]) : await client.query(sql.readSomeValues, [ns, wanted]);
+  const result =
+    wanted === undefined
+      ? await client.query(sql.readValues, [ns])
+      : await client.query(sql.readSomeValues, [ns, wanted]);
   return result.rows.map((row) => {
     const { key, data } = row as { key?: unknown; data?: unknown };
-    if (typeof key !== 'string' || typeof data !== 'string') throw new DataError('CORRUPT', `${sql.store}: a value row of namespace ${JSON.stringify(ns)} is not (text, text)`);
+    if (typeof key !== 'string' || typeof data !== 'string')
+      throw new DataError(
+        'CORRUPT',
+        `${sql.store}: a value row of namespace ${JSON.stringify(ns)} is not (text, text)`,
+      );
     return Object.freeze({ key, data });
   });
 }
@@ -120,7 +146,11 @@ export async function readValues(client: PgClientLike, sql: MemoryStatements, ns
  * The entries of a write, checked (every string storable as given), one per key (the last one
  * wins) and sorted by key, so that concurrent writers lock rows in the same order.
  */
-export function plannedWrites(store: string, ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): { puts: Array<[string, string]>; deletes: string[] } {
+export function plannedWrites(
+  store: string,
+  ns: string,
+  entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+): { puts: Array<[string, string]>; deletes: string[] } {
   assertStorable(ns, 'a value namespace', store);
   const last = new Map<string, string | null>();
   for (const entry of entries) {
@@ -139,15 +169,30 @@ export function plannedWrites(store: string, ns: string, entries: ReadonlyArray<
 }
 
 /** Applies planned writes inside the caller's transaction. */
-export async function writeValues(client: PgClientLike, sql: MemoryStatements, ns: string, planned: ReturnType<typeof plannedWrites>, now: number): Promise<void> {
+export async function writeValues(
+  client: PgClientLike,
+  sql: MemoryStatements,
+  ns: string,
+  planned: ReturnType<typeof plannedWrites>,
+  now: number,
+): Promise<void> {
   if (planned.deletes.length > 0) await client.query(sql.deleteValues, [ns, planned.deletes]);
   if (planned.puts.length > 0) {
-    await client.query(sql.putValues, [ns, planned.puts.map(([key]) => key), planned.puts.map(([, data]) => data), now]);
+    await client.query(sql.putValues, [
+      ns,
+      planned.puts.map(([key]) => key),
+      planned.puts.map(([, data]) => data),
+      now,
+    ]);
   }
 }
 
 /** The best hits of a search; `ts_rank_cd` normalized by `relativeScores`. */
-export async function searchIndex(client: PgClientLike, sql: MemoryStatements, query: TextSearchQuery): Promise<TextSearchHit[]> {
+export async function searchIndex(
+  client: PgClientLike,
+  sql: MemoryStatements,
+  query: TextSearchQuery,
+): Promise<TextSearchHit[]> {
   if (!(query.limit >= 1) || !isStorable(query.userId)) return [];
   const sessionIds = query.sessionIds?.filter((id) => isStorable(id));
   if (sessionIds !== undefined && sessionIds.length === 0) return [];
@@ -159,8 +204,18 @@ export async function searchIndex(client: PgClientLike, sql: MemoryStatements, q
   const values: unknown[] = [tsquery, Math.floor(query.limit)];
   if (query.userId !== undefined) values.push(query.userId);
   if (sessionIds !== undefined) values.push(sessionIds);
-  const result = await client.query(sql.search({ user: query.userId !== undefined, sessions: sessionIds !== undefined }), values);
+  const result = await client.query(
+    sql.search({ user: query.userId !== undefined, sessions: sessionIds !== undefined }),
+    values,
+  );
   const rows = result.rows as Array<{ session_id: string; seq: string | number; message_id: string; rank: number }>;
   const scores = relativeScores(rows.map((row) => Number(row.rank)));
-  return rows.map((row, index) => Object.freeze({ sessionId: row.session_id, seq: Number(row.seq), messageId: row.message_id, score: scores[index] as number }));
+  return rows.map((row, index) =>
+    Object.freeze({
+      sessionId: row.session_id,
+      seq: Number(row.seq),
+      messageId: row.message_id,
+      score: scores[index] as number,
+    }),
+  );
 }

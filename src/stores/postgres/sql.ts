@@ -136,8 +136,14 @@ function optionalText(row: unknown, column: string, place: RowPlace): string | u
 // int8 columns arrive as strings (pg does not turn them into numbers, since they may exceed 2^53).
 function integer(row: unknown, column: string, place: RowPlace): number {
   const value = field(row, column, place);
-  const number = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number < 0) throw corrupt(place, `: column ${column} is ${JSON.stringify(value)}, not a non-negative integer`);
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^-?\d{1,16}$/.test(value)
+        ? Number(value)
+        : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < 0)
+    throw corrupt(place, `: column ${column} is ${JSON.stringify(value)}, not a non-negative integer`);
   return number;
 }
 
@@ -192,6 +198,9 @@ export function isStorable(value: string | undefined): boolean {
 /** Throws `INVALID_ARGUMENT` naming store `store` when `value` cannot be stored in a text column exactly. */
 export function assertStorable(value: string | undefined, what: string, store: string): void {
   if (!isStorable(value)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ${what} contains a NUL character or an unpaired surrogate, which Postgres text cannot store`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${store}: ${what} contains a NUL character or an unpaired surrogate, which Postgres text cannot store`,
+    );
   }
 }

@@ -58,15 +58,24 @@ export async function loadIoredis(store: string): Promise<RedisConstructor> {
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: the redis store needs the \`ioredis\` package: npm install ioredis (or pass your own client)`, {
-        cause: error,
-        details: { package: 'ioredis' },
-      });
+      throw new InvalidInputError(
+        'MISSING_DEPENDENCY',
+        `${store}: the redis store needs the \`ioredis\` package: npm install ioredis (or pass your own client)`,
+        {
+          cause: error,
+          details: { package: 'ioredis' },
+        },
+      );
     }
     throw error;
   }
   const Redis = module.Redis ?? module.default;
-  if (typeof Redis !== 'function') throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: the installed \`ioredis\` package has no Redis class`, { details: { package: 'ioredis' } });
+  if (typeof Redis !== 'function')
+    throw new InvalidInputError(
+      'MISSING_DEPENDENCY',
+      `${store}: the installed \`ioredis\` package has no Redis class`,
+      { details: { package: 'ioredis' } },
+    );
   return Redis as RedisConstructor;
 }
 
@@ -77,10 +86,15 @@ export function parseUrl(url: string, store: string): { url: string; prefix?: st
     parsed = new URL(url);
   } catch (error) {
     // The URL is not echoed: it may carry a password.
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, { cause: error });
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, {
+      cause: error,
+    });
   }
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: expected a redis:// or rediss:// URL, got ${parsed.protocol}`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${store}: expected a redis:// or rediss:// URL, got ${parsed.protocol}`,
+    );
   }
   const prefix = parsed.searchParams.get('prefix') ?? undefined;
   parsed.searchParams.delete('prefix');
@@ -97,20 +111,30 @@ export function checkedConfirm(confirm: RedisConfirm | undefined, store: string)
   if (confirm === undefined) return undefined;
   const replicas = confirm.replicas ?? 0;
   const timeoutMs = confirm.timeoutMs ?? 1000;
-  if (!Number.isInteger(replicas) || replicas < 0) throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm.replicas must be a non-negative integer`);
+  if (!Number.isInteger(replicas) || replicas < 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm.replicas must be a non-negative integer`);
   // WAIT with a timeout of 0 blocks forever: a positive timeout is required.
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm.timeoutMs must be a positive integer`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm.timeoutMs must be a positive integer`);
   return { replicas, aof: confirm.aof === true, timeoutMs };
 }
 
 /** Fails at open, not at the first write, when the server cannot confirm fsyncs (Redis < 7.2, or `appendonly no`). */
-export async function probeWaitAof(call: (command: string, args: number[]) => Promise<unknown>, timeoutMs: number, store: string): Promise<void> {
+export async function probeWaitAof(
+  call: (command: string, args: number[]) => Promise<unknown>,
+  timeoutMs: number,
+  store: string,
+): Promise<void> {
   try {
     await call('WAITAOF', [1, 0, timeoutMs]);
   } catch (error) {
     // A server that cannot be reached says nothing about its version.
     if (ChatstateError.hasCode(error, 'UNAVAILABLE')) throw error;
     const message = (error as { message?: unknown } | null)?.message;
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm.aof needs Redis 7.2 or later with appendonly yes; the server said: ${String(message).slice(0, 200)}`, { cause: error });
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${store}: confirm.aof needs Redis 7.2 or later with appendonly yes; the server said: ${String(message).slice(0, 200)}`,
+      { cause: error },
+    );
   }
 }

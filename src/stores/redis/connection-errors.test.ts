@@ -16,32 +16,72 @@ const reply = (message: string): Error => new (ReplyError as new (message: strin
 
 describe('redisConnectionFailure', () => {
   it('a refused connection (a real one) and a command on a client without a connection were never sent', async () => {
-    const client = new Redis({ host: '127.0.0.1', port: await closedPort(), lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+    const client = new Redis({
+      host: '127.0.0.1',
+      port: await closedPort(),
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     client.on('error', () => undefined);
     const refused = await client.connect().catch((caught: unknown) => caught);
     const unsent = await client.call('PING').catch((caught: unknown) => caught);
     client.disconnect();
     expect(redisConnectionFailure(refused)).toMatchObject({ reason: 'CONNECTION' });
     expect(redisConnectionFailure(unsent)).toMatchObject({ reason: 'CONNECTION' });
-    expect(redisConnectionFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))).toEqual({ reason: 'CONNECTION', notSent: true });
-    expect(redisConnectionFailure(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toEqual({ reason: 'CONNECTION', notSent: true });
+    expect(
+      redisConnectionFailure(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })),
+    ).toEqual({ reason: 'CONNECTION', notSent: true });
+    expect(redisConnectionFailure(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toEqual(
+      { reason: 'CONNECTION', notSent: true },
+    );
   });
 
   it("knows ioredis's messages for dropped connections and timeouts: the command may have run", () => {
-    const maxRetries = Object.assign(new Error('Reached the max retries per request limit (which is 0). Refer to "maxRetriesPerRequest" option for details.'), { name: 'MaxRetriesPerRequestError' });
+    const maxRetries = Object.assign(
+      new Error(
+        'Reached the max retries per request limit (which is 0). Refer to "maxRetriesPerRequest" option for details.',
+      ),
+      { name: 'MaxRetriesPerRequestError' },
+    );
     expect(redisConnectionFailure(maxRetries)).toEqual({ reason: 'CONNECTION', notSent: false });
-    expect(redisConnectionFailure(new Error('Connection is closed.'))).toEqual({ reason: 'CONNECTION', notSent: false });
-    expect(redisConnectionFailure(new Error('Command aborted due to connection close'))).toEqual({ reason: 'CONNECTION', notSent: false });
+    expect(redisConnectionFailure(new Error('Connection is closed.'))).toEqual({
+      reason: 'CONNECTION',
+      notSent: false,
+    });
+    expect(redisConnectionFailure(new Error('Command aborted due to connection close'))).toEqual({
+      reason: 'CONNECTION',
+      notSent: false,
+    });
     expect(redisConnectionFailure(new Error('Command timed out'))).toEqual({ reason: 'TIMEOUT', notSent: false });
-    expect(redisConnectionFailure(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toEqual({ reason: 'CONNECTION', notSent: false });
-    expect(redisConnectionFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toEqual({ reason: 'CONNECTION', notSent: false });
+    expect(redisConnectionFailure(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toEqual({
+      reason: 'CONNECTION',
+      notSent: false,
+    });
+    expect(redisConnectionFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toEqual({
+      reason: 'CONNECTION',
+      notSent: false,
+    });
   });
 
   it('replies of a server that runs no command for now are failures; other error replies are not', () => {
-    expect(redisConnectionFailure(reply('LOADING Redis is loading the dataset in memory'))).toEqual({ reason: 'LOADING', notSent: true });
-    expect(redisConnectionFailure(reply('BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.'))).toEqual({ reason: 'BUSY', notSent: true });
-    expect(redisConnectionFailure(reply('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no.'))).toEqual({ reason: 'CONNECTION', notSent: true });
-    for (const message of ['NOSCRIPT No matching script.', 'ERR user_script:1: Script attempted to access nonexistent global variable', 'WRONGTYPE Operation against a key holding the wrong kind of value']) {
+    expect(redisConnectionFailure(reply('LOADING Redis is loading the dataset in memory'))).toEqual({
+      reason: 'LOADING',
+      notSent: true,
+    });
+    expect(
+      redisConnectionFailure(
+        reply('BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.'),
+      ),
+    ).toEqual({ reason: 'BUSY', notSent: true });
+    expect(
+      redisConnectionFailure(reply('MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no.')),
+    ).toEqual({ reason: 'CONNECTION', notSent: true });
+    for (const message of [
+      'NOSCRIPT No matching script.',
+      'ERR user_script:1: Script attempted to access nonexistent global variable',
+      'WRONGTYPE Operation against a key holding the wrong kind of value',
+    ]) {
       expect(redisConnectionFailure(reply(message)), message).toBeUndefined();
     }
     expect(redisConnectionFailure(undefined)).toBeUndefined();

@@ -35,7 +35,11 @@ interface StatefulClient {
 
 function isStateful(client: RedisLike): client is RedisLike & StatefulClient {
   const candidate = client as Partial<StatefulClient>;
-  return typeof candidate.status === 'string' && typeof candidate.on === 'function' && typeof candidate.removeListener === 'function';
+  return (
+    typeof candidate.status === 'string' &&
+    typeof candidate.on === 'function' &&
+    typeof candidate.removeListener === 'function'
+  );
 }
 
 interface Waiter {
@@ -45,9 +49,18 @@ interface Waiter {
 
 const NO_CONNECTION = 'the connection closed before it was ready';
 
-
-function unavailable(store: string, failure: RedisConnectionFailure, outcome: 'not-applied' | 'unknown', cause: unknown, what: string): UnavailableError {
-  return new UnavailableError(`${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`, { store, reason: failure.reason, outcome }, { cause });
+function unavailable(
+  store: string,
+  failure: RedisConnectionFailure,
+  outcome: 'not-applied' | 'unknown',
+  cause: unknown,
+  what: string,
+): UnavailableError {
+  return new UnavailableError(
+    `${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`,
+    { store, reason: failure.reason, outcome },
+    { cause },
+  );
 }
 
 /** Sends commands over the store's client (or the caller's), bounded in time, with connection failures typed. */
@@ -105,7 +118,13 @@ export class RedisConnection {
     // Ready, or a state the client handles by itself ('wait': a lazy client connects on its first command).
     if (status === undefined || status === 'ready' || status === 'wait' || status === 'end') return;
     if (status === 'reconnecting' && this.attemptFailed) {
-      throw unavailable(this.store, redisConnectionFailure(this.lastError) ?? { reason: 'CONNECTION', notSent: true }, 'not-applied', this.lastError ?? new Error(NO_CONNECTION), 'the last connection attempt failed');
+      throw unavailable(
+        this.store,
+        redisConnectionFailure(this.lastError) ?? { reason: 'CONNECTION', notSent: true },
+        'not-applied',
+        this.lastError ?? new Error(NO_CONNECTION),
+        'the last connection attempt failed',
+      );
     }
     let waiter: Waiter | undefined;
     const waiting = new Promise<void>((resolve, reject) => {
@@ -113,7 +132,11 @@ export class RedisConnection {
       this.waiters.add(waiter);
     });
     try {
-      await withinDeadline(waiting, this.limits.connectTimeoutMs, () => new Error(`connect ETIMEDOUT: no ready connection within ${this.limits.connectTimeoutMs} ms`));
+      await withinDeadline(
+        waiting,
+        this.limits.connectTimeoutMs,
+        () => new Error(`connect ETIMEDOUT: no ready connection within ${this.limits.connectTimeoutMs} ms`),
+      );
     } catch (error) {
       const failure = redisConnectionFailure(error) ?? { reason: 'CONNECTION' as const, notSent: true };
       throw unavailable(this.store, failure, 'not-applied', error, 'no ready connection');
@@ -144,7 +167,13 @@ export class RedisConnection {
       const failure = redisConnectionFailure(error);
       if (failure === undefined) throw error;
       if (failure.reason === 'TIMEOUT') this.replace(epoch);
-      throw unavailable(this.store, failure, failure.notSent || ended || effect === 'read' ? 'not-applied' : 'unknown', error, failure.reason === 'TIMEOUT' ? 'no reply in time' : 'the connection failed');
+      throw unavailable(
+        this.store,
+        failure,
+        failure.notSent || ended || effect === 'read' ? 'not-applied' : 'unknown',
+        error,
+        failure.reason === 'TIMEOUT' ? 'no reply in time' : 'the connection failed',
+      );
     }
   }
 
@@ -173,7 +202,9 @@ export class RedisConnection {
     if (owned === undefined) return;
     if (owned.status === 'ready') {
       // QUIT is answered after every reply before it; a stalled server never answers it.
-      await withinDeadline(owned.quit(), this.limits.connectTimeoutMs, () => new Error('QUIT unanswered')).catch(() => undefined);
+      await withinDeadline(owned.quit(), this.limits.connectTimeoutMs, () => new Error('QUIT unanswered')).catch(
+        () => undefined,
+      );
     }
     if (owned.status !== 'end') owned.disconnect();
   }

@@ -23,11 +23,30 @@
 import { ChatstateError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
 import { checkKeys, checkVersion, closedError, noSessionError, storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
-import type { AppendCommit, AppendOutcome, DriverListQuery, DriverRange, HeadRecord, MessageRecord, ReplaceCommit, SessionStore, StoreDriver, ValueRecord } from '../../store/types.js';
+import type {
+  AppendCommit,
+  AppendOutcome,
+  DriverListQuery,
+  DriverRange,
+  HeadRecord,
+  MessageRecord,
+  ReplaceCommit,
+  SessionStore,
+  StoreDriver,
+  ValueRecord,
+} from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
 import { STORE, headFields, redisRecords, text, type RedisRecords } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';
-import { checkedConfirm, isClient, loadIoredis, ownedClientOptions, parseUrl, probeWaitAof, type OwnedClient } from './client.js';
+import {
+  checkedConfirm,
+  isClient,
+  loadIoredis,
+  ownedClientOptions,
+  parseUrl,
+  probeWaitAof,
+  type OwnedClient,
+} from './client.js';
 import { connectionLimits } from '../network.js';
 import { RedisConnection, type Effect } from './connection.js';
 
@@ -117,15 +136,25 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   try {
     const prefix = options.prefix ?? fromUrl ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX) {
-      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: prefix must be a string of 1 to ${MAX_PREFIX} characters`);
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${name}: prefix must be a string of 1 to ${MAX_PREFIX} characters`,
+      );
     }
     // ioredis applies its keyPrefix to declared KEYS only; the scripts build their keys from
     // ARGV, so the client's prefix is applied here to keep every key under it.
     const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
     const driver = new RedisDriver(name, connection, keyPrefix + prefix, confirm);
     // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
-    await Promise.all(Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')));
-    if (confirm?.aof === true) await probeWaitAof((command, args) => connection.call(command, args, 'read', confirm.timeoutMs), confirm.timeoutMs, name);
+    await Promise.all(
+      Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')),
+    );
+    if (confirm?.aof === true)
+      await probeWaitAof(
+        (command, args) => connection.call(command, args, 'read', confirm.timeoutMs),
+        confirm.timeoutMs,
+        name,
+      );
     return driver;
   } catch (error) {
     // Closed within the connect timeout even when the server is down or stalled: a failed open leaves no socket or timer behind.
@@ -135,7 +164,10 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
 }
 
 /** ✱ A Redis `SessionStore` on a URL or the caller's client. */
-export async function redisStore(urlOrClient: string | RedisLike, options: RedisStoreOptions = {}): Promise<SessionStore> {
+export async function redisStore(
+  urlOrClient: string | RedisLike,
+  options: RedisStoreOptions = {},
+): Promise<SessionStore> {
   const { name, prefix, confirm, connectTimeoutMs, commandTimeoutMs, ...core } = options;
   const driverOptions: RedisOptions = {
     ...(name === undefined ? {} : { name }),
@@ -198,7 +230,11 @@ class RedisDriver implements StoreDriver {
 
   /** The write to `id` happened, but its confirmation did not: retryable, and retrying an append is safe. */
   private unconfirmed(id: string, why: string, details: Record<string, unknown>, cause?: unknown): UnavailableError {
-    return new UnavailableError(`${this.name}: the write to session ${JSON.stringify(id)} was applied but not confirmed ${why}`, { store: this.name, reason: 'UNCONFIRMED', outcome: 'applied', id, ...details }, { cause });
+    return new UnavailableError(
+      `${this.name}: the write to session ${JSON.stringify(id)} was applied but not confirmed ${why}`,
+      { store: this.name, reason: 'UNCONFIRMED', outcome: 'applied', id, ...details },
+      { cause },
+    );
   }
 
   /** `WAIT`/`WAITAOF`, which blocks on the server for up to the confirmation timeout; a lost connection leaves the write unconfirmed. */
@@ -219,19 +255,31 @@ class RedisDriver implements StoreDriver {
     let local = 1;
     let replicas: number;
     if (confirm.aof) {
-      const reply = this.records.list(await this.waitFor(id, 'WAITAOF', [1, confirm.replicas, confirm.timeoutMs]), id, 'the WAITAOF reply');
+      const reply = this.records.list(
+        await this.waitFor(id, 'WAITAOF', [1, confirm.replicas, confirm.timeoutMs]),
+        id,
+        'the WAITAOF reply',
+      );
       local = this.records.integer(reply[0], id, 'the WAITAOF local count');
       replicas = this.records.integer(reply[1], id, 'the WAITAOF replica count');
     } else {
-      replicas = this.records.integer(await this.waitFor(id, 'WAIT', [confirm.replicas, confirm.timeoutMs]), id, 'the WAIT reply');
+      replicas = this.records.integer(
+        await this.waitFor(id, 'WAIT', [confirm.replicas, confirm.timeoutMs]),
+        id,
+        'the WAIT reply',
+      );
     }
     if (local < 1 || replicas < confirm.replicas) {
       // Applied but not confirmed: the caller may retry (appends are idempotent by message id).
-      throw this.unconfirmed(id, `within ${confirm.timeoutMs} ms (${confirm.aof ? `fsynced locally: ${local === 1 ? 'yes' : 'no'}, ` : ''}replicas: ${replicas} of ${confirm.replicas})`, {
-        local,
-        replicas,
-        wanted: confirm.replicas,
-      });
+      throw this.unconfirmed(
+        id,
+        `within ${confirm.timeoutMs} ms (${confirm.aof ? `fsynced locally: ${local === 1 ? 'yes' : 'no'}, ` : ''}replicas: ${replicas} of ${confirm.replicas})`,
+        {
+          local,
+          replicas,
+          wanted: confirm.replicas,
+        },
+      );
     }
   }
 
@@ -252,11 +300,21 @@ class RedisDriver implements StoreDriver {
 
   readRange(id: string, range: DriverRange): Promise<MessageRecord[] | undefined> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.readRange, [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? ''], 'read');
+      const reply = await this.run(
+        SCRIPTS.readRange,
+        [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? ''],
+        'read',
+      );
       if (reply === null || reply === undefined) return undefined;
       const [ids, bodies, descending] = this.records.list(reply, id, 'the message range');
-      if (!Array.isArray(ids)) throw this.records.corrupt(id, `the head's ${String(bodies)} is not a non-negative integer`);
-      return this.records.parseMessages(ids, bodies, id, this.records.integer(descending, id, 'the range direction') === 1);
+      if (!Array.isArray(ids))
+        throw this.records.corrupt(id, `the head's ${String(bodies)} is not a non-negative integer`);
+      return this.records.parseMessages(
+        ids,
+        bodies,
+        id,
+        this.records.integer(descending, id, 'the range direction') === 1,
+      );
     });
   }
 
@@ -299,7 +357,13 @@ class RedisDriver implements StoreDriver {
       const appended: MessageRecord[] = [];
       for (let index = 0; index + 1 < added.length; index += 2) {
         const messageId = String(added[index]);
-        appended.push(Object.freeze({ seq: this.records.integer(added[index + 1], id, 'an appended seq'), id: messageId, data: bodies.get(messageId) ?? '' }));
+        appended.push(
+          Object.freeze({
+            seq: this.records.integer(added[index + 1], id, 'an appended seq'),
+            id: messageId,
+            data: bodies.get(messageId) ?? '',
+          }),
+        );
       }
       const duplicates = this.records.list(rest[2], id, 'the duplicate ids').map(String);
       if (appended.length > 0) await this.confirmed(id);
@@ -351,7 +415,11 @@ class RedisDriver implements StoreDriver {
 
   list(query: DriverListQuery): Promise<HeadRecord[]> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.list, [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? ''], 'read');
+      const reply = await this.run(
+        SCRIPTS.list,
+        [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? ''],
+        'read',
+      );
       return this.records.list(reply, '(list)', 'the listing').map((entry) => {
         const [rawId, head] = this.records.list(entry, '(list)', 'a listing entry');
         const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
@@ -374,7 +442,11 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       let purged = 0;
       for (;;) {
-        const [count, examined] = this.records.list(await this.run(SCRIPTS.purge, [now, PURGE_BATCH], 'write'), '(purge)', 'the purge reply');
+        const [count, examined] = this.records.list(
+          await this.run(SCRIPTS.purge, [now, PURGE_BATCH], 'write'),
+          '(purge)',
+          'the purge reply',
+        );
         purged += this.records.integer(count, '(purge)', 'the purged count');
         // Every examined entry is either purged or moved past `now`, so each batch makes progress.
         if (this.records.integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
@@ -385,10 +457,17 @@ class RedisDriver implements StoreDriver {
   }
 
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
-    return this.track(async () => this.records.parseValues(await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys], 'read')));
+    return this.track(async () =>
+      this.records.parseValues(
+        await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys], 'read'),
+      ),
+    );
   }
 
-  writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+  writeValues(
+    ns: string,
+    entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+  ): Promise<void> {
     return this.track(async () => {
       const args: Array<string | number> = [ns, namespaceSession(ns) ?? '', entries.length];
       for (const entry of entries) args.push(entry.data === null ? 'd' : 's', entry.key, entry.data ?? '');

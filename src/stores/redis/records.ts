@@ -20,15 +20,24 @@ export function text(value: unknown): string | undefined {
 /** The head as the field/value pairs of its hash (optional fields absent). */
 export function headFields(head: HeadRecord): string[] {
   const fields: string[] = [
-    'id', head.id,
-    'schema', String(head.schema),
-    'version', String(head.version),
-    'createdAt', head.createdAt,
-    'updatedAt', head.updatedAt,
-    'messageCount', String(head.messageCount),
-    'tokenCount', String(head.tokenCount),
-    'lastSeq', String(head.lastSeq),
-    'data', head.data,
+    'id',
+    head.id,
+    'schema',
+    String(head.schema),
+    'version',
+    String(head.version),
+    'createdAt',
+    head.createdAt,
+    'updatedAt',
+    head.updatedAt,
+    'messageCount',
+    String(head.messageCount),
+    'tokenCount',
+    String(head.tokenCount),
+    'lastSeq',
+    String(head.lastSeq),
+    'data',
+    head.data,
   ];
   if (head.agentId !== undefined) fields.push('agentId', head.agentId);
   if (head.userId !== undefined) fields.push('userId', head.userId);
@@ -59,7 +68,11 @@ export function redisRecords(store: string) {
   function integer(value: unknown, id: string, what: string): number {
     const raw = typeof value === 'number' ? String(value) : text(value);
     const number = raw !== undefined && /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isSafeInteger(number)) throw corrupt(id, `${what} is ${JSON.stringify(String(raw ?? typeof value).slice(0, 40))}, not a non-negative integer`);
+    if (!Number.isSafeInteger(number))
+      throw corrupt(
+        id,
+        `${what} is ${JSON.stringify(String(raw ?? typeof value).slice(0, 40))}, not a non-negative integer`,
+      );
     return number;
   }
 
@@ -90,7 +103,8 @@ export function redisRecords(store: string) {
     if (storedId !== id) throw corrupt(id, `the head says it belongs to ${JSON.stringify(storedId.slice(0, 140))}`);
     const createdAt = required('createdAt');
     const updatedAt = required('updatedAt');
-    if (Number.isNaN(Date.parse(updatedAt))) throw corrupt(id, `the head's updatedAt ${JSON.stringify(updatedAt.slice(0, 40))} is not a date`);
+    if (Number.isNaN(Date.parse(updatedAt)))
+      throw corrupt(id, `the head's updatedAt ${JSON.stringify(updatedAt.slice(0, 40))} is not a date`);
     const agentId = optionalText('agentId');
     const userId = optionalText('userId');
     const expiresAt = optionalCount('expiresAt');
@@ -128,7 +142,8 @@ export function redisRecords(store: string) {
       const seq = integer(ids[index * 2 + 1], id, 'a message seq');
       const body = text(data[index]);
       if (messageId === undefined) throw corrupt(id, `message ${seq} has no id`);
-      if (body === undefined) throw corrupt(id, `message ${seq} (${JSON.stringify(messageId.slice(0, 140))}) has no body`);
+      if (body === undefined)
+        throw corrupt(id, `message ${seq} (${JSON.stringify(messageId.slice(0, 140))}) has no body`);
       records.push(Object.freeze({ seq, id: messageId, data: body }));
     }
     if (descending) records.reverse();

@@ -31,7 +31,16 @@ import {
   searchIndex,
   writeValues,
 } from './memory-sql.js';
-import { assertStorable, headOf, messageOf, prepareStatements, translateError, type HeadRow, type MessageRow, type SqliteDatabaseLike } from './sql.js';
+import {
+  assertStorable,
+  headOf,
+  messageOf,
+  prepareStatements,
+  translateError,
+  type HeadRow,
+  type MessageRow,
+  type SqliteDatabaseLike,
+} from './sql.js';
 import { headValues } from '../sql-head.js';
 
 /** One queued write: runs inside the group's transaction. */
@@ -245,7 +254,15 @@ export class SqliteDriver implements StoreDriver {
 
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.write(() => {
-      const head = this.statements.appendHead.get(id) as { version: number; last_seq: number; user_id: string | null; expires_at: number | null; key_check: string | null } | undefined;
+      const head = this.statements.appendHead.get(id) as
+        | {
+            version: number;
+            last_seq: number;
+            user_id: string | null;
+            expires_at: number | null;
+            key_check: string | null;
+          }
+        | undefined;
       if (head === undefined || isExpired(head.expires_at, commit.now)) throw noSessionError(this.name, id);
       checkKeys(this.name, id, head.key_check ?? undefined, commit.keys?.expected);
       checkVersion(this.name, id, head.version, commit.expectedVersion);
@@ -273,7 +290,17 @@ export class SqliteDriver implements StoreDriver {
       }
       // An append never removes a key check (only a save rewrites it): '' leaves the stored one.
       const keys = commit.keys?.next === undefined || commit.keys.next === '' ? null : commit.keys.next;
-      this.statements.advanceHead.run(commit.updatedAt, appended.length, tokens, seq, title ?? null, commit.data ?? null, Date.parse(commit.updatedAt), keys, id);
+      this.statements.advanceHead.run(
+        commit.updatedAt,
+        appended.length,
+        tokens,
+        seq,
+        title ?? null,
+        commit.data ?? null,
+        Date.parse(commit.updatedAt),
+        keys,
+        id,
+      );
       return { version: head.version + 1, appended, duplicates };
     });
   }
@@ -291,14 +318,16 @@ export class SqliteDriver implements StoreDriver {
       if (commit.expectedVersion !== undefined || commit.expectedKeys !== undefined) {
         const row = this.statements.version.get(id) as { version: number; key_check: string | null } | undefined;
         if (row !== undefined) checkKeys(this.name, id, row.key_check ?? undefined, commit.expectedKeys);
-        if (commit.expectedVersion !== undefined) checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
+        if (commit.expectedVersion !== undefined)
+          checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
       this.statements.deleteMessages.run(id);
       // The index is rewritten with the messages (at once: one segment for the whole session): the
       // old rows, queued or indexed, may name messages that are gone, or a user the session no longer has.
       forgetText(this.memory, id);
       this.statements.upsertHead.run(...headValues({ ...head, id }));
-      for (const message of commit.messages) this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
+      for (const message of commit.messages)
+        this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
       indexMessages(this.memory, id, head.userId, commit.messages);
     });
   }
@@ -339,7 +368,10 @@ export class SqliteDriver implements StoreDriver {
     return this.read(() => readValues(this.memory, this.label, ns, keys));
   }
 
-  writeValues(ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>): Promise<void> {
+  writeValues(
+    ns: string,
+    entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+  ): Promise<void> {
     let checked: ReturnType<typeof checkedValues>;
     try {
       checked = checkedValues(this.label, ns, entries);

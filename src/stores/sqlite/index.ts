@@ -57,7 +57,8 @@ async function loadDriverModule(store: string): Promise<DatabaseConstructor> {
   } catch (error) {
     throw missing(store, `which could not be loaded (${errorMessage(error)})`, error);
   }
-  if (typeof module.default !== 'function') throw missing(store, 'but what was loaded under that name is not it', undefined);
+  if (typeof module.default !== 'function')
+    throw missing(store, 'but what was loaded under that name is not it', undefined);
   return module.default as DatabaseConstructor;
 }
 
@@ -111,7 +112,11 @@ async function openFile(path: string, store: string, busyTimeoutMs: number): Pro
     try {
       mkdirSync(dirname(file), { recursive: true });
     } catch (error) {
-      throw new InvalidInputError('INVALID_ARGUMENT', `${store}: cannot create the directory of ${file} (${errorMessage(error)})`, { cause: error });
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${store}: cannot create the directory of ${file} (${errorMessage(error)})`,
+        { cause: error },
+      );
     }
   }
   try {
@@ -121,10 +126,17 @@ async function openFile(path: string, store: string, busyTimeoutMs: number): Pro
     // better-sqlite3 loads its native addon on first use: a missing build, or one made for another
     // Node version, surfaces here rather than at import.
     if (code === 'ERR_DLOPEN_FAILED' || /bindings file|NODE_MODULE_VERSION|\.node\b/.test(errorMessage(error))) {
-      throw missing(store, `whose native module did not load (${errorMessage(error)}); reinstall it or run \`npm rebuild ${PACKAGE}\``, error);
+      throw missing(
+        store,
+        `whose native module did not load (${errorMessage(error)}); reinstall it or run \`npm rebuild ${PACKAGE}\``,
+        error,
+      );
     }
     if (typeof code === 'string' && code.startsWith('SQLITE_')) throw translateError(error, { store, file });
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: cannot open ${file} (${errorMessage(error)})`, { cause: error, details: { file } });
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: cannot open ${file} (${errorMessage(error)})`, {
+      cause: error,
+      details: { file },
+    });
   }
 }
 
@@ -134,13 +146,19 @@ async function openFile(path: string, store: string, busyTimeoutMs: number): Pro
  * `synchronous = FULL` and the store's checkpoint interval (see `prepareDatabase`), and the database
  * is migrated to the current schema.
  */
-export async function sqliteDriver(pathOrDatabase: string | SqliteDatabaseLike, options: SqliteDriverOptions = {}): Promise<StoreDriver> {
+export async function sqliteDriver(
+  pathOrDatabase: string | SqliteDatabaseLike,
+  options: SqliteDriverOptions = {},
+): Promise<StoreDriver> {
   const { busyTimeoutMs, name } = checkOptions(options);
   let db: SqliteDatabaseLike;
   let owns: boolean;
   if (typeof pathOrDatabase === 'string') {
     if (pathOrDatabase.length === 0 || pathOrDatabase.includes('\0')) {
-      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a database file path or a better-sqlite3 Database`);
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${name}: expected a database file path or a better-sqlite3 Database`,
+      );
     }
     db = await openFile(pathOrDatabase, name, busyTimeoutMs);
     owns = true;
@@ -148,9 +166,15 @@ export async function sqliteDriver(pathOrDatabase: string | SqliteDatabaseLike, 
     db = pathOrDatabase;
     owns = false;
   } else {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a database file path or a better-sqlite3 Database`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${name}: expected a database file path or a better-sqlite3 Database`,
+    );
   }
-  const label: DatabaseLabel = { store: name, file: db.name ?? (typeof pathOrDatabase === 'string' ? pathOrDatabase : 'the given database') };
+  const label: DatabaseLabel = {
+    store: name,
+    file: db.name ?? (typeof pathOrDatabase === 'string' ? pathOrDatabase : 'the given database'),
+  };
   try {
     try {
       prepareDatabase(db, label, busyTimeoutMs);
@@ -172,7 +196,10 @@ export async function sqliteDriver(pathOrDatabase: string | SqliteDatabaseLike, 
 }
 
 /** A `SessionStore` in one SQLite file, or over the caller's better-sqlite3 `Database`. */
-export async function sqliteStore(pathOrDatabase: string | SqliteDatabaseLike, options: SqliteStoreOptions = {}): Promise<SessionStore> {
+export async function sqliteStore(
+  pathOrDatabase: string | SqliteDatabaseLike,
+  options: SqliteStoreOptions = {},
+): Promise<SessionStore> {
   const { busyTimeoutMs, name, ...storeOptions } = options;
   const driver = await sqliteDriver(pathOrDatabase, {
     ...(busyTimeoutMs === undefined ? {} : { busyTimeoutMs }),

@@ -22,24 +22,32 @@ import { assertStorable, isStorable, type SqliteDatabaseLike } from './sql.js';
 export function prepareMemoryStatements(db: SqliteDatabaseLike) {
   // The join drives from the FTS5 MATCH (the index), then finds each hit's row by rowid; the exact
   // user check is in SQL (`IS` also matches "no user" to "no user"), whatever the owner token says.
-  const searchSql = (filter: string): string => `SELECT t.session_id AS session_id, t.seq AS seq, t.message_id AS message_id,
+  const searchSql = (
+    filter: string,
+  ): string => `SELECT t.session_id AS session_id, t.seq AS seq, t.message_id AS message_id,
       bm25(message_fts, 1.0, 0.0) AS rank
     FROM message_fts JOIN message_text t ON t.rowid = message_fts.rowid
     WHERE message_fts MATCH ? AND t.user_id IS ?${filter}
     ORDER BY rank, t.session_id, t.seq DESC LIMIT ?`;
   return {
     readValues: db.prepare(`SELECT key, data FROM memory_values WHERE ns = ? ORDER BY key`),
-    readSomeValues: db.prepare(`SELECT key, data FROM memory_values WHERE ns = ? AND key IN (SELECT value FROM json_each(?)) ORDER BY key`),
+    readSomeValues: db.prepare(
+      `SELECT key, data FROM memory_values WHERE ns = ? AND key IN (SELECT value FROM json_each(?)) ORDER BY key`,
+    ),
     putValue: db.prepare(`INSERT INTO memory_values (ns, key, data, updated_at) VALUES (?, ?, ?, ?)
       ON CONFLICT (ns, key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at`),
     deleteValue: db.prepare(`DELETE FROM memory_values WHERE ns = ? AND key = ?`),
     // One range scan of the (ns, key) key; see sessionNamespaces.
     deleteSessionValues: db.prepare(`DELETE FROM memory_values WHERE ns >= ? AND ns < ? AND (ns = ? OR ns >= ?)`),
-    insertText: db.prepare(`INSERT INTO message_text (session_id, seq, message_id, user_id) VALUES (?, ?, ?, ?) RETURNING rowid`),
+    insertText: db.prepare(
+      `INSERT INTO message_text (session_id, seq, message_id, user_id) VALUES (?, ?, ?, ?) RETURNING rowid`,
+    ),
     insertIndex: db.prepare(`INSERT INTO message_fts (rowid, body, owner) VALUES (?, ?, ?)`),
     // The trigger message_text_deleted removes the index rows too.
     deleteText: db.prepare(`DELETE FROM message_text WHERE session_id = ?`),
-    queueText: db.prepare(`INSERT INTO message_text_queue (session_id, seq, message_id, user_id, body) VALUES (?, ?, ?, ?, ?)`),
+    queueText: db.prepare(
+      `INSERT INTO message_text_queue (session_id, seq, message_id, user_id, body) VALUES (?, ?, ?, ?, ?)`,
+    ),
     readQueue: db.prepare(`SELECT session_id, seq, message_id, user_id, body FROM message_text_queue ORDER BY rowid`),
     anyQueued: db.prepare(`SELECT 1 AS queued FROM message_text_queue LIMIT 1`),
     countQueued: db.prepare(`SELECT count(*) AS queued FROM message_text_queue`),
@@ -48,7 +56,9 @@ export function prepareMemoryStatements(db: SqliteDatabaseLike) {
     clearQueue: db.prepare(`DELETE FROM message_text_queue`),
     // A queued message whose (session, seq) already has a row (only a damaged file could have one)
     // keeps that row and its index entry: the batch goes on instead of failing.
-    insertQueuedText: db.prepare(`INSERT INTO message_text (session_id, seq, message_id, user_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rowid`),
+    insertQueuedText: db.prepare(
+      `INSERT INTO message_text (session_id, seq, message_id, user_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rowid`,
+    ),
     expiredIds: db.prepare(`SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
     search: db.prepare(searchSql('')),
     searchIn: db.prepare(searchSql(' AND t.session_id IN (SELECT value FROM json_each(?))')),
@@ -85,7 +95,10 @@ export function indexMessages(
   const owner = ownerToken(userId);
   const texts = messages.filter((message): message is typeof message & { text: string } => message.text !== undefined);
   // Table rows first, then index rows: see indexQueued.
-  const rowids = texts.map((message) => (statements.insertText.get(sessionId, message.seq, message.id, userId ?? null) as { rowid: number }).rowid);
+  const rowids = texts.map(
+    (message) =>
+      (statements.insertText.get(sessionId, message.seq, message.id, userId ?? null) as { rowid: number }).rowid,
+  );
   texts.forEach((message, index) => statements.insertIndex.run(rowids[index], foldText(message.text), owner));
 }
 
@@ -96,16 +109,29 @@ export function queueMessages(
   userId: string | null,
   messages: ReadonlyArray<{ readonly seq: number; readonly id: string; readonly text: string }>,
 ): void {
-  for (const message of messages) statements.queueText.run(sessionId, message.seq, message.id, userId, foldText(message.text));
+  for (const message of messages)
+    statements.queueText.run(sessionId, message.seq, message.id, userId, foldText(message.text));
 }
 
 /** Moves every queued text into the index (one FTS5 segment for the whole batch); returns how many. */
 export function indexQueued(statements: MemoryStatements): number {
-  const rows = statements.readQueue.all() as Array<{ session_id: string; seq: number; message_id: string; user_id: string | null; body: string }>;
+  const rows = statements.readQueue.all() as Array<{
+    session_id: string;
+    seq: number;
+    message_id: string;
+    user_id: string | null;
+    body: string;
+  }>;
   if (rows.length === 0) return 0;
   // Every message_text row first, then every index row: alternating between the table and FTS5
   // costs several times more per row (measured: about 9× for the table inserts).
-  const rowids = rows.map((row) => (statements.insertQueuedText.get(row.session_id, row.seq, row.message_id, row.user_id) as { rowid: number } | undefined)?.rowid);
+  const rowids = rows.map(
+    (row) =>
+      (
+        statements.insertQueuedText.get(row.session_id, row.seq, row.message_id, row.user_id) as
+          { rowid: number } | undefined
+      )?.rowid,
+  );
   const owners = new Map<string | null, string>();
   rows.forEach((row, index) => {
     const rowid = rowids[index];
@@ -142,14 +168,22 @@ function corrupt(label: DatabaseLabel, what: string): DataError {
 }
 
 /** The values of `ns` (only `keys`, when given), keys ascending. */
-export function readValues(statements: MemoryStatements, label: DatabaseLabel, ns: string, keys: readonly string[] | undefined): ValueRecord[] {
+export function readValues(
+  statements: MemoryStatements,
+  label: DatabaseLabel,
+  ns: string,
+  keys: readonly string[] | undefined,
+): ValueRecord[] {
   // A key SQLite cannot store was never stored: it matches nothing.
   if (!isStorable(ns)) return [];
   const wanted = keys?.filter((key) => isStorable(key));
   if (wanted !== undefined && wanted.length === 0) return [];
-  const rows = (wanted === undefined ? statements.readValues.all(ns) : statements.readSomeValues.all(ns, JSON.stringify(wanted))) as Array<{ key: unknown; data: unknown }>;
+  const rows = (
+    wanted === undefined ? statements.readValues.all(ns) : statements.readSomeValues.all(ns, JSON.stringify(wanted))
+  ) as Array<{ key: unknown; data: unknown }>;
   return rows.map((row) => {
-    if (typeof row.key !== 'string' || typeof row.data !== 'string') throw corrupt(label, `a value row of namespace ${JSON.stringify(ns)} is not (text, text)`);
+    if (typeof row.key !== 'string' || typeof row.data !== 'string')
+      throw corrupt(label, `a value row of namespace ${JSON.stringify(ns)} is not (text, text)`);
     return Object.freeze({ key: row.key, data: row.data });
   });
 }
@@ -172,7 +206,12 @@ export function checkedValues(
 }
 
 /** Writes and deletes values of `ns` (a later entry for the same key wins). */
-export function writeValues(statements: MemoryStatements, ns: string, entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>, now: number): void {
+export function writeValues(
+  statements: MemoryStatements,
+  ns: string,
+  entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
+  now: number,
+): void {
   for (const entry of entries) {
     if (entry.data === null) statements.deleteValue.run(ns, entry.key);
     else statements.putValue.run(ns, entry.key, entry.data, now);
@@ -195,5 +234,12 @@ export function searchIndex(statements: MemoryStatements, query: TextSearchQuery
     rows = statements.searchIn.all(match, query.userId ?? null, JSON.stringify(ids), limit) as typeof rows;
   }
   const scores = relativeScores(rows.map((row) => -row.rank));
-  return rows.map((row, index) => Object.freeze({ sessionId: row.session_id, seq: row.seq, messageId: row.message_id, score: scores[index] as number }));
+  return rows.map((row, index) =>
+    Object.freeze({
+      sessionId: row.session_id,
+      seq: row.seq,
+      messageId: row.message_id,
+      score: scores[index] as number,
+    }),
+  );
 }

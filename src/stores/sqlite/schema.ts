@@ -135,9 +135,13 @@ function installedVersion(db: SqliteDatabaseLike, label: DatabaseLabel): number 
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value?: unknown } | undefined;
   const version = Number(row?.value);
   if (!Number.isSafeInteger(version) || version < 1) {
-    throw new DataError('CORRUPT', `${label.store}: ${label.file} has no valid schema version (meta.schema = ${JSON.stringify(row?.value ?? null)})`, {
-      details: { file: label.file },
-    });
+    throw new DataError(
+      'CORRUPT',
+      `${label.store}: ${label.file} has no valid schema version (meta.schema = ${JSON.stringify(row?.value ?? null)})`,
+      {
+        details: { file: label.file },
+      },
+    );
   }
   return version;
 }
@@ -156,9 +160,11 @@ function tooNew(installed: number, label: DatabaseLabel): DataError {
  * reason instead of failing at its first search.
  */
 function assertFullTextSearch(db: SqliteDatabaseLike, label: DatabaseLabel): void {
-  const row = db.prepare(`SELECT sqlite_version() AS version, EXISTS (SELECT 1 FROM pragma_module_list WHERE name = 'fts5') AS fts5`).get() as
-    | { version?: unknown; fts5?: unknown }
-    | undefined;
+  const row = db
+    .prepare(
+      `SELECT sqlite_version() AS version, EXISTS (SELECT 1 FROM pragma_module_list WHERE name = 'fts5') AS fts5`,
+    )
+    .get() as { version?: unknown; fts5?: unknown } | undefined;
   const version = String(row?.version ?? '');
   const [major = 0, minor = 0] = version.split('.').map(Number);
   const recent = major > 3 || (major === 3 && minor >= 43);
@@ -207,9 +213,9 @@ export function prepareDatabase(db: SqliteDatabaseLike, label: DatabaseLabel, bu
     for (let version = installed; version < SQLITE_SCHEMA_VERSION; version += 1) {
       for (const statement of MIGRATIONS[version] ?? []) db.exec(statement);
     }
-    db.prepare(`INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(
-      String(SQLITE_SCHEMA_VERSION),
-    );
+    db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    ).run(String(SQLITE_SCHEMA_VERSION));
     db.exec('COMMIT');
   } catch (error) {
     try {

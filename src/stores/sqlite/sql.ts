@@ -3,7 +3,14 @@
  * conversion of rows into records, and the translation of SQLite errors into chatstate errors.
  * @module
  */
-import { ChatstateError, CollaboratorError, DataError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
+import {
+  ChatstateError,
+  CollaboratorError,
+  DataError,
+  InvalidInputError,
+  UnavailableError,
+  errorMessage,
+} from '../../errors.js';
 import type { HeadRecord, MessageRecord } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
 import { HEAD_COLUMNS } from '../sql-head.js';
@@ -32,21 +39,34 @@ export function translateError(error: unknown, label: DatabaseLabel): Error {
   const message = errorMessage(error);
   const details = { file: label.file, ...(code === '' ? {} : { sqliteCode: code }) };
   if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
-    return new DataError('CORRUPT', `${label.store}: the database ${label.file} is damaged (${message}); restore it from a backup`, { cause: error, details });
+    return new DataError(
+      'CORRUPT',
+      `${label.store}: the database ${label.file} is damaged (${message}); restore it from a backup`,
+      { cause: error, details },
+    );
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new UnavailableError(`${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`, { store: label.store, reason: 'LOCKED', outcome: 'not-applied', ...details }, { cause: error });
+    return new UnavailableError(
+      `${label.store}: ${label.file} stayed locked by another writer past the busy timeout (${message})`,
+      { store: label.store, reason: 'LOCKED', outcome: 'not-applied', ...details },
+      { cause: error },
+    );
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
-    return new InvalidInputError('INVALID_ARGUMENT', `${label.store}: cannot open ${label.file} (${message})`, { cause: error, details });
+    return new InvalidInputError('INVALID_ARGUMENT', `${label.store}: cannot open ${label.file} (${message})`, {
+      cause: error,
+      details,
+    });
   }
-  return new CollaboratorError('STORAGE_FAILED', `${label.store}: ${label.file}: ${message}`, { cause: error, details });
+  return new CollaboratorError('STORAGE_FAILED', `${label.store}: ${label.file}: ${message}`, {
+    cause: error,
+    details,
+  });
 }
 
 function corrupt(label: DatabaseLabel, what: string): DataError {
   return new DataError('CORRUPT', `${label.store}: ${label.file}: ${what}`, { details: { file: label.file } });
 }
-
 
 /** A row of `sessions`, as read (types checked by `headOf`). */
 export interface HeadRow {
@@ -86,7 +106,8 @@ export function headOf(row: HeadRow, label: DatabaseLabel): HeadRecord {
     return value;
   };
   const integer = (value: unknown, column: string): number => {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw corrupt(label, `${where}: column ${column} is not a non-negative integer`);
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+      throw corrupt(label, `${where}: column ${column} is not a non-negative integer`);
     return value;
   };
   const head: { -readonly [K in keyof HeadRecord]: HeadRecord[K] } = {
@@ -112,7 +133,10 @@ export function headOf(row: HeadRow, label: DatabaseLabel): HeadRecord {
 /** A message row as a record; a row of another shape is `CORRUPT`. */
 export function messageOf(row: MessageRow, sessionId: string, label: DatabaseLabel): MessageRecord {
   if (typeof row.seq !== 'number' || typeof row.id !== 'string' || typeof row.data !== 'string') {
-    throw corrupt(label, `a message row of session ${JSON.stringify(sessionId)} does not have the shape (seq, id, data)`);
+    throw corrupt(
+      label,
+      `a message row of session ${JSON.stringify(sessionId)} does not have the shape (seq, id, data)`,
+    );
   }
   // The row is a fresh object of exactly these three columns, made for this read and handed to the
   // core, which only decodes it: reused as it is, since a copy per message shows in a 100k load.
@@ -131,7 +155,10 @@ export function isStorable(value: string | undefined): boolean {
 /** Throws `INVALID_ARGUMENT` when SQLite would store `value` as a different string. */
 export function assertStorable(value: string | undefined, what: string, label: DatabaseLabel): void {
   if (!isStorable(value)) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `${label.store}: ${what} contains an unpaired surrogate, which SQLite text cannot store`);
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${label.store}: ${what} contains an unpaired surrogate, which SQLite text cannot store`,
+    );
   }
 }
 
@@ -146,22 +173,31 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     readMessages: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? ORDER BY seq`),
     // Walks the (session_id, seq) key backwards from `beforeSeq`: the last n of a session cost the
     // same at any size. The caller reverses the rows into ascending order.
-    readTail: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`),
+    readTail: db.prepare(
+      `SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+    ),
     appendHead: db.prepare(`SELECT version, last_seq, user_id, expires_at, key_check FROM sessions WHERE id = ?`),
     // The UNIQUE (session_id, id) index turns an already stored id into "no change": idempotency
     // costs one index probe, not a scan of the session.
-    insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`),
+    insertMessage: db.prepare(
+      `INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`,
+    ),
     // The head arithmetic of `appendToHead`, done in place: version + 1, counts, the first title,
     // the commit's head data when it has some, and sliding expiry from the new `updated_at`.
-    advanceHead: db.prepare(`UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?,
+    advanceHead:
+      db.prepare(`UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?,
       token_count = token_count + ?, last_seq = ?, title = COALESCE(title, ?), data = COALESCE(?, data),
       expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END, key_check = COALESCE(?, key_check) WHERE id = ?`),
     version: db.prepare(`SELECT version, key_check FROM sessions WHERE id = ?`),
-    upsertHead: db.prepare(`INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    upsertHead: db.prepare(
+      `INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
     insertReplacement: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?)`),
     deleteMessages: db.prepare(`DELETE FROM messages WHERE session_id = ?`),
     deleteHead: db.prepare(`DELETE FROM sessions WHERE id = ?`),
-    purgeMessages: db.prepare(`DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?)`),
+    purgeMessages: db.prepare(
+      `DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?)`,
+    ),
     purgeHeads: db.prepare(`DELETE FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
     // One statement per filter shape, so each can use the index made for it.
     list: db.prepare(listSql('')),

@@ -25,7 +25,13 @@ function stateOf(turn: number): State {
 
 async function started(store: SessionStore): Promise<Session> {
   return store.save(
-    Session.create({ id: freshId(), userId: 'user-state', messages: conversation(2, 'start'), variables: { plan: 'none' }, metadata: { label: 'kept?' } }).withUsage({ inputTokens: 1 }),
+    Session.create({
+      id: freshId(),
+      userId: 'user-state',
+      messages: conversation(2, 'start'),
+      variables: { plan: 'none' },
+      metadata: { label: 'kept?' },
+    }).withUsage({ inputTokens: 1 }),
   );
 }
 
@@ -41,7 +47,10 @@ export function appendStateSpec(suite: ConformanceSuite): void {
     spec.it('the state replaces metadata, variables and last usage in the same version as the messages', async () => {
       const store = await spec.open();
       const saved = await started(store);
-      const result = await store.append(saved.id, conversation(2, 'turn1'), { state: stateOf(1), expectedVersion: saved.version });
+      const result = await store.append(saved.id, conversation(2, 'turn1'), {
+        state: stateOf(1),
+        expectedVersion: saved.version,
+      });
       expect(result.version).toBe(saved.version + 1);
       const loaded = await store.load(saved.id);
       expect(loaded.version).toBe(result.version);
@@ -76,7 +85,10 @@ export function appendStateSpec(suite: ConformanceSuite): void {
       const store = await spec.open();
       const saved = await started(store);
       await store.append(saved.id, conversation(1, 'other'));
-      await expectCode(() => store.append(saved.id, conversation(1, 'late'), { state: stateOf(1), expectedVersion: saved.version }), 'CONFLICT');
+      await expectCode(
+        () => store.append(saved.id, conversation(1, 'late'), { state: stateOf(1), expectedVersion: saved.version }),
+        'CONFLICT',
+      );
       const loaded = await store.load(saved.id);
       expect(loaded.messages.map((message) => message.id)).toEqual(['start-1', 'start-2', 'other-1']);
       expect(loaded.variables).toEqual({ plan: 'none' });
@@ -86,7 +98,13 @@ export function appendStateSpec(suite: ConformanceSuite): void {
     spec.it('concurrent appends with state: the state that stays is the one of the last messages', async () => {
       const store = await spec.open();
       const saved = await started(store);
-      await Promise.all(Array.from({ length: 20 }, (_, index) => store.append(saved.id, [Message.user(`turn ${index + 1}`, { id: `c-${index + 1}` })], { state: stateOf(index + 1) })));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          store.append(saved.id, [Message.user(`turn ${index + 1}`, { id: `c-${index + 1}` })], {
+            state: stateOf(index + 1),
+          }),
+        ),
+      );
       const loaded = await store.load(saved.id);
       const last = loaded.messages.at(-1);
       expect(loaded.messages).toHaveLength(22);
@@ -118,17 +136,21 @@ export function appendStateSpec(suite: ConformanceSuite): void {
       expect((await store.load(saved.id)).version).toBe(saved.version);
     });
 
-    spec.it('the state survives a reopen, encrypted or not', async () => {
-      for (const encryption of [undefined, SECRET]) {
-        const store = await spec.open(encryption === undefined ? {} : { encryption });
-        const saved = await started(store);
-        await store.append(saved.id, conversation(1, 'one'), { state: stateOf(1) });
-        await store.append(saved.id, conversation(1, 'two'), { state: stateOf(2) });
-        const reopened = await spec.reopen(store, encryption === undefined ? {} : { encryption });
-        const loaded = await reopened.load(saved.id);
-        expectState(loaded, stateOf(2));
-        expect(loaded.messages.map((message) => message.id)).toEqual(['start-1', 'start-2', 'one-1', 'two-1']);
-      }
-    }, { needs: ['reopen'] });
+    spec.it(
+      'the state survives a reopen, encrypted or not',
+      async () => {
+        for (const encryption of [undefined, SECRET]) {
+          const store = await spec.open(encryption === undefined ? {} : { encryption });
+          const saved = await started(store);
+          await store.append(saved.id, conversation(1, 'one'), { state: stateOf(1) });
+          await store.append(saved.id, conversation(1, 'two'), { state: stateOf(2) });
+          const reopened = await spec.reopen(store, encryption === undefined ? {} : { encryption });
+          const loaded = await reopened.load(saved.id);
+          expectState(loaded, stateOf(2));
+          expect(loaded.messages.map((message) => message.id)).toEqual(['start-1', 'start-2', 'one-1', 'two-1']);
+        }
+      },
+      { needs: ['reopen'] },
+    );
   });
 }

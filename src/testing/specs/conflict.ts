@@ -16,7 +16,10 @@ export function conflictSpec(suite: ConformanceSuite): void {
       const first = await store.save(Session.create({ id: freshId(), messages: conversation(2) }));
       const second = await store.save(first.withMetadata({ by: 'writer B' }), { expectedVersion: first.version });
       expect(second.version).toBeGreaterThan(first.version);
-      const error = await expectCode(() => store.save(first.withMetadata({ by: 'writer A' }), { expectedVersion: first.version }), 'CONFLICT');
+      const error = await expectCode(
+        () => store.save(first.withMetadata({ by: 'writer A' }), { expectedVersion: first.version }),
+        'CONFLICT',
+      );
       expect(error.message).toContain(store.name);
       expect((await store.load(first.id)).toJSON()).toEqual(second.toJSON());
     });
@@ -25,7 +28,11 @@ export function conflictSpec(suite: ConformanceSuite): void {
       const store = await spec.open();
       const session = Session.create({ id: freshId(), messages: conversation(1) });
       const created = await store.save(session, { expectedVersion: 0 });
-      await expectCode(() => store.save(Session.create({ id: session.id, messages: conversation(3, 'other') }), { expectedVersion: 0 }), 'CONFLICT');
+      await expectCode(
+        () =>
+          store.save(Session.create({ id: session.id, messages: conversation(3, 'other') }), { expectedVersion: 0 }),
+        'CONFLICT',
+      );
       expect((await store.load(session.id)).toJSON()).toEqual(created.toJSON());
     });
 
@@ -36,25 +43,38 @@ export function conflictSpec(suite: ConformanceSuite): void {
       expect(await store.get(id)).toBeUndefined();
     });
 
-    spec.it('append with the current expectedVersion lands; with a stale one fails with CONFLICT and changes nothing', async () => {
-      const store = await spec.open();
-      const saved = await store.save(Session.create({ id: freshId() }));
-      const first = await store.append(saved.id, [Message.user('one', { id: 'one' })], { expectedVersion: saved.version });
-      expect(first.version).toBeGreaterThan(saved.version);
-      const error = await expectCode(() => store.append(saved.id, [Message.user('two', { id: 'two' })], { expectedVersion: saved.version }), 'CONFLICT');
-      expect(error.message).toContain(store.name);
-      const loaded = await store.load(saved.id);
-      expect(loaded.messages.map((message) => message.id)).toEqual(['one']);
-      expect(loaded.version).toBe(first.version);
-      const second = await store.append(saved.id, [Message.user('two', { id: 'two' })], { expectedVersion: first.version });
-      expect(second.appended.map((message) => message.seq)).toEqual([2]);
-    });
+    spec.it(
+      'append with the current expectedVersion lands; with a stale one fails with CONFLICT and changes nothing',
+      async () => {
+        const store = await spec.open();
+        const saved = await store.save(Session.create({ id: freshId() }));
+        const first = await store.append(saved.id, [Message.user('one', { id: 'one' })], {
+          expectedVersion: saved.version,
+        });
+        expect(first.version).toBeGreaterThan(saved.version);
+        const error = await expectCode(
+          () => store.append(saved.id, [Message.user('two', { id: 'two' })], { expectedVersion: saved.version }),
+          'CONFLICT',
+        );
+        expect(error.message).toContain(store.name);
+        const loaded = await store.load(saved.id);
+        expect(loaded.messages.map((message) => message.id)).toEqual(['one']);
+        expect(loaded.version).toBe(first.version);
+        const second = await store.append(saved.id, [Message.user('two', { id: 'two' })], {
+          expectedVersion: first.version,
+        });
+        expect(second.appended.map((message) => message.seq)).toEqual([2]);
+      },
+    );
 
     spec.it('an append moves the version a save must expect', async () => {
       const store = await spec.open();
       const saved = await store.save(Session.create({ id: freshId() }));
       const appended = await store.append(saved.id, [Message.user('in between', { id: 'between' })]);
-      await expectCode(() => store.save(saved.withMetadata({ stale: true }), { expectedVersion: saved.version }), 'CONFLICT');
+      await expectCode(
+        () => store.save(saved.withMetadata({ stale: true }), { expectedVersion: saved.version }),
+        'CONFLICT',
+      );
       const loaded = await store.load(saved.id);
       expect(loaded.messages.map((message) => message.id)).toEqual(['between']);
       const resaved = await store.save(loaded.withMetadata({ fresh: true }), { expectedVersion: appended.version });

@@ -28,7 +28,10 @@ function markedSession(): Session {
   return Session.create({
     id: freshId(),
     userId: 'owner',
-    messages: [Message.user(`${MARKER} in the title`), Message.assistant(`${MARKER} in content`, { metadata: { note: MARKER } })],
+    messages: [
+      Message.user(`${MARKER} in the title`),
+      Message.assistant(`${MARKER} in content`, { metadata: { note: MARKER } }),
+    ],
     variables: { secret: MARKER },
     metadata: { label: MARKER },
   });
@@ -60,64 +63,102 @@ export function encryptionSpec(suite: ConformanceSuite): void {
       await store.append(session.id, extra);
       const loaded = await store.load(session.id);
       expect(loaded.messages).toEqual(withSeqs([...session.messages, ...extra]));
-      expect(loaded).toMatchObject({ variables: session.variables, metadata: session.metadata, lastUsage: session.lastUsage, agentId: session.agentId, userId: session.userId });
+      expect(loaded).toMatchObject({
+        variables: session.variables,
+        metadata: session.metadata,
+        lastUsage: session.lastUsage,
+        agentId: session.agentId,
+        userId: session.userId,
+      });
       expect(await store.readMessages(session.id, { limit: 2 })).toEqual(loaded.messages.slice(-2));
       // The session sets `metadata.title`: that is its title (see the titles spec).
       expect((await store.list())[0]).toMatchObject({ id: session.id, title: 'Weather', version: loaded.version });
       expect(saved.version).toBeLessThan(loaded.version);
     });
 
-    spec.it('with a key, no plaintext reaches the store directory', async () => {
-      const store = await spec.open({ encryption: SECRET });
-      const session = markedSession();
-      await store.save(session);
-      await store.append(session.id, [Message.user(`${MARKER} appended`, { metadata: { note: MARKER } })]);
-      await store.close();
-      const leaks = filesUnder(spec.directoryOf(store)).filter((file) => readFileSync(file).includes(MARKER));
-      expect(leaks).toEqual([]);
-    }, { needs: ['directory'] });
+    spec.it(
+      'with a key, no plaintext reaches the store directory',
+      async () => {
+        const store = await spec.open({ encryption: SECRET });
+        const session = markedSession();
+        await store.save(session);
+        await store.append(session.id, [Message.user(`${MARKER} appended`, { metadata: { note: MARKER } })]);
+        await store.close();
+        const leaks = filesUnder(spec.directoryOf(store)).filter((file) => readFileSync(file).includes(MARKER));
+        expect(leaks).toEqual([]);
+      },
+      { needs: ['directory'] },
+    );
 
-    spec.it('after a key rotation, records sealed with the old key stay readable while it is in the ring', async () => {
-      const store = await spec.open({ encryption: oldRing });
-      const session = await store.save(markedSession());
-      await store.append(session.id, [Message.user('under k1', { id: 'under-k1' })]);
-      const rotated = await spec.reopen(store, { encryption: rotatedRing });
-      await rotated.append(session.id, [Message.user('under k2', { id: 'under-k2' })]);
-      const loaded = await rotated.load(session.id);
-      expect(loaded.messages.map((message) => message.id)).toEqual([...session.messages.map((message) => message.id), 'under-k1', 'under-k2']);
-      expect(loaded.variables).toEqual({ secret: MARKER });
-      expect((await rotated.list())[0]?.title).toBe(`${MARKER} in the title`);
-      // Rewriting the session under the new key makes the old key unnecessary.
-      await rotated.save(loaded);
-      const newOnly = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
-      expect((await newOnly.load(session.id)).messages).toEqual(loaded.messages);
-    }, { needs: ['reopen'] });
+    spec.it(
+      'after a key rotation, records sealed with the old key stay readable while it is in the ring',
+      async () => {
+        const store = await spec.open({ encryption: oldRing });
+        const session = await store.save(markedSession());
+        await store.append(session.id, [Message.user('under k1', { id: 'under-k1' })]);
+        const rotated = await spec.reopen(store, { encryption: rotatedRing });
+        await rotated.append(session.id, [Message.user('under k2', { id: 'under-k2' })]);
+        const loaded = await rotated.load(session.id);
+        expect(loaded.messages.map((message) => message.id)).toEqual([
+          ...session.messages.map((message) => message.id),
+          'under-k1',
+          'under-k2',
+        ]);
+        expect(loaded.variables).toEqual({ secret: MARKER });
+        expect((await rotated.list())[0]?.title).toBe(`${MARKER} in the title`);
+        // Rewriting the session under the new key makes the old key unnecessary.
+        await rotated.save(loaded);
+        const newOnly = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+        expect((await newOnly.load(session.id)).messages).toEqual(loaded.messages);
+      },
+      { needs: ['reopen'] },
+    );
 
-    spec.it('opened without the key, reads fail with CORRUPT naming the store; list still works, without titles', async () => {
-      const store = await spec.open({ encryption: SECRET });
-      const session = await store.save(markedSession());
-      const keyless = await spec.reopen(store);
-      await expectCorrupt(keyless, session.id);
-      const rows = await keyless.list();
-      expect(rows.map((row) => row.id)).toEqual([session.id]);
-      expect(rows[0]?.title).toBeUndefined();
-    }, { needs: ['reopen'] });
+    spec.it(
+      'opened without the key, reads fail with CORRUPT naming the store; list still works, without titles',
+      async () => {
+        const store = await spec.open({ encryption: SECRET });
+        const session = await store.save(markedSession());
+        const keyless = await spec.reopen(store);
+        await expectCorrupt(keyless, session.id);
+        const rows = await keyless.list();
+        expect(rows.map((row) => row.id)).toEqual([session.id]);
+        expect(rows[0]?.title).toBeUndefined();
+      },
+      { needs: ['reopen'] },
+    );
 
-    spec.it('a wrong key, or a ring that lost the old key, fails with CORRUPT', async () => {
-      const store = await spec.open({ encryption: oldRing });
-      const session = await store.save(markedSession());
-      const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
-      await expectCorrupt(wrongSecret, session.id);
-      const lostOldKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
-      await expectCorrupt(lostOldKey, session.id);
-    }, { needs: ['reopen'] });
+    spec.it(
+      'a wrong key, or a ring that lost the old key, fails with CORRUPT',
+      async () => {
+        const store = await spec.open({ encryption: oldRing });
+        const session = await store.save(markedSession());
+        const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
+        await expectCorrupt(wrongSecret, session.id);
+        const lostOldKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+        await expectCorrupt(lostOldKey, session.id);
+      },
+      { needs: ['reopen'] },
+    );
 
     /** Every kind of write `store` may try on session `id`, each expected to be refused with WRONG_KEY. */
     async function expectRefused(store: SessionStore, id: string): Promise<void> {
-      const error = await expectCode(() => store.append(id, [Message.user('must not land', { id: 'refused' })]), 'WRONG_KEY');
+      const error = await expectCode(
+        () => store.append(id, [Message.user('must not land', { id: 'refused' })]),
+        'WRONG_KEY',
+      );
       expect(error.message).toContain(store.name);
-      await expectCode(() => store.append(id, [Message.user('must not land', { id: 'refused' })], { state: { metadata: { x: 1 }, variables: {} } }), 'WRONG_KEY');
-      await expectCode(() => store.save(Session.create({ id }).append(Message.user('must not replace it', { id: 'replaced' }))), 'WRONG_KEY');
+      await expectCode(
+        () =>
+          store.append(id, [Message.user('must not land', { id: 'refused' })], {
+            state: { metadata: { x: 1 }, variables: {} },
+          }),
+        'WRONG_KEY',
+      );
+      await expectCode(
+        () => store.save(Session.create({ id }).append(Message.user('must not replace it', { id: 'replaced' }))),
+        'WRONG_KEY',
+      );
     }
 
     /** The session as `reader` (the right key) sees it: unchanged from `before`. */
@@ -128,70 +169,92 @@ export function encryptionSpec(suite: ConformanceSuite): void {
       expect(after.metadata).toEqual(before.metadata);
     }
 
-    spec.it('a store with another secret under the same key id cannot write: WRONG_KEY before anything is written', async () => {
-      const store = await spec.open({ encryption: oldRing });
-      const session = await store.save(markedSession());
-      await store.append(session.id, [Message.user('by the owner', { id: 'owner-1' })]);
-      const before = await store.load(session.id);
-      const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
-      await expectRefused(wrongSecret, session.id);
-      await expectUnchanged(store, before);
-      // The rightful writer goes on as before.
-      await store.append(session.id, [Message.user('still mine', { id: 'owner-2' })], { expectedVersion: before.version });
-    }, { needs: ['reopen'] });
+    spec.it(
+      'a store with another secret under the same key id cannot write: WRONG_KEY before anything is written',
+      async () => {
+        const store = await spec.open({ encryption: oldRing });
+        const session = await store.save(markedSession());
+        await store.append(session.id, [Message.user('by the owner', { id: 'owner-1' })]);
+        const before = await store.load(session.id);
+        const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
+        await expectRefused(wrongSecret, session.id);
+        await expectUnchanged(store, before);
+        // The rightful writer goes on as before.
+        await store.append(session.id, [Message.user('still mine', { id: 'owner-2' })], {
+          expectedVersion: before.version,
+        });
+      },
+      { needs: ['reopen'] },
+    );
 
-    spec.it('a ring that lacks a key the session uses cannot write, even when its current key is new', async () => {
-      const store = await spec.open({ encryption: oldRing });
-      const session = await store.save(markedSession());
-      const before = await store.load(session.id);
-      const unknownKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
-      await expectRefused(unknownKey, session.id);
-      await expectUnchanged(store, before);
-    }, { needs: ['reopen'] });
+    spec.it(
+      'a ring that lacks a key the session uses cannot write, even when its current key is new',
+      async () => {
+        const store = await spec.open({ encryption: oldRing });
+        const session = await store.save(markedSession());
+        const before = await store.load(session.id);
+        const unknownKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+        await expectRefused(unknownKey, session.id);
+        await expectUnchanged(store, before);
+      },
+      { needs: ['reopen'] },
+    );
 
-    spec.it('a store without a key cannot write into an encrypted session; a keyed writer may encrypt a plain one, after which plain writers are refused', async () => {
-      const store = await spec.open({ encryption: SECRET });
-      const session = await store.save(markedSession());
-      const before = await store.load(session.id);
-      const keyless = await spec.reopen(store);
-      await expectRefused(keyless, session.id);
-      await expectUnchanged(store, before);
+    spec.it(
+      'a store without a key cannot write into an encrypted session; a keyed writer may encrypt a plain one, after which plain writers are refused',
+      async () => {
+        const store = await spec.open({ encryption: SECRET });
+        const session = await store.save(markedSession());
+        const before = await store.load(session.id);
+        const keyless = await spec.reopen(store);
+        await expectRefused(keyless, session.id);
+        await expectUnchanged(store, before);
 
-      const plain = await spec.reopen(store);
-      const open = await plain.save(Session.create({ id: freshId() }).append(Message.user('plain', { id: 'plain' })));
-      // Writers without a key share a plain session freely.
-      await plain.append(open.id, [Message.user('plain again', { id: 'plain-2' })]);
-      await store.append(open.id, [Message.user('sealed now', { id: 'sealed' })]);
-      const sealed = await store.load(open.id);
-      await expectRefused(plain, open.id);
-      await expectUnchanged(store, sealed);
-    }, { needs: ['reopen'] });
+        const plain = await spec.reopen(store);
+        const open = await plain.save(Session.create({ id: freshId() }).append(Message.user('plain', { id: 'plain' })));
+        // Writers without a key share a plain session freely.
+        await plain.append(open.id, [Message.user('plain again', { id: 'plain-2' })]);
+        await store.append(open.id, [Message.user('sealed now', { id: 'sealed' })]);
+        const sealed = await store.load(open.id);
+        await expectRefused(plain, open.id);
+        await expectUnchanged(store, sealed);
+      },
+      { needs: ['reopen'] },
+    );
 
-    spec.it('key rotation keeps working: a ring holding the old and new keys writes, a ring that only knows the old one no longer can', async () => {
-      const store = await spec.open({ encryption: oldRing });
-      const session = await store.save(markedSession());
-      const rotated = await spec.reopen(store, { encryption: rotatedRing });
-      // A store that last saw the session under k1 alone appends after another store added k2.
-      await store.append(session.id, [Message.user('under k1', { id: 'k1-first' })]);
-      await rotated.append(session.id, [Message.user('under k2', { id: 'k2-first' })]);
-      await expectRefused(store, session.id);
-      await rotated.append(session.id, [Message.user('under k2 again', { id: 'k2-second' })]);
-      const loaded = await rotated.load(session.id);
-      expect(loaded.messages.map((message) => message.id).slice(-3)).toEqual(['k1-first', 'k2-first', 'k2-second']);
-      // Saved whole under k2, the session no longer needs k1: a ring of k2 alone writes it.
-      await rotated.save(loaded);
-      const newOnly = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
-      await newOnly.append(session.id, [Message.user('k2 only', { id: 'k2-only' })]);
-      expect((await rotated.load(session.id)).messages.at(-1)?.id).toBe('k2-only');
-    }, { needs: ['reopen'] });
+    spec.it(
+      'key rotation keeps working: a ring holding the old and new keys writes, a ring that only knows the old one no longer can',
+      async () => {
+        const store = await spec.open({ encryption: oldRing });
+        const session = await store.save(markedSession());
+        const rotated = await spec.reopen(store, { encryption: rotatedRing });
+        // A store that last saw the session under k1 alone appends after another store added k2.
+        await store.append(session.id, [Message.user('under k1', { id: 'k1-first' })]);
+        await rotated.append(session.id, [Message.user('under k2', { id: 'k2-first' })]);
+        await expectRefused(store, session.id);
+        await rotated.append(session.id, [Message.user('under k2 again', { id: 'k2-second' })]);
+        const loaded = await rotated.load(session.id);
+        expect(loaded.messages.map((message) => message.id).slice(-3)).toEqual(['k1-first', 'k2-first', 'k2-second']);
+        // Saved whole under k2, the session no longer needs k1: a ring of k2 alone writes it.
+        await rotated.save(loaded);
+        const newOnly = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
+        await newOnly.append(session.id, [Message.user('k2 only', { id: 'k2-only' })]);
+        expect((await rotated.load(session.id)).messages.at(-1)?.id).toBe('k2-only');
+      },
+      { needs: ['reopen'] },
+    );
 
-    spec.it('records written before encryption was turned on stay readable with a key', async () => {
-      const store = await spec.open();
-      const session = await store.save(richSession());
-      const keyed = await spec.reopen(store, { encryption: SECRET });
-      expect((await keyed.load(session.id)).toJSON()).toEqual(session.toJSON());
-      await keyed.append(session.id, [Message.user('sealed', { id: 'sealed' })]);
-      expect((await keyed.load(session.id)).messages.at(-1)?.id).toBe('sealed');
-    }, { needs: ['reopen'] });
+    spec.it(
+      'records written before encryption was turned on stay readable with a key',
+      async () => {
+        const store = await spec.open();
+        const session = await store.save(richSession());
+        const keyed = await spec.reopen(store, { encryption: SECRET });
+        expect((await keyed.load(session.id)).toJSON()).toEqual(session.toJSON());
+        await keyed.append(session.id, [Message.user('sealed', { id: 'sealed' })]);
+        expect((await keyed.load(session.id)).messages.at(-1)?.id).toBe('sealed');
+      },
+      { needs: ['reopen'] },
+    );
   });
 }

@@ -123,52 +123,67 @@ export function hostileIdsSpec(suite: ConformanceSuite): void {
       expect((await store.list()).map((row) => row.id)).toEqual([template.id]);
     });
 
-    spec.it('hostile ids create nothing outside the store directory', async () => {
-      const store = await spec.open();
-      const directory = resolve(spec.directoryOf(store));
-      const template = await store.save(Session.create({ id: freshId(), messages: [Message.user('warm up')] }));
-      const spots = HOSTILE_IDS.flatMap((id) => landingSpots(directory, id));
-      const before = entriesAt(spots);
-      for (const id of HOSTILE_IDS) await expectRefusedEverywhere(store, id, template);
-      expect(entriesAt(spots)).toEqual(before);
-    }, { needs: ['directory'] });
+    spec.it(
+      'hostile ids create nothing outside the store directory',
+      async () => {
+        const store = await spec.open();
+        const directory = resolve(spec.directoryOf(store));
+        const template = await store.save(Session.create({ id: freshId(), messages: [Message.user('warm up')] }));
+        const spots = HOSTILE_IDS.flatMap((id) => landingSpots(directory, id));
+        const before = entriesAt(spots);
+        for (const id of HOSTILE_IDS) await expectRefusedEverywhere(store, id, template);
+        expect(entriesAt(spots)).toEqual(before);
+      },
+      { needs: ['directory'] },
+    );
 
-    spec.it('user, agent and value-owner ids and value keys that are not well-formed Unicode are refused alike; U+FFFD stays its own user', async () => {
-      const store = await spec.open();
-      const template = await store.save(Session.create({ id: freshId(), userId: 'u-template', messages: [Message.user('hello')] }));
-      // A store without values refuses every value call before it looks at the input.
-      const values = spec.has('values');
-      const valueCode = (code: 'INVALID_ID' | 'INVALID_ARGUMENT') => (values ? code : 'UNSUPPORTED');
-      // Lone surrogates have no UTF-8 form: a store would keep another string (U+FFFD) and merge users.
-      for (const bad of ['\ud800', '\udc00', 'a\ud800b', '\udbff\udbff', 'end\ud83d']) {
-        await expectCode(() => store.save(forgedOwner(template, { userId: bad })), 'INVALID_ID');
-        await expectCode(() => store.save(forgedOwner(template, { agentId: bad })), 'INVALID_ID');
-        await expectCode(() => store.list({ userId: bad }), 'INVALID_ID');
-        await expectCode(() => store.list({ agentId: bad }), 'INVALID_ID');
-        await expectCode(() => store.values.set({ scope: 'user', userId: bad }, { k: 1 }), valueCode('INVALID_ID'));
-        await expectCode(() => store.values.get({ scope: 'agent', agentId: bad, userId: 'u' }, 'k'), valueCode('INVALID_ID'));
-        await expectCode(() => store.values.set({ scope: 'app' }, { [bad]: 1 }), valueCode('INVALID_ARGUMENT'));
-        await expectCode(() => store.values.get({ scope: 'app' }, bad), valueCode('INVALID_ARGUMENT'));
-        const search = store.searchText;
-        if (search !== undefined) await expectCode(() => search({ text: 'hello', userId: bad, limit: 5 }), 'INVALID_ID');
-      }
-      // Well-formed neighbours of those ids are users of their own.
-      const owners = ['\ufffd', '\ud83d\ude00', 'a\ufffdb'];
-      const ids = new Map<string, string>();
-      for (const owner of owners) {
-        const id = freshId();
-        ids.set(owner, id);
-        await store.save(Session.create({ id, userId: owner, agentId: owner, messages: [Message.user(`by ${owner}`)] }));
-        if (values) await store.values.set({ scope: 'user', userId: owner }, { who: owner });
-      }
-      for (const owner of owners) {
-        expect((await store.list({ userId: owner })).map((row) => row.id)).toEqual([ids.get(owner)]);
-        expect((await store.list({ agentId: owner })).map((row) => row.id)).toEqual([ids.get(owner)]);
-        expect((await store.load(ids.get(owner) as string)).userId).toBe(owner);
-        if (values) expect(await store.values.get({ scope: 'user', userId: owner }, 'who')).toBe(owner);
-      }
-      expect((await store.load(template.id)).toJSON()).toEqual(template.toJSON());
-    });
+    spec.it(
+      'user, agent and value-owner ids and value keys that are not well-formed Unicode are refused alike; U+FFFD stays its own user',
+      async () => {
+        const store = await spec.open();
+        const template = await store.save(
+          Session.create({ id: freshId(), userId: 'u-template', messages: [Message.user('hello')] }),
+        );
+        // A store without values refuses every value call before it looks at the input.
+        const values = spec.has('values');
+        const valueCode = (code: 'INVALID_ID' | 'INVALID_ARGUMENT') => (values ? code : 'UNSUPPORTED');
+        // Lone surrogates have no UTF-8 form: a store would keep another string (U+FFFD) and merge users.
+        for (const bad of ['\ud800', '\udc00', 'a\ud800b', '\udbff\udbff', 'end\ud83d']) {
+          await expectCode(() => store.save(forgedOwner(template, { userId: bad })), 'INVALID_ID');
+          await expectCode(() => store.save(forgedOwner(template, { agentId: bad })), 'INVALID_ID');
+          await expectCode(() => store.list({ userId: bad }), 'INVALID_ID');
+          await expectCode(() => store.list({ agentId: bad }), 'INVALID_ID');
+          await expectCode(() => store.values.set({ scope: 'user', userId: bad }, { k: 1 }), valueCode('INVALID_ID'));
+          await expectCode(
+            () => store.values.get({ scope: 'agent', agentId: bad, userId: 'u' }, 'k'),
+            valueCode('INVALID_ID'),
+          );
+          await expectCode(() => store.values.set({ scope: 'app' }, { [bad]: 1 }), valueCode('INVALID_ARGUMENT'));
+          await expectCode(() => store.values.get({ scope: 'app' }, bad), valueCode('INVALID_ARGUMENT'));
+          const search = store.searchText;
+          if (search !== undefined)
+            await expectCode(() => search({ text: 'hello', userId: bad, limit: 5 }), 'INVALID_ID');
+        }
+        // Well-formed neighbours of those ids are users of their own.
+        const owners = ['\ufffd', '\ud83d\ude00', 'a\ufffdb'];
+        const ids = new Map<string, string>();
+        for (const owner of owners) {
+          const id = freshId();
+          ids.set(owner, id);
+          await store.save(
+            Session.create({ id, userId: owner, agentId: owner, messages: [Message.user(`by ${owner}`)] }),
+          );
+          if (values) await store.values.set({ scope: 'user', userId: owner }, { who: owner });
+        }
+        for (const owner of owners) {
+          expect((await store.list({ userId: owner })).map((row) => row.id)).toEqual([ids.get(owner)]);
+          expect((await store.list({ agentId: owner })).map((row) => row.id)).toEqual([ids.get(owner)]);
+          expect((await store.load(ids.get(owner) as string)).userId).toBe(owner);
+          if (values) expect(await store.values.get({ scope: 'user', userId: owner }, 'who')).toBe(owner);
+        }
+        expect((await store.load(template.id)).toJSON()).toEqual(template.toJSON());
+      },
+    );
 
     spec.it('owner ids and message ids are data, never syntax', async () => {
       const store = await spec.open();
@@ -185,9 +200,19 @@ export function hostileIdsSpec(suite: ConformanceSuite): void {
       }
       const session = await store.save(Session.create({ id: freshId() }));
       const messageIds = ['a:b', 'x.y', 'z_-.:', `m${'9'.repeat(255)}`, '0'];
-      await store.append(session.id, messageIds.map((id) => Message.user(`id ${id}`, { id })));
+      await store.append(
+        session.id,
+        messageIds.map((id) => Message.user(`id ${id}`, { id })),
+      );
       expect((await store.readMessages(session.id)).map((message) => message.id)).toEqual(messageIds);
-      expect((await store.append(session.id, messageIds.map((id) => Message.user('again', { id })))).duplicates).toEqual(messageIds);
+      expect(
+        (
+          await store.append(
+            session.id,
+            messageIds.map((id) => Message.user('again', { id })),
+          )
+        ).duplicates,
+      ).toEqual(messageIds);
       expect(Object.prototype).not.toHaveProperty('vandal');
       expect(Object.keys(Object.prototype)).toEqual([]);
     });

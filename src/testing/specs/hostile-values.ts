@@ -50,7 +50,14 @@ export function hostileValues(): Array<[string, unknown]> {
         },
       },
     ],
-    ['a getter that answers', { get answer() { return 42; } }],
+    [
+      'a getter that answers',
+      {
+        get answer() {
+          return 42;
+        },
+      },
+    ],
     [
       'a Proxy whose traps throw',
       new Proxy(
@@ -74,7 +81,14 @@ export function hostileValues(): Array<[string, unknown]> {
     ['Infinity', { a: Number.POSITIVE_INFINITY }],
     ['a Date', { a: new Date(0) }],
     ['a Map', { a: new Map([[1, 2]]) }],
-    ['a class instance', { a: new (class Point { x = 1; })() }],
+    [
+      'a class instance',
+      {
+        a: new (class Point {
+          x = 1;
+        })(),
+      },
+    ],
     ['an array with a hole', { a: sparse }],
     ['undefined in an array', { a: [1, undefined] }],
     ['undefined as a value', { a: undefined }],
@@ -102,7 +116,10 @@ function expectNoPollution(): void {
 /** Messages whose user data holds `"__proto__"` keys everywhere a message holds JSON. */
 function protoMessages(): Message[] {
   return [
-    Message.user('prototype keys are data', { id: 'proto-user', metadata: parsed('{"__proto__":{"polluted":true},"plain":1,"nested":{"__proto__":[1,2]}}') }),
+    Message.user('prototype keys are data', {
+      id: 'proto-user',
+      metadata: parsed('{"__proto__":{"polluted":true},"plain":1,"nested":{"__proto__":[1,2]}}'),
+    }),
     Message.assistant(
       [
         { type: 'text', text: 'calling', providerOptions: { anthropic: parsed('{"__proto__":{"cache":1}}') } },
@@ -111,7 +128,12 @@ function protoMessages(): Message[] {
       {
         id: 'proto-assistant',
         toolCalls: [
-          { id: 'call_proto', name: 'lookup', arguments: parsed('{"__proto__":{"y":2},"city":"Paris"}'), providerOptions: { openaiChat: parsed('{"__proto__":{"z":3}}') } },
+          {
+            id: 'call_proto',
+            name: 'lookup',
+            arguments: parsed('{"__proto__":{"y":2},"city":"Paris"}'),
+            providerOptions: { openaiChat: parsed('{"__proto__":{"z":3}}') },
+          },
         ],
       },
     ),
@@ -123,7 +145,11 @@ function expectProtoMessages(messages: readonly Message[]): void {
   const [user, assistant, tool] = messages as [Message, Message, Message];
   expectOwnProto(user.metadata, { polluted: true });
   expectOwnProto(user.metadata.nested, [1, 2]);
-  const parts = assistant.content as ReadonlyArray<{ type: string; providerOptions?: Record<string, unknown>; value?: unknown }>;
+  const parts = assistant.content as ReadonlyArray<{
+    type: string;
+    providerOptions?: Record<string, unknown>;
+    value?: unknown;
+  }>;
   expectOwnProto(parts[0]?.providerOptions?.anthropic, { cache: 1 });
   expectOwnProto(parts[1]?.value, { x: 1 });
   const call = assistant.toolCalls?.[0];
@@ -142,40 +168,49 @@ async function readers(spec: SpecScope, store: SessionStore): Promise<SessionSto
 /** Registers the hostile-values spec. */
 export function hostileValuesSpec(suite: ConformanceSuite): void {
   suite.describe('hostile-values', 'hostile values', (spec) => {
-    spec.it('"__proto__" keys in metadata, tool arguments, provider options and raw parts survive save, append and load as own keys', async () => {
-      const store = await spec.open();
-      const [first, ...rest] = protoMessages();
-      const session = Session.create({
-        id: freshId(),
-        messages: [first as Message],
-        variables: { plan: parsed('{"__proto__":{"v":1},"step":2}') },
-        metadata: parsed('{"__proto__":{"m":4},"label":"kept"}'),
-      });
-      const saved = await store.save(session);
-      expectOwnProto(saved.metadata, { m: 4 });
-      await store.append(session.id, rest);
-      for (const reader of await readers(spec, store)) {
-        const loaded = await reader.load(session.id);
-        expectProtoMessages(loaded.messages);
-        expectProtoMessages(await reader.readMessages(session.id));
-        expectOwnProto(loaded.variables.plan, { v: 1 });
-        expectOwnProto(loaded.metadata, { m: 4 });
-        expect(loaded.metadata.label).toBe('kept');
-      }
-      expectNoPollution();
-    });
+    spec.it(
+      '"__proto__" keys in metadata, tool arguments, provider options and raw parts survive save, append and load as own keys',
+      async () => {
+        const store = await spec.open();
+        const [first, ...rest] = protoMessages();
+        const session = Session.create({
+          id: freshId(),
+          messages: [first as Message],
+          variables: { plan: parsed('{"__proto__":{"v":1},"step":2}') },
+          metadata: parsed('{"__proto__":{"m":4},"label":"kept"}'),
+        });
+        const saved = await store.save(session);
+        expectOwnProto(saved.metadata, { m: 4 });
+        await store.append(session.id, rest);
+        for (const reader of await readers(spec, store)) {
+          const loaded = await reader.load(session.id);
+          expectProtoMessages(loaded.messages);
+          expectProtoMessages(await reader.readMessages(session.id));
+          expectOwnProto(loaded.variables.plan, { v: 1 });
+          expectOwnProto(loaded.metadata, { m: 4 });
+          expect(loaded.metadata.label).toBe('kept');
+        }
+        expectNoPollution();
+      },
+    );
 
     spec.it('"__proto__" keys in the state of an append and in stored values survive as own keys', async () => {
       const store = await spec.open();
       const saved = await store.save(Session.create({ id: freshId(), messages: [Message.user('hello')] }));
       await store.append(saved.id, [Message.assistant('hi')], {
-        state: { metadata: parsed('{"__proto__":{"m":1},"turn":1}'), variables: { plan: parsed('{"__proto__":["a"]}') } },
+        state: {
+          metadata: parsed('{"__proto__":{"m":1},"turn":1}'),
+          variables: { plan: parsed('{"__proto__":["a"]}') },
+        },
       });
       // Values only where the store declares them (the values spec checks the refusal elsewhere).
       const values = spec.has('values');
       if (values) {
         await store.values.set({ scope: 'app' }, { config: parsed('{"__proto__":{"a":1},"b":2}') });
-        await store.values.set({ scope: 'user', userId: 'proto-user' }, { prefs: parsed('{"nested":{"__proto__":null}}') });
+        await store.values.set(
+          { scope: 'user', userId: 'proto-user' },
+          { prefs: parsed('{"nested":{"__proto__":null}}') },
+        );
       }
       for (const reader of await readers(spec, store)) {
         const loaded = await reader.load(saved.id);
@@ -185,29 +220,52 @@ export function hostileValuesSpec(suite: ConformanceSuite): void {
         const config = await reader.values.get({ scope: 'app' }, 'config');
         expectOwnProto(config, { a: 1 });
         expect(text(config)).toBe('{"__proto__":{"a":1},"b":2}');
-        const prefs = (await reader.values.getAll({ scope: 'user', userId: 'proto-user' })).prefs as Record<string, unknown>;
+        const prefs = (await reader.values.getAll({ scope: 'user', userId: 'proto-user' })).prefs as Record<
+          string,
+          unknown
+        >;
         expectOwnProto(prefs.nested, null);
       }
       expectNoPollution();
     });
 
-    spec.it('too deep, cyclic, unreadable and non-JSON values are refused with typed errors, and nothing is written', async () => {
-      const store = await spec.open();
-      const saved = await store.save(Session.create({ id: freshId(), messages: [Message.user('hello')], metadata: { kept: true } }));
-      const values = spec.has('values');
-      for (const [name, value] of hostileValues()) {
-        const input = { role: 'user', content: 'hostile', metadata: { value } } as unknown as MessageInput;
-        const failures = [
-          await expectCode(() => store.append(saved.id, [input]), 'INVALID_MESSAGE'),
-          await expectCode(() => store.append(saved.id, [Message.user('fine')], { state: { metadata: { value } as never, variables: {} } }), 'INVALID_ARGUMENT'),
-          await expectCode(() => store.append(saved.id, [Message.user('fine')], { state: { metadata: {}, variables: { value } as never } }), 'INVALID_ARGUMENT'),
-          await expectCode(() => store.values.set({ scope: 'app' }, { [name]: value as never }), values ? 'INVALID_ARGUMENT' : 'UNSUPPORTED'),
-        ];
-        for (const failure of failures) expect(failure.message.length, name).toBeGreaterThan(0);
-      }
-      const loaded = await store.load(saved.id);
-      expect(loaded.toJSON()).toEqual(saved.toJSON());
-      if (values) expect(await store.values.getAll({ scope: 'app' })).toEqual({});
-    });
+    spec.it(
+      'too deep, cyclic, unreadable and non-JSON values are refused with typed errors, and nothing is written',
+      async () => {
+        const store = await spec.open();
+        const saved = await store.save(
+          Session.create({ id: freshId(), messages: [Message.user('hello')], metadata: { kept: true } }),
+        );
+        const values = spec.has('values');
+        for (const [name, value] of hostileValues()) {
+          const input = { role: 'user', content: 'hostile', metadata: { value } } as unknown as MessageInput;
+          const failures = [
+            await expectCode(() => store.append(saved.id, [input]), 'INVALID_MESSAGE'),
+            await expectCode(
+              () =>
+                store.append(saved.id, [Message.user('fine')], {
+                  state: { metadata: { value } as never, variables: {} },
+                }),
+              'INVALID_ARGUMENT',
+            ),
+            await expectCode(
+              () =>
+                store.append(saved.id, [Message.user('fine')], {
+                  state: { metadata: {}, variables: { value } as never },
+                }),
+              'INVALID_ARGUMENT',
+            ),
+            await expectCode(
+              () => store.values.set({ scope: 'app' }, { [name]: value as never }),
+              values ? 'INVALID_ARGUMENT' : 'UNSUPPORTED',
+            ),
+          ];
+          for (const failure of failures) expect(failure.message.length, name).toBeGreaterThan(0);
+        }
+        const loaded = await store.load(saved.id);
+        expect(loaded.toJSON()).toEqual(saved.toJSON());
+        if (values) expect(await store.values.getAll({ scope: 'app' })).toEqual({});
+      },
+    );
   });
 }

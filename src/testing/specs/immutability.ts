@@ -47,13 +47,22 @@ function vandalize(value: unknown, seen = new Set<unknown>()): void {
 /** Registers the immutability spec. */
 export function immutabilitySpec(suite: ConformanceSuite): void {
   suite.describe('immutability', 'immutability at the boundary', (spec) => {
-    spec.it('sessions and messages returned by save, load, get, append and readMessages are deeply frozen', async () => {
-      const store = await spec.open();
-      const saved = await store.save(richSession());
-      const appended = await store.append(saved.id, [Message.user('one more', { id: 'late' })]);
-      const returned = [saved, await store.load(saved.id), await store.get(saved.id), ...appended.appended, ...(await store.readMessages(saved.id))];
-      for (const value of returned) expect(deeplyFrozen(value)).toBe(true);
-    });
+    spec.it(
+      'sessions and messages returned by save, load, get, append and readMessages are deeply frozen',
+      async () => {
+        const store = await spec.open();
+        const saved = await store.save(richSession());
+        const appended = await store.append(saved.id, [Message.user('one more', { id: 'late' })]);
+        const returned = [
+          saved,
+          await store.load(saved.id),
+          await store.get(saved.id),
+          ...appended.appended,
+          ...(await store.readMessages(saved.id)),
+        ];
+        for (const value of returned) expect(deeplyFrozen(value)).toBe(true);
+      },
+    );
 
     spec.it('list rows and append results are frozen', async () => {
       const store = await spec.open();
@@ -84,14 +93,23 @@ export function immutabilitySpec(suite: ConformanceSuite): void {
       const store = await spec.open();
       const id = freshId();
       await store.save(Session.create({ id }));
-      const input: MessageInput = { id: 'input-1', role: 'user', content: [{ type: 'text', text: 'original' }], metadata: { tag: 'original' } };
+      const input: MessageInput = {
+        id: 'input-1',
+        role: 'user',
+        content: [{ type: 'text', text: 'original' }],
+        metadata: { tag: 'original' },
+      };
       const batch: MessageInput[] = [input];
       await store.append(id, batch);
       vandalize(input);
       vandalize(batch);
       const loaded = await store.load(id);
       expect(loaded.messages).toHaveLength(1);
-      expect(loaded.messages[0]).toMatchObject({ id: 'input-1', content: [{ type: 'text', text: 'original' }], metadata: { tag: 'original' } });
+      expect(loaded.messages[0]).toMatchObject({
+        id: 'input-1',
+        content: [{ type: 'text', text: 'original' }],
+        metadata: { tag: 'original' },
+      });
     });
 
     spec.it('a session saved under one version is not changed by saving its successor', async () => {

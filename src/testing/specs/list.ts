@@ -31,18 +31,24 @@ export function listSpec(suite: ConformanceSuite): void {
       expect((await store.list()).map((row) => row.id)).toEqual([first, third, second]);
     });
 
-    spec.it('summary(id) is the session’s list row without reading its messages; undefined when gone or expired', async () => {
-      const clock = new FakeClock();
-      const store = await spec.open({ now: clock.now });
-      const id = freshId();
-      await store.save(Session.create({ id, userId: 'u-summary', agentId: 'a-summary', messages: conversation(2, id) }), { ttlMs: 60_000 });
-      const [row] = (await store.list({ userId: 'u-summary' })).filter((entry) => entry.id === id);
-      expect(await store.summary(id)).toEqual(row);
-      expect(await store.summary(freshId())).toBeUndefined();
-      await expectCode(() => store.summary('../escape'), 'INVALID_ID');
-      clock.advance(60_001);
-      expect(await store.summary(id)).toBeUndefined();
-    });
+    spec.it(
+      'summary(id) is the session’s list row without reading its messages; undefined when gone or expired',
+      async () => {
+        const clock = new FakeClock();
+        const store = await spec.open({ now: clock.now });
+        const id = freshId();
+        await store.save(
+          Session.create({ id, userId: 'u-summary', agentId: 'a-summary', messages: conversation(2, id) }),
+          { ttlMs: 60_000 },
+        );
+        const [row] = (await store.list({ userId: 'u-summary' })).filter((entry) => entry.id === id);
+        expect(await store.summary(id)).toEqual(row);
+        expect(await store.summary(freshId())).toBeUndefined();
+        await expectCode(() => store.summary('../escape'), 'INVALID_ID');
+        clock.advance(60_001);
+        expect(await store.summary(id)).toBeUndefined();
+      },
+    );
 
     spec.it('a row has the title, message count, token total, version, owners and times', async () => {
       const clock = new FakeClock(Date.parse('2031-02-03T04:05:06.000Z'));
@@ -80,19 +86,22 @@ export function listSpec(suite: ConformanceSuite): void {
       });
     });
 
-    spec.it('the title comes from the first user message, even when it arrives by append, and is shortened', async () => {
-      const store = await spec.open();
-      const id = freshId();
-      await store.save(Session.create({ id, messages: [Message.system('No title here.')] }));
-      expect((await store.list())[0]?.title).toBeUndefined();
-      const long = `${'word '.repeat(100)}end`;
-      await store.append(id, [Message.assistant('Hello.'), Message.user(long)]);
-      await store.append(id, [Message.user('Not the title.')]);
-      const title = (await store.list())[0]?.title ?? '';
-      expect(title.length).toBeGreaterThan(10);
-      expect(title.length).toBeLessThan(long.length);
-      expect(long.startsWith(title.replace(/…$/, '').trimEnd())).toBe(true);
-    });
+    spec.it(
+      'the title comes from the first user message, even when it arrives by append, and is shortened',
+      async () => {
+        const store = await spec.open();
+        const id = freshId();
+        await store.save(Session.create({ id, messages: [Message.system('No title here.')] }));
+        expect((await store.list())[0]?.title).toBeUndefined();
+        const long = `${'word '.repeat(100)}end`;
+        await store.append(id, [Message.assistant('Hello.'), Message.user(long)]);
+        await store.append(id, [Message.user('Not the title.')]);
+        const title = (await store.list())[0]?.title ?? '';
+        expect(title.length).toBeGreaterThan(10);
+        expect(title.length).toBeLessThan(long.length);
+        expect(long.startsWith(title.replace(/…$/, '').trimEnd())).toBe(true);
+      },
+    );
 
     spec.it('filters by userId and agentId, alone and together', async () => {
       const store = await spec.open();
@@ -141,14 +150,24 @@ export function listSpec(suite: ConformanceSuite): void {
 
     spec.it('the default page holds 100 rows', async () => {
       const store = await spec.open();
-      await Promise.all(Array.from({ length: 105 }, () => store.save(Session.create({ id: freshId(), userId: 'many' }))));
+      await Promise.all(
+        Array.from({ length: 105 }, () => store.save(Session.create({ id: freshId(), userId: 'many' }))),
+      );
       expect(await store.list({ userId: 'many' })).toHaveLength(100);
       expect(await store.list({ userId: 'many', offset: 100 })).toHaveLength(5);
     });
 
     spec.it('an invalid limit or offset fails with INVALID_ARGUMENT', async () => {
       const store = await spec.open();
-      for (const limit of [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, MAX_LIST_LIMIT + 1, '10' as unknown as number]) {
+      for (const limit of [
+        0,
+        -1,
+        2.5,
+        Number.NaN,
+        Number.POSITIVE_INFINITY,
+        MAX_LIST_LIMIT + 1,
+        '10' as unknown as number,
+      ]) {
         await expectCode(() => store.list({ limit }), 'INVALID_ARGUMENT');
       }
       for (const offset of [-1, 0.5, Number.NaN, '1' as unknown as number]) {
@@ -156,28 +175,52 @@ export function listSpec(suite: ConformanceSuite): void {
       }
     });
 
-    spec.it('a filter of the wrong type, an unknown field or a query that is no object fails with INVALID_ARGUMENT instead of matching', async () => {
-      const store = await spec.open();
-      // Sessions a loosely typed filter could be taken for: ['a'] as "a", 123 as "123", {} as "[object Object]".
-      for (const owner of ['a', '123', '[object Object]', 'true', 'null', 'a,b']) {
-        await store.save(Session.create({ id: freshId(), userId: owner, agentId: owner }));
-      }
-      const wrong: unknown[] = [['a'], ['a', 'b'], 123, 0, {}, { toString: () => 'a' }, true, null, () => 'a', Symbol('a'), 10n, Number.NaN];
-      for (const value of wrong) {
-        await expectCode(() => store.list({ userId: value as string }), 'INVALID_ARGUMENT');
-        await expectCode(() => store.list({ agentId: value as string }), 'INVALID_ARGUMENT');
-      }
-      for (const query of [{ user: 'a' }, { userID: 'a' }, { limit: 10, owner: 'a' }, JSON.parse('{"__proto__":{"userId":"a"}}') as object]) {
-        await expectCode(() => store.list(query as never), 'INVALID_ARGUMENT');
-      }
-      for (const query of [null, 'a', 42, ['a']]) await expectCode(() => store.list(query as never), 'INVALID_ARGUMENT');
-      // Empty or over-long owner ids name no session: the id check refuses them, as everywhere.
-      await expectCode(() => store.list({ userId: '' }), 'INVALID_ID');
-      await expectCode(() => store.list({ agentId: 'x'.repeat(257) }), 'INVALID_ID');
-      // The well-typed filters still work, and undefined means no filter.
-      expect(await store.list({ userId: 'a' })).toHaveLength(1);
-      expect(await store.list({ userId: undefined, agentId: undefined, limit: undefined, offset: undefined })).toHaveLength(6);
-    });
+    spec.it(
+      'a filter of the wrong type, an unknown field or a query that is no object fails with INVALID_ARGUMENT instead of matching',
+      async () => {
+        const store = await spec.open();
+        // Sessions a loosely typed filter could be taken for: ['a'] as "a", 123 as "123", {} as "[object Object]".
+        for (const owner of ['a', '123', '[object Object]', 'true', 'null', 'a,b']) {
+          await store.save(Session.create({ id: freshId(), userId: owner, agentId: owner }));
+        }
+        const wrong: unknown[] = [
+          ['a'],
+          ['a', 'b'],
+          123,
+          0,
+          {},
+          { toString: () => 'a' },
+          true,
+          null,
+          () => 'a',
+          Symbol('a'),
+          10n,
+          Number.NaN,
+        ];
+        for (const value of wrong) {
+          await expectCode(() => store.list({ userId: value as string }), 'INVALID_ARGUMENT');
+          await expectCode(() => store.list({ agentId: value as string }), 'INVALID_ARGUMENT');
+        }
+        for (const query of [
+          { user: 'a' },
+          { userID: 'a' },
+          { limit: 10, owner: 'a' },
+          JSON.parse('{"__proto__":{"userId":"a"}}') as object,
+        ]) {
+          await expectCode(() => store.list(query as never), 'INVALID_ARGUMENT');
+        }
+        for (const query of [null, 'a', 42, ['a']])
+          await expectCode(() => store.list(query as never), 'INVALID_ARGUMENT');
+        // Empty or over-long owner ids name no session: the id check refuses them, as everywhere.
+        await expectCode(() => store.list({ userId: '' }), 'INVALID_ID');
+        await expectCode(() => store.list({ agentId: 'x'.repeat(257) }), 'INVALID_ID');
+        // The well-typed filters still work, and undefined means no filter.
+        expect(await store.list({ userId: 'a' })).toHaveLength(1);
+        expect(
+          await store.list({ userId: undefined, agentId: undefined, limit: undefined, offset: undefined }),
+        ).toHaveLength(6);
+      },
+    );
 
     spec.it('deleted sessions leave the index', async () => {
       const store = await spec.open();

@@ -38,7 +38,9 @@ export function roundTripSpec(suite: ConformanceSuite): void {
       const store = await spec.open();
       const saved = await store.save(richSession());
       const count = saved.messages.length;
-      expect(saved.messages.map((message) => message.seq)).toEqual(Array.from({ length: count }, (_, index) => index + 1));
+      expect(saved.messages.map((message) => message.seq)).toEqual(
+        Array.from({ length: count }, (_, index) => index + 1),
+      );
       const again = await store.save(saved.withMetadata({ touched: true }));
       expect(again.messages.map((message) => message.seq)).toEqual(saved.messages.map((message) => message.seq));
       expect((await store.load(saved.id)).messages).toEqual(saved.messages);
@@ -62,7 +64,13 @@ export function roundTripSpec(suite: ConformanceSuite): void {
       await store.save(Session.create({ id }));
       const result = await store.append(id, [
         { id: 'plain-1', role: 'user', content: 'hello', timestamp: '2024-01-02T03:04:05.000Z' },
-        { id: 'plain-2', role: 'assistant', content: 'hi', metadata: { model: 'x' }, timestamp: '2024-01-02T03:04:06.000Z' },
+        {
+          id: 'plain-2',
+          role: 'assistant',
+          content: 'hi',
+          metadata: { model: 'x' },
+          timestamp: '2024-01-02T03:04:06.000Z',
+        },
       ]);
       expect(result.appended.map((message) => [message.id, message.seq])).toEqual([
         ['plain-1', 1],
@@ -70,7 +78,12 @@ export function roundTripSpec(suite: ConformanceSuite): void {
       ]);
       const loaded = await store.load(id);
       expect(loaded.messages.every((message) => Message.is(message))).toBe(true);
-      expect(loaded.messages[1]).toMatchObject({ role: 'assistant', category: 'dialog', content: 'hi', metadata: { model: 'x' } });
+      expect(loaded.messages[1]).toMatchObject({
+        role: 'assistant',
+        category: 'dialog',
+        content: 'hi',
+        metadata: { model: 'x' },
+      });
     });
 
     spec.it('text with NUL, lone surrogates, astral characters and 256 KiB of content survives', async () => {
@@ -95,7 +108,11 @@ export function roundTripSpec(suite: ConformanceSuite): void {
     spec.it('a later save replaces owners, variables and metadata', async () => {
       const store = await spec.open();
       const saved = await store.save(richSession());
-      const changed = saved.withAgent(undefined).withUser('user-bob').withVariable('turn', undefined).withMetadata({ title: 'Renamed' });
+      const changed = saved
+        .withAgent(undefined)
+        .withUser('user-bob')
+        .withVariable('turn', undefined)
+        .withMetadata({ title: 'Renamed' });
       const resaved = await store.save(changed);
       expect(resaved.version).toBeGreaterThan(saved.version);
       const loaded = await store.load(saved.id);
@@ -129,7 +146,14 @@ export function roundTripSpec(suite: ConformanceSuite): void {
       await expectCode(() => store.save({ id } as unknown as Session), 'INVALID_SESSION');
       expect(await store.get(id)).toBeUndefined();
       const saved = await store.save(Session.create({ id }));
-      await expectCode(() => store.append(id, [{ role: 'user', content: 'ok', id: 'ok-1' }, { role: 'tool', content: 'no call id' }]), 'INVALID_MESSAGE');
+      await expectCode(
+        () =>
+          store.append(id, [
+            { role: 'user', content: 'ok', id: 'ok-1' },
+            { role: 'tool', content: 'no call id' },
+          ]),
+        'INVALID_MESSAGE',
+      );
       await expectCode(() => store.append(id, 'not an array' as unknown as Message[]), 'INVALID_ARGUMENT');
       expect((await store.load(id)).toJSON()).toEqual(saved.toJSON());
     });

@@ -10,7 +10,11 @@ import type { SessionStore } from '../../store/types.js';
 import { conversation, expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 
-async function seqs(store: SessionStore, id: string, range?: Parameters<SessionStore['readMessages']>[1]): Promise<number[]> {
+async function seqs(
+  store: SessionStore,
+  id: string,
+  range?: Parameters<SessionStore['readMessages']>[1],
+): Promise<number[]> {
   return (await store.readMessages(id, range)).map((message) => message.seq ?? Number.NaN);
 }
 
@@ -30,8 +34,12 @@ export function sequenceSpec(suite: ConformanceSuite): void {
     spec.it('order follows the sequence, not timestamps', async () => {
       const store = await spec.open();
       const saved = await store.save(Session.create({ id: freshId() }));
-      await store.append(saved.id, [Message.user('later clock', { id: 'late-clock', timestamp: '2030-01-01T00:00:00.000Z' })]);
-      await store.append(saved.id, [Message.user('earlier clock', { id: 'early-clock', timestamp: '2001-01-01T00:00:00.000Z' })]);
+      await store.append(saved.id, [
+        Message.user('later clock', { id: 'late-clock', timestamp: '2030-01-01T00:00:00.000Z' }),
+      ]);
+      await store.append(saved.id, [
+        Message.user('earlier clock', { id: 'early-clock', timestamp: '2001-01-01T00:00:00.000Z' }),
+      ]);
       expect((await store.load(saved.id)).messages.map((message) => message.id)).toEqual(['late-clock', 'early-clock']);
     });
 
@@ -42,7 +50,10 @@ export function sequenceSpec(suite: ConformanceSuite): void {
       const loaded = await store.load(id);
       // Compaction puts a summary before the kept half: numbers must keep increasing, and the ones of
       // the dropped messages may not be given again, so the summary and what follows get new ones.
-      const compacted = loaded.withMessages([Message.system('summary of 1-5', { id: 'summary' }), ...loaded.messages.slice(5)]);
+      const compacted = loaded.withMessages([
+        Message.system('summary of 1-5', { id: 'summary' }),
+        ...loaded.messages.slice(5),
+      ]);
       const saved = await store.save(compacted);
       expect(saved.messages.map((message) => [message.id, message.seq])).toEqual([
         ['summary', 11],
@@ -65,10 +76,13 @@ export function sequenceSpec(suite: ConformanceSuite): void {
       const saved = await store.save(Session.create({ id, messages: conversation(4) }));
       const [one, two, three, four] = saved.messages as [Message, Message, Message, Message];
       // An edit inserts a message in the middle: what follows is renumbered after it.
-      const edited = await store.save(saved.withMessages([one, two, Message.user('inserted', { id: 'inserted' }), three, four]));
+      const edited = await store.save(
+        saved.withMessages([one, two, Message.user('inserted', { id: 'inserted' }), three, four]),
+      );
       const numbers = edited.messages.map((message) => message.seq ?? 0);
       expect(numbers.slice(0, 2)).toEqual([1, 2]);
-      for (let index = 1; index < numbers.length; index++) expect(numbers[index]).toBeGreaterThan(numbers[index - 1] ?? 0);
+      for (let index = 1; index < numbers.length; index++)
+        expect(numbers[index]).toBeGreaterThan(numbers[index - 1] ?? 0);
       expect(new Set(numbers.slice(2)).has(3)).toBe(false);
       expect(await seqs(store, id)).toEqual(numbers);
     });
@@ -100,14 +114,23 @@ export function sequenceSpec(suite: ConformanceSuite): void {
       expect(await seqs(store, id, { afterSeq: 5 })).toEqual([6, 8, 10]);
     });
 
-    spec.it('readMessages fails with NOT_FOUND for a missing session and INVALID_ARGUMENT for a bad range', async () => {
-      const store = await spec.open();
-      const id = freshId();
-      await expectCode(() => store.readMessages(id), 'NOT_FOUND');
-      await store.save(Session.create({ id, messages: conversation(2) }));
-      for (const range of [{ limit: 0 }, { limit: -1 }, { afterSeq: -1 }, { beforeSeq: 1.5 }, { afterSeq: Number.NaN }]) {
-        await expectCode(() => store.readMessages(id, range), 'INVALID_ARGUMENT');
-      }
-    });
+    spec.it(
+      'readMessages fails with NOT_FOUND for a missing session and INVALID_ARGUMENT for a bad range',
+      async () => {
+        const store = await spec.open();
+        const id = freshId();
+        await expectCode(() => store.readMessages(id), 'NOT_FOUND');
+        await store.save(Session.create({ id, messages: conversation(2) }));
+        for (const range of [
+          { limit: 0 },
+          { limit: -1 },
+          { afterSeq: -1 },
+          { beforeSeq: 1.5 },
+          { afterSeq: Number.NaN },
+        ]) {
+          await expectCode(() => store.readMessages(id, range), 'INVALID_ARGUMENT');
+        }
+      },
+    );
   });
 }

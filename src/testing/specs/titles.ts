@@ -14,7 +14,10 @@ import { freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 
 const OLD_RING: StateKeyRing = { current: 'k1', keys: { k1: 'conformance-title-key-one-0123456789' } };
-const ROTATED_RING: StateKeyRing = { current: 'k2', keys: { k1: 'conformance-title-key-one-0123456789', k2: 'conformance-title-key-two-9876543210' } };
+const ROTATED_RING: StateKeyRing = {
+  current: 'k2',
+  keys: { k1: 'conformance-title-key-one-0123456789', k2: 'conformance-title-key-two-9876543210' },
+};
 const NEW_ONLY: StateKeyRing = { current: 'k2', keys: { k2: 'conformance-title-key-two-9876543210' } };
 
 function dialog(): Message[] {
@@ -55,14 +58,18 @@ export function titlesSpec(suite: ConformanceSuite): void {
 
     spec.it('metadata.title sets the title, and changing it changes the title', async () => {
       const store = await spec.open();
-      const saved = await store.save(Session.create({ id: freshId(), messages: dialog(), metadata: { title: '  Trip   planning ' } }));
+      const saved = await store.save(
+        Session.create({ id: freshId(), messages: dialog(), metadata: { title: '  Trip   planning ' } }),
+      );
       expect(await titleOf(store, saved.id)).toBe('Trip planning');
       const renamed = await store.save(saved.withMetadata({ title: 'Lisbon in May' }));
       expect(await titleOf(store, saved.id)).toBe('Lisbon in May');
       // Compaction, or a save that no longer sets it, keeps the caller's title.
       await store.save(compacted(renamed));
       expect(await titleOf(store, saved.id)).toBe('Lisbon in May');
-      await store.save(Session.fromJSON({ ...renamed.toJSON(), metadata: {}, version: (await store.load(saved.id)).version }));
+      await store.save(
+        Session.fromJSON({ ...renamed.toJSON(), metadata: {}, version: (await store.load(saved.id)).version }),
+      );
       expect(await titleOf(store, saved.id)).toBe('Lisbon in May');
       // A blank or non-string metadata.title sets nothing.
       await store.save((await store.load(saved.id)).withMetadata({ title: '   ' }));
@@ -80,18 +87,24 @@ export function titlesSpec(suite: ConformanceSuite): void {
       const store = await spec.open();
       const saved = await store.save(Session.create({ id: freshId(), messages: [Message.system('No title here.')] }));
       expect(await titleOf(store, saved.id)).toBeUndefined();
-      await store.append(saved.id, [Message.user('Not the title')], { state: { metadata: { title: 'Chosen by the caller' }, variables: {} } });
+      await store.append(saved.id, [Message.user('Not the title')], {
+        state: { metadata: { title: 'Chosen by the caller' }, variables: {} },
+      });
       expect(await titleOf(store, saved.id)).toBe('Chosen by the caller');
     });
 
-    spec.it('a kept title is sealed again with the current key: after a rotation and a save, the new key alone reads it', async () => {
-      const store = await spec.open({ encryption: OLD_RING });
-      const saved = await store.save(Session.create({ id: freshId(), messages: dialog() }));
-      const rotated = await spec.reopen(store, { encryption: ROTATED_RING });
-      await rotated.save(compacted(await rotated.load(saved.id)));
-      expect(await titleOf(rotated, saved.id)).toBe('First question, the title');
-      const newOnly = await spec.reopen(store, { encryption: NEW_ONLY });
-      expect(await titleOf(newOnly, saved.id)).toBe('First question, the title');
-    }, { needs: ['reopen'] });
+    spec.it(
+      'a kept title is sealed again with the current key: after a rotation and a save, the new key alone reads it',
+      async () => {
+        const store = await spec.open({ encryption: OLD_RING });
+        const saved = await store.save(Session.create({ id: freshId(), messages: dialog() }));
+        const rotated = await spec.reopen(store, { encryption: ROTATED_RING });
+        await rotated.save(compacted(await rotated.load(saved.id)));
+        expect(await titleOf(rotated, saved.id)).toBe('First question, the title');
+        const newOnly = await spec.reopen(store, { encryption: NEW_ONLY });
+        expect(await titleOf(newOnly, saved.id)).toBe('First question, the title');
+      },
+      { needs: ['reopen'] },
+    );
   });
 }

@@ -34,32 +34,49 @@ export function ttlSpec(suite: ConformanceSuite): void {
       const saved = await store.save(Session.create({ id: freshId(), messages: conversation(2) }), { ttlMs: MINUTE });
       clock.advance(MINUTE);
       await expectCode(() => store.append(saved.id, [Message.user('too late', { id: 'late' })]), 'NOT_FOUND');
-      await expectCode(() => store.save(saved.append(Message.user('too late', { id: 'late' })), { expectedVersion: saved.version }), 'CONFLICT');
-      const recreated = await store.save(Session.create({ id: saved.id, messages: [Message.user('fresh start', { id: 'fresh' })] }), { expectedVersion: 0 });
+      await expectCode(
+        () => store.save(saved.append(Message.user('too late', { id: 'late' })), { expectedVersion: saved.version }),
+        'CONFLICT',
+      );
+      const recreated = await store.save(
+        Session.create({ id: saved.id, messages: [Message.user('fresh start', { id: 'fresh' })] }),
+        { expectedVersion: 0 },
+      );
       const loaded = await store.load(saved.id);
       expect(loaded.messages.map((message) => message.id)).toEqual(['fresh']);
       expect(loaded.version).toBe(recreated.version);
       expect((await store.list())[0]?.expiresAt).toBeUndefined();
     });
 
-    spec.it('an expired session refuses appends with a version or a state and range reads, and nothing is written', async () => {
-      let time = Date.UTC(2025, 0, 1);
-      const store = await spec.open({ now: () => time });
-      const saved = await store.save(Session.create({ id: freshId(), messages: conversation(2), variables: { step: 1 } }), { ttlMs: MINUTE });
-      time += MINUTE;
-      const late = [Message.user('too late', { id: 'late' })];
-      await expectCode(() => store.append(saved.id, late, { expectedVersion: saved.version }), 'NOT_FOUND');
-      await expectCode(() => store.append(saved.id, late, { state: { metadata: {}, variables: { step: 2 } } }), 'NOT_FOUND');
-      await expectCode(() => store.readMessages(saved.id, { limit: 1 }), 'NOT_FOUND');
-      await expectCode(() => store.readMessages(saved.id, { afterSeq: 1, beforeSeq: 3 }), 'NOT_FOUND');
-      // A millisecond earlier on the store's clock the session is live, exactly as it was saved.
-      time -= 1;
-      const loaded = await store.load(saved.id);
-      expect(loaded.version).toBe(saved.version);
-      expect(loaded.messages.map((message) => message.id)).toEqual(saved.messages.map((message) => message.id));
-      expect(loaded.variables).toEqual({ step: 1 });
-      expect((await store.readMessages(saved.id, { limit: 1 })).map((message) => message.id)).toEqual([saved.messages[1]?.id]);
-    });
+    spec.it(
+      'an expired session refuses appends with a version or a state and range reads, and nothing is written',
+      async () => {
+        let time = Date.UTC(2025, 0, 1);
+        const store = await spec.open({ now: () => time });
+        const saved = await store.save(
+          Session.create({ id: freshId(), messages: conversation(2), variables: { step: 1 } }),
+          { ttlMs: MINUTE },
+        );
+        time += MINUTE;
+        const late = [Message.user('too late', { id: 'late' })];
+        await expectCode(() => store.append(saved.id, late, { expectedVersion: saved.version }), 'NOT_FOUND');
+        await expectCode(
+          () => store.append(saved.id, late, { state: { metadata: {}, variables: { step: 2 } } }),
+          'NOT_FOUND',
+        );
+        await expectCode(() => store.readMessages(saved.id, { limit: 1 }), 'NOT_FOUND');
+        await expectCode(() => store.readMessages(saved.id, { afterSeq: 1, beforeSeq: 3 }), 'NOT_FOUND');
+        // A millisecond earlier on the store's clock the session is live, exactly as it was saved.
+        time -= 1;
+        const loaded = await store.load(saved.id);
+        expect(loaded.version).toBe(saved.version);
+        expect(loaded.messages.map((message) => message.id)).toEqual(saved.messages.map((message) => message.id));
+        expect(loaded.variables).toEqual({ step: 1 });
+        expect((await store.readMessages(saved.id, { limit: 1 })).map((message) => message.id)).toEqual([
+          saved.messages[1]?.id,
+        ]);
+      },
+    );
 
     spec.it('purgeExpired removes expired sessions and returns how many', async () => {
       const clock = new FakeClock();
@@ -96,20 +113,23 @@ export function ttlSpec(suite: ConformanceSuite): void {
       expect(await store.get(saved.id)).toBeUndefined();
     });
 
-    spec.it('defaultTtlMs applies to saves without ttlMs, and a save without either keeps a session forever', async () => {
-      const clock = new FakeClock();
-      const store = await spec.open({ now: clock.now, defaultTtlMs: MINUTE });
-      const defaulted = await store.save(Session.create({ id: freshId() }));
-      const explicit = await store.save(Session.create({ id: freshId() }), { ttlMs: 5 * MINUTE });
-      clock.advance(MINUTE);
-      expect(await store.get(defaulted.id)).toBeUndefined();
-      expect((await store.get(explicit.id))?.id).toBe(explicit.id);
-      const plain = await spec.open({ now: clock.now });
-      const kept = await plain.save(Session.create({ id: freshId() }));
-      clock.advance(10 * 365 * 24 * 60 * MINUTE);
-      expect((await plain.get(kept.id))?.id).toBe(kept.id);
-      expect(await plain.purgeExpired()).toBe(0);
-    });
+    spec.it(
+      'defaultTtlMs applies to saves without ttlMs, and a save without either keeps a session forever',
+      async () => {
+        const clock = new FakeClock();
+        const store = await spec.open({ now: clock.now, defaultTtlMs: MINUTE });
+        const defaulted = await store.save(Session.create({ id: freshId() }));
+        const explicit = await store.save(Session.create({ id: freshId() }), { ttlMs: 5 * MINUTE });
+        clock.advance(MINUTE);
+        expect(await store.get(defaulted.id)).toBeUndefined();
+        expect((await store.get(explicit.id))?.id).toBe(explicit.id);
+        const plain = await spec.open({ now: clock.now });
+        const kept = await plain.save(Session.create({ id: freshId() }));
+        clock.advance(10 * 365 * 24 * 60 * MINUTE);
+        expect((await plain.get(kept.id))?.id).toBe(kept.id);
+        expect(await plain.purgeExpired()).toBe(0);
+      },
+    );
 
     spec.it('an invalid ttlMs fails with INVALID_ARGUMENT and stores nothing', async () => {
       const store = await spec.open();
