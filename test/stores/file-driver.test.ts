@@ -68,6 +68,21 @@ function deadPid(): number {
   return Number(child.stdout);
 }
 
+/** A minimal head record of version 1, as a driver stores one. */
+function headRecord(id: string) {
+  return {
+    id,
+    schema: RECORD_SCHEMA,
+    version: 1,
+    createdAt: 'a',
+    updatedAt: 'a',
+    messageCount: 0,
+    tokenCount: 0,
+    lastSeq: 0,
+    data: '{}',
+  };
+}
+
 describe('file: URLs', () => {
   it('file:DIR is relative to the working directory, file:///abs is absolute', () => {
     expect(filePathFromUrl('file:./sessions')).toBe(resolve('sessions'));
@@ -282,17 +297,7 @@ describe('file store: ids', () => {
     mkdirSync(parent);
     const directory = join(parent, 'store');
     const driver = fileDriver(directory);
-    const head = {
-      id: 'x',
-      schema: RECORD_SCHEMA,
-      version: 1,
-      createdAt: 'a',
-      updatedAt: 'a',
-      messageCount: 0,
-      tokenCount: 0,
-      lastSeq: 0,
-      data: '{}',
-    };
+    const head = headRecord('x');
     for (const id of ['../escape', '..', '/tmp/abs', 'a/b', '__proto__', '', 'a\u0000b', '.hidden']) {
       for (const call of [
         () => driver.readHead(id),
@@ -381,17 +386,7 @@ describe('file store: options, name and close', () => {
       .catch(() => undefined);
     await driver.close();
     await driver.close();
-    const head = {
-      id: 'c',
-      schema: RECORD_SCHEMA,
-      version: 1,
-      createdAt: 'a',
-      updatedAt: 'a',
-      messageCount: 0,
-      tokenCount: 0,
-      lastSeq: 0,
-      data: '{}',
-    };
+    const head = headRecord('c');
     const calls: Record<string, () => Promise<unknown>> = {
       readHead: () => driver.readHead('c'),
       readAll: () => driver.readAll('c'),
