@@ -1,0 +1,55 @@
+/**
+ * chatstate's importers and exporters, by system name (`import --from`, `export --to`). A system
+ * joins with its module and one line in each table here.
+ * @module
+ */
+import { InvalidInputError } from '../errors.js';
+import type { Exporter, Importer } from './types.js';
+
+export type {
+  ExportSummary,
+  Exporter,
+  ImportItem,
+  ImportOptions,
+  ImportRepair,
+  Importer,
+  SourcePlace,
+} from './types.js';
+
+// Each entry loads its module when used: an import from one system loads only that system's code.
+const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {};
+const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {};
+
+/** The systems `import --from` reads. */
+export function importerNames(): string[] {
+  return Object.keys(IMPORTERS).sort();
+}
+
+/** The systems `export --to` writes. */
+export function exporterNames(): string[] {
+  return Object.keys(EXPORTERS).sort();
+}
+
+/** The importer of `system`; `INVALID_ARGUMENT` listing the known ones otherwise. */
+export async function importerFor(system: string): Promise<Importer> {
+  const load = Object.hasOwn(IMPORTERS, system) ? IMPORTERS[system] : undefined;
+  if (load === undefined) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `No importer for ${JSON.stringify(system)}; known: ${importerNames().join(', ') || '(none)'}`,
+    );
+  }
+  return load();
+}
+
+/** The exporter of `system`; `INVALID_ARGUMENT` listing the known ones otherwise. */
+export async function exporterFor(system: string): Promise<Exporter> {
+  const load = Object.hasOwn(EXPORTERS, system) ? EXPORTERS[system] : undefined;
+  if (load === undefined) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `No exporter for ${JSON.stringify(system)}; known: ${exporterNames().join(', ') || '(none)'}`,
+    );
+  }
+  return load();
+}
