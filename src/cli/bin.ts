@@ -1,18 +1,15 @@
 #!/usr/bin/env node
 /**
- * Executable entry of the `chatstate` command: runs `main` and maps errors to exit codes.
+ * Executable entry of the `chatstate` command: runs the CLI on the process's arguments and streams,
+ * and sets the exit code.
  * @module
  */
-import { ChatstateError, errorMessage } from '../errors.js';
-import { main } from './main.js';
+import { run } from './main.js';
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const code = ChatstateError.isInstance(error) ? error.code : 'ERROR';
-    console.error(`chatstate: ${code}: ${errorMessage(error)}`);
-    process.exitCode = 1;
-  },
-);
+// A reader that stops early (`chatstate list | head`) closes the pipe: that is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+process.exitCode = await run(process.argv.slice(2));

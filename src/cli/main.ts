@@ -1,119 +1,77 @@
 /**
- * The `chatstate` command line: inspect saved sessions and provider histories.
- * Later versions add store-backed commands (list, show, compact, export by session id).
+ * The `chatstate` command line: operate any store (list, show, stats, compact, fork, delete,
+ * search, values, export, import, verify, repair, migrate) and check provider histories (format,
+ * validate). Commands are modules registered in `commands/index.ts`; commander parses arguments
+ * and writes the help.
  * @module
  */
-import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { ChatstateError, NotFoundError } from '../errors.js';
-import { formats, validate } from '../formats/index.js';
-import { PROVIDERS, type ProviderName } from '../message/schema.js';
-import { Session } from '../session/session.js';
-import { tokens } from '../tokens/index.js';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { attachRun, type RunState } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { DEFAULT_STORE } from './context.js';
+import { EXIT, errorReport, exitCodeOf } from './exit-codes.js';
+import { processIo, type CliIo } from './io.js';
 
-const USAGE = `Usage: chatstate <command> [options]
-
-Commands:
-  show <session.json>                 print the history as [ROLE] lines
-  stats <session.json>                print message, token and tool statistics (JSON)
-  format <provider> <session.json>    print the history in a provider's wire format (JSON)
-  validate <provider> <wire.json>     list a wire history's structural problems
-
-Providers: ${PROVIDERS.join(', ')}
-
-Options:
-  --counter <estimate|o200k_base|cl100k_base>   token counter for stats (default: estimate)
-  --max-chars <n>                               longest text shown per line by show (default: 500)
-  -h, --help                                    show this help
-  -v, --version                                 print the version`;
-
-function fail(message: string): never {
-  throw new ChatstateError('INVALID_ARGUMENT', message);
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
 }
 
-function provider(value: string | undefined): ProviderName {
-  if (value === undefined || !(PROVIDERS as readonly string[]).includes(value)) {
-    fail(`Expected a provider (${PROVIDERS.join(', ')}), got ${JSON.stringify(value ?? '')}`);
-  }
-  return value as ProviderName;
-}
+const FOOTER = `
+Stores: memory:, file:DIR, sqlite:PATH, postgres://…, redis://…, and any scheme added with registerStore.
+Encryption: the key comes from CHATSTATE_KEY or --key-file PATH (a secret of 16+ characters, or a JSON key ring).
+Exit codes: 0 ok, 1 problems found or the operation failed, 2 usage error.
+Run "chatstate help COMMAND" for a command's options and examples.
+`;
 
-async function readJson(path: string | undefined): Promise<unknown> {
-  if (path === undefined) fail('Missing file argument');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new NotFoundError(
-      `Cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      { cause: error },
-    );
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new ChatstateError('INVALID_ARGUMENT', `${path} is not JSON`, { cause: error });
-  }
-}
-
-const counters = { estimate: tokens.estimate, o200k_base: tokens.o200kBase, cl100k_base: tokens.cl100kBase } as const;
-
-/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function main(argv: readonly string[], out: (line: string) => void = console.log): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-        counter: { type: 'string', default: 'estimate' },
-        'max-chars': { type: 'string', default: '500' },
-      },
+/** The `chatstate` program for one run: global options, every registered command, errors thrown instead of exiting. */
+export function createProgram(state: RunState): Command {
+  const program = new Command('chatstate');
+  attachRun(program, state);
+  program
+    .description('Inspect, move, check and repair chatstate conversations in any store.')
+    .version(packageVersion(), '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('--store <url>', `the store (default: $CHATSTATE_STORE, then ${DEFAULT_STORE})`))
+    .option('--key-file <path>', 'file holding the encryption key (else $CHATSTATE_KEY)')
+    .option('--json', 'JSON output (JSON lines for listings)')
+    .option('-q, --quiet', 'no progress bars or notes on stderr')
+    .option('--debug', 'print stacks with errors')
+    .addHelpText('after', FOOTER)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    // Inherited by every command added below: errors are thrown and reported by `run`.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => state.io.stdout.write(text),
+      writeErr: (text) => state.io.stderr.write(text),
+      outputError: () => undefined,
     });
+  for (const definition of COMMANDS) definition.configure(program.command(definition.name));
+  return program;
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code; errors are reported on stderr. */
+export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+  const state: RunState = { io, exitCode: EXIT.ok };
+  const debug = argv.includes('--debug');
+  try {
+    await createProgram(state).parseAsync([...argv], { from: 'user' });
+    return state.exitCode;
   } catch (error) {
-    throw new ChatstateError('INVALID_ARGUMENT', (error as Error).message, { cause: error });
-  }
-  const { values, positionals } = parsed;
-  if (values.version === true) {
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    out(pkg.version);
-    return 0;
-  }
-  const [command, ...rest] = positionals;
-  if (values.help === true || command === undefined) {
-    out(USAGE);
-    return command === undefined && values.help !== true ? 2 : 0;
-  }
-  switch (command) {
-    case 'show': {
-      const maxChars = Number(values['max-chars']);
-      if (!Number.isInteger(maxChars) || maxChars < 2) fail('--max-chars must be an integer ≥ 2');
-      out(Session.fromJSON(await readJson(rest[0])).formatHistory({ maxChars }));
-      return 0;
+    const code = exitCodeOf(error);
+    if (error instanceof CommanderError) {
+      // Help and version were printed by commander; help shown for a missing command is a usage error.
+      if (code === EXIT.ok || error.code === 'commander.help') return code;
+      io.stderr.write(`${errorReport(error, debug)}\n${usageHint(argv)}`);
+      return code;
     }
-    case 'stats': {
-      // An own-property check: "constructor" or "toString" must not resolve to Object's members.
-      const name = values.counter as keyof typeof counters;
-      const counter = Object.hasOwn(counters, name) ? counters[name] : undefined;
-      if (counter === undefined) fail(`Unknown counter ${JSON.stringify(values.counter)}`);
-      out(JSON.stringify(Session.fromJSON(await readJson(rest[0])).stats(counter), null, 2));
-      return 0;
-    }
-    case 'format': {
-      const name = provider(rest[0]);
-      out(JSON.stringify(formats[name].to(Session.fromJSON(await readJson(rest[1])).messages), null, 2));
-      return 0;
-    }
-    case 'validate': {
-      const problems = validate(provider(rest[0]), await readJson(rest[1]));
-      out(problems.length === 0 ? 'valid' : problems.map((p) => `${p.path}: ${p.code}: ${p.message}`).join('\n'));
-      return problems.length === 0 ? 0 : 1;
-    }
-    default:
-      fail(`Unknown command ${JSON.stringify(command)}; see --help`);
+    io.stderr.write(`${errorReport(error, debug)}\n`);
+    return code;
   }
+}
+
+function usageHint(argv: readonly string[]): string {
+  const name = argv.find((arg) => !arg.startsWith('-') && COMMANDS.some((command) => command.name === arg));
+  return `(see "chatstate ${name === undefined ? '' : `${name} `}--help")\n`;
 }

@@ -1,0 +1,44 @@
+/**
+ * Parsers of option values (commander `argParser`s): a bad value is a usage error naming the
+ * option and what it takes.
+ * @module
+ */
+import { InvalidArgumentError } from 'commander';
+
+/** An integer of at least `min`. */
+export function integerOption(min: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < min) {
+      throw new InvalidArgumentError(`expected an integer of at least ${min}, got ${JSON.stringify(value)}`);
+    }
+    return number;
+  };
+}
+
+/** An ISO-8601 date or date-time, as epoch milliseconds. */
+export function dateOption(value: string): number {
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw new InvalidArgumentError(
+      `expected an ISO-8601 date such as 2026-01-31 or 2026-01-31T12:00:00Z, got ${JSON.stringify(value)}`,
+    );
+  }
+  return time;
+}
+
+/** A sequence range `A..B` (either end may be left out: `..B`, `A..`), inclusive. */
+export function rangeOption(value: string): { readonly from?: number; readonly to?: number } {
+  const match = /^(\d*)\.\.(\d*)$/.exec(value.trim());
+  if (match === null || (match[1] === '' && match[2] === '')) {
+    throw new InvalidArgumentError(
+      `expected a sequence range A..B (A.. or ..B also work), got ${JSON.stringify(value)}`,
+    );
+  }
+  const from = match[1] === '' ? undefined : Number(match[1]);
+  const to = match[2] === '' ? undefined : Number(match[2]);
+  if (from !== undefined && to !== undefined && from > to) {
+    throw new InvalidArgumentError(`the range ${value} is empty: its start is after its end`);
+  }
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+}

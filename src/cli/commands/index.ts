@@ -1,0 +1,26 @@
+/**
+ * The registry of `chatstate` commands: one module a command, one line here.
+ *
+ * To add a command:
+ * 1. Write `src/cli/commands/NAME.ts` exporting `defineCommand('NAME', (command) => command…)`
+ *    (see `../command.ts`): a `.summary()`, a `.description()`, its `.argument()`s and options
+ *    (values checked with the parsers of `../arguments.ts`, so a bad value is a usage error, exit 2),
+ *    `.addHelpText('after', examples('NAME …'))` for `--help`, and `.action(action(async (context,
+ *    args, options) => { … }))`.
+ * 2. In the handler, use `context.store()` (the `--store` store, opened with the encryption key and
+ *    closed for you), `context.output` (tables, JSON lines with `--json`, notes, warnings) and
+ *    `context.progress(label, total)` for long work. Throw a `ChatstateError` for failures (one line
+ *    `error CODE: message` on stderr; exit 2 for `INVALID_ARGUMENT`/`INVALID_ID`, else 1); return
+ *    `EXIT.problems` (1) when the command found problems.
+ * 3. Add it to `COMMANDS` below (the order is the order of `chatstate --help`), and a test in
+ *    `test/cli/` that runs the built bin.
+ * @module
+ */
+import type { CliCommand } from '../command.js';
+import { format } from './format.js';
+import { list } from './list.js';
+import { show } from './show.js';
+import { validate } from './validate.js';
+
+/** Every command, in the order `chatstate --help` lists them. */
+export const COMMANDS: readonly CliCommand[] = [list, show, format, validate];

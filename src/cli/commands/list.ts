@@ -1,0 +1,136 @@
+/**
+ * `chatstate list`: the sessions of a store, newest activity first, streamed page by page.
+ * @module
+ */
+import { Option } from 'commander';
+import { KNOWLEDGE_PREFIX } from '../../active-memory/knowledge.js';
+import type { SessionStore, SessionSummary } from '../../store/types.js';
+import { dateOption, integerOption } from '../arguments.js';
+import { action, defineCommand, examples } from '../command.js';
+import type { Column } from '../output.js';
+
+interface ListOptions {
+  readonly user?: string;
+  readonly agent?: string;
+  readonly since?: number;
+  readonly expired?: boolean;
+  readonly sort: 'updated' | 'created';
+  readonly limit?: number;
+  readonly offset: number;
+}
+
+/** Rows fetched from the store at a time. */
+const PAGE = 500;
+
+/** Every summary the store lists for the owner filters, page by page, newest activity first. */
+export async function* listAll(
+  store: SessionStore,
+  filter: { readonly userId?: string; readonly agentId?: string } = {},
+): AsyncGenerator<SessionSummary> {
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await store.list({ ...filter, limit: PAGE, offset });
+    yield* page;
+    if (page.length < PAGE) return;
+  }
+}
+
+/** A row of the listing: the summary and what the CLI marks. */
+interface Row {
+  readonly summary: SessionSummary;
+  readonly knowledge: boolean;
+  readonly expired: boolean;
+}
+
+function flags(row: Row): string {
+  return [
+    row.knowledge ? 'knowledge' : '',
+    row.expired ? 'expired' : '',
+    (row.summary.recovery?.length ?? 0) > 0 ? 'recovered' : '',
+  ]
+    .filter((flag) => flag !== '')
+    .join(',');
+}
+
+const COLUMNS: ReadonlyArray<Column<Row>> = [
+  { header: 'ID', width: 28, value: (row) => row.summary.id, style: (row) => (row.knowledge ? 'magenta' : 'cyan') },
+  { header: 'USER', width: 14, value: (row) => row.summary.userId ?? '-' },
+  { header: 'AGENT', width: 12, value: (row) => row.summary.agentId ?? '-' },
+  { header: 'MSGS', width: 6, alignRight: true, value: (row) => String(row.summary.messageCount) },
+  { header: 'TOKENS', width: 8, alignRight: true, value: (row) => String(row.summary.tokenCount) },
+  { header: 'UPDATED', width: 20, value: (row) => row.summary.updatedAt.slice(0, 19).replace('T', ' ') },
+  {
+    header: 'FLAGS',
+    width: 18,
+    value: flags,
+    style: (row) => (row.expired || flags(row).includes('recovered') ? 'yellow' : undefined),
+  },
+  { header: 'TITLE', width: 0, value: (row) => row.summary.title ?? '', style: () => 'dim' },
+];
+
+async function* rows(store: SessionStore, options: ListOptions, now: number): AsyncGenerator<Row> {
+  const source = listAll(store, {
+    ...(options.user === undefined ? {} : { userId: options.user }),
+    ...(options.agent === undefined ? {} : { agentId: options.agent }),
+  });
+  let ordered: AsyncIterable<SessionSummary> = source;
+  if (options.sort === 'created') {
+    // The stores order by activity only: creation order needs every row first.
+    const all: SessionSummary[] = [];
+    for await (const summary of source) all.push(summary);
+    all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+    ordered = (async function* () {
+      yield* all;
+    })();
+  }
+  let skipped = 0;
+  let given = 0;
+  for await (const summary of ordered) {
+    if (options.limit !== undefined && given >= options.limit) return;
+    if (options.since !== undefined && Date.parse(summary.updatedAt) < options.since) {
+      // Newest activity first: nothing after this row is recent enough.
+      if (options.sort === 'updated') return;
+      continue;
+    }
+    const expired = summary.expiresAt !== undefined && Date.parse(summary.expiresAt) <= now;
+    if (options.expired === true && !expired) continue;
+    if (skipped < options.offset) {
+      skipped++;
+      continue;
+    }
+    given++;
+    yield { summary, knowledge: summary.id.startsWith(KNOWLEDGE_PREFIX), expired };
+  }
+}
+
+/** `list`. */
+export const list = defineCommand('list', (command) =>
+  command
+    .summary('list sessions, newest activity first')
+    .description(
+      'List the sessions of the store, newest activity first (or newest created with --sort created).\n' +
+        'Rows stream as the store returns them. Knowledge sessions (active memory) are listed and flagged.\n' +
+        'A table on a terminal; JSON lines (one summary each) with --json.',
+    )
+    .option('--user <id>', 'only sessions of this user')
+    .option('--agent <id>', 'only sessions of this agent')
+    .option('--since <iso-date>', 'only sessions active since this date', dateOption)
+    .option('--expired', 'only sessions past their retention (purge-expired deletes them)')
+    .addOption(new Option('--sort <key>', 'order').choices(['updated', 'created']).default('updated'))
+    .option('--limit <n>', 'at most this many rows', integerOption(1))
+    .option('--offset <n>', 'skip this many rows first', integerOption(0), 0)
+    .addHelpText(
+      'after',
+      examples('list --user alice --since 2026-01-01', 'list --store sqlite:./chat.db --json --limit 10'),
+    )
+    .action(
+      action<ListOptions>(async (context, _args, options) => {
+        const store = await context.store();
+        const count = await context.output.table(COLUMNS, rows(store, options, Date.now()), (row) => ({
+          ...row.summary,
+          ...(row.knowledge ? { knowledge: true } : {}),
+          ...(row.expired ? { expired: true } : {}),
+        }));
+        if (count === 0) context.output.note('no sessions');
+      }),
+    ),
+);

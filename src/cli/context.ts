@@ -1,0 +1,108 @@
+/**
+ * What every command runs with: the global options (`--store`, `--json`, `--quiet`, `--debug`,
+ * `--key-file`), the stores it opened (closed when it ends), output and progress.
+ * @module
+ */
+import { ChatstateError, errorMessage } from '../errors.js';
+import type { AtRestKey } from '../store/at-rest.js';
+import type { SessionStore } from '../store/types.js';
+import { openStore } from '../stores/open-store.js';
+import type { CliIo } from './io.js';
+import { loadKey } from './keys.js';
+import { Output } from './output.js';
+import { startProgress, type Progress } from './progress.js';
+
+/** The store opened when neither `--store` nor `CHATSTATE_STORE` names one. */
+export const DEFAULT_STORE = 'file:./.chatstate';
+
+/** Options every command takes. */
+export interface GlobalOptions {
+  readonly store?: string;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly debug?: boolean;
+  readonly keyFile?: string;
+}
+
+/** A store URL with its password hidden, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+}
+
+/** The run of one command. */
+export class CliContext {
+  /** Printing. */
+  readonly output: Output;
+  private readonly opened = new Map<string, Promise<SessionStore>>();
+  private key: Promise<AtRestKey | undefined> | undefined;
+
+  constructor(
+    /** Streams and environment. */
+    readonly io: CliIo,
+    /** The global options as given. */
+    readonly options: GlobalOptions,
+  ) {
+    this.output = new Output(io, { json: options.json === true, quiet: options.quiet === true });
+  }
+
+  /** The store URL: `--store`, else `CHATSTATE_STORE`, else `file:./.chatstate`. */
+  get storeUrl(): string {
+    const fromEnv = this.io.env.CHATSTATE_STORE;
+    return this.options.store ?? (fromEnv === undefined || fromEnv === '' ? DEFAULT_STORE : fromEnv);
+  }
+
+  /** The encryption key (`--key-file` or `CHATSTATE_KEY`), read once. */
+  async encryptionKey(): Promise<AtRestKey | undefined> {
+    this.key ??= loadKey(this.options.keyFile, this.io.env);
+    return this.key;
+  }
+
+  /**
+   * The store at `url` (the command's store by default), opened once with the encryption key
+   * through `openStore` (every registered scheme works) and closed when the command ends. A store
+   * that cannot be opened is an error naming it (password hidden), with the store's own code.
+   */
+  async store(url: string = this.storeUrl): Promise<SessionStore> {
+    let opening = this.opened.get(url);
+    if (opening === undefined) {
+      opening = this.open(url);
+      this.opened.set(url, opening);
+    }
+    return opening;
+  }
+
+  /** A progress indicator on stderr for long work (silent when piped or with `--quiet`). */
+  progress(label: string, total?: number): Progress {
+    return startProgress(this.io, {
+      label,
+      quiet: this.options.quiet === true,
+      ...(total === undefined ? {} : { total }),
+    });
+  }
+
+  /** Closes every store this run opened. */
+  async close(): Promise<void> {
+    const stores = await Promise.allSettled([...this.opened.values()]);
+    this.opened.clear();
+    await Promise.allSettled(
+      stores.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)),
+    );
+  }
+
+  private async open(url: string): Promise<SessionStore> {
+    const encryption = await this.encryptionKey();
+    try {
+      return await openStore(url, encryption === undefined ? {} : { encryption });
+    } catch (error) {
+      const shown = redactUrl(url);
+      const reason = errorMessage(error)
+        .split(url)
+        .join(shown)
+        .replace(/^Cannot open store "[^"]*": /, '');
+      const message = `Cannot open store ${JSON.stringify(shown)}: ${reason}`;
+      if (ChatstateError.isInstance(error))
+        throw new ChatstateError(error.code, message, { cause: error, details: error.details });
+      throw new ChatstateError('UNAVAILABLE', message, { cause: error, details: { store: shown } });
+    }
+  }
+}
