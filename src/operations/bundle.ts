@@ -1,0 +1,207 @@
+/**
+ * The session bundle: one session with the active-memory values that belong to it, read from a
+ * store and written to one. Export, import and migrate all read and write sessions through here.
+ *
+ * "Its values" are those of the owners the session names: the `session` scope of its id, the
+ * `user` scope of its `userId`, and the `agent` scope of its `agentId` and `userId`. The `app`
+ * scope belongs to no session (see `readAppValues`); values of a user with no session are not
+ * reachable from any session and are not carried.
+ * @module
+ */
+import { ChatstateError, ConflictError } from '../errors.js';
+import type { JsonValue } from '../message/schema.js';
+import type { Session } from '../session/session.js';
+import type { SessionStore, SessionSummary, ValueOwner } from '../store/types.js';
+import { canonicalJson } from './canonical.js';
+
+/** Values of one owner, by key. */
+export type ValueMap = Readonly<Record<string, JsonValue>>;
+
+/** The values a session carries, by scope (a scope with no values is absent). */
+export interface BundleValues {
+  readonly session?: ValueMap;
+  /** The `user` scope of the session's `userId`. */
+  readonly user?: ValueMap;
+  /** The `agent` scope of the session's `agentId` and `userId`. */
+  readonly agent?: ValueMap;
+}
+
+/** The scopes a bundle carries, in the order they are read and written. */
+export const BUNDLE_SCOPES = ['session', 'user', 'agent'] as const;
+
+/** A scope a bundle carries. */
+export type BundleScope = (typeof BUNDLE_SCOPES)[number];
+
+/** One session as export, import and migrate move it. */
+export interface SessionBundle {
+  readonly session: Session;
+  readonly values: BundleValues;
+  /** When the session expires (ISO-8601): an import gives it the retention left. */
+  readonly expiresAt?: string;
+}
+
+/** The owner of `scope` for `session`, or `undefined` when the session names no such owner. */
+export function ownerOf(scope: BundleScope, session: Session): ValueOwner | undefined {
+  switch (scope) {
+    case 'session':
+      return { scope: 'session', sessionId: session.id };
+    case 'user':
+      return session.userId === undefined ? undefined : { scope: 'user', userId: session.userId };
+    case 'agent':
+      return session.userId === undefined || session.agentId === undefined
+        ? undefined
+        : { scope: 'agent', agentId: session.agentId, userId: session.userId };
+    default: {
+      const never: never = scope;
+      return never;
+    }
+  }
+}
+
+/** Every value of `owner`, or `{}` when the store keeps no values (`UNSUPPORTED`). */
+export async function valuesOf(store: SessionStore, owner: ValueOwner): Promise<Record<string, JsonValue>> {
+  try {
+    return await store.values.getAll(owner);
+  } catch (error) {
+    if (ChatstateError.hasCode(error, 'UNSUPPORTED')) return {};
+    throw error;
+  }
+}
+
+/** The values of `session`'s owners in `store`. */
+export async function readValues(store: SessionStore, session: Session): Promise<BundleValues> {
+  const values: Record<string, ValueMap> = {};
+  for (const scope of BUNDLE_SCOPES) {
+    const owner = ownerOf(scope, session);
+    if (owner === undefined) continue;
+    const found = await valuesOf(store, owner);
+    if (Object.keys(found).length > 0) values[scope] = found;
+  }
+  return values;
+}
+
+/** The app scope's values (shared by every user: they belong to no session). */
+export async function readAppValues(store: SessionStore): Promise<Record<string, JsonValue>> {
+  return valuesOf(store, { scope: 'app' });
+}
+
+/**
+ * Session `id` of `store` with its values, or `undefined` when there is none. `summary`, when the
+ * caller has it from `list`, saves a read for the expiry.
+ */
+export async function readBundle(
+  store: SessionStore,
+  id: string,
+  summary?: SessionSummary,
+): Promise<SessionBundle | undefined> {
+  const session = await store.get(id);
+  if (session === undefined) return undefined;
+  const head = summary ?? (await store.summary(id));
+  return {
+    session,
+    values: await readValues(store, session),
+    ...(head?.expiresAt === undefined ? {} : { expiresAt: head.expiresAt }),
+  };
+}
+
+/**
+ * The session as compared: its JSON without `updatedAt`, which every store sets to the time of
+ * its own write (a copy is written later than its original).
+ */
+export function comparableSession(session: Session): string {
+  const { updatedAt: _updatedAt, ...rest } = session.toJSON();
+  return canonicalJson(rest);
+}
+
+/** True when two sessions hold the same data (everything but `updatedAt`). */
+export function sameSession(a: Session, b: Session): boolean {
+  return comparableSession(a) === comparableSession(b);
+}
+
+/** What `writeBundle` did. */
+export type WriteOutcome = 'created' | 'unchanged' | 'replaced' | 'expired';
+
+/** Options of `writeBundle`. */
+export interface WriteBundleOptions {
+  /**
+   * `skip`: a session already there must be equal (it is left as it is) or the write is refused
+   * with `CONFLICT`; `replace`: a different session or value is overwritten. @default 'skip'
+   */
+  readonly mode?: 'skip' | 'replace';
+  /** Clock for the retention left. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The differences between a bundle and what a store holds: `session` and `scope.key` names. */
+async function differences(
+  store: SessionStore,
+  bundle: SessionBundle,
+  existing: Session | undefined,
+): Promise<{ differ: string[]; writes: Array<{ owner: ValueOwner; entries: Record<string, JsonValue> }> }> {
+  const differ: string[] = [];
+  const writes: Array<{ owner: ValueOwner; entries: Record<string, JsonValue> }> = [];
+  if (existing !== undefined && !sameSession(existing, bundle.session)) differ.push('session');
+  for (const scope of BUNDLE_SCOPES) {
+    const carried = bundle.values[scope];
+    const owner = ownerOf(scope, bundle.session);
+    if (carried === undefined || owner === undefined || Object.keys(carried).length === 0) continue;
+    const stored = await valuesOf(store, owner);
+    const entries: Record<string, JsonValue> = {};
+    for (const key of Object.keys(carried)) {
+      const value = carried[key] as JsonValue;
+      // A key the target lacks is written (an earlier run may have stopped before it); a key it
+      // holds with another value is a difference.
+      if (!Object.hasOwn(stored, key)) Object.defineProperty(entries, key, { value, enumerable: true });
+      else if (canonicalJson(stored[key]) !== canonicalJson(value)) {
+        differ.push(`${scope}.${key}`);
+        Object.defineProperty(entries, key, { value, enumerable: true });
+      }
+    }
+    if (Object.keys(entries).length > 0) writes.push({ owner, entries });
+  }
+  return { differ, writes };
+}
+
+/**
+ * Writes `bundle` into `store`. A new session is created with its values (values first: a run
+ * stopped between the two finds them equal and creates the session). A session already there is
+ * left as it is when equal (values it lacks are added), and otherwise refused with `CONFLICT`
+ * naming what differs, unless `mode` is `replace`. Values are merged key by key: a write never
+ * deletes a value. A session whose retention ended is not written (`expired`).
+ */
+export async function writeBundle(
+  store: SessionStore,
+  bundle: SessionBundle,
+  options: WriteBundleOptions = {},
+): Promise<WriteOutcome> {
+  const { session } = bundle;
+  const now = (options.now ?? Date.now)();
+  let ttlMs: number | undefined;
+  if (bundle.expiresAt !== undefined) {
+    ttlMs = Date.parse(bundle.expiresAt) - now;
+    if (!(ttlMs > 0)) return 'expired';
+  }
+  const existing = await store.get(session.id);
+  const { differ, writes } = await differences(store, bundle, existing);
+  if (differ.length > 0 && options.mode !== 'replace') {
+    throw new ConflictError(
+      `${store.name}: session ${session.id} is already there and differs (${differ.slice(0, 5).join(', ')}${differ.length > 5 ? ', …' : ''}); use replace to overwrite it`,
+      { details: { sessionId: session.id, differ: differ.slice(0, 50) } },
+    );
+  }
+  if (existing !== undefined && differ.length === 0) {
+    for (const { owner, entries } of writes) await store.values.set(owner, entries);
+    return 'unchanged';
+  }
+  if (existing !== undefined) {
+    // Replaced as delete then create, so the copy keeps the bundle's version (a save over it would
+    // bump past the old one); deleting drops the old session-scope values too. A run stopped in
+    // between finds no session and creates it.
+    await store.delete(session.id);
+    const again = await differences(store, bundle, undefined);
+    writes.splice(0, writes.length, ...again.writes);
+  }
+  for (const { owner, entries } of writes) await store.values.set(owner, entries);
+  await store.save(session, { expectedVersion: 0, ...(ttlMs === undefined ? {} : { ttlMs }) });
+  return existing === undefined ? 'created' : 'replaced';
+}

@@ -1,0 +1,39 @@
+/**
+ * Damage reports a store made while an operation read it (the file store's `onDamage`), kept by
+ * session until the operation takes them.
+ * @module
+ */
+import type { DamageReport } from '../stores/file/session-repair.js';
+
+export type { DamageReport } from '../stores/file/session-repair.js';
+
+/** Most reports kept for sessions no one asked about yet (others are counted, not kept). */
+const MAX_KEPT = 10_000;
+
+/** Collects damage reports; pass `listener` as the file store's `onDamage`. */
+export class DamageLog {
+  private readonly bySession = new Map<string, DamageReport[]>();
+  private kept = 0;
+  /** Reports dropped because too many were waiting. */
+  dropped = 0;
+
+  /** The `onDamage` listener. */
+  readonly listener = (report: DamageReport): void => {
+    if (this.kept >= MAX_KEPT) {
+      this.dropped += 1;
+      return;
+    }
+    const list = this.bySession.get(report.sessionId) ?? [];
+    list.push(report);
+    this.bySession.set(report.sessionId, list);
+    this.kept += 1;
+  };
+
+  /** The reports about session `id` since the last call, removed from the log. */
+  take(id: string): DamageReport[] {
+    const list = this.bySession.get(id) ?? [];
+    this.bySession.delete(id);
+    this.kept -= list.length;
+    return list;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * `exportSessions`: a store's sessions as export lines, streamed — one page of `list` and
+ * `concurrency` sessions in memory at a time.
+ * @module
+ */
+import { NotFoundError } from '../errors.js';
+import { readAppValues, readBundle, type SessionBundle } from './bundle.js';
+import { appValuesLine, bundleLine } from './lines.js';
+import { mapOrdered } from './pool.js';
+import { concurrencyOf, report, type LongRunOptions } from './progress.js';
+import { selected, selectionOf } from './walk.js';
+import type { SessionStore } from '../store/types.js';
+
+/** Options of `exportSessions`: the ids named, or `all` (which also exports the app scope's values). */
+export interface ExportOptions extends LongRunOptions {
+  readonly ids?: readonly string[];
+  readonly all?: boolean;
+}
+
+/** The bundles of the sessions selected, in order (`NOT_FOUND` for an id named that is not there). */
+export async function* exportBundles(store: SessionStore, options: ExportOptions): AsyncGenerator<SessionBundle> {
+  const selection = selectionOf(options);
+  let done = 0;
+  const bundles = mapOrdered(
+    selected(store, selection, options.signal),
+    concurrencyOf(options.concurrency),
+    async ({ id, summary }) => {
+      const bundle = await readBundle(store, id, summary);
+      // A session deleted while `all` pages is skipped; one named must be there.
+      if (bundle === undefined && 'ids' in selection) throw new NotFoundError(`${store.name}: no session ${id}`);
+      return bundle;
+    },
+    options.signal,
+  );
+  for await (const bundle of bundles) {
+    done += 1;
+    report(options.onProgress, { done, failed: 0, ...(options.total === undefined ? {} : { total: options.total }) });
+    if (bundle !== undefined) yield bundle;
+  }
+}
+
+/** Export lines (without newlines) of the sessions selected; with `all`, the app scope's values first when there are any. */
+export async function* exportSessions(store: SessionStore, options: ExportOptions): AsyncGenerator<string> {
+  selectionOf(options);
+  if (options.all === true) {
+    const app = await readAppValues(store);
+    if (Object.keys(app).length > 0) yield appValuesLine(app);
+  }
+  for await (const bundle of exportBundles(store, options)) yield bundleLine(bundle);
+}
