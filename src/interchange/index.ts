@@ -17,8 +17,13 @@ export type {
 } from './types.js';
 
 // Each entry loads its module when used: an import from one system loads only that system's code.
-const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {};
-const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {};
+const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {
+  penguin: async () => (await import('./penguin/read.js')).penguinImporter,
+};
+const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
+  penguin: async () => (await import('./penguin/write.js')).penguinExporter,
+  'penguin-legacy': async () => (await import('./penguin/write.js')).penguinLegacyExporter,
+};
 
 /** The systems `import --from` reads. */
 export function importerNames(): string[] {
