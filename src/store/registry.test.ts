@@ -4,6 +4,7 @@ import { ChatstateError } from '../errors.js';
 import { Session } from '../session/session.js';
 import { memoryDriver } from '../stores/memory.js';
 import { openRegisteredStore, registerStore, registeredSchemes, type StoreLoader } from './registry.js';
+import type * as Registry from './registry.js';
 import type { AnyStoreDriver } from './types.js';
 
 async function failure(run: () => unknown): Promise<ChatstateError> {
@@ -119,5 +120,19 @@ describe('openRegisteredStore: URLs it cannot open', () => {
     for (const url of ['', undefined, null, 42] as unknown as string[]) {
       expect((await failure(() => openRegisteredStore(url))).code, String(url)).toBe('INVALID_ARGUMENT');
     }
+  });
+});
+
+describe('the registry across copies of chatstate', () => {
+  it('a scheme registered through another loaded copy of the module opens through this one', async () => {
+    // A second instance of the module, as a store package with its own copy of chatstate loads it.
+    const copy = new URL(`./registry.ts?copy=${Date.now()}`, import.meta.url).href;
+    const other = (await import(/* @vite-ignore */ copy)) as typeof Registry;
+    expect(other.registerStore).not.toBe(registerStore);
+    other.registerStore('other-copy', async () => memoryDriver({ name: 'other-copy' }));
+    expect(registeredSchemes()).toContain('other-copy:');
+    const store = await openRegisteredStore('other-copy:x');
+    expect(store.name).toBe('other-copy');
+    await store.close();
   });
 });

@@ -31,7 +31,12 @@ export interface RegisterStoreOptions {
 // Windows drive (`C:\sessions`).
 const SCHEME = /^[a-z][a-z0-9+.-]+$/;
 
-const loaders = new Map<string, StoreLoader>();
+// One registry per process, shared by every installed copy of chatstate (found by a Symbol.for
+// key, as errors are): a store package that depends on its own copy registers where the
+// application's `openStore` looks.
+const REGISTRY = Symbol.for('chatstate.store-registry');
+const holder = globalThis as typeof globalThis & { [REGISTRY]?: Map<string, StoreLoader> };
+const loaders: Map<string, StoreLoader> = (holder[REGISTRY] ??= new Map());
 
 /** `scheme` as the registry keys it (lowercase, with its colon); `INVALID_ARGUMENT` when it is not a scheme. */
 function schemeKey(scheme: unknown): string {
