@@ -19,10 +19,13 @@ export type {
 // Each entry loads its module when used: an import from one system loads only that system's code.
 const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {
   penguin: async () => (await import('./penguin/read.js')).penguinImporter,
+  goaitools: async () => (await import('./goaitools/read.js')).goaitoolsImporter,
 };
 const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
   penguin: async () => (await import('./penguin/write.js')).penguinExporter,
   'penguin-legacy': async () => (await import('./penguin/write.js')).penguinLegacyExporter,
+  goaitools: async () => (await import('./goaitools/write.js')).goaitoolsExporter,
+  'goaitools-base64': async () => (await import('./goaitools/write.js')).goaitoolsBase64Exporter,
 };
 
 /** The systems `import --from` reads. */
