@@ -3,6 +3,9 @@
  * session until the operation takes them.
  * @module
  */
+import type { OpenStoreOptions } from '../store/registry.js';
+import type { SessionStore } from '../store/types.js';
+import { openStore } from '../stores/open-store.js';
 import type { DamageReport } from '../stores/file/session-repair.js';
 
 export type { DamageReport } from '../stores/file/session-repair.js';
@@ -36,4 +39,18 @@ export class DamageLog {
     this.kept -= list.length;
     return list;
   }
+}
+
+/**
+ * Opens the store at `url` with a damage log: a file store reports what its reads repair into
+ * it (other stores report nothing and raise `CORRUPT` instead).
+ */
+export async function openWatched(
+  url: string,
+  options: OpenStoreOptions = {},
+): Promise<{ store: SessionStore; damage: DamageLog }> {
+  const damage = new DamageLog();
+  // The file store's loader passes its options to `fileStore`, which takes `onDamage`; other stores ignore it.
+  const store = await openStore(url, { ...options, onDamage: damage.listener } as OpenStoreOptions);
+  return { store, damage };
 }

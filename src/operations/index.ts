@@ -20,7 +20,7 @@ export {
   type WriteOutcome,
 } from './bundle.js';
 export { compareStores, type CompareOptions, type CompareReport, type StoreDifference } from './compare.js';
-export { DamageLog, type DamageReport } from './damage.js';
+export { DamageLog, openWatched, type DamageReport } from './damage.js';
 export { exportBundles, exportSessions, type ExportOptions } from './export.js';
 export {
   importSessions,

@@ -17,10 +17,25 @@
  * @module
  */
 import type { CliCommand } from '../command.js';
+import { exportCommand } from './export.js';
 import { format } from './format.js';
+import { importCommand } from './import.js';
 import { list } from './list.js';
+import { migrate } from './migrate.js';
+import { repair } from './repair.js';
 import { show } from './show.js';
 import { validate } from './validate.js';
+import { verify } from './verify.js';
 
 /** Every command, in the order `chatstate --help` lists them. */
-export const COMMANDS: readonly CliCommand[] = [list, show, format, validate];
+export const COMMANDS: readonly CliCommand[] = [
+  list,
+  show,
+  exportCommand,
+  importCommand,
+  verify,
+  repair,
+  migrate,
+  format,
+  validate,
+];

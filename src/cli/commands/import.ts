@@ -1,0 +1,141 @@
+/**
+ * `chatstate import FILE|-`: export lines, a session JSON, a provider wire history
+ * (`--from PROVIDER`) or another system's files (`--from SYSTEM`) into the store.
+ * @module
+ */
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { ConflictError, NotFoundError } from '../../errors.js';
+import { importerFor, importerNames } from '../../interchange/index.js';
+import { PROVIDERS, type ProviderName } from '../../message/schema.js';
+import {
+  importSessions,
+  inputsFromStream,
+  itemsToInputs,
+  type ImportInput,
+  type ImportReport,
+} from '../../operations/index.js';
+import { integerOption } from '../arguments.js';
+import { action, defineCommand, examples } from '../command.js';
+import type { CliContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+
+interface ImportOptions {
+  readonly from?: string;
+  readonly replace?: boolean;
+  readonly id?: string;
+  readonly concurrency?: number;
+}
+
+async function openInput(path: string, stdin: Readable): Promise<Readable> {
+  if (path === '-') return stdin;
+  const stream = createReadStream(path);
+  // Opened before reading, so a missing file is NOT_FOUND rather than a stream error later.
+  await new Promise<void>((resolve, reject) => {
+    stream.once('ready', () => resolve());
+    stream.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new NotFoundError(
+          `Cannot read ${JSON.stringify(path)}: ${error.code === 'EISDIR' ? 'it is a directory' : (error.code ?? error.message)}`,
+          { cause: error, details: { path } },
+        ),
+      ),
+    );
+  });
+  return stream;
+}
+
+async function inputsOf(
+  context: CliContext,
+  path: string,
+  options: ImportOptions,
+): Promise<AsyncIterable<ImportInput>> {
+  const from = options.from;
+  if (from !== undefined && !(PROVIDERS as readonly string[]).includes(from)) {
+    const importer = await importerFor(from);
+    return itemsToInputs(importer.read(path));
+  }
+  return inputsFromStream(await openInput(path, context.io.stdin), {
+    path,
+    ...(from === undefined ? {} : { from: from as ProviderName }),
+    ...(options.id === undefined ? {} : { id: options.id }),
+  });
+}
+
+async function print(context: CliContext, report: ImportReport): Promise<void> {
+  const { output } = context;
+  if (output.json) {
+    await output.document(report);
+    return;
+  }
+  for (const { sessionId, repairs } of report.repairs)
+    for (const repair of repairs) output.note(`repaired ${sessionId}: ${repair.kind}: ${repair.message}`);
+  for (const problem of report.problems) {
+    const where =
+      problem.source === undefined
+        ? ''
+        : `${problem.source.path}${problem.source.line === undefined ? '' : `:${problem.source.line}`}: `;
+    output.warn(
+      `${where}${problem.sessionId === undefined ? '' : `${problem.sessionId}: `}${problem.code}: ${problem.message}`,
+    );
+  }
+  const parts = [`${report.created} imported`, `${report.unchanged} already there`];
+  if (report.replaced > 0) parts.push(`${report.replaced} replaced`);
+  if (report.expired > 0) parts.push(`${report.expired} expired (not written)`);
+  if (report.problems.length > 0) parts.push(`${report.problems.length} not readable`);
+  if (report.conflicts.length > 0) parts.push(`${report.conflicts.length} conflicts`);
+  await output.line(parts.join(', '));
+}
+
+/** `import`. */
+export const importCommand = defineCommand('import', (command) =>
+  command
+    .summary('import sessions: exports, session JSON, provider histories, other systems')
+    .description(
+      'Import into the store: the JSON lines of "chatstate export", a session JSON, JSON lines of sessions,\n' +
+        `a provider wire history (--from ${PROVIDERS.join('|')}: a new session), or another system’s files\n` +
+        `(--from ${importerNames().join('|') || 'SYSTEM'}). A session already in the store is skipped when equal; when it\n` +
+        'differs, the import lists it as a CONFLICT (exit 1) unless --replace. Bad lines and records are listed\n' +
+        '(exit 1) and the good sessions are imported.',
+    )
+    .argument('<file>', 'the file (a directory or database for some systems), or - for stdin')
+    .option('--from <provider|system>', 'read a provider wire history or another system’s format')
+    .option('--replace', 'overwrite sessions that are already there and differ')
+    .option('--id <id>', 'the id of the session a wire history becomes (default: a new id)')
+    .option('--concurrency <n>', 'sessions written at once (default 4)', integerOption(1))
+    .addHelpText(
+      'after',
+      examples(
+        'import backup.jsonl',
+        'import --store sqlite:./chat.db - < backup.jsonl',
+        'import --from openaiChat --id support-7 messages.json',
+        'import --from penguin ./conversations',
+      ),
+    )
+    .action(
+      action<ImportOptions>(async (context, args, options) => {
+        const [path] = args as [string];
+        const store = await context.store();
+        const progress = context.progress('sessions');
+        let report: ImportReport;
+        try {
+          report = await importSessions(store, await inputsOf(context, path, options), {
+            mode: options.replace === true ? 'replace' : 'skip',
+            ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+            onProgress: () => progress.increment(),
+          });
+        } finally {
+          progress.stop();
+        }
+        await print(context, report);
+        if (report.conflicts.length > 0) {
+          const ids = report.conflicts.map((conflict) => conflict.sessionId);
+          throw new ConflictError(
+            `${ids.length} session${ids.length === 1 ? '' : 's'} already in the store differ${ids.length === 1 ? 's' : ''}: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''} (--replace overwrites them)`,
+            { details: { sessionIds: ids } },
+          );
+        }
+        return report.problems.length > 0 ? EXIT.problems : EXIT.ok;
+      }),
+    ),
+);
