@@ -18,8 +18,11 @@ export type {
 
 // Each entry loads its module when used: an import from one system loads only that system's code.
 const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {
+  langgraph: async () => (await import('./langgraph.js')).langgraphImporter(),
+  'openai-agents': async () => (await import('./openai-agents.js')).openaiAgentsImporter(),
   penguin: async () => (await import('./penguin/read.js')).penguinImporter,
   goaitools: async () => (await import('./goaitools/read.js')).goaitoolsImporter,
+  coreason: async () => (await import('./coreason/read.js')).coreasonImporter,
 };
 const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
   penguin: async () => (await import('./penguin/write.js')).penguinExporter,
