@@ -185,7 +185,9 @@ async function verifyOne(
     if (session !== undefined) await readValues(store, session);
   } catch (error) {
     if (!ChatstateError.isInstance(error)) throw error;
-    found.push(problem('read', error.code, errorMessage(error)));
+    const hint =
+      error.code === 'CORRUPT' && /authentication/.test(error.message) ? ' (or sealed with a key not given)' : '';
+    found.push(problem('read', error.code, `${errorMessage(error)}${hint}`));
   }
   for (const damage of options.damage?.take(id) ?? [])
     found.push(
@@ -199,7 +201,10 @@ async function verifyOne(
     if (found.length === 0 && options.named) found.push(problem('read', 'NOT_FOUND', `no session ${id}`));
     return found;
   }
-  const head = summary ?? (await store.summary(id));
+  // The row `list` gave was read before this read repaired anything: read it again when it disagrees.
+  let head = summary ?? (await store.summary(id));
+  if (head !== undefined && (head.version !== session.version || head.messageCount !== session.messages.length))
+    head = await store.summary(id);
   found.push(
     ...sequenceFindings(session),
     ...headFindings(session, head),
