@@ -17,20 +17,34 @@
  * @module
  */
 import type { CliCommand } from '../command.js';
+import { compact } from './compact.js';
+import { remove } from './delete.js';
 import { exportCommand } from './export.js';
+import { fork } from './fork.js';
 import { format } from './format.js';
 import { importCommand } from './import.js';
 import { list } from './list.js';
 import { migrate } from './migrate.js';
+import { purgeExpired } from './purge-expired.js';
 import { repair } from './repair.js';
+import { search } from './search.js';
 import { show } from './show.js';
+import { stats } from './stats.js';
 import { validate } from './validate.js';
 import { verify } from './verify.js';
+import { values } from './values.js';
 
 /** Every command, in the order `chatstate --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   list,
   show,
+  stats,
+  compact,
+  fork,
+  remove,
+  purgeExpired,
+  search,
+  values,
   exportCommand,
   importCommand,
   verify,

@@ -13,7 +13,7 @@ interface ListOptions {
   readonly user?: string;
   readonly agent?: string;
   readonly since?: number;
-  readonly expired?: boolean;
+  readonly expiring?: boolean;
   readonly sort: 'updated' | 'created';
   readonly limit?: number;
   readonly offset: number;
@@ -38,13 +38,12 @@ export async function* listAll(
 interface Row {
   readonly summary: SessionSummary;
   readonly knowledge: boolean;
-  readonly expired: boolean;
 }
 
 function flags(row: Row): string {
   return [
     row.knowledge ? 'knowledge' : '',
-    row.expired ? 'expired' : '',
+    row.summary.expiresAt === undefined ? '' : `expires ${row.summary.expiresAt.slice(0, 10)}`,
     (row.summary.recovery?.length ?? 0) > 0 ? 'recovered' : '',
   ]
     .filter((flag) => flag !== '')
@@ -62,12 +61,12 @@ const COLUMNS: ReadonlyArray<Column<Row>> = [
     header: 'FLAGS',
     width: 18,
     value: flags,
-    style: (row) => (row.expired || flags(row).includes('recovered') ? 'yellow' : undefined),
+    style: (row) => ((row.summary.recovery?.length ?? 0) > 0 ? 'yellow' : undefined),
   },
   { header: 'TITLE', width: 0, value: (row) => row.summary.title ?? '', style: () => 'dim' },
 ];
 
-async function* rows(store: SessionStore, options: ListOptions, now: number): AsyncGenerator<Row> {
+async function* rows(store: SessionStore, options: ListOptions): AsyncGenerator<Row> {
   const source = listAll(store, {
     ...(options.user === undefined ? {} : { userId: options.user }),
     ...(options.agent === undefined ? {} : { agentId: options.agent }),
@@ -91,14 +90,13 @@ async function* rows(store: SessionStore, options: ListOptions, now: number): As
       if (options.sort === 'updated') return;
       continue;
     }
-    const expired = summary.expiresAt !== undefined && Date.parse(summary.expiresAt) <= now;
-    if (options.expired === true && !expired) continue;
+    if (options.expiring === true && summary.expiresAt === undefined) continue;
     if (skipped < options.offset) {
       skipped++;
       continue;
     }
     given++;
-    yield { summary, knowledge: summary.id.startsWith(KNOWLEDGE_PREFIX), expired };
+    yield { summary, knowledge: summary.id.startsWith(KNOWLEDGE_PREFIX) };
   }
 }
 
@@ -114,7 +112,11 @@ export const list = defineCommand('list', (command) =>
     .option('--user <id>', 'only sessions of this user')
     .option('--agent <id>', 'only sessions of this agent')
     .option('--since <iso-date>', 'only sessions active since this date', dateOption)
-    .option('--expired', 'only sessions past their retention (purge-expired deletes them)')
+    // Stores treat an expired session as gone (no read returns it): what can be listed is a retention still running.
+    .option(
+      '--expiring',
+      'only sessions with a retention limit (expired ones are gone already; purge-expired frees them)',
+    )
     .addOption(new Option('--sort <key>', 'order').choices(['updated', 'created']).default('updated'))
     .option('--limit <n>', 'at most this many rows', integerOption(1))
     .option('--offset <n>', 'skip this many rows first', integerOption(0), 0)
@@ -125,10 +127,9 @@ export const list = defineCommand('list', (command) =>
     .action(
       action<ListOptions>(async (context, _args, options) => {
         const store = await context.store();
-        const count = await context.output.table(COLUMNS, rows(store, options, Date.now()), (row) => ({
+        const count = await context.output.table(COLUMNS, rows(store, options), (row) => ({
           ...row.summary,
           ...(row.knowledge ? { knowledge: true } : {}),
-          ...(row.expired ? { expired: true } : {}),
         }));
         if (count === 0) context.output.note('no sessions');
       }),

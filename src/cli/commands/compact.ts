@@ -1,0 +1,194 @@
+/**
+ * `chatstate compact SESSION… | --all --strategy NAME [limits] [--dry-run]`: compacts stored
+ * sessions with a built-in strategy and prints the report; writes only without `--dry-run`.
+ * @module
+ */
+import { Option } from 'commander';
+import { compaction, type CompactionResult, type SyncCompactor } from '../../compaction/index.js';
+import { InvalidInputError } from '../../errors.js';
+import type { SessionStore } from '../../store/types.js';
+import { integerOption } from '../arguments.js';
+import { action, defineCommand, examples } from '../command.js';
+import type { CliContext } from '../context.js';
+import { counterNamed, counterOption } from '../counters.js';
+import { loadFrom } from '../session-source.js';
+import { listAll } from './list.js';
+
+interface CompactOptions {
+  readonly strategy: string;
+  readonly all?: boolean;
+  readonly dryRun?: boolean;
+  readonly maxMessages?: number;
+  readonly maxTokens?: number;
+  readonly targetTokens?: number;
+  readonly turns?: number;
+  readonly keepRecentTurns?: number;
+  readonly counter: string;
+}
+
+type Limit = 'maxMessages' | 'maxTokens' | 'turns';
+
+/** Each strategy by name (the `compaction.*` factory names), the limit it needs and how it is built. */
+const STRATEGIES: Readonly<
+  Record<string, { readonly needs: Limit; readonly build: (options: CompactOptions) => SyncCompactor }>
+> = {
+  messageLimit: {
+    needs: 'maxMessages',
+    build: (o) => compaction.messageLimit({ maxMessages: o.maxMessages as number }),
+  },
+  tokenLimit: {
+    needs: 'maxTokens',
+    build: (o) =>
+      compaction.tokenLimit({
+        maxTokens: o.maxTokens as number,
+        ...(o.targetTokens === undefined ? {} : { targetTokens: o.targetTokens }),
+      }),
+  },
+  slidingWindow: { needs: 'turns', build: (o) => compaction.slidingWindow({ turns: o.turns as number }) },
+  tokenBuffer: { needs: 'maxTokens', build: (o) => compaction.tokenBuffer({ maxTokens: o.maxTokens as number }) },
+  byCategory: {
+    needs: 'maxTokens',
+    build: (o) =>
+      compaction.byCategory({
+        maxTokens: o.maxTokens as number,
+        ...(o.targetTokens === undefined ? {} : { targetTokens: o.targetTokens }),
+      }),
+  },
+  truncateToolOutputs: {
+    needs: 'maxTokens',
+    build: (o) =>
+      compaction.truncateToolOutputs({
+        maxTokens: o.maxTokens as number,
+        ...(o.keepRecentTurns === undefined ? {} : { keepRecentTurns: o.keepRecentTurns }),
+      }),
+  },
+  // Coreason's prune policy names, with --turns or --max-tokens as their limit.
+  sliding_window: {
+    needs: 'turns',
+    build: (o) => compaction.resolvePrunePolicy({ strategy: 'sliding_window', limit: o.turns as number }),
+  },
+  token_buffer: {
+    needs: 'maxTokens',
+    build: (o) => compaction.resolvePrunePolicy({ strategy: 'token_buffer', limit: o.maxTokens as number }),
+  },
+};
+
+const FLAG: Record<Limit, string> = { maxMessages: '--max-messages', maxTokens: '--max-tokens', turns: '--turns' };
+
+function compactorOf(options: CompactOptions): SyncCompactor {
+  const strategy = STRATEGIES[options.strategy] as (typeof STRATEGIES)[string];
+  if (options[strategy.needs] === undefined) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `--strategy ${options.strategy} needs ${FLAG[strategy.needs]} N`);
+  }
+  return strategy.build(options);
+}
+
+/** The report of one session's compaction, as printed. */
+interface Report extends Omit<CompactionResult, 'messages' | 'added' | 'error'> {
+  readonly sessionId: string;
+  readonly written: boolean;
+  readonly messagesBefore: number;
+  readonly messagesAfter: number;
+  readonly added: number;
+}
+
+async function compactOne(
+  store: SessionStore,
+  id: string,
+  compactor: SyncCompactor,
+  options: CompactOptions,
+): Promise<Report> {
+  const session = await loadFrom(store, id);
+  const { session: compacted, result } = session.compact(compactor, {
+    counter: counterNamed(options.counter),
+    force: true,
+  });
+  if (result === undefined) throw new Error('compact: a forced compaction gave no report');
+  const write = result.compacted && options.dryRun !== true;
+  // expectedVersion: a writer that changed the session since it was read wins (CONFLICT), nothing is lost.
+  if (write) await store.save(compacted, { expectedVersion: session.version });
+  const { messages: _messages, added, error: _error, ...report } = result;
+  return {
+    sessionId: id,
+    ...report,
+    added: added.length,
+    written: write,
+    messagesBefore: session.messages.length,
+    messagesAfter: result.messages.length,
+  };
+}
+
+async function writeReport(context: CliContext, report: Report, dryRun: boolean): Promise<void> {
+  const output = context.output;
+  if (output.json) return output.record(report);
+  if (!report.compacted)
+    return output.line(
+      `${report.sessionId}: nothing to compact (${report.tokensBefore} tokens, ${report.messagesBefore} messages)`,
+    );
+  const verb = dryRun ? 'would compact' : 'compacted';
+  await output.line(
+    `${report.sessionId}: ${verb} with ${report.strategy}: ${report.messagesBefore} → ${report.messagesAfter} messages, ${report.tokensBefore} → ${report.tokensAfter} tokens` +
+      `; removed ${report.removed.count} (${report.removed.tokens} tokens), rewrote ${report.modified.count} (saved ${report.modified.tokensSaved} tokens), added ${report.added}` +
+      (report.reachedTarget ? '' : '; the target was not reached (the latest turn is kept whole)'),
+  );
+}
+
+/** `compact`. */
+export const compact = defineCommand('compact', (command) =>
+  command
+    .summary('compact sessions with a built-in strategy (report; --dry-run writes nothing)')
+    .description(
+      'Compact stored sessions now with a built-in strategy and print the report of each.\n' +
+        'Without --dry-run the compacted session is saved (refused with CONFLICT if it changed meanwhile).\n' +
+        'Strategies and their limits: messageLimit --max-messages N; tokenLimit --max-tokens N [--target-tokens N];\n' +
+        'slidingWindow --turns N; tokenBuffer --max-tokens N; byCategory --max-tokens N [--target-tokens N];\n' +
+        "truncateToolOutputs --max-tokens N [--keep-recent-turns N]; and Coreason's sliding_window (--turns), token_buffer (--max-tokens).",
+    )
+    .argument('[sessions...]', 'session ids in the store')
+    .addOption(new Option('--strategy <name>', 'the strategy').choices(Object.keys(STRATEGIES)).makeOptionMandatory())
+    .option('--all', 'every session of the store')
+    .option('--dry-run', 'print the report, write nothing')
+    .option('--max-messages <n>', 'most messages kept (messageLimit)', integerOption(1))
+    .option(
+      '--max-tokens <n>',
+      'token limit (tokenLimit, tokenBuffer, byCategory, truncateToolOutputs, token_buffer)',
+      integerOption(1),
+    )
+    .option('--target-tokens <n>', 'tokens to compact down to (tokenLimit, byCategory)', integerOption(1))
+    .option('--turns <n>', 'turns kept (slidingWindow, sliding_window)', integerOption(1))
+    .option('--keep-recent-turns <n>', 'recent turns never truncated (truncateToolOutputs)', integerOption(0))
+    .addOption(counterOption())
+    .addHelpText(
+      'after',
+      examples(
+        'compact trip-lisbon --strategy slidingWindow --turns 3 --dry-run',
+        'compact --all --strategy tokenLimit --max-tokens 8000',
+      ),
+    )
+    .action(
+      action<CompactOptions>(async (context, ids, options) => {
+        if ((ids.length === 0) === (options.all !== true))
+          throw new InvalidInputError('INVALID_ARGUMENT', 'compact takes session ids or --all (one of them)');
+        const compactor = compactorOf(options);
+        const store = await context.store();
+        let targets = ids;
+        if (options.all === true) {
+          targets = [];
+          for await (const summary of listAll(store)) targets.push(summary.id);
+        }
+        const progress = options.all === true ? context.progress('sessions', targets.length) : undefined;
+        const reports: Report[] = [];
+        try {
+          for (const id of targets) {
+            const report = await compactOne(store, id, compactor, options);
+            progress?.increment();
+            if (progress === undefined) await writeReport(context, report, options.dryRun === true);
+            else reports.push(report);
+          }
+        } finally {
+          progress?.stop();
+        }
+        for (const report of reports) await writeReport(context, report, options.dryRun === true);
+      }),
+    ),
+);
