@@ -18,8 +18,8 @@ export type {
 
 // Each entry loads its module when used: an import from one system loads only that system's code.
 const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {
-  langgraph: async () => (await import('./langgraph.js')).langgraphImporter(),
-  'openai-agents': async () => (await import('./openai-agents.js')).openaiAgentsImporter(),
+  langgraph: async () => (await import('./langgraph/read.js')).langgraphImporter(),
+  'openai-agents': async () => (await import('./openai-agents/read.js')).openaiAgentsImporter(),
   penguin: async () => (await import('./penguin/read.js')).penguinImporter,
   goaitools: async () => (await import('./goaitools/read.js')).goaitoolsImporter,
   coreason: async () => (await import('./coreason/read.js')).coreasonImporter,

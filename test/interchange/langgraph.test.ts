@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWithoutSqlite } from '../fixtures/interchange/read-without-sqlite.js';
 import { ChatstateError } from '../../src/errors.js';
 import { importerFor, importerNames, type ImportItem } from '../../src/interchange/index.js';
-import { langgraphImporter } from '../../src/interchange/langgraph.js';
+import { langgraphImporter } from '../../src/interchange/langgraph/read.js';
 import { IMPORTED_MISSING_RESULT } from '../../src/interchange/repair.js';
 import { Message } from '../../src/message/message.js';
 import { formats } from '../../src/formats/index.js';

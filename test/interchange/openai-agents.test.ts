@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWithoutSqlite } from '../fixtures/interchange/read-without-sqlite.js';
 import { formats } from '../../src/formats/index.js';
 import { importerFor, importerNames, type ImportItem } from '../../src/interchange/index.js';
-import { elementLines, openaiAgentsImporter } from '../../src/interchange/openai-agents.js';
+import { elementLines } from '../../src/interchange/openai-agents/json-items.js';
+import { openaiAgentsImporter } from '../../src/interchange/openai-agents/read.js';
 import { IMPORTED_MISSING_RESULT } from '../../src/interchange/repair.js';
 import type { Message } from '../../src/message/message.js';
 import {
