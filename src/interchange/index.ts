@@ -23,6 +23,7 @@ const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {
   penguin: async () => (await import('./penguin/read.js')).penguinImporter,
   goaitools: async () => (await import('./goaitools/read.js')).goaitoolsImporter,
   coreason: async () => (await import('./coreason/read.js')).coreasonImporter,
+  magent: async () => (await import('./magent/read.js')).magentImporter,
 };
 const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
   penguin: async () => (await import('./penguin/write.js')).penguinExporter,
