@@ -135,6 +135,7 @@ describe('import and export usage', () => {
     dirs.push(dir);
     const url = `file:${join(dir, 'store')}`;
     const good = JSON.stringify({
+      formatVersion: 1,
       id: 'plain',
       createdAt: '2026-01-01T00:00:00Z',
       updatedAt: '2026-01-01T00:00:00Z',
