@@ -258,7 +258,29 @@ describe('langgraph importer: a SqliteSaver database written by the real saver',
       expect.objectContaining({ code: 'UNSUPPORTED', message: expect.stringContaining('msgpack') }),
     ]);
     const sessions = items.filter((item) => item.kind === 'session').map((item) => item.source.record);
-    expect(sessions.sort()).toEqual([AWKWARD_THREAD, 'loose', 'unstarted', 'waiting', 'weather'].sort());
+    expect(sessions.sort()).toEqual([AWKWARD_THREAD, 'loose', 'text-column', 'unstarted', 'waiting', 'weather'].sort());
+  });
+
+  it('lists a damaged pending write as a problem and imports its thread', () => {
+    expect(problems('waiting')).toEqual([
+      expect.objectContaining({ code: 'CORRUPT', message: expect.stringContaining('task-broken') }),
+    ]);
+    expect(session('waiting').session.messages.map((message) => message.id)).toContain('ai-ask');
+  });
+
+  it('refuses a thread whose list holds something that is no message, naming where', () => {
+    expect(problems('not-messages')).toEqual([
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('messages[1]') }),
+    ]);
+  });
+
+  it('reads TEXT columns as well as BLOBs, and makes a repeated message id unique (reported)', () => {
+    const text = session('text-column');
+    expect(text.session.messages.map((message) => [message.id, message.content])).toEqual([
+      ['same', 'once'],
+      ['same.dup2', 'twice'],
+    ]);
+    expect(text.repairs).toEqual([expect.objectContaining({ kind: 'duplicate_message_id', messageId: 'same.dup2' })]);
   });
 
   it('reads the conversation from another channel when told, and says when the channel is absent', async () => {

@@ -305,6 +305,36 @@ describe('openai-agents importer: a JSON array of JS SDK AgentInputItems', () =>
     await expect(readAll(join(directory, 'absent.json'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('reads Python-spelled items in a JSON array too, telling the spellings apart per item', async () => {
+    const mixed = join(directory, 'mixed.json');
+    makeJsItemsFile(mixed, [
+      OSLO_ITEMS[0],
+      OSLO_ITEMS[2],
+      { type: 'function_call_result', callId: 'call_9', name: 'get_weather', status: 'completed', output: 'js result' },
+      { call_id: 'call_9', output: 'python result', type: 'function_call_output' },
+    ]);
+    const [only] = await readAll(mixed);
+    expect(only?.kind).toBe('session');
+    const messages = (only as SessionItem).session.messages;
+    expect(summary(messages)).toEqual([
+      ['user', 'dialog', 'Weather in Oslo?'],
+      ['assistant', 'dialog', ''],
+      ['tool', 'tool_output', 'js result'],
+      ['system', 'context', 'python result'],
+    ]);
+    expect((only as SessionItem).repairs).toEqual([expect.objectContaining({ kind: 'duplicate_tool_result' })]);
+  });
+
+  it('stops at the next session when its signal is aborted', async () => {
+    const controller = new AbortController();
+    const seen: ImportItem[] = [];
+    for await (const item of openaiAgentsImporter().read(database, { signal: controller.signal })) {
+      seen.push(item);
+      if (item.kind === 'session') controller.abort();
+    }
+    expect(seen.filter((item) => item.kind === 'session')).toHaveLength(1);
+  });
+
   it('finds the line of each element of a JSON array, strings and nesting aside', () => {
     expect(elementLines('[\n{"a": "x,\\"y"},\n[1,\n2], "s"\n,\n3]')).toEqual([2, 3, 4, 6]);
     expect(elementLines('[]')).toEqual([]);
