@@ -106,7 +106,7 @@ describe('langgraph importer: a SqliteSaver database written by the real saver',
     expect(formats.openaiChat.validate(formats.openaiChat.to(messages))).toEqual([]);
   });
 
-  it('dates each message by the first checkpoint that held it, and the session by its first and newest', () => {
+  it('dates each message by the first checkpoint that held it, and the session by its first and newest checkpoints', () => {
     const weather = session('weather');
     // Steps: input -1, then 0 (system, human), 1 (+ai-1), 2 (+tool-1), 3 (+ai-2).
     expect(byId(weather, 'sys-1').timestamp).toBe(stepTs(0));
@@ -114,7 +114,8 @@ describe('langgraph importer: a SqliteSaver database written by the real saver',
     expect(byId(weather, 'ai-1').timestamp).toBe(stepTs(1));
     expect(byId(weather, 'tool-1').timestamp).toBe(stepTs(2));
     expect(byId(weather, 'ai-2').timestamp).toBe(stepTs(3));
-    expect(weather.session.createdAt).toBe(stepTs(0));
+    // The input checkpoint (step -1) began the thread.
+    expect(weather.session.createdAt).toBe(stepTs(-1));
     expect(weather.session.updatedAt).toBe(stepTs(3));
   });
 

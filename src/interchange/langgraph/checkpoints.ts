@@ -94,6 +94,19 @@ export function firstSeen(db: SourceDatabase, threadId: string, channel: string)
   return seen;
 }
 
+/** The `ts` of the thread's first root checkpoint that can be read: when the conversation began. */
+export function firstCheckpointTs(db: SourceDatabase, threadId: string): string | undefined {
+  const row = db
+    .prepare(
+      `SELECT json_extract(CAST(checkpoint AS TEXT), '$.ts') AS ts FROM checkpoints
+       WHERE thread_id = ? AND checkpoint_ns = '' AND (type IS NULL OR type = 'json')
+         AND json_valid(CAST(checkpoint AS TEXT))
+       ORDER BY checkpoint_id ASC LIMIT 1`,
+    )
+    .get(threadId) as { ts: unknown } | undefined;
+  return isoOf(row?.ts);
+}
+
 /** The conversation's messages in the newest checkpoint, and whether they are the input of a run that never started. */
 export function listOf(
   checkpoint: Record<string, unknown>,

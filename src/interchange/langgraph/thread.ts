@@ -14,6 +14,7 @@ import type { ImportItem, ImportRepair } from '../types.js';
 import {
   ThreadProblem,
   checkSerializer,
+  firstCheckpointTs,
   firstSeen,
   isoOf,
   listOf,
@@ -91,7 +92,7 @@ export function readThread(
   const unique = uniqueMessageIds(built.messages);
   repairs.push(...unique.repairs);
 
-  const firstTs = [...seen.values()].sort()[0];
+  const firstTs = firstCheckpointTs(db, threadId);
   const imported: Record<string, JsonValue> = {
     from: SYSTEM,
     threadId,
