@@ -76,7 +76,7 @@ function zoneOffset(epochMs: number, timeZone: string): number {
 
 /** The instant whose wall clock in `timeZone` reads `wallMs` (wall time written as if UTC). */
 function fromWallClock(wallMs: number, timeZone: string): number {
-  // Two passes settle the offset on either side of a DST change; a skipped hour moves forward.
+  // Two passes settle the offset on either side of a DST change (a wall time in a skipped hour lands an hour beside it).
   let guess = wallMs - zoneOffset(wallMs, timeZone);
   guess = wallMs - zoneOffset(guess, timeZone);
   return guess;

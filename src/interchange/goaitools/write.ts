@@ -5,14 +5,14 @@
  * target is a directory of `<session id>.json` blobs.
  * @module
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import { InvalidInputError } from '../../errors.js';
 import type { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import type { Session } from '../../session/session.js';
 import { isObject } from '../json-text.js';
 import type { ExportSummary, Exporter } from '../types.js';
+import { writeTarget } from '../write-target.js';
 
 /** JSON as Go's encoding/json writes it: HTML characters and line separators escaped. */
 export function goJson(value: unknown): string {
@@ -107,8 +107,7 @@ async function writeGoaitools(
     const { text, warnings: lost } = sessionBlob(session);
     for (const message of lost) warnings.push({ sessionId: session.id, message });
     const name = single ? target : join(target, `${session.id}.json`);
-    await mkdir(dirname(name), { recursive: true });
-    await writeFile(name, base64 ? Buffer.from(text, 'utf8').toString('base64') : text);
+    await writeTarget(name, base64 ? Buffer.from(text, 'utf8').toString('base64') : text);
     files.push(single ? basename(target) : `${session.id}.json`);
     count++;
   }

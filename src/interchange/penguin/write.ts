@@ -5,7 +5,6 @@
  * before 2026-05 (and 2025-09) refuses.
  * @module
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidId } from '../../ids.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
@@ -13,6 +12,7 @@ import type { Session } from '../../session/session.js';
 import { isObject } from '../json-text.js';
 import { checkTimeZone, processTimeZone } from '../timestamps.js';
 import type { ExportSummary, Exporter } from '../types.js';
+import { writeTarget } from '../write-target.js';
 import { naiveTime, penguinMessage } from './write-message.js';
 
 const INDEX = 'session_index.json';
@@ -138,9 +138,8 @@ async function writePenguin(sessions: AsyncIterable<Session>, target: string, le
       warnings.push({ sessionId: session.id, message }),
     );
     const directory = agent ?? '';
-    await mkdir(join(target, directory), { recursive: true });
     const name = join(directory, `${id}.json`);
-    await writeFile(join(target, name), pythonJson(file));
+    await writeTarget(join(target, name), pythonJson(file));
     files.push(name);
     written.push({ directory, id, entry });
   }
@@ -151,9 +150,8 @@ async function writePenguin(sessions: AsyncIterable<Session>, target: string, le
     const index = Object.fromEntries(
       written.filter((item) => item.directory === directory).map((item) => [item.id, item.entry]),
     );
-    await mkdir(join(target, directory), { recursive: true });
     const name = join(directory, INDEX);
-    await writeFile(join(target, name), pythonJson(index));
+    await writeTarget(join(target, name), pythonJson(index));
     files.push(name);
   }
   return { sessions: written.length, files, warnings };
