@@ -116,6 +116,29 @@ export interface SessionFields {
   readonly metadata: JsonObject;
 }
 
+/**
+ * `messages` with each id used once: stores take an append's ids as its idempotency keys, so a
+ * repeated id (a hand-edited file, a copy) would silently drop a message. Later copies are renamed.
+ */
+function uniqueIds(messages: readonly Message[], repairs: ImportRepair[]): Message[] {
+  const seen = new Set<string>();
+  return messages.map((message, index) => {
+    if (!seen.has(message.id)) {
+      seen.add(message.id);
+      return message;
+    }
+    let id = `${message.id}.${index}`;
+    while (seen.has(id)) id = `${id}.${index}`;
+    seen.add(id);
+    repairs.push({
+      kind: 'duplicate_message_id',
+      message: `Message ${index} repeats id ${message.id}: imported as ${id}`,
+      messageId: id,
+    });
+    return Message.with(message, { id });
+  });
+}
+
 /** The session item of `fields` over `messages`, tool pairs repaired (each repair reported). */
 export function sessionItem(
   fields: SessionFields,
@@ -124,6 +147,7 @@ export function sessionItem(
   source: SourcePlace,
 ): ImportItem {
   const paired = repairToolPairs(messages);
+  const unique = uniqueIds(paired.messages, paired.repairs);
   const session = Session.fromJSON({
     formatVersion: SESSION_FORMAT_VERSION,
     id: fields.id,
@@ -132,7 +156,7 @@ export function sessionItem(
     createdAt: fields.createdAt,
     updatedAt: fields.updatedAt,
     version: 0,
-    messages: paired.messages,
+    messages: unique,
     variables: fields.variables ?? {},
     metadata: fields.metadata,
   });

@@ -103,8 +103,9 @@ describe('goaitools importer', () => {
     const { session } = item;
     expect(session.metadata.goaitools).toMatchObject({ skipped: [{ role: 'user' }] });
     expect(item.repairs.map((repair) => repair.kind)).toContain('empty_message');
-    // `content: null` is read as absent (chatstate has no null content); the unknown key is kept.
+    // `content: null` is flagged (chatstate has no null content); the unknown key is kept.
     expect(session.messages[0]?.content).toEqual([{ type: 'raw', provider: 'openaiChat', value: { extra: 1 } }]);
+    expect(session.messages[0]?.metadata.goaitools).toMatchObject({ contentNull: true });
     const result = session.messages.find((message) => message.role === 'tool');
     expect(result).toMatchObject({ toolCallId: 'c1', content: '', name: 'noop' });
   });
@@ -180,7 +181,9 @@ describe('goaitools exporter', () => {
       const again = back.find((item) => item.session.id === id) as SessionItem;
       expect(shape(again.session), id).toEqual(shape(imported(id).session));
     }
-    // The appended blob lost its leading system message, so its pending count is recomputed.
+    const old = await readFile(join(out, 'old.json'), 'utf8');
+    expect(old).toContain('{"role":"user","content":null,"extra":1}');
+    expect(old).toContain('"processed_length":4');
     expect(back.find((item) => item.session.id === 'foreign')?.session.metadata.goaitools).toMatchObject({
       provider: 'gemini',
     });

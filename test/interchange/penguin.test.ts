@@ -191,6 +191,15 @@ describe('penguin importer', () => {
     expect(item.repairs.find((repair) => repair.kind === 'missing_tool_result')?.message).toContain('call_nores');
   });
 
+  it('an id used twice in a session is renamed on its second use, and reported', () => {
+    const item = imported(ROOT);
+    const copy = item.session.messages.at(-1) as Message;
+    expect(copy.content).toBe('a copy with a used id');
+    expect(copy.id).toMatch(/^msg_a0000003\.\d+$/);
+    expect(item.repairs).toContainEqual(expect.objectContaining({ kind: 'duplicate_message_id', messageId: copy.id }));
+    expect(new Set(item.session.messages.map((message) => message.id)).size).toBe(item.session.messages.length);
+  });
+
   it('quirk 5 (missing ids and timestamps): deterministic ids, flagged', () => {
     const { session } = imported(ROOT);
     const message = byId(session, `${ROOT}.10`);

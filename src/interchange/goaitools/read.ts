@@ -91,7 +91,15 @@ export function blobItem(blob: StateBlob, path: string, modified: string): Impor
       return;
     }
     drafts.push({
-      input: { ...input, id: `gt-${hash}-${index}`, timestamp: modified, metadata: { goaitools: { index } } },
+      input: {
+        ...input,
+        id: `gt-${hash}-${index}`,
+        timestamp: modified,
+        // An explicit `content: null` survives goaitools verbatim: kept so that an export writes it back.
+        metadata: {
+          goaitools: isObject(message) && message.content === null ? { index, contentNull: true } : { index },
+        },
+      },
       original: message,
     });
   });

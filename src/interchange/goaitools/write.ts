@@ -53,7 +53,9 @@ function wireMessage(message: Message, lost: string[]): JsonObject {
   }
   const content = texts.join('\n');
   const out: Record<string, JsonValue> = { role: message.role };
+  const meta = isObject(message.metadata.goaitools) ? message.metadata.goaitools : {};
   if (content.length > 0) out.content = content;
+  else if (meta.contentNull === true) out.content = null;
   if (message.name !== undefined && message.role !== 'tool') out.name = message.name;
   if (message.toolCalls !== undefined)
     out.tool_calls = message.toolCalls.map((call) => ({
@@ -77,6 +79,8 @@ export function sessionBlob(session: Session): { text: string; warnings: string[
   for (const what of new Set(lost)) warnings.push(`${what} left out`);
   warnings.push('goaitools blobs hold no ids, timestamps, categories or metadata');
   const meta = isObject(session.metadata.goaitools) ? session.metadata.goaitools : {};
+  if (Array.isArray(meta.skipped) && meta.skipped.length > 0)
+    warnings.push(`${meta.skipped.length} empty message(s) skipped on import were not written back`);
   // Appended context stays pending only while the history is the one imported (§4.5).
   const processed =
     typeof meta.processedLength === 'number' &&
