@@ -8,13 +8,10 @@ import { ChatstateError, errorMessage } from '../errors.js';
 /** Exit codes: 0 ok, 1 problems found (or the operation failed), 2 usage error. */
 export const EXIT = Object.freeze({ ok: 0, problems: 1, usage: 2 });
 
-// Commander's codes for help and version: they exit 0 (commander.help, shown because no command
-// was given, is a usage error).
-const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version']);
-
 /** The exit code for an error: usage errors (bad flags, arguments, ids) are 2, everything else 1. */
 export function exitCodeOf(error: unknown): number {
-  if (error instanceof CommanderError) return COMMANDER_SUCCESS.has(error.code) ? EXIT.ok : EXIT.usage;
+  // Help and version exit 0 (help shown because no command was given exits 1 in commander: a usage error).
+  if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   if (ChatstateError.hasCode(error, 'INVALID_ARGUMENT', 'INVALID_ID')) return EXIT.usage;
   return EXIT.problems;
 }

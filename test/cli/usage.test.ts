@@ -139,10 +139,13 @@ describe('errors of the operation exit 1 with one line, and a stack with --debug
     );
     const unreadable = await runCli(['list', '--store', `file:${join(dir, 'keyed')}`, '--key-file', dir]);
     expect(unreadable.stderr).toMatch(/^error NOT_FOUND: Cannot read the key file .*: EISDIR\n$/);
-    const short = await runCli(['list', '--store', `file:${join(dir, 'keyed')}`], { env: { CHATSTATE_KEY: 'short' } });
+    const short = await runCli(['list', '--store', `file:${join(dir, 'keyed')}`], {
+      env: { CHATSTATE_KEY: 'tiny-k3y' },
+    });
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(ONE_ERROR_LINE);
-    expect(short.stderr).not.toContain('short');
+    expect(short.stderr).toContain('shorter than 16 characters');
+    expect(short.stderr).not.toContain('tiny-k3y');
   });
 
   it('a store that cannot be reached names it without its password', async () => {
@@ -219,7 +222,7 @@ describe('session files, stdin and wire histories', () => {
     });
     const bad = await runCli(['validate', 'anthropic', '-'], { input: '[{"role":"assistant","content":"first"}]' });
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/^messages\.0: first_not_user: /m);
+    expect(bad.stdout).toMatch(/^messages\[0\]: first_not_user: /m);
     const json = await runCli(['validate', 'anthropic', '-', '--json'], {
       input: '[{"role":"assistant","content":"first"}]',
     });
@@ -231,7 +234,7 @@ describe('session files, stdin and wire histories', () => {
     await writeFile(file, '{\n  "messages": [1,]\n}\n');
     const result = await runCli(['validate', 'openaiChat', file]);
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toBe(`error INVALID_ARGUMENT: ${file}:2:19: not JSON (unexpected "]")\n`);
+    expect(result.stderr).toBe(`error INVALID_ARGUMENT: ${file}:2:18: not JSON (unexpected "]")\n`);
     expect((await runCli(['show', '-'], { input: '{"id": "x",' })).stderr).toBe(
       'error INVALID_ARGUMENT: stdin:1:12: not JSON (unexpected end of input)\n',
     );
@@ -300,7 +303,7 @@ describe('stores by default, by environment, by path', () => {
     const ring = join(dir, 'ring.key');
     await writeFile(
       ring,
-      JSON.stringify({ current: 'k2', keys: { k1: key, k2: 'another-long-enough-secret-abcdef' } }),
+      JSON.stringify({ current: 'k2', keys: { default: key, k2: 'another-long-enough-secret-abcdef' } }),
     );
     expect((await runCli(['show', 'trip', '--store', url, '--key-file', ring])).code).toBe(0);
     const without = await runCli(['show', 'trip', '--store', url]);
@@ -311,6 +314,7 @@ describe('stores by default, by environment, by path', () => {
       env: { CHATSTATE_KEY: 'a-different-secret-of-enough-length' },
     });
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/^error WRONG_KEY: /);
+    // A read cannot tell a wrong key from a damaged record: the record fails authentication.
+    expect(wrong.stderr).toMatch(/^error (WRONG_KEY|CORRUPT): [^\n]+\n$/);
   });
 });
