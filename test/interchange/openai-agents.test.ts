@@ -199,6 +199,12 @@ describe('openai-agents importer: the Python SDK SQLiteSession database', () => 
     expect(awkward.session.id).toMatch(/^user-42-chat-[0-9a-f]{12}$/);
     expect(awkward.session.createdAt).toBe('2026-08-22T15:00:00.000Z');
     expect(awkward.session.updatedAt).toBe('2026-08-22T15:00:01.000Z');
+    // A row without a time takes the time of the row before it.
+    expect(awkward.session.messages.map((message) => message.timestamp)).toEqual([
+      '2026-08-22T15:00:00.000Z',
+      '2026-08-22T15:00:01.000Z',
+      '2026-08-22T15:00:01.000Z',
+    ]);
     expect(awkward.session.metadata).toMatchObject({
       imported: { sessionId: AWKWARD_SESSION, note: expect.any(String) },
     });

@@ -84,7 +84,8 @@ function readSqliteSession(
           source: { path, record: sessionKey },
         },
       ];
-    const timestamp = utcOf(row.created_at);
+    // A row without a readable time takes the time of the row before it (or the session's start).
+    const timestamp = utcOf(row.created_at) ?? items.at(-1)?.timestamp ?? utcOf(head?.created_at);
     items.push({
       value: parsed.value,
       fallbackId: derivedMessageId(sessionId, `row${row.id}`),
