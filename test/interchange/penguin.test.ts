@@ -111,6 +111,13 @@ describe('penguin importer', () => {
     expect(session.metadata.penguin).toMatchObject({ timeZone: ZONE });
   });
 
+  it('importing the same directory twice gives equal sessions (ids, times and repairs included)', async () => {
+    const again = await collect((await importerFor('penguin')).read(join(dir, 'conversations'), { timeZone: ZONE }));
+    expect(again.map((item) => (item.kind === 'session' ? { ...item, session: item.session.toJSON() } : item))).toEqual(
+      items.map((item) => (item.kind === 'session' ? { ...item, session: item.session.toJSON() } : item)),
+    );
+  });
+
   it('the process zone is the default', async () => {
     const importer = await importerFor('penguin');
     const again = await collect(importer.read(join(dir, 'conversations')));
@@ -189,6 +196,13 @@ describe('penguin importer', () => {
     const kinds = item.repairs.map((repair) => repair.kind);
     expect(kinds).toEqual(expect.arrayContaining(['orphan_tool_result', 'missing_tool_result']));
     expect(item.repairs.find((repair) => repair.kind === 'missing_tool_result')?.message).toContain('call_nores');
+    // The added result has an id and a time from its call: importing twice gives the same session.
+    const added = item.session.messages.find((message) => message.toolCallId === 'call_nores') as Message;
+    expect(added).toMatchObject({
+      id: 'msg_5e0a91c2.result.1',
+      timestamp: byId(item.session, 'msg_5e0a91c2').timestamp,
+    });
+    expect(item.repairs.find((repair) => repair.kind === 'missing_tool_result')?.messageId).toBe(added.id);
   });
 
   it('an id used twice in a session is renamed on its second use, and reported', () => {
