@@ -56,6 +56,15 @@ describe('repairToolPairs', () => {
   it('answers calls left open at the end of the history', () => {
     const { messages, repairs } = repairToolPairs([Message.user('hi'), call('c9')]);
     expect(repairs).toEqual([expect.objectContaining({ kind: 'missing_tool_result' })]);
-    expect(messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'c9', name: 'lookup' });
+    const caller = messages[1] as Message;
+    expect(messages.at(-1)).toMatchObject({
+      role: 'tool',
+      toolCallId: 'c9',
+      name: 'lookup',
+      id: `${caller.id}.r0`,
+      timestamp: caller.timestamp,
+    });
+    // The same source repaired again gives the same messages.
+    expect(repairToolPairs([messages[0] as Message, caller]).messages).toEqual(messages);
   });
 });

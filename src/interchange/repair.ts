@@ -33,11 +33,18 @@ function keptAsContext(message: Message, why: string): Message {
 export function repairToolPairs(messages: readonly Message[]): { messages: Message[]; repairs: ImportRepair[] } {
   const repairs: ImportRepair[] = [];
   const out: Message[] = [];
-  const open = new Map<string, string>(); // call id → the tool's name, until its first result
+  // Call id → the tool's name and the id, position and time of the message that made the call, until its first result.
+  const open = new Map<string, { name: string; caller: Message; index: number }>();
   const answered = new Set<string>();
   const closeOpenCalls = () => {
-    for (const [id, name] of open) {
-      const result = Message.tool(id, IMPORTED_MISSING_RESULT, { name, metadata: { imported: { synthesized: true } } });
+    for (const [id, { name, caller, index }] of open) {
+      // Derived from the call, not random: importing the same source twice gives the same session.
+      const result = Message.tool(id, IMPORTED_MISSING_RESULT, {
+        id: `${caller.id.slice(0, 120)}.r${index}`,
+        timestamp: caller.timestamp,
+        name,
+        metadata: { imported: { synthesized: true } },
+      });
       out.push(result);
       answered.add(id);
       repairs.push({
@@ -69,7 +76,9 @@ export function repairToolPairs(messages: readonly Message[]): { messages: Messa
     // A call's results come before the next non-tool message: past that point they are missing.
     closeOpenCalls();
     out.push(message);
-    for (const call of message.toolCalls ?? []) if (!answered.has(call.id)) open.set(call.id, call.name);
+    for (const [index, call] of (message.toolCalls ?? []).entries()) {
+      if (!answered.has(call.id)) open.set(call.id, { name: call.name, caller: message, index });
+    }
   }
   closeOpenCalls();
   return { messages: out, repairs };
