@@ -306,6 +306,17 @@ describe('penguin importer', () => {
     expect(item.session.messages[0]?.metadata.penguin).toMatchObject({ agentId: AGENT });
   });
 
+  it('quirk 6 (order): file order is kept although timestamps go back', () => {
+    const [prompt, notes] = imported(ROOT).session.messages as Message[];
+    expect([prompt?.id, notes?.id]).toEqual(['msg_a0000001', 'msg_a0000002']);
+    expect(Date.parse(notes?.timestamp ?? '')).toBeLessThan(Date.parse(prompt?.timestamp ?? ''));
+  });
+
+  it('quirk 9 (index drift): a file without an index entry imports; a stale index title is kept as it was', () => {
+    expect(imported(DOC_ERA).session.metadata.penguin).not.toHaveProperty('index');
+    expect(imported(NEXT).session.metadata.penguin).toMatchObject({ index: { title: 'Continuation of 3fa2c19b' } });
+  });
+
   it('quirk 14 (two message shapes): seed-era seven-key messages import', () => {
     const { session } = imported(DOC_ERA);
     expect(session.messages.map((message) => message.content)).toEqual(['Hello from 2023', 'Hi.']);
