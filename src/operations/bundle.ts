@@ -12,6 +12,7 @@ import { ChatstateError, ConflictError } from '../errors.js';
 import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
 import type { SessionStore, SessionSummary, ValueOwner } from '../store/types.js';
+import { valueNamespace } from '../store/values.js';
 import { canonicalJson } from './canonical.js';
 
 /** Values of one owner, by key. */
@@ -68,13 +69,56 @@ export async function valuesOf(store: SessionStore, owner: ValueOwner): Promise<
   }
 }
 
-/** The values of `session`'s owners in `store`. */
-export async function readValues(store: SessionStore, session: Session): Promise<BundleValues> {
+/** Shared owners (user, agent scopes) remembered at most, per run. */
+const MAX_SHARED = 10_000;
+
+/**
+ * The values of shared owners (the user and agent scopes, which many sessions carry) in one run
+ * of export or migrate: each is read once from the source, and checked or written once in the
+ * target, instead of once a session. Bounded: forgotten entries are only read again.
+ */
+export class SharedValues {
+  private readonly reads = new Map<string, Promise<Record<string, JsonValue>>>();
+  private readonly confirmed = new Set<string>();
+
+  /** The values of `owner` in `store`, read once per run. */
+  read(store: SessionStore, owner: ValueOwner): Promise<Record<string, JsonValue>> {
+    const key = `${store.name}\n${valueNamespace(owner)}`;
+    let found = this.reads.get(key);
+    if (found === undefined) {
+      if (this.reads.size >= MAX_SHARED) this.reads.clear();
+      found = valuesOf(store, owner);
+      // A failed read is not remembered: the next session tries again.
+      found.catch(() => this.reads.delete(key));
+      this.reads.set(key, found);
+    }
+    return found;
+  }
+
+  /** True when `values` of `owner` were already found equal in, or written to, `store` in this run. */
+  isConfirmed(store: SessionStore, owner: ValueOwner, values: ValueMap): boolean {
+    return this.confirmed.has(confirmKey(store, owner, values));
+  }
+
+  /** Remembers that `store` holds `values` of `owner`. */
+  confirm(store: SessionStore, owner: ValueOwner, values: ValueMap): void {
+    if (this.confirmed.size >= MAX_SHARED) this.confirmed.clear();
+    this.confirmed.add(confirmKey(store, owner, values));
+  }
+}
+
+function confirmKey(store: SessionStore, owner: ValueOwner, values: ValueMap): string {
+  return `${store.name}\n${valueNamespace(owner)}\n${canonicalJson(values)}`;
+}
+
+/** The values of `session`'s owners in `store` (the user and agent scopes through `shared`, when given). */
+export async function readValues(store: SessionStore, session: Session, shared?: SharedValues): Promise<BundleValues> {
   const values: Record<string, ValueMap> = {};
   for (const scope of BUNDLE_SCOPES) {
     const owner = ownerOf(scope, session);
     if (owner === undefined) continue;
-    const found = await valuesOf(store, owner);
+    const found =
+      shared !== undefined && scope !== 'session' ? await shared.read(store, owner) : await valuesOf(store, owner);
     if (Object.keys(found).length > 0) values[scope] = found;
   }
   return values;
@@ -93,13 +137,14 @@ export async function readBundle(
   store: SessionStore,
   id: string,
   summary?: SessionSummary,
+  shared?: SharedValues,
 ): Promise<SessionBundle | undefined> {
   const session = await store.get(id);
   if (session === undefined) return undefined;
   const head = summary ?? (await store.summary(id));
   return {
     session,
-    values: await readValues(store, session),
+    values: await readValues(store, session, shared),
     ...(head?.expiresAt === undefined ? {} : { expiresAt: head.expiresAt }),
   };
 }
@@ -130,6 +175,8 @@ export interface WriteBundleOptions {
   readonly mode?: 'skip' | 'replace';
   /** Clock for the retention left. @default Date.now */
   readonly now?: () => number;
+  /** Shared owners' values already checked in this run (see `SharedValues`). */
+  readonly shared?: SharedValues;
 }
 
 /** The differences between a bundle and what a store holds: `session` and `scope.key` names. */
@@ -137,15 +184,29 @@ async function differences(
   store: SessionStore,
   bundle: SessionBundle,
   existing: Session | undefined,
-): Promise<{ differ: string[]; writes: Array<{ owner: ValueOwner; entries: Record<string, JsonValue> }> }> {
+  shared: SharedValues | undefined,
+): Promise<{
+  differ: string[];
+  writes: Array<{ owner: ValueOwner; entries: Record<string, JsonValue> }>;
+  settled: Array<{ owner: ValueOwner; values: ValueMap }>;
+}> {
   const differ: string[] = [];
   const writes: Array<{ owner: ValueOwner; entries: Record<string, JsonValue> }> = [];
+  const settled: Array<{ owner: ValueOwner; values: ValueMap }> = [];
   if (existing !== undefined && !sameSession(existing, bundle.session)) differ.push('session');
   for (const scope of BUNDLE_SCOPES) {
     const carried = bundle.values[scope];
     const owner = ownerOf(scope, bundle.session);
     if (carried === undefined || owner === undefined || Object.keys(carried).length === 0) continue;
+    if (scope !== 'session' && shared?.isConfirmed(store, owner, carried) === true) continue;
+    if (scope === 'session' && existing === undefined) {
+      // Session values without their session are what a stopped run left (or a deleted session's
+      // remains): they belong to no one, so the bundle's are written over them unread.
+      writes.push({ owner, entries: { ...carried } });
+      continue;
+    }
     const stored = await valuesOf(store, owner);
+    if (scope !== 'session') settled.push({ owner, values: carried });
     const entries: Record<string, JsonValue> = {};
     for (const key of Object.keys(carried)) {
       const value = carried[key] as JsonValue;
@@ -159,7 +220,7 @@ async function differences(
     }
     if (Object.keys(entries).length > 0) writes.push({ owner, entries });
   }
-  return { differ, writes };
+  return { differ, writes, settled };
 }
 
 /**
@@ -182,7 +243,7 @@ export async function writeBundle(
     if (!(ttlMs > 0)) return 'expired';
   }
   const existing = await store.get(session.id);
-  const { differ, writes } = await differences(store, bundle, existing);
+  const { differ, writes, settled } = await differences(store, bundle, existing, options.shared);
   if (differ.length > 0 && options.mode !== 'replace') {
     throw new ConflictError(
       `${store.name}: session ${session.id} is already there and differs (${differ.slice(0, 5).join(', ')}${differ.length > 5 ? ', …' : ''}); use replace to overwrite it`,
@@ -191,6 +252,7 @@ export async function writeBundle(
   }
   if (existing !== undefined && differ.length === 0) {
     for (const { owner, entries } of writes) await store.values.set(owner, entries);
+    for (const { owner, values } of settled) options.shared?.confirm(store, owner, values);
     return 'unchanged';
   }
   if (existing !== undefined) {
@@ -198,10 +260,11 @@ export async function writeBundle(
     // bump past the old one); deleting drops the old session-scope values too. A run stopped in
     // between finds no session and creates it.
     await store.delete(session.id);
-    const again = await differences(store, bundle, undefined);
+    const again = await differences(store, bundle, undefined, undefined);
     writes.splice(0, writes.length, ...again.writes);
   }
   for (const { owner, entries } of writes) await store.values.set(owner, entries);
   await store.save(session, { expectedVersion: 0, ...(ttlMs === undefined ? {} : { ttlMs }) });
+  for (const { owner, values } of settled) options.shared?.confirm(store, owner, values);
   return existing === undefined ? 'created' : 'replaced';
 }

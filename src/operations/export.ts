@@ -4,7 +4,7 @@
  * @module
  */
 import { NotFoundError } from '../errors.js';
-import { readAppValues, readBundle, type SessionBundle } from './bundle.js';
+import { SharedValues, readAppValues, readBundle, type SessionBundle } from './bundle.js';
 import { appValuesLine, bundleLine } from './lines.js';
 import { mapOrdered } from './pool.js';
 import { concurrencyOf, report, type LongRunOptions } from './progress.js';
@@ -21,11 +21,12 @@ export interface ExportOptions extends LongRunOptions {
 export async function* exportBundles(store: SessionStore, options: ExportOptions): AsyncGenerator<SessionBundle> {
   const selection = selectionOf(options);
   let done = 0;
+  const shared = new SharedValues();
   const bundles = mapOrdered(
     selected(store, selection, options.signal),
     concurrencyOf(options.concurrency),
     async ({ id, summary }) => {
-      const bundle = await readBundle(store, id, summary);
+      const bundle = await readBundle(store, id, summary, shared);
       // A session deleted while `all` pages is skipped; one named must be there.
       if (bundle === undefined && 'ids' in selection) throw new NotFoundError(`${store.name}: no session ${id}`);
       return bundle;

@@ -9,7 +9,7 @@ import { ChatstateError, errorMessage, type ErrorCode } from '../errors.js';
 import type { ImportItem, ImportRepair, SourcePlace } from '../interchange/types.js';
 import type { JsonValue } from '../message/schema.js';
 import type { SessionStore } from '../store/types.js';
-import { writeBundle, type SessionBundle, type WriteOutcome } from './bundle.js';
+import { SharedValues, writeBundle, type SessionBundle, type WriteOutcome } from './bundle.js';
 import { parseLine } from './lines.js';
 import { mapOrdered } from './pool.js';
 import { concurrencyOf, report, type LongRunOptions } from './progress.js';
@@ -95,7 +95,12 @@ type Done =
   | { readonly outcome: 'conflict'; readonly sessionId: string; readonly message: string }
   | { readonly outcome: 'problem'; readonly problem: ImportProblem };
 
-async function importOne(store: SessionStore, input: ImportInput, mode: 'skip' | 'replace'): Promise<Done> {
+async function importOne(
+  store: SessionStore,
+  input: ImportInput,
+  mode: 'skip' | 'replace',
+  shared: SharedValues,
+): Promise<Done> {
   if (input.kind === 'problem') {
     const { kind: _kind, ...problem } = input;
     return { outcome: 'problem', problem };
@@ -105,7 +110,7 @@ async function importOne(store: SessionStore, input: ImportInput, mode: 'skip' |
       await store.values.set({ scope: 'app' }, input.values);
       return { outcome: 'app' };
     }
-    return { outcome: await writeBundle(store, input.bundle, { mode }), input };
+    return { outcome: await writeBundle(store, input.bundle, { mode, shared }), input };
   } catch (error) {
     if (!ChatstateError.isInstance(error)) throw error;
     const sessionId = input.kind === 'bundle' ? input.bundle.session.id : undefined;
@@ -139,10 +144,11 @@ export async function importSessions(
   const repairs: Array<{ sessionId: string; repairs: readonly ImportRepair[] }> = [];
   const problems: ImportProblem[] = [];
   let done = 0;
+  const shared = new SharedValues();
   const results = mapOrdered(
     inputs,
     concurrencyOf(options.concurrency),
-    (input) => importOne(store, input, mode),
+    (input) => importOne(store, input, mode, shared),
     options.signal,
   );
   for await (const result of results) {

@@ -8,7 +8,7 @@
  */
 import { ChatstateError, errorMessage } from '../errors.js';
 import type { SessionStore } from '../store/types.js';
-import { readAppValues, readBundle, writeBundle, type WriteOutcome } from './bundle.js';
+import { SharedValues, readAppValues, readBundle, writeBundle, type WriteOutcome } from './bundle.js';
 import { compareStores, type CompareReport } from './compare.js';
 import type { ImportProblem } from './import.js';
 import { mapOrdered } from './pool.js';
@@ -48,13 +48,14 @@ async function copyOne(
   target: SessionStore,
   id: string,
   mode: 'skip' | 'replace',
+  shared: SharedValues,
   summary?: Parameters<typeof readBundle>[2],
 ): Promise<Outcome> {
   try {
-    const bundle = await readBundle(source, id, summary);
+    const bundle = await readBundle(source, id, summary, shared);
     // Deleted from the source while the run paged: nothing to copy.
     if (bundle === undefined) return { outcome: 'gone' };
-    return { outcome: await writeBundle(target, bundle, { mode }) };
+    return { outcome: await writeBundle(target, bundle, { mode, shared }) };
   } catch (error) {
     if (!ChatstateError.isInstance(error)) throw error;
     if (error.code === 'CONFLICT') return { outcome: 'conflict', sessionId: id, message: errorMessage(error) };
@@ -75,10 +76,11 @@ export async function migrateSessions(
   const app = await readAppValues(source);
   if (Object.keys(app).length > 0) await target.values.set({ scope: 'app' }, app);
   let sessions = 0;
+  const shared = new SharedValues();
   const results = mapOrdered(
     everySession(source, options.signal),
     concurrencyOf(options.concurrency),
-    async (summary) => copyOne(source, target, summary.id, mode, summary),
+    async (summary) => copyOne(source, target, summary.id, mode, shared, summary),
     options.signal,
   );
   for await (const result of results) {
