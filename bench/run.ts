@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -14,6 +14,7 @@ import { runCompactionBench } from './compaction.js';
 import { REPORT_SEED } from './corpus.js';
 import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harness.js';
 import { runMessageDecodeBench } from './message-decode.js';
+import { runOperationsBench } from './operations.js';
 import { runRecallBench } from './recall.js';
 import { runStoreAppendBench } from './store-append.js';
 import { stopBenchServers } from './store-fixtures.js';
@@ -34,6 +35,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   recall: runRecallBench,
   decode: runMessageDecodeBench,
   turn: runTurnBench,
+  operations: runOperationsBench,
 };
 
 /** Names that stand for several suites. */
