@@ -117,37 +117,6 @@ export interface SessionFields {
 }
 
 /**
- * `messages` with the results the pairing repair added for unanswered calls given an id and a time
- * derived from their call (`<call message id>.result.<n>`, the call's timestamp) instead of fresh
- * ones: importing the same source twice then gives the same session, and a store's append, which
- * is idempotent by id, adds nothing the second time. `repairs` are updated to name the new ids.
- */
-function stableSynthesized(messages: readonly Message[], repairs: ImportRepair[]): Message[] {
-  const callers = new Map<string, Message>();
-  const renamed = new Map<string, string>();
-  const out = messages.map((message) => {
-    for (const call of message.toolCalls ?? []) callers.set(call.id, message);
-    const imported = message.metadata.imported;
-    const synthesized =
-      typeof imported === 'object' &&
-      imported !== null &&
-      !Array.isArray(imported) &&
-      (imported as JsonObject).synthesized === true;
-    const caller = message.role === 'tool' && synthesized ? callers.get(message.toolCallId ?? '') : undefined;
-    if (caller === undefined) return message;
-    const position = (caller.toolCalls ?? []).findIndex((call) => call.id === message.toolCallId);
-    const id = `${caller.id}.result.${position}`;
-    renamed.set(message.id, id);
-    return Message.with(message, { id, timestamp: caller.timestamp });
-  });
-  repairs.forEach((repair, index) => {
-    const id = repair.messageId === undefined ? undefined : renamed.get(repair.messageId);
-    if (id !== undefined) repairs[index] = { ...repair, messageId: id };
-  });
-  return out;
-}
-
-/**
  * `messages` with each id used once: stores take an append's ids as its idempotency keys, so a
  * repeated id (a hand-edited file, a copy) would silently drop a message. Later copies are renamed.
  */
@@ -178,7 +147,7 @@ export function sessionItem(
   source: SourcePlace,
 ): ImportItem {
   const paired = repairToolPairs(messages);
-  const unique = uniqueIds(stableSynthesized(paired.messages, paired.repairs), paired.repairs);
+  const unique = uniqueIds(paired.messages, paired.repairs);
   const session = Session.fromJSON({
     formatVersion: SESSION_FORMAT_VERSION,
     id: fields.id,

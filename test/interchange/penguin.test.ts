@@ -199,7 +199,7 @@ describe('penguin importer', () => {
     // The added result has an id and a time from its call: importing twice gives the same session.
     const added = item.session.messages.find((message) => message.toolCallId === 'call_nores') as Message;
     expect(added).toMatchObject({
-      id: 'msg_5e0a91c2.result.1',
+      id: 'msg_5e0a91c2.r1',
       timestamp: byId(item.session, 'msg_5e0a91c2').timestamp,
     });
     expect(item.repairs.find((repair) => repair.kind === 'missing_tool_result')?.messageId).toBe(added.id);
