@@ -53,6 +53,33 @@ describe('repairToolPairs', () => {
     expect(validate('openaiChat', { messages: formats.openaiChat.to(messages).messages })).toEqual([]);
   });
 
+  it('keeps an orphan that comes amid a partly answered call after the call and its results', () => {
+    const twoCalls = Message.assistant('', {
+      toolCalls: [
+        { id: 'a', name: 'lookup', arguments: {} },
+        { id: 'b', name: 'lookup', arguments: {} },
+      ],
+    });
+    const { messages, repairs } = repairToolPairs([
+      Message.user('hi'),
+      twoCalls,
+      Message.tool('a', 'result a'),
+      Message.tool('gone', 'stray result'),
+      Message.assistant('done'),
+    ]);
+    expect(repairs.map((repair) => repair.kind)).toEqual(['orphan_tool_result', 'missing_tool_result']);
+    expect(messages.map((message) => [message.role, message.toolCallId ?? null, message.content])).toEqual([
+      ['user', null, 'hi'],
+      ['assistant', null, ''],
+      ['tool', 'a', 'result a'],
+      ['tool', 'b', IMPORTED_MISSING_RESULT],
+      ['system', null, 'stray result'],
+      ['assistant', null, 'done'],
+    ]);
+    expect(validate('openaiChat', { messages: formats.openaiChat.to(messages).messages })).toEqual([]);
+    expect(validate('anthropic', formats.anthropic.to(messages))).toEqual([]);
+  });
+
   it('answers calls left open at the end of the history', () => {
     const { messages, repairs } = repairToolPairs([Message.user('hi'), call('c9')]);
     expect(repairs).toEqual([expect.objectContaining({ kind: 'missing_tool_result' })]);

@@ -36,6 +36,9 @@ export function repairToolPairs(messages: readonly Message[]): { messages: Messa
   // Call id → the tool's name and the id, position and time of the message that made the call, until its first result.
   const open = new Map<string, { name: string; caller: Message; index: number }>();
   const answered = new Set<string>();
+  // Results kept as context while calls are still open wait until those calls are answered: a
+  // message between a call and its results would make the history invalid for a provider.
+  const kept: Message[] = [];
   const closeOpenCalls = () => {
     for (const [id, { name, caller, index }] of open) {
       // Derived from the call, not random: importing the same source twice gives the same session.
@@ -54,6 +57,7 @@ export function repairToolPairs(messages: readonly Message[]): { messages: Messa
       });
     }
     open.clear();
+    out.push(...kept.splice(0));
   };
   for (const message of messages) {
     if (message.role === 'tool') {
@@ -65,7 +69,7 @@ export function repairToolPairs(messages: readonly Message[]): { messages: Messa
         continue;
       }
       const why = answered.has(id) ? 'duplicate_tool_result' : 'orphan_tool_result';
-      out.push(keptAsContext(message, why));
+      (open.size > 0 ? kept : out).push(keptAsContext(message, why));
       repairs.push({
         kind: why,
         message: `Kept tool result ${message.id} for call ${JSON.stringify(id)} as a context message: ${why === 'duplicate_tool_result' ? 'the call already had a result' : 'no call before it asked for it'}`,
