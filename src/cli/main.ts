@@ -39,7 +39,13 @@ export function createProgram(state: RunState): Command {
     .option('-q, --quiet', 'no progress bars or notes on stderr')
     .option('--debug', 'print stacks with errors')
     .addHelpText('after', FOOTER)
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({
+      showGlobalOptions: true,
+      sortSubcommands: false,
+      // Descriptions are written as source lines: a single newline joins, a blank line starts a
+      // paragraph, and commander wraps each paragraph to the terminal's width.
+      commandDescription: (command) => reflow(command.description()),
+    })
     // Inherited by every command added below: errors are thrown and reported by `run`.
     .exitOverride()
     .configureOutput({
@@ -49,6 +55,14 @@ export function createProgram(state: RunState): Command {
     });
   for (const definition of COMMANDS) definition.configure(program.command(definition.name));
   return program;
+}
+
+/** `text` with its single newlines joined into spaces (blank lines kept as paragraph breaks). */
+export function reflow(text: string): string {
+  return text
+    .split(/\n{2,}/)
+    .map((paragraph) => paragraph.replace(/\s*\n\s*/g, ' ').trim())
+    .join('\n\n');
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code; errors are reported on stderr. */

@@ -139,7 +139,7 @@ export const compact = defineCommand('compact', (command) =>
     .summary('compact sessions with a built-in strategy (report; --dry-run writes nothing)')
     .description(
       'Compact stored sessions now with a built-in strategy and print the report of each.\n' +
-        'Without --dry-run the compacted session is saved (refused with CONFLICT if it changed meanwhile).\n' +
+        'Without --dry-run the compacted session is saved (refused with CONFLICT if it changed meanwhile).\n\n' +
         'Strategies and their limits: messageLimit --max-messages N; tokenLimit --max-tokens N [--target-tokens N];\n' +
         'slidingWindow --turns N; tokenBuffer --max-tokens N; byCategory --max-tokens N [--target-tokens N];\n' +
         "truncateToolOutputs --max-tokens N [--keep-recent-turns N]; and Coreason's sliding_window (--turns), token_buffer (--max-tokens).",
