@@ -158,6 +158,23 @@ export function comparableSession(session: Session): string {
   return canonicalJson(rest);
 }
 
+/**
+ * The session as a store holds it once saved new: sequence numbers given to messages without one
+ * (after the one before, as `save` gives them) and a version of at least 1. A session read from
+ * a store is already so; one an importer made is not, and compares equal to its stored copy.
+ */
+export function comparableAsStored(session: Session): string {
+  const json = session.toJSON();
+  const { updatedAt: _updatedAt, ...rest } = json;
+  let previous = 0;
+  const messages = (rest.messages as Array<{ seq?: number }>).map((message) => {
+    const seq = message.seq !== undefined && message.seq > previous ? message.seq : previous + 1;
+    previous = seq;
+    return message.seq === seq ? message : { ...message, seq };
+  });
+  return canonicalJson({ ...rest, messages, version: Math.max(rest.version, 1) });
+}
+
 /** True when two sessions hold the same data (everything but `updatedAt`). */
 export function sameSession(a: Session, b: Session): boolean {
   return comparableSession(a) === comparableSession(b);
@@ -193,7 +210,8 @@ async function differences(
   const differ: string[] = [];
   const writes: Array<{ owner: ValueOwner; entries: Record<string, JsonValue> }> = [];
   const settled: Array<{ owner: ValueOwner; values: ValueMap }> = [];
-  if (existing !== undefined && !sameSession(existing, bundle.session)) differ.push('session');
+  if (existing !== undefined && comparableSession(existing) !== comparableAsStored(bundle.session))
+    differ.push('session');
   for (const scope of BUNDLE_SCOPES) {
     const carried = bundle.values[scope];
     const owner = ownerOf(scope, bundle.session);

@@ -1,0 +1,77 @@
+/**
+ * `import --from SYSTEM` and `export --to SYSTEM` through the built bin: another system's files in
+ * (problems listed, good sessions imported, exit 1 when some part was bad), and back out.
+ */
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli } from './cli-process.js';
+
+beforeAll(ensureBuilt, 600_000);
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatstate-cli-systems-'));
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+const STATE = {
+  id: 'coreason-1',
+  agent_id: 'planner',
+  user_id: 'u-204',
+  created_at: '2026-02-07T09:30:00Z',
+  updated_at: '2026-02-07T09:31:05.123456Z',
+  history: [{ id: 'i-1', input: 'What is the tide at noon?' }],
+  variables: { harbour: 'Leith' },
+};
+
+describe('import --from SYSTEM and export --to SYSTEM', () => {
+  it('imports a Coreason dump, lists a damaged one with exit 1, and imports it again as unchanged', async () => {
+    const source = join(dir, 'coreason');
+    await mkdir(source);
+    await writeFile(join(source, 'good.json'), JSON.stringify(STATE));
+    await writeFile(join(source, 'bad.json'), '{"agent_id": "planner", "history": 7}');
+    const url = `file:${join(dir, 'store-1')}`;
+    const first = await runCli(['import', '--from', 'coreason', source, '--store', url]);
+    expect(first.code).toBe(1);
+    expect(first.stdout).toBe('1 imported, 0 already there, 1 not readable\n');
+    expect(first.stderr).toMatch(/^warning: .*bad\.json.*: INVALID_ARGUMENT: /m);
+    const exported = await runCli(['export', 'coreason-1', '--store', url]);
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({
+      session: { id: 'coreason-1', agentId: 'planner', userId: 'u-204', variables: { harbour: 'Leith' } },
+    });
+    const good = join(dir, 'good-only.json');
+    await writeFile(good, JSON.stringify(STATE));
+    const again = await runCli(['import', '--from', 'coreason', good, '--store', url]);
+    expect(again).toMatchObject({ code: 0, stdout: '0 imported, 1 already there\n' });
+  });
+
+  it('exports to goaitools blobs and imports them back', async () => {
+    const url = `file:${join(dir, 'store-2')}`;
+    const wire = JSON.stringify([
+      { role: 'user', content: 'Hello' },
+      { role: 'assistant', content: 'Hi there' },
+    ]);
+    expect(
+      (await runCli(['import', '-', '--from', 'openaiChat', '--id', 'g-1', '--store', url], { input: wire })).code,
+    ).toBe(0);
+    const out = join(dir, 'blobs');
+    const exported = await runCli(['export', '--to', 'goaitools', out, '--all', '--store', url]);
+    expect(exported.stderr).toMatch(/exported 1 sessions to .*blobs \(1 files, goaitools format\)/);
+    expect(exported.code).toBe(0);
+    expect(await readdir(out)).toEqual(['g-1.json']);
+    const back = `file:${join(dir, 'store-3')}`;
+    const imported = await runCli(['import', '--from', 'goaitools', out, '--store', back]);
+    expect(imported).toMatchObject({ code: 0, stdout: '1 imported, 0 already there\n' });
+    const shown = await runCli(['export', '--all', '--store', back]);
+    expect(shown.stdout).toContain('Hi there');
+  });
+
+  it('names the known systems for an unknown one (usage error, exit 2)', async () => {
+    const result = await runCli(['import', '--from', 'nowhere', join(dir, 'x'), '--store', 'memory:']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^error INVALID_ARGUMENT: No importer for "nowhere"; known: .*coreason/);
+  });
+});
