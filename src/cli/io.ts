@@ -26,6 +26,12 @@ export function isTerminal(stream: { readonly isTTY?: boolean }): boolean {
   return stream.isTTY === true;
 }
 
+/**
+ * Options for `util.styleText` once `colorsAllowed` has decided: Node's own check would also drop
+ * colors on a terminal whenever `CI` is set, which is not this command's rule.
+ */
+export const UNCHECKED = { validateStream: false } as const;
+
 /** True when colors may be written to `stream`: a terminal, and `NO_COLOR` unset or empty (no-color.org). */
 export function colorsAllowed(stream: { readonly isTTY?: boolean }, env: CliIo['env']): boolean {
   const noColor = env.NO_COLOR;

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { styleText } from 'node:util';
-import { colorsAllowed, type CliIo, type OutputStream } from './io.js';
+import { UNCHECKED, colorsAllowed, type CliIo, type OutputStream } from './io.js';
 
 /** A style `Output.style` applies. */
 export type Style = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan' | 'magenta';
@@ -58,7 +58,7 @@ export class Output {
 
   /** `text` styled when stdout takes colors. */
   style(style: Style | undefined, text: string): string {
-    return this.color && style !== undefined && text.length > 0 ? styleText(style, text) : text;
+    return this.color && style !== undefined && text.length > 0 ? styleText(style, text, UNCHECKED) : text;
   }
 
   /** Writes one line to stdout, waiting for the stream to drain. */
@@ -88,7 +88,7 @@ export class Output {
 
   /** A warning on stderr, always printed. */
   warn(text: string): void {
-    const label = this.errorColor ? styleText('yellow', 'warning') : 'warning';
+    const label = this.errorColor ? styleText('yellow', 'warning', UNCHECKED) : 'warning';
     this.io.stderr.write(`${label}: ${text}\n`);
   }
 

@@ -5,7 +5,7 @@
  */
 import { styleText } from 'node:util';
 import cliProgress from 'cli-progress';
-import { colorsAllowed, isTerminal, type CliIo } from './io.js';
+import { UNCHECKED, colorsAllowed, isTerminal, type CliIo } from './io.js';
 
 /** A progress indicator; every method is a no-op when progress is not shown. */
 export interface Progress {
@@ -46,7 +46,7 @@ export function startProgress(io: CliIo, options: ProgressOptions): Progress {
     const filled = Math.min(size, Math.round(params.progress * size));
     const barText = `${'█'.repeat(filled)}${'░'.repeat(size - filled)}`;
     const eta = Number.isFinite(params.eta) && params.value > 0 ? `ETA ${formatSeconds(params.eta)}` : 'ETA …';
-    const shown = color ? styleText('cyan', barText) : barText;
+    const shown = color ? styleText('cyan', barText, UNCHECKED) : barText;
     return `${shown} ${Math.floor(params.progress * 100)}% ${params.value}/${params.total} ${label} · ${rateText} · ${eta}`;
   };
   const bar = new cliProgress.SingleBar({
