@@ -150,8 +150,9 @@ export async function readBundle(
 }
 
 /**
- * The session as compared: its JSON without `updatedAt`, which every store sets to the time of
- * its own write (a copy is written later than its original).
+ * The session as compared: its JSON without `updatedAt`. Copies keep it (`keepUpdatedAt`), but a
+ * session copied before they did, or changed since in a way that left its data equal, differs
+ * only there and is the same conversation.
  */
 export function comparableSession(session: Session): string {
   const { updatedAt: _updatedAt, ...rest } = session.toJSON();
@@ -282,7 +283,8 @@ export async function writeBundle(
     writes.splice(0, writes.length, ...again.writes);
   }
   for (const { owner, entries } of writes) await store.values.set(owner, entries);
-  await store.save(session, { expectedVersion: 0, ...(ttlMs === undefined ? {} : { ttlMs }) });
+  // The copy keeps when its conversation last changed, not when it was copied.
+  await store.save(session, { expectedVersion: 0, keepUpdatedAt: true, ...(ttlMs === undefined ? {} : { ttlMs }) });
   for (const { owner, values } of settled) options.shared?.confirm(store, owner, values);
   return existing === undefined ? 'created' : 'replaced';
 }

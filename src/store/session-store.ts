@@ -345,6 +345,9 @@ class CoreSessionStore implements SessionStore {
     let expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
     if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true });
+    if (options.keepUpdatedAt !== undefined && typeof options.keepUpdatedAt !== 'boolean') {
+      throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: keepUpdatedAt must be a boolean`);
+    }
     const stored = await this.driver.readHead(session.id);
     const current = this.live(stored) ? stored : undefined;
     // Rewritten whole, the session is sealed with this store's current key only; but a writer that
@@ -403,7 +406,7 @@ class CoreSessionStore implements SessionStore {
       ...(session.agentId === undefined ? {} : { agentId: session.agentId }),
       ...(session.userId === undefined ? {} : { userId: session.userId }),
       createdAt: session.createdAt,
-      updatedAt: new Date(now).toISOString(),
+      updatedAt: options.keepUpdatedAt === true ? session.updatedAt : new Date(now).toISOString(),
       ...(ttlMs === undefined ? {} : { ttlMs, expiresAt: now + ttlMs }),
       messageCount: records.length,
       tokenCount,

@@ -86,6 +86,11 @@ export interface SaveOptions {
   readonly expectedVersion?: number;
   /** Retention: the session expires this many milliseconds after this save. */
   readonly ttlMs?: number;
+  /**
+   * Store the session's own `updatedAt` instead of the time of this save: for imports and
+   * migrations, so a copy keeps when its conversation last changed (and lists in that order). @default false
+   */
+  readonly keepUpdatedAt?: boolean;
 }
 
 /** Options of `append`. */

@@ -35,6 +35,9 @@ describe.each(KINDS)('export and import (%s)', (kind) => {
       const original = await source.load('s-0003');
       const copy = await target.load('s-0003');
       expect(copy.version).toBe(original.version);
+      // The copy keeps when its conversation last changed, not when it was imported.
+      expect(copy.updatedAt).toBe(original.updatedAt);
+      expect(copy.toJSON()).toEqual(original.toJSON());
       expect(copy.messages.map((m) => m.seq)).toEqual(original.messages.map((m) => m.seq));
       expect(await target.values.getAll({ scope: 'session', sessionId: 's-0003' })).toEqual({ embedding: [3, 4] });
     } finally {

@@ -34,6 +34,24 @@ export function roundTripSpec(suite: ConformanceSuite): void {
       expect(loaded.version).toBe(saved.version);
     });
 
+    spec.it("keepUpdatedAt stores the session's own updatedAt, as an import or a migration does", async () => {
+      const store = await spec.open();
+      const json = {
+        ...richSession().toJSON(),
+        createdAt: '2020-01-01T00:00:00.000Z',
+        updatedAt: '2020-01-02T03:04:05.000Z',
+      };
+      const old = Session.fromJSON(json);
+      const kept = await store.save(old, { keepUpdatedAt: true });
+      expect(kept.updatedAt).toBe('2020-01-02T03:04:05.000Z');
+      expect((await store.load(old.id)).updatedAt).toBe('2020-01-02T03:04:05.000Z');
+      expect((await store.summary(old.id))?.updatedAt).toBe('2020-01-02T03:04:05.000Z');
+      // Without it a save is stamped with the time of the write.
+      const stamped = await store.save(kept.withMetadata({ touched: true }));
+      expect(Date.parse(stamped.updatedAt)).toBeGreaterThan(Date.parse('2021-01-01T00:00:00.000Z'));
+      await expectCode(() => store.save(old, { keepUpdatedAt: 'yes' as unknown as boolean }), 'INVALID_ARGUMENT');
+    });
+
     spec.it('sequence numbers are assigned 1..n on save and kept by a later save', async () => {
       const store = await spec.open();
       const saved = await store.save(richSession());
