@@ -6,7 +6,7 @@
  * @module
  */
 import type { Message } from '../message/message.js';
-import type { ContentPart } from '../message/schema.js';
+import { describePart } from '../session/format-history.js';
 import type { Session } from '../session/session.js';
 import type { Output, Style } from './output.js';
 
@@ -44,28 +44,9 @@ export function linksOf(session: Session): SessionLinks {
   };
 }
 
-function partText(part: ContentPart): string {
-  switch (part.type) {
-    case 'text':
-      return part.text;
-    case 'reasoning':
-      return `(reasoning) ${part.text}`;
-    case 'image':
-      return '[image]';
-    case 'file':
-      return `[file${part.filename === undefined ? '' : ` ${part.filename}`}]`;
-    case 'raw':
-      return `[${part.provider} part]`;
-    default: {
-      const unreachable: never = part;
-      return unreachable;
-    }
-  }
-}
-
 /** The text of a message, parts joined. */
 export function messageText(message: Message): string {
-  return typeof message.content === 'string' ? message.content : message.content.map(partText).join(' ');
+  return typeof message.content === 'string' ? message.content : message.content.map(describePart).join(' ');
 }
 
 function clip(text: string, maxChars: number): string {

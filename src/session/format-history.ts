@@ -14,7 +14,8 @@ export interface FormatHistoryOptions {
   includeSystem?: boolean;
 }
 
-function describePart(part: ContentPart): string {
+/** A content part as one line of a transcript: its text, or a short placeholder for what is not text. */
+export function describePart(part: ContentPart): string {
   switch (part.type) {
     case 'text':
       return part.text;
