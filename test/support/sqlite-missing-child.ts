@@ -4,18 +4,7 @@
  *
  * Usage: node --import tsx sqlite-missing-child.ts <file>
  */
-import { register } from 'node:module';
-
-// Hooks registered later run first, so this one answers before tsx's resolver does.
-const hook = `export async function resolve(specifier, context, next) {
-  if (specifier === 'better-sqlite3') {
-    const error = new Error("Cannot find package 'better-sqlite3'");
-    error.code = 'ERR_MODULE_NOT_FOUND';
-    throw error;
-  }
-  return next(specifier, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(hook)}`);
+import './hide-better-sqlite3.js';
 
 const { openStore } = await import('../../src/stores/open-store.js');
 try {
