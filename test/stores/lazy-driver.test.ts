@@ -77,6 +77,51 @@ describe('lazyDriver', () => {
     await expect(flags.get('s1')).rejects.toMatchObject({ code: 'INTERNAL' });
   });
 
+  it('calls a driver written as a class with itself as this', async () => {
+    class Wrapped {
+      readonly name = 'lazy';
+      readonly capabilities = MEMORY_DRIVER_SHAPE.capabilities;
+      private readonly inner = memoryDriver({ name: 'lazy' });
+      readHead(id: string) {
+        return this.inner.readHead(id);
+      }
+      readAll(id: string) {
+        return this.inner.readAll(id);
+      }
+      readRange(...args: Parameters<AnyStoreDriver['readRange']>) {
+        return this.inner.readRange(...args);
+      }
+      append(...args: Parameters<AnyStoreDriver['append']>) {
+        return this.inner.append(...args);
+      }
+      replace(...args: Parameters<AnyStoreDriver['replace']>) {
+        return this.inner.replace(...args);
+      }
+      list(...args: Parameters<AnyStoreDriver['list']>) {
+        return this.inner.list(...args);
+      }
+      remove(id: string) {
+        return this.inner.remove(id);
+      }
+      purgeExpired(now: number) {
+        return this.inner.purgeExpired(now);
+      }
+      readValues(...args: Parameters<NonNullable<AnyStoreDriver['readValues']>>) {
+        return this.inner.readValues(...args);
+      }
+      writeValues(...args: Parameters<NonNullable<AnyStoreDriver['writeValues']>>) {
+        return this.inner.writeValues(...args);
+      }
+      close() {
+        return this.inner.close();
+      }
+    }
+    const store = createSessionStore(lazyDriver({ name: 'lazy', ...MEMORY_DRIVER_SHAPE }, async () => new Wrapped()));
+    await store.save(Session.create({ id: 'c1' }).append(Message.user('hello')));
+    expect((await store.load('c1')).messages).toHaveLength(1);
+    await store.close();
+  });
+
   it('describes the built-in drivers as they are', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'chatstate-lazy-'));
     dirs.push(dir);
