@@ -11,7 +11,7 @@
  */
 import { Session } from '../src/session/session.js';
 import { exportSessions, migrateSessions, verifySessions } from '../src/operations/index.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore, SessionSummary } from '../src/store/types.js';
 import {
   formatCount,
   formatMs,
@@ -98,10 +98,12 @@ async function fill(store: SessionStore, count: number, messages: number): Promi
 /** Every id of `store`, page by page (the baselines' own listing). */
 async function ids(store: SessionStore): Promise<string[]> {
   const out: string[] = [];
-  for (let offset = 0; ; offset += 500) {
-    const page = await store.list({ limit: 500, offset });
+  let after: SessionSummary | undefined;
+  for (;;) {
+    const page = await store.list({ limit: 500, after });
     out.push(...page.map((row) => row.id));
     if (page.length < 500) return out;
+    after = page.at(-1);
   }
 }
 

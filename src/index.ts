@@ -102,6 +102,7 @@ export {
   type RecoveryNotice,
   type AppendOptions,
   type AppendResult,
+  type ListCursor,
   type ListQuery,
   type MessageRange,
   type SaveOptions,

@@ -165,11 +165,13 @@ export class RecallIndex {
       await partition.sync(request.sessionId, space);
     } else {
       const sessions = new Map<string, SessionSummary>();
-      for (let offset = 0; ; offset += MAX_LIST_LIMIT) {
-        const page = await this.store.list({ userId: request.userId, limit: MAX_LIST_LIMIT, offset });
-        // Activity during paging can shift a session to another page: each is taken once.
+      let after: SessionSummary | undefined;
+      for (;;) {
+        const page = await this.store.list({ userId: request.userId, limit: MAX_LIST_LIMIT, after });
+        // A session saved during paging can come again (see `everySession`): each is taken once.
         for (const summary of page) if (summary.userId === request.userId) sessions.set(summary.id, summary);
         if (page.length < MAX_LIST_LIMIT) break;
+        after = page.at(-1);
       }
       await partition.sync([...sessions.values()], space);
     }

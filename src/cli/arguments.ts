@@ -42,3 +42,11 @@ export function rangeOption(value: string): { readonly from?: number; readonly t
   }
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
+
+/** A `NAME=VALUE` setting, gathered into an object (a repeatable option's parser). */
+export function settingOption(value: string, previous: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const at = value.indexOf('=');
+  const name = at < 0 ? '' : value.slice(0, at).trim();
+  if (at < 0 || name === '') throw new InvalidArgumentError(`expected NAME=VALUE, got ${JSON.stringify(value)}`);
+  return { ...previous, [name]: value.slice(at + 1) };
+}

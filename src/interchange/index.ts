@@ -16,14 +16,37 @@ export type {
   SourcePlace,
 } from './types.js';
 
+/** Settings an importer takes (`import --set NAME=VALUE`), by name. */
+export type ImporterSettings = Readonly<Record<string, string>>;
+
+/** An importer's entry: the settings it takes (name → what it is) and how to make it. */
+interface ImporterEntry {
+  readonly settings: Readonly<Record<string, string>>;
+  readonly load: (settings: ImporterSettings) => Promise<Importer>;
+}
+
 // Each entry loads its module when used: an import from one system loads only that system's code.
-const IMPORTERS: Readonly<Record<string, () => Promise<Importer>>> = {
-  langgraph: async () => (await import('./langgraph/read.js')).langgraphImporter(),
-  'openai-agents': async () => (await import('./openai-agents/read.js')).openaiAgentsImporter(),
-  penguin: async () => (await import('./penguin/read.js')).penguinImporter,
-  goaitools: async () => (await import('./goaitools/read.js')).goaitoolsImporter,
-  coreason: async () => (await import('./coreason/read.js')).coreasonImporter,
-  magent: async () => (await import('./magent/read.js')).magentImporter,
+const IMPORTERS: Readonly<Record<string, ImporterEntry>> = {
+  langgraph: {
+    settings: { channel: 'the state channel holding the messages (default messages)' },
+    load: async ({ channel }) =>
+      (await import('./langgraph/read.js')).langgraphImporter(channel === undefined ? {} : { channel }),
+  },
+  'openai-agents': {
+    settings: {
+      sessionsTable: 'the sessions table of SQLiteSession (default agent_sessions)',
+      messagesTable: 'the items table of SQLiteSession (default agent_messages)',
+    },
+    load: async ({ sessionsTable, messagesTable }) =>
+      (await import('./openai-agents/read.js')).openaiAgentsImporter({
+        ...(sessionsTable === undefined ? {} : { sessionsTable }),
+        ...(messagesTable === undefined ? {} : { messagesTable }),
+      }),
+  },
+  penguin: { settings: {}, load: async () => (await import('./penguin/read.js')).penguinImporter },
+  goaitools: { settings: {}, load: async () => (await import('./goaitools/read.js')).goaitoolsImporter },
+  coreason: { settings: {}, load: async () => (await import('./coreason/read.js')).coreasonImporter },
+  magent: { settings: {}, load: async () => (await import('./magent/read.js')).magentImporter },
 };
 const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
   penguin: async () => (await import('./penguin/write.js')).penguinExporter,
@@ -42,16 +65,33 @@ export function exporterNames(): string[] {
   return Object.keys(EXPORTERS).sort();
 }
 
-/** The importer of `system`; `INVALID_ARGUMENT` listing the known ones otherwise. */
-export async function importerFor(system: string): Promise<Importer> {
-  const load = Object.hasOwn(IMPORTERS, system) ? IMPORTERS[system] : undefined;
-  if (load === undefined) {
+/** The settings `system`'s importer takes, name → what it is (`{}` for an unknown system). */
+export function importerSettings(system: string): Readonly<Record<string, string>> {
+  return Object.hasOwn(IMPORTERS, system) ? (IMPORTERS[system] as ImporterEntry).settings : {};
+}
+
+/**
+ * The importer of `system`, made with `settings`; `INVALID_ARGUMENT` listing the known systems,
+ * or the settings the importer takes, otherwise.
+ */
+export async function importerFor(system: string, settings: ImporterSettings = {}): Promise<Importer> {
+  const entry = Object.hasOwn(IMPORTERS, system) ? IMPORTERS[system] : undefined;
+  if (entry === undefined) {
     throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `No importer for ${JSON.stringify(system)}; known: ${importerNames().join(', ') || '(none)'}`,
     );
   }
-  return load();
+  for (const name of Object.keys(settings)) {
+    if (!Object.hasOwn(entry.settings, name)) {
+      const known = Object.keys(entry.settings);
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `The ${system} importer has no setting ${JSON.stringify(name)}; ${known.length === 0 ? 'it takes none' : `it takes ${known.join(', ')}`}`,
+      );
+    }
+  }
+  return entry.load(settings);
 }
 
 /** The exporter of `system`; `INVALID_ARGUMENT` listing the known ones otherwise. */

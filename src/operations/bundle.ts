@@ -41,8 +41,11 @@ export interface SessionBundle {
   readonly expiresAt?: string;
 }
 
+/** What names a session's value owners: its id and owners (a `Session` or a `SessionSummary`). */
+export type SessionOwners = Pick<Session, 'id' | 'userId' | 'agentId'>;
+
 /** The owner of `scope` for `session`, or `undefined` when the session names no such owner. */
-export function ownerOf(scope: BundleScope, session: Session): ValueOwner | undefined {
+export function ownerOf(scope: BundleScope, session: SessionOwners): ValueOwner | undefined {
   switch (scope) {
     case 'session':
       return { scope: 'session', sessionId: session.id };
@@ -112,7 +115,11 @@ function confirmKey(store: SessionStore, owner: ValueOwner, values: ValueMap): s
 }
 
 /** The values of `session`'s owners in `store` (the user and agent scopes through `shared`, when given). */
-export async function readValues(store: SessionStore, session: Session, shared?: SharedValues): Promise<BundleValues> {
+export async function readValues(
+  store: SessionStore,
+  session: SessionOwners,
+  shared?: SharedValues,
+): Promise<BundleValues> {
   const values: Record<string, ValueMap> = {};
   for (const scope of BUNDLE_SCOPES) {
     const owner = ownerOf(scope, session);

@@ -4,8 +4,8 @@
  * @module
  */
 import { NotFoundError } from '../errors.js';
-import { SharedValues, readAppValues, readBundle, type SessionBundle } from './bundle.js';
-import { appValuesLine, bundleLine } from './lines.js';
+import { SharedValues, readAppValues, readBundle, readValues, type SessionBundle } from './bundle.js';
+import { appValuesLine, sessionLine } from './lines.js';
 import { mapOrdered } from './pool.js';
 import { concurrencyOf, report, type LongRunOptions } from './progress.js';
 import { selected, selectionOf } from './walk.js';
@@ -40,12 +40,38 @@ export async function* exportBundles(store: SessionStore, options: ExportOptions
   }
 }
 
-/** Export lines (without newlines) of the sessions selected; with `all`, the app scope's values first when there are any. */
+/**
+ * Export lines (without newlines) of the sessions selected; with `all`, the app scope's values
+ * first when there are any. Sessions come as the store's JSON text (`getJson`): an export costs
+ * little more than a load.
+ */
 export async function* exportSessions(store: SessionStore, options: ExportOptions): AsyncGenerator<string> {
-  selectionOf(options);
+  const selection = selectionOf(options);
   if (options.all === true) {
     const app = await readAppValues(store);
     if (Object.keys(app).length > 0) yield appValuesLine(app);
   }
-  for await (const bundle of exportBundles(store, options)) yield bundleLine(bundle);
+  let done = 0;
+  const shared = new SharedValues();
+  const lines = mapOrdered(
+    selected(store, selection, options.signal),
+    concurrencyOf(options.concurrency),
+    async ({ id, summary }) => {
+      // The owners and expiry first, then the text: a session deleted in between is skipped.
+      const head = summary ?? (await store.summary(id));
+      const text = head === undefined ? undefined : await store.getJson(id);
+      if (head === undefined || text === undefined) {
+        // A session deleted while `all` pages is skipped; one named must be there.
+        if ('ids' in selection) throw new NotFoundError(`${store.name}: no session ${id}`);
+        return undefined;
+      }
+      return sessionLine(text, await readValues(store, head, shared), head.expiresAt);
+    },
+    options.signal,
+  );
+  for await (const line of lines) {
+    done += 1;
+    report(options.onProgress, { done, failed: 0, ...(options.total === undefined ? {} : { total: options.total }) });
+    if (line !== undefined) yield line;
+  }
 }

@@ -21,13 +21,20 @@ export type ExportEntry =
 
 /** The export line of `bundle` (no newline). */
 export function bundleLine(bundle: SessionBundle): string {
-  return JSON.stringify({
-    kind: 'session',
-    exportFormat: EXPORT_FORMAT,
-    session: bundle.session,
-    ...(Object.keys(bundle.values).length === 0 ? {} : { values: bundle.values }),
-    ...(bundle.expiresAt === undefined ? {} : { expiresAt: bundle.expiresAt }),
+  return sessionLine(JSON.stringify(bundle.session), bundle.values, bundle.expiresAt);
+}
+
+/**
+ * The export line of a session given as JSON text (`SessionStore.getJson`, one line), with its
+ * values and expiry: the session's text goes in as it is, never parsed and serialized again.
+ */
+export function sessionLine(sessionText: string, values: BundleValues, expiresAt?: string): string {
+  const rest = JSON.stringify({
+    ...(Object.keys(values).length === 0 ? {} : { values }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
   });
+  const head = `{"kind":"session","exportFormat":${EXPORT_FORMAT},"session":${sessionText}`;
+  return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
 }
 
 /** The export line of the app scope's values (no newline). */

@@ -185,6 +185,7 @@ async function verifyOne(
     if (session !== undefined) await readValues(store, session);
   } catch (error) {
     if (!ChatstateError.isInstance(error)) throw error;
+    // A session written before key checks existed has none: its records tell only that they do not open.
     const hint =
       error.code === 'CORRUPT' && /authentication/.test(error.message) ? ' (or sealed with a key not given)' : '';
     found.push(problem('read', error.code, `${errorMessage(error)}${hint}`));

@@ -24,16 +24,21 @@ export function selectionOf(options: { readonly ids?: readonly string[]; readonl
 }
 
 /**
- * Every session of `store` (newest activity first), one page in memory at a time. Sessions
- * written while it pages may be seen twice or missed (`list` pages by offset): a rerun of a
- * migration picks up what one run missed.
+ * Every session of `store` in list order (newest activity first), one page in memory at a time.
+ * Pages follow a cursor (the last row seen, `ListQuery.after`), so a session deleted during the
+ * walk makes it skip no other one. Sessions written during the walk may be missed or seen again:
+ * an updated or new one moves to the front, where the walk has been already (missed if it had not
+ * been seen yet), and one saved with an older `updatedAt` (`keepUpdatedAt`) may move to where the
+ * walk is still going. A rerun of a migration picks up what one run missed.
  */
 export async function* everySession(store: SessionStore, signal?: AbortSignal): AsyncGenerator<SessionSummary> {
-  for (let offset = 0; ; offset += PAGE_SIZE) {
+  let after: SessionSummary | undefined;
+  for (;;) {
     if (signal?.aborted === true) return;
-    const page = await store.list({ limit: PAGE_SIZE, offset });
+    const page = await store.list({ limit: PAGE_SIZE, after });
     yield* page;
     if (page.length < PAGE_SIZE) return;
+    after = page.at(-1);
   }
 }
 
@@ -57,9 +62,11 @@ export async function* selected(
 export async function countSessions(store: SessionStore, selection: SessionSelection): Promise<number> {
   if ('ids' in selection) return selection.ids.length;
   let count = 0;
-  for (let offset = 0; ; offset += PAGE_SIZE) {
-    const page = await store.list({ limit: PAGE_SIZE, offset });
+  let after: SessionSummary | undefined;
+  for (;;) {
+    const page = await store.list({ limit: PAGE_SIZE, after });
     count += page.length;
     if (page.length < PAGE_SIZE) return count;
+    after = page.at(-1);
   }
 }

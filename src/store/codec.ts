@@ -7,6 +7,7 @@
 import { DataError, InvalidInputError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
+import { sessionJson, type Session } from '../session/session.js';
 import { checkJsonRecord, checkUsage, checkVariableNames } from '../session/session-checks.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { RecordCipher } from './at-rest.js';
@@ -110,6 +111,30 @@ export function decodeMessage(record: MessageRecord, sessionId: string, cipher: 
   }
   if (extra !== undefined) unknownFields.set(message, extra);
   return message;
+}
+
+/**
+ * The JSON text of `message`, which `record` decoded to: the record's own text with its seq when
+ * it is plain JSON of known fields on one line (no second serialization; `Message.create` reads it
+ * back as `message`, as `decodeMessage` did), otherwise `message` serialized.
+ */
+export function messageText(record: MessageRecord, message: Message): string {
+  const { data } = record;
+  // A raw line break would split an export line (JSON.stringify never writes one; an edited record may).
+  if (data.charCodeAt(0) !== 0x7b || unknownFields.has(message) || data.includes('\n') || data.includes('\r'))
+    return JSON.stringify(message);
+  return `{"seq":${record.seq},${data.slice(1)}`;
+}
+
+/** The JSON text of `session`, whose messages `records` decoded to, one by one (see `messageText`). */
+export function sessionText(session: Session, records: readonly MessageRecord[]): string {
+  const { messages } = session;
+  const parts = new Array<string>(records.length);
+  for (let i = 0; i < records.length; i++) parts[i] = messageText(records[i] as MessageRecord, messages[i] as Message);
+  const head = JSON.stringify(sessionJson(session, []));
+  // The first match is the top-level field: only numbers and escaped strings come before it.
+  const at = head.indexOf('"messages":[]') + '"messages":['.length;
+  return `${head.slice(0, at)}${parts.join(',')}${head.slice(at)}`;
 }
 
 /** Writes the head data. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import type { AppendCommit, HeadRecord, ListQuery, MessageRange, MessageRecord } from './types.js';
+import type { AppendCommit, DriverListQuery, HeadRecord, ListCursor, MessageRange, MessageRecord } from './types.js';
 
 /** True when a session expiring at `expiresAt` has expired at `now` (no check without `now` or without an expiry). */
 export function isExpired(expiresAt: number | null | undefined, now: number | undefined): boolean {
@@ -130,17 +130,27 @@ export function rangeOf(records: readonly MessageRecord[], range: MessageRange):
   return records.slice(start, end);
 }
 
-/** Heads filtered by owner and expiry, newest activity first, paged. */
-export function sortAndPage(
-  heads: readonly HeadRecord[],
-  query: Required<Pick<ListQuery, 'limit' | 'offset'>> & Pick<ListQuery, 'userId' | 'agentId'> & { now: number },
-): HeadRecord[] {
+/**
+ * True when `head` comes strictly after `cursor` in list order: `updatedAt` descending (compared
+ * as the ISO text it is stored as), then `id` ascending.
+ */
+export function isAfterCursor(head: Pick<HeadRecord, 'updatedAt' | 'id'>, cursor: ListCursor): boolean {
+  return head.updatedAt < cursor.updatedAt || (head.updatedAt === cursor.updatedAt && head.id > cursor.id);
+}
+
+/**
+ * Heads filtered by owner, expiry (live ones, or with `expired` only the expired ones) and cursor,
+ * in list order (newest activity first, then `id` ascending), paged.
+ */
+export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery): HeadRecord[] {
+  const { after, expired = false } = query;
   return heads
     .filter(
       (head) =>
         (query.userId === undefined || head.userId === query.userId) &&
         (query.agentId === undefined || head.agentId === query.agentId) &&
-        (head.expiresAt === undefined || head.expiresAt > query.now),
+        isExpired(head.expiresAt, query.now) === expired &&
+        (after === undefined || isAfterCursor(head, after)),
     )
     .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1))
     .slice(query.offset, query.offset + query.limit);

@@ -78,3 +78,10 @@ export function wrongKey(store: string, id: string, problem: string): InvalidInp
     },
   );
 }
+
+/** `WRONG_KEY` on a read: the session's key check says this store cannot open its records (damage stays `CORRUPT`). */
+export function unreadableKey(store: string, id: string, problem: string): InvalidInputError {
+  return new InvalidInputError('WRONG_KEY', `${store}: cannot read session ${JSON.stringify(id)}: ${problem}`, {
+    details: { id },
+  });
+}

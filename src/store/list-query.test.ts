@@ -17,6 +17,32 @@ describe('checkListQuery', () => {
       limit: DEFAULT_LIST_LIMIT,
       offset: 0,
     });
+    expect(checkListQuery({ after: undefined, expired: false }, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
+    expect(checkListQuery({ expired: true }, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0, expired: true });
+  });
+
+  it('takes any list row as the cursor, keeping only its updatedAt and id', () => {
+    const row = Object.freeze({
+      id: 'chat-7',
+      userId: 'u',
+      messageCount: 3,
+      tokenCount: 40,
+      version: 2,
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-05-01T10:00:00.000Z',
+    });
+    const checked = checkListQuery({ after: row, offset: 2 }, 's');
+    expect(checked).toEqual({
+      limit: DEFAULT_LIST_LIMIT,
+      offset: 2,
+      after: { updatedAt: '2024-05-01T10:00:00.000Z', id: 'chat-7' },
+    });
+    expect(checked.after).not.toBe(row);
+    // Any ISO-8601 form Date.parse reads: an offset, no milliseconds.
+    expect(checkListQuery({ after: { updatedAt: '2024-05-01T12:00:00+02:00', id: 'a' } }, 's').after).toEqual({
+      updatedAt: '2024-05-01T12:00:00+02:00',
+      id: 'a',
+    });
   });
 
   const refused: Array<[string, unknown, ErrorCode]> = [
@@ -45,6 +71,40 @@ describe('checkListQuery', () => {
       },
       'INVALID_ARGUMENT',
     ],
+    ['null as after', { after: null }, 'INVALID_ARGUMENT'],
+    ['a string as after', { after: '2024-05-01T10:00:00.000Z' }, 'INVALID_ARGUMENT'],
+    ['an array as after', { after: ['2024-05-01T10:00:00.000Z', 'a'] }, 'INVALID_ARGUMENT'],
+    ['an after without updatedAt', { after: { id: 'a' } }, 'INVALID_ARGUMENT'],
+    ['an after without id', { after: { updatedAt: '2024-05-01T10:00:00.000Z' } }, 'INVALID_ARGUMENT'],
+    ['a number as after.updatedAt', { after: { updatedAt: 1714557600000, id: 'a' } }, 'INVALID_ARGUMENT'],
+    ['a Date as after.updatedAt', { after: { updatedAt: new Date(0), id: 'a' } }, 'INVALID_ARGUMENT'],
+    ['a word as after.updatedAt', { after: { updatedAt: 'yesterday', id: 'a' } }, 'INVALID_ARGUMENT'],
+    [
+      'an impossible date as after.updatedAt',
+      { after: { updatedAt: '2024-13-01T00:00:00Z', id: 'a' } },
+      'INVALID_ARGUMENT',
+    ],
+    ['an empty after.updatedAt', { after: { updatedAt: '', id: 'a' } }, 'INVALID_ARGUMENT'],
+    ['a NUL in after.updatedAt', { after: { updatedAt: '2024-05-01\0', id: 'a' } }, 'INVALID_ARGUMENT'],
+    ['a number as after.id', { after: { updatedAt: '2024-05-01T10:00:00.000Z', id: 7 } }, 'INVALID_ARGUMENT'],
+    ['null as after.id', { after: { updatedAt: '2024-05-01T10:00:00.000Z', id: null } }, 'INVALID_ARGUMENT'],
+    ['an empty after.id', { after: { updatedAt: '2024-05-01T10:00:00.000Z', id: '' } }, 'INVALID_ARGUMENT'],
+    ['a path as after.id', { after: { updatedAt: '2024-05-01T10:00:00.000Z', id: '../x' } }, 'INVALID_ARGUMENT'],
+    [
+      'an after whose getter throws',
+      {
+        after: {
+          id: 'a',
+          get updatedAt(): never {
+            throw new Error('getter');
+          },
+        },
+      },
+      'INVALID_ARGUMENT',
+    ],
+    ['a string as expired', { expired: 'true' }, 'INVALID_ARGUMENT'],
+    ['a number as expired', { expired: 1 }, 'INVALID_ARGUMENT'],
+    ['null as expired', { expired: null }, 'INVALID_ARGUMENT'],
     ['an empty userId', { userId: '' }, 'INVALID_ID'],
     ['a lone surrogate as userId', { userId: '\ud800' }, 'INVALID_ID'],
   ];

@@ -6,7 +6,8 @@
  * @module
  */
 import { InvalidInputError } from '../errors.js';
-import { assertOwnerId } from '../ids.js';
+import { assertOwnerId, isValidId, isWellFormed } from '../ids.js';
+import type { ListCursor } from './types.js';
 
 /** Largest page `list` returns. */
 export const MAX_LIST_LIMIT = 1000;
@@ -18,11 +19,15 @@ export const DEFAULT_LIST_LIMIT = 100;
 export interface CheckedListQuery {
   readonly limit: number;
   readonly offset: number;
+  /** A fresh object of the cursor's two fields. */
+  readonly after?: ListCursor;
   readonly userId?: string;
   readonly agentId?: string;
+  /** Present only when `true`. */
+  readonly expired?: true;
 }
 
-const FIELDS: ReadonlySet<string> = new Set(['limit', 'offset', 'userId', 'agentId']);
+const FIELDS: ReadonlySet<string> = new Set(['limit', 'offset', 'after', 'userId', 'agentId', 'expired']);
 
 function invalid(store: string, message: string): InvalidInputError {
   return new InvalidInputError('INVALID_ARGUMENT', `${store}: list ${message}`);
@@ -50,10 +55,42 @@ function owner(store: string, value: unknown, what: 'userId' | 'agentId'): strin
   return assertOwnerId(value, what);
 }
 
+/** A field of the cursor, read once (a throwing getter is `INVALID_ARGUMENT` like the query's own). */
+function cursorField(store: string, cursor: object, name: keyof ListCursor): unknown {
+  try {
+    return (cursor as Record<string, unknown>)[name];
+  } catch (error) {
+    throw invalid(store, `after.${name} could not be read (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+/**
+ * The cursor `after`: an object (a `SessionSummary` will do, its other fields ignored) whose
+ * `updatedAt` is an ISO-8601 string and whose `id` is a session id, as every row's are. Nothing
+ * else reaches a driver, so a NUL or a lone surrogate never meets a backend that cannot hold it.
+ */
+function cursor(store: string, value: unknown): ListCursor | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid(store, `after must be a row of list (updatedAt and id), not ${shown(value)}`);
+  const updatedAt = cursorField(store, value, 'updatedAt');
+  const id = cursorField(store, value, 'id');
+  if (
+    typeof updatedAt !== 'string' ||
+    Number.isNaN(Date.parse(updatedAt)) ||
+    updatedAt.includes('\0') ||
+    !isWellFormed(updatedAt)
+  )
+    throw invalid(store, `after.updatedAt must be an ISO-8601 date string, not ${shown(updatedAt)}`);
+  if (!isValidId(id)) throw invalid(store, `after.id must be a session id, not ${shown(id)}`);
+  return { updatedAt, id };
+}
+
 /**
  * `query` checked (`store` names the store in errors): `INVALID_ARGUMENT` for anything but a plain
- * object of `limit` (1 to `MAX_LIST_LIMIT`), `offset` (a non-negative integer), `userId` and
- * `agentId` (strings); `INVALID_ID` for an owner id no session can have (see `assertOwnerId`).
+ * object of `limit` (1 to `MAX_LIST_LIMIT`), `offset` (a non-negative integer), `after` (see
+ * `cursor`), `userId` and `agentId` (strings) and `expired` (a boolean); `INVALID_ID` for an owner
+ * id no session can have (see `assertOwnerId`).
  */
 export function checkListQuery(query: unknown, store: string): CheckedListQuery {
   if (query === undefined) return { limit: DEFAULT_LIST_LIMIT, offset: 0 };
@@ -71,13 +108,18 @@ export function checkListQuery(query: unknown, store: string): CheckedListQuery 
     if (error instanceof InvalidInputError) throw error;
     throw invalid(store, `query could not be read (${error instanceof Error ? error.message : String(error)})`);
   }
-  const { limit, offset } = fields;
+  const { limit, offset, expired } = fields;
+  const after = cursor(store, fields.after);
   const userId = owner(store, fields.userId, 'userId');
   const agentId = owner(store, fields.agentId, 'agentId');
+  if (expired !== undefined && typeof expired !== 'boolean')
+    throw invalid(store, `expired must be a boolean, not ${shown(expired)}`);
   return {
     limit: limit === undefined ? DEFAULT_LIST_LIMIT : integer(store, limit, 'limit', 1, MAX_LIST_LIMIT),
     offset: offset === undefined ? 0 : integer(store, offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
+    ...(after === undefined ? {} : { after }),
     ...(userId === undefined ? {} : { userId }),
     ...(agentId === undefined ? {} : { agentId }),
+    ...(expired === true ? { expired } : {}),
   };
 }

@@ -297,6 +297,22 @@ describe('createSessionStore over a driver with only the required primitives', (
     expect((await store.list({ limit: 1000 })).length).toBe(550);
   });
 
+  it('refuses a cursor with UNSUPPORTED when the driver ignores it, instead of paging forever', async () => {
+    const inner = sessionOnlyDriver();
+    // A driver written before `after`: it pages by offset only.
+    const store = createSessionStore({ ...inner, list: (query) => inner.list({ ...query, after: undefined }) });
+    for (const id of ['a', 'b', 'c']) await store.save(Session.create({ id }));
+    const [first] = await store.list({ limit: 1 });
+    const error = await store.list({ limit: 1, after: first }).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(UnsupportedError);
+    expect(error).toMatchObject({ code: 'UNSUPPORTED', details: { store: 'minimal', capability: 'list after' } });
+    // The cursor's own row coming back is what betrays it; the same pages of a driver that honours it pass.
+    const honest = createSessionStore(sessionOnlyDriver());
+    for (const id of ['a', 'b', 'c']) await honest.save(Session.create({ id }));
+    const [top] = await honest.list({ limit: 1 });
+    expect(await honest.list({ limit: 1, after: top })).toHaveLength(1);
+  });
+
   it('a closed store answers CLOSED naming the store, for values too', async () => {
     const store = createSessionStore(sessionOnlyDriver());
     await store.close();

@@ -4,7 +4,7 @@
  * active memory's values and full-text search.
  * @module
  */
-import { ChatstateError, InvalidInputError, type NotFoundError } from '../errors.js';
+import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
 import { assertOwnerId, assertValidId } from '../ids.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
 import { MessageLog } from '../session/message-log.js';
@@ -15,7 +15,7 @@ import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
 import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError } from './driver-helpers.js';
 import { checkDriver } from './driver-check.js';
-import { keyProblem, keysAfterAppend, keysAfterReplace, wrongKey } from './key-check.js';
+import { keyProblem, keysAfterAppend, keysAfterReplace, unreadableKey, wrongKey } from './key-check.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
@@ -25,6 +25,7 @@ import {
   checkHeadState,
   decodeHeadData,
   decodeMessage,
+  sessionText,
   decodeTitle,
   encodeHeadData,
   encodeMessage,
@@ -165,6 +166,15 @@ class CoreSessionStore implements SessionStore {
     return keysAfterReplace(this.cipher.holding);
   }
 
+  /**
+   * Throws `WRONG_KEY` on a read when session `id`'s key check says this store lacks a key its
+   * records use: a missing or wrong key is told apart from damage (`CORRUPT`), which a repair acts on.
+   */
+  private assertCanRead(id: string, keys: string | undefined): void {
+    const problem = keyProblem(keys, this.cipher.holding);
+    if (problem !== undefined) throw unreadableKey(this.name, id, problem);
+  }
+
   /** Throws `WRONG_KEY` unless this store holds every key a session with check `keys` uses. */
   private assertCanWrite(id: string, keys: string | undefined): void {
     const problem = keyProblem(keys, this.cipher.holding);
@@ -209,18 +219,31 @@ class CoreSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<Session | undefined> {
+    return this.run(async () => (await this.readSession(id))?.session);
+  }
+
+  async getJson(id: string): Promise<string | undefined> {
     return this.run(async () => {
-      assertValidId(id, 'session id');
-      for (let attempt = 0; ; attempt += 1) {
-        const stored = await this.driver.readAll(id);
-        if (stored?.recovered !== undefined) return this.recover(id, stored.recovered);
-        if (stored === undefined || !this.live(stored.head)) return undefined;
-        this.sawKeys(id, stored.head.keys);
-        const session = this.toSession(stored.head, stored.messages);
-        // A repair the driver recorded that the session does not tell yet: told once, then read again.
-        if (attempt >= MAX_TELL_ATTEMPTS || !(await this.tell(stored.head, session))) return session;
-      }
+      const read = await this.readSession(id);
+      if (read === undefined) return undefined;
+      return read.records === undefined ? JSON.stringify(read.session) : sessionText(read.session, read.records);
     });
+  }
+
+  /** Session `id` with the records its messages were decoded from (none for a recovery session made now). */
+  private async readSession(id: string): Promise<{ session: Session; records?: readonly MessageRecord[] } | undefined> {
+    assertValidId(id, 'session id');
+    for (let attempt = 0; ; attempt += 1) {
+      const stored = await this.driver.readAll(id);
+      if (stored?.recovered !== undefined) return { session: await this.recover(id, stored.recovered) };
+      if (stored === undefined || !this.live(stored.head)) return undefined;
+      this.assertCanRead(id, stored.head.keys);
+      this.sawKeys(id, stored.head.keys);
+      const session = this.toSession(stored.head, stored.messages);
+      // A repair the driver recorded that the session does not tell yet: told once, then read again.
+      if (attempt >= MAX_TELL_ATTEMPTS || !(await this.tell(stored.head, session)))
+        return { session, records: stored.messages };
+    }
   }
 
   /**
@@ -537,11 +560,18 @@ class CoreSessionStore implements SessionStore {
       // The driver answers `undefined` for a missing or expired session, in the read itself.
       records = await this.driver.readRange(id, { ...checked, now: this.now() });
       if (records === undefined) throw this.notFound(id);
-    } else {
-      const head = await this.driver.readHead(id);
-      if (!this.live(head)) throw this.notFound(id);
-      records = (await this.driver.readRange(id, checked)) ?? [];
+      try {
+        return records.map((record) => this.decode(record, id));
+      } catch (error) {
+        // No head was read: only a record that does not open costs one, to tell a key from damage.
+        if (ChatstateError.hasCode(error, 'CORRUPT')) this.assertCanRead(id, (await this.driver.readHead(id))?.keys);
+        throw error;
+      }
     }
+    const head = await this.driver.readHead(id);
+    if (!this.live(head)) throw this.notFound(id);
+    this.assertCanRead(id, head.keys);
+    records = (await this.driver.readRange(id, checked)) ?? [];
     return records.map((record) => this.decode(record, id));
   }
 
@@ -550,7 +580,16 @@ class CoreSessionStore implements SessionStore {
   }
 
   private async index(query: ListQuery): Promise<SessionSummary[]> {
-    const heads = await this.driver.list({ ...checkListQuery(query, this.name), now: this.now() });
+    const checked = checkListQuery(query, this.name);
+    const heads = await this.driver.list({ ...checked, now: this.now() });
+    const { after } = checked;
+    // A driver that ignores the cursor gives its row back, and a walk paging by it would never end.
+    if (after !== undefined && heads.some((head) => head.id === after.id && head.updatedAt === after.updatedAt)) {
+      throw new UnsupportedError(`${this.name}: the store's driver ignores list's cursor (after)`, {
+        store: this.name,
+        capability: 'list after',
+      });
+    }
     return heads.map((head) => this.summaryOf(head));
   }
 

@@ -70,14 +70,40 @@ export interface RecoveryNotice {
   readonly keptAside: readonly string[];
 }
 
-/** Query of `list`. */
+/**
+ * A position in `list` order: a row's `updatedAt` and `id`. Any `SessionSummary` is one, so the
+ * last row of a page is the cursor of the next.
+ */
+export interface ListCursor {
+  /** The row's `updatedAt` (ISO-8601), as `list` gave it. */
+  readonly updatedAt: string;
+  /** The row's session id. */
+  readonly id: string;
+}
+
+/**
+ * Query of `list`. Rows come in one total order, the same in every store: `updatedAt` descending
+ * (newest activity first), then `id` ascending (code-unit order) among equal `updatedAt`.
+ */
 export interface ListQuery {
   /** Most rows returned. @default 100 */
   readonly limit?: number;
-  /** Rows skipped (newest first). @default 0 */
+  /** Rows skipped (in list order, after `after` when both are given). @default 0 */
   readonly offset?: number;
+  /**
+   * Only rows strictly after this one in list order (keyset paging): pass the last row of the
+   * previous page. Unlike `offset`, a session deleted between pages makes no other one skipped,
+   * and each page costs the same however deep the walk is.
+   */
+  readonly after?: ListCursor;
   readonly userId?: string;
   readonly agentId?: string;
+  /**
+   * Only sessions whose retention has ended (`expiresAt` at or before now) that `purgeExpired` has
+   * not removed yet: what a purge would remove. Redis removes expired keys itself, so it lists
+   * only those its own clock has not expired yet. @default false (expired sessions are not listed)
+   */
+  readonly expired?: boolean;
 }
 
 /** Options of `save`. */
@@ -180,13 +206,19 @@ export interface SessionStore {
   load(id: string): Promise<Session>;
   /** The session, or `undefined` when there is none. */
   get(id: string): Promise<Session | undefined>;
+  /**
+   * The session `get` returns, as JSON text that `Session.fromJSON` reads back equal, built from
+   * the stored records without serializing each message again (for export and HTTP responses);
+   * `undefined` when there is none.
+   */
+  getJson(id: string): Promise<string | undefined>;
   /** Writes the whole session (compare-and-replace on `expectedVersion`); returns it as stored, with sequence numbers. */
   save(session: Session, options?: SaveOptions): Promise<Session>;
   /** Adds messages atomically and durably; idempotent by message id; cost independent of the session's size. */
   append(id: string, messages: ReadonlyArray<Message | MessageInput>, options?: AppendOptions): Promise<AppendResult>;
   /** Messages of a session by sequence range (the last `limit` of the range), oldest first. */
   readMessages(id: string, range?: MessageRange): Promise<Message[]>;
-  /** Sessions, newest activity first. */
+  /** Sessions, newest activity first (`updatedAt` descending, then `id` ascending: see `ListQuery`). */
   list(query?: ListQuery): Promise<SessionSummary[]>;
   /** One session's row of `list` (owner, counts, version) without reading its messages; `undefined` when there is none. */
   summary(id: string): Promise<SessionSummary | undefined>;
@@ -353,9 +385,12 @@ export interface ValueRecord {
   readonly data: string;
 }
 
-/** The query a driver's `list` answers: the core has checked and filled `limit` and `offset`. */
+/**
+ * The query a driver's `list` answers: the core has checked it and filled `limit` and `offset`;
+ * `after` and `expired` are present only when given (`expired` only as `true`).
+ */
 export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> &
-  Pick<ListQuery, 'userId' | 'agentId'> & { now: number };
+  Pick<ListQuery, 'userId' | 'agentId' | 'after' | 'expired'> & { now: number };
 
 /**
  * The required session primitives: all a new backend must implement to be a store. Ids reaching a
@@ -393,8 +428,10 @@ export interface SessionDriver {
   /** Atomic, durable replace; throws `CONFLICT`. */
   replace(id: string, commit: ReplaceCommit): Promise<void>;
   /**
-   * Heads matching the filter, newest `updatedAt` first, paged. Heads that expired at or before
-   * `now` are excluded (the core's purge fallback lists with `now: 0` to see every head).
+   * Heads matching the filter in list order (`updatedAt` descending as the backend stores it, then
+   * `id` ascending), strictly after `query.after` when given, then paged. Heads that expired at or
+   * before `now` are excluded, or with `expired: true` are the only ones listed (the core's purge
+   * fallback lists with `now: 0` to see every head).
    */
   list(query: DriverListQuery): Promise<HeadRecord[]>;
   /** Removes a session with its messages and its value namespaces (see `ValueDriver`); false when there was none. */

@@ -5,6 +5,7 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from './cli-process.js';
 
@@ -67,6 +68,44 @@ describe('import --from SYSTEM and export --to SYSTEM', () => {
     expect(imported).toMatchObject({ code: 0, stdout: '1 imported, 0 already there\n' });
     const shown = await runCli(['export', '--all', '--store', back]);
     expect(shown.stdout).toContain('Hi there');
+  });
+
+  it('passes --set NAME=VALUE to the importer, and refuses a setting it does not take', async () => {
+    const file = join(dir, 'custom-agents.sqlite');
+    const db = new Database(file);
+    db.exec(`CREATE TABLE chat_sessions (session_id TEXT PRIMARY KEY, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP);
+      CREATE TABLE chat_items (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL, created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`);
+    db.prepare("INSERT INTO chat_sessions (session_id) VALUES ('agents-custom')").run();
+    db.prepare("INSERT INTO chat_items (session_id, message_data) VALUES ('agents-custom', ?)").run(
+      JSON.stringify({ role: 'user', content: 'custom tables' }),
+    );
+    db.close();
+    const url = `file:${join(dir, 'store-set')}`;
+    const withoutTables = await runCli(['import', '--from', 'openai-agents', file, '--store', url]);
+    expect(withoutTables.code).not.toBe(0);
+    expect(withoutTables.stderr).toContain('agent_messages');
+    const imported = await runCli([
+      'import',
+      '--from',
+      'openai-agents',
+      '--set',
+      'sessionsTable=chat_sessions',
+      '--set',
+      'messagesTable=chat_items',
+      file,
+      '--store',
+      url,
+    ]);
+    expect(imported).toMatchObject({ code: 0, stdout: '1 imported, 0 already there\n' });
+    expect((await runCli(['export', 'agents-custom', '--store', url])).stdout).toContain('custom tables');
+    const unknown = await runCli(['import', '--from', 'penguin', '--set', 'channel=x', file, '--store', url]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /^error INVALID_ARGUMENT: The penguin importer has no setting "channel"; it takes none/,
+    );
+    const malformed = await runCli(['import', '--from', 'langgraph', '--set', 'channel', file, '--store', url]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('expected NAME=VALUE');
   });
 
   it('names the known systems for an unknown one (usage error, exit 2)', async () => {

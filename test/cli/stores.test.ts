@@ -100,6 +100,29 @@ describe.each(cliStores())('chatstate against the $name store', (store) => {
     expect(table.stdout).not.toContain('\u001b[');
   });
 
+  it('lists with --expired only the sessions whose retention ended, until purge-expired removes them', async (context) => {
+    if (skipped !== undefined) context.skip(skipped);
+    if (!store.shared) context.skip(MEMORY_REASON);
+    const url = await freshSeeded();
+    const ids = async (...options: string[]): Promise<unknown[]> =>
+      jsonLines(await runCli(['list', '--store', url, '--json', ...options])).map((row) => row.id);
+    // `gone` (1 ms of retention) has expired; Redis expired its keys itself at once, so none is left there.
+    const expired = store.name === 'redis' ? [] : ['gone'];
+    expect(await ids('--expired')).toEqual(expired);
+    expect(await ids('--expired', '--user', 'alice')).toEqual(expired);
+    expect(await ids('--expired', '--user', 'bob')).toEqual([]);
+    expect(await ids('--expired', '--expiring')).toEqual(expired);
+    expect(await ids()).not.toContain('gone');
+    const rows = jsonLines(await runCli(['list', '--store', url, '--json', '--expired']));
+    for (const row of rows) expect(Date.parse(String(row.expiresAt))).toBeLessThanOrEqual(Date.now());
+    expect(await runCli(['purge-expired', '--store', url, '--json'])).toMatchObject({ code: 0 });
+    expect(await ids('--expired')).toEqual([]);
+    const table = await runCli(['list', '--store', url, '--expired']);
+    expect(table).toMatchObject({ code: 0, stderr: 'no sessions\n' });
+    // The live ones are still there.
+    expect((await ids()).sort()).toEqual(['chain-a', 'chain-b', 'old', 'trip']);
+  });
+
   it('shows a transcript with tool calls paired with their results, ranges, JSON and the wire form', async (context) => {
     if (skipped !== undefined) context.skip(skipped);
     if (!store.shared) context.skip(MEMORY_REASON);

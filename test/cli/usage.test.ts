@@ -314,7 +314,7 @@ describe('stores by default, by environment, by path', () => {
       env: { CHATSTATE_KEY: 'a-different-secret-of-enough-length' },
     });
     expect(wrong.code).toBe(1);
-    // A read cannot tell a wrong key from a damaged record: the record fails authentication.
-    expect(wrong.stderr).toMatch(/^error (WRONG_KEY|CORRUPT): [^\n]+\n$/);
+    // The session's key check tells a wrong key from a damaged record.
+    expect(wrong.stderr).toMatch(/^error WRONG_KEY: [^\n]+\n$/);
   });
 });

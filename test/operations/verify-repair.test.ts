@@ -70,7 +70,7 @@ describe('verifySessions', () => {
     }
   });
 
-  it('reports a record SQLite cannot read as CORRUPT, and a record sealed with another key as unreadable', async () => {
+  it('reports a record SQLite cannot read as CORRUPT, and a session sealed with another key as WRONG_KEY', async () => {
     const dir = await tempDir();
     const path = join(dir, 'chat.db');
     const store = await openStore(`sqlite:${path}`);
@@ -91,9 +91,12 @@ describe('verifySessions', () => {
     const wrong = await openStore(sealedUrl, { encryption: 'another secret, also long enough!!' });
     const keyed = await verifySessions(wrong);
     await wrong.close();
-    // The core cannot tell a wrong key from tampering on a read: both fail authentication.
+    // The session's key check tells a wrong key from tampering before any record is opened.
     expect(keyed.findings).toEqual([
-      expect.objectContaining({ code: 'CORRUPT', message: expect.stringMatching(/authentication.*key not given/) }),
+      expect.objectContaining({
+        code: 'WRONG_KEY',
+        message: expect.stringMatching(/not the key the session was written with/),
+      }),
     ]);
   });
 

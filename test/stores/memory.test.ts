@@ -51,9 +51,9 @@ describe('memoryStore', () => {
     for (let i = 0; i < 2; i++) expect(loaded.messages[i]).toBe(saved.messages[i]);
     expect(loaded.messages[2]).toBe(appended[0]);
     expect((await store.readMessages('s', { limit: 1 }))[0]).toBe(appended[0]);
-    // Another store over the same records, with a different key, decodes them: it cannot read them.
+    // Another store over the same records, with a different key, decodes nothing: its key check refuses it.
     const other = createSessionStore(driver, { encryption: { current: 'k1', keys: { k1: Buffer.alloc(32, 2) } } });
-    await expect(other.load('s')).rejects.toMatchObject({ code: 'CORRUPT' });
+    await expect(other.load('s')).rejects.toMatchObject({ code: 'WRONG_KEY' });
     // One with the right key decodes equal messages (new objects).
     const same = createSessionStore(driver, { encryption: { current: 'k1', keys: { k1: Buffer.alloc(32, 1) } } });
     const decoded = await same.load('s');

@@ -5,8 +5,8 @@
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { ConflictError, NotFoundError } from '../../errors.js';
-import { importerFor, importerNames } from '../../interchange/index.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../../errors.js';
+import { importerFor, importerNames, importerSettings } from '../../interchange/index.js';
 import { PROVIDERS, type ProviderName } from '../../message/schema.js';
 import {
   importSessions,
@@ -15,7 +15,7 @@ import {
   type ImportInput,
   type ImportReport,
 } from '../../operations/index.js';
-import { integerOption } from '../arguments.js';
+import { integerOption, settingOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -25,6 +25,7 @@ interface ImportOptions {
   readonly replace?: boolean;
   readonly id?: string;
   readonly concurrency?: number;
+  readonly set?: Readonly<Record<string, string>>;
 }
 
 async function openInput(path: string, stdin: Readable): Promise<Readable> {
@@ -52,9 +53,11 @@ async function inputsOf(
 ): Promise<AsyncIterable<ImportInput>> {
   const from = options.from;
   if (from !== undefined && !(PROVIDERS as readonly string[]).includes(from)) {
-    const importer = await importerFor(from);
+    const importer = await importerFor(from, options.set);
     return itemsToInputs(importer.read(path));
   }
+  if (options.set !== undefined)
+    throw new InvalidInputError('INVALID_ARGUMENT', '--set is for the importers of other systems (--from SYSTEM)');
   return inputsFromStream(await openInput(path, context.io.stdin), {
     path,
     ...(from === undefined ? {} : { from: from as ProviderName }),
@@ -87,6 +90,14 @@ async function print(context: CliContext, report: ImportReport): Promise<void> {
   await output.line(parts.join(', '));
 }
 
+/** The importers' settings, for the help: `system: name, name`. */
+function settingsHelp(): string {
+  return importerNames()
+    .filter((system) => Object.keys(importerSettings(system)).length > 0)
+    .map((system) => `${system}: ${Object.keys(importerSettings(system)).join(', ')}`)
+    .join('; ');
+}
+
 /** `import`. */
 export const importCommand = defineCommand('import', (command) =>
   command
@@ -103,6 +114,7 @@ export const importCommand = defineCommand('import', (command) =>
     .option('--replace', 'overwrite sessions that are already there and differ')
     .option('--id <id>', 'the id of the session a wire history becomes (default: a new id)')
     .option('--concurrency <n>', 'sessions written at once (default 4)', integerOption(1))
+    .option('--set <name=value>', `a setting of the system's importer (repeatable): ${settingsHelp()}`, settingOption)
     .addHelpText(
       'after',
       examples(
@@ -110,6 +122,7 @@ export const importCommand = defineCommand('import', (command) =>
         'import --store sqlite:./chat.db - < backup.jsonl',
         'import --from openaiChat --id support-7 messages.json',
         'import --from penguin ./conversations',
+        'import --from langgraph --set channel=history checkpoints.sqlite',
       ),
     )
     .action(

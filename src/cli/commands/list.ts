@@ -14,6 +14,7 @@ interface ListOptions {
   readonly agent?: string;
   readonly since?: number;
   readonly expiring?: boolean;
+  readonly expired?: boolean;
   readonly sort: 'updated' | 'created';
   readonly limit?: number;
   readonly offset: number;
@@ -22,15 +23,20 @@ interface ListOptions {
 /** Rows fetched from the store at a time. */
 const PAGE = 500;
 
-/** Every summary the store lists for the owner filters, page by page, newest activity first. */
+/**
+ * Every summary the store lists for the filters, page by page, newest activity first. Pages follow
+ * the last row (`after`), so a session deleted meanwhile makes the listing skip no other one.
+ */
 export async function* listAll(
   store: SessionStore,
-  filter: { readonly userId?: string; readonly agentId?: string } = {},
+  filter: { readonly userId?: string; readonly agentId?: string; readonly expired?: boolean } = {},
 ): AsyncGenerator<SessionSummary> {
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await store.list({ ...filter, limit: PAGE, offset });
+  let after: SessionSummary | undefined;
+  for (;;) {
+    const page = await store.list({ ...filter, limit: PAGE, after });
     yield* page;
     if (page.length < PAGE) return;
+    after = page.at(-1);
   }
 }
 
@@ -70,6 +76,7 @@ async function* rows(store: SessionStore, options: ListOptions): AsyncGenerator<
   const source = listAll(store, {
     ...(options.user === undefined ? {} : { userId: options.user }),
     ...(options.agent === undefined ? {} : { agentId: options.agent }),
+    ...(options.expired === true ? { expired: true } : {}),
   });
   let ordered: AsyncIterable<SessionSummary> = source;
   if (options.sort === 'created') {
@@ -112,17 +119,19 @@ export const list = defineCommand('list', (command) =>
     .option('--user <id>', 'only sessions of this user')
     .option('--agent <id>', 'only sessions of this agent')
     .option('--since <iso-date>', 'only sessions active since this date', dateOption)
-    // Stores treat an expired session as gone (no read returns it): what can be listed is a retention still running.
-    .option(
-      '--expiring',
-      'only sessions with a retention limit (expired ones are gone already; purge-expired frees them)',
-    )
+    // Stores treat an expired session as gone (no read returns it): only --expired lists those.
+    .option('--expiring', 'only sessions with a retention limit (expired ones are not listed: see --expired)')
+    .option('--expired', 'only sessions whose retention ended and that purge-expired has not removed yet')
     .addOption(new Option('--sort <key>', 'order').choices(['updated', 'created']).default('updated'))
     .option('--limit <n>', 'at most this many rows', integerOption(1))
     .option('--offset <n>', 'skip this many rows first', integerOption(0), 0)
     .addHelpText(
       'after',
-      examples('list --user alice --since 2026-01-01', 'list --store sqlite:./chat.db --json --limit 10'),
+      examples(
+        'list --user alice --since 2026-01-01',
+        'list --store sqlite:./chat.db --json --limit 10',
+        'list --expired --json',
+      ),
     )
     .action(
       action<ListOptions>(async (context, _args, options) => {

@@ -342,7 +342,13 @@ export class PostgresDriver implements StoreDriver {
     const values: unknown[] = [query.now, query.limit, query.offset];
     if (query.userId !== undefined) values.push(query.userId);
     if (query.agentId !== undefined) values.push(query.agentId);
-    const sql = this.sql.list({ userId: query.userId !== undefined, agentId: query.agentId !== undefined });
+    if (query.after !== undefined) values.push(query.after.updatedAt, query.after.id);
+    const sql = this.sql.list({
+      userId: query.userId !== undefined,
+      agentId: query.agentId !== undefined,
+      after: query.after !== undefined,
+      expired: query.expired === true,
+    });
     const result = await this.withClient((client) => client.query(sql, values));
     return result.rows.map((row) => headOf(row, this.name));
   }

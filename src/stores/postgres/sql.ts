@@ -94,12 +94,21 @@ export function statements(tables: Tables) {
     deleteMessages: `DELETE FROM ${messages} WHERE session_id = $1`,
     remove: `DELETE FROM ${sessions} WHERE id = $1`,
     purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
-    /** `list`, with its filters chosen so each shape of query can use its own index. */
-    list(filter: { userId: boolean; agentId: boolean }): string {
-      const where = ['(expires_at IS NULL OR expires_at > $1)'];
+    /**
+     * `list`, with its conditions chosen so each shape of query can use its own index. Parameters:
+     * now, limit, offset, then userId, agentId and the cursor's updatedAt and id, those present.
+     */
+    list(filter: { userId: boolean; agentId: boolean; after: boolean; expired: boolean }): string {
+      const where = [filter.expired ? 'expires_at <= $1' : '(expires_at IS NULL OR expires_at > $1)'];
       let next = 4;
       if (filter.userId) where.push(`user_id = $${next++}`);
       if (filter.agentId) where.push(`agent_id = $${next++}`);
+      if (filter.after) {
+        // List order is updated_at DESC, id ASC: no single row comparison. The bound on updated_at
+        // alone is an index condition (the scan starts at the cursor); the OR breaks ties by id.
+        const [updatedAt, id] = [next++, next++];
+        where.push(`updated_at <= $${updatedAt} AND (updated_at < $${updatedAt} OR id > $${id})`);
+      }
       return `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT $2 OFFSET $3`;
     },
   };

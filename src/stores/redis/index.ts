@@ -417,7 +417,17 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       const reply = await this.run(
         SCRIPTS.list,
-        [query.now, query.offset, query.limit, query.userId ?? '', query.agentId ?? ''],
+        [
+          query.now,
+          query.offset,
+          query.limit,
+          query.userId ?? '',
+          query.agentId ?? '',
+          // Scored as the index is: the negated milliseconds of updatedAt.
+          query.after === undefined ? '' : String(-Date.parse(query.after.updatedAt)),
+          query.after?.id ?? '',
+          query.expired === true ? '1' : '',
+        ],
         'read',
       );
       return this.records.list(reply, '(list)', 'the listing').map((entry) => {

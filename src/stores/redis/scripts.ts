@@ -268,19 +268,42 @@ end
 return {'OK'}
 `;
 
-// ARGV: P, now, offset, limit, userId|'', agentId|''. {{id, head}, ...}: the matching heads, paged.
-// Index entries whose head Redis has already expired, or whose expiry has passed, are skipped.
+// ARGV: P, now, offset, limit, userId|'', agentId|'', afterScore|'', afterId|'', expired '1'|''.
+// {{id, head}, ...}: the matching heads, paged. Index entries whose head Redis has already expired
+// are skipped, and so are those whose expiry has passed (or, with expired, those whose has not).
+// The cursor (afterScore, the negated ms of its updatedAt, and afterId) starts the scan at the
+// first entry after it: past every lower score, then past the ids at or before afterId among the
+// entries of its very score, found by a binary search over their ranks (Redis orders members of
+// equal score by their bytes).
 const LIST = `
 local now, offset, limit = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local userId, agentId = ARGV[5], ARGV[6]
+local expired = ARGV[9] == '1'
 local key = P .. 'x:all'
 if userId ~= '' then key = P .. 'u:' .. userId elseif agentId ~= '' then key = P .. 'a:' .. agentId end
 local function field(head, name)
   for i = 1, #head, 2 do if head[i] == name then return head[i + 1] end end
   return nil
 end
-local out = {}
+-- Byte order, as Redis orders members: Lua's own string comparison follows the server's locale.
+local function bytesAtMost(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a <= #b
+end
 local start = 0
+if ARGV[7] ~= '' then
+  local score, afterId = ARGV[7], ARGV[8]
+  start = redis.call('ZCOUNT', key, '-inf', '(' .. score)
+  local stop = start + redis.call('ZCOUNT', key, score, score)
+  while start < stop do
+    local middle = math.floor((start + stop) / 2)
+    if bytesAtMost(redis.call('ZRANGE', key, middle, middle)[1], afterId) then start = middle + 1 else stop = middle end
+  end
+end
+local out = {}
 local batch = math.min(math.max(offset + limit, 64), 1000)
 while #out < limit do
   local ids = redis.call('ZRANGE', key, start, start + batch - 1)
@@ -289,10 +312,10 @@ while #out < limit do
   for _, id in ipairs(ids) do
     local head = redis.call('HGETALL', skey(id, 'h'))
     if #head > 0 then
-      local e = field(head, 'expiresAt')
-      local live = not e or not tonumber(e) or tonumber(e) > now
+      local e = tonumber(field(head, 'expiresAt'))
+      local ended = e ~= nil and e <= now
       local mine = (userId == '' or field(head, 'userId') == userId) and (agentId == '' or field(head, 'agentId') == agentId)
-      if live and mine then
+      if ended == expired and mine then
         if offset > 0 then offset = offset - 1 else out[#out + 1] = {id, head} end
         if #out >= limit then break end
       end

@@ -34,6 +34,7 @@ import {
 import {
   assertStorable,
   headOf,
+  listParameters,
   messageOf,
   prepareStatements,
   translateError,
@@ -334,16 +335,7 @@ export class SqliteDriver implements StoreDriver {
 
   list(query: ListArguments): Promise<HeadRecord[]> {
     return this.read(() => {
-      const { now, limit, offset, userId, agentId } = query;
-      const rows = (
-        userId !== undefined && agentId !== undefined
-          ? this.statements.listByBoth.all(now, userId, agentId, limit, offset)
-          : userId !== undefined
-            ? this.statements.listByUser.all(now, userId, limit, offset)
-            : agentId !== undefined
-              ? this.statements.listByAgent.all(now, agentId, limit, offset)
-              : this.statements.list.all(now, limit, offset)
-      ) as HeadRow[];
+      const rows = this.statements.list(query).all(...listParameters(query)) as HeadRow[];
       return rows.map((row) => headOf(row, this.label));
     });
   }

@@ -11,7 +11,7 @@ import {
   UnavailableError,
   errorMessage,
 } from '../../errors.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { DriverListQuery, HeadRecord, MessageRecord } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
 import { HEAD_COLUMNS } from '../sql-head.js';
 
@@ -162,10 +162,41 @@ export function assertStorable(value: string | undefined, what: string, label: D
   }
 }
 
+/** The shape of a `list` query, as a number: which of the optional conditions it has. */
+function listShape(query: DriverListQuery): number {
+  return (
+    (query.userId === undefined ? 0 : 1) |
+    (query.agentId === undefined ? 0 : 2) |
+    (query.after === undefined ? 0 : 4) |
+    (query.expired === true ? 8 : 0)
+  );
+}
+
+/** The `list` statement of `shape` (see `listShape`), whose parameters `listParameters` gives. */
+function listSql(shape: number): string {
+  const where = [(shape & 8) === 0 ? '(expires_at IS NULL OR expires_at > ?)' : 'expires_at <= ?'];
+  if ((shape & 1) !== 0) where.push('user_id = ?');
+  if ((shape & 2) !== 0) where.push('agent_id = ?');
+  // The cursor, in list order (updated_at DESC, id ASC: not one row-value comparison). The bound on
+  // updated_at alone lets the index scan start at the cursor; the OR breaks ties by id.
+  if ((shape & 4) !== 0) where.push('updated_at <= ? AND (updated_at < ? OR id > ?)');
+  return `SELECT ${HEAD_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`;
+}
+
+/** The parameters of the `list` statement of `query`, in the order `listSql` uses them. */
+export function listParameters(query: DriverListQuery): unknown[] {
+  const values: unknown[] = [query.now];
+  if (query.userId !== undefined) values.push(query.userId);
+  if (query.agentId !== undefined) values.push(query.agentId);
+  if (query.after !== undefined) values.push(query.after.updatedAt, query.after.updatedAt, query.after.id);
+  values.push(query.limit, query.offset);
+  return values;
+}
+
 /** The statements of the driver, prepared once per connection. */
 export function prepareStatements(db: SqliteDatabaseLike) {
-  const listSql = (filter: string): string =>
-    `SELECT ${HEAD_COLUMNS} FROM sessions WHERE (expires_at IS NULL OR expires_at > ?)${filter} ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`;
+  // One statement per shape of `list` (16 of them), so each can use the index made for it.
+  const lists = Array.from({ length: 16 }, (_, shape) => db.prepare(listSql(shape)));
   return {
     readHead: db.prepare(`SELECT ${HEAD_COLUMNS} FROM sessions WHERE id = ?`),
     // Existence and expiry of a session, for a range read.
@@ -199,10 +230,7 @@ export function prepareStatements(db: SqliteDatabaseLike) {
       `DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?)`,
     ),
     purgeHeads: db.prepare(`DELETE FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
-    // One statement per filter shape, so each can use the index made for it.
-    list: db.prepare(listSql('')),
-    listByUser: db.prepare(listSql(' AND user_id = ?')),
-    listByAgent: db.prepare(listSql(' AND agent_id = ?')),
-    listByBoth: db.prepare(listSql(' AND user_id = ? AND agent_id = ?')),
+    /** The `list` statement for `query`; run it with `listParameters(query)`. */
+    list: (query: DriverListQuery): SqliteStatementLike => lists[listShape(query)] as SqliteStatementLike,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Encryption at rest: with a key every record is sealed, keys rotate through a key ring, data
- * opened without the right key fails loudly with `CORRUPT` instead of returning garbage, and a
+ * opened without the right key fails loudly with `WRONG_KEY` (damage with `CORRUPT`) instead of returning garbage, and a
  * store that could not read a session back is refused (`WRONG_KEY`) before it writes anything.
  * @module
  */
@@ -45,11 +45,13 @@ function filesUnder(root: string): string[] {
   });
 }
 
-async function expectCorrupt(store: SessionStore, id: string): Promise<void> {
-  const error = await expectCode(() => store.load(id), 'CORRUPT');
+/** Every read of session `id` fails with `code`, naming the store. */
+async function expectUnreadable(store: SessionStore, id: string, code: 'CORRUPT' | 'WRONG_KEY'): Promise<void> {
+  const error = await expectCode(() => store.load(id), code);
   expect(error.message).toContain(store.name);
-  await expectCode(() => store.get(id), 'CORRUPT');
-  await expectCode(() => store.readMessages(id), 'CORRUPT');
+  await expectCode(() => store.get(id), code);
+  await expectCode(() => store.getJson(id), code);
+  await expectCode(() => store.readMessages(id), code);
 }
 
 /** Registers the encryption spec. */
@@ -74,6 +76,10 @@ export function encryptionSpec(suite: ConformanceSuite): void {
       // The session sets `metadata.title`: that is its title (see the titles spec).
       expect((await store.list())[0]).toMatchObject({ id: session.id, title: 'Weather', version: loaded.version });
       expect(saved.version).toBeLessThan(loaded.version);
+      // Sealed records are opened and serialized again: the text never carries ciphertext.
+      expect(Session.fromJSON(JSON.parse((await store.getJson(session.id)) as string)).toJSON()).toEqual(
+        loaded.toJSON(),
+      );
     });
 
     spec.it(
@@ -115,12 +121,12 @@ export function encryptionSpec(suite: ConformanceSuite): void {
     );
 
     spec.it(
-      'opened without the key, reads fail with CORRUPT naming the store; list still works, without titles',
+      'opened without the key, reads fail with WRONG_KEY naming the store (not CORRUPT: nothing is damaged); list still works, without titles',
       async () => {
         const store = await spec.open({ encryption: SECRET });
         const session = await store.save(markedSession());
         const keyless = await spec.reopen(store);
-        await expectCorrupt(keyless, session.id);
+        await expectUnreadable(keyless, session.id, 'WRONG_KEY');
         const rows = await keyless.list();
         expect(rows.map((row) => row.id)).toEqual([session.id]);
         expect(rows[0]?.title).toBeUndefined();
@@ -129,14 +135,14 @@ export function encryptionSpec(suite: ConformanceSuite): void {
     );
 
     spec.it(
-      'a wrong key, or a ring that lost the old key, fails with CORRUPT',
+      'a wrong key, or a ring that lost the old key, fails with WRONG_KEY',
       async () => {
         const store = await spec.open({ encryption: oldRing });
         const session = await store.save(markedSession());
         const wrongSecret = await spec.reopen(store, { encryption: { current: 'k1', keys: { k1: randomBytes(32) } } });
-        await expectCorrupt(wrongSecret, session.id);
+        await expectUnreadable(wrongSecret, session.id, 'WRONG_KEY');
         const lostOldKey = await spec.reopen(store, { encryption: { current: 'k2', keys: { k2: NEW_KEY } } });
-        await expectCorrupt(lostOldKey, session.id);
+        await expectUnreadable(lostOldKey, session.id, 'WRONG_KEY');
       },
       { needs: ['reopen'] },
     );
