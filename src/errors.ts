@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'MISSING_DEPENDENCY'
   | 'TOO_LARGE'
   | 'NOT_FOUND'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
   | 'CONFLICT'
   | 'CLOSED'
   | 'UNSUPPORTED'
@@ -77,6 +79,20 @@ export class InvalidInputError extends ChatstateError {}
 export class NotFoundError extends ChatstateError {
   constructor(message: string, options?: ChatstateErrorOptions) {
     super('NOT_FOUND', message, options);
+  }
+}
+
+/** The caller did not prove who it is (no key, or a key that is not known). */
+export class UnauthorizedError extends ChatstateError {
+  constructor(message: string, options?: ChatstateErrorOptions) {
+    super('UNAUTHORIZED', message, options);
+  }
+}
+
+/** The caller is known but may not do this (a member key writing another user's data, …). */
+export class ForbiddenError extends ChatstateError {
+  constructor(message: string, options?: ChatstateErrorOptions) {
+    super('FORBIDDEN', message, options);
   }
 }
 

@@ -9,6 +9,9 @@ import { InvalidInputError } from './errors.js';
 /** The shape of every session id: safe as a file name and as a key in any store. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/** Longest session id (what `ID_PATTERN` allows). */
+export const MAX_ID_CHARS = 128;
+
 // Names that are dangerous as object keys (prototype pollution) even though the pattern allows them.
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
 

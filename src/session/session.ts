@@ -235,12 +235,15 @@ export class Session {
   /**
    * This session's id, owner and state over `messages` at `version`: how a store or manager rebuilds
    * the value it has just written, without validating every message again (each must already be a
-   * `Message` value, which is checked). Throws `INVALID_ARGUMENT` otherwise.
+   * `Message` value, which is checked). `names` gives it the id and user it goes by in another
+   * view of a store (a tenant's names, see `tenantStore`); without it they stay. Throws
+   * `INVALID_ARGUMENT` (or `INVALID_ID`) otherwise.
    */
   withStored(stored: {
     readonly messages: readonly Message[] | MessageLog;
     readonly version: number;
     readonly updatedAt?: string;
+    readonly names?: { readonly id: string; readonly userId?: string };
   }): Session {
     const { messages, version } = stored;
     let log: MessageLog;
@@ -256,7 +259,14 @@ export class Session {
     const updatedAt = stored.updatedAt ?? new Date().toISOString();
     if (typeof updatedAt !== 'string' || Number.isNaN(Date.parse(updatedAt)))
       throw new InvalidInputError('INVALID_ARGUMENT', 'Session.withStored needs an ISO-8601 updatedAt');
-    return new Session({ ...this.fields(), log, version, updatedAt });
+    const fields = this.fields();
+    if (stored.names !== undefined) {
+      fields.id = assertValidId(stored.names.id, 'session id');
+      const userId = checkOwner(stored.names.userId, 'userId');
+      if (userId === undefined) delete fields.userId;
+      else fields.userId = userId;
+    }
+    return new Session({ ...fields, log, version, updatedAt });
   }
 
   /** A new session whose history is `messages` (used after compaction or editing). */

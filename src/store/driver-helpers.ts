@@ -139,6 +139,14 @@ export function isAfterCursor(head: Pick<HeadRecord, 'updatedAt' | 'id'>, cursor
 }
 
 /**
+ * The first string after every session id that starts with `prefix` (a `list` filter as an id range): ids hold only characters below `~`,
+ * so in byte order they all lie in [prefix, prefix + '~').
+ */
+export function prefixEnd(prefix: string): string {
+  return `${prefix}~`;
+}
+
+/**
  * Heads filtered by owner, expiry (live ones, or with `expired` only the expired ones) and cursor,
  * in list order (newest activity first, then `id` ascending), paged.
  */
@@ -150,7 +158,8 @@ export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery
         (query.userId === undefined || head.userId === query.userId) &&
         (query.agentId === undefined || head.agentId === query.agentId) &&
         isExpired(head.expiresAt, query.now) === expired &&
-        (after === undefined || isAfterCursor(head, after)),
+        (after === undefined || isAfterCursor(head, after)) &&
+        (query.idPrefix === undefined || head.id.startsWith(query.idPrefix)),
     )
     .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1))
     .slice(query.offset, query.offset + query.limit);

@@ -25,9 +25,13 @@ export interface CheckedListQuery {
   readonly agentId?: string;
   /** Present only when `true`. */
   readonly expired?: true;
+  readonly idPrefix?: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set(['limit', 'offset', 'after', 'userId', 'agentId', 'expired']);
+const FIELDS: ReadonlySet<string> = new Set(['limit', 'offset', 'after', 'userId', 'agentId', 'expired', 'idPrefix']);
+
+// What a prefix of a session id can be (see `ID_PATTERN`).
+const ID_PREFIX = /^[A-Za-z0-9._-]{1,128}$/;
 
 function invalid(store: string, message: string): InvalidInputError {
   return new InvalidInputError('INVALID_ARGUMENT', `${store}: list ${message}`);
@@ -114,6 +118,9 @@ export function checkListQuery(query: unknown, store: string): CheckedListQuery 
   const agentId = owner(store, fields.agentId, 'agentId');
   if (expired !== undefined && typeof expired !== 'boolean')
     throw invalid(store, `expired must be a boolean, not ${shown(expired)}`);
+  const { idPrefix } = fields;
+  if (idPrefix !== undefined && (typeof idPrefix !== 'string' || !ID_PREFIX.test(idPrefix)))
+    throw invalid(store, `idPrefix must be the start of a session id (${ID_PREFIX.source}), not ${shown(idPrefix)}`);
   return {
     limit: limit === undefined ? DEFAULT_LIST_LIMIT : integer(store, limit, 'limit', 1, MAX_LIST_LIMIT),
     offset: offset === undefined ? 0 : integer(store, offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
@@ -121,5 +128,6 @@ export function checkListQuery(query: unknown, store: string): CheckedListQuery 
     ...(userId === undefined ? {} : { userId }),
     ...(agentId === undefined ? {} : { agentId }),
     ...(expired === true ? { expired } : {}),
+    ...(idPrefix === undefined ? {} : { idPrefix: idPrefix as string }),
   };
 }

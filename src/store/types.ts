@@ -104,6 +104,11 @@ export interface ListQuery {
    * only those its own clock has not expired yet. @default false (expired sessions are not listed)
    */
   readonly expired?: boolean;
+  /**
+   * Only sessions whose id starts with this (letters, digits, `.`, `_` and `-`): one namespace of
+   * a shared store, such as a tenant's (see `tenantStore`).
+   */
+  readonly idPrefix?: string;
 }
 
 /** Options of `save`. */
@@ -390,7 +395,7 @@ export interface ValueRecord {
  * `after` and `expired` are present only when given (`expired` only as `true`).
  */
 export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> &
-  Pick<ListQuery, 'userId' | 'agentId' | 'after' | 'expired'> & { now: number };
+  Pick<ListQuery, 'userId' | 'agentId' | 'after' | 'expired' | 'idPrefix'> & { now: number };
 
 /**
  * The required session primitives: all a new backend must implement to be a store. Ids reaching a

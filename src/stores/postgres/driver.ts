@@ -6,7 +6,14 @@
  * @module
  */
 import { ChatstateError, ConflictError, DataError } from '../../errors.js';
-import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError } from '../../store/driver-helpers.js';
+import {
+  appendToHead,
+  checkKeys,
+  checkVersion,
+  isExpired,
+  noSessionError,
+  prefixEnd,
+} from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -343,7 +350,9 @@ export class PostgresDriver implements StoreDriver {
     if (query.userId !== undefined) values.push(query.userId);
     if (query.agentId !== undefined) values.push(query.agentId);
     if (query.after !== undefined) values.push(query.after.updatedAt, query.after.id);
+    if (query.idPrefix !== undefined) values.push(query.idPrefix, prefixEnd(query.idPrefix));
     const sql = this.sql.list({
+      idPrefix: query.idPrefix !== undefined,
       userId: query.userId !== undefined,
       agentId: query.agentId !== undefined,
       after: query.after !== undefined,

@@ -96,9 +96,10 @@ export function statements(tables: Tables) {
     purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
     /**
      * `list`, with its conditions chosen so each shape of query can use its own index. Parameters:
-     * now, limit, offset, then userId, agentId and the cursor's updatedAt and id, those present.
+     * now, limit, offset, then userId, agentId, the cursor's updatedAt and id, and the id prefix's
+     * range, those present.
      */
-    list(filter: { userId: boolean; agentId: boolean; after: boolean; expired: boolean }): string {
+    list(filter: { userId: boolean; agentId: boolean; after: boolean; expired: boolean; idPrefix: boolean }): string {
       const where = [filter.expired ? 'expires_at <= $1' : '(expires_at IS NULL OR expires_at > $1)'];
       let next = 4;
       if (filter.userId) where.push(`user_id = $${next++}`);
@@ -108,6 +109,11 @@ export function statements(tables: Tables) {
         // alone is an index condition (the scan starts at the cursor); the OR breaks ties by id.
         const [updatedAt, id] = [next++, next++];
         where.push(`updated_at <= $${updatedAt} AND (updated_at < $${updatedAt} OR id > $${id})`);
+      }
+      if (filter.idPrefix) {
+        // An id range instead of LIKE: no pattern characters to escape (ids sort by bytes, COLLATE "C").
+        const [from, to] = [next++, next++];
+        where.push(`id >= $${from} AND id < $${to}`);
       }
       return `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT $2 OFFSET $3`;
     },

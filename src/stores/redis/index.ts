@@ -427,6 +427,7 @@ class RedisDriver implements StoreDriver {
           query.after === undefined ? '' : String(-Date.parse(query.after.updatedAt)),
           query.after?.id ?? '',
           query.expired === true ? '1' : '',
+          query.idPrefix ?? '',
         ],
         'read',
       );

@@ -268,7 +268,7 @@ end
 return {'OK'}
 `;
 
-// ARGV: P, now, offset, limit, userId|'', agentId|'', afterScore|'', afterId|'', expired '1'|''.
+// ARGV: P, now, offset, limit, userId|'', agentId|'', afterScore|'', afterId|'', expired '1'|'', idPrefix|''.
 // {{id, head}, ...}: the matching heads, paged. Index entries whose head Redis has already expired
 // are skipped, and so are those whose expiry has passed (or, with expired, those whose has not).
 // The cursor (afterScore, the negated ms of its updatedAt, and afterId) starts the scan at the
@@ -279,6 +279,7 @@ const LIST = `
 local now, offset, limit = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local userId, agentId = ARGV[5], ARGV[6]
 local expired = ARGV[9] == '1'
+local prefix = ARGV[10]
 local key = P .. 'x:all'
 if userId ~= '' then key = P .. 'u:' .. userId elseif agentId ~= '' then key = P .. 'a:' .. agentId end
 local function field(head, name)
@@ -315,6 +316,7 @@ while #out < limit do
       local e = tonumber(field(head, 'expiresAt'))
       local ended = e ~= nil and e <= now
       local mine = (userId == '' or field(head, 'userId') == userId) and (agentId == '' or field(head, 'agentId') == agentId)
+        and (prefix == '' or string.sub(id, 1, #prefix) == prefix)
       if ended == expired and mine then
         if offset > 0 then offset = offset - 1 else out[#out + 1] = {id, head} end
         if #out >= limit then break end

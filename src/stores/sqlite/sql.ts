@@ -11,6 +11,7 @@ import {
   UnavailableError,
   errorMessage,
 } from '../../errors.js';
+import { prefixEnd } from '../../store/driver-helpers.js';
 import type { DriverListQuery, HeadRecord, MessageRecord } from '../../store/types.js';
 import type { DatabaseLabel } from './schema.js';
 import { HEAD_COLUMNS } from '../sql-head.js';
@@ -168,7 +169,8 @@ function listShape(query: DriverListQuery): number {
     (query.userId === undefined ? 0 : 1) |
     (query.agentId === undefined ? 0 : 2) |
     (query.after === undefined ? 0 : 4) |
-    (query.expired === true ? 8 : 0)
+    (query.expired === true ? 8 : 0) |
+    (query.idPrefix === undefined ? 0 : 16)
   );
 }
 
@@ -180,6 +182,8 @@ function listSql(shape: number): string {
   // The cursor, in list order (updated_at DESC, id ASC: not one row-value comparison). The bound on
   // updated_at alone lets the index scan start at the cursor; the OR breaks ties by id.
   if ((shape & 4) !== 0) where.push('updated_at <= ? AND (updated_at < ? OR id > ?)');
+  // An id range instead of LIKE: no pattern characters to escape (see `prefixEnd`).
+  if ((shape & 16) !== 0) where.push('id >= ? AND id < ?');
   return `SELECT ${HEAD_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`;
 }
 
@@ -189,14 +193,15 @@ export function listParameters(query: DriverListQuery): unknown[] {
   if (query.userId !== undefined) values.push(query.userId);
   if (query.agentId !== undefined) values.push(query.agentId);
   if (query.after !== undefined) values.push(query.after.updatedAt, query.after.updatedAt, query.after.id);
+  if (query.idPrefix !== undefined) values.push(query.idPrefix, prefixEnd(query.idPrefix));
   values.push(query.limit, query.offset);
   return values;
 }
 
 /** The statements of the driver, prepared once per connection. */
 export function prepareStatements(db: SqliteDatabaseLike) {
-  // One statement per shape of `list` (16 of them), so each can use the index made for it.
-  const lists = Array.from({ length: 16 }, (_, shape) => db.prepare(listSql(shape)));
+  // One statement per shape of `list` (32 of them), so each can use the index made for it.
+  const lists = Array.from({ length: 32 }, (_, shape) => db.prepare(listSql(shape)));
   return {
     readHead: db.prepare(`SELECT ${HEAD_COLUMNS} FROM sessions WHERE id = ?`),
     // Existence and expiry of a session, for a range read.

@@ -336,6 +336,29 @@ export function listSpec(suite: ConformanceSuite): void {
       expect(await store.list({ expired: true })).toEqual([]);
     });
 
+    spec.it('idPrefix lists only the ids that start with it, with the other filters and the cursor', async () => {
+      const store = await spec.open();
+      // Neighbours in byte order on both sides of each namespace, and a prefix that is a whole id.
+      const ids = ['acme', 'acme-x', 'acme.a', 'acme.b_1', 'acme.Z', 'acmf.a', 'acme.', 'acmd.z', 'other.acme.a'];
+      const saved: ListCursor[] = [];
+      for (const [index, id] of ids.entries()) {
+        saved.push(await saveAt(store, id, AT[index % 3] as string, index % 2 === 0 ? { userId: 'u-prefix' } : {}));
+      }
+      const order = [...saved].sort(listOrder);
+      for (const prefix of ['acme.', 'acme', 'acme.b', 'zz']) {
+        const expected = order.filter((row) => row.id.startsWith(prefix)).map((row) => row.id);
+        expect((await store.list({ idPrefix: prefix, limit: 1000 })).map((row) => row.id)).toEqual(expected);
+        for (const limit of [1, 2]) expect((await walk(store, { idPrefix: prefix }, limit)).flat()).toEqual(expected);
+      }
+      const mine = order.filter((row) => row.id.startsWith('acme.') && ids.indexOf(row.id) % 2 === 0);
+      expect((await store.list({ idPrefix: 'acme.', userId: 'u-prefix' })).map((row) => row.id)).toEqual(
+        mine.map((row) => row.id),
+      );
+      for (const idPrefix of ['', 'a%', 'a b', '../', 7, null]) {
+        await expectCode(() => store.list({ idPrefix: idPrefix as string }), 'INVALID_ARGUMENT');
+      }
+    });
+
     spec.it('an invalid after or expired fails with INVALID_ARGUMENT', async () => {
       const store = await spec.open();
       const row = await saveAt(store, freshId(), AT[0]);
