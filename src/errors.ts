@@ -5,34 +5,38 @@
  */
 
 /** Every error code chatstate uses. */
-export type ErrorCode =
-  | 'INVALID_MESSAGE'
-  | 'INVALID_SESSION'
-  | 'INVALID_ID'
-  | 'INVALID_ARGUMENT'
-  | 'MISSING_COLLABORATOR'
-  | 'MISSING_DEPENDENCY'
-  | 'TOO_LARGE'
-  | 'NOT_FOUND'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'CONFLICT'
-  | 'CLOSED'
-  | 'UNSUPPORTED'
-  | 'CORRUPT'
-  | 'WRONG_KEY'
-  | 'STATE_REJECTED'
-  | 'PROVIDER_RULE'
-  | 'SUMMARY_FAILED'
-  | 'UNAVAILABLE'
-  | 'STORAGE_FAILED'
-  | 'ARCHIVE_FAILED'
-  | 'MODEL_FAILED'
-  | 'RATE_LIMITED'
-  | 'ABORTED'
-  | 'TOOL_LOOP_LIMIT'
-  | 'TOOL_FAILED'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'INVALID_MESSAGE',
+  'INVALID_SESSION',
+  'INVALID_ID',
+  'INVALID_ARGUMENT',
+  'MISSING_COLLABORATOR',
+  'MISSING_DEPENDENCY',
+  'TOO_LARGE',
+  'NOT_FOUND',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'CONFLICT',
+  'CLOSED',
+  'UNSUPPORTED',
+  'CORRUPT',
+  'WRONG_KEY',
+  'STATE_REJECTED',
+  'PROVIDER_RULE',
+  'SUMMARY_FAILED',
+  'UNAVAILABLE',
+  'STORAGE_FAILED',
+  'ARCHIVE_FAILED',
+  'MODEL_FAILED',
+  'RATE_LIMITED',
+  'ABORTED',
+  'TOOL_LOOP_LIMIT',
+  'TOOL_FAILED',
+  'INTERNAL',
+] as const;
+
+/** An error code chatstate uses. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 // A Symbol.for marker makes errors recognizable across two installed copies of chatstate,
 // where `instanceof` fails.

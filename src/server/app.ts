@@ -1,0 +1,95 @@
+/**
+ * `createServerApp`: chatstate's HTTP API as a Hono app — a fetch handler that runs unchanged on
+ * Node (see `serveNode`), Bun, Deno and Workers. Every request gets a request id and one JSON log
+ * line; every error answers `{ code, message, details }` with the status of its code.
+ * @module
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import type { SessionStore } from '../store/types.js';
+import type { KeyRing } from './auth/api-keys.js';
+import { authenticate } from './auth/authenticate.js';
+import type { ServerEnv } from './env.js';
+import { errorAnswer } from './errors.js';
+import { requestLog, type LogLine } from './request-log.js';
+import { healthRoutes } from './routes/health.js';
+import { messageRoutes } from './routes/messages.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { valueRoutes } from './routes/values.js';
+
+/** Options of `createServerApp`. */
+export interface ServerAppOptions {
+  /** The store every tenant's view looks through. The app never closes it. */
+  readonly store: SessionStore;
+  /** The API keys; without any, every request may use the whole store (serve on loopback only). */
+  readonly keys?: KeyRing;
+  /** Largest request body, in bytes. @default 8 MiB */
+  readonly maxBodyBytes?: number;
+  /** Receives one line per request (and per unexpected error). @default JSON lines on stdout */
+  readonly log?: (line: LogLine) => void;
+}
+
+/**
+ * Hono's own HTTP errors (a malformed JSON body is its 400) as chatstate errors, so that they
+ * answer in the one shape; anything else as it is.
+ */
+function fromFramework(error: unknown): unknown {
+  if (!(error instanceof HTTPException) || error.status >= 500) return error;
+  const code = error.status === 413 ? 'TOO_LARGE' : error.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT';
+  return new InvalidInputError(code, error.message === '' ? `HTTP ${error.status}` : error.message, { cause: error });
+}
+
+/** The title and version the OpenAPI document gives. */
+const API_INFO = { title: 'chatstate API', version: '1' } as const;
+
+/** Routes that need a key (when the server has keys). */
+const PROTECTED = ['/sessions', '/sessions/*', '/values/*'] as const;
+
+/** The API as a Hono app; `app.fetch` is its fetch handler. */
+export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
+  const log = options.log ?? ((line: LogLine) => process.stdout.write(`${JSON.stringify(line)}\n`));
+  const app = new OpenAPIHono<ServerEnv>({
+    // A request the route's schema refuses: INVALID_ARGUMENT naming the first problem.
+    defaultHook: (result) => {
+      if (result.success) return undefined;
+      const issue = result.error.issues[0];
+      const where = issue === undefined ? result.target : `${result.target} ${issue.path.join('.') || '(root)'}`;
+      throw new InvalidInputError('INVALID_ARGUMENT', `${where}: ${issue?.message ?? 'invalid'}`, {
+        details: { target: result.target, issues: result.error.issues.slice(0, 10) },
+      });
+    },
+  });
+  app.use('*', requestLog(log));
+  const maxSize = options.maxBodyBytes ?? 8 << 20;
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
+          details: { maxBytes: maxSize },
+        });
+      },
+    }),
+  );
+  for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
+  healthRoutes(app, options.store);
+  sessionRoutes(app);
+  messageRoutes(app);
+  valueRoutes(app);
+  app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
+  app.notFound((c) => {
+    throw new NotFoundError(`No route ${c.req.method} ${new URL(c.req.url).pathname}`);
+  });
+  app.onError((error, c) => {
+    const answer = errorAnswer(fromFramework(error));
+    const status = (error as { status?: unknown }).status === 412 ? 412 : answer.status;
+    if (answer.body.code === 'INTERNAL')
+      log({ level: 'error', requestId: c.var.requestId, message: errorMessage(error), stack: (error as Error).stack });
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+    return c.json(answer.body, status as 400);
+  });
+  return app;
+}

@@ -1,0 +1,75 @@
+/**
+ * One JSON shape for every error the server answers — `{ code, message, details }` — and one HTTP
+ * status for each error code, in one table.
+ * @module
+ */
+import { ChatstateError, errorMessage, type ErrorCode } from '../errors.js';
+
+/** The HTTP status of each error code. */
+export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
+  INVALID_MESSAGE: 400,
+  INVALID_SESSION: 400,
+  INVALID_ID: 400,
+  INVALID_ARGUMENT: 400,
+  STATE_REJECTED: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  TOO_LARGE: 413,
+  PROVIDER_RULE: 422,
+  TOOL_LOOP_LIMIT: 422,
+  RATE_LIMITED: 429,
+  // The store holds data this server cannot read: damage, or keys that do not open it.
+  CORRUPT: 500,
+  WRONG_KEY: 500,
+  MISSING_COLLABORATOR: 500,
+  MISSING_DEPENDENCY: 500,
+  ARCHIVE_FAILED: 500,
+  TOOL_FAILED: 500,
+  INTERNAL: 500,
+  UNSUPPORTED: 501,
+  MODEL_FAILED: 502,
+  SUMMARY_FAILED: 502,
+  UNAVAILABLE: 503,
+  STORAGE_FAILED: 503,
+  CLOSED: 503,
+  ABORTED: 503,
+});
+
+/** Seconds a client should wait before retrying a 503 (the `Retry-After` header). */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** The body of every error answer. */
+export interface ErrorBody {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+/** An error answer: its status, body and headers. */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly body: ErrorBody;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The answer for `error`. A chatstate error keeps its code and details; anything else is an
+ * `INTERNAL` 500 whose message says nothing of the server's insides (the log has the stack).
+ */
+export function errorAnswer(error: unknown): ErrorAnswer {
+  if (!ChatstateError.isInstance(error)) {
+    return {
+      status: 500,
+      body: { code: 'INTERNAL', message: 'Internal server error', details: {} },
+      headers: {},
+    };
+  }
+  const status = STATUS_OF_CODE[error.code] ?? 500;
+  return {
+    status,
+    body: { code: error.code, message: errorMessage(error), details: error.details },
+    headers: status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : {},
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * `chatstate/server`: the HTTP API — `createServerApp` (a Hono fetch handler for any runtime),
+ * `startServer` (Node), API keys and the tenant views every request goes through.
+ * @module
+ */
+export { createServerApp, type ServerAppOptions } from './app.js';
+export { startServer, isLoopback, type RunningServer, type StartServerOptions } from './node.js';
+export { KeyRing, hashKey, newKey, type KeyEntry, type Principal, type Role } from './auth/api-keys.js';
+export { STATUS_OF_CODE, errorAnswer, type ErrorBody } from './errors.js';
+export type { LogLine } from './request-log.js';
+export { tenantStore, type TenantScope } from '../tenancy/tenant-store.js';

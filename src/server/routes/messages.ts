@@ -1,0 +1,78 @@
+/**
+ * Messages: a range by sequence number (or the tail), and the append with optimistic concurrency
+ * over HTTP (`If-Match` is the expected version; a retry with the same message ids adds nothing).
+ * @module
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ChatstateError, ConflictError } from '../../errors.js';
+import type { ServerEnv } from '../env.js';
+import { etagOf, expectedVersionOf } from '../etag.js';
+import { appendResultSchema, appendSchema, messageSchema, messagesQuerySchema, sessionIdParam } from '../schemas.js';
+import { errors, json } from './common.js';
+
+const range = createRoute({
+  method: 'get',
+  path: '/sessions/{id}/messages',
+  tags: ['messages'],
+  summary: 'Messages by sequence range; limit alone gives the tail',
+  request: { params: sessionIdParam, query: messagesQuerySchema },
+  responses: {
+    200: json(z.object({ messages: z.array(messageSchema) }), 'The messages, oldest first'),
+    ...errors(400, 401, 404, 503),
+  },
+});
+
+const append = createRoute({
+  method: 'post',
+  path: '/sessions/{id}/messages',
+  tags: ['messages'],
+  summary: 'Append messages atomically (idempotent by message id)',
+  request: {
+    params: sessionIdParam,
+    headers: z.object({
+      'if-match': z.string().optional().openapi({ description: 'The version the append expects, as an ETag' }),
+    }),
+    body: { content: { 'application/json': { schema: appendSchema } }, required: true },
+  },
+  responses: {
+    200: json(appendResultSchema, 'What was appended; the ETag is the new version'),
+    ...errors(400, 401, 404, 409, 412, 413, 503),
+  },
+});
+
+/** Registers the message routes. */
+export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
+  app.openapi(range, async (c) => {
+    const { id } = c.req.valid('param');
+    const messages = await c.var.store.readMessages(id, c.req.valid('query'));
+    return c.json({ messages } as never, 200);
+  });
+
+  app.openapi(append, async (c) => {
+    const { id } = c.req.valid('param');
+    const expectedVersion = expectedVersionOf(c.req.header('if-match'));
+    const { messages } = c.req.valid('json');
+    try {
+      const result = await c.var.store.append(id, messages, {
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+      });
+      c.header('ETag', etagOf(result.version));
+      return c.json(result as never, 200);
+    } catch (error) {
+      // A stale If-Match is a failed precondition (412); a conflict without one stays 409.
+      if (expectedVersion !== undefined && ChatstateError.hasCode(error, 'CONFLICT'))
+        throw new PreconditionFailed(error);
+      throw error;
+    }
+  });
+}
+
+/** A `CONFLICT` answered with 412: the version `If-Match` named is not the session's. */
+export class PreconditionFailed extends ConflictError {
+  /** The HTTP status this conflict is answered with. */
+  readonly status = 412;
+
+  constructor(cause: ChatstateError) {
+    super(cause.message, { cause, details: cause.details });
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Sessions: list (filters, cursor paging), create, get, delete.
+ * @module
+ */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { NotFoundError } from '../../errors.js';
+import { Session } from '../../session/session.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import type { ServerEnv } from '../env.js';
+import { etagOf } from '../etag.js';
+import { createSessionSchema, listPageSchema, listQuerySchema, sessionIdParam, sessionSchema } from '../schemas.js';
+import { errors, json } from './common.js';
+
+/** Rows of a page when the query names no limit. */
+const DEFAULT_PAGE = 50;
+
+const list = createRoute({
+  method: 'get',
+  path: '/sessions',
+  tags: ['sessions'],
+  summary: 'List sessions, newest activity first',
+  request: { query: listQuerySchema },
+  responses: { 200: json(listPageSchema, 'A page of sessions'), ...errors(400, 401, 503) },
+});
+
+const create = createRoute({
+  method: 'post',
+  path: '/sessions',
+  tags: ['sessions'],
+  summary: 'Create a session',
+  request: { body: { content: { 'application/json': { schema: createSessionSchema } }, required: true } },
+  responses: { 201: json(sessionSchema, 'The session as stored'), ...errors(400, 401, 403, 409, 413, 503) },
+});
+
+const read = createRoute({
+  method: 'get',
+  path: '/sessions/{id}',
+  tags: ['sessions'],
+  summary: 'A session with every message',
+  request: { params: sessionIdParam },
+  responses: { 200: json(sessionSchema, 'The session; its ETag is its version'), ...errors(400, 401, 404, 503) },
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/sessions/{id}',
+  tags: ['sessions'],
+  summary: 'Delete a session with its messages and session values',
+  request: { params: sessionIdParam },
+  responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404, 503) },
+});
+
+/** Registers the session routes. */
+export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
+  app.openapi(list, async (c) => {
+    const query = c.req.valid('query');
+    const limit = query.limit ?? DEFAULT_PAGE;
+    const rows = await c.var.store.list({
+      limit,
+      ...(query.cursor === undefined ? {} : { after: decodeCursor(query.cursor) }),
+      ...(query.userId === undefined ? {} : { userId: query.userId }),
+      ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
+    });
+    const last = rows.at(-1);
+    const page = {
+      sessions: rows,
+      ...(rows.length === limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {}),
+    };
+    // Responses are checked against the OpenAPI document by the tests, not by types (ours are readonly).
+    return c.json(page as never, 200);
+  });
+
+  app.openapi(create, async (c) => {
+    const body = c.req.valid('json');
+    const { ttlMs, ...init } = body;
+    const saved = await c.var.store.save(Session.create(init), {
+      expectedVersion: 0,
+      ...(ttlMs === undefined ? {} : { ttlMs }),
+    });
+    c.header('ETag', etagOf(saved.version));
+    c.header('Location', `/sessions/${saved.id}`);
+    return c.json(saved.toJSON() as never, 201);
+  });
+
+  app.openapi(read, async (c) => {
+    const { id } = c.req.valid('param');
+    const text = await c.var.store.getJson(id);
+    if (text === undefined) throw new NotFoundError(`No session ${id}`);
+    const version = /"version":(\d+)/.exec(text.slice(0, 1024))?.[1];
+    if (version !== undefined) c.header('ETag', etagOf(Number(version)));
+    // The store's JSON text as it is: a large session is never parsed and serialized again here.
+    return c.body(text, 200, { 'Content-Type': 'application/json' }) as never;
+  });
+
+  app.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
+    if (!(await c.var.store.delete(id))) throw new NotFoundError(`No session ${id}`);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Active memory's scoped values: a session's, a user's, an agent's (for a user) and the app's.
+ * `PATCH` writes several keys atomically; a key set to `null` is deleted.
+ * @module
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ForbiddenError } from '../../errors.js';
+import type { JsonValue } from '../../message/schema.js';
+import type { ValueOwner } from '../../store/types.js';
+import type { ServerEnv } from '../env.js';
+import { sessionIdParam, valuesPatchSchema, valuesSchema } from '../schemas.js';
+import { errors, json } from './common.js';
+
+const owner = z.string().min(1).max(256);
+
+/** The scopes and the path of each. */
+const SCOPES = [
+  { name: 'session', path: '/sessions/{id}/values', params: sessionIdParam },
+  { name: 'user', path: '/values/users/{userId}', params: z.object({ userId: owner }) },
+  {
+    name: 'agent',
+    path: '/values/agents/{agentId}/users/{userId}',
+    params: z.object({ agentId: owner, userId: owner }),
+  },
+  { name: 'app', path: '/values/app', params: z.object({}) },
+] as const;
+
+function ownerOf(scope: (typeof SCOPES)[number]['name'], params: Record<string, string>): ValueOwner {
+  switch (scope) {
+    case 'session':
+      return { scope, sessionId: params.id as string };
+    case 'user':
+      return { scope, userId: params.userId as string };
+    case 'agent':
+      return { scope, agentId: params.agentId as string, userId: params.userId as string };
+    case 'app':
+      return { scope };
+  }
+}
+
+/** Registers the value routes. */
+export function valueRoutes(app: OpenAPIHono<ServerEnv>): void {
+  for (const scope of SCOPES) {
+    const read = createRoute({
+      method: 'get',
+      path: scope.path,
+      tags: ['values'],
+      summary: `Every value of the ${scope.name} scope`,
+      request: { params: scope.params },
+      responses: { 200: json(valuesSchema, 'The values, by key'), ...errors(400, 401, 403, 404, 503) },
+    });
+    const write = createRoute({
+      method: 'patch',
+      path: scope.path,
+      tags: ['values'],
+      summary: `Set or delete (null) values of the ${scope.name} scope, atomically`,
+      request: {
+        params: scope.params,
+        body: { content: { 'application/json': { schema: valuesPatchSchema } }, required: true },
+      },
+      responses: { 200: json(valuesSchema, 'The values after the change'), ...errors(400, 401, 403, 404, 413, 503) },
+    });
+    app.openapi(read, async (c) => {
+      const values = await c.var.store.values.getAll(ownerOf(scope.name, c.req.param() as Record<string, string>));
+      return c.json(values as never, 200);
+    });
+    app.openapi(write, async (c) => {
+      // The app scope is shared by the whole tenant: only its admins change it.
+      if (scope.name === 'app' && c.var.principal !== undefined && c.var.principal.role !== 'admin')
+        throw new ForbiddenError('Only an admin key may change the app scope');
+      const target = ownerOf(scope.name, c.req.param() as Record<string, string>);
+      const patch = c.req.valid('json') as Record<string, JsonValue>;
+      const entries: Record<string, JsonValue | undefined> = {};
+      for (const key of Object.keys(patch))
+        Object.defineProperty(entries, key, { value: patch[key] ?? undefined, enumerable: true });
+      await c.var.store.values.set(target, entries);
+      return c.json((await c.var.store.values.getAll(target)) as never, 200);
+    });
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The request and response shapes of the HTTP API, built from the library's own zod schemas: the
+ * same checks as the library, and the OpenAPI document generated from them.
+ * @module
+ */
+import { z } from '@hono/zod-openapi';
+import { ERROR_CODES } from '../errors.js';
+import { ID_PATTERN } from '../ids.js';
+import { jsonObjectSchema, jsonValueSchema, messageInputSchema } from '../message/schema.js';
+import { sessionJsonSchema } from '../session/schema.js';
+import { MAX_LIST_LIMIT } from '../store/list-query.js';
+
+/** A session id in a path. */
+export const sessionIdParam = z.object({
+  id: z
+    .string()
+    .regex(ID_PATTERN)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'trip-lisbon' }),
+});
+
+/** The body of every error. */
+export const errorSchema = z
+  .object({
+    code: z.enum(ERROR_CODES),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .openapi('Error');
+
+/** A stored message, as the API returns it. */
+export const messageSchema = messageInputSchema
+  .extend({ id: z.string(), seq: z.number().int().positive() })
+  .openapi('Message');
+
+/** A session, as the API returns it. */
+export const sessionSchema = sessionJsonSchema.extend({ messages: z.array(messageSchema) }).openapi('Session');
+
+/** A row of the session list. */
+export const summarySchema = z
+  .object({
+    id: z.string(),
+    agentId: z.string().optional(),
+    userId: z.string().optional(),
+    title: z.string().optional(),
+    messageCount: z.number().int(),
+    tokenCount: z.number().int(),
+    version: z.number().int(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    expiresAt: z.string().optional(),
+    recovery: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .openapi('SessionSummary');
+
+/** Query of `GET /sessions`. */
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_LIST_LIMIT).optional().openapi({ example: 50 }),
+  cursor: z.string().max(512).optional().openapi({ description: 'The nextCursor of the previous page' }),
+  userId: z.string().min(1).max(256).optional(),
+  agentId: z.string().min(1).max(256).optional(),
+});
+
+/** A page of `GET /sessions`. */
+export const listPageSchema = z
+  .object({ sessions: z.array(summarySchema), nextCursor: z.string().optional() })
+  .openapi('SessionPage');
+
+/** Body of `POST /sessions`. */
+export const createSessionSchema = z
+  .strictObject({
+    id: z.string().regex(ID_PATTERN).optional(),
+    userId: z.string().min(1).max(256).optional(),
+    agentId: z.string().min(1).max(256).optional(),
+    messages: z.array(messageInputSchema).optional(),
+    variables: z.record(z.string(), jsonValueSchema).optional(),
+    metadata: jsonObjectSchema.optional(),
+    ttlMs: z.number().int().positive().optional(),
+  })
+  .openapi('CreateSession');
+
+/** Query of `GET /sessions/{id}/messages`. */
+export const messagesQuerySchema = z.object({
+  afterSeq: z.coerce.number().int().nonnegative().optional(),
+  beforeSeq: z.coerce.number().int().nonnegative().optional(),
+  limit: z.coerce.number().int().positive().max(10_000).optional().openapi({ description: 'The last N of the range' }),
+});
+
+/** Body of `POST /sessions/{id}/messages`. */
+export const appendSchema = z.strictObject({ messages: z.array(messageInputSchema).min(1) }).openapi('Append');
+
+/** Answer of an append. */
+export const appendResultSchema = z
+  .object({ version: z.number().int(), appended: z.array(messageSchema), duplicates: z.array(z.string()) })
+  .openapi('AppendResult');
+
+/** Values of one owner, by key. */
+export const valuesSchema = z.record(z.string(), jsonValueSchema).openapi('Values');
+
+/** A change of values: a key set to `null` is deleted. */
+export const valuesPatchSchema = z.record(z.string(), jsonValueSchema).openapi('ValuesPatch');

@@ -1,0 +1,177 @@
+/**
+ * The HTTP API over real HTTP on loopback: sessions, cursor paging, messages, appends with
+ * ETag/If-Match, values, errors in one shape, body limits, keys and the no-key loopback rule.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryStore } from '../../src/stores/memory.js';
+import { startServer } from '../../src/server/node.js';
+import type { SessionStore } from '../../src/store/types.js';
+import { startTestServer, type TestServer } from './server-harness.js';
+
+let store: SessionStore;
+let server: TestServer;
+
+beforeAll(async () => {
+  store = memoryStore();
+  server = await startTestServer(store, { maxBodyBytes: 64 * 1024 });
+});
+afterAll(async () => {
+  await server.close();
+  await store.close();
+});
+
+const hello = (id: string, text = 'hello') => ({ id, role: 'user', content: text });
+
+describe('the chatstate HTTP API', () => {
+  it('creates, reads, lists and deletes a session; the ETag is its version', async () => {
+    const key = server.keys.adminA;
+    const created = await server.call('POST', '/sessions', {
+      key,
+      body: { id: 'trip', userId: 'alice', messages: [hello('m1', 'Lisbon in May?')] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('etag')).toBe('"1"');
+    expect(created.headers.get('location')).toBe('/sessions/trip');
+    expect(created.json).toMatchObject({ id: 'trip', userId: 'alice', version: 1 });
+    const read = await server.call('GET', '/sessions/trip', { key });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('etag')).toBe('"1"');
+    expect(read.json).toMatchObject({ id: 'trip', messages: [{ id: 'm1', seq: 1, content: 'Lisbon in May?' }] });
+    const again = await server.call('POST', '/sessions', { key, body: { id: 'trip' } });
+    expect(again.status).toBe(409);
+    expect(again.json).toMatchObject({ code: 'CONFLICT' });
+    expect((await server.call('DELETE', '/sessions/trip', { key })).status).toBe(204);
+    expect((await server.call('GET', '/sessions/trip', { key })).json).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await server.call('DELETE', '/sessions/trip', { key })).status).toBe(404);
+  });
+
+  it('pages the list with an opaque cursor, every session once', async () => {
+    const key = server.keys.adminB;
+    for (let n = 0; n < 7; n++) await server.call('POST', '/sessions', { key, body: { id: `page-${n}` } });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await server.call('GET', `/sessions?limit=3${cursor === undefined ? '' : `&cursor=${cursor}`}`, {
+        key,
+      });
+      expect(page.status).toBe(200);
+      const body = page.json as { sessions: Array<{ id: string }>; nextCursor?: string };
+      seen.push(...body.sessions.map((row) => row.id));
+      cursor = body.nextCursor;
+      if (cursor === undefined) break;
+    }
+    expect(seen.filter((id) => id.startsWith('page-')).sort()).toEqual(
+      Array.from({ length: 7 }, (_, n) => `page-${n}`),
+    );
+    expect(new Set(seen).size).toBe(seen.length);
+    const bad = await server.call('GET', '/sessions?cursor=not-a-cursor', { key });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
+  it('appends with If-Match: the right version lands, a stale one gets 412, a retry adds nothing', async () => {
+    const key = server.keys.memberA;
+    await server.call('POST', '/sessions', { key, body: { id: 'chat' } });
+    const first = await server.call('POST', '/sessions/chat/messages', {
+      key,
+      headers: { 'if-match': '"1"' },
+      body: { messages: [hello('a1')] },
+    });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('etag')).toBe('"2"');
+    expect(first.json).toMatchObject({ version: 2, appended: [{ id: 'a1', seq: 1 }], duplicates: [] });
+    const stale = await server.call('POST', '/sessions/chat/messages', {
+      key,
+      headers: { 'if-match': '"1"' },
+      body: { messages: [hello('a2')] },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.json).toMatchObject({ code: 'CONFLICT' });
+    const retry = await server.call('POST', '/sessions/chat/messages', { key, body: { messages: [hello('a1')] } });
+    expect(retry.json).toMatchObject({ version: 2, appended: [], duplicates: ['a1'] });
+    const tail = await server.call('GET', '/sessions/chat/messages?limit=1', { key });
+    expect(tail.json).toMatchObject({ messages: [{ id: 'a1' }] });
+    const badMatch = await server.call('POST', '/sessions/chat/messages', {
+      key,
+      headers: { 'if-match': 'W/"2"' },
+      body: { messages: [hello('a3')] },
+    });
+    expect(badMatch.status).toBe(400);
+  });
+
+  it('reads and patches values of every scope; members may not change the app scope', async () => {
+    const admin = server.keys.adminA;
+    await server.call('POST', '/sessions', { key: admin, body: { id: 'valued', userId: 'alice' } });
+    for (const path of ['/sessions/valued/values', '/values/users/alice', '/values/agents/planner/users/alice']) {
+      const set = await server.call('PATCH', path, { key: admin, body: { colour: 'red', gone: 1 } });
+      expect(set.status).toBe(200);
+      const cleared = await server.call('PATCH', path, { key: admin, body: { gone: null } });
+      expect(cleared.json).toEqual({ colour: 'red' });
+      expect((await server.call('GET', path, { key: admin })).json).toEqual({ colour: 'red' });
+    }
+    expect((await server.call('PATCH', '/values/app', { key: admin, body: { plan: 'gold' } })).status).toBe(200);
+    const member = await server.call('PATCH', '/values/app', { key: server.keys.memberA, body: { plan: 'free' } });
+    expect(member.status).toBe(403);
+    expect(member.json).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await server.call('GET', '/values/app', { key: server.keys.memberA })).json).toEqual({ plan: 'gold' });
+  });
+
+  it('answers every error in one shape: 400, 401, 404 (also for unknown routes), 413', async () => {
+    const key = server.keys.adminA;
+    const shape = { code: expect.any(String), message: expect.any(String), details: expect.any(Object) };
+    const invalidId = await server.call('GET', '/sessions/..%2Fetc', { key });
+    expect(invalidId.status).toBe(400);
+    expect(invalidId.json).toMatchObject(shape);
+    const invalidBody = await server.call('POST', '/sessions', {
+      key,
+      body: { id: 'x', messages: [{ role: 'robot' }] },
+    });
+    expect(invalidBody.status).toBe(400);
+    expect(invalidBody.json).toMatchObject({ ...shape, code: 'INVALID_ARGUMENT' });
+    const notJson = await server.call('POST', '/sessions', { key, body: '{"id": ' });
+    expect(notJson.status).toBe(400);
+    expect(notJson.json).toMatchObject(shape);
+    const noKey = await server.call('GET', '/sessions');
+    expect(noKey.status).toBe(401);
+    expect(noKey.json).toMatchObject({ ...shape, code: 'UNAUTHORIZED' });
+    expect((await server.call('GET', '/sessions', { key: 'csk_wrong' })).status).toBe(401);
+    const unknown = await server.call('GET', '/no/such/route', { key });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ ...shape, code: 'NOT_FOUND' });
+    const big = await server.call('POST', '/sessions', {
+      key,
+      body: { id: 'big', messages: [hello('m1', 'x'.repeat(100 * 1024))] },
+    });
+    expect(big.status).toBe(413);
+    expect(big.json).toMatchObject({ ...shape, code: 'TOO_LARGE' });
+    expect(await store.get('tenant-a.big')).toBeUndefined();
+    const health = await server.call('GET', '/healthz');
+    expect(health.json).toEqual({ status: 'ok' });
+    expect((await server.call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('logs one JSON line per request with its request id, and echoes a sane X-Request-Id', async () => {
+    const answer = await server.call('GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
+    expect(answer.headers.get('x-request-id')).toBe('trace-42');
+    expect(server.logs).toContainEqual(
+      expect.objectContaining({ requestId: 'trace-42', method: 'GET', path: '/healthz', status: 200 }),
+    );
+    const odd = await server.call('GET', '/healthz', { headers: { 'x-request-id': 'a b\tc' } });
+    expect(odd.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('without keys, serves the whole store but refuses to listen beyond loopback', async () => {
+    const open = memoryStore();
+    await expect(startServer({ store: open, hostname: '0.0.0.0', port: 0 })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+    const local = await startTestServer(open, { withKeys: false });
+    try {
+      expect((await local.call('POST', '/sessions', { body: { id: 'plain' } })).status).toBe(201);
+      expect(await open.get('plain')).toBeDefined();
+    } finally {
+      await local.close();
+      await open.close();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * A chatstate server on loopback for the tests: a store, a key ring with keys of two tenants
+ * (admins, a tenant-wide member, and members bound to users), and `call` to send it requests.
+ */
+import type { SessionStore } from '../../src/store/types.js';
+import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
+import type { LogLine } from '../../src/server/request-log.js';
+import { startServer, type RunningServer } from '../../src/server/node.js';
+
+/** The keys of the test tenants, by name. */
+export interface TestKeys {
+  readonly adminA: string;
+  readonly memberA: string;
+  readonly aliceA: string;
+  readonly bobA: string;
+  readonly adminB: string;
+  readonly aliceB: string;
+}
+
+function grant(tenant: string, role: Role, userId?: string): { secret: string; entry: KeyEntry } {
+  return newKey({ tenant, role, ...(userId === undefined ? {} : { userId }) });
+}
+
+/** A running test server. */
+export interface TestServer {
+  readonly url: string;
+  readonly keys: TestKeys;
+  readonly logs: LogLine[];
+  /** Sends a request with `key` (none when `undefined`); a JSON body is serialized. */
+  call(method: string, path: string, options?: CallOptions): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  readonly key?: string;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A response, its body read (parsed when JSON). */
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+/** Starts a server over `store` with the test keys (or none, when `withKeys` is false). */
+export async function startTestServer(
+  store: SessionStore,
+  options: { withKeys?: boolean; maxBodyBytes?: number } = {},
+): Promise<TestServer> {
+  const made = {
+    adminA: grant('tenant-a', 'admin'),
+    memberA: grant('tenant-a', 'member'),
+    aliceA: grant('tenant-a', 'member', 'alice'),
+    bobA: grant('tenant-a', 'member', 'bob'),
+    adminB: grant('tenant-b', 'admin'),
+    aliceB: grant('tenant-b', 'member', 'alice'),
+  };
+  const keys = Object.fromEntries(Object.entries(made).map(([name, key]) => [name, key.secret])) as unknown as TestKeys;
+  const logs: LogLine[] = [];
+  const server: RunningServer = await startServer({
+    store,
+    port: 0,
+    ...(options.withKeys === false ? {} : { keys: new KeyRing(Object.values(made).map((key) => key.entry)) }),
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    log: (line) => logs.push(line),
+  });
+  return {
+    url: server.url,
+    keys,
+    logs,
+    async call(method, path, call = {}) {
+      const headers: Record<string, string> = { ...call.headers };
+      if (call.key !== undefined) headers.authorization = `Bearer ${call.key}`;
+      let body: string | undefined;
+      if (call.body !== undefined) {
+        body = typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    close: () => server.close(),
+  };
+}
