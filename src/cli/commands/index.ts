@@ -23,11 +23,13 @@ import { exportCommand } from './export.js';
 import { fork } from './fork.js';
 import { format } from './format.js';
 import { importCommand } from './import.js';
+import { keys } from './keys.js';
 import { list } from './list.js';
 import { migrate } from './migrate.js';
 import { purgeExpired } from './purge-expired.js';
 import { repair } from './repair.js';
 import { search } from './search.js';
+import { serve } from './serve.js';
 import { show } from './show.js';
 import { stats } from './stats.js';
 import { validate } from './validate.js';
@@ -50,6 +52,8 @@ export const COMMANDS: readonly CliCommand[] = [
   verify,
   repair,
   migrate,
+  serve,
+  keys,
   format,
   validate,
 ];

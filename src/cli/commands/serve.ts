@@ -1,0 +1,88 @@
+/**
+ * `chatstate serve`: the HTTP API over the store, until SIGINT or SIGTERM (then requests in flight
+ * finish and the store closes). Without `--keys` it serves the whole store, on loopback only.
+ * @module
+ */
+import { InvalidInputError } from '../../errors.js';
+import { integerOption } from '../arguments.js';
+import { action, defineCommand, examples } from '../command.js';
+
+interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly keys?: string;
+  readonly maxBodyBytes?: number;
+}
+
+/** The server module, or `MISSING_DEPENDENCY` naming the packages it needs. */
+async function loadServer(): Promise<typeof import('../../server/index.js')> {
+  try {
+    return await import('../../server/index.js');
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      throw new InvalidInputError(
+        'MISSING_DEPENDENCY',
+        'chatstate serve needs the server packages: npm install hono @hono/node-server @hono/zod-openapi',
+        { cause: error, details: { packages: ['hono', '@hono/node-server', '@hono/zod-openapi'] } },
+      );
+    }
+    throw error;
+  }
+}
+
+/** Resolves at the first SIGINT or SIGTERM. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** `serve`. */
+export const serve = defineCommand('serve', (command) =>
+  command
+    .summary('serve the HTTP API over the store')
+    .description(
+      'Serve the HTTP API (sessions, messages, values; OpenAPI at /openapi.json) over the store.\n' +
+        'With --keys FILE (see "chatstate keys"), every request needs a key and sees only its tenant.\n' +
+        'Without keys it serves the whole store and listens on loopback only. SIGINT or SIGTERM stop it:\n' +
+        'requests in flight finish, then the store closes.',
+    )
+    .option('--port <n>', 'port to listen on (0: any free port)', integerOption(0), 3000)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--keys <file>', 'the API key file (tenants, roles, users)')
+    .option('--max-body-bytes <n>', 'largest request body (default 8 MiB)', integerOption(1))
+    .addHelpText(
+      'after',
+      examples(
+        'serve --store file:./.chatstate',
+        'serve --store postgres://db/chat --keys keys.json --host 0.0.0.0 --port 8080',
+      ),
+    )
+    .action(
+      action<ServeOptions>(async (context, _args, options) => {
+        const server = await loadServer();
+        const keys = options.keys === undefined ? undefined : await server.KeyRing.fromFile(options.keys);
+        const store = await context.store();
+        const running = await server.startServer({
+          store,
+          port: options.port,
+          hostname: options.host,
+          ...(keys === undefined ? {} : { keys }),
+          ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+        });
+        context.output.note(
+          `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`})`,
+        );
+        const signal = await stopSignal();
+        context.output.note(`${signal}: finishing requests in flight`);
+        await running.close();
+      }),
+    ),
+);

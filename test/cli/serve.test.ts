@@ -1,0 +1,102 @@
+/**
+ * `chatstate keys` and `chatstate serve` as real processes: a key made by `keys add` opens its
+ * tenant on a served store; no key is a 401; SIGTERM stops the server with exit 0; without keys
+ * the server refuses a non-loopback address (usage error, exit 2).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, runCli } from './cli-process.js';
+
+beforeAll(ensureBuilt, 600_000);
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'chatstate-cli-serve-'));
+});
+afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+/** Starts `chatstate serve ARGS`; resolves with its URL (read from stderr) and a stop that sends SIGTERM. */
+async function serve(
+  args: readonly string[],
+): Promise<{ url: string; stop: () => Promise<{ code: number | null; stderr: string }> }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /on (http:\/\/\S+)/.exec(stderr);
+      if (found !== null) {
+        clearTimeout(timer);
+        resolve(found[1] as string);
+      }
+    });
+    child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
+  });
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      return { code: await exited, stderr };
+    },
+  };
+}
+
+describe('chatstate keys and serve', () => {
+  it('keys add prints a secret once and keeps only its hash; serve answers that key with its tenant only', async () => {
+    const file = join(dir, 'keys.json');
+    const store = `file:${join(dir, 'store')}`;
+    const added = await runCli(['keys', 'add', '--file', file, '--tenant', 'acme', '--role', 'admin', '--id', 'ops']);
+    expect(added.code).toBe(0);
+    const secret = added.stdout.trim();
+    expect(secret).toMatch(/^csk_[A-Za-z0-9_-]{40,}$/);
+    const saved = await readFile(file, 'utf8');
+    expect(saved).not.toContain(secret);
+    expect(JSON.parse(saved)).toMatchObject({ keys: [{ id: 'ops', tenant: 'acme', role: 'admin' }] });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await runCli(['keys', 'list', '--file', file])).stdout).toBe('ops  acme  admin\n');
+
+    const server = await serve(['--store', store, '--keys', file]);
+    try {
+      const created = await fetch(`${server.url}/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'hello', messages: [{ role: 'user', content: 'served' }] }),
+      });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${server.url}/sessions`)).status).toBe(401);
+      const openapi = await fetch(`${server.url}/openapi.json`);
+      expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    } finally {
+      const stopped = await server.stop();
+      expect(stopped.code).toBe(0);
+      expect(stopped.stderr).toContain('SIGTERM: finishing requests in flight');
+    }
+    // The tenant's session is in the store under the tenant's namespace.
+    expect((await runCli(['list', '--store', store, '--json'])).stdout).toContain('"id":"acme.hello"');
+    expect((await runCli(['keys', 'remove', 'ops', '--file', file])).code).toBe(0);
+    expect((await runCli(['keys', 'remove', 'ops', '--file', file])).code).toBe(1);
+  });
+
+  it('without keys serves the whole store on loopback, and refuses any other address', async () => {
+    const store = `file:${join(dir, 'open-store')}`;
+    await runCli(['import', '-', '--from', 'openaiChat', '--id', 'local-1', '--store', store], {
+      input: JSON.stringify([{ role: 'user', content: 'hi' }]),
+    });
+    const server = await serve(['--store', store]);
+    try {
+      const read = await fetch(`${server.url}/sessions/local-1`);
+      expect(read.status).toBe(200);
+      expect(((await read.json()) as { id: string }).id).toBe('local-1');
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+    const refused = await runCli(['serve', '--store', store, '--host', '0.0.0.0', '--port', '0']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^error INVALID_ARGUMENT: Refusing to listen on 0\.0\.0\.0 without API keys/);
+  });
+});
