@@ -16,6 +16,7 @@ import { errorAnswer } from './errors.js';
 import { requestLog, type LogLine } from './request-log.js';
 import { healthRoutes } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
+import { sessionActionRoutes } from './routes/session-actions.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { valueRoutes } from './routes/values.js';
 
@@ -78,6 +79,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   healthRoutes(app, options.store);
   sessionRoutes(app);
   messageRoutes(app);
+  sessionActionRoutes(app);
   valueRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   app.notFound((c) => {

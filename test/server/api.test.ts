@@ -99,6 +99,55 @@ describe('the chatstate HTTP API', () => {
     expect(badMatch.status).toBe(400);
   });
 
+  it('compacts (a dry run writes nothing), forks at a message and continues a session', async () => {
+    const key = server.keys.adminA;
+    const turns = Array.from({ length: 6 }, (_, n) => [
+      hello(`u${n}`, `question ${n}`),
+      { id: `a${n}`, role: 'assistant', content: `answer ${n}` },
+    ]).flat();
+    await server.call('POST', '/sessions', { key, body: { id: 'long', messages: turns } });
+    const dry = await server.call('POST', '/sessions/long/compact', {
+      key,
+      body: { strategy: 'slidingWindow', turns: 2, dryRun: true },
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.json).toMatchObject({
+      compacted: true,
+      written: false,
+      messagesBefore: 12,
+      messagesAfter: 4,
+      version: 1,
+    });
+    expect((await server.call('GET', '/sessions/long/messages', { key })).json).toMatchObject({
+      messages: expect.arrayContaining([expect.objectContaining({ id: 'u0' })]),
+    });
+    const missing = await server.call('POST', '/sessions/long/compact', { key, body: { strategy: 'slidingWindow' } });
+    expect(missing.status).toBe(400);
+    expect(missing.json).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'strategy slidingWindow needs turns' });
+    const done = await server.call('POST', '/sessions/long/compact', {
+      key,
+      body: { strategy: 'slidingWindow', turns: 2 },
+    });
+    expect(done.json).toMatchObject({ written: true, version: 2 });
+    expect(done.headers.get('etag')).toBe('"2"');
+    const forked = await server.call('POST', '/sessions/long/fork', { key, body: { atMessageId: 'u5', id: 'long-b' } });
+    expect(forked.status).toBe(201);
+    expect(forked.json).toMatchObject({
+      id: 'long-b',
+      metadata: { forkedFrom: { sessionId: 'long', messageId: 'u5' } },
+    });
+    const unknownMessage = await server.call('POST', '/sessions/long/fork', { key, body: { atMessageId: 'nope' } });
+    expect(unknownMessage.status).toBe(404);
+    const next = await server.call('POST', '/sessions/long/continue', { key });
+    expect(next.status).toBe(201);
+    const successor = next.json as { id: string; metadata: Record<string, unknown> };
+    expect(successor.metadata).toMatchObject({ continuedFrom: 'long' });
+    expect((await server.call('GET', '/sessions/long', { key })).json).toMatchObject({
+      metadata: { continuedTo: successor.id },
+    });
+    expect((await server.call('POST', '/sessions/long/continue', { key })).status).toBe(409);
+  });
+
   it('reads and patches values of every scope; members may not change the app scope', async () => {
     const admin = server.keys.adminA;
     await server.call('POST', '/sessions', { key: admin, body: { id: 'valued', userId: 'alice' } });

@@ -4,14 +4,19 @@
  * @module
  */
 import { Option } from 'commander';
-import { compaction, type CompactionResult, type SyncCompactor } from '../../compaction/index.js';
 import { InvalidInputError } from '../../errors.js';
-import type { SessionStore } from '../../store/types.js';
+import {
+  STRATEGY_NAMES,
+  compactStored,
+  compactorOf,
+  counterNamed,
+  type CompactionLimit,
+  type CompactionReport,
+} from '../../operations/compact.js';
 import { integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { CliContext } from '../context.js';
-import { counterNamed, counterOption } from '../counters.js';
-import { loadFrom } from '../session-source.js';
+import { counterOption } from '../counters.js';
 import { listAll } from './list.js';
 
 interface CompactOptions {
@@ -26,97 +31,14 @@ interface CompactOptions {
   readonly counter: string;
 }
 
-type Limit = 'maxMessages' | 'maxTokens' | 'turns';
-
-/** Each strategy by name (the `compaction.*` factory names), the limit it needs and how it is built. */
-const STRATEGIES: Readonly<
-  Record<string, { readonly needs: Limit; readonly build: (options: CompactOptions) => SyncCompactor }>
-> = {
-  messageLimit: {
-    needs: 'maxMessages',
-    build: (o) => compaction.messageLimit({ maxMessages: o.maxMessages as number }),
-  },
-  tokenLimit: {
-    needs: 'maxTokens',
-    build: (o) =>
-      compaction.tokenLimit({
-        maxTokens: o.maxTokens as number,
-        ...(o.targetTokens === undefined ? {} : { targetTokens: o.targetTokens }),
-      }),
-  },
-  slidingWindow: { needs: 'turns', build: (o) => compaction.slidingWindow({ turns: o.turns as number }) },
-  tokenBuffer: { needs: 'maxTokens', build: (o) => compaction.tokenBuffer({ maxTokens: o.maxTokens as number }) },
-  byCategory: {
-    needs: 'maxTokens',
-    build: (o) =>
-      compaction.byCategory({
-        maxTokens: o.maxTokens as number,
-        ...(o.targetTokens === undefined ? {} : { targetTokens: o.targetTokens }),
-      }),
-  },
-  truncateToolOutputs: {
-    needs: 'maxTokens',
-    build: (o) =>
-      compaction.truncateToolOutputs({
-        maxTokens: o.maxTokens as number,
-        ...(o.keepRecentTurns === undefined ? {} : { keepRecentTurns: o.keepRecentTurns }),
-      }),
-  },
-  // Coreason's prune policy names, with --turns or --max-tokens as their limit.
-  sliding_window: {
-    needs: 'turns',
-    build: (o) => compaction.resolvePrunePolicy({ strategy: 'sliding_window', limit: o.turns as number }),
-  },
-  token_buffer: {
-    needs: 'maxTokens',
-    build: (o) => compaction.resolvePrunePolicy({ strategy: 'token_buffer', limit: o.maxTokens as number }),
-  },
+const FLAG: Record<CompactionLimit | 'strategy', string> = {
+  strategy: '--strategy',
+  maxMessages: '--max-messages N',
+  maxTokens: '--max-tokens N',
+  turns: '--turns N',
 };
 
-const FLAG: Record<Limit, string> = { maxMessages: '--max-messages', maxTokens: '--max-tokens', turns: '--turns' };
-
-function compactorOf(options: CompactOptions): SyncCompactor {
-  const strategy = STRATEGIES[options.strategy] as (typeof STRATEGIES)[string];
-  if (options[strategy.needs] === undefined) {
-    throw new InvalidInputError('INVALID_ARGUMENT', `--strategy ${options.strategy} needs ${FLAG[strategy.needs]} N`);
-  }
-  return strategy.build(options);
-}
-
-/** The report of one session's compaction, as printed. */
-interface Report extends Omit<CompactionResult, 'messages' | 'added' | 'error'> {
-  readonly sessionId: string;
-  readonly written: boolean;
-  readonly messagesBefore: number;
-  readonly messagesAfter: number;
-  readonly added: number;
-}
-
-async function compactOne(
-  store: SessionStore,
-  id: string,
-  compactor: SyncCompactor,
-  options: CompactOptions,
-): Promise<Report> {
-  const session = await loadFrom(store, id);
-  const { session: compacted, result } = session.compact(compactor, {
-    counter: counterNamed(options.counter),
-    force: true,
-  });
-  if (result === undefined) throw new Error('compact: a forced compaction gave no report');
-  const write = result.compacted && options.dryRun !== true;
-  // expectedVersion: a writer that changed the session since it was read wins (CONFLICT), nothing is lost.
-  if (write) await store.save(compacted, { expectedVersion: session.version });
-  const { messages: _messages, added, error: _error, ...report } = result;
-  return {
-    sessionId: id,
-    ...report,
-    added: added.length,
-    written: write,
-    messagesBefore: session.messages.length,
-    messagesAfter: result.messages.length,
-  };
-}
+type Report = CompactionReport;
 
 async function writeReport(context: CliContext, report: Report, dryRun: boolean): Promise<void> {
   const output = context.output;
@@ -145,7 +67,7 @@ export const compact = defineCommand('compact', (command) =>
         "truncateToolOutputs --max-tokens N [--keep-recent-turns N]; and Coreason's sliding_window (--turns), token_buffer (--max-tokens).",
     )
     .argument('[sessions...]', 'session ids in the store')
-    .addOption(new Option('--strategy <name>', 'the strategy').choices(Object.keys(STRATEGIES)).makeOptionMandatory())
+    .addOption(new Option('--strategy <name>', 'the strategy').choices(STRATEGY_NAMES).makeOptionMandatory())
     .option('--all', 'every session of the store')
     .option('--dry-run', 'print the report, write nothing')
     .option('--max-messages <n>', 'most messages kept (messageLimit)', integerOption(1))
@@ -169,7 +91,7 @@ export const compact = defineCommand('compact', (command) =>
       action<CompactOptions>(async (context, ids, options) => {
         if ((ids.length === 0) === (options.all !== true))
           throw new InvalidInputError('INVALID_ARGUMENT', 'compact takes session ids or --all (one of them)');
-        const compactor = compactorOf(options);
+        const compactor = compactorOf(options, (limit) => FLAG[limit]);
         const store = await context.store();
         let targets = ids;
         if (options.all === true) {
@@ -180,7 +102,10 @@ export const compact = defineCommand('compact', (command) =>
         const reports: Report[] = [];
         try {
           for (const id of targets) {
-            const report = await compactOne(store, id, compactor, options);
+            const report = await compactStored(store, id, compactor, {
+              counter: counterNamed(options.counter),
+              ...(options.dryRun === true ? { dryRun: true } : {}),
+            });
             progress?.increment();
             if (progress === undefined) await writeReport(context, report, options.dryRun === true);
             else reports.push(report);

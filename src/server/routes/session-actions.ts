@@ -1,0 +1,129 @@
+/**
+ * What a client asks of a whole session: compact it now (or see what a compaction would do),
+ * fork it at a message, continue it in a successor. Fork and continue run through a
+ * `SessionManager` over the request's store, so they follow the library's rules exactly.
+ * @module
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { SessionManager } from '../../manager/session-manager.js';
+import { COUNTERS, STRATEGY_NAMES, compactStored, compactorOf, counterNamed } from '../../operations/compact.js';
+import type { Session } from '../../session/session.js';
+import type { SessionStore } from '../../store/types.js';
+import type { ServerEnv } from '../env.js';
+import { etagOf } from '../etag.js';
+import { sessionIdParam, sessionSchema } from '../schemas.js';
+import { errors, json } from './common.js';
+
+const limit = z.number().int().positive();
+
+const compactBody = z
+  .strictObject({
+    strategy: z.enum(STRATEGY_NAMES as [string, ...string[]]),
+    maxMessages: limit.optional(),
+    maxTokens: limit.optional(),
+    targetTokens: limit.optional(),
+    turns: limit.optional(),
+    keepRecentTurns: z.number().int().nonnegative().optional(),
+    counter: z.enum(Object.keys(COUNTERS) as [string, ...string[]]).optional(),
+    dryRun: z.boolean().optional(),
+  })
+  .openapi('Compact');
+
+const compactReport = z
+  .object({
+    sessionId: z.string(),
+    compacted: z.boolean(),
+    written: z.boolean(),
+    strategy: z.string(),
+    messagesBefore: z.number().int(),
+    messagesAfter: z.number().int(),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    added: z.number().int(),
+    version: z.number().int(),
+  })
+  .passthrough()
+  .openapi('CompactionReport');
+
+const compact = createRoute({
+  method: 'post',
+  path: '/sessions/{id}/compact',
+  tags: ['sessions'],
+  summary: 'Compact the session now with a built-in strategy (dryRun: only the report)',
+  request: {
+    params: sessionIdParam,
+    body: { content: { 'application/json': { schema: compactBody } }, required: true },
+  },
+  responses: { 200: json(compactReport, 'The compaction report'), ...errors(400, 401, 404, 409, 503) },
+});
+
+const fork = createRoute({
+  method: 'post',
+  path: '/sessions/{id}/fork',
+  tags: ['sessions'],
+  summary: 'A new session with the history up to a message',
+  request: {
+    params: sessionIdParam,
+    body: {
+      content: {
+        'application/json': {
+          schema: z.strictObject({ atMessageId: z.string().min(1), id: z.string().optional() }).openapi('Fork'),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: { 201: json(sessionSchema, 'The fork'), ...errors(400, 401, 404, 409, 503) },
+});
+
+const continuation = createRoute({
+  method: 'post',
+  path: '/sessions/{id}/continue',
+  tags: ['sessions'],
+  summary: 'Continue the session in a successor (its system and context messages, linked both ways)',
+  request: { params: sessionIdParam },
+  responses: { 201: json(sessionSchema, 'The successor'), ...errors(400, 401, 404, 409, 503) },
+});
+
+/** Runs `work` with a manager over `store` (no auto-save, not owning the store), closed after. */
+async function withManager(store: SessionStore, work: (manager: SessionManager) => Promise<Session>): Promise<Session> {
+  const manager = new SessionManager({ store, autoSaveIntervalMs: false, ownsStore: false });
+  try {
+    return await work(manager);
+  } finally {
+    await manager.close();
+  }
+}
+
+/** Registers compact, fork and continue. */
+export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
+  app.openapi(compact, async (c) => {
+    const { id } = c.req.valid('param');
+    const { counter, dryRun, ...spec } = c.req.valid('json');
+    const report = await compactStored(c.var.store, id, compactorOf(spec), {
+      ...(counter === undefined ? {} : { counter: counterNamed(counter) }),
+      ...(dryRun === true ? { dryRun } : {}),
+    });
+    c.header('ETag', etagOf(report.version));
+    return c.json(report as never, 200);
+  });
+
+  app.openapi(fork, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const forked = await withManager(c.var.store, (manager) =>
+      manager.fork(id, { atMessageId: body.atMessageId, ...(body.id === undefined ? {} : { id: body.id }) }),
+    );
+    c.header('ETag', etagOf(forked.version));
+    c.header('Location', `/sessions/${forked.id}`);
+    return c.json(forked.toJSON() as never, 201);
+  });
+
+  app.openapi(continuation, async (c) => {
+    const { id } = c.req.valid('param');
+    const successor = await withManager(c.var.store, (manager) => manager.continueSession(id));
+    c.header('ETag', etagOf(successor.version));
+    c.header('Location', `/sessions/${successor.id}`);
+    return c.json(successor.toJSON() as never, 201);
+  });
+}
