@@ -4,8 +4,12 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
+import type * as ServerIndex from '../../server/index.js';
 import { integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
+
+/** The `chatstate/server` module (its types only: the module itself loads when `serve` runs). */
+type ServerModule = typeof ServerIndex;
 
 interface ServeOptions {
   readonly port: number;
@@ -15,7 +19,7 @@ interface ServeOptions {
 }
 
 /** The server module, or `MISSING_DEPENDENCY` naming the packages it needs. */
-async function loadServer(): Promise<typeof import('../../server/index.js')> {
+async function loadServer(): Promise<ServerModule> {
   try {
     return await import('../../server/index.js');
   } catch (error) {
