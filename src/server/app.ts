@@ -4,7 +4,7 @@
  * line; every error answers `{ code, message, details }` with the status of its code.
  * @module
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
@@ -13,6 +13,7 @@ import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
 import type { ServerEnv } from './env.js';
 import { errorAnswer } from './errors.js';
+import { ServerMetrics } from './metrics.js';
 import { requestLog, type LogLine } from './request-log.js';
 import { healthRoutes } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
@@ -62,7 +63,9 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
       });
     },
   });
+  const metrics = new ServerMetrics();
   app.use('*', requestLog(log));
+  app.use('*', metrics.middleware());
   const maxSize = options.maxBodyBytes ?? 8 << 20;
   app.use(
     '*',
@@ -82,10 +85,25 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   sessionActionRoutes(app);
   valueRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
+  // Operational only (no tenant labels): expose it to the scraper, not to the internet.
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/metrics',
+      tags: ['operations'],
+      summary: 'Prometheus metrics: requests, latency, store errors',
+      responses: { 200: { description: 'The exposition text', content: { 'text/plain': { schema: z.string() } } } },
+    }),
+    async (c) => {
+      const { text, contentType } = await metrics.exposition();
+      return c.body(text, 200, { 'Content-Type': contentType }) as never;
+    },
+  );
   app.notFound((c) => {
     throw new NotFoundError(`No route ${c.req.method} ${new URL(c.req.url).pathname}`);
   });
   app.onError((error, c) => {
+    metrics.storeError(error);
     const answer = errorAnswer(fromFramework(error));
     const status = (error as { status?: unknown }).status === 412 ? 412 : answer.status;
     if (answer.body.code === 'INTERNAL')

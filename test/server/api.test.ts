@@ -199,6 +199,21 @@ describe('the chatstate HTTP API', () => {
     expect((await server.call('GET', '/readyz')).status).toBe(200);
   });
 
+  it('exposes Prometheus metrics by route pattern, never by id or tenant', async () => {
+    await server.call('GET', '/sessions/no-such-session', { key: server.keys.adminA });
+    const metrics = await server.call('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(metrics.text).toMatch(
+      /chatstate_http_requests_total\{method="GET",route="\/sessions\/:id",status="404"\} [1-9]/,
+    );
+    expect(metrics.text).toMatch(
+      /chatstate_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/sessions\/:id"\}/,
+    );
+    expect(metrics.text).not.toContain('no-such-session');
+    expect(metrics.text).not.toContain('tenant-a');
+  });
+
   it('logs one JSON line per request with its request id, and echoes a sane X-Request-Id', async () => {
     const answer = await server.call('GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
     expect(answer.headers.get('x-request-id')).toBe('trace-42');
