@@ -11,11 +11,13 @@ import { InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
 import type { SessionStore } from '../store/types.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
+import { ChangeHub } from './change-hub.js';
 import type { ServerEnv } from './env.js';
 import { errorAnswer } from './errors.js';
 import { ServerMetrics } from './metrics.js';
 import { requestLog, type LogLine } from './request-log.js';
 import { healthRoutes } from './routes/health.js';
+import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
 import { sessionActionRoutes } from './routes/session-actions.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -29,6 +31,10 @@ export interface ServerAppOptions {
   readonly keys?: KeyRing;
   /** Largest request body, in bytes. @default 8 MiB */
   readonly maxBodyBytes?: number;
+  /** How often an event stream asks the store whether its session changed. @default 1000 */
+  readonly eventPollMs?: number;
+  /** Aborting it ends every event stream (the server is closing). */
+  readonly signal?: AbortSignal;
   /** Receives one line per request (and per unexpected error). @default JSON lines on stdout */
   readonly log?: (line: LogLine) => void;
 }
@@ -79,10 +85,20 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     }),
   );
   for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
+  const hub = new ChangeHub();
+  app.use('*', async (c, next) => {
+    c.set('changed', (sessionId) => hub.notify(ChangeHub.key(c.var.principal?.tenant, sessionId)));
+    return next();
+  });
   healthRoutes(app, options.store);
   sessionRoutes(app);
   messageRoutes(app);
   sessionActionRoutes(app);
+  eventRoutes(app, {
+    hub,
+    pollMs: options.eventPollMs ?? 1000,
+    closing: options.signal ?? new AbortController().signal,
+  });
   valueRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet.

@@ -14,5 +14,7 @@ export interface ServerEnv {
     /** The store this request reads and writes: the caller's tenant (or user) view. */
     store: SessionStore;
     requestId: string;
+    /** Tells the session's event streams (on this server) that the request changed it. */
+    changed: (sessionId: string) => void;
   };
 }

@@ -41,7 +41,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       `Refusing to listen on ${hostname} without API keys: anyone who can reach it would read every session. Give a key file (--keys), or listen on 127.0.0.1`,
     );
   }
-  const app = createServerApp(options);
+  // Aborted by close: event streams end, so the requests in flight can finish.
+  const closing = new AbortController();
+  const signal = options.signal === undefined ? closing.signal : AbortSignal.any([closing.signal, options.signal]);
+  const app = createServerApp({ ...options, signal });
   const server = createAdaptorServer({ fetch: app.fetch, hostname }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -56,6 +59,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     url: `http://${shown}:${address.port}`,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        closing.abort();
         // Idle keep-alive connections close now; busy ones when their response is sent, or at the grace limit.
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();

@@ -239,3 +239,90 @@ describe('the chatstate HTTP API', () => {
     }
   });
 });
+
+/** Reads server-sent events from `response` until `count` events came (or the stream ended). */
+async function readEvents(
+  response: Response,
+  count: number,
+): Promise<Array<{ event: string; id?: string; data: unknown }>> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const events: Array<{ event: string; id?: string; data: unknown }> = [];
+  let buffer = '';
+  while (events.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const fields = Object.fromEntries(
+        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      events.push({
+        event: fields.event ?? 'message',
+        ...(fields.id === undefined ? {} : { id: fields.id }),
+        data: JSON.parse(fields.data ?? 'null'),
+      });
+    }
+  }
+  await reader.cancel();
+  return events;
+}
+
+describe('the event stream of a session', () => {
+  it('tells appends (from this server at once, from another writer by polling), a compaction and a delete', async () => {
+    const local = memoryStore();
+    const events = await startTestServer(local, { eventPollMs: 100 });
+    try {
+      const key = events.keys.adminA;
+      const headers = { authorization: `Bearer ${key}` };
+      await events.call('POST', '/sessions', { key, body: { id: 'live', messages: [hello('m1')] } });
+      const response = await fetch(`${events.url}/sessions/live/events`, { headers });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reading = readEvents(response, 5);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await events.call('POST', '/sessions/live/messages', { key, body: { messages: [hello('m2', 'over HTTP')] } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Another writer: straight into the store, under the tenant's name.
+      await local.append('tenant-a.live', [{ id: 'm3', role: 'assistant', content: 'from another process' }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await events.call('POST', '/sessions/live/compact', { key, body: { strategy: 'messageLimit', maxMessages: 1 } });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await events.call('DELETE', '/sessions/live', { key });
+      const got = await reading;
+      expect(got.map((event) => event.event)).toEqual(['ready', 'change', 'change', 'change', 'deleted']);
+      expect(got[0]).toMatchObject({ id: '1', data: { version: 1 } });
+      expect(got[1]).toMatchObject({ id: '2', data: { version: 2, messages: [{ id: 'm2', seq: 2 }] } });
+      expect(got[2]).toMatchObject({ id: '3', data: { version: 3, messages: [{ id: 'm3', seq: 3 }] } });
+      expect(got[3]).toMatchObject({ data: { replaced: true } });
+      const other = await fetch(`${events.url}/sessions/live/events`, { headers });
+      expect(other.status).toBe(404);
+    } finally {
+      await events.close();
+      await local.close();
+    }
+  });
+});
+
+describe('closing the server', () => {
+  it('ends open event streams, so close does not wait for its grace period', async () => {
+    const local = memoryStore();
+    const running = await startTestServer(local, { eventPollMs: 60_000 });
+    const key = running.keys.adminA;
+    await running.call('POST', '/sessions', { key, body: { id: 'open' } });
+    const response = await fetch(`${running.url}/sessions/open/events`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const reading = readEvents(response, 10);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = Promise.race([
+      running.close().then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still open after 5 s'), 5_000).unref()),
+    ]);
+    expect(await closed).toBe('closed');
+    expect((await reading).map((event) => event.event)).toEqual(['ready']);
+    await local.close();
+  });
+});

@@ -48,7 +48,7 @@ export interface Answer {
 /** Starts a server over `store` with the test keys (or none, when `withKeys` is false). */
 export async function startTestServer(
   store: SessionStore,
-  options: { withKeys?: boolean; maxBodyBytes?: number } = {},
+  options: { withKeys?: boolean; maxBodyBytes?: number; eventPollMs?: number } = {},
 ): Promise<TestServer> {
   const made = {
     adminA: grant('tenant-a', 'admin'),
@@ -65,6 +65,7 @@ export async function startTestServer(
     port: 0,
     ...(options.withKeys === false ? {} : { keys: new KeyRing(Object.values(made).map((key) => key.entry)) }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+    ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
     log: (line) => logs.push(line),
   });
   return {

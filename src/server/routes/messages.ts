@@ -56,6 +56,7 @@ export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
       const result = await c.var.store.append(id, messages, {
         ...(expectedVersion === undefined ? {} : { expectedVersion }),
       });
+      if (result.appended.length > 0) c.var.changed(id);
       c.header('ETag', etagOf(result.version));
       return c.json(result as never, 200);
     } catch (error) {

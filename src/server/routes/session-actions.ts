@@ -104,6 +104,7 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
       ...(counter === undefined ? {} : { counter: counterNamed(counter) }),
       ...(dryRun === true ? { dryRun } : {}),
     });
+    if (report.written) c.var.changed(id);
     c.header('ETag', etagOf(report.version));
     return c.json(report as never, 200);
   });
@@ -122,6 +123,7 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(continuation, async (c) => {
     const { id } = c.req.valid('param');
     const successor = await withManager(c.var.store, (manager) => manager.continueSession(id));
+    c.var.changed(id);
     c.header('ETag', etagOf(successor.version));
     c.header('Location', `/sessions/${successor.id}`);
     return c.json(successor.toJSON() as never, 201);

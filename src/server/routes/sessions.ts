@@ -95,6 +95,7 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
     if (!(await c.var.store.delete(id))) throw new NotFoundError(`No session ${id}`);
+    c.var.changed(id);
     return c.body(null, 204);
   });
 }

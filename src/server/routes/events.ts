@@ -1,0 +1,98 @@
+/**
+ * `GET /sessions/{id}/events`: a server-sent events stream of a session's changes. Each change is
+ * one `change` event whose id is the session's version: the messages added since the last event,
+ * or `replaced: true` when the history changed otherwise (a compaction), so the client reads it
+ * again. `Last-Event-ID` (a version) resumes; a deleted session ends the stream with `deleted`.
+ * @module
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { NotFoundError } from '../../errors.js';
+import { ChangeHub } from '../change-hub.js';
+import type { ServerEnv } from '../env.js';
+import { sessionIdParam } from '../schemas.js';
+import { errors } from './common.js';
+
+/** Options of the event streams. */
+export interface EventStreamOptions {
+  readonly hub: ChangeHub;
+  /** How often a stream asks the store for the session's version. */
+  readonly pollMs: number;
+  /** Aborted when the server closes: every stream ends. */
+  readonly closing: AbortSignal;
+}
+
+/** Messages sent in one event at most (a larger change is sent as `replaced`). */
+const MAX_EVENT_MESSAGES = 500;
+
+const route = createRoute({
+  method: 'get',
+  path: '/sessions/{id}/events',
+  tags: ['sessions'],
+  summary: 'Server-sent events of the session’s changes (id: the version; resume with Last-Event-ID)',
+  request: { params: sessionIdParam },
+  responses: {
+    200: {
+      description: 'An event stream: ready, change (messages added, or replaced), deleted',
+      content: { 'text/event-stream': { schema: z.string() } },
+    },
+    ...errors(400, 401, 404, 503),
+  },
+});
+
+/** Registers the event stream. */
+export function eventRoutes(app: OpenAPIHono<ServerEnv>, options: EventStreamOptions): void {
+  app.openapi(route, async (c) => {
+    const { id } = c.req.valid('param');
+    const store = c.var.store;
+    const first = await store.summary(id);
+    if (first === undefined) throw new NotFoundError(`No session ${id}`);
+    const resume = Number(c.req.header('last-event-id'));
+    const key = ChangeHub.key(c.var.principal?.tenant, id);
+    return streamSSE(c, async (stream) => {
+      const ended = new AbortController();
+      stream.onAbort(() => ended.abort());
+      const stop = (): void => ended.abort();
+      options.closing.addEventListener('abort', stop);
+      try {
+        // What the client has been told: a version, the highest seq, and the message count then.
+        let version = first.version;
+        let count = first.messageCount;
+        let lastSeq = (await store.readMessages(id, { limit: 1 })).at(-1)?.seq ?? 0;
+        await stream.writeSSE({ event: 'ready', id: String(version), data: JSON.stringify({ version }) });
+        // A client resuming from an older version missed changes this stream cannot list: it reads again.
+        if (Number.isSafeInteger(resume) && resume >= 0 && resume < version)
+          await stream.writeSSE({
+            event: 'change',
+            id: String(version),
+            data: JSON.stringify({ version, replaced: true }),
+          });
+        while (!ended.signal.aborted) {
+          await options.hub.wait(key, options.pollMs, ended.signal);
+          if (ended.signal.aborted) return;
+          const now = await store.summary(id);
+          if (now === undefined) {
+            await stream.writeSSE({ event: 'deleted', data: JSON.stringify({ id }) });
+            return;
+          }
+          if (now.version === version) continue;
+          const added = await store.readMessages(id, { afterSeq: lastSeq, limit: MAX_EVENT_MESSAGES + 1 });
+          // Only appends grow the count by exactly what was added after the last seq told.
+          const appended = added.length <= MAX_EVENT_MESSAGES && now.messageCount === count + added.length;
+          lastSeq = appended
+            ? (added.at(-1)?.seq ?? lastSeq)
+            : ((await store.readMessages(id, { limit: 1 })).at(-1)?.seq ?? 0);
+          version = now.version;
+          count = now.messageCount;
+          await stream.writeSSE({
+            event: 'change',
+            id: String(version),
+            data: JSON.stringify(appended ? { version, messages: added } : { version, replaced: true }),
+          });
+        }
+      } finally {
+        options.closing.removeEventListener('abort', stop);
+      }
+    }) as never;
+  });
+}
