@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { runCompactionSafetyBench } from './compaction-safety.js';
 import { runCompactionBench } from './compaction.js';
 import { REPORT_SEED } from './corpus.js';
+import { runHttpApiBench } from './http-api.js';
 import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harness.js';
 import { runMessageDecodeBench } from './message-decode.js';
 import { runOperationsBench } from './operations.js';
@@ -36,6 +37,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   decode: runMessageDecodeBench,
   turn: runTurnBench,
   operations: runOperationsBench,
+  http: runHttpApiBench,
 };
 
 /** Names that stand for several suites. */

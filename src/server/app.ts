@@ -52,6 +52,9 @@ function fromFramework(error: unknown): unknown {
 /** The title and version the OpenAPI document gives. */
 const API_INFO = { title: 'chatstate API', version: '1' } as const;
 
+/** Methods whose requests carry a body (and its size limit). */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
 /** Routes that need a key (when the server has keys). */
 const PROTECTED = ['/sessions', '/sessions/*', '/values/*'] as const;
 
@@ -73,17 +76,16 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   app.use('*', requestLog(log));
   app.use('*', metrics.middleware());
   const maxSize = options.maxBodyBytes ?? 8 << 20;
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
-          details: { maxBytes: maxSize },
-        });
-      },
-    }),
-  );
+  const limit = bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
+        details: { maxBytes: maxSize },
+      });
+    },
+  });
+  // Only methods with a body: reading a GET's body would build a request stream for nothing.
+  app.use('*', (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
   for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
   const hub = new ChangeHub();
   app.use('*', async (c, next) => {

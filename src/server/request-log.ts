@@ -24,18 +24,19 @@ export function requestLog(log: (line: LogLine) => void): MiddlewareHandler<Serv
     const given = c.req.header('x-request-id');
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
     c.set('requestId', requestId);
+    // Set before the response exists: a header added to a finished response would copy it.
+    c.header('X-Request-Id', requestId);
     const start = performance.now();
     try {
       await next();
     } finally {
-      c.header('X-Request-Id', requestId);
       const principal = c.var.principal;
       log({
         level: c.res.status >= 500 ? 'error' : 'info',
         time: new Date().toISOString(),
         requestId,
         method: c.req.method,
-        path: new URL(c.req.url).pathname,
+        path: c.req.path,
         status: c.res.status,
         ms: Math.round((performance.now() - start) * 100) / 100,
         ...(principal === undefined ? {} : { tenant: principal.tenant, keyId: principal.keyId }),

@@ -240,35 +240,58 @@ describe('the chatstate HTTP API', () => {
   });
 });
 
-/** Reads server-sent events from `response` until `count` events came (or the stream ended). */
-async function readEvents(
-  response: Response,
-  count: number,
-): Promise<Array<{ event: string; id?: string; data: unknown }>> {
+interface StreamEvent {
+  readonly event: string;
+  readonly id?: string;
+  readonly data: unknown;
+}
+
+/** The events of `response`, one at a time (`undefined` once the stream ended). */
+function eventReader(response: Response): {
+  next: () => Promise<StreamEvent | undefined>;
+  cancel: () => Promise<void>;
+} {
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
-  const events: Array<{ event: string; id?: string; data: unknown }> = [];
   let buffer = '';
-  while (events.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const fields = Object.fromEntries(
-        block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
-      );
-      events.push({
-        event: fields.event ?? 'message',
-        ...(fields.id === undefined ? {} : { id: fields.id }),
-        data: JSON.parse(fields.data ?? 'null'),
-      });
-    }
+  return {
+    async next() {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+          );
+          return {
+            event: fields.event ?? 'message',
+            ...(fields.id === undefined ? {} : { id: fields.id }),
+            data: JSON.parse(fields.data ?? 'null'),
+          };
+        }
+        const { value, done } = await reader.read();
+        if (done) return undefined;
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    cancel: () => reader.cancel(),
+  };
+}
+
+/** Reads events from `response` until `count` came (or the stream ended). */
+async function readEvents(response: Response, count: number): Promise<StreamEvent[]> {
+  const events = eventReader(response);
+  const got: StreamEvent[] = [];
+  while (got.length < count) {
+    const event = await events.next();
+    if (event === undefined) break;
+    got.push(event);
   }
-  await reader.cancel();
-  return events;
+  await events.cancel();
+  return got;
 }
 
 describe('the event stream of a session', () => {
@@ -281,22 +304,27 @@ describe('the event stream of a session', () => {
       await events.call('POST', '/sessions', { key, body: { id: 'live', messages: [hello('m1')] } });
       const response = await fetch(`${events.url}/sessions/live/events`, { headers });
       expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const reading = readEvents(response, 5);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const stream = eventReader(response);
+      // Each change waits for its event before the next one: no timing assumptions.
+      expect(await stream.next()).toMatchObject({ event: 'ready', id: '1', data: { version: 1 } });
       await events.call('POST', '/sessions/live/messages', { key, body: { messages: [hello('m2', 'over HTTP')] } });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      // Another writer: straight into the store, under the tenant's name.
+      expect(await stream.next()).toMatchObject({
+        event: 'change',
+        id: '2',
+        data: { version: 2, messages: [{ id: 'm2', seq: 2 }] },
+      });
+      // Another writer: straight into the store, under the tenant's name (found by polling).
       await local.append('tenant-a.live', [{ id: 'm3', role: 'assistant', content: 'from another process' }]);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await stream.next()).toMatchObject({
+        event: 'change',
+        id: '3',
+        data: { version: 3, messages: [{ id: 'm3', seq: 3 }] },
+      });
       await events.call('POST', '/sessions/live/compact', { key, body: { strategy: 'messageLimit', maxMessages: 1 } });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await stream.next()).toMatchObject({ event: 'change', data: { replaced: true } });
       await events.call('DELETE', '/sessions/live', { key });
-      const got = await reading;
-      expect(got.map((event) => event.event)).toEqual(['ready', 'change', 'change', 'change', 'deleted']);
-      expect(got[0]).toMatchObject({ id: '1', data: { version: 1 } });
-      expect(got[1]).toMatchObject({ id: '2', data: { version: 2, messages: [{ id: 'm2', seq: 2 }] } });
-      expect(got[2]).toMatchObject({ id: '3', data: { version: 3, messages: [{ id: 'm3', seq: 3 }] } });
-      expect(got[3]).toMatchObject({ data: { replaced: true } });
+      expect(await stream.next()).toMatchObject({ event: 'deleted' });
+      expect(await stream.next()).toBeUndefined();
       const other = await fetch(`${events.url}/sessions/live/events`, { headers });
       expect(other.status).toBe(404);
     } finally {
