@@ -8,6 +8,7 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import type { StateKey } from '../state/types.js';
 import type { SessionStore } from '../store/types.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
@@ -21,6 +22,7 @@ import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
 import { sessionActionRoutes } from './routes/session-actions.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { stateRoutes } from './routes/state.js';
 import { valueRoutes } from './routes/values.js';
 
 /** Options of `createServerApp`. */
@@ -31,6 +33,8 @@ export interface ServerAppOptions {
   readonly keys?: KeyRing;
   /** Largest request body, in bytes. @default 8 MiB */
   readonly maxBodyBytes?: number;
+  /** Signs (and can encrypt) state blobs, a subkey per tenant; without it the state routes answer 501. */
+  readonly stateKey?: StateKey;
   /** How often an event stream asks the store whether its session changed. @default 1000 */
   readonly eventPollMs?: number;
   /** Aborting it ends every event stream (the server is closing). */
@@ -56,7 +60,7 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*'] as const;
+const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*'] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
@@ -102,6 +106,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     closing: options.signal ?? new AbortController().signal,
   });
   valueRoutes(app);
+  stateRoutes(app, options.stateKey);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet.
   app.openapi(

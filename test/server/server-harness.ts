@@ -48,7 +48,7 @@ export interface Answer {
 /** Starts a server over `store` with the test keys (or none, when `withKeys` is false). */
 export async function startTestServer(
   store: SessionStore,
-  options: { withKeys?: boolean; maxBodyBytes?: number; eventPollMs?: number } = {},
+  options: { withKeys?: boolean; maxBodyBytes?: number; eventPollMs?: number; stateKey?: string } = {},
 ): Promise<TestServer> {
   const made = {
     adminA: grant('tenant-a', 'admin'),
@@ -66,6 +66,7 @@ export async function startTestServer(
     ...(options.withKeys === false ? {} : { keys: new KeyRing(Object.values(made).map((key) => key.entry)) }),
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
+    ...(options.stateKey === undefined ? {} : { stateKey: options.stateKey }),
     log: (line) => logs.push(line),
   });
   return {

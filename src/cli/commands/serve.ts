@@ -55,7 +55,8 @@ export const serve = defineCommand('serve', (command) =>
     .description(
       'Serve the HTTP API (sessions, messages, values; OpenAPI at /openapi.json) over the store.\n' +
         'With --keys FILE (see "chatstate keys"), every request needs a key and sees only its tenant.\n' +
-        'Without keys it serves the whole store and listens on loopback only. SIGINT or SIGTERM stop it:\n' +
+        'Without keys it serves the whole store and listens on loopback only. State blobs (/state/*) are signed\n' +
+        'with CHATSTATE_STATE_KEY (16 characters or more; a subkey per tenant). SIGINT or SIGTERM stop it:\n' +
         'requests in flight finish, then the store closes.',
     )
     .option('--port <n>', 'port to listen on (0: any free port)', integerOption(0), 3000)
@@ -74,11 +75,13 @@ export const serve = defineCommand('serve', (command) =>
         const server = await loadServer();
         const keys = options.keys === undefined ? undefined : await server.KeyRing.fromFile(options.keys);
         const store = await context.store();
+        const stateKey = context.io.env.CHATSTATE_STATE_KEY;
         const running = await server.startServer({
           store,
           port: options.port,
           hostname: options.host,
           ...(keys === undefined ? {} : { keys }),
+          ...(stateKey === undefined || stateKey === '' ? {} : { stateKey }),
           ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
         });
         context.output.note(
