@@ -21,6 +21,7 @@ import { healthRoutes } from './routes/health.js';
 import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
 import { sessionActionRoutes } from './routes/session-actions.js';
+import { recallRoutes } from './routes/recall.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { stateRoutes } from './routes/state.js';
 import { valueRoutes } from './routes/values.js';
@@ -60,7 +61,7 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*'] as const;
+const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall'] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
@@ -107,6 +108,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   });
   valueRoutes(app);
   stateRoutes(app, options.stateKey);
+  recallRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet.
   app.openapi(

@@ -199,6 +199,34 @@ describe('the chatstate HTTP API', () => {
     expect((await server.call('GET', '/readyz')).status).toBe(200);
   });
 
+  it("recalls a user's messages, best first, only within the key's tenant and user", async () => {
+    const admin = server.keys.adminA;
+    await server.call('POST', '/sessions', {
+      key: admin,
+      body: {
+        id: 'recall-1',
+        userId: 'alice',
+        messages: [hello('r1', 'the ferry to Cacilhas leaves every twenty minutes'), hello('r2', 'lunch at noon')],
+      },
+    });
+    await server.call('POST', '/sessions', {
+      key: server.keys.adminB,
+      body: { id: 'recall-1', userId: 'alice', messages: [hello('r1', 'the ferry of tenant b')] },
+    });
+    const found = await server.call('POST', '/recall', { key: admin, body: { userId: 'alice', query: 'ferry', k: 3 } });
+    expect(found.status).toBe(200);
+    const hits = (found.json as { hits: Array<{ sessionId: string; text: string }> }).hits;
+    expect(hits.map((hit) => [hit.sessionId, hit.text])).toEqual([
+      ['recall-1', 'the ferry to Cacilhas leaves every twenty minutes'],
+    ]);
+    const bob = await server.call('POST', '/recall', {
+      key: server.keys.bobA,
+      body: { userId: 'alice', query: 'ferry' },
+    });
+    expect(bob.text).not.toContain('Cacilhas');
+    expect(bob.status === 403 || (bob.json as { hits?: unknown[] }).hits?.length === 0).toBe(true);
+  });
+
   it('exposes Prometheus metrics by route pattern, never by id or tenant', async () => {
     await server.call('GET', '/sessions/no-such-session', { key: server.keys.adminA });
     const metrics = await server.call('GET', '/metrics');

@@ -10,7 +10,7 @@ import { UnauthorizedError } from '../../errors.js';
 import type { SessionStore } from '../../store/types.js';
 import { tenantStore } from '../../tenancy/tenant-store.js';
 import type { ServerEnv } from '../env.js';
-import type { KeyRing } from './api-keys.js';
+import type { KeyRing, Principal } from './api-keys.js';
 
 /** The key a request presents, if any. */
 function presentedKey(authorization: string | undefined, apiKey: string | undefined): string | undefined {
@@ -21,6 +21,19 @@ function presentedKey(authorization: string | undefined, apiKey: string | undefi
 
 /** Middleware that sets `principal` and `store`, or answers 401. */
 export function authenticate(store: SessionStore, keys: KeyRing | undefined): MiddlewareHandler<ServerEnv> {
+  // One view per key, kept: what a view keeps in process (recall's index) lasts across requests.
+  const views = new Map<string, SessionStore>();
+  const viewOf = (principal: Principal): SessionStore => {
+    let view = views.get(principal.keyId);
+    if (view === undefined) {
+      view = tenantStore(store, {
+        tenant: principal.tenant,
+        ...(principal.userId === undefined ? {} : { userId: principal.userId }),
+      });
+      views.set(principal.keyId, view);
+    }
+    return view;
+  };
   return async (c, next) => {
     if (keys === undefined || keys.size === 0) {
       c.set('principal', undefined);
@@ -33,13 +46,7 @@ export function authenticate(store: SessionStore, keys: KeyRing | undefined): Mi
     const principal = keys.principalOf(secret);
     if (principal === undefined) throw new UnauthorizedError('Unknown API key');
     c.set('principal', principal);
-    c.set(
-      'store',
-      tenantStore(store, {
-        tenant: principal.tenant,
-        ...(principal.userId === undefined ? {} : { userId: principal.userId }),
-      }),
-    );
+    c.set('store', viewOf(principal));
     return next();
   };
 }
