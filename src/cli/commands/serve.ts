@@ -16,6 +16,7 @@ interface ServeOptions {
   readonly host: string;
   readonly keys?: string;
   readonly maxBodyBytes?: number;
+  readonly eventPollMs?: number;
 }
 
 /** The server module, or `MISSING_DEPENDENCY` naming the packages it needs. */
@@ -63,6 +64,11 @@ export const serve = defineCommand('serve', (command) =>
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--keys <file>', 'the API key file (tenants, roles, users)')
     .option('--max-body-bytes <n>', 'largest request body (default 8 MiB)', integerOption(1))
+    .option(
+      '--event-poll-ms <n>',
+      'how often event streams check the store for changes other servers made (default 1000)',
+      integerOption(10),
+    )
     .addHelpText(
       'after',
       examples(
@@ -83,6 +89,7 @@ export const serve = defineCommand('serve', (command) =>
           ...(keys === undefined ? {} : { keys }),
           ...(stateKey === undefined || stateKey === '' ? {} : { stateKey }),
           ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+          ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
         });
         context.output.note(
           `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`})`,

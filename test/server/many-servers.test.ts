@@ -1,0 +1,162 @@
+/**
+ * Three `chatstate serve` processes on one Postgres: clients append to shared sessions through any
+ * of them, with If-Match and retries on 412. Afterwards every acknowledged append is stored exactly
+ * once, sequence numbers run 1..n with no gap, and an event stream on one server sees an append
+ * made through another. Real processes, real HTTP on 127.0.0.1, bounded loops.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { newKey } from '../../src/server/auth/api-keys.js';
+import { BIN, ensureBuilt } from '../cli/cli-process.js';
+import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+
+const SERVERS = 3;
+const SESSIONS = 4;
+const CLIENTS = 6;
+const APPENDS_PER_CLIENT = 25;
+const MAX_ATTEMPTS = 50;
+
+interface Served {
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+/** Starts `chatstate serve` with `args`; resolves with its URL once it listens. */
+async function serve(args: readonly string[]): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const found = /on (http:\/\/\S+)/.exec(stderr);
+      if (found !== null) {
+        clearTimeout(timer);
+        resolve(found[1] as string);
+      }
+    });
+    child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
+  });
+  return { url, child };
+}
+
+describeWithPostgres('many servers on one Postgres', (postgres) => {
+  const schema = freshSchema('many_servers');
+  const key = newKey({ tenant: 'shared', role: 'admin' });
+  let dir = '';
+  const servers: Served[] = [];
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    dir = await mkdtemp(join(tmpdir(), 'chatstate-many-servers-'));
+    const keys = join(dir, 'keys.json');
+    await writeFile(keys, JSON.stringify({ keys: [key.entry] }));
+    const store = `${postgres().url}?schema=${schema}`;
+    for (let n = 0; n < SERVERS; n++)
+      servers.push(await serve(['--store', store, '--keys', keys, '--event-poll-ms', '50']));
+  }, 600_000);
+  afterAll(async () => {
+    await Promise.all(
+      servers.map(
+        ({ child }) =>
+          new Promise<void>((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await rm(dir, { recursive: true, force: true });
+    await adminQuery(postgres().url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+  });
+
+  const headers = { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' };
+  const call = (server: Served, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: { ...headers, ...extra },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  it('every acknowledged append through any server is stored exactly once, in one sequence', async () => {
+    for (let s = 0; s < SESSIONS; s++)
+      expect((await call(servers[0] as Served, 'POST', '/sessions', { id: `shared-${s}` })).status).toBe(201);
+    const acknowledged = new Map<string, string[]>();
+    let retries = 0;
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, client) => {
+        for (let n = 0; n < APPENDS_PER_CLIENT; n++) {
+          const session = `shared-${(client + n) % SESSIONS}`;
+          const id = `c${client}-n${n}`;
+          for (let attempt = 0; ; attempt++) {
+            if (attempt >= MAX_ATTEMPTS) throw new Error(`${id}: no append after ${MAX_ATTEMPTS} attempts`);
+            const through = servers[(client + n + attempt) % SERVERS] as Served;
+            // The version to expect: the session's ETag now, read through another server than the write.
+            const head = await call(
+              servers[(client + attempt + 1) % SERVERS] as Served,
+              'GET',
+              `/sessions/${session}/messages?limit=1`,
+            );
+            await head.arrayBuffer();
+            const current = await call(through, 'GET', `/sessions/${session}`);
+            const etag = current.headers.get('etag') as string;
+            await current.arrayBuffer();
+            const answer = await call(
+              through,
+              'POST',
+              `/sessions/${session}/messages`,
+              { messages: [{ id, role: 'user', content: `append ${id}` }] },
+              { 'if-match': etag },
+            );
+            await answer.arrayBuffer();
+            if (answer.status === 200) {
+              acknowledged.set(session, [...(acknowledged.get(session) ?? []), id]);
+              break;
+            }
+            expect(answer.status).toBe(412);
+            retries++;
+          }
+        }
+      }),
+    );
+    let total = 0;
+    for (let s = 0; s < SESSIONS; s++) {
+      const session = `shared-${s}`;
+      const read = await call(servers[s % SERVERS] as Served, 'GET', `/sessions/${session}`);
+      const stored = ((await read.json()) as { messages: Array<{ id: string; seq: number }> }).messages;
+      expect(stored.map((message) => message.seq)).toEqual(stored.map((_, index) => index + 1));
+      const ids = stored.map((message) => message.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect([...ids].sort()).toEqual([...(acknowledged.get(session) ?? [])].sort());
+      total += ids.length;
+    }
+    expect(total).toBe(CLIENTS * APPENDS_PER_CLIENT);
+    // With six writers on four sessions, stale versions happen: the retries are what If-Match is for.
+    expect(retries).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('an event stream on one server tells an append made through another', async () => {
+    const [first, second] = servers as [Served, Served];
+    await call(first, 'POST', '/sessions', { id: 'watched' });
+    const stream = await fetch(`${first.url}/sessions/watched/events`, { headers });
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const until = async (pattern: RegExp): Promise<void> => {
+      for (let reads = 0; reads < 100 && !pattern.test(text); reads++) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+    };
+    await until(/event: ready/);
+    await call(second, 'POST', '/sessions/watched/messages', { messages: [{ id: 'w1', role: 'user', content: 'hi' }] });
+    await until(/"id":"w1"/);
+    await reader.cancel();
+    expect(text).toMatch(/event: change\ndata: [^\n]*"id":"w1"[^\n]*\nid: 2\n/);
+  }, 60_000);
+});
