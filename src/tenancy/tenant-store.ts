@@ -7,7 +7,7 @@
  * "forbidden", so a guess learns nothing.
  * @module
  */
-import { ChatstateError, ForbiddenError, type NotFoundError } from '../errors.js';
+import { ChatstateError, ConflictError, ForbiddenError, type NotFoundError } from '../errors.js';
 import type { Message, MessageInput } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { checkListQuery } from '../store/list-query.js';
@@ -156,7 +156,11 @@ class TenantStore implements SessionStore {
         throw new ForbiddenError(`${this.name}: session ${session.id} belongs to another user`);
       if (options.expectedVersion === undefined) guarded = { ...options, expectedVersion: current?.version ?? 0 };
     }
-    return this.outward(await this.inner.save(stored, guarded)) as Session;
+    try {
+      return this.outward(await this.inner.save(stored, guarded)) as Session;
+    } catch (error) {
+      throw this.renamed(error, stored.id, session.id);
+    }
   }
 
   async append(
@@ -304,11 +308,17 @@ class TenantStore implements SessionStore {
     return out;
   }
 
-  /** An error of the store about `stored`, told with the tenant's id instead. */
+  /** An error of the store about `stored`, told with the tenant's id instead (the store's names stay inside). */
   private renamed(error: unknown, stored: string, id: string): unknown {
-    if (ChatstateError.isInstance(error) && error.code === 'NOT_FOUND' && error.message.includes(stored))
-      return this.notFound(id);
-    return error;
+    if (!ChatstateError.isInstance(error) || !error.message.includes(stored)) return error;
+    if (error.code === 'NOT_FOUND') return this.notFound(id);
+    const message = error.message.split(JSON.stringify(stored)).join(JSON.stringify(id)).split(stored).join(id);
+    const details = Object.fromEntries(
+      Object.entries(error.details).map(([key, value]) => [key, value === stored ? id : value]),
+    );
+    return error.code === 'CONFLICT'
+      ? new ConflictError(message, { cause: error, details })
+      : new ChatstateError(error.code, message, { cause: error, details });
   }
 }
 

@@ -224,7 +224,8 @@ describe('the chatstate HTTP API', () => {
       body: { userId: 'alice', query: 'ferry' },
     });
     expect(bob.text).not.toContain('Cacilhas');
-    expect(bob.status === 403 || (bob.json as { hits?: unknown[] }).hits?.length === 0).toBe(true);
+    expect(bob.status).toBe(403);
+    expect(bob.json).toMatchObject({ code: 'FORBIDDEN' });
   });
 
   it('exposes Prometheus metrics by route pattern, never by id or tenant', async () => {

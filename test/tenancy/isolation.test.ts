@@ -91,6 +91,19 @@ describe.each(Object.keys(backends))('tenantStore over %s', (backend) => {
     expect(await b.get('s1')).toBeDefined();
   });
 
+  it("errors name the tenant's ids, never the store's", async () => {
+    const { a } = await twoTenants(open);
+    const conflict = await a
+      .append('s1', [user('late', 'late-1')], { expectedVersion: 99 })
+      .catch((error: unknown) => error);
+    expect(conflict).toMatchObject({ code: 'CONFLICT' });
+    expect((conflict as Error).message).not.toContain('a.s1');
+    expect(JSON.stringify((conflict as { details: unknown }).details)).not.toContain('a.s1');
+    const taken = await a.save(Session.create({ id: 's1' }), { expectedVersion: 0 }).catch((error: unknown) => error);
+    expect(taken).toMatchObject({ code: 'CONFLICT' });
+    expect((taken as Error).message).not.toContain('a.s1');
+  });
+
   it('values, the app scope and session values are per tenant', async () => {
     const { a, b } = await twoTenants(open);
     expect(await a.values.getAll({ scope: 'user', userId: 'alice' })).toEqual({ colour: 'red' });

@@ -7,6 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MAX_QUERY_CHARS, MAX_RECALL_K } from '../../active-memory/checks.js';
 import { knowledgeSessionId } from '../../active-memory/knowledge.js';
 import { createSessionHandle } from '../../active-memory/session-handle.js';
+import { ForbiddenError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
 import { errors, json } from './common.js';
 
@@ -44,13 +45,17 @@ const route = createRoute({
       required: true,
     },
   },
-  responses: { 200: json(z.object({ hits: z.array(hit) }), 'The hits'), ...errors(400, 401, 403, 503) },
+  responses: { 200: json(z.object({ hits: z.array(hit) }), 'The hits'), ...errors(400, 401, 403, 413, 503) },
 });
 
 /** Registers recall. */
 export function recallRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(route, async (c) => {
     const { userId, query, k, threshold } = c.req.valid('json');
+    // As for values: a key bound to a user is refused another user's memory (not shown an empty one).
+    const bound = c.var.principal?.userId;
+    if (bound !== undefined && bound !== userId)
+      throw new ForbiddenError("This key may only recall its own user's memory");
     // A handle on the user's knowledge session: recall covers all of the user's sessions from any of them.
     const handle = createSessionHandle({ store: c.var.store, sessionId: knowledgeSessionId(userId), userId });
     const hits = await handle.recall(query, {

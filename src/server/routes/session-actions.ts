@@ -54,7 +54,7 @@ const compact = createRoute({
     params: sessionIdParam,
     body: { content: { 'application/json': { schema: compactBody } }, required: true },
   },
-  responses: { 200: json(compactReport, 'The compaction report'), ...errors(400, 401, 404, 409, 503) },
+  responses: { 200: json(compactReport, 'The compaction report'), ...errors(400, 401, 404, 409, 413, 503) },
 });
 
 const fork = createRoute({
@@ -73,7 +73,7 @@ const fork = createRoute({
       required: true,
     },
   },
-  responses: { 201: json(sessionSchema, 'The fork'), ...errors(400, 401, 404, 409, 503) },
+  responses: { 201: json(sessionSchema, 'The fork'), ...errors(400, 401, 404, 409, 413, 503) },
 });
 
 const continuation = createRoute({
@@ -82,7 +82,7 @@ const continuation = createRoute({
   tags: ['sessions'],
   summary: 'Continue the session in a successor (its system and context messages, linked both ways)',
   request: { params: sessionIdParam },
-  responses: { 201: json(sessionSchema, 'The successor'), ...errors(400, 401, 404, 409, 503) },
+  responses: { 201: json(sessionSchema, 'The successor'), ...errors(400, 401, 404, 409, 413, 503) },
 });
 
 /** Runs `work` with a manager over `store` (no auto-save, not owning the store), closed after. */
