@@ -10,6 +10,11 @@ export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } } as const;
 }
 
+/** A required JSON request body of `schema`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { content: { 'application/json': { schema } }, required: true } as const;
+}
+
 const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   400: 'Invalid input (INVALID_ARGUMENT, INVALID_ID, INVALID_MESSAGE, …)',
   401: 'No key, or a key the server does not know (UNAUTHORIZED)',

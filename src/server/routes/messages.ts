@@ -8,7 +8,7 @@ import { ChatstateError, ConflictError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf, expectedVersionOf } from '../etag.js';
 import { appendResultSchema, appendSchema, messageSchema, messagesQuerySchema, sessionIdParam } from '../schemas.js';
-import { errors, json } from './common.js';
+import { errors, json, jsonBody } from './common.js';
 
 const range = createRoute({
   method: 'get',
@@ -32,7 +32,7 @@ const append = createRoute({
     headers: z.object({
       'if-match': z.string().optional().openapi({ description: 'The version the append expects, as an ETag' }),
     }),
-    body: { content: { 'application/json': { schema: appendSchema } }, required: true },
+    body: jsonBody(appendSchema),
   },
   responses: {
     200: json(appendResultSchema, 'What was appended; the ETag is the new version'),

@@ -9,7 +9,7 @@ import { knowledgeSessionId } from '../../active-memory/knowledge.js';
 import { createSessionHandle } from '../../active-memory/session-handle.js';
 import { ForbiddenError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
-import { errors, json } from './common.js';
+import { errors, json, jsonBody } from './common.js';
 
 const hit = z
   .object({
@@ -29,21 +29,16 @@ const route = createRoute({
   tags: ['memory'],
   summary: "The messages of a user's sessions (and knowledge) that best match a query, best first",
   request: {
-    body: {
-      content: {
-        'application/json': {
-          schema: z
-            .strictObject({
-              userId: z.string().min(1).max(256),
-              query: z.string().min(1).max(MAX_QUERY_CHARS),
-              k: z.number().int().min(1).max(MAX_RECALL_K).optional(),
-              threshold: z.number().min(0).max(1).optional(),
-            })
-            .openapi('Recall'),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(
+      z
+        .strictObject({
+          userId: z.string().min(1).max(256),
+          query: z.string().min(1).max(MAX_QUERY_CHARS),
+          k: z.number().int().min(1).max(MAX_RECALL_K).optional(),
+          threshold: z.number().min(0).max(1).optional(),
+        })
+        .openapi('Recall'),
+    ),
   },
   responses: { 200: json(z.object({ hits: z.array(hit) }), 'The hits'), ...errors(400, 401, 403, 413, 503) },
 });

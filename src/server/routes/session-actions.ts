@@ -12,7 +12,7 @@ import type { SessionStore } from '../../store/types.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
 import { sessionIdParam, sessionSchema } from '../schemas.js';
-import { errors, json } from './common.js';
+import { errors, json, jsonBody } from './common.js';
 
 const limit = z.number().int().positive();
 
@@ -52,7 +52,7 @@ const compact = createRoute({
   summary: 'Compact the session now with a built-in strategy (dryRun: only the report)',
   request: {
     params: sessionIdParam,
-    body: { content: { 'application/json': { schema: compactBody } }, required: true },
+    body: jsonBody(compactBody),
   },
   responses: { 200: json(compactReport, 'The compaction report'), ...errors(400, 401, 404, 409, 413, 503) },
 });
@@ -64,14 +64,7 @@ const fork = createRoute({
   summary: 'A new session with the history up to a message',
   request: {
     params: sessionIdParam,
-    body: {
-      content: {
-        'application/json': {
-          schema: z.strictObject({ atMessageId: z.string().min(1), id: z.string().optional() }).openapi('Fork'),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.strictObject({ atMessageId: z.string().min(1), id: z.string().optional() }).openapi('Fork')),
   },
   responses: { 201: json(sessionSchema, 'The fork'), ...errors(400, 401, 404, 409, 413, 503) },
 });

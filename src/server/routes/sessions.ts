@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
 import { createSessionSchema, listPageSchema, listQuerySchema, sessionIdParam, sessionSchema } from '../schemas.js';
-import { errors, json } from './common.js';
+import { errors, json, jsonBody } from './common.js';
 
 /** Rows of a page when the query names no limit. */
 const DEFAULT_PAGE = 50;
@@ -28,7 +28,7 @@ const create = createRoute({
   path: '/sessions',
   tags: ['sessions'],
   summary: 'Create a session',
-  request: { body: { content: { 'application/json': { schema: createSessionSchema } }, required: true } },
+  request: { body: jsonBody(createSessionSchema) },
   responses: { 201: json(sessionSchema, 'The session as stored'), ...errors(400, 401, 403, 409, 413, 503) },
 });
 

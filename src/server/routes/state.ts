@@ -16,34 +16,38 @@ import { encodeState } from '../../state/encode-state.js';
 import type { StateKey, StateKeyRing, StateSecret } from '../../state/types.js';
 import type { ServerEnv } from '../env.js';
 import { messageSchema } from '../schemas.js';
-import { errors, json } from './common.js';
+import { errors, json, jsonBody } from './common.js';
 
 const provider = z.enum(PROVIDERS);
 const blob = z.string().min(1).openapi({ description: 'An opaque state blob' });
 const rejection = z.object({ reason: z.string(), message: z.string() }).openapi('StateRejection');
+
+const encodeBody = z
+  .strictObject({
+    provider,
+    messages: z.array(messageInputSchema),
+    processedLength: z.number().int().nonnegative().optional(),
+    encrypt: z.boolean().optional(),
+  })
+  .openapi('EncodeState');
+
+const decodeBody = z.strictObject({ provider, state: blob }).openapi('DecodeState');
+
+const appendBody = z
+  .strictObject({
+    provider,
+    state: blob.optional(),
+    messages: z.array(messageInputSchema).min(1),
+    encrypt: z.boolean().optional(),
+  })
+  .openapi('AppendState');
 
 const encode = createRoute({
   method: 'post',
   path: '/state/encode',
   tags: ['state'],
   summary: 'A state blob of a history, locked to a provider',
-  request: {
-    body: {
-      content: {
-        'application/json': {
-          schema: z
-            .strictObject({
-              provider,
-              messages: z.array(messageInputSchema),
-              processedLength: z.number().int().nonnegative().optional(),
-              encrypt: z.boolean().optional(),
-            })
-            .openapi('EncodeState'),
-        },
-      },
-      required: true,
-    },
-  },
+  request: { body: jsonBody(encodeBody) },
   responses: { 200: json(z.object({ state: blob }), 'The blob'), ...errors(400, 401, 413, 501) },
 });
 
@@ -52,12 +56,7 @@ const decode = createRoute({
   path: '/state/decode',
   tags: ['state'],
   summary: 'The history of a state blob (a blob that cannot be used is rejected: the history is empty)',
-  request: {
-    body: {
-      content: { 'application/json': { schema: z.strictObject({ provider, state: blob }).openapi('DecodeState') } },
-      required: true,
-    },
-  },
+  request: { body: jsonBody(decodeBody) },
   responses: {
     200: json(
       z.object({
@@ -76,23 +75,7 @@ const append = createRoute({
   path: '/state/append',
   tags: ['state'],
   summary: 'A new blob with messages appended (a rejected input blob starts an empty history)',
-  request: {
-    body: {
-      content: {
-        'application/json': {
-          schema: z
-            .strictObject({
-              provider,
-              state: blob.optional(),
-              messages: z.array(messageInputSchema).min(1),
-              encrypt: z.boolean().optional(),
-            })
-            .openapi('AppendState'),
-        },
-      },
-      required: true,
-    },
-  },
+  request: { body: jsonBody(appendBody) },
   responses: {
     200: json(z.object({ state: blob, dropped: z.number().int(), rejected: rejection.optional() }), 'The new blob'),
     ...errors(400, 401, 413, 501),

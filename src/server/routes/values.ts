@@ -9,7 +9,7 @@ import type { JsonValue } from '../../message/schema.js';
 import type { ValueOwner } from '../../store/types.js';
 import type { ServerEnv } from '../env.js';
 import { sessionIdParam, valuesPatchSchema, valuesSchema } from '../schemas.js';
-import { errors, json } from './common.js';
+import { errors, json, jsonBody } from './common.js';
 
 const owner = z.string().min(1).max(256);
 
@@ -56,7 +56,7 @@ export function valueRoutes(app: OpenAPIHono<ServerEnv>): void {
       summary: `Set or delete (null) values of the ${scope.name} scope, atomically`,
       request: {
         params: scope.params,
-        body: { content: { 'application/json': { schema: valuesPatchSchema } }, required: true },
+        body: jsonBody(valuesPatchSchema),
       },
       responses: { 200: json(valuesSchema, 'The values after the change'), ...errors(400, 401, 403, 404, 413, 503) },
     });
