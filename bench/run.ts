@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- suite…]`: runs the benchmark suites (all by default, or those named:
+ * `npm run bench [-- suite…] [--out=FILE]`: runs the benchmark suites (all by default, or those named:
  * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
@@ -92,6 +92,8 @@ function render(
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const names = selectSuites(args);
+  // --out=FILE writes the results there instead (a run at other sizes must not replace RESULTS.md).
+  const out = args.find((arg) => arg.startsWith('--out='))?.slice('--out='.length);
   const command = args.length === 0 ? 'npm run bench' : `npm run bench -- ${args.join(' ')}`;
   const reports: SuiteReport[] = [];
   const load = loadavg();
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
       await stopBenchServers();
     }
   });
-  const path = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+  const path = out ?? fileURLToPath(new URL('./RESULTS.md', import.meta.url));
   writeFileSync(path, render(reports, command, elapsed, load, after));
   console.log(`\nTotal ${formatMs(elapsed)}; wrote ${path}`);
 }

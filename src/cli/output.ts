@@ -135,6 +135,6 @@ export class Output {
 }
 
 /** Writes `chunk`, waiting for `drain` when the stream's buffer is full. */
-export async function write(stream: OutputStream, chunk: string): Promise<void> {
+export async function write(stream: OutputStream, chunk: string | Uint8Array): Promise<void> {
   if (!stream.write(chunk)) await once(stream, 'drain');
 }

@@ -5,7 +5,7 @@
  */
 import { NotFoundError } from '../errors.js';
 import { SharedValues, readAppValues, readBundle, readValues, type SessionBundle } from './bundle.js';
-import { appValuesLine, sessionLine } from './lines.js';
+import { appValuesLine, sessionLineBytes } from './lines.js';
 import { mapOrdered } from './pool.js';
 import { concurrencyOf, report, type LongRunOptions } from './progress.js';
 import { selected, selectionOf } from './walk.js';
@@ -41,15 +41,15 @@ export async function* exportBundles(store: SessionStore, options: ExportOptions
 }
 
 /**
- * Export lines (without newlines) of the sessions selected; with `all`, the app scope's values
- * first when there are any. Sessions come as the store's JSON text (`getJson`): an export costs
- * little more than a load.
+ * Export lines of the sessions selected, as UTF-8 bytes, each with its newline; with `all`, the
+ * app scope's values first when there are any. Sessions come as the store's JSON bytes
+ * (`getJsonBytes`): an export costs little more than a load.
  */
-export async function* exportSessions(store: SessionStore, options: ExportOptions): AsyncGenerator<string> {
+export async function* exportSessions(store: SessionStore, options: ExportOptions): AsyncGenerator<Uint8Array> {
   const selection = selectionOf(options);
   if (options.all === true) {
     const app = await readAppValues(store);
-    if (Object.keys(app).length > 0) yield appValuesLine(app);
+    if (Object.keys(app).length > 0) yield Buffer.from(`${appValuesLine(app)}\n`);
   }
   let done = 0;
   const shared = new SharedValues();
@@ -59,13 +59,13 @@ export async function* exportSessions(store: SessionStore, options: ExportOption
     async ({ id, summary }) => {
       // The owners and expiry first, then the text: a session deleted in between is skipped.
       const head = summary ?? (await store.summary(id));
-      const text = head === undefined ? undefined : await store.getJson(id);
-      if (head === undefined || text === undefined) {
+      const json = head === undefined ? undefined : await store.getJsonBytes(id);
+      if (head === undefined || json === undefined) {
         // A session deleted while `all` pages is skipped; one named must be there.
         if ('ids' in selection) throw new NotFoundError(`${store.name}: no session ${id}`);
         return undefined;
       }
-      return sessionLine(text, await readValues(store, head, shared), head.expiresAt);
+      return sessionLineBytes(json, await readValues(store, head, shared), head.expiresAt);
     },
     options.signal,
   );

@@ -24,17 +24,28 @@ export function bundleLine(bundle: SessionBundle): string {
   return sessionLine(JSON.stringify(bundle.session), bundle.values, bundle.expiresAt);
 }
 
+/** What goes before and after a session's JSON text in its export line (no newline). */
+function sessionLineEnds(values: BundleValues, expiresAt?: string): [before: string, after: string] {
+  const rest = JSON.stringify({
+    ...(Object.keys(values).length === 0 ? {} : { values }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+  });
+  return [`{"kind":"session","exportFormat":${EXPORT_FORMAT},"session":`, rest === '{}' ? '}' : `,${rest.slice(1)}`];
+}
+
 /**
  * The export line of a session given as JSON text (`SessionStore.getJson`, one line), with its
  * values and expiry: the session's text goes in as it is, never parsed and serialized again.
  */
 export function sessionLine(sessionText: string, values: BundleValues, expiresAt?: string): string {
-  const rest = JSON.stringify({
-    ...(Object.keys(values).length === 0 ? {} : { values }),
-    ...(expiresAt === undefined ? {} : { expiresAt }),
-  });
-  const head = `{"kind":"session","exportFormat":${EXPORT_FORMAT},"session":${sessionText}`;
-  return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
+  const [before, after] = sessionLineEnds(values, expiresAt);
+  return `${before}${sessionText}${after}`;
+}
+
+/** `sessionLine` as UTF-8 bytes with its newline, from the session's JSON bytes (`SessionStore.getJsonBytes`). */
+export function sessionLineBytes(sessionJson: Uint8Array, values: BundleValues, expiresAt?: string): Buffer {
+  const [before, after] = sessionLineEnds(values, expiresAt);
+  return Buffer.concat([Buffer.from(before), sessionJson, Buffer.from(`${after}\n`)]);
 }
 
 /** The export line of the app scope's values (no newline). */

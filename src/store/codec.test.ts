@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { recordCipher } from './at-rest.js';
-import { decodeMessage, encodeMessage, messageText, sessionText } from './codec.js';
+import { decodeMessage, encodeMessage, messageText, sessionJsonBytes, sessionJsonParts, sessionText } from './codec.js';
 import type { MessageRecord } from './types.js';
 
 const plain = recordCipher(undefined, 'test');
@@ -55,5 +55,25 @@ describe('sessionText', () => {
     const session = Session.create({ id: 's1', messages: decoded, metadata: { messages: [] } });
     const text = sessionText(session, records);
     expect(Session.fromJSON(JSON.parse(text)).toJSON()).toEqual(session.toJSON());
+  });
+});
+
+describe('sessionJsonBytes', () => {
+  it('encodes the text between a prefix and a suffix, with and without messages', () => {
+    const records = [1, 2, 3].map((seq) => ({
+      ...recordOf(encodeMessage(Message.with(message, { id: `m${seq}`, content: `晴れ ${seq} 🌤` }), 's1', plain), seq),
+      id: `m${seq}`,
+    }));
+    const decoded = records.map((record) => decodeMessage(record, 's1', plain, 'test'));
+    for (const session of [
+      Session.create({ id: 's1', messages: decoded }),
+      Session.create({ id: 's1', metadata: { note: '—' } }),
+    ]) {
+      const stored = session.messages.length === 0 ? [] : records;
+      const bytes = sessionJsonBytes(sessionJsonParts(session, stored), '[', ']\n');
+      expect(bytes.toString('utf8')).toBe(`[${sessionText(session, stored)}]\n`);
+      const serialized = sessionJsonBytes(sessionJsonParts(session)).toString('utf8');
+      expect(JSON.parse(serialized)).toEqual(JSON.parse(sessionText(session, stored)));
+    }
   });
 });

@@ -126,15 +126,60 @@ export function messageText(record: MessageRecord, message: Message): string {
   return `{"seq":${record.seq},${data.slice(1)}`;
 }
 
-/** The JSON text of `session`, whose messages `records` decoded to, one by one (see `messageText`). */
-export function sessionText(session: Session, records: readonly MessageRecord[]): string {
+/**
+ * The JSON text of `session` in pieces: the text before its messages, each message's text, and
+ * the text after them. With `records` (what its messages decoded from, one by one) each message is
+ * its record's own text (see `messageText`); without, it is serialized.
+ */
+export interface SessionJsonParts {
+  readonly before: string;
+  readonly messages: readonly string[];
+  readonly after: string;
+}
+
+/** The pieces of `session`'s JSON text (see `SessionJsonParts`). */
+export function sessionJsonParts(session: Session, records?: readonly MessageRecord[]): SessionJsonParts {
   const { messages } = session;
-  const parts = new Array<string>(records.length);
-  for (let i = 0; i < records.length; i++) parts[i] = messageText(records[i] as MessageRecord, messages[i] as Message);
+  const texts = new Array<string>(messages.length);
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as Message;
+    texts[i] = records === undefined ? JSON.stringify(message) : messageText(records[i] as MessageRecord, message);
+  }
   const head = JSON.stringify(sessionJson(session, []));
   // The first match is the top-level field: only numbers and escaped strings come before it.
   const at = head.indexOf('"messages":[]') + '"messages":['.length;
-  return `${head.slice(0, at)}${parts.join(',')}${head.slice(at)}`;
+  return { before: head.slice(0, at), messages: texts, after: head.slice(at) };
+}
+
+/** The JSON text of `session`, whose messages `records` decoded to, one by one (see `messageText`). */
+export function sessionText(session: Session, records?: readonly MessageRecord[]): string {
+  const { before, messages, after } = sessionJsonParts(session, records);
+  return `${before}${messages.join(',')}${after}`;
+}
+
+const COMMA = 0x2c;
+
+/**
+ * The UTF-8 bytes of `parts`' text, between `prefix` and `suffix`, in one buffer. Each message is
+ * encoded on its own: V8 builds and encodes one large string with non-ASCII characters several
+ * times slower than it encodes its pieces (measured: 742 KB in 4.5 ms as a string, 0.55 ms so).
+ */
+export function sessionJsonBytes(parts: SessionJsonParts, prefix = '', suffix = ''): Buffer {
+  const { messages } = parts;
+  const pieces = [prefix, parts.before, parts.after, suffix];
+  let size = Math.max(0, messages.length - 1);
+  for (const piece of pieces) size += Buffer.byteLength(piece);
+  for (const text of messages) size += Buffer.byteLength(text);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = bytes.write(prefix, 0);
+  at += bytes.write(parts.before, at);
+  for (let i = 0; i < messages.length; i++) {
+    if (i > 0) bytes[at++] = COMMA;
+    at += bytes.write(messages[i] as string, at);
+  }
+  at += bytes.write(parts.after, at);
+  bytes.write(suffix, at);
+  return bytes;
 }
 
 /** Writes the head data. */

@@ -25,6 +25,8 @@ import {
   checkHeadState,
   decodeHeadData,
   decodeMessage,
+  sessionJsonBytes,
+  sessionJsonParts,
   sessionText,
   decodeTitle,
   encodeHeadData,
@@ -225,8 +227,14 @@ class CoreSessionStore implements SessionStore {
   async getJson(id: string): Promise<string | undefined> {
     return this.run(async () => {
       const read = await this.readSession(id);
-      if (read === undefined) return undefined;
-      return read.records === undefined ? JSON.stringify(read.session) : sessionText(read.session, read.records);
+      return read === undefined ? undefined : sessionText(read.session, read.records);
+    });
+  }
+
+  async getJsonBytes(id: string): Promise<Uint8Array | undefined> {
+    return this.run(async () => {
+      const read = await this.readSession(id);
+      return read === undefined ? undefined : sessionJsonBytes(sessionJsonParts(read.session, read.records));
     });
   }
 

@@ -10,6 +10,7 @@
 import { ChatstateError, ConflictError, ForbiddenError, type NotFoundError } from '../errors.js';
 import type { Message, MessageInput } from '../message/message.js';
 import { Session } from '../session/session.js';
+import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.js';
 import { checkListQuery } from '../store/list-query.js';
 import { checkTextQuery } from '../store/values.js';
 import { closedError, noSessionError } from '../store/driver-helpers.js';
@@ -134,11 +135,15 @@ class TenantStore implements SessionStore {
     return session === undefined ? undefined : this.outward(session);
   }
 
+  // The text is rebuilt from the session: its names must be the tenant's, and only parsing knows where they are.
   async getJson(id: string): Promise<string | undefined> {
-    this.checkOpen();
-    // The text is rebuilt from the session: its names must be the tenant's, and only parsing knows where they are.
     const session = await this.get(id);
-    return session === undefined ? undefined : JSON.stringify(session);
+    return session === undefined ? undefined : sessionText(session);
+  }
+
+  async getJsonBytes(id: string): Promise<Uint8Array | undefined> {
+    const session = await this.get(id);
+    return session === undefined ? undefined : sessionJsonBytes(sessionJsonParts(session));
   }
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {

@@ -11,7 +11,7 @@ import {
   parseLine,
 } from '../../src/operations/index.js';
 import { Session } from '../../src/session/session.js';
-import { cleanup, collect, fill, newStore, sampleSession } from './helpers.js';
+import { cleanup, collect, exportedLines, fill, newStore, sampleSession } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -23,7 +23,7 @@ describe.each(KINDS)('export and import (%s)', (kind) => {
     const target = await newStore(kind);
     try {
       await fill(source, 7, 9);
-      const lines = await collect(exportSessions(source, { all: true }));
+      const lines = await exportedLines(exportSessions(source, { all: true }));
       // The app scope's line, then one line per session.
       expect(lines).toHaveLength(8);
       expect(JSON.parse(lines[0] as string)).toMatchObject({ kind: 'values', scope: 'app' });
@@ -50,7 +50,7 @@ describe.each(KINDS)('export and import (%s)', (kind) => {
     const store = await newStore(kind);
     try {
       await fill(store, 2);
-      const lines = await collect(exportSessions(store, { ids: ['s-0000', 's-0001'] }));
+      const lines = await exportedLines(exportSessions(store, { ids: ['s-0000', 's-0001'] }));
       expect(lines).toHaveLength(2);
       const again = await importSessions(store, linesToInputs(lines));
       expect(again).toMatchObject({ created: 0, unchanged: 2, conflicts: [] });

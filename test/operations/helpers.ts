@@ -71,6 +71,18 @@ export async function fill(store: SessionStore, count: number, messages = 4): Pr
 }
 
 /** Collects an async iterable. */
+/** Export lines as text, each one line with its newline taken off (and checked). */
+export async function exportedLines(lines: AsyncIterable<Uint8Array>): Promise<string[]> {
+  const texts: string[] = [];
+  for await (const line of lines) {
+    const text = new TextDecoder().decode(line);
+    if (!text.endsWith('\n') || text.indexOf('\n') !== text.length - 1)
+      throw new Error(`not one line: ${text.slice(0, 80)}`);
+    texts.push(text.slice(0, -1));
+  }
+  return texts;
+}
+
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);

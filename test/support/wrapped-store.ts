@@ -11,6 +11,7 @@ export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStor
     load: (id) => inner.load(id),
     get: (id) => inner.get(id),
     getJson: (id) => inner.getJson(id),
+    getJsonBytes: (id) => inner.getJsonBytes(id),
     save: (session, options) => inner.save(session, options),
     append: (id, messages, options) => inner.append(id, messages, options),
     readMessages: (id, range) => inner.readMessages(id, range),

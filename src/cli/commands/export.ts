@@ -104,7 +104,7 @@ export const exportCommand = defineCommand('export', (command) =>
             ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
             onProgress: () => progress.increment(),
           })) {
-            await write(out, `${line}\n`);
+            await write(out, line);
             written += 1;
           }
         } finally {

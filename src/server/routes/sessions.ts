@@ -84,12 +84,15 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
 
   app.openapi(read, async (c) => {
     const { id } = c.req.valid('param');
-    const text = await c.var.store.getJson(id);
-    if (text === undefined) throw new NotFoundError(`No session ${id}`);
-    const version = /"version":(\d+)/.exec(text.slice(0, 1024))?.[1];
+    const json = await c.var.store.getJsonBytes(id);
+    if (json === undefined) throw new NotFoundError(`No session ${id}`);
+    // The top-level version comes before the messages (only ids and dates precede it).
+    const version = /"version":(\d+)/.exec(
+      Buffer.from(json.buffer, json.byteOffset, Math.min(1024, json.byteLength)).toString('latin1'),
+    )?.[1];
     if (version !== undefined) c.header('ETag', etagOf(Number(version)));
-    // The store's JSON text as it is: a large session is never parsed and serialized again here.
-    return c.body(text, 200, { 'Content-Type': 'application/json' }) as never;
+    // The store's JSON bytes as they are: a large session is never parsed and serialized again here.
+    return c.body(json as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
   });
 
   app.openapi(remove, async (c) => {

@@ -51,6 +51,7 @@ async function expectUnreadable(store: SessionStore, id: string, code: 'CORRUPT'
   expect(error.message).toContain(store.name);
   await expectCode(() => store.get(id), code);
   await expectCode(() => store.getJson(id), code);
+  await expectCode(() => store.getJsonBytes(id), code);
   await expectCode(() => store.readMessages(id), code);
 }
 
@@ -80,6 +81,7 @@ export function encryptionSpec(suite: ConformanceSuite): void {
       expect(Session.fromJSON(JSON.parse((await store.getJson(session.id)) as string)).toJSON()).toEqual(
         loaded.toJSON(),
       );
+      expect(new TextDecoder().decode(await store.getJsonBytes(session.id))).toBe(await store.getJson(session.id));
     });
 
     spec.it(

@@ -76,21 +76,27 @@ export function roundTripSpec(suite: ConformanceSuite): void {
       expect(await store.readMessages(id)).toEqual(withSeqs(messages));
     });
 
-    spec.it('getJson gives the session get returns as one line of JSON that fromJSON reads back equal', async () => {
-      const store = await spec.open();
-      const session = richSession();
-      await store.save(session);
-      await store.append(
-        session.id,
-        everyKindOfMessage().map((message) => Message.with(message, { id: `json-${message.id}` })),
-      );
-      const text = await store.getJson(session.id);
-      expect(text).toBeDefined();
-      expect(text).not.toMatch(/[\r\n]/);
-      const got = await store.get(session.id);
-      expect(Session.fromJSON(JSON.parse(text as string)).toJSON()).toEqual(got?.toJSON());
-      expect(await store.getJson(freshId())).toBeUndefined();
-    });
+    spec.it(
+      'getJson and getJsonBytes give the session get returns as one line of JSON that fromJSON reads back equal',
+      async () => {
+        const store = await spec.open();
+        const session = richSession();
+        await store.save(session);
+        await store.append(
+          session.id,
+          everyKindOfMessage().map((message) => Message.with(message, { id: `json-${message.id}` })),
+        );
+        const text = await store.getJson(session.id);
+        expect(text).toBeDefined();
+        expect(text).not.toMatch(/[\r\n]/);
+        const got = await store.get(session.id);
+        expect(Session.fromJSON(JSON.parse(text as string)).toJSON()).toEqual(got?.toJSON());
+        expect(await store.getJson(freshId())).toBeUndefined();
+        // The bytes are the same text, encoded (the fixtures hold non-ASCII text).
+        expect(new TextDecoder().decode(await store.getJsonBytes(session.id))).toBe(text);
+        expect(await store.getJsonBytes(freshId())).toBeUndefined();
+      },
+    );
 
     spec.it('plain message inputs are validated and stored as messages', async () => {
       const store = await spec.open();
