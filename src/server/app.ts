@@ -81,16 +81,26 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   app.use('*', requestLog(log));
   app.use('*', metrics.middleware());
   const maxSize = options.maxBodyBytes ?? 8 << 20;
+  const tooLarge = (): InvalidInputError =>
+    new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
+      details: { maxBytes: maxSize },
+    });
   const limit = bodyLimit({
     maxSize,
     onError: () => {
-      throw new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
-        details: { maxBytes: maxSize },
-      });
+      throw tooLarge();
     },
   });
-  // Only methods with a body: reading a GET's body would build a request stream for nothing.
-  app.use('*', (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
+  app.use('*', (c, next) => {
+    // Only methods with a body: reading a GET's body would build a request stream for nothing.
+    if (!BODY_METHODS.has(c.req.method)) return next();
+    // A declared length is checked without touching the body (Node's parser never reads past it):
+    // `raw.body` would make @hono/node-server build a whole web Request for every append.
+    const length = c.req.header('content-length');
+    if (length === undefined || c.req.header('transfer-encoding') !== undefined) return limit(c, next);
+    if (Number(length) > maxSize) throw tooLarge();
+    return next();
+  });
   for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
   const hub = new ChangeHub();
   app.use('*', async (c, next) => {

@@ -165,7 +165,7 @@ describe('the chatstate HTTP API', () => {
     expect((await server.call('GET', '/values/app', { key: server.keys.memberA })).json).toEqual({ plan: 'gold' });
   });
 
-  it('answers every error in one shape: 400, 401, 404 (also for unknown routes), 413', async () => {
+  it('answers every error in one shape: 400, 401, 404 (also for unknown routes), 413 (declared or chunked)', async () => {
     const key = server.keys.adminA;
     const shape = { code: expect.any(String), message: expect.any(String), details: expect.any(Object) };
     const invalidId = await server.call('GET', '/sessions/..%2Fetc', { key });
@@ -194,6 +194,24 @@ describe('the chatstate HTTP API', () => {
     expect(big.status).toBe(413);
     expect(big.json).toMatchObject({ ...shape, code: 'TOO_LARGE' });
     expect(await store.get('tenant-a.big')).toBeUndefined();
+    // A body without a declared length (chunked) is counted as it arrives.
+    const text = JSON.stringify({ id: 'chunked', messages: [hello('m1', 'x'.repeat(100 * 1024))] });
+    const chunked = await fetch(`${server.url}/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: new Blob([text]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toMatchObject({ ...shape, code: 'TOO_LARGE' });
+    expect(await store.get('tenant-a.chunked')).toBeUndefined();
+    const small = await fetch(`${server.url}/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: new Blob([JSON.stringify({ id: 'chunked-small' })]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(small.status).toBe(201);
     const health = await server.call('GET', '/healthz');
     expect(health.json).toEqual({ status: 'ok' });
     expect((await server.call('GET', '/readyz')).status).toBe(200);
