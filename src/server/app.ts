@@ -6,17 +6,20 @@
  */
 import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
 import type { StateKey } from '../state/types.js';
 import type { SessionStore } from '../store/types.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
+import { SessionSigner } from './auth/browser-session.js';
 import { ChangeHub } from './change-hub.js';
 import type { ServerEnv } from './env.js';
 import { errorAnswer } from './errors.js';
 import { ServerMetrics } from './metrics.js';
 import { requestLog, type LogLine } from './request-log.js';
+import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
@@ -25,6 +28,7 @@ import { recallRoutes } from './routes/recall.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { stateRoutes } from './routes/state.js';
 import { valueRoutes } from './routes/values.js';
+import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
 export interface ServerAppOptions {
@@ -42,6 +46,34 @@ export interface ServerAppOptions {
   readonly signal?: AbortSignal;
   /** Receives one line per request (and per unexpected error). @default JSON lines on stdout */
   readonly log?: (line: LogLine) => void;
+  /**
+   * Signs browser-session cookies (16 characters or more); servers that share it accept each
+   * other's cookies. @default a random secret of this app (cookies end when it restarts)
+   */
+  readonly sessionSecret?: string;
+  /** Origins (`https://app.example.com`) whose pages may call the API from a browser. @default none: CORS is off */
+  readonly corsOrigins?: readonly string[];
+}
+
+/** Response headers a cross-origin page may read. */
+const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id'];
+
+/** Checks the CORS origins: each exactly a scheme and host (and port), as browsers send `Origin`. */
+function checkOrigins(origins: readonly string[]): readonly string[] {
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || parsed.origin !== origin || origin === 'null')
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `CORS origin ${JSON.stringify(origin)} must be a scheme and host, such as https://app.example.com (no path, no trailing slash)`,
+      );
+  }
+  return origins;
 }
 
 /**
@@ -78,8 +110,22 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     },
   });
   const metrics = new ServerMetrics();
+  const signer = new SessionSigner(options.sessionSecret);
+  const corsOrigins = checkOrigins(options.corsOrigins ?? []);
   app.use('*', requestLog(log));
   app.use('*', metrics.middleware());
+  app.use('*', securityHeaders());
+  // Off unless configured: without CORS headers a browser lets no other site's page read an answer.
+  if (corsOrigins.length > 0)
+    app.use(
+      '*',
+      cors({
+        origin: [...corsOrigins],
+        allowHeaders: ['Authorization', 'X-Api-Key', 'Content-Type', 'If-Match', 'Last-Event-ID', 'X-Request-Id'],
+        exposeHeaders: EXPOSED_HEADERS,
+        maxAge: 600,
+      }),
+    );
   const maxSize = options.maxBodyBytes ?? 8 << 20;
   const tooLarge = (): InvalidInputError =>
     new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
@@ -101,13 +147,14 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     if (Number(length) > maxSize) throw tooLarge();
     return next();
   });
-  for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
+  for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys, signer));
   const hub = new ChangeHub();
   app.use('*', async (c, next) => {
     c.set('changed', (sessionId) => hub.notify(ChangeHub.key(c.var.principal?.tenant, sessionId)));
     return next();
   });
   healthRoutes(app, options.store);
+  authRoutes(app, options.keys, signer);
   sessionRoutes(app);
   messageRoutes(app);
   sessionActionRoutes(app);

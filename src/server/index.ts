@@ -4,7 +4,8 @@
  * @module
  */
 export { createServerApp, type ServerAppOptions } from './app.js';
-export { startServer, isLoopback, type RunningServer, type StartServerOptions } from './node.js';
+export { startServer, type RunningServer, type StartServerOptions } from './node.js';
+export { isLoopback } from './loopback.js';
 export { KeyRing, hashKey, newKey, type KeyEntry, type Principal, type Role } from './auth/api-keys.js';
 export { STATUS_OF_CODE, errorAnswer, type ErrorBody } from './errors.js';
 export type { LogLine } from './request-log.js';

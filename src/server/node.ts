@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { InvalidInputError } from '../errors.js';
 import { createServerApp, type ServerAppOptions } from './app.js';
+import { isLoopback } from './loopback.js';
 
 /** Options of `startServer`. */
 export interface StartServerOptions extends ServerAppOptions {
@@ -24,12 +25,6 @@ export interface RunningServer {
   readonly url: string;
   /** Stops accepting connections, lets requests in flight finish (up to `graceMs`), then closes. The store stays open. */
   close(graceMs?: number): Promise<void>;
-}
-
-/** True for the loopback names and addresses (`localhost`, 127.0.0.0/8, `::1`). */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
 }
 
 /** Starts the API on `hostname:port`; refuses a non-loopback address when there are no API keys. */

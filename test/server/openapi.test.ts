@@ -61,6 +61,17 @@ const malformedJson = '{"id": ';
  */
 const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
   'GET /healthz': [{ status: 200, path: '/healthz', key: null }],
+  'GET /auth/session': [
+    { status: 200, path: '/auth/session' },
+    { status: 200, path: '/auth/session', key: null },
+  ],
+  'POST /auth/session': [
+    { status: 200, path: '/auth/session', body: { ttlSeconds: 600 } },
+    { status: 200, path: '/auth/session', key: null, bodyOf: () => ({ key: server.keys.memberA }) },
+    { status: 401, path: '/auth/session', key: null, body: { key: 'csk_unknown' } },
+    { status: 400, path: '/auth/session', body: { ttlSeconds: 1 } },
+  ],
+  'DELETE /auth/session': [{ status: 204, path: '/auth/session' }],
   'GET /readyz': [{ status: 200, path: '/readyz', key: null }],
   'GET /metrics': [{ status: 200, path: '/metrics', key: null }],
   'GET /sessions': [

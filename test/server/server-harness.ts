@@ -25,6 +25,8 @@ function grant(tenant: string, role: Role, userId?: string): { secret: string; e
 export interface TestServer {
   readonly url: string;
   readonly keys: TestKeys;
+  /** The key file entries of `keys` (hashes only), for a second server with some of them. */
+  readonly entries: Readonly<Record<keyof TestKeys, KeyEntry>>;
   readonly logs: LogLine[];
   /** Sends a request with `key` (none when `undefined`); a JSON body is serialized. */
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
@@ -48,7 +50,14 @@ export interface Answer {
 /** Starts a server over `store` with the test keys (or none, when `withKeys` is false). */
 export async function startTestServer(
   store: SessionStore,
-  options: { withKeys?: boolean; maxBodyBytes?: number; eventPollMs?: number; stateKey?: string } = {},
+  options: {
+    withKeys?: boolean;
+    maxBodyBytes?: number;
+    eventPollMs?: number;
+    stateKey?: string;
+    sessionSecret?: string;
+    corsOrigins?: readonly string[];
+  } = {},
 ): Promise<TestServer> {
   const made = {
     adminA: grant('tenant-a', 'admin'),
@@ -67,11 +76,18 @@ export async function startTestServer(
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
     ...(options.stateKey === undefined ? {} : { stateKey: options.stateKey }),
+    ...(options.sessionSecret === undefined ? {} : { sessionSecret: options.sessionSecret }),
+    ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     log: (line) => logs.push(line),
   });
+  const entries = Object.fromEntries(Object.entries(made).map(([name, key]) => [name, key.entry])) as Record<
+    keyof TestKeys,
+    KeyEntry
+  >;
   return {
     url: server.url,
     keys,
+    entries,
     logs,
     async call(method, path, call = {}) {
       const headers: Record<string, string> = { ...call.headers };

@@ -59,6 +59,8 @@ interface Attacker {
   readonly admin: boolean;
   /** The user the key is bound to. */
   readonly userId?: string;
+  /** A browser session the key opened: its requests carry this cookie instead of the key. */
+  readonly cookie?: string;
 }
 
 /** One request of the matrix and what it may answer. */
@@ -176,6 +178,14 @@ async function createdProblem(context: CaseContext, answer: Answer, id: string):
   return undefined;
 }
 
+/** A principal answered must be the attacker's own: its tenant, and its user when bound. */
+function ownPrincipal(answer: Answer, attacker: Attacker): string | undefined {
+  const principal = (answer.json as { principal?: { tenant?: string; userId?: string } | null } | undefined)?.principal;
+  if (principal?.tenant !== ATTACKER_TENANT) return `answers the principal ${JSON.stringify(principal)}`;
+  if (principal.userId !== attacker.userId) return `answers the user ${principal.userId}, not ${attacker.userId}`;
+  return undefined;
+}
+
 /** A values answer of 200 must hold what the attacker just wrote. */
 function wroteOwn(answer: Answer, marker: string): string | undefined {
   return answer.status === 200 && !answer.text.includes(marker) ? `answers without the value just written` : undefined;
@@ -187,6 +197,20 @@ function wroteOwn(answer: Answer, marker: string): string | undefined {
  */
 const CASES: Readonly<Record<string, Case>> = {
   'GET /healthz': () => [{ method: 'GET', path: '/healthz', expect: [200] }],
+  // Who the key is: only ever the attacker's own tenant and user, however it asks.
+  'GET /auth/session': ({ attacker }) => [
+    { method: 'GET', path: '/auth/session', expect: [200], check: (answer) => ownPrincipal(answer, attacker) },
+  ],
+  // A browser session cannot open another one without the key itself.
+  'POST /auth/session': ({ attacker }) =>
+    [{}, { ttlSeconds: 60 }, { key: attacker.key }].map((body) => ({
+      method: 'POST',
+      path: '/auth/session',
+      body,
+      expect: attacker.cookie !== undefined && !('key' in body) ? [401] : [200],
+      check: (answer: Answer) => (answer.status === 200 ? ownPrincipal(answer, attacker) : undefined),
+    })),
+  'DELETE /auth/session': () => [{ method: 'DELETE', path: '/auth/session', expect: [204] }],
   'GET /readyz': () => [{ method: 'GET', path: '/readyz', expect: [200] }],
   // Labelled by route pattern: not even the ids the probes sent may show.
   'GET /metrics': ({ victim }) => [
@@ -639,7 +663,12 @@ async function runMatrix(
   /** Sends a request with the attacker's key; counts an answer holding the victim's data, and a changed victim. */
   async function send(attacker: Attacker, method: string, path: string, options: Omit<CallOptions, 'key'> = {}) {
     requests += 1;
-    const answer = await boundedCall(server.url, method, path, { ...options, key: attacker.key }, READ_MS);
+    // A browser session sends its cookie from the server's own page, as the web session browser does.
+    const as =
+      attacker.cookie === undefined
+        ? { key: attacker.key }
+        : { headers: { ...options.headers, cookie: attacker.cookie, 'sec-fetch-site': 'same-origin' } };
+    const answer = await boundedCall(server.url, method, path, { ...options, ...as }, READ_MS);
     const where = `${attacker.name} ${method} ${path}`;
     if (answer.cut) problems.push(`${where}: still answering after ${READ_MS} ms (a stream?)`);
     const headers = [...answer.headers.entries()].map(([name, value]) => `${name}: ${value}`).join('\n');
@@ -708,13 +737,17 @@ async function runMatrix(
   };
 }
 
-function attackersOf(server: TestServer): Attacker[] {
+async function attackersOf(server: TestServer): Promise<Attacker[]> {
   const { adminA, memberA, aliceA, bobA } = server.keys;
+  const login = await server.call('POST', '/auth/session', { body: { key: aliceA } });
+  const cookie = login.headers.getSetCookie()[0]?.split(';')[0];
+  if (login.status !== 200 || cookie === undefined) throw new Error(`no browser session for alice: ${login.text}`);
   return [
     { name: 'adminA', key: adminA, admin: true },
     { name: 'memberA', key: memberA, admin: false },
     { name: 'aliceA', key: aliceA, admin: false, userId: 'alice' },
     { name: 'bobA', key: bobA, admin: false, userId: 'bob' },
+    { name: 'aliceA-cookie', key: aliceA, admin: false, userId: 'alice', cookie },
   ];
 }
 
@@ -737,9 +770,9 @@ const ANCHORS = [
 ] as const;
 
 function anchorsOf(attacker: Attacker): string[] {
-  return ANCHORS.filter((anchor) => attacker.userId === undefined || anchor.key === attacker.name).map(
-    (anchor) => anchor.id,
-  );
+  return ANCHORS.filter(
+    (anchor) => attacker.userId === undefined || anchor.key === attacker.name.replace(/-cookie$/, ''),
+  ).map((anchor) => anchor.id);
 }
 
 describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => {
@@ -804,7 +837,7 @@ describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => 
       expect(opened.text).toContain(`${tenantB.token}-blob-`);
     }
 
-    const attackers = attackersOf(server);
+    const attackers = await attackersOf(server);
     const report = await runMatrix(server, raw, routes, attackers, tenantB, anchorsOf);
     expectClean(report, routes, attackers);
     expect(await apiView(server, tenantB)).toBe(apiBefore);
@@ -839,7 +872,7 @@ describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => 
     const rawBefore = await rawView(raw, bob);
     expect(apiBefore).toContain(`${bob.token}-chat-bob-m2`);
 
-    const attackers = attackersOf(server).filter((attacker) => attacker.name === 'aliceA');
+    const attackers = (await attackersOf(server)).filter((attacker) => attacker.userId === 'alice');
     const report = await runMatrix(server, raw, routes, attackers, bob, (attacker) => [
       ...anchorsOf(attacker),
       'chat-alice',

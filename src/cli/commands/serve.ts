@@ -17,6 +17,7 @@ interface ServeOptions {
   readonly keys?: string;
   readonly maxBodyBytes?: number;
   readonly eventPollMs?: number;
+  readonly corsOrigin?: string[];
 }
 
 /** The server module, or `MISSING_DEPENDENCY` naming the packages it needs. */
@@ -57,8 +58,11 @@ export const serve = defineCommand('serve', (command) =>
       'Serve the HTTP API (sessions, messages, values; OpenAPI at /openapi.json) over the store.\n' +
         'With --keys FILE (see "chatstate keys"), every request needs a key and sees only its tenant.\n' +
         'Without keys it serves the whole store and listens on loopback only. State blobs (/state/*) are signed\n' +
-        'with CHATSTATE_STATE_KEY (16 characters or more; a subkey per tenant). SIGINT or SIGTERM stop it:\n' +
-        'requests in flight finish, then the store closes.',
+        'with CHATSTATE_STATE_KEY (16 characters or more; a subkey per tenant). Browsers log in with a key at\n' +
+        'POST /auth/session and get an HttpOnly cookie, signed with CHATSTATE_SESSION_SECRET (16 characters or\n' +
+        'more; give every server the same one) or else a random secret of this process. CORS is off unless\n' +
+        '--cors-origin names the origins allowed. SIGINT or SIGTERM stop it: requests in flight finish, then\n' +
+        'the store closes.',
     )
     .option('--port <n>', 'port to listen on (0: any free port)', integerOption(0), 3000)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -69,6 +73,7 @@ export const serve = defineCommand('serve', (command) =>
       'how often event streams check the store for changes other servers made (default 1000)',
       integerOption(10),
     )
+    .option('--cors-origin <origin...>', 'origins whose pages may call the API (CORS; default: none)')
     .addHelpText(
       'after',
       examples(
@@ -82,6 +87,7 @@ export const serve = defineCommand('serve', (command) =>
         const keys = options.keys === undefined ? undefined : await server.KeyRing.fromFile(options.keys);
         const store = await context.store();
         const stateKey = context.io.env.CHATSTATE_STATE_KEY;
+        const sessionSecret = context.io.env.CHATSTATE_SESSION_SECRET;
         const running = await server.startServer({
           store,
           port: options.port,
@@ -90,6 +96,8 @@ export const serve = defineCommand('serve', (command) =>
           ...(stateKey === undefined || stateKey === '' ? {} : { stateKey }),
           ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
           ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
+          ...(sessionSecret === undefined || sessionSecret === '' ? {} : { sessionSecret }),
+          ...(options.corsOrigin === undefined ? {} : { corsOrigins: options.corsOrigin }),
         });
         context.output.note(
           `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`})`,

@@ -66,15 +66,16 @@ export function newKey(grant: { tenant: string; role: Role; userId?: string; id?
 /** The keys a server accepts, by hash. */
 export class KeyRing {
   private readonly byHash: ReadonlyMap<string, Principal>;
+  private readonly hashById: ReadonlyMap<string, string>;
 
   constructor(entries: readonly KeyEntry[]) {
     const byHash = new Map<string, Principal>();
-    const ids = new Set<string>();
+    const hashById = new Map<string, string>();
     for (const raw of entries) {
       const entry = keyEntrySchema.parse(raw);
-      if (ids.has(entry.id)) throw new InvalidInputError('INVALID_ARGUMENT', `Two keys have the id ${entry.id}`);
+      if (hashById.has(entry.id)) throw new InvalidInputError('INVALID_ARGUMENT', `Two keys have the id ${entry.id}`);
       if (byHash.has(entry.hash)) throw new InvalidInputError('INVALID_ARGUMENT', `Key ${entry.id} repeats a hash`);
-      ids.add(entry.id);
+      hashById.set(entry.id, entry.hash);
       byHash.set(
         entry.hash,
         Object.freeze({
@@ -86,6 +87,7 @@ export class KeyRing {
       );
     }
     this.byHash = byHash;
+    this.hashById = hashById;
   }
 
   /** How many keys the ring holds (none: the server runs unauthenticated, on loopback only). */
@@ -96,6 +98,17 @@ export class KeyRing {
   /** The principal of `secret`, or `undefined` for a key the ring does not hold. */
   principalOf(secret: string): Principal | undefined {
     return this.byHash.get(hashKey(secret));
+  }
+
+  /** The stored hash of the key with id `keyId`, if the ring holds it. */
+  hashOf(keyId: string): string | undefined {
+    return this.hashById.get(keyId);
+  }
+
+  /** The principal of the key with id `keyId`, if the ring holds it. */
+  principalById(keyId: string): Principal | undefined {
+    const hash = this.hashById.get(keyId);
+    return hash === undefined ? undefined : this.byHash.get(hash);
   }
 
   /** The ring of key file `path` (`NOT_FOUND` when missing; `INVALID_ARGUMENT` naming the problem otherwise). */
