@@ -4,6 +4,7 @@
  * @module
  */
 import { ChatstateError, errorMessage, type ErrorCode } from '../errors.js';
+import { etagOf } from './etag.js';
 
 /** The HTTP status of each error code. */
 export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze({
@@ -67,9 +68,11 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     };
   }
   const status = STATUS_OF_CODE[error.code] ?? 500;
-  return {
-    status,
-    body: { code: error.code, message: errorMessage(error), details: error.details },
-    headers: status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : {},
-  };
+  const headers: Record<string, string> = {};
+  if (status === 503) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  // A version conflict names the session's version now: the client retries with it as If-Match, no read needed.
+  const actual = error.details.actual;
+  if (error.code === 'CONFLICT' && typeof actual === 'number' && Number.isSafeInteger(actual))
+    headers.ETag = etagOf(actual);
+  return { status, body: { code: error.code, message: errorMessage(error), details: error.details }, headers };
 }

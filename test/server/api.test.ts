@@ -87,10 +87,19 @@ describe('the chatstate HTTP API', () => {
     });
     expect(stale.status).toBe(412);
     expect(stale.json).toMatchObject({ code: 'CONFLICT' });
+    // The 412 names the version now: a retry with it lands without reading the session.
+    expect(stale.headers.get('etag')).toBe('"2"');
+    const retried = await server.call('POST', '/sessions/chat/messages', {
+      key,
+      headers: { 'if-match': stale.headers.get('etag') as string },
+      body: { messages: [hello('a2')] },
+    });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('etag')).toBe('"3"');
     const retry = await server.call('POST', '/sessions/chat/messages', { key, body: { messages: [hello('a1')] } });
-    expect(retry.json).toMatchObject({ version: 2, appended: [], duplicates: ['a1'] });
-    const tail = await server.call('GET', '/sessions/chat/messages?limit=1', { key });
-    expect(tail.json).toMatchObject({ messages: [{ id: 'a1' }] });
+    expect(retry.json).toMatchObject({ version: 3, appended: [], duplicates: ['a1'] });
+    const tail = await server.call('GET', '/sessions/chat/messages?limit=2', { key });
+    expect(tail.json).toMatchObject({ messages: [{ id: 'a1' }, { id: 'a2' }] });
     const badMatch = await server.call('POST', '/sessions/chat/messages', {
       key,
       headers: { 'if-match': 'W/"2"' },

@@ -21,7 +21,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   403: 'The key may not do this (FORBIDDEN)',
   404: 'No such session, or not the caller’s (NOT_FOUND)',
   409: 'A concurrent write came first (CONFLICT)',
-  412: 'If-Match names a version that is not the session’s (CONFLICT)',
+  412: 'If-Match names a version that is not the session’s (CONFLICT); ETag gives the session’s version now',
   413: 'The body is too large (TOO_LARGE)',
   503: 'The store cannot be reached now (UNAVAILABLE); retry after Retry-After',
 };
