@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…] [--out=FILE]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`, `load`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -13,6 +13,7 @@ import { runCompactionSafetyBench } from './compaction-safety.js';
 import { runCompactionBench } from './compaction.js';
 import { REPORT_SEED } from './corpus.js';
 import { runHttpApiBench } from './http-api.js';
+import { runLoadBench } from './load.js';
 import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harness.js';
 import { runMessageDecodeBench } from './message-decode.js';
 import { runOperationsBench } from './operations.js';
@@ -38,6 +39,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   turn: runTurnBench,
   operations: runOperationsBench,
   http: runHttpApiBench,
+  load: runLoadBench,
 };
 
 /** Names that stand for several suites. */
