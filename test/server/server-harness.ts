@@ -2,6 +2,7 @@
  * A chatstate server on loopback for the tests: a store, a key ring with keys of two tenants
  * (admins, a tenant-wide member, and members bound to users), and `call` to send it requests.
  */
+import type { ServerAgent } from '../../src/server/agents/server-agent.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
 import type { LogLine } from '../../src/server/request-log.js';
@@ -28,7 +29,7 @@ export interface TestServer {
   readonly logs: LogLine[];
   /** Sends a request with `key` (none when `undefined`); a JSON body is serialized. */
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
-  close(): Promise<void>;
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface CallOptions {
@@ -48,7 +49,15 @@ export interface Answer {
 /** Starts a server over `store` with the test keys (or none, when `withKeys` is false). */
 export async function startTestServer(
   store: SessionStore,
-  options: { withKeys?: boolean; maxBodyBytes?: number; eventPollMs?: number; stateKey?: string } = {},
+  options: {
+    withKeys?: boolean;
+    maxBodyBytes?: number;
+    eventPollMs?: number;
+    stateKey?: string;
+    /** The agents turns run (none: turns answer 501). */
+    agents?: readonly ServerAgent[];
+    defaultAgentId?: string;
+  } = {},
 ): Promise<TestServer> {
   const made = {
     adminA: grant('tenant-a', 'admin'),
@@ -67,6 +76,8 @@ export async function startTestServer(
     ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
     ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
     ...(options.stateKey === undefined ? {} : { stateKey: options.stateKey }),
+    ...(options.agents === undefined ? {} : { agents: options.agents }),
+    ...(options.defaultAgentId === undefined ? {} : { defaultAgentId: options.defaultAgentId }),
     log: (line) => logs.push(line),
   });
   return {
@@ -95,6 +106,6 @@ export async function startTestServer(
       }
       return { status: response.status, headers: response.headers, text, json };
     },
-    close: () => server.close(),
+    close: (graceMs) => server.close(graceMs),
   };
 }
