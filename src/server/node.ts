@@ -5,7 +5,7 @@
  * @module
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { ClosedError, InvalidInputError } from '../errors.js';
 import { createServerApp, type ServerAppOptions } from './app.js';
@@ -46,17 +46,23 @@ export function isLoopback(hostname: string): boolean {
 }
 
 /**
- * Responses in flight on `server`, so that a closing server knows when a connection becomes idle.
- * Node keeps an idle keep-alive connection open for its timeout even after `close()`; a closing
- * server closes each one as soon as its last response is sent, and answers a request that still
- * arrives on one with `Connection: close`.
+ * Ends each connection of a closing server as soon as it has no response left to send. Node keeps
+ * an idle keep-alive connection open for its timeout even after `close()`: a closing server that
+ * waited for that would wait seconds for nothing. A request that still arrives on an open
+ * connection is answered (503 by the app) with `Connection: close`.
  */
-function trackResponses(server: Server, closing: AbortSignal): void {
-  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+function endConnectionsWhenDone(server: Server, closing: AbortSignal): void {
+  // Responses not yet sent, per connection (pipelined requests queue their responses).
+  const pending = new WeakMap<Socket, number>();
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    pending.set(socket, (pending.get(socket) ?? 0) + 1);
     if (closing.aborted) response.setHeader('Connection', 'close');
-    response.once('finish', () => {
-      // The connection is idle once the response is written: on the next turn of the loop.
-      if (closing.aborted) setImmediate(() => server.closeIdleConnections());
+    response.once('close', () => {
+      const left = (pending.get(socket) ?? 1) - 1;
+      pending.set(socket, left);
+      // `end`, not `destroy`: what was written is still sent, and a request already on its way is not cut off mid-answer.
+      if (left === 0 && closing.aborted) socket.end();
     });
   });
 }
@@ -79,7 +85,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     options.turnSignal === undefined ? graceOver.signal : AbortSignal.any([graceOver.signal, options.turnSignal]);
   const app = createServerApp({ ...options, signal, turnSignal });
   const server = createAdaptorServer({ fetch: app.fetch, hostname }) as Server;
-  trackResponses(server, closing.signal);
+  endConnectionsWhenDone(server, closing.signal);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, hostname, () => {
