@@ -101,7 +101,10 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   app.use('*', metrics.middleware());
   // A request that arrives while the server closes (on a connection still open) is told to come back.
   app.use('*', async (_c, next) => {
-    if (closing.aborted) throw new ClosedError('The server is closing: retry after Retry-After, on another instance');
+    if (closing.aborted)
+      throw new ClosedError('The server is closing: retry after Retry-After, on another instance', {
+        details: { server: 'closing' },
+      });
     return next();
   });
   const maxSize = options.maxBodyBytes ?? 8 << 20;

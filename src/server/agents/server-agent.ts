@@ -66,19 +66,21 @@ export class AgentSet {
     // Never touched: the Conversation only checks its options against it.
     const unused = memoryStore({ name: 'agent-check' });
     agents.forEach((agent: ServerAgent, index) => {
-      const id = typeof agent === 'object' && agent !== null ? agent.id : undefined;
+      if (typeof agent !== 'object' || agent === null)
+        throw new InvalidInputError('INVALID_ARGUMENT', `agents[${index}] must be an agent object`, {
+          details: { index },
+        });
+      const id: unknown = agent.id;
       const name = typeof id === 'string' ? `agent "${id.slice(0, 80)}"` : `agents[${index}]`;
       try {
         void new Conversation(conversationOptions(unused, agent)).close().catch(() => undefined);
       } catch (error) {
-        throw new InvalidInputError(
-          'INVALID_ARGUMENT',
-          `${name}: ${errorMessage(error).replace(/^Conversation: /, '')}`,
-          {
-            cause: error,
-            details: { index, ...(typeof id === 'string' ? { agentId: id } : {}) },
-          },
-        );
+        const why = errorMessage(error).replace(/^Conversation: /, '');
+        // The Conversation names the agent itself when it can.
+        throw new InvalidInputError('INVALID_ARGUMENT', why.startsWith(`${name}: `) ? why : `${name}: ${why}`, {
+          cause: error,
+          details: { index, ...(typeof id === 'string' ? { agentId: id } : {}) },
+        });
       }
       if (byId.has(agent.id))
         throw new InvalidInputError('INVALID_ARGUMENT', `Two agents have the id "${agent.id}"`, {
