@@ -154,6 +154,10 @@ export function turnRoutes(app: OpenAPIHono<ServerEnv>, options: TurnRouteOption
     const store = c.var.store;
     const signal = AbortSignal.any([c.req.raw.signal, options.abort]);
     const { result, created } = await turns.run(ChangeHub.key(principal?.tenant, id), async () => {
+      // Absent in the view: the turn creates the session. A key bound to a user that names another
+      // user's session sees none either (the view hides it), so its turn runs as a new session's on
+      // the caller's own input alone and the commit is refused (403): nothing of the other user's
+      // is read or written, though the model is called once.
       const before = await store.summary(id);
       const agent = agents.agentFor(body.agentId, before?.agentId, id);
       const conversation = agents.conversation(store, agent);
