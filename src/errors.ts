@@ -180,6 +180,8 @@ export interface ModelErrorDetails {
   readonly retryable: boolean;
   /** Provider's request id, for support tickets. */
   readonly requestId?: string;
+  /** How long the provider asked the caller to wait before trying again (its `retry-after`), in milliseconds. */
+  readonly retryAfterMs?: number;
 }
 
 /**

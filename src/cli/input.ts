@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { InvalidInputError, NotFoundError } from '../errors.js';
-import { jsonErrorOffset, positionOf } from './json-position.js';
+import { jsonErrorOffset, positionOf } from '../json-position.js';
 
 /** Reads all of `stream` as UTF-8. */
 export async function readStream(stream: Readable): Promise<string> {

@@ -30,6 +30,40 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return name === 'AbortError' || name === 'APIUserAbortError' || name === 'ResponseAborted';
 }
 
+/** Longest wait a `retry-after` is believed for (a day): anything longer is a misread header. */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** One response header of a client's error: `headers` (a `Headers`, openai and @anthropic-ai/sdk) or `responseHeaders` (a record, `ai`). */
+function header(error: unknown, name: string): string | undefined {
+  const headers = field(error, 'headers') ?? field(error, 'responseHeaders');
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  try {
+    const value =
+      typeof (headers as Headers).get === 'function'
+        ? (headers as Headers).get(name)
+        : (headers as Record<string, unknown>)[name];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The wait the provider asked for, in milliseconds: `retry-after-ms` (OpenAI), else `retry-after`
+ * in seconds or as an HTTP date. `undefined` without one, or for one that cannot be read.
+ */
+function retryAfterOf(error: unknown): number | undefined {
+  const ms = header(error, 'retry-after-ms');
+  let wait = ms === undefined ? undefined : Number(ms);
+  if (wait === undefined || !Number.isFinite(wait)) {
+    const after = header(error, 'retry-after')?.trim();
+    if (after === undefined || after === '') return undefined;
+    wait = /^\d+(?:\.\d+)?$/.test(after) ? Number(after) * 1000 : Date.parse(after) - Date.now();
+  }
+  if (!Number.isFinite(wait)) return undefined;
+  return Math.min(Math.max(0, Math.ceil(wait)), MAX_RETRY_AFTER_MS);
+}
+
 /** `true` for failures a later identical call may not hit: 408, 409, 429, 5xx, or no HTTP answer at all. */
 function retryableStatus(status: number | undefined): boolean {
   return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
@@ -51,11 +85,13 @@ export function toModelError(error: unknown, provider: ProviderName, signal?: Ab
   const status = statusOf(error);
   const sdkRetryable = field(error, 'isRetryable');
   const retryable = typeof sdkRetryable === 'boolean' ? sdkRetryable : retryableStatus(status);
+  const retryAfterMs = retryAfterOf(error);
   const details = {
     provider,
     retryable,
     ...(status === undefined ? {} : { status }),
     ...(requestId ? { requestId } : {}),
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
   };
   const what = status === undefined ? 'the model call failed' : `the model call failed with HTTP ${status}`;
   return new ModelError(

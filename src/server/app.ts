@@ -8,9 +8,10 @@ import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import { InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import { ClosedError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
 import type { StateKey } from '../state/types.js';
 import type { SessionStore } from '../store/types.js';
+import { AgentSet, type ServerAgent } from './agents/server-agent.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
 import { SessionSigner } from './auth/browser-session.js';
@@ -27,6 +28,7 @@ import { sessionActionRoutes } from './routes/session-actions.js';
 import { recallRoutes } from './routes/recall.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { stateRoutes } from './routes/state.js';
+import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
 import { securityHeaders } from './security-headers.js';
 
@@ -42,8 +44,23 @@ export interface ServerAppOptions {
   readonly stateKey?: StateKey;
   /** How often an event stream asks the store whether its session changed. @default 1000 */
   readonly eventPollMs?: number;
-  /** Aborting it ends every event stream (the server is closing). */
+  /**
+   * The agents `POST /sessions/{id}/turns` runs (`loadAgents` reads them from a config file);
+   * checked when the app is made. Without any, a turn answers 501 `UNSUPPORTED`.
+   */
+  readonly agents?: readonly ServerAgent[];
+  /** The agent of a session that has none, when a turn names none. @default the only agent, when there is one */
+  readonly defaultAgentId?: string;
+  /**
+   * Aborting it says the server is closing: event streams end, and a new request answers 503
+   * `CLOSED` (with `Retry-After`). Requests in flight, turns included, go on.
+   */
   readonly signal?: AbortSignal;
+  /**
+   * Aborting it aborts every turn in flight (the grace period of a closing server is over): its
+   * model call and tools get the abort, it stores nothing and answers 503 `ABORTED`.
+   */
+  readonly turnSignal?: AbortSignal;
   /** Receives one line per request (and per unexpected error). @default JSON lines on stdout */
   readonly log?: (line: LogLine) => void;
   /**
@@ -97,6 +114,8 @@ const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
+  const agents = options.agents === undefined ? undefined : AgentSet.of(options.agents, options.defaultAgentId);
+  const closing = options.signal ?? new AbortController().signal;
   const log = options.log ?? ((line: LogLine) => process.stdout.write(`${JSON.stringify(line)}\n`));
   const app = new OpenAPIHono<ServerEnv>({
     // A request the route's schema refuses: INVALID_ARGUMENT naming the first problem.
@@ -126,6 +145,14 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
         maxAge: 600,
       }),
     );
+  // A request that arrives while the server closes (on a connection still open) is told to come back.
+  app.use('*', async (_c, next) => {
+    if (closing.aborted)
+      throw new ClosedError('The server is closing: retry after Retry-After, on another instance', {
+        details: { server: 'closing' },
+      });
+    return next();
+  });
   const maxSize = options.maxBodyBytes ?? 8 << 20;
   const tooLarge = (): InvalidInputError =>
     new InvalidInputError('TOO_LARGE', `The request body is larger than ${maxSize} bytes`, {
@@ -161,8 +188,9 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   eventRoutes(app, {
     hub,
     pollMs: options.eventPollMs ?? 1000,
-    closing: options.signal ?? new AbortController().signal,
+    closing,
   });
+  turnRoutes(app, { agents, abort: options.turnSignal ?? new AbortController().signal });
   valueRoutes(app);
   stateRoutes(app, options.stateKey);
   recallRoutes(app);

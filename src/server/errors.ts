@@ -41,6 +41,18 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
 /** Seconds a client should wait before retrying a 503 (the `Retry-After` header). */
 export const RETRY_AFTER_SECONDS = 1;
 
+/**
+ * The `Retry-After` of an answer: a fixed wait for a 503 (the store, or this server, is not
+ * available now), and for a 429 the wait the model provider asked for, when it asked.
+ */
+function retryAfter(status: number, details: Readonly<Record<string, unknown>>): Record<string, string> {
+  if (status === 503) return { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+  const wait = details['retryAfterMs'];
+  if (status === 429 && typeof wait === 'number' && Number.isFinite(wait) && wait >= 0)
+    return { 'Retry-After': String(Math.ceil(wait / 1000)) };
+  return {};
+}
+
 /** The body of every error answer. */
 export interface ErrorBody {
   readonly code: ErrorCode;
@@ -68,8 +80,7 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     };
   }
   const status = STATUS_OF_CODE[error.code] ?? 500;
-  const headers: Record<string, string> = {};
-  if (status === 503) headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+  const headers: Record<string, string> = { ...retryAfter(status, error.details) };
   // A version conflict names the session's version now: the client retries with it as If-Match, no read needed.
   const actual = error.details.actual;
   if (error.code === 'CONFLICT' && typeof actual === 'number' && Number.isSafeInteger(actual))

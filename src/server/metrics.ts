@@ -54,10 +54,11 @@ export class ServerMetrics {
     };
   }
 
-  /** Counts `error` when the store caused it. */
+  /** Counts `error` when the store caused it (a closing server's own `CLOSED` is not the store's). */
   storeError(error: unknown): void {
-    if (ChatstateError.hasCode(error, 'UNAVAILABLE', 'STORAGE_FAILED', 'CORRUPT', 'WRONG_KEY', 'CLOSED'))
-      this.storeErrors.inc({ code: error.code });
+    if (!ChatstateError.hasCode(error, 'UNAVAILABLE', 'STORAGE_FAILED', 'CORRUPT', 'WRONG_KEY', 'CLOSED')) return;
+    if (error.code === 'CLOSED' && error.details['server'] === 'closing') return;
+    this.storeErrors.inc({ code: error.code });
   }
 
   /** The exposition text and its content type. */

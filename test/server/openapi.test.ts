@@ -13,6 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerApp } from '../../src/server/app.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { memoryStore } from '../../src/stores/memory.js';
+import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
+import { scriptedProvider } from '../support/scripted-provider.js';
+import { loadConfig, modelSpec } from './agent-configs.js';
 import { boundedCall } from './bounded-call.js';
 import { asDocument, documentedRoutes, routeKey, type DocRoute, type OpenApiDocument } from './openapi-doc.js';
 import { startTestServer, type TestKeys, type TestServer } from './server-harness.js';
@@ -46,7 +49,7 @@ interface Sample {
   /** The body, made when the sample is sent (from what `beforeAll` made). */
   readonly bodyOf?: () => unknown;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sent to the server over a closed store, or to the one without a state key. @default the open one */
+  /** Sent to the server over a closed store, or to the one without a state key (nor agents). @default the open one */
   readonly server?: 'closed' | 'stateless';
 }
 
@@ -158,6 +161,25 @@ const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 404, path: '/sessions/doc-read/fork', body: { atMessageId: 'no-such-message' } },
     { status: 404, path: '/sessions/doc-none/fork', body: { atMessageId: 'm1' } },
     { status: 409, path: '/sessions/doc-read/fork', body: { atMessageId: 'm1', id: 'doc-read' } },
+  ],
+  'POST /sessions/{id}/turns': [
+    { status: 201, path: '/sessions/doc-turn/turns', body: { input: 'Lisbon in May?' } },
+    { status: 200, path: '/sessions/doc-turn/turns', body: { input: [hello('t1', 'And Porto?')], agentId: 'doc' } },
+    { status: 200, path: '/sessions/doc-turn/turns', body: { input: [hello('t1', 'And Porto?')] } },
+    {
+      status: 200,
+      path: '/sessions/doc-turn-tool/turns',
+      body: { input: 'tool recall {"query":"Lisbon"}', userId: 'alice' },
+      key: 'aliceA',
+    },
+    { status: 400, path: '/sessions/doc-turn/turns', body: { input: 'hi', agentId: 'nobody' } },
+    { status: 400, path: '/sessions/doc-turn/turns', body: { input: [] } },
+    { status: 403, path: '/sessions/doc-turn-bob/turns', key: 'aliceA', body: { input: 'hi', userId: 'bob' } },
+    { status: 409, path: '/sessions/doc-turn-stale/turns', body: { input: [hello('u1', 'first')] } },
+    { status: 422, path: '/sessions/doc-turn/turns', body: { input: 'loop forever', agentId: 'doc-bounded' } },
+    { status: 429, path: '/sessions/doc-turn/turns', body: { input: 'limit reached' } },
+    { status: 501, path: '/sessions/doc-turn/turns', server: 'stateless', body: { input: 'hi' } },
+    { status: 502, path: '/sessions/doc-turn/turns', body: { input: 'fail now' } },
   ],
   'POST /sessions/{id}/continue': [
     { status: 201, path: '/sessions/doc-continue/continue' },
@@ -286,6 +308,8 @@ const FIXTURES: ReadonlyArray<{ id: string; key: keyof TestKeys; body?: Record<s
   { id: 'doc-continue', key: 'adminA', body: { messages: [hello('k1')] } },
   { id: 'doc-alice', key: 'aliceA' },
   { id: 'doc-bob', key: 'bobA' },
+  { id: 'doc-turn-tool', key: 'aliceA' },
+  { id: 'doc-turn-stale', key: 'adminA', body: { messages: [hello('u1', 'first'), hello('u2', 'second')] } },
 ];
 
 /** A JSON pointer segment (RFC 6901) as a URI fragment part. */
@@ -354,6 +378,7 @@ function servedRoutes(store: SessionStore): string[] {
   return [...served].sort();
 }
 
+let provider: ProtocolServer;
 let store: SessionStore;
 let closedStore: SessionStore;
 let statelessStore: SessionStore;
@@ -364,13 +389,28 @@ let doc: OpenApiDocument;
 let routes: DocRoute[];
 
 beforeAll(async () => {
+  // The agents' model: the real `openai` client against a protocol server playing a scripted model.
+  provider = await startProtocolServer();
+  provider.respondWith(scriptedProvider);
+  const agents = await loadConfig(provider.url, {
+    defaultAgentId: 'doc',
+    agents: [
+      {
+        id: 'doc',
+        model: modelSpec('openaiChat'),
+        memoryTools: true,
+        compaction: { strategy: 'slidingWindow', turns: 1 },
+      },
+      { id: 'doc-bounded', model: modelSpec('openaiChat'), memoryTools: true, maxIterations: 1 },
+    ],
+  });
   store = memoryStore();
-  server = await startTestServer(store, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY });
+  server = await startTestServer(store, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY, ...agents });
   // A server whose store is closed answers 503 wherever it needs the store.
   closedStore = memoryStore();
   await closedStore.close();
-  closedServer = await startTestServer(closedStore, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY });
-  // Without a state key the state routes answer 501.
+  closedServer = await startTestServer(closedStore, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY, ...agents });
+  // Without a state key the state routes answer 501; without agents, turns do.
   statelessStore = memoryStore();
   statelessServer = await startTestServer(statelessStore, { maxBodyBytes: MAX_BODY });
   const served = await server.call('GET', '/openapi.json');
@@ -396,6 +436,7 @@ afterAll(async () => {
   await statelessServer.close();
   await store.close();
   await statelessStore.close();
+  await provider.close();
 });
 
 describe('the OpenAPI document', () => {

@@ -2,6 +2,7 @@
  * A chatstate server on loopback for the tests: a store, a key ring with keys of two tenants
  * (admins, a tenant-wide member, and members bound to users), and `call` to send it requests.
  */
+import type { ServerAgent } from '../../src/server/agents/server-agent.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
 import type { LogLine } from '../../src/server/request-log.js';
@@ -30,7 +31,7 @@ export interface TestServer {
   readonly logs: LogLine[];
   /** Sends a request with `key` (none when `undefined`); a JSON body is serialized. */
   call(method: string, path: string, options?: CallOptions): Promise<Answer>;
-  close(): Promise<void>;
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface CallOptions {
@@ -57,6 +58,9 @@ export async function startTestServer(
     stateKey?: string;
     sessionSecret?: string;
     corsOrigins?: readonly string[];
+    /** The agents turns run (none: turns answer 501). */
+    agents?: readonly ServerAgent[];
+    defaultAgentId?: string;
   } = {},
 ): Promise<TestServer> {
   const made = {
@@ -78,6 +82,8 @@ export async function startTestServer(
     ...(options.stateKey === undefined ? {} : { stateKey: options.stateKey }),
     ...(options.sessionSecret === undefined ? {} : { sessionSecret: options.sessionSecret }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.agents === undefined ? {} : { agents: options.agents }),
+    ...(options.defaultAgentId === undefined ? {} : { defaultAgentId: options.defaultAgentId }),
     log: (line) => logs.push(line),
   });
   const entries = Object.fromEntries(Object.entries(made).map(([name, key]) => [name, key.entry])) as Record<
@@ -111,6 +117,6 @@ export async function startTestServer(
       }
       return { status: response.status, headers: response.headers, text, json };
     },
-    close: () => server.close(),
+    close: (graceMs) => server.close(graceMs),
   };
 }

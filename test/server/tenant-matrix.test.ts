@@ -6,12 +6,17 @@
  * store keeps them (`tenant-b.…`, `tenant-b/…`), and a list cursor B was given. No answer may carry
  * B's data, and B's data — read with B's admin key and straight from the store — must come out
  * byte for byte as it went in. The same matrix runs inside tenant A: alice's key against bob's.
+ * Turns run a real agent (the `openai` client against a protocol server playing a scripted
+ * model): no request the model is sent may hold the victim's data either.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionStore, ValueOwner } from '../../src/store/types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { cliStores } from '../cli/cli-stores.js';
+import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
+import { scriptedProvider } from '../support/scripted-provider.js';
+import { loadConfig, modelSpec } from './agent-configs.js';
 import { boundedCall } from './bounded-call.js';
 import { asDocument, documentedRoutes, type DocRoute } from './openapi-doc.js';
 import { startTestServer, type Answer, type CallOptions, type TestServer } from './server-harness.js';
@@ -186,6 +191,30 @@ function ownPrincipal(answer: Answer, attacker: Attacker): string | undefined {
   return undefined;
 }
 
+/**
+ * A turn that ran must have created its session in the attacker's namespace, for `owner`, holding
+ * the turn alone (no data of the victim's); it is removed then, as a created session is.
+ */
+async function turnProblem(
+  context: CaseContext,
+  answer: Answer,
+  id: string,
+  owner: string | undefined,
+): Promise<string | undefined> {
+  if (answer.status !== 201) return undefined;
+  const stored = `${ATTACKER_TENANT}.${id}`;
+  const summary = await context.raw.summary(stored);
+  const text = await context.raw.getJson(stored);
+  await context.raw.delete(stored);
+  if (text === undefined || summary === undefined) return `the turn's session is not at ${stored}`;
+  if (text.includes(context.victim.token)) return `the session at ${stored} holds the victim's data`;
+  const wanted = owner === undefined ? undefined : `${ATTACKER_TENANT}/${owner}`;
+  if (summary.userId !== wanted) return `the turn's session is ${summary.userId}'s, not ${wanted}'s`;
+  if (summary.messageCount !== 2) return `the turn's session holds ${summary.messageCount} messages, not its 2`;
+  if ((answer.json as { sessionId?: string } | undefined)?.sessionId !== id) return `answers another id than ${id}`;
+  return undefined;
+}
+
 /** A values answer of 200 must hold what the attacker just wrote. */
 function wroteOwn(answer: Answer, marker: string): string | undefined {
   return answer.status === 200 && !answer.text.includes(marker) ? `answers without the value just written` : undefined;
@@ -341,6 +370,35 @@ const CASES: Readonly<Record<string, Case>> = {
       check: (answer: Answer) => createdProblem(context, answer, id),
     })),
   ],
+
+  'POST /sessions/{id}/turns': (context) => {
+    const { attacker, victim } = context;
+    return probeSessions(victim).flatMap(({ id, userId }) => [
+      ...[userId, undefined]
+        .filter((owner, index, all) => all.indexOf(owner) === index)
+        .map((owner): Probe => {
+          // The turn runs in the attacker's namespace (a new session there), or is refused.
+          let expected = [201];
+          if (owner !== undefined && !userAllowed(attacker, owner)) expected = [403];
+          else if (victimsInOwnTenant(victim, id)) expected = [403, 409];
+          return {
+            method: 'POST',
+            path: `/sessions/${id}/turns`,
+            // The victim's message id: a turn that reached the victim's session would find it stored.
+            body: { input: [message('m1', context.mark())], ...(owner === undefined ? {} : { userId: owner }) },
+            expect: expected,
+            check: (answer) => turnProblem(context, answer, id, owner ?? attacker.userId),
+          };
+        }),
+      // The victim's agent is not one of this server's: refused before anything runs.
+      {
+        method: 'POST',
+        path: `/sessions/${id}/turns`,
+        body: { input: context.mark(), agentId: victim.agents[0] },
+        expect: [400],
+      },
+    ]);
+  },
 
   'POST /sessions/{id}/continue': ({ victim }) =>
     probeSessions(victim).map(({ id }) => ({ method: 'POST', path: `/sessions/${id}/continue`, expect: [404] })),
@@ -775,8 +833,14 @@ function anchorsOf(attacker: Attacker): string[] {
   ).map((anchor) => anchor.id);
 }
 
+/** What the model was sent that holds `token` (nothing, when isolation holds). */
+function sentToModel(provider: ProtocolServer, token: string): string[] {
+  return provider.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes(token));
+}
+
 describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => {
   let skipped: string | undefined;
+  let provider: ProtocolServer | undefined;
   let raw: SessionStore | undefined;
   let server: TestServer | undefined;
   let routes: DocRoute[] = [];
@@ -786,7 +850,10 @@ describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => 
     skipped = await kind.start();
     if (skipped !== undefined) return;
     raw = await openStore(await kind.freshUrl());
-    server = await startTestServer(raw, { stateKey: STATE_KEY });
+    provider = await startProtocolServer();
+    provider.respondWith(scriptedProvider);
+    const agents = await loadConfig(provider.url, { agents: [{ id: 'matrix', model: modelSpec('openaiChat') }] });
+    server = await startTestServer(raw, { stateKey: STATE_KEY, ...agents });
     routes = documentedRoutes(asDocument((await server.call('GET', '/openapi.json')).json));
     const { adminB, aliceB } = server.keys;
     for (const anchor of ANCHORS)
@@ -812,6 +879,7 @@ describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => 
   afterAll(async () => {
     await server?.close();
     await raw?.close();
+    await provider?.close();
     await kind.stop();
   });
 
@@ -842,6 +910,9 @@ describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => 
     expectClean(report, routes, attackers);
     expect(await apiView(server, tenantB)).toBe(apiBefore);
     expect(await rawView(raw, tenantB)).toBe(rawBefore);
+    // Turns ran (the model was called), and not one call carried B's data.
+    expect(provider?.requests.length).toBeGreaterThan(0);
+    expect(sentToModel(provider as ProtocolServer, tenantB.token)).toEqual([]);
   }, 180_000);
 
   it("inside tenant A, alice's key reaches none of bob's sessions or values", async (context) => {
@@ -880,5 +951,6 @@ describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => 
     expectClean(report, routes, attackers);
     expect(await apiView(server, bob)).toBe(apiBefore);
     expect(await rawView(raw, bob)).toBe(rawBefore);
+    expect(sentToModel(provider as ProtocolServer, bob.token)).toEqual([]);
   }, 180_000);
 });

@@ -33,6 +33,8 @@ export interface ProtocolServer {
   readonly url: string;
   /** Requests received so far, in order. */
   readonly requests: ReceivedRequest[];
+  /** Requests whose client went away before the answer was sent (an aborted call), in order. */
+  readonly aborted: ReceivedRequest[];
   /** Queues answers, served in order to the next requests (the default when no responder answers). */
   enqueue(...responses: ReplayedResponse[]): void;
   /** Answers computed per request (tried before the queue). */
@@ -66,6 +68,7 @@ function send(response: ServerResponse, answer: ReplayedResponse): void {
 export async function startProtocolServer(): Promise<ProtocolServer> {
   const queue: ReplayedResponse[] = [];
   const requests: ReceivedRequest[] = [];
+  const aborted: ReceivedRequest[] = [];
   let responder: Responder | undefined;
   const server: Server = createServer((request, response) => {
     void (async () => {
@@ -76,6 +79,9 @@ export async function startProtocolServer(): Promise<ProtocolServer> {
         body: await readBody(request),
       };
       requests.push(received);
+      response.once('close', () => {
+        if (!response.writableFinished) aborted.push(received);
+      });
       const answer = responder?.(received) ?? queue.shift();
       if (answer === undefined) {
         send(response, {
@@ -86,7 +92,8 @@ export async function startProtocolServer(): Promise<ProtocolServer> {
       }
       if (answer.delayMs !== undefined) {
         await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
-        if (request.destroyed || response.destroyed) return;
+        // Not `request.destroyed`: a request whose body was read to its end is destroyed, its client still waiting.
+        if (response.destroyed || request.socket.destroyed) return;
       }
       send(response, answer);
     })().catch((error: unknown) => {
@@ -98,6 +105,7 @@ export async function startProtocolServer(): Promise<ProtocolServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    aborted,
     enqueue: (...responses) => void queue.push(...responses),
     respondWith: (next) => void (responder = next),
     close: () =>

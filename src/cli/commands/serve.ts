@@ -1,6 +1,8 @@
 /**
- * `chatstate serve`: the HTTP API over the store, until SIGINT or SIGTERM (then requests in flight
- * finish and the store closes). Without `--keys` it serves the whole store, on loopback only.
+ * `chatstate serve`: the HTTP API over the store, with the agents of `--agents FILE` running turns,
+ * until SIGINT or SIGTERM: then requests in flight (turns included) finish within `--grace-ms`,
+ * turns still running are aborted (a second signal aborts them at once), and the store closes.
+ * Without `--keys` it serves the whole store, on loopback only.
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
@@ -15,6 +17,8 @@ interface ServeOptions {
   readonly port: number;
   readonly host: string;
   readonly keys?: string;
+  readonly agents?: string;
+  readonly graceMs?: number;
   readonly maxBodyBytes?: number;
   readonly eventPollMs?: number;
   readonly corsOrigin?: string[];
@@ -37,7 +41,7 @@ async function loadServer(): Promise<ServerModule> {
   }
 }
 
-/** Resolves at the first SIGINT or SIGTERM. */
+/** Resolves at the next SIGINT or SIGTERM (the process then no longer dies of it). */
 function stopSignal(): Promise<string> {
   return new Promise((resolve) => {
     const stop = (signal: string): void => {
@@ -48,6 +52,24 @@ function stopSignal(): Promise<string> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** Closes `running` within `graceMs`; a second SIGINT or SIGTERM meanwhile ends the grace period at once. */
+async function closeGracefully(
+  running: ServerIndex.RunningServer,
+  graceMs: number,
+  note: (text: string) => void,
+): Promise<void> {
+  let finished = false;
+  const closed = running.close(graceMs).finally(() => {
+    finished = true;
+  });
+  void stopSignal().then((signal) => {
+    if (finished) return;
+    note(`${signal} again: aborting the turns in flight`);
+    void running.close(0);
+  });
+  await closed;
 }
 
 /** `serve`. */
@@ -61,12 +83,22 @@ export const serve = defineCommand('serve', (command) =>
         'with CHATSTATE_STATE_KEY (16 characters or more; a subkey per tenant). Browsers log in with a key at\n' +
         'POST /auth/session and get an HttpOnly cookie, signed with CHATSTATE_SESSION_SECRET (16 characters or\n' +
         'more; give every server the same one) or else a random secret of this process. CORS is off unless\n' +
-        '--cors-origin names the origins allowed. SIGINT or SIGTERM stop it: requests in flight finish, then\n' +
-        'the store closes.',
+        '--cors-origin names the origins allowed.\n\n' +
+        "With --agents FILE, POST /sessions/{id}/turns runs agent turns: the file names each agent's model\n" +
+        '(openaiChat, openaiResponses, anthropic or aiSdk) and the environment variables that hold its API key\n' +
+        'and base URL (default OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL).\n\n' +
+        'SIGINT or SIGTERM stop it: new requests get 503, requests in flight finish (turns within --grace-ms,\n' +
+        'then they are aborted and store nothing; a second signal aborts them at once), then the store closes.',
     )
     .option('--port <n>', 'port to listen on (0: any free port)', integerOption(0), 3000)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--keys <file>', 'the API key file (tenants, roles, users)')
+    .option('--agents <file>', 'the agents turns run (POST /sessions/{id}/turns): a .json file, or a .mjs module')
+    .option(
+      '--grace-ms <n>',
+      'on SIGINT/SIGTERM, how long requests in flight may finish before turns are aborted (default 25000)',
+      integerOption(0),
+    )
     .option('--max-body-bytes <n>', 'largest request body (default 8 MiB)', integerOption(1))
     .option(
       '--event-poll-ms <n>',
@@ -79,12 +111,16 @@ export const serve = defineCommand('serve', (command) =>
       examples(
         'serve --store file:./.chatstate',
         'serve --store postgres://db/chat --keys keys.json --host 0.0.0.0 --port 8080',
+        'serve --store file:./.chatstate --agents agents.json --grace-ms 20000',
       ),
     )
     .action(
       action<ServeOptions>(async (context, _args, options) => {
         const server = await loadServer();
         const keys = options.keys === undefined ? undefined : await server.KeyRing.fromFile(options.keys);
+        // Loaded before the store opens: a config mistake stops the server before it touches anything.
+        const agents =
+          options.agents === undefined ? undefined : await server.loadAgents(options.agents, { env: context.io.env });
         const store = await context.store();
         const stateKey = context.io.env.CHATSTATE_STATE_KEY;
         const sessionSecret = context.io.env.CHATSTATE_SESSION_SECRET;
@@ -93,18 +129,22 @@ export const serve = defineCommand('serve', (command) =>
           port: options.port,
           hostname: options.host,
           ...(keys === undefined ? {} : { keys }),
+          ...(agents === undefined ? {} : agents),
           ...(stateKey === undefined || stateKey === '' ? {} : { stateKey }),
           ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
           ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
           ...(sessionSecret === undefined || sessionSecret === '' ? {} : { sessionSecret }),
           ...(options.corsOrigin === undefined ? {} : { corsOrigins: options.corsOrigin }),
         });
+        const agentsNote =
+          agents === undefined ? 'no agents' : `agents: ${agents.agents.map((agent) => agent.id).join(', ')}`;
         context.output.note(
-          `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`})`,
+          `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`}; ${agentsNote})`,
         );
         const signal = await stopSignal();
         context.output.note(`${signal}: finishing requests in flight`);
-        await running.close();
+        await closeGracefully(running, options.graceMs ?? server.DEFAULT_GRACE_MS, (text) => context.output.note(text));
+        context.output.note('closed: closing the store');
       }),
     ),
 );
