@@ -17,6 +17,9 @@ import { newKey } from '../src/server/auth/api-keys.js';
 import { adminQuery, freshSchema } from '../test/support/postgres-server.js';
 import { exactlyOnceProblems, runLoad, type LoadOutcome } from '../test/support/load-traffic.js';
 import { startServe, type ServeProcess } from '../test/support/serve-process.js';
+import { startProtocolServer } from '../test/support/protocol-server.js';
+import { scriptedProvider } from '../test/support/scripted-provider.js';
+import { modelSpec, providerEnv } from '../test/server/agent-configs.js';
 import { formatCount, formatMs, formatRatio, median, verdict, type SuiteReport } from './harness.js';
 import { benchDir, postgresServer, removeBenchDir } from './store-fixtures.js';
 
@@ -69,6 +72,7 @@ async function round(
   keys: { a: string },
   victim: { sessions: readonly string[]; token: string },
   sessions: readonly string[],
+  turnSessions: readonly string[],
   postgresUrl: string,
   index: number,
 ): Promise<Round> {
@@ -85,6 +89,7 @@ async function round(
     victim,
     connectionsPerServer: Math.max(1, Math.round(CONNECTIONS / count)),
     durationSeconds: SECONDS,
+    turns: { sessions: turnSessions },
     runId: `bench${count}r${index}`,
   });
   const serversCpu = used.reduce(
@@ -126,8 +131,16 @@ export async function runLoadBench(): Promise<SuiteReport> {
   const store = `${postgres.url}?schema=${freshSchema('bench_load')}`;
   const servers: ServeProcess[] = [];
   const rounds: Round[] = [];
+  // Turns run against a local model server (OpenAI's wire), in this process like the load generator.
+  const model = await startProtocolServer();
+  model.respondWith(scriptedProvider);
+  const agentsFile = join(dir, 'agents.json');
+  writeFileSync(agentsFile, JSON.stringify({ agents: [{ id: 'guide', model: modelSpec('openaiChat') }] }));
   try {
-    for (let n = 0; n < 3; n++) servers.push(await startServe(['--store', store, '--keys', keysFile]));
+    for (let n = 0; n < 3; n++)
+      servers.push(
+        await startServe(['--store', store, '--keys', keysFile, '--agents', agentsFile], providerEnv(model.url)),
+      );
     const first = (servers[0] as ServeProcess).url;
     const create = async (key: string, body: unknown) => {
       const response = await fetch(`${first}/sessions`, {
@@ -146,10 +159,14 @@ export async function runLoadBench(): Promise<SuiteReport> {
       for (const count of [1, 3]) {
         const sessions = Array.from({ length: SESSIONS }, (_, n) => `r${index}-s${count}-${n}`);
         for (const id of sessions) await create(tenantA.secret, { id });
-        rounds.push(await round(servers, count, { a: tenantA.secret }, victim, sessions, postgres.url, index));
+        const turnSessions = Array.from({ length: SESSIONS / 4 }, (_, n) => `r${index}-t${count}-${n}`);
+        rounds.push(
+          await round(servers, count, { a: tenantA.secret }, victim, sessions, turnSessions, postgres.url, index),
+        );
       }
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
+    await model.close();
     removeBenchDir(dir);
   }
 
@@ -164,6 +181,7 @@ export async function runLoadBench(): Promise<SuiteReport> {
       `${count} server${count > 1 ? 's' : ''}`,
       `${formatCount(pick((entry) => entry.outcome.perSecond))}/s`,
       `${formatCount(pick((entry) => entry.outcome.acknowledged / entry.outcome.seconds))}/s`,
+      `${formatCount(pick((entry) => entry.outcome.turns / entry.outcome.seconds))}/s`,
       `${formatMs(pick((entry) => entry.outcome.latencyP50Ms))} / ${formatMs(pick((entry) => entry.outcome.latencyP99Ms))}`,
       formatCount(runs.reduce((sum, entry) => sum + entry.outcome.stale, 0)),
       String(lostOrDoubled),
@@ -183,6 +201,7 @@ export async function runLoadBench(): Promise<SuiteReport> {
           'Servers',
           'Requests',
           'Acknowledged appends',
+          'Turns',
           'Latency p50 / p99',
           '412 (retried)',
           'Lost or doubled',
@@ -193,7 +212,7 @@ export async function runLoadBench(): Promise<SuiteReport> {
       },
     ],
     notes: [
-      `The traffic per connection loops: append (If-Match; a 412 names the version now and the same message id is retried), tail read, append, list of 20, a probe of another tenant's session (must be 400/404). After each round every session is read back: every acknowledged append stored exactly once, seqs 1..n.`,
+      `The traffic per connection loops: append (If-Match; a 412 names the version now and the same message id is retried), tail read, append, list of 20, a probe of another tenant's session (must be 400/404), an agent turn (OpenAI Chat Completions against a local model server in the load generator's process; ${SESSIONS / 4} turn sessions a round). After each round every session is read back: every acknowledged append stored exactly once, seqs 1..n.`,
       `CPU is each process's user + system time during the round, as a share of one core; this machine has ${cores} cores, shared by the servers, Postgres and the load generator (this process), so ${cores} cores in all bound what more servers can add.`,
       ...(problems.length === 0 ? [] : [`Problems: ${problems.slice(0, 10).join('; ')}`]),
     ],

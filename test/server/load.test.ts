@@ -1,8 +1,9 @@
 /**
  * The multi-server load test: autocannon drives `chatstate serve` processes on one Postgres — one
  * server, then three — with appends to shared sessions from every server (If-Match, retried on
- * 412), tail reads, lists and probes of another tenant. Afterwards every acknowledged append is
- * stored exactly once, in one gapless sequence, and no answer carried the other tenant's data.
+ * 412), tail reads, lists, probes of another tenant and agent turns against a local model server.
+ * Afterwards every acknowledged append is stored exactly once, in one gapless sequence, and no
+ * answer carried the other tenant's data.
  * Bounded: a fixed number of requests per server, on 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
@@ -12,6 +13,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../src/server/auth/api-keys.js';
 import { exactlyOnceProblems, runLoad, type LoadOutcome } from '../support/load-traffic.js';
+import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
+import { scriptedProvider } from '../support/scripted-provider.js';
+import { modelSpec, providerEnv } from './agent-configs.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -26,6 +30,7 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
   const token = `victim${randomBytes(6).toString('hex')}`;
   let dir = '';
   const servers: ServeProcess[] = [];
+  let model: ProtocolServer | undefined;
 
   const call = async (url: string, key: string, method: string, path: string, body?: unknown) => {
     const response = await fetch(`${url}${path}`, {
@@ -40,8 +45,14 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
     dir = await mkdtemp(join(tmpdir(), 'chatstate-load-'));
     const keys = join(dir, 'keys.json');
     await writeFile(keys, JSON.stringify({ keys: [tenantA.entry, tenantB.entry] }));
+    // Turns run against a local model server (the OpenAI wire, as an OpenAI-compatible endpoint).
+    model = await startProtocolServer();
+    model.respondWith(scriptedProvider);
+    const agents = join(dir, 'agents.json');
+    await writeFile(agents, JSON.stringify({ agents: [{ id: 'guide', model: modelSpec('openaiChat') }] }));
     const store = `${postgres().url}?schema=${schema}`;
-    for (let n = 0; n < 3; n++) servers.push(await startServe(['--store', store, '--keys', keys]));
+    for (let n = 0; n < 3; n++)
+      servers.push(await startServe(['--store', store, '--keys', keys, '--agents', agents], providerEnv(model.url)));
     const url = (servers[0] as ServeProcess).url;
     for (const id of ['chat-b', 'notes-b']) {
       const made = await call(url, tenantB.secret, 'POST', '/sessions', {
@@ -54,6 +65,7 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
 
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
+    await model?.close();
     await rm(dir, { recursive: true, force: true });
     await adminQuery(postgres().url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
   });
@@ -72,13 +84,15 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
         victim: { sessions: ['chat-b', 'notes-b'], token },
         connectionsPerServer: CONNECTIONS_PER_SERVER,
         requestsPerServer: REQUESTS_PER_SERVER,
+        turns: { sessions: [`turns-${count}-a`, `turns-${count}-b`] },
         runId: `load${count}`,
       });
       expect(outcome.unexpected).toEqual([]);
       expect(outcome.crossTenantReads).toBe(0);
       expect(outcome.errors).toBe(0);
-      // Two in five requests are appends: each answered 200 or, with a stale If-Match, 412 (then retried).
-      expect(outcome.acknowledged + outcome.stale).toBeGreaterThanOrEqual((REQUESTS_PER_SERVER * count * 2) / 5 - 10);
+      // Two in six requests are appends: each answered 200 or, with a stale If-Match, 412 (then retried).
+      expect(outcome.acknowledged + outcome.stale).toBeGreaterThanOrEqual((REQUESTS_PER_SERVER * count * 2) / 6 - 10);
+      expect(outcome.turns).toBeGreaterThan(0);
       expect(outcome.acknowledged).toBeGreaterThan(50);
       // With several connections on four sessions, versions go stale: the retries are what If-Match is for.
       expect(outcome.stale).toBeGreaterThan(0);
