@@ -17,7 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Cluster } from 'ioredis';
+import { Cluster, type ClusterOptions } from 'ioredis';
 import { parseClusterUrl } from '../../src/stores/redis/cluster.js';
 import { onPath, spawnRedis } from './redis-server.js';
 
@@ -249,9 +249,10 @@ export async function redisClusterTestServer(options: RedisClusterOptions = {}):
 }
 
 /** An `ioredis` `Cluster` on the nodes of a `redis+cluster://` URL, for the tests' own look at the keys. */
-export function clusterAdmin(url: string): Cluster {
+export function clusterAdmin(url: string, options: ClusterOptions = {}): Cluster {
   const parsed = parseClusterUrl(url, 'test');
   return new Cluster([...parsed.nodes], {
+    ...options,
     redisOptions: {
       ...(parsed.username === undefined ? {} : { username: parsed.username }),
       ...(parsed.password === undefined ? {} : { password: parsed.password }),
