@@ -157,9 +157,12 @@ if (server.url === undefined) {
         const prefix = 'rec:';
         const store = await redisStore(recorder, { prefix });
         try {
-          await store.save(Session.create({ id: 'rec-1', userId: 'u', agentId: 'a', messages: [Message.user('one')] }), {
-            ttlMs: 60_000,
-          });
+          await store.save(
+            Session.create({ id: 'rec-1', userId: 'u', agentId: 'a', messages: [Message.user('one')] }),
+            {
+              ttlMs: 60_000,
+            },
+          );
           await store.append('rec-1', [Message.user('two')]);
           await store.readMessages('rec-1', { limit: 1 });
           await store.load('rec-1');
@@ -169,7 +172,11 @@ if (server.url === undefined) {
           expect(await store.values.get({ scope: 'user', userId: 'u' }, 'color')).toBe('green');
           await store.purgeExpired();
           expect(await store.delete('rec-1')).toBe(true);
-          expect([...called].sort()).toEqual(Object.values(SCRIPTS).map((script) => script.name).sort());
+          expect([...called].sort()).toEqual(
+            Object.values(SCRIPTS)
+              .map((script) => script.name)
+              .sort(),
+          );
           // Every key went under the client's keyPrefix, then the store's prefix.
           const keys = [...(await keysByMaster(admin, keyPrefix)).values()].flat();
           expect(keys.length).toBeGreaterThan(0);

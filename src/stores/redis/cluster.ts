@@ -146,8 +146,12 @@ export async function loadIoredisCluster(store: string): Promise<ClusterConstruc
   const module = await importIoredis(store);
   const Cluster = module.Cluster ?? (module.default as { Cluster?: unknown } | undefined)?.Cluster;
   if (typeof Cluster !== 'function')
-    throw new InvalidInputError('MISSING_DEPENDENCY', `${store}: the installed \`ioredis\` package has no Cluster class`, {
-      details: { package: 'ioredis' },
-    });
+    throw new InvalidInputError(
+      'MISSING_DEPENDENCY',
+      `${store}: the installed \`ioredis\` package has no Cluster class`,
+      {
+        details: { package: 'ioredis' },
+      },
+    );
   return Cluster as ClusterConstructor;
 }

@@ -347,7 +347,9 @@ class RedisDriver implements StoreDriver {
   }
 
   readHead(id: string): Promise<HeadRecord | undefined> {
-    return this.track(async () => this.records.parseHead(await this.run(SCRIPTS.readHead, this.layout.sessionBase(id), [id], 'read'), id));
+    return this.track(async () =>
+      this.records.parseHead(await this.run(SCRIPTS.readHead, this.layout.sessionBase(id), [id], 'read'), id),
+    );
   }
 
   readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
@@ -398,7 +400,11 @@ class RedisDriver implements StoreDriver {
         commit.messages.length,
       ];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
-      const { status: outcome, rest } = status(this.records, await this.run(SCRIPTS.append, this.layout.sessionBase(id), args, 'write'), id);
+      const { status: outcome, rest } = status(
+        this.records,
+        await this.run(SCRIPTS.append, this.layout.sessionBase(id), args, 'write'),
+        id,
+      );
       switch (outcome) {
         case 'OK':
           break;
@@ -458,7 +464,11 @@ class RedisDriver implements StoreDriver {
         commit.messages.length,
       ];
       for (const record of commit.messages) args.push(record.seq, record.id, record.data);
-      const { status: outcome, rest } = status(this.records, await this.run(SCRIPTS.replace, this.layout.sessionBase(id), args, 'write'), id);
+      const { status: outcome, rest } = status(
+        this.records,
+        await this.run(SCRIPTS.replace, this.layout.sessionBase(id), args, 'write'),
+        id,
+      );
       switch (outcome) {
         case 'OK':
           break;
@@ -525,7 +535,12 @@ class RedisDriver implements StoreDriver {
 
   remove(id: string): Promise<boolean> {
     return this.track(async () => {
-      const removed = this.records.integer(await this.run(SCRIPTS.remove, this.layout.sessionBase(id), [id], 'write'), id, 'the remove reply') === 1;
+      const removed =
+        this.records.integer(
+          await this.run(SCRIPTS.remove, this.layout.sessionBase(id), [id], 'write'),
+          id,
+          'the remove reply',
+        ) === 1;
       await this.confirmed(id);
       return removed;
     });
