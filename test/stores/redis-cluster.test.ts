@@ -16,6 +16,7 @@ import { CLUSTER_BUCKETS } from '../../src/stores/redis/layout.js';
 import { SCRIPTS } from '../../src/stores/redis/scripts.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
+import { parseClusterUrl } from '../../src/stores/redis/cluster.js';
 import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
 
 const server = await redisClusterTestServer();
@@ -186,6 +187,23 @@ if (server.url === undefined) {
           await deleteClusterKeysUnder(admin, keyPrefix);
           await client.quit();
         }
+      });
+
+      it('refuses a cluster node opened as one server, the single-server layout on a cluster, and confirm', async () => {
+        const seed = parseClusterUrl(url, 'test').nodes[0];
+        if (server.throwaway && seed !== undefined) {
+          // A plain client on one node would reach only the sessions that hash to that node's slots.
+          const error = await redisStore(`redis://${seed.host}:${seed.port}`).catch((caught: unknown) => caught);
+          expect(error).toMatchObject({
+            code: 'INVALID_ARGUMENT',
+            message: expect.stringMatching(/redis\+cluster:\/\//),
+          });
+        }
+        await expect(redisStore(url, { cluster: false })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+        await expect(redisStore(url, { confirm: { replicas: 1 } })).rejects.toMatchObject({
+          code: 'INVALID_ARGUMENT',
+          message: expect.stringMatching(/confirm is not supported on Redis Cluster/),
+        });
       });
 
       it('lists many sessions of equal and different times in one order across every master, page by page', async () => {
