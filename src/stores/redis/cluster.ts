@@ -131,6 +131,10 @@ export function ownedClusterOptions(
     // followed: a node that answers one has not run the command.
     retryDelayOnFailover: 0,
     retryDelayOnClusterDown: 0,
+    // The ready check asks one random node for CLUSTER INFO and starts over when it fails: with a
+    // master down, the client would keep dropping a connection that serves the other masters. A
+    // cluster that is down answers each command with CLUSTERDOWN instead, which is UNAVAILABLE.
+    enableReadyCheck: false,
     slotsRefreshTimeout: limits.connectTimeoutMs,
     redisOptions: {
       ...node,

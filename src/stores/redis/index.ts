@@ -176,12 +176,10 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     const layout =
       (options.cluster ?? clusterClient) ? clusterLayout(keyPrefix, prefix, name) : singleLayout(keyPrefix + prefix);
     const driver = new RedisDriver(name, connection, layout, confirm);
-    // One round trip that also proves the server runs Lua scripts (some hosted Redis do not). On
-    // a cluster it reaches one node; the others learn a script from EVAL on its first NOSCRIPT.
-    await Promise.all([
-      ...Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')),
-      ...(clusterClient ? [] : [refuseClusterNode(connection, name)]),
-    ]);
+    // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
+    const loads = Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read'));
+    if (clusterClient) await anyNodeLoaded(loads);
+    else await Promise.all([...loads, refuseClusterNode(connection, name)]);
     if (confirm?.aof === true)
       await probeWaitAof(
         (command, args) => connection.call(command, args, 'read', confirm.timeoutMs),
@@ -200,6 +198,24 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
 function refuseClusterConfirm(confirm: Required<RedisConfirm> | undefined, store: string): void {
   if (confirm !== undefined)
     throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm is not supported on Redis Cluster yet`);
+}
+
+/**
+ * On a cluster each `SCRIPT LOAD` reaches some node (the others learn a script from `EVAL` on its
+ * first `NOSCRIPT`): the store opens when one of them proves the cluster runs Lua, so that a
+ * cluster with a master down opens and serves the other masters' sessions. It fails with the
+ * first error when none did.
+ */
+async function anyNodeLoaded(loads: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const settled = await Promise.allSettled(loads);
+  const refused = settled.find(
+    (result): result is PromiseRejectedResult =>
+      result.status === 'rejected' && !ChatstateError.hasCode(result.reason, 'UNAVAILABLE'),
+  );
+  // An error that is no outage (Lua refused) fails the open whatever the other nodes said.
+  if (refused !== undefined) throw refused.reason;
+  if (settled.some((result) => result.status === 'fulfilled')) return;
+  throw (settled[0] as PromiseRejectedResult).reason;
 }
 
 /**
