@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServerApp } from '../../src/server/app.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { memoryStore } from '../../src/stores/memory.js';
+import { openStore } from '../../src/stores/open-store.js';
+import { cliStores } from '../cli/cli-stores.js';
 import { boundedCall } from './bounded-call.js';
 import { asDocument, documentedRoutes, routeKey, type DocRoute, type OpenApiDocument } from './openapi-doc.js';
 import { startTestServer, type TestKeys, type TestServer } from './server-harness.js';
@@ -343,29 +345,27 @@ function servedRoutes(store: SessionStore): string[] {
   return [...served].sort();
 }
 
-let store: SessionStore;
-let closedStore: SessionStore;
-let statelessStore: SessionStore;
-let server: TestServer;
-let closedServer: TestServer;
-let statelessServer: TestServer;
-let doc: OpenApiDocument;
-let routes: DocRoute[];
+/** The servers one store kind's samples go to: over the fixtures, over a closed store, and without a state key. */
+interface Servers {
+  readonly server: TestServer;
+  readonly closedServer: TestServer;
+  readonly statelessServer: TestServer;
+  /** The store under `server`. */
+  readonly store: SessionStore;
+  close(): Promise<void>;
+}
 
-beforeAll(async () => {
-  store = memoryStore();
-  server = await startTestServer(store, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY });
+/** Starts the three servers over stores from `open`, and makes the fixtures and the state blob. */
+async function startServers(open: () => Promise<SessionStore>): Promise<Servers> {
+  const store = await open();
+  const server = await startTestServer(store, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY });
   // A server whose store is closed answers 503 wherever it needs the store.
-  closedStore = memoryStore();
+  const closedStore = await open();
   await closedStore.close();
-  closedServer = await startTestServer(closedStore, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY });
+  const closedServer = await startTestServer(closedStore, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY });
   // Without a state key the state routes answer 501.
-  statelessStore = memoryStore();
-  statelessServer = await startTestServer(statelessStore, { maxBodyBytes: MAX_BODY });
-  const served = await server.call('GET', '/openapi.json');
-  expect(served.status).toBe(200);
-  doc = asDocument(served.json);
-  routes = documentedRoutes(doc);
+  const statelessStore = await open();
+  const statelessServer = await startTestServer(statelessStore, { maxBodyBytes: MAX_BODY });
   for (const fixture of FIXTURES) {
     const made = await server.call('POST', '/sessions', {
       key: server.keys[fixture.key],
@@ -378,13 +378,103 @@ beforeAll(async () => {
     body: { provider: 'openaiChat', messages: [hello('s1', 'Lisbon in May?')] },
   });
   blob = (encoded.json as { state: string }).state;
+  return {
+    server,
+    closedServer,
+    statelessServer,
+    store,
+    async close() {
+      await server.close();
+      await closedServer.close();
+      await statelessServer.close();
+      await store.close();
+      await statelessStore.close();
+    },
+  };
+}
+
+/**
+ * Sends every sample of every documented route, and the generic ones (no key, a closed store, a
+ * body too large, a body that is not JSON), to `servers`: every answer's status must be the
+ * sample's and one the document declares, with a body its schema accepts; and every declared
+ * status must be brought about, but for those `UNPRODUCED` explains.
+ */
+async function expectEveryStatusDeclared(servers: Servers): Promise<void> {
+  const { server, closedServer, statelessServer } = servers;
+  const problems: string[] = [];
+  const conformance = new Conformance(doc);
+  const produced = new Map<string, Set<number>>();
+  const send = async (route: DocRoute, sample: Sample, why: string) => {
+    const to = sample.server === 'closed' ? closedServer : sample.server === 'stateless' ? statelessServer : server;
+    const keyName = sample.key === undefined ? 'adminA' : sample.key;
+    const body = sample.bodyOf === undefined ? sample.body : sample.bodyOf();
+    const answer = await boundedCall(
+      to.url,
+      route.method.toUpperCase(),
+      sample.path,
+      {
+        ...(keyName === null ? {} : { key: to.keys[keyName] }),
+        ...(body === undefined ? {} : { body }),
+        ...(sample.headers === undefined ? {} : { headers: sample.headers }),
+      },
+      READ_MS,
+    );
+    const where = `${route.key} (${why}: ${sample.path})`;
+    if (answer.status !== sample.status)
+      problems.push(
+        `${where}: answered ${answer.status}, the sample expects ${sample.status}: ${answer.text.slice(0, 200)}`,
+      );
+    // Only an event stream may still be sending when reading stops.
+    if (answer.cut && !(answer.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+      problems.push(`${where}: no complete answer in ${READ_MS} ms`);
+    for (const problem of conformance.problems(route, answer)) problems.push(`${where}: ${problem}`);
+    const statuses = produced.get(route.key) ?? new Set<number>();
+    statuses.add(answer.status);
+    produced.set(route.key, statuses);
+  };
+
+  for (const route of routes) {
+    const samples = SAMPLES[route.key] ?? [];
+    const success = samples[0];
+    if (success === undefined || success.status >= 300) {
+      problems.push(`${route.key}: no success sample first`);
+      continue;
+    }
+    for (const sample of samples) await send(route, sample, `sample ${sample.status}`);
+    const declares = (status: number) => route.operation.responses[String(status)] !== undefined;
+    // Without a key: 401 where the route needs one; elsewhere the same answer as with one.
+    await send(route, { ...success, key: null, status: declares(401) ? 401 : success.status }, 'no key');
+    // A store that cannot answer: 503 where the route needs the store.
+    await send(route, { ...success, server: 'closed', status: declares(503) ? 503 : success.status }, 'closed store');
+    // The body limit holds for every method with a body, whether or not the route takes one.
+    const { bodyOf: _, ...plain } = success;
+    if (BODY_METHODS.has(route.method))
+      await send(route, { ...plain, body: { pad: 'x'.repeat(MAX_BODY + 1) }, status: 413 }, 'too large');
+    if ((route.operation as { requestBody?: unknown }).requestBody !== undefined)
+      await send(route, { ...plain, body: malformedJson, status: 400 }, 'not JSON');
+  }
+  expect(problems).toEqual([]);
+  const unproduced = routes.flatMap((route) =>
+    Object.keys(route.operation.responses)
+      .filter((status) => !produced.get(route.key)?.has(Number(status)))
+      .map((status) => `${route.key} ${status}`),
+  );
+  expect(unproduced.sort()).toEqual(Object.keys(UNPRODUCED).sort());
+}
+
+let memory: Servers;
+let doc: OpenApiDocument;
+let routes: DocRoute[];
+
+beforeAll(async () => {
+  memory = await startServers(async () => memoryStore());
+  const served = await memory.server.call('GET', '/openapi.json');
+  expect(served.status).toBe(200);
+  doc = asDocument(served.json);
+  routes = documentedRoutes(doc);
 });
 afterAll(async () => {
-  await server.close();
-  await closedServer.close();
-  await statelessServer.close();
-  await store.close();
-  await statelessStore.close();
+  await memory.close();
 });
 
 describe('the OpenAPI document', () => {
@@ -397,7 +487,7 @@ describe('the OpenAPI document', () => {
 
   it('names every route the app serves, and each has samples here', () => {
     const documented = routes.map((route) => route.key).sort();
-    expect(documented).toEqual(servedRoutes(store));
+    expect(documented).toEqual(servedRoutes(memory.store));
     expect(Object.keys(SAMPLES).sort()).toEqual(documented);
   });
 
@@ -420,64 +510,27 @@ describe('the OpenAPI document', () => {
   });
 
   it('declares every status the server answers, with the body it answers', async () => {
-    const problems: string[] = [];
-    const conformance = new Conformance(doc);
-    const produced = new Map<string, Set<number>>();
-    const send = async (route: DocRoute, sample: Sample, why: string) => {
-      const to = sample.server === 'closed' ? closedServer : sample.server === 'stateless' ? statelessServer : server;
-      const keyName = sample.key === undefined ? 'adminA' : sample.key;
-      const body = sample.bodyOf === undefined ? sample.body : sample.bodyOf();
-      const answer = await boundedCall(
-        to.url,
-        route.method.toUpperCase(),
-        sample.path,
-        {
-          ...(keyName === null ? {} : { key: to.keys[keyName] }),
-          ...(body === undefined ? {} : { body }),
-          ...(sample.headers === undefined ? {} : { headers: sample.headers }),
-        },
-        READ_MS,
-      );
-      const where = `${route.key} (${why}: ${sample.path})`;
-      if (answer.status !== sample.status)
-        problems.push(
-          `${where}: answered ${answer.status}, the sample expects ${sample.status}: ${answer.text.slice(0, 200)}`,
-        );
-      // Only an event stream may still be sending when reading stops.
-      if (answer.cut && !(answer.headers.get('content-type') ?? '').startsWith('text/event-stream'))
-        problems.push(`${where}: no complete answer in ${READ_MS} ms`);
-      for (const problem of conformance.problems(route, answer)) problems.push(`${where}: ${problem}`);
-      const statuses = produced.get(route.key) ?? new Set<number>();
-      statuses.add(answer.status);
-      produced.set(route.key, statuses);
-    };
-
-    for (const route of routes) {
-      const samples = SAMPLES[route.key] ?? [];
-      const success = samples[0];
-      if (success === undefined || success.status >= 300) {
-        problems.push(`${route.key}: no success sample first`);
-        continue;
-      }
-      for (const sample of samples) await send(route, sample, `sample ${sample.status}`);
-      const declares = (status: number) => route.operation.responses[String(status)] !== undefined;
-      // Without a key: 401 where the route needs one; elsewhere the same answer as with one.
-      await send(route, { ...success, key: null, status: declares(401) ? 401 : success.status }, 'no key');
-      // A store that cannot answer: 503 where the route needs the store.
-      await send(route, { ...success, server: 'closed', status: declares(503) ? 503 : success.status }, 'closed store');
-      // The body limit holds for every method with a body, whether or not the route takes one.
-      const { bodyOf: _, ...plain } = success;
-      if (BODY_METHODS.has(route.method))
-        await send(route, { ...plain, body: { pad: 'x'.repeat(MAX_BODY + 1) }, status: 413 }, 'too large');
-      if ((route.operation as { requestBody?: unknown }).requestBody !== undefined)
-        await send(route, { ...plain, body: malformedJson, status: 400 }, 'not JSON');
-    }
-    expect(problems).toEqual([]);
-    const unproduced = routes.flatMap((route) =>
-      Object.keys(route.operation.responses)
-        .filter((status) => !produced.get(route.key)?.has(Number(status)))
-        .map((status) => `${route.key} ${status}`),
-    );
-    expect(unproduced.sort()).toEqual(Object.keys(UNPRODUCED).sort());
+    await expectEveryStatusDeclared(memory);
   });
+});
+
+// The same samples over every store that keeps its data outside the process (file, SQLite,
+// Postgres, Redis, Redis Cluster), each a throwaway server here or skipped with its reason.
+describe.each(cliStores().filter((kind) => kind.shared))('the OpenAPI document over the $name store', (kind) => {
+  let skipped: string | undefined;
+  let servers: Servers | undefined;
+
+  beforeAll(async () => {
+    skipped = await kind.start();
+    if (skipped === undefined) servers = await startServers(async () => openStore(await kind.freshUrl()));
+  }, 180_000);
+  afterAll(async () => {
+    await servers?.close();
+    await kind.stop();
+  });
+
+  it('declares every status the server answers, with the body it answers', async (context) => {
+    if (servers === undefined) return context.skip(skipped);
+    await expectEveryStatusDeclared(servers);
+  }, 120_000);
 });
