@@ -14,8 +14,12 @@ import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
-import { bucketOf } from '../../src/stores/redis/layout.js';
-import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
+import {
+  clusterAdmin,
+  deleteClusterKeysUnder,
+  masterPortOf,
+  redisClusterTestServer,
+} from '../support/redis-cluster.js';
 import {
   AckLedger,
   LEDGER,
@@ -47,22 +51,15 @@ describe.skipIf(skip !== '')(`redis store on a cluster: a master killed and rest
   const storeUrl = `${url}?prefix=${prefix}`;
   let admin: Cluster;
   let store: SessionStore;
-  /** The port of the master that serves each bucket. */
-  const masterOf = new Map<number, number>();
-  const portOf = (id: string): number => masterOf.get(bucketOf(id)) as number;
+  /** The port of the master that serves a session id's bucket. */
+  let portOf: (id: string) => number;
   const unhandled: unknown[] = [];
   const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
 
   beforeAll(async () => {
     process.on('unhandledRejection', onUnhandled);
     admin = clusterAdmin(url);
-    const slots = await admin.cluster('SLOTS');
-    for (let bucket = 0; bucket < 64; bucket += 1) {
-      const slot = Number(await admin.cluster('KEYSLOT', `{${bucket}}`));
-      const master = slots.find(([start, end]) => start <= slot && slot <= end)?.[2];
-      if (master === undefined) throw new Error(`slot ${slot} is served by no master`);
-      masterOf.set(bucket, Number(master[1]));
-    }
+    portOf = await masterPortOf(url);
     store = await redisStore(storeUrl, TIMEOUTS);
   });
   afterAll(async () => {

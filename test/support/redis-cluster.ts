@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import { parseClusterUrl } from '../../src/stores/redis/cluster.js';
+import { CLUSTER_BUCKETS, bucketOf } from '../../src/stores/redis/layout.js';
 import { onPath, spawnRedis } from './redis-server.js';
 
 const run = promisify(execFile);
@@ -271,5 +272,24 @@ export async function deleteClusterKeysUnder(admin: Cluster, prefix: string): Pr
       await Promise.all(keys.map((key) => node.del(key)));
       cursor = next;
     } while (cursor !== '0');
+  }
+}
+
+/** Which master (by port) serves the bucket of a session id, as the cluster `url` has its slots now. */
+export async function masterPortOf(url: string): Promise<(id: string) => number> {
+  const admin = clusterAdmin(url);
+  try {
+    const slots = await admin.cluster('SLOTS');
+    const ports = new Map<number, number>();
+    for (let bucket = 0; bucket < CLUSTER_BUCKETS; bucket += 1) {
+      // The slot of a bucket is the slot of its hash tag.
+      const slot = Number(await admin.cluster('KEYSLOT', `{${bucket}}`));
+      const master = slots.find(([start, end]) => start <= slot && slot <= end)?.[2];
+      if (master === undefined) throw new Error(`slot ${slot} is served by no master`);
+      ports.set(bucket, Number(master[1]));
+    }
+    return (id) => ports.get(bucketOf(id)) as number;
+  } finally {
+    await admin.quit();
   }
 }
