@@ -56,6 +56,7 @@ import { connectionLimits } from '../network.js';
 import { RedisConnection, type Effect } from './connection.js';
 import { clusterLayout, singleLayout, type KeyLayout } from './layout.js';
 import { mergedList } from './list-merge.js';
+import { anyNodeLoaded, refuseClusterConfirm, refuseClusterNode } from './open-checks.js';
 
 /**
  * A Redis connection, by shape: `ioredis`'s `Redis` is one. The store sends every command through
@@ -192,49 +193,6 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     await connection.close();
     throw error;
   }
-}
-
-/** Write confirmation needs `WAIT` on the connection of the node that took the write, which a cluster client does not expose. */
-function refuseClusterConfirm(confirm: Required<RedisConfirm> | undefined, store: string): void {
-  if (confirm !== undefined)
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: confirm is not supported on Redis Cluster yet`);
-}
-
-/**
- * On a cluster each `SCRIPT LOAD` reaches some node (the others learn a script from `EVAL` on its
- * first `NOSCRIPT`): the store opens when one of them proves the cluster runs Lua, so that a
- * cluster with a master down opens and serves the other masters' sessions. It fails with the
- * first error when none did.
- */
-async function anyNodeLoaded(loads: ReadonlyArray<Promise<unknown>>): Promise<void> {
-  const settled = await Promise.allSettled(loads);
-  const refused = settled.find(
-    (result): result is PromiseRejectedResult =>
-      result.status === 'rejected' && !ChatstateError.hasCode(result.reason, 'UNAVAILABLE'),
-  );
-  // An error that is no outage (Lua refused) fails the open whatever the other nodes said.
-  if (refused !== undefined) throw refused.reason;
-  if (settled.some((result) => result.status === 'fulfilled')) return;
-  throw (settled[0] as PromiseRejectedResult).reason;
-}
-
-/**
- * Refuses a Redis Cluster node opened as one server: its scripts would run only for the sessions
- * whose keys hash to that node's slots. A server that does not answer `INFO` is taken as it is.
- */
-async function refuseClusterNode(connection: RedisConnection, store: string): Promise<void> {
-  let info: unknown;
-  try {
-    info = await connection.call('INFO', ['cluster'], 'read');
-  } catch (error) {
-    if (ChatstateError.hasCode(error, 'UNAVAILABLE')) throw error;
-    return;
-  }
-  if (/^cluster_enabled:1\b/m.test(text(info) ?? ''))
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `${store}: the server is a Redis Cluster node: open the cluster with a redis+cluster:// URL`,
-    );
 }
 
 /** ✱ A Redis `SessionStore` on a URL or the caller's client. */
