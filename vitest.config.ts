@@ -21,6 +21,7 @@ export const SLOW_SUITES = [
   'test/server/openapi-stores.test.ts',
   'test/active-memory/postgres.test.ts',
   'test/active-memory/redis.test.ts',
+  'test/active-memory/redis-cluster.test.ts',
 ];
 
 /**
