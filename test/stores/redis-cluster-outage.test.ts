@@ -234,6 +234,45 @@ describe.skipIf(skip !== '')(`redis store on a cluster: a master killed and rest
     expect(unhandled).toEqual([]);
   }, 120_000);
 
+  it('a stalled master (SIGSTOP) times out its own sessions alone: the other masters are served throughout', async () => {
+    const stalled = idsOn(true, 1, 'stall-down')[0] as string;
+    const steady = idsOn(false, 2, 'stall-up');
+    for (const id of [stalled, ...steady])
+      await store.save(Session.create({ id, messages: [say('before', `${id}-0`)] }));
+    victim().pause();
+    try {
+      // Past two command timeouts: each timeout replaces the stalled node's connection, never the others'.
+      const started = Date.now();
+      const stalledCalls: Array<Promise<unknown>> = [];
+      let round = 0;
+      while (Date.now() - started < 2.5 * TIMEOUTS.commandTimeoutMs) {
+        if (round % 5 === 0)
+          stalledCalls.push(store.append(stalled, [say('stalled', `stall-${round}`)]).catch((error: unknown) => error));
+        for (const id of steady) {
+          const appended = await store.append(id, [say(`round ${round}`, `${id}-r${round}`)]);
+          expect(appended.appended, `${id} round ${round}`).toHaveLength(1);
+        }
+        round += 1;
+        await sleep(50);
+      }
+      expect(round).toBeGreaterThan(10);
+      for (const error of await Promise.all(stalledCalls)) {
+        const details = expectUnavailable(error, STORE, 'an append to the stalled master');
+        expect(['TIMEOUT', 'CONNECTION']).toContain(details.reason);
+      }
+    } finally {
+      victim().resume();
+    }
+    if (server.url !== undefined) await server.healthy();
+    const back = await eventually(() => store.append(stalled, [say('resumed', 'stall-resumed')]));
+    expect(back.appended).toHaveLength(1);
+    // Each timed-out append is stored once or not at all (its outcome was unknown), and nothing else moved.
+    const ids = (await store.load(stalled)).messages.map((message) => message.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0]).toBe(`${stalled}-0`);
+    expect(ids.at(-1)).toBe('stall-resumed');
+  }, 60_000);
+
   it('a store opened while a master is down serves the other masters, and the down one once it is back', async () => {
     const down = idsOn(true, 1, 'open-down')[0] as string;
     const up = idsOn(false, 1, 'open-up')[0] as string;

@@ -16,7 +16,7 @@ import { CLUSTER_BUCKETS } from '../../src/stores/redis/layout.js';
 import { SCRIPTS } from '../../src/stores/redis/scripts.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
-import { parseClusterUrl } from '../../src/stores/redis/cluster.js';
+import { keySlot, parseClusterUrl } from '../../src/stores/redis/cluster.js';
 import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
 
 const server = await redisClusterTestServer();
@@ -108,6 +108,8 @@ if (server.url === undefined) {
             expect(tag, key).toBeDefined();
             expect(Number(tag)).toBeLessThan(CLUSTER_BUCKETS);
             const slot = Number(await admin.cluster('KEYSLOT', key));
+            // The store's own slot function (it finds the node a stalled command went to) agrees.
+            expect(keySlot(key), key).toBe(slot);
             slotOfTag.set(tag as string, slotOfTag.get(tag as string) ?? slot);
             expect(slot, key).toBe(slotOfTag.get(tag as string));
           }

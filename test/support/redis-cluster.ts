@@ -33,6 +33,10 @@ export interface ClusterTestNode {
   kill(): Promise<void>;
   /** Starts a killed node again on the same port and directory. */
   restart(): Promise<void>;
+  /** SIGSTOPs the node: it keeps its connections and answers nothing (a stalled server). */
+  pause(): void;
+  /** SIGCONTs a paused node. */
+  resume(): void;
 }
 
 /** A running cluster, or why there is none. */
@@ -132,6 +136,8 @@ class ThrowawayNode implements ClusterTestNode {
     const child = this.child;
     if (child === undefined || !this.running()) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // A paused node ends only once it runs again.
+    child.kill('SIGCONT');
     child.kill(signal);
     await exited;
   }
@@ -143,6 +149,14 @@ class ThrowawayNode implements ClusterTestNode {
   async restart(): Promise<void> {
     if (this.running()) throw new Error(`the node on ${this.port} is still running: kill it first`);
     await this.start();
+  }
+
+  pause(): void {
+    if (this.running()) this.child?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    if (this.running()) this.child?.kill('SIGCONT');
   }
 
   /** Synchronous, for the worker's exit handler. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isClusterUrl, ownedClusterOptions, parseClusterUrl } from './cluster.js';
+import { isClusterUrl, keySlot, ownedClusterOptions, parseClusterUrl } from './cluster.js';
 
 describe('redis+cluster:// URLs', () => {
   it('lists seed nodes, with the default port, IPv6 literals, credentials, TLS and the prefix', () => {
@@ -67,5 +67,16 @@ describe('redis+cluster:// URLs', () => {
       },
     });
     expect(typeof options.clusterRetryStrategy).toBe('function');
+  });
+
+  it('computes the hash slot of a key as Redis Cluster does, by its hash tag when it has one', () => {
+    // Values of CLUSTER KEYSLOT, as Redis's documentation gives them.
+    expect(keySlot('somekey')).toBe(11058);
+    expect(keySlot('foo{hash_tag}')).toBe(2515);
+    expect(keySlot('foo')).toBe(12182);
+    expect(keySlot('{user1000}.following')).toBe(keySlot('{user1000}.followers'));
+    // An empty tag is no tag: the whole key is hashed.
+    expect(keySlot('a{}b')).not.toBe(keySlot('{}'));
+    expect(keySlot('app:{17}:x:all')).toBe(keySlot('{17}'));
   });
 });

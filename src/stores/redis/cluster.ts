@@ -159,3 +159,55 @@ export async function loadIoredisCluster(store: string): Promise<ClusterConstruc
     );
   return Cluster as ClusterConstructor;
 }
+
+/**
+ * The hash slot of a key, as Redis Cluster computes it: CRC16 (XMODEM) of its hash tag — the text
+ * between the first `{` and the next `}`, when not empty — or of the whole key, modulo 16384.
+ */
+export function keySlot(key: string): number {
+  const bytes = Buffer.from(key, 'utf8');
+  const open = bytes.indexOf(0x7b);
+  const close = open === -1 ? -1 : bytes.indexOf(0x7d, open + 1);
+  const hashed = close > open + 1 ? bytes.subarray(open + 1, close) : bytes;
+  let crc = 0;
+  for (const byte of hashed) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit += 1) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16_384;
+}
+
+/** One node connection of a cluster client, by the members the store uses. */
+export interface NodeConnection {
+  readonly status: string;
+  /** Closes it for good; the cluster client makes a new one when the node is needed again. */
+  disconnect(): void;
+}
+
+/** `ioredis`'s `Cluster`, by the public members that tell which node connection serves a slot. */
+interface ClusterNodes {
+  readonly slots: ReadonlyArray<ReadonlyArray<string> | undefined>;
+  nodes(role: 'all'): Array<NodeConnection & { readonly options: { readonly host?: string; readonly port?: number } }>;
+}
+
+function hasNodes(client: unknown): client is ClusterNodes {
+  const candidate = client as Partial<ClusterNodes> | null;
+  return Array.isArray(candidate?.slots) && typeof candidate?.nodes === 'function';
+}
+
+/**
+ * For a cluster client: the connection of the node a keyed command (`EVALSHA`/`EVAL` with one
+ * declared key) is sent to, so that a command that got no reply replaces that node's connection
+ * alone, and the other masters' traffic goes on. `undefined` for any other command or client.
+ */
+export function nodeOfCommand(
+  client: unknown,
+): ((command: string, args: ReadonlyArray<string | number>) => NodeConnection | undefined) | undefined {
+  if (!hasNodes(client)) return undefined;
+  return (command, args) => {
+    if ((command !== 'EVALSHA' && command !== 'EVAL') || args[1] !== 1 || typeof args[2] !== 'string') return undefined;
+    const owner = client.slots[keySlot(args[2])]?.[0];
+    if (owner === undefined) return undefined;
+    return client.nodes('all').find((node) => `${node.options.host}:${node.options.port}` === owner);
+  };
+}

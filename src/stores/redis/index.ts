@@ -51,7 +51,7 @@ import {
   probeWaitAof,
   type OwnedClient,
 } from './client.js';
-import { isClusterUrl, loadIoredisCluster, ownedClusterOptions, parseClusterUrl } from './cluster.js';
+import { isClusterUrl, loadIoredisCluster, nodeOfCommand, ownedClusterOptions, parseClusterUrl } from './cluster.js';
 import { connectionLimits } from '../network.js';
 import { RedisConnection, type Effect } from './connection.js';
 import { clusterLayout, singleLayout, type KeyLayout } from './layout.js';
@@ -160,7 +160,8 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   } else {
     throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a redis:// URL or a client with call()`);
   }
-  const connection = new RedisConnection(client, limits, owned, name);
+  // Only on a cluster client of the store's own: a caller's client keeps its connections as they are.
+  const connection = new RedisConnection(client, limits, owned, name, clusterClient ? nodeOfCommand(owned) : undefined);
   try {
     const prefix = options.prefix ?? fromUrl ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX) {
