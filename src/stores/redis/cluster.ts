@@ -196,18 +196,25 @@ function hasNodes(client: unknown): client is ClusterNodes {
 }
 
 /**
- * For a cluster client: the connection of the node a keyed command (`EVALSHA`/`EVAL` with one
- * declared key) is sent to, so that a command that got no reply replaces that node's connection
- * alone, and the other masters' traffic goes on. `undefined` for any other command or client.
+ * For a cluster client: for a keyed command (`EVALSHA`/`EVAL` with one declared key), a lookup of
+ * the connection of the node its slot is served by, so that a command that got no reply replaces
+ * that node's connection alone and the other masters' traffic goes on. The lookup may find none
+ * (a node whose connection was dropped is connected again only when a command is redirected to
+ * it), so it is asked again when needed. `undefined` for any other command or client.
  */
 export function nodeOfCommand(
   client: unknown,
-): ((command: string, args: ReadonlyArray<string | number>) => NodeConnection | undefined) | undefined {
+):
+  | ((command: string, args: ReadonlyArray<string | number>) => (() => NodeConnection | undefined) | undefined)
+  | undefined {
   if (!hasNodes(client)) return undefined;
   return (command, args) => {
     if ((command !== 'EVALSHA' && command !== 'EVAL') || args[1] !== 1 || typeof args[2] !== 'string') return undefined;
-    const owner = client.slots[keySlot(args[2])]?.[0];
-    if (owner === undefined) return undefined;
-    return client.nodes('all').find((node) => `${node.options.host}:${node.options.port}` === owner);
+    const slot = keySlot(args[2]);
+    return () => {
+      const owner = client.slots[slot]?.[0];
+      if (owner === undefined) return undefined;
+      return client.nodes('all').find((node) => `${node.options.host}:${node.options.port}` === owner);
+    };
   };
 }

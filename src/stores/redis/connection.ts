@@ -107,8 +107,11 @@ export class RedisConnection {
     private readonly owned: OwnedClient | undefined,
     /** Name of the store in error messages. */
     private readonly store: string,
-    /** On the store's own cluster client: the node connection a command goes to (see cluster.ts). */
-    private readonly nodeOf?: (command: string, args: ReadonlyArray<string | number>) => NodeConnection | undefined,
+    /** On the store's own cluster client: a lookup of the node connection a keyed command goes to (see cluster.ts). */
+    private readonly nodeOf?: (
+      command: string,
+      args: ReadonlyArray<string | number>,
+    ) => (() => NodeConnection | undefined) | undefined,
   ) {
     this.stateful = isStateful(client) ? client : undefined;
     this.reachedReady = this.stateful?.status === 'ready';
@@ -160,7 +163,8 @@ export class RedisConnection {
     if (this.closed) throw closedError(this.store);
     await this.ready();
     const epoch = this.epoch;
-    const node = this.nodeOf?.(command, args);
+    const nodeLookup = this.nodeOf?.(command, args);
+    const sentOn = nodeLookup?.();
     // A client that has ended (only a caller's can be) rejects the command without sending it.
     const ended = this.stateful?.status === 'end';
     const sending = this.client.call(command, args);
@@ -174,9 +178,13 @@ export class RedisConnection {
       const failure = redisConnectionFailure(error);
       if (failure === undefined) throw error;
       if (failure.reason === 'TIMEOUT') {
-        // The node's connection that command went out on, unless it was already replaced; the whole client otherwise.
-        if (node === undefined) this.replace(epoch);
-        else if (node.status === 'ready') node.disconnect();
+        if (nodeLookup === undefined) this.replace(epoch);
+        else {
+          // The connection of the command's node: the one it went out on, or the one made for it
+          // since (the node had none when it was sent). Never the whole cluster client.
+          const node = sentOn ?? nodeLookup();
+          if (node?.status === 'ready') node.disconnect();
+        }
       }
       throw unavailable(
         this.store,
