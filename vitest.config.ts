@@ -12,11 +12,16 @@ export const SLOW_SUITES = [
   // Random inputs by the thousand (fast-check).
   'test/fuzz/**',
   'test/properties/**',
-  // Suites that start a throwaway Postgres or Redis server (the drivers' unit tests in src/ stay).
+  // Suites that start a throwaway Postgres or Redis server, or a Redis Cluster (redis-cluster*)
+  // (the drivers' unit tests in src/ stay).
   'test/stores/postgres*.test.ts',
   'test/stores/redis*.test.ts',
+  'test/server/outage-redis-cluster.test.ts',
+  // The OpenAPI samples over every store with a server (openapi.test.ts keeps them over memory).
+  'test/server/openapi-stores.test.ts',
   'test/active-memory/postgres.test.ts',
   'test/active-memory/redis.test.ts',
+  'test/active-memory/redis-cluster.test.ts',
 ];
 
 /**

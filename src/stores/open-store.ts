@@ -8,6 +8,7 @@
  * - `sqlite:PATH` — one SQLite file (`better-sqlite3`)
  * - `postgres://…` / `postgresql://…` — PostgreSQL (`pg`)
  * - `redis://…` / `rediss://…` — Redis (`ioredis`)
+ * - `redis+cluster://host:port[,host:port…]` / `rediss+cluster://…` — Redis Cluster (`ioredis`)
  *
  * Other stores join with `registerStore(scheme, loader)`, the same way.
  * @module
@@ -50,6 +51,8 @@ const BUILT_IN: ReadonlyArray<readonly [string, StoreLoader]> = [
   ['postgresql', async (url, options) => (await import('./postgres/index.js')).postgresStore(url, options)],
   ['redis', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
   ['rediss', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
+  ['redis+cluster', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
+  ['rediss+cluster', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
 ];
 
 // A scheme registered before this module ran keeps its loader: a caller's replacement wins.

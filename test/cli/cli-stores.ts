@@ -1,14 +1,16 @@
 /**
  * The stores the CLI tests run against, one matrix: memory, file, sqlite, postgres (a throwaway
- * cluster, or CHATSTATE_TEST_POSTGRES_URL) and redis (a throwaway server, or
- * CHATSTATE_TEST_REDIS_URL). Each gives a fresh URL per test; a store that cannot run here is
- * skipped with its reason (under CI=true, Postgres and Redis must run).
+ * cluster, or CHATSTATE_TEST_POSTGRES_URL), redis (a throwaway server, or
+ * CHATSTATE_TEST_REDIS_URL) and redis-cluster (a throwaway three-master Redis Cluster, or
+ * CHATSTATE_TEST_REDIS_CLUSTER_URL). Each gives a fresh URL per test; a store that cannot run here
+ * is skipped with its reason (under CI=true, Postgres, Redis and the Redis Cluster must run).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPostgres, freshSchema, type PostgresTestServer } from '../support/postgres-server.js';
+import { redisClusterTestServer, type RedisClusterTestServer } from '../support/redis-cluster.js';
 import { redisTestServer, type RedisTestServer } from '../support/redis-server.js';
 
 /** One store of the matrix. */
@@ -91,6 +93,25 @@ function redis(): CliStore {
   };
 }
 
+function redisCluster(): CliStore {
+  let server: RedisClusterTestServer | undefined;
+  return {
+    name: 'redis-cluster',
+    shared: true,
+    async start() {
+      server = await redisClusterTestServer();
+      return server.url === undefined ? server.skip : undefined;
+    },
+    async freshUrl() {
+      if (server?.url === undefined) throw new Error('the Redis Cluster did not start');
+      return `${server.url}?prefix=cli${randomBytes(5).toString('hex')}:`;
+    },
+    async stop() {
+      if (server?.url !== undefined) await server.stop();
+    },
+  };
+}
+
 /** Every store of the matrix. */
 export function cliStores(): CliStore[] {
   return [
@@ -105,5 +126,6 @@ export function cliStores(): CliStore[] {
     withTempDirs('sqlite', (dir) => `sqlite:${join(dir, 'chat.db')}`),
     postgres(),
     redis(),
+    redisCluster(),
   ];
 }

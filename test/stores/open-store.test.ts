@@ -21,7 +21,17 @@ function storeModules(modules: readonly string[]): string[] {
 describe('openStore', () => {
   it('registers the built-in schemes', () => {
     expect(registeredSchemes()).toEqual(
-      expect.arrayContaining(['file:', 'memory:', 'postgres:', 'postgresql:', 'redis:', 'rediss:', 'sqlite:']),
+      expect.arrayContaining([
+        'file:',
+        'memory:',
+        'postgres:',
+        'postgresql:',
+        'redis:',
+        'rediss:',
+        'redis+cluster:',
+        'rediss+cluster:',
+        'sqlite:',
+      ]),
     );
   });
 
@@ -42,7 +52,7 @@ describe('openStore', () => {
     const error = await openStore('mongodb://localhost/chat').catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect((error as Error).message).toContain(
-      'unknown scheme "mongodb:"; registered: file:, memory:, postgres:, postgresql:, redis:, rediss:, sqlite:',
+      'unknown scheme "mongodb:"; registered: file:, memory:, postgres:, postgresql:, redis+cluster:, redis:, rediss+cluster:, rediss:, sqlite:',
     );
   });
 

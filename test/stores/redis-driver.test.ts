@@ -352,6 +352,39 @@ describe.skipIf(server.url === undefined)(title, () => {
     await expect(redisDriver(url, { confirm: { replicas: -1 } })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
+  it('keeps the key layout of every earlier version on one server, so stored data needs no migration', async () => {
+    const { store, prefix } = await open();
+    await store.save(Session.create({ id: 'kept', userId: 'u1', agentId: 'a1', messages: [say('hello')] }), {
+      ttlMs: 3_600_000,
+    });
+    await store.values.set({ scope: 'user', userId: 'u1' }, { color: 'blue' });
+    await store.values.set({ scope: 'session', sessionId: 'kept' }, { note: 'n' });
+    await store.values.set({ scope: 'app' }, { mode: 'm' });
+    const keys = (await admin.keys(`${prefix}*`)).map((key) => key.slice(prefix.length)).sort();
+    expect(keys).toEqual(
+      [
+        's:kept:h',
+        's:kept:m',
+        's:kept:d',
+        's:kept:v',
+        'x:all',
+        'x:exp',
+        'x:ou',
+        'x:oa',
+        'u:u1',
+        'a:a1',
+        'v:user:u1',
+        'v:session:kept',
+        'v:app',
+      ].sort(),
+    );
+    // The Redis Cluster layout, asked for on one server, is another set of keys (hash-tagged buckets).
+    const clustered = await open({ cluster: true });
+    await clustered.store.save(Session.create({ id: 'kept', messages: [say('hello')] }));
+    const tagged = (await admin.keys(`${clustered.prefix}*`)).map((key) => key.slice(clustered.prefix.length));
+    expect(tagged.sort()).toEqual(['s:kept:d', 's:kept:h', 's:kept:m', 'x:all'].map((key) => `{25}:${key}`));
+  });
+
   it('rejects bad prefixes, clients and URLs without echoing credentials', async () => {
     await expect(redisDriver(url, { prefix: '' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(redisDriver({} as never)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

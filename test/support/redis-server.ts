@@ -49,31 +49,26 @@ function freePort(): Promise<number> {
   });
 }
 
-function onPath(binary: string): boolean {
+/** True when `binary --version` runs. */
+export function onPath(binary: string): boolean {
   return spawnSync(binary, ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
 /** Starts `redis-server` on `port`; resolves once it accepts connections, rejects with its output if it exits first. */
 function launch(port: number, dir: string, durable: boolean): Promise<ChildProcess> {
+  const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  return spawnRedis(['--port', String(port), ...persistence, '--dir', dir]);
+}
+
+/**
+ * Starts `redis-server` with `args` (after loopback-only defaults without RDB snapshots); resolves
+ * once it accepts connections, rejects with its output if it exits first or takes too long.
+ */
+export function spawnRedis(args: readonly string[]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
     const child = spawn(
       'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--save',
-        '',
-        ...persistence,
-        '--dir',
-        dir,
-        '--daemonize',
-        'no',
-        '--protected-mode',
-        'yes',
-      ],
+      ['--bind', '127.0.0.1', '--save', '', '--daemonize', 'no', '--protected-mode', 'yes', ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

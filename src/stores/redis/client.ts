@@ -50,11 +50,10 @@ export function ownedClientOptions(limits: ConnectionLimits, blockingMs: number)
 /** `ioredis`'s `Redis` class, by shape. */
 export type RedisConstructor = new (url: string, options: Record<string, unknown>) => OwnedClient;
 
-/** The `Redis` class of `ioredis`; `MISSING_DEPENDENCY` naming the package when it is not installed. */
-export async function loadIoredis(store: string): Promise<RedisConstructor> {
-  let module: { default?: unknown; Redis?: unknown };
+/** The `ioredis` module; `MISSING_DEPENDENCY` naming the package when it is not installed. */
+export async function importIoredis(store: string): Promise<{ default?: unknown; Redis?: unknown; Cluster?: unknown }> {
   try {
-    module = (await import('ioredis')) as unknown as typeof module;
+    return (await import('ioredis')) as unknown as { default?: unknown; Redis?: unknown; Cluster?: unknown };
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
@@ -69,6 +68,11 @@ export async function loadIoredis(store: string): Promise<RedisConstructor> {
     }
     throw error;
   }
+}
+
+/** The `Redis` class of `ioredis`; `MISSING_DEPENDENCY` naming the package when it is not installed. */
+export async function loadIoredis(store: string): Promise<RedisConstructor> {
+  const module = await importIoredis(store);
   const Redis = module.Redis ?? module.default;
   if (typeof Redis !== 'function')
     throw new InvalidInputError(

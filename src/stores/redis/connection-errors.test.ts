@@ -86,4 +86,30 @@ describe('redisConnectionFailure', () => {
     }
     expect(redisConnectionFailure(undefined)).toBeUndefined();
   });
+
+  it("knows Redis Cluster's refusals and ioredis Cluster's failures, and which of them may have run", () => {
+    for (const message of [
+      'CLUSTERDOWN The cluster is down',
+      'CLUSTERDOWN Hash slot not served',
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+      "Cluster isn't ready and enableOfflineQueue options is false",
+      'Failed to refresh slots cache.',
+      'None of startup nodes is available',
+      'Cluster is ended.',
+    ]) {
+      expect(redisConnectionFailure(reply(message)), message).toEqual({ reason: 'CONNECTION', notSent: true });
+    }
+    const allFailed = Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' });
+    expect(redisConnectionFailure(allFailed)).toEqual({ reason: 'CONNECTION', notSent: true });
+    for (const message of [
+      'Too many Cluster redirections. Last error: Error: Connection is closed.',
+      'ERR Script attempted to execute a write command while the cluster is down script: 1a2b',
+    ]) {
+      expect(redisConnectionFailure(reply(message)), message).toEqual({ reason: 'CONNECTION', notSent: false });
+    }
+    // A script that reaches a second slot is a bug of the store, never an outage.
+    expect(
+      redisConnectionFailure(reply('ERR Script attempted to access keys that do not hash to the same slot')),
+    ).toBeUndefined();
+  });
 });

@@ -27,11 +27,25 @@ const MESSAGES: ReadonlyArray<readonly [RegExp, RedisFailureReason, boolean]> = 
   // A script ran past lua-time-limit: Redis refuses other commands until it ends.
   [/^BUSY\b/, 'BUSY', true],
   [/^MASTERDOWN\b/, 'CONNECTION', true],
+  // Redis Cluster: the cluster (or the slot's master) is down, or a slot is moving; no command ran.
+  [/^CLUSTERDOWN\b/, 'CONNECTION', true],
+  [/^TRYAGAIN\b/, 'CONNECTION', true],
+  // ioredis's Cluster: no node map yet, or none of its nodes answers; nothing was sent.
+  [/^Cluster isn't ready/, 'CONNECTION', true],
+  [/^Failed to refresh slots cache/, 'CONNECTION', true],
+  [/^None of startup nodes is available/, 'CONNECTION', true],
+  [/^Cluster is ended/, 'CONNECTION', true],
+  // Redirected until ioredis gave up: the last node may have run the command.
+  [/^Too many Cluster redirections/, 'CONNECTION', false],
+  // A script stopped by a cluster that went down while it ran: what it wrote before is unknown.
+  [/Script attempted to execute a (?:write )?command while the cluster is down/, 'CONNECTION', false],
 ];
 
 /** The connection-level failure `error` itself is (not its causes). */
 function classify(error: object): RedisConnectionFailure | undefined {
-  if (fieldOf(error, 'name') === 'MaxRetriesPerRequestError') return { reason: 'CONNECTION', notSent: false };
+  const name = fieldOf(error, 'name');
+  if (name === 'MaxRetriesPerRequestError') return { reason: 'CONNECTION', notSent: false };
+  if (name === 'ClusterAllFailedError') return { reason: 'CONNECTION', notSent: true };
   const message = fieldOf(error, 'message');
   if (typeof message === 'string') {
     for (const [pattern, reason, notSent] of MESSAGES) if (pattern.test(message)) return { reason, notSent };

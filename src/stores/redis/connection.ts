@@ -14,12 +14,16 @@
  *
  * A client the caller passed in keeps its own options; its calls are bounded the same way, and its
  * connection state is read (never changed) when it is an `ioredis` client.
+ *
+ * On the store's own cluster client, a command without a reply replaces only the connection of
+ * the node it went to (`nodeOf`): one stalled master does not cut the others' traffic.
  * @module
  */
 import { withinDeadline, type ConnectionLimits } from '../network.js';
 import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
 import { closedError } from '../../store/driver-helpers.js';
 import type { OwnedClient } from './client.js';
+import type { NodeConnection } from './cluster.js';
 import { redisConnectionFailure, type RedisConnectionFailure } from './connection-errors.js';
 import type { RedisLike } from './index.js';
 
@@ -103,6 +107,11 @@ export class RedisConnection {
     private readonly owned: OwnedClient | undefined,
     /** Name of the store in error messages. */
     private readonly store: string,
+    /** On the store's own cluster client: a lookup of the node connection a keyed command goes to (see cluster.ts). */
+    private readonly nodeOf?: (
+      command: string,
+      args: ReadonlyArray<string | number>,
+    ) => (() => NodeConnection | undefined) | undefined,
   ) {
     this.stateful = isStateful(client) ? client : undefined;
     this.reachedReady = this.stateful?.status === 'ready';
@@ -154,6 +163,8 @@ export class RedisConnection {
     if (this.closed) throw closedError(this.store);
     await this.ready();
     const epoch = this.epoch;
+    const nodeLookup = this.nodeOf?.(command, args);
+    const sentOn = nodeLookup?.();
     // A client that has ended (only a caller's can be) rejects the command without sending it.
     const ended = this.stateful?.status === 'end';
     const sending = this.client.call(command, args);
@@ -166,7 +177,15 @@ export class RedisConnection {
       if (ChatstateError.isInstance(error)) throw error;
       const failure = redisConnectionFailure(error);
       if (failure === undefined) throw error;
-      if (failure.reason === 'TIMEOUT') this.replace(epoch);
+      if (failure.reason === 'TIMEOUT') {
+        if (nodeLookup === undefined) this.replace(epoch);
+        else {
+          // The connection of the command's node: the one it went out on, or the one made for it
+          // since (the node had none when it was sent). Never the whole cluster client.
+          const node = sentOn ?? nodeLookup();
+          if (node?.status === 'ready') node.disconnect();
+        }
+      }
       throw unavailable(
         this.store,
         failure,

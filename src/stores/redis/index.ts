@@ -18,6 +18,10 @@
  * process: every call then fails within `connectTimeoutMs` / `commandTimeoutMs` with
  * `UnavailableError` (`UNAVAILABLE`, `retryable`), and the same store works again once the server
  * is back (see `connection.ts`).
+ *
+ * Redis Cluster (`redis+cluster://`, or a caller's `ioredis` `Cluster`) uses a hash-tagged key
+ * layout (`layout.ts`): a session, its values and the index entries that list it share one slot,
+ * so every script stays atomic; `list` merges the buckets (`list-merge.ts`).
  * @module
  */
 import { ChatstateError, InvalidInputError, UnavailableError, errorMessage } from '../../errors.js';
@@ -47,8 +51,12 @@ import {
   probeWaitAof,
   type OwnedClient,
 } from './client.js';
+import { isClusterUrl, loadIoredisCluster, nodeOfCommand, ownedClusterOptions, parseClusterUrl } from './cluster.js';
 import { connectionLimits } from '../network.js';
 import { RedisConnection, type Effect } from './connection.js';
+import { clusterLayout, singleLayout, type KeyLayout } from './layout.js';
+import { mergedList } from './list-merge.js';
+import { anyNodeLoaded, refuseClusterConfirm, refuseClusterNode } from './open-checks.js';
 
 /**
  * A Redis connection, by shape: `ioredis`'s `Redis` is one. The store sends every command through
@@ -61,6 +69,8 @@ export interface RedisLike {
   quit?(): Promise<unknown>;
   /** `ioredis` options; a `keyPrefix` there is put before the store's own prefix. */
   readonly options?: { readonly keyPrefix?: string | undefined };
+  /** `true` on `ioredis`'s `Cluster`: the store then uses its Redis Cluster key layout. */
+  readonly isCluster?: boolean;
 }
 
 /** How each write is confirmed before its promise resolves. */
@@ -79,8 +89,14 @@ export interface RedisOptions {
   name?: string;
   /** Prefix of every key the store writes (or `?prefix=` in the URL). @default 'chatstate:' */
   prefix?: string;
-  /** Confirm each write with `WAIT`/`WAITAOF`; without it a write resolves when Redis has applied it. */
+  /** Confirm each write with `WAIT`/`WAITAOF`; without it a write resolves when Redis has applied it. Not on Redis Cluster. */
   confirm?: RedisConfirm;
+  /**
+   * The Redis Cluster key layout (hash-tagged buckets, see the README); a store must always be
+   * opened with the same layout. `false` is refused for a cluster client.
+   * @default true for a `redis+cluster://` URL or a client with `isCluster: true`, else false
+   */
+  cluster?: boolean;
   /**
    * How long a call waits for a ready connection (connect, handshake, the server done loading its
    * data) before failing with `UNAVAILABLE`. While the last attempt was refused, calls fail at once.
@@ -105,9 +121,10 @@ const MAX_PREFIX = 256;
 const PURGE_BATCH = 200;
 
 /**
- * A Redis driver on a URL (`redis://:pass@host:6379/0?prefix=app:`) or on the caller's client
- * (an `ioredis` `Redis`, or anything with its `call`). Loads its scripts before it resolves. A
- * client the caller passed is never closed by `close`. Needs one Redis server (tested with Redis 7), not Cluster.
+ * A Redis driver on a URL (`redis://:pass@host:6379/0?prefix=app:`, or
+ * `redis+cluster://host1:7000,host2:7001?prefix=app:` for Redis Cluster) or on the caller's client
+ * (an `ioredis` `Redis` or `Cluster`, or anything with its `call`). Loads its scripts before it
+ * resolves. A client the caller passed is never closed by `close`. Tested with Redis 7.
  *
  * The timeouts bound every call on a caller's client too, and with an `ioredis` client the store
  * waits for its `ready` state before sending; but its options stay the caller's: its offline queue
@@ -117,10 +134,19 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   let client: RedisLike;
   let owned: OwnedClient | undefined;
   let fromUrl: string | undefined;
+  let clusterClient = false;
   const name = storeName(options.name, STORE);
   const confirm = checkedConfirm(options.confirm, name);
   const limits = connectionLimits(name, options);
-  if (typeof urlOrClient === 'string') {
+  if (typeof urlOrClient === 'string' && isClusterUrl(urlOrClient)) {
+    const parsed = parseClusterUrl(urlOrClient, name);
+    fromUrl = parsed.prefix;
+    clusterClient = true;
+    refuseClusterConfirm(confirm, name);
+    const Cluster = await loadIoredisCluster(name);
+    owned = new Cluster([...parsed.nodes], ownedClusterOptions(parsed, limits, 0));
+    client = owned;
+  } else if (typeof urlOrClient === 'string') {
     const { url, prefix } = parseUrl(urlOrClient, name);
     fromUrl = prefix;
     const Redis = await loadIoredis(name);
@@ -129,10 +155,13 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     client = owned;
   } else if (isClient(urlOrClient)) {
     client = urlOrClient;
+    clusterClient = urlOrClient.isCluster === true;
+    if (clusterClient) refuseClusterConfirm(confirm, name);
   } else {
     throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a redis:// URL or a client with call()`);
   }
-  const connection = new RedisConnection(client, limits, owned, name);
+  // Only on a cluster client of the store's own: a caller's client keeps its connections as they are.
+  const connection = new RedisConnection(client, limits, owned, name, clusterClient ? nodeOfCommand(owned) : undefined);
   try {
     const prefix = options.prefix ?? fromUrl ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > MAX_PREFIX) {
@@ -141,14 +170,18 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
         `${name}: prefix must be a string of 1 to ${MAX_PREFIX} characters`,
       );
     }
+    if (options.cluster === false && clusterClient)
+      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: a Redis Cluster client needs the cluster key layout`);
     // ioredis applies its keyPrefix to declared KEYS only; the scripts build their keys from
     // ARGV, so the client's prefix is applied here to keep every key under it.
     const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
-    const driver = new RedisDriver(name, connection, keyPrefix + prefix, confirm);
+    const layout =
+      (options.cluster ?? clusterClient) ? clusterLayout(keyPrefix, prefix, name) : singleLayout(keyPrefix + prefix);
+    const driver = new RedisDriver(name, connection, layout, confirm);
     // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
-    await Promise.all(
-      Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')),
-    );
+    const loads = Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read'));
+    if (clusterClient) await anyNodeLoaded(loads);
+    else await Promise.all([...loads, refuseClusterNode(connection, name)]);
     if (confirm?.aof === true)
       await probeWaitAof(
         (command, args) => connection.call(command, args, 'read', confirm.timeoutMs),
@@ -168,11 +201,12 @@ export async function redisStore(
   urlOrClient: string | RedisLike,
   options: RedisStoreOptions = {},
 ): Promise<SessionStore> {
-  const { name, prefix, confirm, connectTimeoutMs, commandTimeoutMs, ...core } = options;
+  const { name, prefix, confirm, cluster, connectTimeoutMs, commandTimeoutMs, ...core } = options;
   const driverOptions: RedisOptions = {
     ...(name === undefined ? {} : { name }),
     ...(prefix === undefined ? {} : { prefix }),
     ...(confirm === undefined ? {} : { confirm }),
+    ...(cluster === undefined ? {} : { cluster }),
     ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
   };
@@ -201,7 +235,7 @@ class RedisDriver implements StoreDriver {
   constructor(
     readonly name: string,
     private readonly connection: RedisConnection,
-    private readonly prefix: string,
+    private readonly layout: KeyLayout,
     private readonly confirm: Required<RedisConfirm> | undefined,
   ) {
     this.records = redisRecords(name);
@@ -217,9 +251,13 @@ class RedisDriver implements StoreDriver {
     return promise;
   }
 
-  /** `EVALSHA`, and `EVAL` when the server has lost the script (restart, `SCRIPT FLUSH`): nothing ran then. */
-  private async run(script: Script, args: Array<string | number>, effect: Effect): Promise<unknown> {
-    const all = [0, this.prefix, ...args];
+  /**
+   * `EVALSHA` on the keys under `base`, and `EVAL` when the server has lost the script (restart,
+   * `SCRIPT FLUSH`, a cluster node that has not run it yet): nothing ran then.
+   */
+  private async run(script: Script, base: string, args: Array<string | number>, effect: Effect): Promise<unknown> {
+    const route = this.layout.routingKey(base);
+    const all = route === undefined ? [0, base, ...args] : [1, route, base, ...args];
     try {
       return await this.connection.call('EVALSHA', [script.sha, ...all], effect);
     } catch (error) {
@@ -284,12 +322,14 @@ class RedisDriver implements StoreDriver {
   }
 
   readHead(id: string): Promise<HeadRecord | undefined> {
-    return this.track(async () => this.records.parseHead(await this.run(SCRIPTS.readHead, [id], 'read'), id));
+    return this.track(async () =>
+      this.records.parseHead(await this.run(SCRIPTS.readHead, this.layout.sessionBase(id), [id], 'read'), id),
+    );
   }
 
   readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
     return this.track(async () => {
-      const reply = await this.run(SCRIPTS.readAll, [id], 'read');
+      const reply = await this.run(SCRIPTS.readAll, this.layout.sessionBase(id), [id], 'read');
       if (reply === null || reply === undefined) return undefined;
       const [head, ids, bodies] = this.records.list(reply, id, 'the session');
       const parsed = this.records.parseHead(head, id);
@@ -302,6 +342,7 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       const reply = await this.run(
         SCRIPTS.readRange,
+        this.layout.sessionBase(id),
         [id, range.afterSeq ?? '', range.beforeSeq ?? '', range.limit ?? '', range.now ?? ''],
         'read',
       );
@@ -334,7 +375,11 @@ class RedisDriver implements StoreDriver {
         commit.messages.length,
       ];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
-      const { status: outcome, rest } = status(this.records, await this.run(SCRIPTS.append, args, 'write'), id);
+      const { status: outcome, rest } = status(
+        this.records,
+        await this.run(SCRIPTS.append, this.layout.sessionBase(id), args, 'write'),
+        id,
+      );
       switch (outcome) {
         case 'OK':
           break;
@@ -394,7 +439,11 @@ class RedisDriver implements StoreDriver {
         commit.messages.length,
       ];
       for (const record of commit.messages) args.push(record.seq, record.id, record.data);
-      const { status: outcome, rest } = status(this.records, await this.run(SCRIPTS.replace, args, 'write'), id);
+      const { status: outcome, rest } = status(
+        this.records,
+        await this.run(SCRIPTS.replace, this.layout.sessionBase(id), args, 'write'),
+        id,
+      );
       switch (outcome) {
         case 'OK':
           break;
@@ -415,35 +464,58 @@ class RedisDriver implements StoreDriver {
 
   list(query: DriverListQuery): Promise<HeadRecord[]> {
     return this.track(async () => {
-      const reply = await this.run(
-        SCRIPTS.list,
-        [
-          query.now,
-          query.offset,
-          query.limit,
-          query.userId ?? '',
-          query.agentId ?? '',
-          // Scored as the index is: the negated milliseconds of updatedAt.
-          query.after === undefined ? '' : String(-Date.parse(query.after.updatedAt)),
-          query.after?.id ?? '',
-          query.expired === true ? '1' : '',
-          query.idPrefix ?? '',
-        ],
-        'read',
+      const bases = this.layout.bases;
+      const only = bases.length === 1 ? bases[0] : undefined;
+      if (only !== undefined) return this.listBucket(only, query, query.after, query.offset, query.limit);
+      // Each bucket lists from the cursor; the merge applies the offset to the merged order.
+      return mergedList(bases.length, query, (bucket, after, limit) =>
+        this.listBucket(bases[bucket] as string, query, after, 0, limit),
       );
-      return this.records.list(reply, '(list)', 'the listing').map((entry) => {
-        const [rawId, head] = this.records.list(entry, '(list)', 'a listing entry');
-        const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
-        const parsed = this.records.parseHead(head, id);
-        if (parsed === undefined) throw this.records.corrupt(id, 'the listing returned an empty head');
-        return parsed;
-      });
+    });
+  }
+
+  /** The heads of one bucket matching `query`, in list order, strictly after `after`, paged by `offset` and `limit`. */
+  private async listBucket(
+    base: string,
+    query: DriverListQuery,
+    after: DriverListQuery['after'],
+    offset: number,
+    limit: number,
+  ): Promise<HeadRecord[]> {
+    const reply = await this.run(
+      SCRIPTS.list,
+      base,
+      [
+        query.now,
+        offset,
+        limit,
+        query.userId ?? '',
+        query.agentId ?? '',
+        // Scored as the index is: the negated milliseconds of updatedAt.
+        after === undefined ? '' : String(-Date.parse(after.updatedAt)),
+        after?.id ?? '',
+        query.expired === true ? '1' : '',
+        query.idPrefix ?? '',
+      ],
+      'read',
+    );
+    return this.records.list(reply, '(list)', 'the listing').map((entry) => {
+      const [rawId, head] = this.records.list(entry, '(list)', 'a listing entry');
+      const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
+      const parsed = this.records.parseHead(head, id);
+      if (parsed === undefined) throw this.records.corrupt(id, 'the listing returned an empty head');
+      return parsed;
     });
   }
 
   remove(id: string): Promise<boolean> {
     return this.track(async () => {
-      const removed = this.records.integer(await this.run(SCRIPTS.remove, [id], 'write'), id, 'the remove reply') === 1;
+      const removed =
+        this.records.integer(
+          await this.run(SCRIPTS.remove, this.layout.sessionBase(id), [id], 'write'),
+          id,
+          'the remove reply',
+        ) === 1;
       await this.confirmed(id);
       return removed;
     });
@@ -451,26 +523,38 @@ class RedisDriver implements StoreDriver {
 
   purgeExpired(now: number): Promise<number> {
     return this.track(async () => {
-      let purged = 0;
-      for (;;) {
-        const [count, examined] = this.records.list(
-          await this.run(SCRIPTS.purge, [now, PURGE_BATCH], 'write'),
-          '(purge)',
-          'the purge reply',
-        );
-        purged += this.records.integer(count, '(purge)', 'the purged count');
-        // Every examined entry is either purged or moved past `now`, so each batch makes progress.
-        if (this.records.integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
-      }
+      // Every bucket at once (one on a single server); each purges in batches.
+      const counts = await Promise.all(this.layout.bases.map((base) => this.purgeBucket(base, now)));
+      const purged = counts.reduce((sum, count) => sum + count, 0);
       if (purged > 0) await this.confirmed('(purge)');
       return purged;
     });
   }
 
+  private async purgeBucket(base: string, now: number): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const [count, examined] = this.records.list(
+        await this.run(SCRIPTS.purge, base, [now, PURGE_BATCH], 'write'),
+        '(purge)',
+        'the purge reply',
+      );
+      purged += this.records.integer(count, '(purge)', 'the purged count');
+      // Every examined entry is either purged or moved past `now`, so each batch makes progress.
+      if (this.records.integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
+    }
+    return purged;
+  }
+
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
     return this.track(async () =>
       this.records.parseValues(
-        await this.run(SCRIPTS.readValues, keys === undefined ? [ns, ''] : [ns, keys.length, ...keys], 'read'),
+        await this.run(
+          SCRIPTS.readValues,
+          this.layout.valueBase(ns),
+          keys === undefined ? [ns, ''] : [ns, keys.length, ...keys],
+          'read',
+        ),
       ),
     );
   }
@@ -482,7 +566,7 @@ class RedisDriver implements StoreDriver {
     return this.track(async () => {
       const args: Array<string | number> = [ns, namespaceSession(ns) ?? '', entries.length];
       for (const entry of entries) args.push(entry.data === null ? 'd' : 's', entry.key, entry.data ?? '');
-      await this.run(SCRIPTS.writeValues, args, 'write');
+      await this.run(SCRIPTS.writeValues, this.layout.valueBase(ns), args, 'write');
       await this.confirmed('(values)');
     });
   }

@@ -4,8 +4,10 @@
  * state of a session. Scripts are sent with `EVALSHA` and re-sent with `EVAL` when the server does
  * not know them (after a restart or `SCRIPT FLUSH`).
  *
- * Key layout, under the store's prefix `P` (ids never contain `:`, and every kind starts with its
- * own two characters, so no id can make one kind of key collide with another):
+ * Key layout, under the script's base `P` (ids never contain `:`, and every kind starts with its
+ * own two characters, so no id can make one kind of key collide with another). On one server `P`
+ * is the store's prefix; on Redis Cluster it is the prefix and the hash tag of one of 64 buckets,
+ * `<prefix>{<n>}:`, so every key below lives in that bucket's slot (see `layout.ts`):
  *
  * - `P s:<id>:h` — the head: a hash of the `HeadRecord` fields
  * - `P s:<id>:m` — a sorted set of message ids scored by `seq` (idempotency and range reads)
@@ -19,9 +21,10 @@
  * - `P s:<id>:v` — the set of namespaces that belong to session `id`, deleted with it by `remove`
  *   and `purgeExpired` (not by `replace`, and not expired by Redis with the session's other keys)
  *
- * Every script takes no `KEYS` and the prefix as `ARGV[1]`: the indexes a write touches depend on
- * the stored head, which only the script reads. The store therefore needs one Redis server (with
- * or without replicas), not Redis Cluster.
+ * Every script takes its base as `ARGV[1]` and builds its keys from it: the indexes a write touches
+ * depend on the stored head, which only the script reads. On one server a script declares no
+ * `KEYS`; on Redis Cluster it declares one key of its bucket (`KEYS[1]`, never read), so the client
+ * sends it to that slot's node, and Redis refuses any key of another slot.
  * @module
  */
 import { createHash } from 'node:crypto';
