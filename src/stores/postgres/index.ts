@@ -40,6 +40,14 @@ export interface PostgresOptions {
    * @default 10000
    */
   commandTimeoutMs?: number;
+  /**
+   * The change feed (`store.changes` hears every process's writes): each write transaction calls
+   * `pg_notify`, and while anyone listens one pooled connection `LISTEN`s. Postgres commits
+   * notifying transactions one at a time (a database-wide lock held through the commit), so a
+   * write-heavy deployment that needs no feed may turn it off; `store.changes` then tells only this
+   * store's own writes. @default true
+   */
+  changeFeed?: boolean;
 }
 
 /** Options of `postgresStore`: the driver's and the core's. */
@@ -186,7 +194,9 @@ export async function postgresDriver(
       options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX,
       name,
     );
-    const driver = new PostgresDriver(pool, tables, limits, owned);
+    if (options.changeFeed !== undefined && typeof options.changeFeed !== 'boolean')
+      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: changeFeed must be a boolean`);
+    const driver = new PostgresDriver(pool, tables, limits, owned, options.changeFeed ?? true);
     await driver.withClient((client) => migrate(client, tables));
     return driver;
   } catch (error) {
@@ -201,7 +211,8 @@ export async function postgresStore(
   urlOrPool: string | PgPoolLike,
   options: PostgresStoreOptions = {},
 ): Promise<SessionStore> {
-  const { name, schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, ...core } = options;
+  const { name, schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, changeFeed, ...core } =
+    options;
   const driverOptions: PostgresOptions = {
     ...(name === undefined ? {} : { name }),
     ...(schema === undefined ? {} : { schema }),
@@ -209,6 +220,7 @@ export async function postgresStore(
     ...(maxConnections === undefined ? {} : { maxConnections }),
     ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+    ...(changeFeed === undefined ? {} : { changeFeed }),
   };
   return createSessionStore(await postgresDriver(urlOrPool, driverOptions), core);
 }
