@@ -49,6 +49,8 @@ import {
 } from './client.js';
 import { connectionLimits } from '../network.js';
 import { RedisConnection, type Effect } from './connection.js';
+import { RedisChangeFeed, changeChannel, type SubscriberClient } from './change-feed.js';
+import type { DriverChangeSink } from '../../store/change-types.js';
 
 /**
  * A Redis connection, by shape: `ioredis`'s `Redis` is one. The store sends every command through
@@ -117,6 +119,8 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   let client: RedisLike;
   let owned: OwnedClient | undefined;
   let fromUrl: string | undefined;
+  // The change feed's own connection (pub/sub needs one of its own): a new client, or the caller's duplicated.
+  let subscriber: (() => SubscriberClient) | undefined;
   const name = storeName(options.name, STORE);
   const confirm = checkedConfirm(options.confirm, name);
   const limits = connectionLimits(name, options);
@@ -127,8 +131,11 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     // Its 'error' events are heard by the connection below; ioredis reconnects by itself.
     owned = new Redis(url, ownedClientOptions(limits, confirm?.timeoutMs ?? 0));
     client = owned;
+    subscriber = () => new Redis(url, ownedClientOptions(limits, 0)) as unknown as SubscriberClient;
   } else if (isClient(urlOrClient)) {
     client = urlOrClient;
+    const duplicate = (urlOrClient as { duplicate?: unknown }).duplicate;
+    if (typeof duplicate === 'function') subscriber = () => duplicate.call(urlOrClient) as SubscriberClient;
   } else {
     throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a redis:// URL or a client with call()`);
   }
@@ -144,7 +151,11 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     // ioredis applies its keyPrefix to declared KEYS only; the scripts build their keys from
     // ARGV, so the client's prefix is applied here to keep every key under it.
     const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
-    const driver = new RedisDriver(name, connection, keyPrefix + prefix, confirm);
+    const feed = new RedisChangeFeed(
+      { connect: subscriber, channel: changeChannel(keyPrefix + prefix), limits, store: name },
+      (command, args) => connection.call(command, args, 'write'),
+    );
+    const driver = new RedisDriver(name, connection, keyPrefix + prefix, confirm, feed);
     // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
     await Promise.all(
       Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read')),
@@ -203,8 +214,14 @@ class RedisDriver implements StoreDriver {
     private readonly connection: RedisConnection,
     private readonly prefix: string,
     private readonly confirm: Required<RedisConfirm> | undefined,
+    private readonly feed: RedisChangeFeed,
   ) {
     this.records = redisRecords(name);
+  }
+
+  /** The change feed: PUBLISH after each write, a subscriber connection while anyone listens (see `change-feed.ts`). */
+  watchChanges(sink: DriverChangeSink): Promise<() => Promise<void>> {
+    return this.feed.watch(sink);
   }
 
   /** Runs `operation`, counted so that `close` waits for it; nothing reaches the connection once it is closed. */
@@ -366,6 +383,7 @@ class RedisDriver implements StoreDriver {
         );
       }
       const duplicates = this.records.list(rest[2], id, 'the duplicate ids').map(String);
+      if (appended.length > 0) this.feed.publish({ kind: 'append', id, version });
       if (appended.length > 0) await this.confirmed(id);
       return { version, appended, duplicates };
     });
@@ -409,6 +427,12 @@ class RedisDriver implements StoreDriver {
         default:
           throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
+      this.feed.publish({
+        kind: 'replace',
+        id,
+        version: head.version,
+        ...(head.userId === undefined ? {} : { userId: head.userId }),
+      });
       await this.confirmed(id);
     });
   }
@@ -444,6 +468,7 @@ class RedisDriver implements StoreDriver {
   remove(id: string): Promise<boolean> {
     return this.track(async () => {
       const removed = this.records.integer(await this.run(SCRIPTS.remove, [id], 'write'), id, 'the remove reply') === 1;
+      if (removed) this.feed.publish({ kind: 'delete', id, version: 0 });
       await this.confirmed(id);
       return removed;
     });
@@ -492,6 +517,7 @@ class RedisDriver implements StoreDriver {
     this.closed = true;
     // Pending calls settle first (each wait is bounded); a client the caller passed in stays theirs to close.
     await Promise.allSettled([...this.pending]);
+    await this.feed.settled();
     await this.connection.close();
   }
 }
