@@ -89,8 +89,7 @@ export class ManagedSessions {
     const id = entry.session.id;
     if (entry.pending.length > 0 || this.freshness.trusted(id, entry.storedVersion, entry.checkedAt)) return true;
     const checkedAt = this.freshness.now();
-    const head =
-      typeof this.store.summary === 'function' ? await this.store.summary(id) : await this.store.get(id);
+    const head = typeof this.store.summary === 'function' ? await this.store.summary(id) : await this.store.get(id);
     if (head !== undefined && head.version === entry.storedVersion && head.createdAt === entry.session.createdAt) {
       entry.checkedAt = checkedAt;
       return true;

@@ -18,7 +18,7 @@ import { redisStore } from '../../src/stores/redis/index.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
-import { TIMEOUTS } from '../support/store-outage.js';
+import { TIMEOUTS, eventually } from '../support/store-outage.js';
 
 const WAIT_MS = 15_000;
 
@@ -36,9 +36,19 @@ class Heard {
     for (;;) {
       const index = this.events.findIndex((event, at) => at >= from && matches(event));
       if (index >= 0) return index;
-      if (Date.now() > end) throw new Error(`not heard within ${WAIT_MS} ms: ${what}; heard ${JSON.stringify(this.events)}`);
+      if (Date.now() > end)
+        throw new Error(`not heard within ${WAIT_MS} ms: ${what}; heard ${JSON.stringify(this.events)}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }
+}
+
+/** Resolves once the store's feed listens (bounded). */
+async function live(store: SessionStore): Promise<void> {
+  const end = Date.now() + WAIT_MS;
+  while (store.changes?.state !== 'live') {
+    if (Date.now() > end) throw new Error(`the feed is still ${store.changes?.state} after ${WAIT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -61,8 +71,9 @@ function feedFaults(name: string, backend: () => Backend): void {
 
   beforeAll(async () => {
     proxy = await startFaultProxy(backend().serverPort());
-    listening = await backend().listening(proxy.port);
-    writer = await backend().writer();
+    // Retried while UNAVAILABLE: a busy machine may not connect within the short test timeouts at once.
+    listening = await eventually(() => backend().listening(proxy.port));
+    writer = await eventually(() => backend().writer());
   });
   afterAll(async () => {
     await listening?.close();
@@ -73,7 +84,7 @@ function feedFaults(name: string, backend: () => Backend): void {
   it(`${name}: a reset listener reports interrupted, then reset once back, then hears changes again`, async () => {
     const heard = new Heard(listening);
     try {
-      await heard.until('live', () => listening.changes?.state === 'live');
+      await live(listening);
       const id = `feed-${randomBytes(4).toString('hex')}`;
       await writer.save(Session.create({ id }));
       const before = await writer.append(id, [Message.user('before', { id: 'before' })]);
@@ -104,6 +115,8 @@ function feedFaults(name: string, backend: () => Backend): void {
   }, 60_000);
 
   it(`${name}: a feed that cannot connect reports UNAVAILABLE, keeps trying, and does not crash`, async () => {
+    // A reset first drops the pooled connections, which a refusing port alone would leave working.
+    await proxy.setMode('reset');
     await proxy.setMode('refuse');
     const heard = new Heard(listening);
     try {
