@@ -36,7 +36,11 @@ export interface ServerAppOptions {
   readonly maxBodyBytes?: number;
   /** Signs (and can encrypt) state blobs, a subkey per tenant; without it the state routes answer 501. */
   readonly stateKey?: StateKey;
-  /** How often an event stream asks the store whether its session changed. @default 1000 */
+  /**
+   * How often an event stream asks the store whether its session changed, when the store's change
+   * feed does not hear every writer (or is not live); with a live shared feed (Postgres, Redis)
+   * streams wake on it and poll only every 30 s, or this, whichever is longer. @default 1000
+   */
   readonly eventPollMs?: number;
   /** Aborting it ends every event stream (the server is closing). */
   readonly signal?: AbortSignal;
@@ -93,6 +97,14 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   app.use('*', (c, next) => (BODY_METHODS.has(c.req.method) ? limit(c, next) : next()));
   for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
   const hub = new ChangeHub();
+  const closing = options.signal ?? new AbortController().signal;
+  const feed = options.store.changes;
+  if (feed !== undefined && !closing.aborted) {
+    // One subscription for every stream: a change wakes its session's streams; a reset or an
+    // interruption (changes may have been missed) wakes them all to read their versions again.
+    const stop = feed.subscribe((event) => (event.type === 'change' ? hub.notify(event.id) : hub.notifyAll()));
+    closing.addEventListener('abort', stop, { once: true });
+  }
   app.use('*', async (c, next) => {
     c.set('changed', (sessionId) => hub.notify(ChangeHub.key(c.var.principal?.tenant, sessionId)));
     return next();
@@ -101,11 +113,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   sessionRoutes(app);
   messageRoutes(app);
   sessionActionRoutes(app);
-  eventRoutes(app, {
-    hub,
-    pollMs: options.eventPollMs ?? 1000,
-    closing: options.signal ?? new AbortController().signal,
-  });
+  eventRoutes(app, { hub, feed, pollMs: options.eventPollMs ?? 1000, closing });
   valueRoutes(app);
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
