@@ -5,7 +5,8 @@
  * driver's feed brings it back.
  * @module
  */
-import { ChatstateError, errorMessage } from '../errors.js';
+import { ChatstateError, InvalidInputError, errorMessage } from '../errors.js';
+import { closedError } from './driver-helpers.js';
 import type {
   ChangeCoverage,
   ChangeEvent,
@@ -52,7 +53,10 @@ export class CoreChangeFeed implements ChangeFeed {
   }
 
   subscribe(listener: ChangeListener): () => void {
-    if (typeof listener !== 'function') throw new TypeError(`${this.store}: subscribe needs a function`);
+    if (typeof listener !== 'function')
+      throw new InvalidInputError('INVALID_ARGUMENT', `${this.store}: subscribe needs a function`);
+    // A closed store tells nothing more: a listener added now would wait forever.
+    if (this.closed) throw closedError(this.store);
     const entry: ChangeListener = (event) => listener(event);
     this.listeners.add(entry);
     if (this.listeners.size === 1) this.start();

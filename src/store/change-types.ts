@@ -77,7 +77,11 @@ export interface ChangeFeed {
   readonly coverage: ChangeCoverage;
   /** Whether it hears other writers right now. */
   readonly state: ChangeFeedState;
-  /** Calls `listener` for every event from now on; returns the function that stops it. */
+  /**
+   * Calls `listener` for every event from now on; returns the function that stops it. A shared
+   * feed starts listening at its first subscriber and stops after its last. `CLOSED` once the
+   * store is closed.
+   */
   subscribe(listener: ChangeListener): () => void;
 }
 

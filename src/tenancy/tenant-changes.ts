@@ -24,6 +24,8 @@ export interface TenantFeedScope {
   visibleOwner(userId: string | undefined): boolean;
   /** The stored session's row (for its owner), read through the shared store. */
   summary(storedId: string): Promise<SessionSummary | undefined>;
+  /** `CLOSED` once the view is closed. */
+  checkOpen(): void;
 }
 
 /** The change feed of a tenant view over `inner`. */
@@ -42,6 +44,7 @@ export class TenantChangeFeed implements ChangeFeed {
   }
 
   subscribe(listener: ChangeListener): () => void {
+    this.scope.checkOpen();
     return this.inner.subscribe((event) => this.pass(event, listener));
   }
 

@@ -76,6 +76,7 @@ class TenantStore implements SessionStore {
             boundUser: this.boundUser,
             visibleOwner: (userId) => this.visibleOwner(userId),
             summary: (storedId) => this.inner.summary(storedId),
+            checkOpen: () => this.checkOpen(),
           });
   }
 

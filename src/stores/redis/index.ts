@@ -131,7 +131,9 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     // Its 'error' events are heard by the connection below; ioredis reconnects by itself.
     owned = new Redis(url, ownedClientOptions(limits, confirm?.timeoutMs ?? 0));
     client = owned;
-    subscriber = () => new Redis(url, ownedClientOptions(limits, 0)) as unknown as SubscriberClient;
+    // Subscribed by the feed itself on each ready connection (see change-feed.ts), not by ioredis.
+    subscriber = () =>
+      new Redis(url, { ...ownedClientOptions(limits, 0), autoResubscribe: false }) as unknown as SubscriberClient;
   } else if (isClient(urlOrClient)) {
     client = urlOrClient;
     const duplicate = (urlOrClient as { duplicate?: unknown }).duplicate;

@@ -10,7 +10,7 @@ import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { ChangeEvent, ChangeFeed, SessionChangedEvent } from '../../store/change-types.js';
 import type { SessionStore } from '../../store/types.js';
-import { conversation, freshId } from '../fixtures.js';
+import { conversation, expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 
 /** How long a change made elsewhere may take to be told (a notification crossing a server). */
@@ -103,6 +103,12 @@ export function changeFeedSpec(suite: ConformanceSuite): void {
       recorder.stop();
       await store.append(id, [Message.user('unheard', { id: 'unheard' })]);
       expect(recorder.changes()).toHaveLength(told);
+    });
+
+    spec.it('subscribing to a closed store is CLOSED', async () => {
+      const store = await spec.open();
+      await store.close();
+      await expectCode(() => feedOf(store).subscribe(() => undefined), 'CLOSED');
     });
 
     spec.it('a listener that throws does not fail the write, nor keep the others from hearing it', async () => {
