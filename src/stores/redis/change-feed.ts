@@ -6,8 +6,8 @@
  * Pub/sub does not keep messages for a subscriber that is away: when the subscriber's connection
  * drops, the feed reports `interrupted`, and once it is subscribed again `live(gap: true)`, which
  * the core tells as a `reset`. A heartbeat PING finds a connection that died without closing.
- * The publish follows the write in a second command: a process that dies (or loses its
- * connection) between the two leaves that one change untold — which is why the `SessionManager`
+ * The publish follows the write in a second command (the write's promise waits for it): a process
+ * that dies (or loses its connection) between the two leaves that one change untold — which is why the `SessionManager`
  * revalidates by version by default, and event streams keep a slow safety poll.
  * @module
  */
@@ -134,38 +134,32 @@ export async function subscribeToChanges(
 }
 
 /**
- * The store's side of the feed: publishing its writes, and the subscriber its core starts. The
- * publish is not awaited by the write (which is done): its failure is a process warning, since
- * other processes then miss that change.
+ * The store's side of the feed: publishing its writes, and the subscriber its core starts. A write
+ * resolves once its change is published (so other processes hear of it before its caller does
+ * anything next); a publish that fails does not fail the write, which is done: it is a process
+ * warning, since other processes then miss that change.
  */
 export class RedisChangeFeed {
-  private readonly publishing = new Set<Promise<unknown>>();
-
   constructor(
     private readonly options: SubscribeOptions,
     private readonly send: (command: string, args: string[]) => Promise<unknown>,
   ) {}
 
   /** Publishes a change the store committed. */
-  publish(change: DriverChange): void {
+  async publish(change: DriverChange): Promise<void> {
     const { store, channel } = this.options;
-    const sent = this.send('PUBLISH', [channel, changePayload(change)]).catch((error: unknown) => {
+    try {
+      await this.send('PUBLISH', [channel, changePayload(change)]);
+    } catch (error) {
       process.emitWarning(
         `${store}: the change of session ${JSON.stringify(change.id)} was stored, but could not be published to other processes: ${errorMessage(error)}`,
         { code: 'CHATSTATE_CHANGE_FEED' },
       );
-    });
-    this.publishing.add(sent);
-    void sent.then(() => this.publishing.delete(sent));
+    }
   }
 
   /** The driver's `watchChanges`. */
   watch(sink: DriverChangeSink): Promise<() => Promise<void>> {
     return subscribeToChanges(this.options, sink);
-  }
-
-  /** Waits for the publishes in flight (before the connection closes). */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.publishing]);
   }
 }

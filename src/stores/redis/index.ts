@@ -385,7 +385,7 @@ class RedisDriver implements StoreDriver {
         );
       }
       const duplicates = this.records.list(rest[2], id, 'the duplicate ids').map(String);
-      if (appended.length > 0) this.feed.publish({ kind: 'append', id, version });
+      if (appended.length > 0) await this.feed.publish({ kind: 'append', id, version });
       if (appended.length > 0) await this.confirmed(id);
       return { version, appended, duplicates };
     });
@@ -429,7 +429,7 @@ class RedisDriver implements StoreDriver {
         default:
           throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
-      this.feed.publish({
+      await this.feed.publish({
         kind: 'replace',
         id,
         version: head.version,
@@ -470,7 +470,7 @@ class RedisDriver implements StoreDriver {
   remove(id: string): Promise<boolean> {
     return this.track(async () => {
       const removed = this.records.integer(await this.run(SCRIPTS.remove, [id], 'write'), id, 'the remove reply') === 1;
-      if (removed) this.feed.publish({ kind: 'delete', id, version: 0 });
+      if (removed) await this.feed.publish({ kind: 'delete', id, version: 0 });
       await this.confirmed(id);
       return removed;
     });
@@ -519,7 +519,6 @@ class RedisDriver implements StoreDriver {
     this.closed = true;
     // Pending calls settle first (each wait is bounded); a client the caller passed in stays theirs to close.
     await Promise.allSettled([...this.pending]);
-    await this.feed.settled();
     await this.connection.close();
   }
 }

@@ -135,6 +135,37 @@ export function changeFeedSpec(suite: ConformanceSuite): void {
     });
 
     spec.it(
+      "each of this store's changes is told once, though the shared feed brings it back too",
+      async () => {
+        const store = await spec.open();
+        const other = await spec.reopen(store);
+        const feed = feedOf(store);
+        const recorder = new Recorder(feed);
+        try {
+          await recorder.until(() => feed.state === 'live', REMOTE_MS, 'the feed is live');
+          const id = freshId();
+          const saved = await store.save(Session.create({ id, messages: conversation(1) }));
+          const appended = await store.append(id, [Message.user('mine', { id: 'mine' })]);
+          await store.delete(id);
+          // A later change by another writer: once it is heard, the echoes of the earlier ones
+          // (told in commit order) have arrived too.
+          const marker = freshId();
+          await other.save(Session.create({ id: marker }));
+          await recorder.until(() => recorder.changes().some((told) => told.includes(marker)), REMOTE_MS, 'the marker');
+          expect(recorder.changes()).toEqual([
+            `replace ${id} ${saved.version}`,
+            `append ${id} ${appended.version}`,
+            `delete ${id}`,
+            `replace ${marker} 1`,
+          ]);
+        } finally {
+          recorder.stop();
+        }
+      },
+      { needs: ['reopen', 'sharedChanges'] },
+    );
+
+    spec.it(
       'a change made through a second store over the same data is told, once the feed is live',
       async () => {
         const store = await spec.open();
