@@ -2,13 +2,15 @@
  * The shared change feeds through real network faults (the fault proxy between the listening
  * store and its server): the listening connection reset → `interrupted`, changes made meanwhile
  * by another store are lost for the listener → `reset` once it listens again, then later changes
- * arrive again; a feed that cannot connect at all says so (typed) and never crashes the process.
+ * arrive again, and a manager trusting the feed does not serve what it cached before the gap; a
+ * feed that cannot connect at all says so (typed) and never crashes the process.
  * Postgres (LISTEN/NOTIFY) and Redis (pub/sub), real servers.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatstateError } from '../../src/errors.js';
+import { SessionManager } from '../../src/manager/index.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { ChangeEvent } from '../../src/store/change-types.js';
@@ -83,12 +85,15 @@ function feedFaults(name: string, backend: () => Backend): void {
 
   it(`${name}: a reset listener reports interrupted, then reset once back, then hears changes again`, async () => {
     const heard = new Heard(listening);
+    // A manager trusting the feed: after the gap it must not serve what it cached before.
+    const manager = new SessionManager({ store: listening, autoSaveIntervalMs: false, freshness: 'feed' });
     try {
       await live(listening);
       const id = `feed-${randomBytes(4).toString('hex')}`;
       await writer.save(Session.create({ id }));
       const before = await writer.append(id, [Message.user('before', { id: 'before' })]);
       await heard.until('the append before the fault', appended(id, before.version));
+      expect((await manager.load(id)).version).toBe(before.version);
 
       await proxy.setMode('reset');
       const cut = await heard.until('interrupted', (event) => event.type === 'interrupted');
@@ -103,12 +108,15 @@ function feedFaults(name: string, backend: () => Backend): void {
       expect(heard.events[reset]).toEqual({ type: 'reset', reason: 'reconnected' });
       expect(listening.changes?.state).toBe('live');
       expect(heard.events.slice(cut).some(appended(id, during.version))).toBe(false);
+      // The missed append is not hidden behind the manager's cache: the reset makes it read the head.
+      expect((await manager.load(id)).version).toBe(during.version);
 
       const after = await writer.append(id, [Message.user('after', { id: 'after' })]);
       await heard.until('the append after the fault', appended(id, after.version), reset);
       // The listening store itself serves again too.
       expect((await listening.load(id)).version).toBe(after.version);
     } finally {
+      await manager.close();
       heard.stop();
       await proxy.setMode('pass');
     }
