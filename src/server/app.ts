@@ -102,7 +102,17 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   if (feed !== undefined && !closing.aborted) {
     // One subscription for every stream: a change wakes its session's streams; a reset or an
     // interruption (changes may have been missed) wakes them all to read their versions again.
-    const stop = feed.subscribe((event) => (event.type === 'change' ? hub.notify(event.id) : hub.notifyAll()));
+    const stop = feed.subscribe((event) => {
+      if (event.type === 'change') {
+        hub.notify(event.id);
+        return;
+      }
+      hub.notifyAll();
+      // Visible to the operator: while interrupted, streams fall back to polling the store.
+      if (event.type === 'interrupted')
+        log({ level: 'warn', message: `change feed interrupted: ${event.error.message}`, code: event.error.code });
+      else log({ level: 'info', message: 'change feed listening again: every event stream reads its session again' });
+    });
     closing.addEventListener('abort', stop, { once: true });
   }
   app.use('*', async (c, next) => {

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnavailableError } from '../../src/errors.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import { redisStore } from '../../src/stores/redis/index.js';
@@ -81,6 +82,15 @@ function serverOutage(serverPort: () => number, open: (proxyPort: number) => Pro
     const stored = (await server.call('GET', '/sessions/ledger', { key })).json as { messages: Array<{ id: string }> };
     const ids = stored.messages.map((message) => message.id);
     for (const id of acknowledged) expect(ids.filter((stored) => stored === id)).toHaveLength(1);
+    // The store's change feed lost its connection too: said in the log, and said again when it was back.
+    const feedLines = server.logs
+      .map((line) => line.message ?? '')
+      .filter((message) => message.includes('change feed'));
+    expect(feedLines.some((message) => message.startsWith('change feed interrupted'))).toBe(true);
+    await eventually(async () => {
+      const back = server.logs.some((line) => (line.message ?? '').startsWith('change feed listening again'));
+      if (!back) throw new UnavailableError('the feed is not back yet', { store: 'test', reason: 'WAITING' });
+    });
     const metrics = await server.call('GET', '/metrics');
     expect(metrics.text).toMatch(/chatstate_store_errors_total\{code="UNAVAILABLE"\} [1-9]/);
   }, 60_000);

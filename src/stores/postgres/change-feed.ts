@@ -48,12 +48,25 @@ export interface ListenOptions {
   readonly store: string;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Waits `ms`, or less when `signal` aborts (a stopped feed does not wait out its backoff). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal.addEventListener('abort', done);
+  });
+}
 
 /** Listens on `options.channel` until the returned function is called; never throws (see the module). */
 export async function listenForChanges(options: ListenOptions, sink: DriverChangeSink): Promise<() => Promise<void>> {
   const { pool, limits, channel, store } = options;
   let stopped = false;
+  const stopping = new AbortController();
   let client: ListeningClient | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   // Changes may have been missed since the feed started: a gap to tell when it listens again.
@@ -149,7 +162,7 @@ export async function listenForChanges(options: ListenOptions, sink: DriverChang
           // Told once per outage, then retried quietly.
           if (!told) sink.interrupted(failed(error));
           told = true;
-          await sleep(delay);
+          await sleep(delay, stopping.signal);
           delay = Math.min(delay * 2, RETRY_MAX_MS);
         }
       }
@@ -161,6 +174,7 @@ export async function listenForChanges(options: ListenOptions, sink: DriverChang
   connecting = connect();
   return async () => {
     stopped = true;
+    stopping.abort();
     if (heartbeat !== undefined) clearInterval(heartbeat);
     const current = client;
     client = undefined;
