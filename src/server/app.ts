@@ -12,7 +12,7 @@ import type { StateKey } from '../state/types.js';
 import type { SessionStore } from '../store/types.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
-import { ChangeHub } from './change-hub.js';
+import { ChangeHub, followChanges } from './change-hub.js';
 import type { ServerEnv } from './env.js';
 import { errorAnswer } from './errors.js';
 import { ServerMetrics } from './metrics.js';
@@ -98,23 +98,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys));
   const hub = new ChangeHub();
   const closing = options.signal ?? new AbortController().signal;
-  const feed = options.store.changes;
-  if (feed !== undefined && !closing.aborted) {
-    // One subscription for every stream: a change wakes its session's streams; a reset or an
-    // interruption (changes may have been missed) wakes them all to read their versions again.
-    const stop = feed.subscribe((event) => {
-      if (event.type === 'change') {
-        hub.notify(event.id);
-        return;
-      }
-      hub.notifyAll();
-      // Visible to the operator: while interrupted, streams fall back to polling the store.
-      if (event.type === 'interrupted')
-        log({ level: 'warn', message: `change feed interrupted: ${event.error.message}`, code: event.error.code });
-      else log({ level: 'info', message: 'change feed listening again: every event stream reads its session again' });
-    });
-    closing.addEventListener('abort', stop, { once: true });
-  }
+  const feed = followChanges(hub, options.store.changes, closing, log);
   app.use('*', async (c, next) => {
     c.set('changed', (sessionId) => hub.notify(ChangeHub.key(c.var.principal?.tenant, sessionId)));
     return next();

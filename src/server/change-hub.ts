@@ -6,7 +6,9 @@
  * without such a feed also poll (see `routes/events.ts`).
  * @module
  */
+import type { ChangeFeed } from '../store/change-types.js';
 import { TenantNames } from '../tenancy/names.js';
+import type { LogLine } from './request-log.js';
 
 /** One stream's watch of its session: a change since the last `wait` is never lost. */
 export interface ChangeWatch {
@@ -81,4 +83,37 @@ export class ChangeHub {
     watchers.add(watcher);
     return watcher;
   }
+}
+
+/**
+ * Wakes `hub` on `feed` until `closing` aborts: a change wakes its session's streams; a reset or an
+ * interruption (changes may have been missed) wakes them all to read their versions again, and is
+ * logged. Returns the feed it follows, or `undefined` when there is none to follow (no feed, or a
+ * closed store, whose every route answers `CLOSED` anyway): streams then poll.
+ */
+export function followChanges(
+  hub: ChangeHub,
+  feed: ChangeFeed | undefined,
+  closing: AbortSignal,
+  log: (line: LogLine) => void,
+): ChangeFeed | undefined {
+  if (feed === undefined || closing.aborted) return undefined;
+  let stop: () => void;
+  try {
+    stop = feed.subscribe((event) => {
+      if (event.type === 'change') {
+        hub.notify(event.id);
+        return;
+      }
+      hub.notifyAll();
+      // Visible to the operator: while interrupted, streams fall back to polling the store.
+      if (event.type === 'interrupted')
+        log({ level: 'warn', message: `change feed interrupted: ${event.error.message}`, code: event.error.code });
+      else log({ level: 'info', message: 'change feed listening again: every event stream reads its session again' });
+    });
+  } catch {
+    return undefined;
+  }
+  closing.addEventListener('abort', stop, { once: true });
+  return feed;
 }

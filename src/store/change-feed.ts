@@ -39,6 +39,8 @@ export class CoreChangeFeed implements ChangeFeed {
   /** The driver's watch: starting, or its stop function. */
   private watch: Promise<(() => Promise<void>) | undefined> | undefined;
   private closed = false;
+  /** Counts the driver's watches (see `start`). */
+  private generation = 0;
 
   constructor(
     private readonly store: string,
@@ -101,22 +103,27 @@ export class CoreChangeFeed implements ChangeFeed {
     const driver = this.driver;
     if (driver === undefined || this.closed || this.watch !== undefined) return;
     this.current = 'connecting';
+    // A watch being stopped may still report: only the current one speaks for the feed.
+    const generation = ++this.generation;
+    const current = (): boolean => generation === this.generation;
     this.watch = driver
       .watchChanges({
         change: (change) => {
-          if (this.first(change, 'driver')) this.emit({ type: 'change', ...change });
+          if (current() && this.first(change, 'driver')) this.emit({ type: 'change', ...change });
         },
         live: (gap) => {
+          if (!current()) return;
           this.current = 'live';
           if (gap) this.emit({ type: 'reset', reason: 'reconnected' });
         },
         interrupted: (error) => {
-          if (this.current === 'interrupted') return;
+          if (!current() || this.current === 'interrupted') return;
           this.current = 'interrupted';
           this.emit({ type: 'interrupted', error });
         },
       })
       .catch((error: unknown) => {
+        if (!current()) return undefined;
         // A driver that breaks its promise never to reject: reported like an outage, never thrown.
         this.current = 'interrupted';
         this.emit({
@@ -135,6 +142,7 @@ export class CoreChangeFeed implements ChangeFeed {
     const watch = this.watch;
     if (watch === undefined) return;
     this.watch = undefined;
+    this.generation += 1;
     this.recent.clear();
     if (this.driver !== undefined) this.current = 'connecting';
     const stop = await watch;
