@@ -112,6 +112,10 @@ describeWithPostgres('server: the store is unreachable (postgres)', (postgres) =
 });
 
 const redis = await redisTestServer();
+// At the top level: a block skipped by a test-name filter runs no hooks, and must not leave the server running.
+afterAll(async () => {
+  if (redis.url !== undefined) await redis.stop();
+});
 describe.skipIf(redis.url === undefined)(
   `server: the store is unreachable (redis)${redis.url === undefined ? ` (skipped: ${redis.skip})` : ''}`,
   () => {
@@ -120,7 +124,6 @@ describe.skipIf(redis.url === undefined)(
       const admin = new Redis(redis.url as string);
       await deleteKeysUnder(admin, prefix).catch(() => undefined);
       await admin.quit();
-      if (redis.url !== undefined) await redis.stop();
     });
     serverOutage(
       () => Number(new URL(redis.url as string).port),

@@ -72,6 +72,10 @@ describe('tenant view: change feed', () => {
 });
 
 const redis = await redisTestServer();
+// At the top level: a block skipped by a test-name filter runs no hooks, and must not leave the server running.
+afterAll(async () => {
+  if (redis.url !== undefined) await redis.stop();
+});
 describe.skipIf(redis.url === undefined)(
   `tenant view: change feed over Redis${redis.url === undefined ? ` (skipped: ${redis.skip})` : ''}`,
   () => {
@@ -80,7 +84,6 @@ describe.skipIf(redis.url === undefined)(
       const admin = new Redis(redis.url as string);
       await deleteKeysUnder(admin, prefix);
       await admin.quit();
-      if (redis.url !== undefined) await redis.stop();
     });
 
     it("a bound view looks up an append's owner, and tells a delete it cannot place as a reset", async () => {
