@@ -45,7 +45,7 @@ export interface PostgresOptions {
    * `pg_notify`, and while anyone listens one pooled connection `LISTEN`s. Postgres commits
    * notifying transactions one at a time (a database-wide lock held through the commit), so a
    * write-heavy deployment that needs no feed may turn it off; `store.changes` then tells only this
-   * store's own writes. @default true
+   * store's own writes. Also `?changeFeed=false` in the URL. @default true
    */
   changeFeed?: boolean;
 }
@@ -108,8 +108,11 @@ async function loadPg(store: string): Promise<PgModule> {
   return { Pool };
 }
 
-/** Splits a store URL into the `pg` connection string and the store's own `schema`/`tablePrefix` parameters. */
-function parseUrl(url: string, store: string): { connectionString: string; schema?: string; tablePrefix?: string } {
+/** Splits a store URL into the `pg` connection string and the store's own `schema`/`tablePrefix`/`changeFeed` parameters. */
+function parseUrl(
+  url: string,
+  store: string,
+): { connectionString: string; schema?: string; tablePrefix?: string; changeFeed?: boolean } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -127,14 +130,19 @@ function parseUrl(url: string, store: string): { connectionString: string; schem
   }
   const schema = parsed.searchParams.get('schema') ?? undefined;
   const tablePrefix = parsed.searchParams.get('tablePrefix') ?? undefined;
-  if (schema === undefined && tablePrefix === undefined) return { connectionString: url };
+  const feed = parsed.searchParams.get('changeFeed') ?? undefined;
+  if (schema === undefined && tablePrefix === undefined && feed === undefined) return { connectionString: url };
+  if (feed !== undefined && feed !== 'true' && feed !== 'false')
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ?changeFeed= must be true or false`);
   // Ours, not libpq's: removed before the URL reaches pg.
   parsed.searchParams.delete('schema');
   parsed.searchParams.delete('tablePrefix');
+  parsed.searchParams.delete('changeFeed');
   return {
     connectionString: parsed.toString(),
     ...(schema === undefined ? {} : { schema }),
     ...(tablePrefix === undefined ? {} : { tablePrefix }),
+    ...(feed === undefined ? {} : { changeFeed: feed === 'true' }),
   };
 }
 
@@ -157,7 +165,7 @@ export async function postgresDriver(
 ): Promise<StoreDriver> {
   let pool: PgPoolLike;
   let owned: { pool: OwnedPool; sockets: SocketTracker } | undefined;
-  let fromUrl: { schema?: string; tablePrefix?: string } = {};
+  let fromUrl: { schema?: string; tablePrefix?: string; changeFeed?: boolean } = {};
   const name = storeName(options.name, STORE);
   const limits = connectionLimits(name, options);
   if (typeof urlOrPool === 'string') {
@@ -196,7 +204,7 @@ export async function postgresDriver(
     );
     if (options.changeFeed !== undefined && typeof options.changeFeed !== 'boolean')
       throw new InvalidInputError('INVALID_ARGUMENT', `${name}: changeFeed must be a boolean`);
-    const driver = new PostgresDriver(pool, tables, limits, owned, options.changeFeed ?? true);
+    const driver = new PostgresDriver(pool, tables, limits, owned, options.changeFeed ?? fromUrl.changeFeed ?? true);
     await driver.withClient((client) => migrate(client, tables));
     return driver;
   } catch (error) {
