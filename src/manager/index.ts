@@ -12,6 +12,7 @@ export type { TurnContext, TurnEnd, TurnOptions, TurnOutcome, TurnWork } from '.
 export { compactAfterAnswer } from './compact-after-answer.js';
 export type { ChainLink, ChainStats } from './chain.js';
 export type { SessionManagerOptions } from './options.js';
+export type { CacheFreshness } from './freshness.js';
 export { continuationIndexOf, continuationMakesProgress, hasOpenToolExchange, successorOf } from './continuation.js';
 export type {
   BackgroundOperation,

@@ -11,6 +11,7 @@ import { Session } from '../session/session.js';
 import { noticesOf } from '../store/recovery.js';
 import type { AppendResult, RecoveryNotice, SessionStore } from '../store/types.js';
 import type { ManagerErrorContext, SaveReason } from './events.js';
+import type { Freshness } from './freshness.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /**
@@ -27,6 +28,8 @@ export interface Entry {
   storedVersion: number;
   /** Local changes not stored yet, in order; empty when the entry is clean. */
   pending: SessionUpdater[];
+  /** When the store was last known to hold `storedVersion` (a tick of `Freshness`). */
+  checkedAt: number;
 }
 
 /** What the cache tells its owner. */
@@ -42,8 +45,8 @@ export interface ManagedSessionsHooks {
 /** Rounds of reload-and-replay a save tries when other writers keep changing the session. */
 const MAX_REBASES = 3;
 
-function cleanEntry(session: Session): Entry {
-  return { session, storedVersion: session.version, pending: [] };
+function cleanEntry(session: Session, checkedAt: number): Entry {
+  return { session, storedVersion: session.version, pending: [], checkedAt };
 }
 
 /** Checks what an updater returned: a `Session` of the same id. */
@@ -69,7 +72,31 @@ export class ManagedSessions {
     private readonly store: SessionStore,
     private readonly limit: number,
     private readonly hooks: ManagedSessionsHooks,
+    private readonly freshness: Freshness,
   ) {}
+
+  /** A clean entry of what the store holds now (confirmed at `checkedAt`, by default now). */
+  private clean(session: Session, checkedAt = this.freshness.now()): Entry {
+    return cleanEntry(session, checkedAt);
+  }
+
+  /**
+   * True when cached `entry` may be served: dirty (its save compares versions), trusted by the
+   * change feed, or confirmed now by the store's head (same version, same creation: a session
+   * deleted and created again may reach the same version). A stale or deleted one leaves the cache.
+   */
+  private async fresh(entry: Entry): Promise<boolean> {
+    const id = entry.session.id;
+    if (entry.pending.length > 0 || this.freshness.trusted(id, entry.storedVersion, entry.checkedAt)) return true;
+    const checkedAt = this.freshness.now();
+    const head = typeof this.store.summary === 'function' ? await this.store.summary(id) : await this.store.get(id);
+    if (head !== undefined && head.version === entry.storedVersion && head.createdAt === entry.session.createdAt) {
+      entry.checkedAt = checkedAt;
+      return true;
+    }
+    this.forget(entry);
+    return false;
+  }
 
   /** Cached ids, least recently used first. */
   get ids(): string[] {
@@ -89,7 +116,7 @@ export class ManagedSessions {
   /** Caches a session just stored (clean, most recently used). */
   adopt(session: Session): void {
     this.cache.delete(session.id);
-    this.cache.set(session.id, cleanEntry(session));
+    this.cache.set(session.id, this.clean(session));
   }
 
   /** Drops a cached session, local changes included. */
@@ -105,13 +132,14 @@ export class ManagedSessions {
   /** The cached entry (now most recently used), or the stored session loaded into the cache; `NOT_FOUND`. */
   async entryOf(id: string): Promise<Entry> {
     const cached = this.cache.get(id);
-    if (cached !== undefined) {
+    if (cached !== undefined && (await this.fresh(cached))) {
       this.cache.delete(id);
       this.cache.set(id, cached);
       return cached;
     }
+    const checkedAt = this.freshness.now();
     const session = await this.store.load(id);
-    const entry = cleanEntry(session);
+    const entry = this.clean(session, checkedAt);
     this.cache.set(id, entry);
     const recoveredFrom = session.metadata.recoveredFrom;
     const notices = noticesOf(session.metadata);
@@ -121,7 +149,9 @@ export class ManagedSessions {
 
   /** The manager's view of `id` without caching it (a chain is walked without flooding the cache). */
   async view(id: string): Promise<Session | undefined> {
-    return this.cache.get(id)?.session ?? (await this.store.get(id));
+    const cached = this.cache.get(id);
+    if (cached !== undefined && (await this.fresh(cached))) return cached.session;
+    return this.store.get(id);
   }
 
   /** Records a local change made by `updater`, which turned the entry's session into `next`. */
@@ -155,7 +185,7 @@ export class ManagedSessions {
         try {
           attempt = { session: await replay(fresh, local.pending), expectedVersion: fresh.version };
         } catch (replayError) {
-          Object.assign(entry, cleanEntry(fresh));
+          Object.assign(entry, this.clean(fresh));
           throw new ConflictError(
             `SessionManager: local changes of ${JSON.stringify(id)} do not apply to its newer stored version and were dropped`,
             {
@@ -166,7 +196,7 @@ export class ManagedSessions {
         }
       }
     }
-    Object.assign(entry, cleanEntry(stored));
+    Object.assign(entry, this.clean(stored));
     this.hooks.saved(stored, reason);
     return stored;
   }
@@ -182,7 +212,7 @@ export class ManagedSessions {
     if (entry === undefined) {
       const stored = await this.store.get(id);
       if (stored !== undefined) {
-        entry = cleanEntry(stored);
+        entry = this.clean(stored);
         this.cache.set(id, entry);
       }
     }
@@ -232,7 +262,7 @@ export class ManagedSessions {
       entry.storedVersion = base.version;
     } catch (error) {
       // The append landed; only the local changes were lost to the other writer's.
-      Object.assign(entry, cleanEntry(base));
+      Object.assign(entry, this.clean(base));
       this.hooks.failed(error, { operation: 'rebase', sessionId: id });
     }
     return outcome;

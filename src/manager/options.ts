@@ -6,6 +6,7 @@ import type { Compactor, Strategy } from '../compaction/types.js';
 import { InvalidInputError } from '../errors.js';
 import type { SessionStore } from '../store/types.js';
 import type { TokenCounter } from '../tokens/counter.js';
+import type { CacheFreshness } from './freshness.js';
 import { estimate } from '../tokens/estimate.js';
 
 /** Options of `new SessionManager`. */
@@ -27,6 +28,13 @@ export interface SessionManagerOptions {
   readonly compactor?: Compactor | Strategy;
   /** Counter for `chainStats` and compaction. @default tokens.estimate */
   readonly counter?: TokenCounter;
+  /**
+   * How a cached session is kept fresh when other processes write the store: `revalidate` reads its
+   * head (version, no messages) on every access, so a load never returns a version older than the
+   * store's; `feed` trusts the store's change feed instead (no read per access, but a change is seen
+   * only once its notification arrives). See `freshness.ts`. @default 'revalidate'
+   */
+  readonly freshness?: CacheFreshness;
 }
 
 /** The options with defaults filled, checked. */
@@ -38,6 +46,7 @@ export interface ResolvedManagerOptions {
   readonly ownsStore: boolean;
   readonly compactor: Compactor | Strategy | undefined;
   readonly counter: TokenCounter;
+  readonly freshness: CacheFreshness;
 }
 
 /** Longest delay `setInterval` honours; a larger one silently becomes 1 ms in Node. */
@@ -85,6 +94,9 @@ export function resolveManagerOptions(options: SessionManagerOptions): ResolvedM
   if (options.compactor !== undefined && !isStrategy(options.compactor))
     throw invalid('compactor must be a Compactor or a Strategy');
   if (options.counter !== undefined && !isCounter(options.counter)) throw invalid('counter must be a TokenCounter');
+  const freshness = options.freshness ?? 'revalidate';
+  if (freshness !== 'revalidate' && freshness !== 'feed')
+    throw invalid(`freshness must be 'revalidate' or 'feed', not ${String(freshness)}`);
   return {
     store: options.store,
     maxMessagesPerSession: positiveInteger(options.maxMessagesPerSession, 'maxMessagesPerSession', 5000),
@@ -94,5 +106,6 @@ export function resolveManagerOptions(options: SessionManagerOptions): ResolvedM
     ownsStore: options.ownsStore ?? false,
     compactor: options.compactor,
     counter: options.counter ?? estimate,
+    freshness,
   };
 }

@@ -7,7 +7,9 @@
  * size) and update the cached copy. Other changes (`update`, compaction) are local until `save`,
  * `flush`, the auto-save interval, eviction or `close` writes them with `expectedVersion`; after a
  * `CONFLICT` they are replayed on the newer stored copy, so another writer's messages are never
- * overwritten.
+ * overwritten. A clean cached session is served only while the store still holds its version
+ * (`freshness`: a head read per access by default, or the store's change feed), so another
+ * process's write is never hidden behind the cache.
  * @module
  */
 import { EventEmitter } from 'node:events';
@@ -38,6 +40,7 @@ import {
   successorOf,
 } from './continuation.js';
 import type { ManagerErrorContext, SaveReason, SessionManagerEvents } from './events.js';
+import { Freshness } from './freshness.js';
 import { KeyedLock } from './keyed-lock.js';
 import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
 import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
@@ -66,6 +69,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
   readonly maxSessionsInMemory: number;
   private readonly options: ResolvedManagerOptions;
   private readonly sessions: ManagedSessions;
+  private readonly freshness: Freshness;
   private readonly inFlight = new Set<Promise<unknown>>();
   // Turns of one session run one after another in this process: the second sees the first's answer.
   private readonly turns = new KeyedLock();
@@ -87,11 +91,17 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     this.store = this.options.store;
     this.maxMessagesPerSession = this.options.maxMessagesPerSession;
     this.maxSessionsInMemory = this.options.maxSessionsInMemory;
-    this.sessions = new ManagedSessions(this.store, this.maxSessionsInMemory, {
-      saved: (session, reason) => this.publish('saved', { session, reason }),
-      recovered: (session, recoveredFrom, notices) => this.publish('recovered', { session, recoveredFrom, notices }),
-      failed: (error, context) => this.reportError(error, context),
-    });
+    this.freshness = new Freshness(this.store, this.options.freshness);
+    this.sessions = new ManagedSessions(
+      this.store,
+      this.maxSessionsInMemory,
+      {
+        saved: (session, reason) => this.publish('saved', { session, reason }),
+        recovered: (session, recoveredFrom, notices) => this.publish('recovered', { session, recoveredFrom, notices }),
+        failed: (error, context) => this.reportError(error, context),
+      },
+      this.freshness,
+    );
     this.appendHost = {
       sessions: this.sessions,
       continuable: (session) => this.continuable(session),
@@ -336,6 +346,7 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     }
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.sessions.flush('close');
+    this.freshness.close();
     if (this.options.ownsStore) await this.store.close();
     this.sessions.clear();
     this.state = 'closed';

@@ -15,7 +15,7 @@ import { AgentSet, type ServerAgent } from './agents/server-agent.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';
 import { SessionSigner } from './auth/browser-session.js';
-import { ChangeHub } from './change-hub.js';
+import { ChangeHub, followChanges } from './change-hub.js';
 import type { ServerEnv } from './env.js';
 import { errorAnswer } from './errors.js';
 import { ServerMetrics } from './metrics.js';
@@ -42,7 +42,11 @@ export interface ServerAppOptions {
   readonly maxBodyBytes?: number;
   /** Signs (and can encrypt) state blobs, a subkey per tenant; without it the state routes answer 501. */
   readonly stateKey?: StateKey;
-  /** How often an event stream asks the store whether its session changed. @default 1000 */
+  /**
+   * How often an event stream asks the store whether its session changed, when the store's change
+   * feed does not hear every writer (or is not live); with a live shared feed (Postgres, Redis)
+   * streams wake on it and poll only every 30 s, or this, whichever is longer. @default 1000
+   */
   readonly eventPollMs?: number;
   /**
    * The agents `POST /sessions/{id}/turns` runs (`loadAgents` reads them from a config file);
@@ -176,6 +180,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   });
   for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys, signer));
   const hub = new ChangeHub();
+  const feed = followChanges(hub, options.store.changes, closing, log);
   app.use('*', async (c, next) => {
     c.set('changed', (sessionId) => hub.notify(ChangeHub.key(c.var.principal?.tenant, sessionId)));
     return next();
@@ -185,11 +190,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   sessionRoutes(app);
   messageRoutes(app);
   sessionActionRoutes(app);
-  eventRoutes(app, {
-    hub,
-    pollMs: options.eventPollMs ?? 1000,
-    closing,
-  });
+  eventRoutes(app, { hub, feed, pollMs: options.eventPollMs ?? 1000, closing });
   turnRoutes(app, { agents, abort: options.turnSignal ?? new AbortController().signal });
   valueRoutes(app);
   stateRoutes(app, options.stateKey);

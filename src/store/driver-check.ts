@@ -23,6 +23,7 @@ export const DRIVER_CAPABILITIES = {
   purge: ['purgeExpired'],
   values: ['readValues', 'writeValues'],
   textSearch: ['searchText'],
+  changeFeed: ['watchChanges'],
 } as const;
 
 /** A capability a driver may declare. */

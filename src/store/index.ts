@@ -1,7 +1,7 @@
 /**
  * The store contract and its core: `SessionStore`, the dumb driver a backend implements (the
- * required `SessionDriver` primitives, and the `PurgeDriver`, `ValueDriver` and `TextSearchDriver`
- * capabilities it may add), `createSessionStore` that turns a driver into a store with every
+ * required `SessionDriver` primitives, and the `PurgeDriver`, `ValueDriver`, `TextSearchDriver` and
+ * `ChangeFeedDriver` capabilities it may add), `createSessionStore` that turns a driver into a store with every
  * semantic rule applied, and the registry of URL schemes (`registerStore`). Writing a store for
  * another backend is one driver file, one `registerStore` call and a run of `chatstate/testing`.
  * @module
@@ -30,6 +30,20 @@ export {
 export { RECORD_SCHEMA } from './codec.js';
 export { RECOVERY_KEY, describeNotice, noticesOf } from './recovery.js';
 export type { AtRestKey } from './at-rest.js';
+export type {
+  ChangeCoverage,
+  ChangeEvent,
+  ChangeFeed,
+  ChangeFeedDriver,
+  ChangeFeedState,
+  ChangeKind,
+  ChangeListener,
+  ChangesInterruptedEvent,
+  ChangesResetEvent,
+  DriverChange,
+  DriverChangeSink,
+  SessionChangedEvent,
+} from './change-types.js';
 export type {
   AnyStoreDriver,
   AppendCommit,

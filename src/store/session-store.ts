@@ -15,6 +15,8 @@ import { estimate } from '../tokens/estimate.js';
 import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
 import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError } from './driver-helpers.js';
 import { checkDriver } from './driver-check.js';
+import { CoreChangeFeed } from './change-feed.js';
+import type { ChangeFeed, DriverChange } from './change-types.js';
 import { keyProblem, keysAfterAppend, keysAfterReplace, unreadableKey, wrongKey } from './key-check.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
@@ -126,6 +128,9 @@ class CoreSessionStore implements SessionStore {
   private readonly expiryInCommit: boolean;
   /** The message each record stands for, when the driver's records are stable objects (`stableRecords`). */
   private readonly decoded: WeakMap<MessageRecord, Message> | undefined;
+  private readonly feed: CoreChangeFeed;
+  /** Changes of this store's sessions: its own writes, and every process's when the driver has a feed. */
+  readonly changes: ChangeFeed;
 
   constructor(
     private readonly driver: AnyStoreDriver,
@@ -146,6 +151,25 @@ class CoreSessionStore implements SessionStore {
       this.indexesText && search !== undefined
         ? async (query) => this.run(async () => search(checkTextQuery(query, this.name)))
         : undefined;
+    const watch = driver.watchChanges?.bind(driver);
+    this.feed = new CoreChangeFeed(this.name, watch === undefined ? undefined : { watchChanges: watch });
+    this.changes = this.feed;
+  }
+
+  /** The owner last seen per session (bounded, as `keyChecks`): what a change of ours tells as `userId`. */
+  private readonly owners = new Map<string, string | null>();
+
+  /** Remembers the owner of session `id`. */
+  private sawOwner(id: string, userId: string | undefined): void {
+    this.owners.delete(id);
+    this.owners.set(id, userId ?? null);
+    if (this.owners.size > MAX_KEY_CHECKS) this.owners.delete(this.owners.keys().next().value as string);
+  }
+
+  /** Tells the feed of a change this store committed, with its owner when it is known. */
+  private told(kind: DriverChange['kind'], id: string, version: number): void {
+    const owner = this.owners.get(id);
+    this.feed.local({ kind, id, version, ...(owner === undefined || owner === null ? {} : { userId: owner }) });
   }
 
   /**
@@ -247,6 +271,7 @@ class CoreSessionStore implements SessionStore {
       if (stored === undefined || !this.live(stored.head)) return undefined;
       this.assertCanRead(id, stored.head.keys);
       this.sawKeys(id, stored.head.keys);
+      this.sawOwner(id, stored.head.userId);
       const session = this.toSession(stored.head, stored.messages);
       // A repair the driver recorded that the session does not tell yet: told once, then read again.
       if (attempt >= MAX_TELL_ATTEMPTS || !(await this.tell(stored.head, session)))
@@ -454,6 +479,8 @@ class CoreSessionStore implements SessionStore {
       messages: records,
     });
     this.sawKeys(session.id, keys);
+    this.sawOwner(session.id, session.userId);
+    this.told('replace', session.id, version);
     this.remember(records, messages);
     return this.toSession(head, records);
   }
@@ -503,6 +530,7 @@ class CoreSessionStore implements SessionStore {
       const head = await this.driver.readHead(id);
       if (!this.live(head)) throw this.notFound(id);
       stored = this.sawKeys(id, head.keys);
+      this.sawOwner(id, head.userId);
       this.assertCanWrite(id, stored);
       // Fields a newer version keeps in the head data survive the state this append replaces (the
       // driver cannot merge them: it never decodes head data, which may be sealed).
@@ -535,6 +563,7 @@ class CoreSessionStore implements SessionStore {
         this.assertCanWrite(id, stored);
       }
     }
+    if (outcome.appended.length > 0) this.told('append', id, outcome.version);
     const byId = new Map(messages.map((message) => [message.id, message]));
     // The messages were validated above: each is copied with its seq, not validated again.
     const appended = outcome.appended.map((record) => storedAt(byId.get(record.id) as Message, record.seq));
@@ -604,6 +633,7 @@ class CoreSessionStore implements SessionStore {
   async summary(id: string): Promise<SessionSummary | undefined> {
     return this.run(async () => {
       const head = await this.driver.readHead(assertValidId(id, 'session id'));
+      if (head !== undefined) this.sawOwner(id, head.userId);
       return this.live(head) ? this.summaryOf(head) : undefined;
     });
   }
@@ -627,7 +657,12 @@ class CoreSessionStore implements SessionStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.run(async () => this.driver.remove(assertValidId(id, 'session id')));
+    return this.run(async () => {
+      const removed = await this.driver.remove(assertValidId(id, 'session id'));
+      // The version it had is not known here (0); a shared feed's own report may carry it.
+      if (removed) this.told('delete', id, 0);
+      return removed;
+    });
   }
 
   async purgeExpired(): Promise<number> {
@@ -655,7 +690,10 @@ class CoreSessionStore implements SessionStore {
     let purged = 0;
     for (const id of expired) {
       const head = await this.driver.readHead(id);
-      if (head !== undefined && isExpired(head.expiresAt, now) && (await this.driver.remove(id))) purged += 1;
+      if (head !== undefined && isExpired(head.expiresAt, now) && (await this.driver.remove(id))) {
+        purged += 1;
+        this.told('delete', id, head.version);
+      }
     }
     return purged;
   }
@@ -663,7 +701,9 @@ class CoreSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.closing === undefined) {
       this.closed = true;
-      this.closing = Promise.allSettled([...this.pending]).then(() => this.driver.close());
+      this.closing = Promise.allSettled([...this.pending])
+        .then(() => this.feed.close())
+        .then(() => this.driver.close());
     }
     return this.closing;
   }

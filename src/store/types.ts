@@ -11,6 +11,7 @@ import type { JsonObject, JsonValue } from '../message/schema.js';
 import type { Message, MessageInput } from '../message/message.js';
 import type { Session } from '../session/session.js';
 import type { RecordedUsage } from '../tokens/usage.js';
+import type { ChangeFeed, ChangeFeedDriver } from './change-types.js';
 
 /** One row of `list`: Penguin's session index. */
 export interface SessionSummary {
@@ -244,6 +245,13 @@ export interface SessionStore {
    * active memory then keeps an in-process index.
    */
   readonly searchText: ((query: TextSearchQuery) => Promise<TextSearchHit[]>) | undefined;
+  /**
+   * Committed changes of the store's sessions, as they happen (see `ChangeFeed`): every store made
+   * by `createSessionStore` tells its own writes, and a driver with a shared feed (Postgres, Redis)
+   * adds every other process's. `undefined` for a store that keeps no feed (callers then read the
+   * version, e.g. with `summary`).
+   */
+  readonly changes?: ChangeFeed;
   /** Releases connections and file handles; pending writes finish first. */
   close(): Promise<void>;
 }
@@ -411,8 +419,9 @@ export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> &
  *
  * Everything else is an optional capability interface a driver declares by implementing it, and
  * the core falls back when it is missing: `PurgeDriver` (otherwise `list` + `remove`),
- * `TextSearchDriver` (otherwise active memory keeps an in-process index) and `ValueDriver`
- * (otherwise `store.values` refuses with `UNSUPPORTED`). `StoreDriver` is all of them together.
+ * `TextSearchDriver` (otherwise active memory keeps an in-process index), `ValueDriver`
+ * (otherwise `store.values` refuses with `UNSUPPORTED`) and `ChangeFeedDriver` (otherwise
+ * `store.changes` tells only this store's own writes). `StoreDriver` is the first three together.
  */
 export interface SessionDriver {
   /** Name of the store in error messages. */
@@ -478,7 +487,11 @@ export interface TextSearchDriver {
  * What `createSessionStore` accepts: the required `SessionDriver` and any of the capability
  * interfaces (a driver declares one by implementing its methods).
  */
-export type AnyStoreDriver = SessionDriver & Partial<PurgeDriver> & Partial<ValueDriver> & Partial<TextSearchDriver>;
+export type AnyStoreDriver = SessionDriver &
+  Partial<PurgeDriver> &
+  Partial<ValueDriver> &
+  Partial<TextSearchDriver> &
+  Partial<ChangeFeedDriver>;
 
 /**
  * The full driver: the session primitives with purge and values, and full-text search when
@@ -487,6 +500,8 @@ export type AnyStoreDriver = SessionDriver & Partial<PurgeDriver> & Partial<Valu
 export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver {
   /** Full-text search over indexed message text (only with `capabilities.fullTextSearch`). */
   searchText?(query: TextSearchQuery): Promise<TextSearchHit[]>;
+  /** The shared change feed (Postgres, Redis); see `ChangeFeedDriver`. */
+  watchChanges?: ChangeFeedDriver['watchChanges'];
 }
 
 /** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */

@@ -6,6 +6,7 @@
  * with it.
  * @module
  */
+import type { DriverChange, DriverChangeSink } from '../store/change-types.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -51,8 +52,18 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
   };
   const removeSession = (id: string): boolean => {
     dropValues(id);
-    return sessions.delete(id);
+    const entry = sessions.get(id);
+    if (entry === undefined) return false;
+    sessions.delete(id);
+    tell({ kind: 'delete', id, version: entry.head.version, ...owner(entry.head) });
+    return true;
   };
+  // Every store over this driver hears every write (the conformance suite puts two over one).
+  const sinks = new Set<DriverChangeSink>();
+  const tell = (change: DriverChange): void => {
+    for (const sink of [...sinks]) sink.change(change);
+  };
+  const owner = (head: HeadRecord): { userId?: string } => (head.userId === undefined ? {} : { userId: head.userId });
   return {
     name,
     capabilities: MEMORY_DRIVER_SHAPE.capabilities,
@@ -80,6 +91,7 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         entry.ids.add(record.id);
       }
       entry.head = head;
+      if (appended.length > 0) tell({ kind: 'append', id, version: head.version, ...owner(head) });
       return { version: head.version, appended, duplicates };
     },
     async replace(id, commit: ReplaceCommit) {
@@ -96,6 +108,7 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         messages,
         ids: new Set(messages.map((record) => record.id)),
       });
+      tell({ kind: 'replace', id, version: commit.head.version, ...owner(commit.head) });
     },
     async list(query) {
       return sortAndPage(
@@ -138,7 +151,14 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
       if (next.size === 0) values.delete(ns);
       else values.set(ns, next);
     },
+    async watchChanges(sink) {
+      sinks.add(sink);
+      // Nothing to connect: live at once, and never interrupted.
+      sink.live(false);
+      return async () => void sinks.delete(sink);
+    },
     async close() {
+      sinks.clear();
       sessions.clear();
       values.clear();
     },

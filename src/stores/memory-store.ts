@@ -12,11 +12,12 @@ import type { MemoryDriverOptions } from './memory-driver.js';
 /**
  * What every memory driver is, known before its module loads. Appends and range reads refuse
  * expired sessions themselves (the core reads no head first); records are kept as given (frozen)
- * and read back as the same objects (the core remembers their messages).
+ * and read back as the same objects (the core remembers their messages). Its change feed tells
+ * every store over the same driver of each write.
  */
 export const MEMORY_DRIVER_SHAPE = Object.freeze({
   capabilities: Object.freeze({ expiryInCommit: true, stableRecords: true }),
-  implements: Object.freeze(['purge', 'values'] as const),
+  implements: Object.freeze(['purge', 'values', 'changeFeed'] as const),
 }) satisfies Omit<DriverShape, 'name'>;
 
 /** Options of `memoryStore`: the core store options and the driver's. */

@@ -27,7 +27,9 @@ import type {
   ValueOwner,
   ValueStore,
 } from '../store/types.js';
+import type { ChangeFeed } from '../store/change-types.js';
 import { TenantNames } from './names.js';
+import { TenantChangeFeed } from './tenant-changes.js';
 
 /** Whose view of the store: a tenant, and optionally one of its users. */
 export interface TenantScope {
@@ -44,6 +46,8 @@ class TenantStore implements SessionStore {
   readonly name: string;
   readonly values: ValueStore;
   readonly searchText: ((query: TextSearchQuery) => Promise<TextSearchHit[]>) | undefined;
+  /** The store's change feed, narrowed to the view's sessions and told in its names. */
+  readonly changes: ChangeFeed | undefined;
   private readonly names: TenantNames;
   /** The stored id of the user the view is bound to. */
   private readonly boundUser: string | undefined;
@@ -64,6 +68,16 @@ class TenantStore implements SessionStore {
     };
     const search = inner.searchText;
     this.searchText = search === undefined ? undefined : (query) => this.search(search, query);
+    this.changes =
+      inner.changes === undefined
+        ? undefined
+        : new TenantChangeFeed(inner.changes, {
+            names: this.names,
+            boundUser: this.boundUser,
+            visibleOwner: (userId) => this.visibleOwner(userId),
+            summary: (storedId) => this.inner.summary(storedId),
+            checkOpen: () => this.checkOpen(),
+          });
   }
 
   private notFound(id: string): NotFoundError {

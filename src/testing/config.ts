@@ -28,6 +28,7 @@ export const CONFORMANCE_SPECS = [
   'hostile-values',
   'titles',
   'text-search',
+  'change-feed',
 ] as const;
 
 /** Name of one spec of the suite. */
@@ -75,6 +76,12 @@ export interface StoreCapabilitiesConfig {
   readonly values?: boolean;
   /** The backend's own full-text search (`TextSearchDriver` with `capabilities.fullTextSearch`). @default false */
   readonly textSearch?: boolean;
+  /**
+   * Which writers `store.changes` tells about (see `ChangeCoverage`): `all` for a store whose feed
+   * hears every process (a `ChangeFeedDriver`, or a driver with `soleWriter`), `this-store` when it
+   * tells only its own writes. @default 'this-store'
+   */
+  readonly changeFeed?: 'all' | 'this-store';
 }
 
 /** Configuration of `runStoreConformance`. */

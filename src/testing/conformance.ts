@@ -23,6 +23,7 @@ import { valuesSpec } from './specs/values.js';
 import { appendStateSpec } from './specs/append-state.js';
 import { textSearchSpec } from './specs/text-search.js';
 import { titlesSpec } from './specs/titles.js';
+import { changeFeedSpec } from './specs/change-feed.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -44,6 +45,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'hostile-values': hostileValuesSpec,
   titles: titlesSpec,
   'text-search': textSearchSpec,
+  'change-feed': changeFeedSpec,
 };
 
 /**

@@ -17,7 +17,7 @@ import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from
  * with a reason.
  */
 export type Requirement =
-  'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch';
+  'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch' | 'sharedChanges';
 
 const MISSING: Record<Requirement, string> = {
   reopen: 'the config has no reopen() (a second store over the same data)',
@@ -27,6 +27,7 @@ const MISSING: Record<Requirement, string> = {
   textSearch: 'the store declares no full-text search (config.capabilities.textSearch is not true)',
   noValues: 'the store declares the values capability (this checks a store without it)',
   noTextSearch: 'the store declares full-text search (this checks a store without it)',
+  sharedChanges: "the store's change feed tells only its own writes (config.capabilities.changeFeed is not 'all')",
 };
 
 /** Whether `config` meets `requirement`. */
@@ -46,6 +47,8 @@ function meets(config: StoreConformanceConfig, requirement: Requirement): boolea
       return textSearch;
     case 'noTextSearch':
       return !textSearch;
+    case 'sharedChanges':
+      return config.capabilities?.changeFeed === 'all';
     default: {
       const never: never = requirement;
       throw new Error(`unknown requirement ${String(never)}`);

@@ -1,6 +1,6 @@
 /**
- * The multi-server load test: autocannon drives `chatstate serve` processes on one Postgres — one
- * server, then three — with appends to shared sessions from every server (If-Match, retried on
+ * The multi-server load test: autocannon drives `chatstate serve` processes on one Postgres, and on
+ * one Redis Cluster — one server, then three — with appends to shared sessions from every server (If-Match, retried on
  * 412), tail reads, lists, probes of another tenant and agent turns against a local model server.
  * Afterwards every acknowledged append is stored exactly once, in one gapless sequence, and no
  * answer carried the other tenant's data.
@@ -16,15 +16,18 @@ import { exactlyOnceProblems, runLoad, type LoadOutcome } from '../support/load-
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { scriptedProvider } from '../support/scripted-provider.js';
 import { modelSpec, providerEnv } from './agent-configs.js';
-import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+import { cliStores } from '../cli/cli-stores.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
 const REQUESTS_PER_SERVER = 800;
 const CONNECTIONS_PER_SERVER = 6;
 const SHARED_SESSIONS = 4;
 
-describeWithPostgres('load through one and three servers on one Postgres', (postgres) => {
-  const schema = freshSchema('load');
+/** The databases several servers share: Postgres and a Redis Cluster (skipped with a reason when missing, outside CI). */
+const SHARED_STORES = cliStores().filter((store) => store.name === 'postgres' || store.name === 'redis-cluster');
+
+describe.each(SHARED_STORES)('load through one and three servers on one $name', (kind) => {
+  let skipped: string | undefined;
   const tenantA = newKey({ tenant: 'tenant-a', role: 'admin' });
   const tenantB = newKey({ tenant: 'tenant-b', role: 'admin' });
   const token = `victim${randomBytes(6).toString('hex')}`;
@@ -42,6 +45,8 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
   };
 
   beforeAll(async () => {
+    skipped = await kind.start();
+    if (skipped !== undefined) return;
     dir = await mkdtemp(join(tmpdir(), 'chatstate-load-'));
     const keys = join(dir, 'keys.json');
     await writeFile(keys, JSON.stringify({ keys: [tenantA.entry, tenantB.entry] }));
@@ -50,7 +55,7 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
     model.respondWith(scriptedProvider);
     const agents = join(dir, 'agents.json');
     await writeFile(agents, JSON.stringify({ agents: [{ id: 'guide', model: modelSpec('openaiChat') }] }));
-    const store = `${postgres().url}?schema=${schema}`;
+    const store = await kind.freshUrl();
     for (let n = 0; n < 3; n++)
       servers.push(await startServe(['--store', store, '--keys', keys, '--agents', agents], providerEnv(model.url)));
     const url = (servers[0] as ServeProcess).url;
@@ -66,13 +71,15 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.stop()));
     await model?.close();
-    await rm(dir, { recursive: true, force: true });
-    await adminQuery(postgres().url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    if (dir !== '') await rm(dir, { recursive: true, force: true });
+    await kind.stop();
   });
 
-  it.each([1, 3])(
+  it.for([1, 3])(
     '%i server(s): every acknowledged append exactly once, no cross-tenant read',
-    async (count) => {
+    { timeout: 300_000 },
+    async (count, context) => {
+      if (skipped !== undefined) return context.skip(skipped);
       const through = servers.slice(0, count).map((server) => server.url);
       const sessions = Array.from({ length: SHARED_SESSIONS }, (_, n) => `shared-${count}-${n}`);
       for (const id of sessions)
@@ -110,7 +117,6 @@ describeWithPostgres('load through one and three servers on one Postgres', (post
       const victim = await call(through[0] as string, tenantB.secret, 'GET', '/sessions/chat-b');
       expect((victim.json as { messages: unknown[] }).messages).toHaveLength(1);
     },
-    300_000,
   );
 });
 

@@ -1,23 +1,32 @@
 /**
- * Three `chatstate serve` processes on one Postgres: clients append to shared sessions through any
- * of them, with If-Match and retries on 412. Afterwards every acknowledged append is stored exactly
- * once, sequence numbers run 1..n with no gap, and an event stream on one server sees an append
- * made through another. Real processes, real HTTP on 127.0.0.1, bounded loops.
+ * Three `chatstate serve` processes on one Postgres, and three on one Redis: clients append to
+ * shared sessions through any of them, with If-Match and retries on 412. Afterwards every
+ * acknowledged append is stored exactly once, sequence numbers run 1..n with no gap, and an event
+ * stream on one server sees an append made through another within a few seconds, although the
+ * servers poll only every ten minutes: the store's change feed (LISTEN/NOTIFY, pub/sub) wakes it.
+ * Real processes, real HTTP on 127.0.0.1, bounded loops and waits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../src/server/auth/api-keys.js';
 import { BIN, ensureBuilt } from '../cli/cli-process.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 
 const SERVERS = 3;
 const SESSIONS = 4;
 const CLIENTS = 6;
 const APPENDS_PER_CLIENT = 25;
 const MAX_ATTEMPTS = 50;
+/** The servers' poll of their event streams: far longer than any wait below, so only the feed can wake a stream. */
+const POLL_MS = 600_000;
+/** How long a change made through one server may take to reach a stream on another. */
+const TOLD_WITHIN_MS = 5000;
 
 interface Served {
   readonly url: string;
@@ -45,8 +54,8 @@ async function serve(args: readonly string[]): Promise<Served> {
   return { url, child };
 }
 
-describeWithPostgres('many servers on one Postgres', (postgres) => {
-  const schema = freshSchema('many_servers');
+/** The scenario over servers on `storeUrl()`; `cleanup` removes the store's data afterwards. */
+function manyServers(storeUrl: () => string, cleanup: () => Promise<void>): void {
   const key = newKey({ tenant: 'shared', role: 'admin' });
   let dir = '';
   const servers: Served[] = [];
@@ -56,9 +65,8 @@ describeWithPostgres('many servers on one Postgres', (postgres) => {
     dir = await mkdtemp(join(tmpdir(), 'chatstate-many-servers-'));
     const keys = join(dir, 'keys.json');
     await writeFile(keys, JSON.stringify({ keys: [key.entry] }));
-    const store = `${postgres().url}?schema=${schema}`;
     for (let n = 0; n < SERVERS; n++)
-      servers.push(await serve(['--store', store, '--keys', keys, '--event-poll-ms', '50']));
+      servers.push(await serve(['--store', storeUrl(), '--keys', keys, '--event-poll-ms', String(POLL_MS)]));
   }, 600_000);
   afterAll(async () => {
     await Promise.all(
@@ -71,7 +79,7 @@ describeWithPostgres('many servers on one Postgres', (postgres) => {
       ),
     );
     await rm(dir, { recursive: true, force: true });
-    await adminQuery(postgres().url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await cleanup();
   });
 
   const headers = { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json' };
@@ -139,24 +147,73 @@ describeWithPostgres('many servers on one Postgres', (postgres) => {
     expect(retries).toBeGreaterThan(0);
   }, 180_000);
 
-  it('an event stream on one server tells an append made through another', async () => {
-    const [first, second] = servers as [Served, Served];
-    await call(first, 'POST', '/sessions', { id: 'watched' });
+  it('an event stream on one server tells, within seconds, an append made through another', async () => {
+    const [first, second, third] = servers as [Served, Served, Served];
+    expect((await call(first, 'POST', '/sessions', { id: 'watched' })).status).toBe(201);
     const stream = await fetch(`${first.url}/sessions/watched/events`, { headers });
     const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let text = '';
-    const until = async (pattern: RegExp): Promise<void> => {
-      for (let reads = 0; reads < 100 && !pattern.test(text); reads++) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
+    // Reads until `pattern` shows, failing after `ms`: no stream may wait for a poll.
+    const until = async (pattern: RegExp, ms: number): Promise<void> => {
+      const deadline = Date.now() + ms;
+      while (!pattern.test(text)) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`not told within ${ms} ms: ${pattern}; the stream said:\n${text}`);
+        let timer: NodeJS.Timeout | undefined;
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), left))),
+        ]);
+        clearTimeout(timer);
+        if (chunk === 'late') continue;
+        if (chunk.done) throw new Error(`the stream ended before ${pattern}:\n${text}`);
+        text += decoder.decode(chunk.value, { stream: true });
       }
     };
-    await until(/event: ready/);
+    await until(/event: ready/, TOLD_WITHIN_MS);
+    const started = Date.now();
     await call(second, 'POST', '/sessions/watched/messages', { messages: [{ id: 'w1', role: 'user', content: 'hi' }] });
-    await until(/"id":"w1"/);
+    await until(/"id":"w1"/, TOLD_WITHIN_MS);
+    // And the next one, through the third server.
+    await call(third, 'POST', '/sessions/watched/messages', {
+      messages: [{ id: 'w2', role: 'user', content: 'again' }],
+    });
+    await until(/"id":"w2"/, TOLD_WITHIN_MS);
+    const elapsed = Date.now() - started;
     await reader.cancel();
     expect(text).toMatch(/event: change\ndata: [^\n]*"id":"w1"[^\n]*\nid: 2\n/);
+    expect(text).toMatch(/event: change\ndata: [^\n]*"id":"w2"[^\n]*\nid: 3\n/);
+    expect(elapsed).toBeLessThan(2 * TOLD_WITHIN_MS);
   }, 60_000);
+}
+
+describeWithPostgres('many servers on one Postgres', (postgres) => {
+  const schema = freshSchema('many_servers');
+  manyServers(
+    () => `${postgres().url}?schema=${schema}`,
+    async () => {
+      await adminQuery(postgres().url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    },
+  );
 });
+
+const redis = await redisTestServer();
+// At the top level: a block skipped by a test-name filter runs no hooks, and must not leave the server running.
+afterAll(async () => {
+  if (redis.url !== undefined) await redis.stop();
+});
+describe.skipIf(redis.url === undefined)(
+  `many servers on one Redis${redis.url === undefined ? ` (skipped: ${redis.skip})` : ''}`,
+  () => {
+    const prefix = `many:${randomBytes(6).toString('hex')}:`;
+    manyServers(
+      () => `${redis.url as string}?prefix=${prefix}`,
+      async () => {
+        const admin = new Redis(redis.url as string);
+        await deleteKeysUnder(admin, prefix).catch(() => undefined);
+        await admin.quit();
+      },
+    );
+  },
+);

@@ -112,6 +112,9 @@ describe('lazyDriver', () => {
       writeValues(...args: Parameters<NonNullable<AnyStoreDriver['writeValues']>>) {
         return this.inner.writeValues(...args);
       }
+      watchChanges(...args: Parameters<NonNullable<AnyStoreDriver['watchChanges']>>) {
+        return (this.inner.watchChanges as NonNullable<AnyStoreDriver['watchChanges']>)(...args);
+      }
       close() {
         return this.inner.close();
       }

@@ -29,6 +29,7 @@ runStoreConformance({
     return second;
   },
   skip: { 'cross-process': 'the memory store lives in one process' },
+  capabilities: { changeFeed: 'all' },
 });
 
 describe('memoryStore', () => {

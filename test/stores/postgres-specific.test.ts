@@ -51,6 +51,37 @@ describeWithPostgres('postgres store (specific)', (server) => {
     for (const role of roles) await adminQuery(server().url, `DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
   });
 
+  it("changeFeed: false (or ?changeFeed=false) sends no notification: the feed tells only the store's own writes", async () => {
+    const name = schema('quiet');
+    const listening = await postgresStore(server().url, { schema: name });
+    const url = new URL(server().url);
+    url.searchParams.set('schema', name);
+    url.searchParams.set('changeFeed', 'false');
+    const quiet = await openStore(url.toString());
+    stores.push(listening, quiet);
+    expect(quiet.changes?.coverage).toBe('this-store');
+    expect(listening.changes?.coverage).toBe('all');
+    const heard: string[] = [];
+    const stop = listening.changes?.subscribe((event) => {
+      if (event.type === 'change') heard.push(`${event.kind} ${event.id}`);
+    });
+    try {
+      const end = Date.now() + 10_000;
+      while (listening.changes?.state !== 'live' && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      await quiet.save(Session.create({ id: 'unheard' }));
+      // A notifying writer afterwards: once its change is heard, one from the quiet writer would have been too.
+      await postgresStore(server().url, { schema: name }).then(async (loud) => {
+        stores.push(loud);
+        await loud.save(Session.create({ id: 'heard' }));
+      });
+      while (!heard.includes('replace heard') && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      expect(heard).toEqual(['replace heard']);
+    } finally {
+      stop?.();
+    }
+    await expect(postgresStore(`${server().url}?changeFeed=maybe`)).rejects.toThrow(/changeFeed/);
+  });
+
   it('reads the tail of a session saved in bulk by walking its index, not by sorting all its rows', async () => {
     const name = schema('bulk');
     const store = await postgresStore(server().url, { schema: name });

@@ -40,6 +40,6 @@ describeWithPostgres('postgres', (server) => {
       return postgresStore(server().url, { ...options, schema: schemaOf(store), maxConnections: 4 });
     },
     crossProcess: { url: (store) => urlOf(schemaOf(store)), register: BUILT_IN_STORES },
-    capabilities: { textSearch: true },
+    capabilities: { textSearch: true, changeFeed: 'all' },
   });
 });

@@ -81,6 +81,8 @@ if (server.url === undefined) {
       return second;
     },
     crossProcess: { url: (store) => urlWith(prefixOf(store)), register: BUILT_IN_STORES },
+    // PUBLISH reaches every node: a subscriber on any master hears writes to every slot.
+    capabilities: { changeFeed: 'all' },
     extras: (scope) => {
       it('spreads sessions over every master, each session with its index entries and values in one slot', async () => {
         const store = await scope.open();

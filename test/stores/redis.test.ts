@@ -60,5 +60,6 @@ if (server.url === undefined) {
       },
       register: BUILT_IN_STORES,
     },
+    capabilities: { changeFeed: 'all' },
   });
 }

@@ -21,6 +21,7 @@ export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStor
     purgeExpired: () => inner.purgeExpired(),
     values: inner.values,
     searchText: inner.searchText,
+    ...(inner.changes === undefined ? {} : { changes: inner.changes }),
     close: () => inner.close(),
     ...overrides,
   };

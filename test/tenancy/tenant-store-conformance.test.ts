@@ -43,6 +43,7 @@ runStoreConformance({
   skip: {
     'cross-process': 'the memory store lives in one process',
   },
+  capabilities: { changeFeed: 'all' },
 });
 
 /** The store under each SQLite view, and its file. */

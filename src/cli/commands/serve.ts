@@ -102,7 +102,7 @@ export const serve = defineCommand('serve', (command) =>
     .option('--max-body-bytes <n>', 'largest request body (default 8 MiB)', integerOption(1))
     .option(
       '--event-poll-ms <n>',
-      'how often event streams check the store for changes other servers made (default 1000)',
+      'how often event streams poll a store without a shared change feed (default 1000; Postgres and Redis wake them on their feed and poll every 30 s)',
       integerOption(10),
     )
     .option('--cors-origin <origin...>', 'origins whose pages may call the API (CORS; default: none)')

@@ -3,11 +3,14 @@
  * one `change` event whose id is the session's version: the messages added since the last event,
  * or `replaced: true` when the history changed otherwise (a compaction), so the client reads it
  * again. `Last-Event-ID` (a version) resumes; a deleted session ends the stream with `deleted`.
+ * A stream wakes on the store's change feed (other servers' writes too, on Postgres and Redis)
+ * and polls the store only as a fallback (see `pollInterval`).
  * @module
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { NotFoundError } from '../../errors.js';
+import type { ChangeFeed } from '../../store/change-types.js';
 import { ChangeHub } from '../change-hub.js';
 import type { ServerEnv } from '../env.js';
 import { sessionIdParam } from '../schemas.js';
@@ -16,7 +19,12 @@ import { errors } from './common.js';
 /** Options of the event streams. */
 export interface EventStreamOptions {
   readonly hub: ChangeHub;
-  /** How often a stream asks the store for the session's version. */
+  /** The store's change feed, which wakes the hub; `undefined` when the store has none. */
+  readonly feed: ChangeFeed | undefined;
+  /**
+   * How often a stream asks the store for the session's version when the feed does not hear every
+   * writer (no feed, a feed of this store's writes only, or one that is not live).
+   */
   readonly pollMs: number;
   /** Aborted when the server closes: every stream ends. */
   readonly closing: AbortSignal;
@@ -24,6 +32,20 @@ export interface EventStreamOptions {
 
 /** Messages sent in one event at most (a larger change is sent as `replaced`). */
 const MAX_EVENT_MESSAGES = 500;
+
+/**
+ * The safety poll of a stream whose feed hears every writer and is live: a change the feed missed
+ * unannounced (a writer that died between its write and its publish) is still told within it.
+ */
+export const SAFETY_POLL_MS = 30_000;
+
+/** How long a stream waits for a change before it asks the store anyway. */
+function pollInterval(options: EventStreamOptions): number {
+  const feed = options.feed;
+  return feed !== undefined && feed.coverage === 'all' && feed.state === 'live'
+    ? Math.max(options.pollMs, SAFETY_POLL_MS)
+    : options.pollMs;
+}
 
 const route = createRoute({
   method: 'get',
@@ -45,10 +67,17 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, options: EventStreamOpt
   app.openapi(route, async (c) => {
     const { id } = c.req.valid('param');
     const store = c.var.store;
-    const first = await store.summary(id);
-    if (first === undefined) throw new NotFoundError(`No session ${id}`);
+    // Watching before the first read: a change made in between wakes the stream's first wait.
+    const watch = options.hub.watch(ChangeHub.key(c.var.principal?.tenant, id));
+    let first: Awaited<ReturnType<typeof store.summary>>;
+    try {
+      first = await store.summary(id);
+      if (first === undefined) throw new NotFoundError(`No session ${id}`);
+    } catch (error) {
+      watch.close();
+      throw error;
+    }
     const resume = Number(c.req.header('last-event-id'));
-    const key = ChangeHub.key(c.var.principal?.tenant, id);
     return streamSSE(c, async (stream) => {
       const ended = new AbortController();
       stream.onAbort(() => ended.abort());
@@ -68,7 +97,7 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, options: EventStreamOpt
             data: JSON.stringify({ version, replaced: true }),
           });
         while (!ended.signal.aborted) {
-          await options.hub.wait(key, options.pollMs, ended.signal);
+          await watch.wait(pollInterval(options), ended.signal);
           if (ended.signal.aborted) return;
           const now = await store.summary(id);
           if (now === undefined) {
@@ -91,6 +120,7 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, options: EventStreamOpt
           });
         }
       } finally {
+        watch.close();
         options.closing.removeEventListener('abort', stop);
       }
     }) as never;

@@ -5,6 +5,7 @@
  * session's size.
  * @module
  */
+import type { ConnectionGate } from './gate.js';
 import { ChatstateError, ConflictError, DataError } from '../../errors.js';
 import {
   appendToHead,
@@ -28,7 +29,15 @@ import type {
   TextSearchQuery,
   ValueRecord,
 } from '../../store/types.js';
+import type { DriverChangeSink } from '../../store/change-types.js';
 import type { ConnectionLimits } from '../network.js';
+import {
+  changeChannel,
+  changePayload,
+  listenForChanges,
+  notifyStatements,
+  type NotifyStatements,
+} from './change-feed.js';
 import { checkout, endPool, type Checkout, type OwnedPool, type SocketTracker } from './connection.js';
 import {
   forgetManySessionValues,
@@ -116,6 +125,8 @@ function translate(error: unknown, tables: Tables): unknown {
 export interface OwnedConnections {
   readonly pool: OwnedPool;
   readonly sockets: SocketTracker;
+  /** The queue of checkouts (the pool holds one connection more, for the change feed's LISTEN). */
+  readonly gate: ConnectionGate;
 }
 
 /** The driver over a pool and migrated tables (made by `postgresDriver`). */
@@ -126,16 +137,27 @@ export class PostgresDriver implements StoreDriver {
   private readonly sql: Statements;
   private readonly memory: MemoryStatements;
   private readonly pending = new Set<Promise<unknown>>();
+  /** The change feed's channel and statements; `undefined` with `changeFeed: false`. */
+  private readonly feed: { readonly channel: string; readonly sql: NotifyStatements } | undefined;
+  /** The change feed capability (LISTEN on a pooled connection); absent with `changeFeed: false`. */
+  readonly watchChanges?: (sink: DriverChangeSink) => Promise<() => Promise<void>>;
 
   constructor(
     private readonly pool: PgPoolLike,
     private readonly tables: Tables,
     private readonly limits: ConnectionLimits,
     private readonly owned: OwnedConnections | undefined,
+    changeFeed = true,
   ) {
     this.name = tables.store;
     this.sql = statements(tables);
     this.memory = memoryStatements(tables);
+    if (changeFeed) {
+      const feed = { channel: changeChannel(tables), sql: notifyStatements(this.sql) };
+      this.feed = feed;
+      this.watchChanges = (sink) =>
+        listenForChanges({ pool: this.pool, limits: this.limits, channel: feed.channel, store: this.name }, sink);
+    }
   }
 
   /** Remembers an operation until it settles, so that `close` can wait for it. */
@@ -154,7 +176,15 @@ export class PostgresDriver implements StoreDriver {
   }
 
   private async onClient<T>(work: (client: Checkout) => Promise<T>): Promise<T> {
-    const client = await checkout(this.pool, this.limits, this.name);
+    // Waiting for a busy connection is bounded by the command timeout, not the connect timeout.
+    const permit = await this.owned?.gate.acquire(this.limits.commandTimeoutMs);
+    let client: Checkout;
+    try {
+      client = await checkout(this.pool, this.limits, this.name);
+    } catch (error) {
+      permit?.();
+      throw error;
+    }
     try {
       return await work(client);
     } catch (error) {
@@ -165,6 +195,7 @@ export class PostgresDriver implements StoreDriver {
       throw translate(error, this.tables);
     } finally {
       client.release();
+      permit?.();
     }
   }
 
@@ -268,7 +299,7 @@ export class PostgresDriver implements StoreDriver {
         const indexed = next.appended.map((record) => ({ seq: record.seq, id: record.id, text: texts.get(record.id) }));
         await indexMessages(client, this.memory, id, head.userId, indexed);
         const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data, keys } = next.head;
-        await client.query(this.sql.appendHead, [
+        const values = [
           id,
           version,
           updatedAt,
@@ -279,7 +310,10 @@ export class PostgresDriver implements StoreDriver {
           title ?? null,
           data,
           keys ?? null,
-        ]);
+        ];
+        // With the feed, the same statement notifies: told on commit, at no extra round trip.
+        if (this.feed === undefined) await client.query(this.sql.appendHead, values);
+        else await client.query(this.feed.sql.appendHead, [...values, this.feed.channel]);
       }
       return { version: next.head.version, appended: next.appended, duplicates: next.duplicates };
     });
@@ -315,6 +349,11 @@ export class PostgresDriver implements StoreDriver {
         }
         await this.insertMessages(client, id, commit.messages);
         await indexMessages(client, this.memory, id, commit.head.userId, commit.messages);
+        if (this.feed !== undefined) {
+          const { version, userId } = commit.head;
+          const payload = changePayload({ kind: 'replace', id, version, ...(userId === undefined ? {} : { userId }) });
+          await client.query(this.feed.sql.notify, [this.feed.channel, payload]);
+        }
         return true;
       });
       if (done) {
@@ -366,7 +405,10 @@ export class PostgresDriver implements StoreDriver {
     // Messages and index rows go with their head (ON DELETE CASCADE); values by their namespaces.
     const result = await this.transaction(async (client) => {
       await forgetSessionValues(client, this.memory, id);
-      return client.query(this.sql.remove, [id]);
+      const feed = this.feed;
+      return feed === undefined
+        ? client.query(this.sql.remove, [id])
+        : client.query(feed.sql.remove, [id, feed.channel]);
     });
     return (result.rowCount ?? 0) > 0;
   }
@@ -374,11 +416,9 @@ export class PostgresDriver implements StoreDriver {
   async purgeExpired(now: number): Promise<number> {
     return this.transaction(async (client) => {
       const gone = await client.query(this.sql.purgeExpired, [now]);
-      await forgetManySessionValues(
-        client,
-        this.memory,
-        gone.rows.map((row) => String((row as { id: unknown }).id)),
-      );
+      const ids = gone.rows.map((row) => String((row as { id: unknown }).id));
+      await forgetManySessionValues(client, this.memory, ids);
+      if (this.feed !== undefined && ids.length > 0) await client.query(this.feed.sql.purged, [this.feed.channel, ids]);
       return gone.rows.length;
     });
   }

@@ -4,13 +4,14 @@
  * `(session_id, seq)`; appends add rows and never rewrite a session (see `driver.ts`).
  * @module
  */
+import { ConnectionGate } from './gate.js';
 import { InvalidInputError } from '../../errors.js';
 import { storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
 import { connectionLimits } from '../network.js';
 import { SocketTracker, endPool, type OwnedPool } from './connection.js';
-import { PostgresDriver, type PgPoolLike } from './driver.js';
+import { PostgresDriver, type OwnedConnections, type PgPoolLike } from './driver.js';
 import { migrate } from './migrations.js';
 import { STORE, tablesFor } from './sql.js';
 
@@ -40,6 +41,14 @@ export interface PostgresOptions {
    * @default 10000
    */
   commandTimeoutMs?: number;
+  /**
+   * The change feed (`store.changes` hears every process's writes): each write transaction calls
+   * `pg_notify`, and while anyone listens one pooled connection `LISTEN`s. Postgres commits
+   * notifying transactions one at a time (a database-wide lock held through the commit), so a
+   * write-heavy deployment that needs no feed may turn it off; `store.changes` then tells only this
+   * store's own writes. Also `?changeFeed=false` in the URL. @default true
+   */
+  changeFeed?: boolean;
 }
 
 /** Options of `postgresStore`: the driver's and the core's. */
@@ -100,8 +109,11 @@ async function loadPg(store: string): Promise<PgModule> {
   return { Pool };
 }
 
-/** Splits a store URL into the `pg` connection string and the store's own `schema`/`tablePrefix` parameters. */
-function parseUrl(url: string, store: string): { connectionString: string; schema?: string; tablePrefix?: string } {
+/** Splits a store URL into the `pg` connection string and the store's own `schema`/`tablePrefix`/`changeFeed` parameters. */
+function parseUrl(
+  url: string,
+  store: string,
+): { connectionString: string; schema?: string; tablePrefix?: string; changeFeed?: boolean } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -119,14 +131,19 @@ function parseUrl(url: string, store: string): { connectionString: string; schem
   }
   const schema = parsed.searchParams.get('schema') ?? undefined;
   const tablePrefix = parsed.searchParams.get('tablePrefix') ?? undefined;
-  if (schema === undefined && tablePrefix === undefined) return { connectionString: url };
+  const feed = parsed.searchParams.get('changeFeed') ?? undefined;
+  if (schema === undefined && tablePrefix === undefined && feed === undefined) return { connectionString: url };
+  if (feed !== undefined && feed !== 'true' && feed !== 'false')
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: ?changeFeed= must be true or false`);
   // Ours, not libpq's: removed before the URL reaches pg.
   parsed.searchParams.delete('schema');
   parsed.searchParams.delete('tablePrefix');
+  parsed.searchParams.delete('changeFeed');
   return {
     connectionString: parsed.toString(),
     ...(schema === undefined ? {} : { schema }),
     ...(tablePrefix === undefined ? {} : { tablePrefix }),
+    ...(feed === undefined ? {} : { changeFeed: feed === 'true' }),
   };
 }
 
@@ -148,8 +165,8 @@ export async function postgresDriver(
   options: PostgresOptions = {},
 ): Promise<StoreDriver> {
   let pool: PgPoolLike;
-  let owned: { pool: OwnedPool; sockets: SocketTracker } | undefined;
-  let fromUrl: { schema?: string; tablePrefix?: string } = {};
+  let owned: OwnedConnections | undefined;
+  let fromUrl: { schema?: string; tablePrefix?: string; changeFeed?: boolean } = {};
   const name = storeName(options.name, STORE);
   const limits = connectionLimits(name, options);
   if (typeof urlOrPool === 'string') {
@@ -162,7 +179,8 @@ export async function postgresDriver(
     const sockets = new SocketTracker();
     const made = new Pool({
       connectionString,
-      max: maxConnections,
+      // One more than the gate lets through: the change feed's LISTEN holds one while anyone listens.
+      max: maxConnections + 1,
       fallback_application_name: 'chatstate',
       connectionTimeoutMillis: limits.connectTimeoutMs,
       keepAlive: true,
@@ -173,7 +191,7 @@ export async function postgresDriver(
     // An idle connection that breaks (server restart, network) is reported as an 'error' event,
     // which would crash the process if nobody listened; the pool drops it and reconnects later.
     made.on('error', () => undefined);
-    owned = { pool: made, sockets };
+    owned = { pool: made, sockets, gate: new ConnectionGate(maxConnections, name) };
     pool = made;
   } else if (isPool(urlOrPool)) {
     pool = urlOrPool;
@@ -186,7 +204,9 @@ export async function postgresDriver(
       options.tablePrefix ?? fromUrl.tablePrefix ?? DEFAULT_PREFIX,
       name,
     );
-    const driver = new PostgresDriver(pool, tables, limits, owned);
+    if (options.changeFeed !== undefined && typeof options.changeFeed !== 'boolean')
+      throw new InvalidInputError('INVALID_ARGUMENT', `${name}: changeFeed must be a boolean`);
+    const driver = new PostgresDriver(pool, tables, limits, owned, options.changeFeed ?? fromUrl.changeFeed ?? true);
     await driver.withClient((client) => migrate(client, tables));
     return driver;
   } catch (error) {
@@ -201,7 +221,8 @@ export async function postgresStore(
   urlOrPool: string | PgPoolLike,
   options: PostgresStoreOptions = {},
 ): Promise<SessionStore> {
-  const { name, schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, ...core } = options;
+  const { name, schema, tablePrefix, maxConnections, connectTimeoutMs, commandTimeoutMs, changeFeed, ...core } =
+    options;
   const driverOptions: PostgresOptions = {
     ...(name === undefined ? {} : { name }),
     ...(schema === undefined ? {} : { schema }),
@@ -209,6 +230,7 @@ export async function postgresStore(
     ...(maxConnections === undefined ? {} : { maxConnections }),
     ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }),
+    ...(changeFeed === undefined ? {} : { changeFeed }),
   };
   return createSessionStore(await postgresDriver(urlOrPool, driverOptions), core);
 }

@@ -57,6 +57,8 @@ import { RedisConnection, type Effect } from './connection.js';
 import { clusterLayout, singleLayout, type KeyLayout } from './layout.js';
 import { mergedList } from './list-merge.js';
 import { anyNodeLoaded, refuseClusterConfirm, refuseClusterNode } from './open-checks.js';
+import { RedisChangeFeed, changeChannel, type SubscriberClient } from './change-feed.js';
+import type { DriverChangeSink } from '../../store/change-types.js';
 
 /**
  * A Redis connection, by shape: `ioredis`'s `Redis` is one. The store sends every command through
@@ -135,6 +137,8 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
   let owned: OwnedClient | undefined;
   let fromUrl: string | undefined;
   let clusterClient = false;
+  // The change feed's own connection (pub/sub needs one of its own): a new client, or the caller's duplicated.
+  let subscriber: (() => SubscriberClient) | undefined;
   const name = storeName(options.name, STORE);
   const confirm = checkedConfirm(options.confirm, name);
   const limits = connectionLimits(name, options);
@@ -146,6 +150,9 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     const Cluster = await loadIoredisCluster(name);
     owned = new Cluster([...parsed.nodes], ownedClusterOptions(parsed, limits, 0));
     client = owned;
+    // PUBLISH reaches every node of a cluster: a subscriber on any of them hears every write.
+    subscriber = () =>
+      new Cluster([...parsed.nodes], ownedClusterOptions(parsed, limits, 0)) as unknown as SubscriberClient;
   } else if (typeof urlOrClient === 'string') {
     const { url, prefix } = parseUrl(urlOrClient, name);
     fromUrl = prefix;
@@ -153,10 +160,15 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     // Its 'error' events are heard by the connection below; ioredis reconnects by itself.
     owned = new Redis(url, ownedClientOptions(limits, confirm?.timeoutMs ?? 0));
     client = owned;
+    // Subscribed by the feed itself on each ready connection (see change-feed.ts), not by ioredis.
+    subscriber = () =>
+      new Redis(url, { ...ownedClientOptions(limits, 0), autoResubscribe: false }) as unknown as SubscriberClient;
   } else if (isClient(urlOrClient)) {
     client = urlOrClient;
     clusterClient = urlOrClient.isCluster === true;
     if (clusterClient) refuseClusterConfirm(confirm, name);
+    const duplicate = (urlOrClient as { duplicate?: unknown }).duplicate;
+    if (typeof duplicate === 'function') subscriber = () => duplicate.call(urlOrClient) as SubscriberClient;
   } else {
     throw new InvalidInputError('INVALID_ARGUMENT', `${name}: expected a redis:// URL or a client with call()`);
   }
@@ -177,7 +189,11 @@ export async function redisDriver(urlOrClient: string | RedisLike, options: Redi
     const keyPrefix = typeof client.options?.keyPrefix === 'string' ? client.options.keyPrefix : '';
     const layout =
       (options.cluster ?? clusterClient) ? clusterLayout(keyPrefix, prefix, name) : singleLayout(keyPrefix + prefix);
-    const driver = new RedisDriver(name, connection, layout, confirm);
+    const feed = new RedisChangeFeed(
+      { connect: subscriber, channel: changeChannel(keyPrefix + prefix), limits, store: name },
+      (change, channel, payload) => driver.publishFrom(change.id, channel, payload),
+    );
+    const driver: RedisDriver = new RedisDriver(name, connection, layout, confirm, feed);
     // One round trip that also proves the server runs Lua scripts (some hosted Redis do not).
     const loads = Object.values(SCRIPTS).map((script) => connection.call('SCRIPT', ['LOAD', script.source], 'read'));
     if (clusterClient) await anyNodeLoaded(loads);
@@ -237,8 +253,14 @@ class RedisDriver implements StoreDriver {
     private readonly connection: RedisConnection,
     private readonly layout: KeyLayout,
     private readonly confirm: Required<RedisConfirm> | undefined,
+    private readonly feed: RedisChangeFeed,
   ) {
     this.records = redisRecords(name);
+  }
+
+  /** The change feed: PUBLISH after each write, a subscriber connection while anyone listens (see `change-feed.ts`). */
+  watchChanges(sink: DriverChangeSink): Promise<() => Promise<void>> {
+    return this.feed.watch(sink);
   }
 
   /** Runs `operation`, counted so that `close` waits for it; nothing reaches the connection once it is closed. */
@@ -264,6 +286,16 @@ class RedisDriver implements StoreDriver {
       if (!noScript(error)) throw error;
       return this.connection.call('EVAL', [script.source, ...all], effect);
     }
+  }
+
+  /**
+   * PUBLISH of a change of session `id`: on one server a plain command; on a cluster from the
+   * session's own slot (see `SCRIPTS.publish`), so one session's changes arrive in their order.
+   */
+  publishFrom(id: string, channel: string, payload: string): Promise<unknown> {
+    const base = this.layout.sessionBase(id);
+    if (this.layout.routingKey(base) === undefined) return this.connection.call('PUBLISH', [channel, payload], 'write');
+    return this.run(SCRIPTS.publish, base, [channel, payload], 'write');
   }
 
   /** The write to `id` happened, but its confirmation did not: retryable, and retrying an append is safe. */
@@ -411,6 +443,7 @@ class RedisDriver implements StoreDriver {
         );
       }
       const duplicates = this.records.list(rest[2], id, 'the duplicate ids').map(String);
+      if (appended.length > 0) await this.feed.publish({ kind: 'append', id, version });
       if (appended.length > 0) await this.confirmed(id);
       return { version, appended, duplicates };
     });
@@ -458,6 +491,12 @@ class RedisDriver implements StoreDriver {
         default:
           throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
+      await this.feed.publish({
+        kind: 'replace',
+        id,
+        version: head.version,
+        ...(head.userId === undefined ? {} : { userId: head.userId }),
+      });
       await this.confirmed(id);
     });
   }
@@ -516,6 +555,7 @@ class RedisDriver implements StoreDriver {
           id,
           'the remove reply',
         ) === 1;
+      if (removed) await this.feed.publish({ kind: 'delete', id, version: 0 });
       await this.confirmed(id);
       return removed;
     });

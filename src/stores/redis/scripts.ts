@@ -417,6 +417,13 @@ function script(name: string, body: string): Script {
 }
 
 /** Every script of the store, by operation. */
+// PUBLISH sent from the slot of the session it tells of: on Redis Cluster a plain PUBLISH goes to
+// any node, and messages that different nodes pass on may arrive out of order; one session's
+// changes all leave from its own node, in the order they were written.
+const PUBLISH = `
+return redis.call('PUBLISH', ARGV[2], ARGV[3])
+`;
+
 export const SCRIPTS = Object.freeze({
   readHead: script('readHead', READ_HEAD),
   readAll: script('readAll', READ_ALL),
@@ -428,4 +435,5 @@ export const SCRIPTS = Object.freeze({
   purge: script('purge', PURGE),
   readValues: script('readValues', READ_VALUES),
   writeValues: script('writeValues', WRITE_VALUES),
+  publish: script('publish', PUBLISH),
 });
