@@ -1,5 +1,5 @@
 /**
- * Three `chatstate serve` processes on one Postgres, and three on one Redis: clients append to
+ * Three `chatstate serve` processes on one Postgres, three on one Redis, three on one Redis Cluster: clients append to
  * shared sessions through any of them, with If-Match and retries on 412. Afterwards every
  * acknowledged append is stored exactly once, sequence numbers run 1..n with no gap, and an event
  * stream on one server sees an append made through another within a few seconds, although the
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../src/server/auth/api-keys.js';
 import { BIN, ensureBuilt } from '../cli/cli-process.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
 import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 
 const SERVERS = 3;
@@ -212,6 +213,25 @@ describe.skipIf(redis.url === undefined)(
       async () => {
         const admin = new Redis(redis.url as string);
         await deleteKeysUnder(admin, prefix).catch(() => undefined);
+        await admin.quit();
+      },
+    );
+  },
+);
+
+const cluster = await redisClusterTestServer();
+afterAll(async () => {
+  if (cluster.url !== undefined) await cluster.stop();
+});
+describe.skipIf(cluster.url === undefined)(
+  `many servers on one Redis Cluster${cluster.url === undefined ? ` (skipped: ${cluster.skip})` : ''}`,
+  () => {
+    const prefix = `many:${randomBytes(6).toString('hex')}:`;
+    manyServers(
+      () => `${cluster.url as string}?prefix=${encodeURIComponent(prefix)}`,
+      async () => {
+        const admin = clusterAdmin(cluster.url as string);
+        await deleteClusterKeysUnder(admin, prefix).catch(() => undefined);
         await admin.quit();
       },
     );
