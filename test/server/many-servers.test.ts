@@ -1,12 +1,11 @@
 /**
- * Three `chatstate serve` processes on one Postgres, three on one Redis, three on one Redis Cluster: clients append to
- * shared sessions through any of them, with If-Match and retries on 412. Afterwards every
+ * Three `chatstate serve` processes on one Postgres, three on one Redis, and three on one Redis
+ * Cluster: clients append to shared sessions through any of them, with If-Match and retries on 412. Afterwards every
  * acknowledged append is stored exactly once, sequence numbers run 1..n with no gap, and an event
  * stream on one server sees an append made through another within a few seconds, although the
  * servers poll only every ten minutes: the store's change feed (LISTEN/NOTIFY, pub/sub) wakes it.
  * Real processes, real HTTP on 127.0.0.1, bounded loops and waits.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +13,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newKey } from '../../src/server/auth/api-keys.js';
-import { BIN, ensureBuilt } from '../cli/cli-process.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
 import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
@@ -29,31 +28,7 @@ const POLL_MS = 600_000;
 /** How long a change made through one server may take to reach a stream on another. */
 const TOLD_WITHIN_MS = 5000;
 
-interface Served {
-  readonly url: string;
-  readonly child: ChildProcess;
-}
-
-/** Starts `chatstate serve` with `args`; resolves with its URL once it listens. */
-async function serve(args: readonly string[]): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /on (http:\/\/\S+)/.exec(stderr);
-      if (found !== null) {
-        clearTimeout(timer);
-        resolve(found[1] as string);
-      }
-    });
-    child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
-  });
-  return { url, child };
-}
+type Served = ServeProcess;
 
 /** The scenario over servers on `storeUrl()`; `cleanup` removes the store's data afterwards. */
 function manyServers(storeUrl: () => string, cleanup: () => Promise<void>): void {
@@ -62,23 +37,14 @@ function manyServers(storeUrl: () => string, cleanup: () => Promise<void>): void
   const servers: Served[] = [];
 
   beforeAll(async () => {
-    await ensureBuilt();
     dir = await mkdtemp(join(tmpdir(), 'chatstate-many-servers-'));
     const keys = join(dir, 'keys.json');
     await writeFile(keys, JSON.stringify({ keys: [key.entry] }));
     for (let n = 0; n < SERVERS; n++)
-      servers.push(await serve(['--store', storeUrl(), '--keys', keys, '--event-poll-ms', String(POLL_MS)]));
+      servers.push(await startServe(['--store', storeUrl(), '--keys', keys, '--event-poll-ms', String(POLL_MS)]));
   }, 600_000);
   afterAll(async () => {
-    await Promise.all(
-      servers.map(
-        ({ child }) =>
-          new Promise<void>((resolve) => {
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(servers.map((server) => server.stop()));
     await rm(dir, { recursive: true, force: true });
     await cleanup();
   });
