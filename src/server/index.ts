@@ -3,7 +3,8 @@
  * `startServer` (Node), API keys and the tenant views every request goes through.
  * @module
  */
-export { createServerApp, type ServerAppOptions } from './app.js';
+export { DEFAULT_CONTEXT_WINDOW, createServerApp, type ServerAppOptions } from './app.js';
+export { checkPrices, type Price, type Prices } from '../session/usage-totals.js';
 export { startServer, type RunningServer, type StartServerOptions } from './node.js';
 export { isLoopback } from './loopback.js';
 export { KeyRing, hashKey, newKey, type KeyEntry, type Principal, type Role } from './auth/api-keys.js';

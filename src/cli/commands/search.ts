@@ -44,7 +44,7 @@ export const search = defineCommand('search', (command) =>
       'after',
       examples(
         'search "window seat" --user alice',
-        'search lisbon --user demo-user --json --store file:./.chatstate/example',
+        'search lisbon --user demo-user --json --store file:./.chatstate',
       ),
     )
     .action(

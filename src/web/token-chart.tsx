@@ -1,0 +1,307 @@
+/**
+ * The token chart (uPlot): tokens of the context by category, stacked, turn by turn, against the
+ * context window; every compaction marked with its tokens before → after, summaries and cuts
+ * marked, tool-heavy turns flagged. Hovering (or the arrow keys) shows a turn; clicking (or Enter)
+ * jumps to it. The points are also a table, for keyboards, screen readers and tests.
+ */
+import uPlot from 'uplot';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { formatCount, formatTokens } from './format.js';
+import { CATEGORIES, type Category, type Timeline, type TimelinePoint } from './types.js';
+
+/** Props of the chart. */
+export interface TokenChartProps {
+  readonly timeline: Timeline;
+  /** Jumps to the message at this position. */
+  readonly onJump: (index: number) => void;
+  /** Changes when the theme does (colours are read from the style sheet). */
+  readonly dark: boolean;
+}
+
+const LABELS: Readonly<Record<Category, string>> = {
+  system: 'System',
+  context: 'Context',
+  dialog: 'Dialog',
+  tool_output: 'Tool output',
+};
+
+/** The context window line is drawn when it is at most this many times the session's peak. */
+const WINDOW_SHOWN_WITHIN = 4;
+
+function cssVar(name: string): string {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
+}
+
+function totalOf(point: TimelinePoint): number {
+  return CATEGORIES.reduce((sum, category) => sum + point.tokens[category], 0);
+}
+
+function peakOf(points: readonly TimelinePoint[]): number {
+  return Math.max(1, ...points.map(totalOf));
+}
+
+/** The stacked series, top first: uPlot paints them in order, each over the one before. */
+function stacked(points: readonly TimelinePoint[]): number[][] {
+  const levels = CATEGORIES.map((_, level) =>
+    points.map((point) => CATEGORIES.slice(0, level + 1).reduce((sum, category) => sum + point.tokens[category], 0)),
+  );
+  return levels.reverse();
+}
+
+function drawMarks(u: uPlot, timeline: Timeline): void {
+  const { ctx } = u;
+  const { top, height, left, width } = u.bbox;
+  const ratio = devicePixelRatio;
+  ctx.save();
+  ctx.font = `${11 * ratio}px system-ui, sans-serif`;
+  ctx.textBaseline = 'top';
+  let labelRow = 0;
+  for (const mark of timeline.marks) {
+    const x = Math.round(u.valToPos(Math.max(mark.turn, 0) + 1, 'x', true));
+    if (x < left || x > left + width) continue;
+    const colour = cssVar(mark.kind === 'compaction' ? '--mark-compaction' : '--mark-summary');
+    ctx.strokeStyle = colour;
+    ctx.fillStyle = colour;
+    ctx.lineWidth = 1.5 * ratio;
+    ctx.setLineDash([4 * ratio, 3 * ratio]);
+    ctx.beginPath();
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, top + height);
+    ctx.stroke();
+    const label =
+      mark.kind === 'compaction'
+        ? `${formatTokens(mark.tokensBefore ?? 0)} → ${formatTokens(mark.tokensAfter ?? 0)}`
+        : mark.kind === 'summary'
+          ? 'summary'
+          : `cut ${formatCount(mark.removedMessages ?? 0)}`;
+    ctx.fillText(label, x + 3 * ratio, top + 2 * ratio + (labelRow % 3) * 13 * ratio);
+    labelRow += 1;
+  }
+  ctx.setLineDash([]);
+  ctx.fillStyle = cssVar('--mark-tool');
+  for (const heavy of timeline.toolHeavy) {
+    const x = u.valToPos(heavy.turn + 1, 'x', true);
+    const y = top + height;
+    ctx.beginPath();
+    ctx.moveTo(x, y - 8 * ratio);
+    ctx.lineTo(x - 4 * ratio, y);
+    ctx.lineTo(x + 4 * ratio, y);
+    ctx.closePath();
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+/** The chart with its hover panel and data table. */
+export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
+  const holder = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | undefined>(undefined);
+  const [hover, setHover] = useState<number | undefined>(undefined);
+  const points = timeline.points;
+
+  useEffect(() => {
+    const element = holder.current;
+    if (element === null || points.length === 0) return undefined;
+    // Turns are numbered from 1 on screen.
+    const x = points.map((point) => point.turn + 1);
+    const peak = peakOf(points);
+    // A window far above the session would flatten it: then the line is left out and the text says so.
+    const window =
+      timeline.contextWindow !== undefined && timeline.contextWindow <= peak * WINDOW_SHOWN_WITHIN
+        ? timeline.contextWindow
+        : undefined;
+    const order = [...CATEGORIES].reverse();
+    const series: uPlot.Series[] = [
+      { label: 'Turn' },
+      ...order.map((category) => ({
+        label: LABELS[category],
+        stroke: cssVar(`--cat-${category}`),
+        fill: cssVar(`--cat-${category}-fill`),
+        width: 1,
+        points: { show: false },
+      })),
+      ...(window === undefined
+        ? []
+        : [{ label: 'Context window', stroke: cssVar('--window'), width: 1.5, dash: [6, 4], points: { show: false } }]),
+    ];
+    const data = [
+      x,
+      ...stacked(points),
+      ...(window === undefined ? [] : [points.map(() => window)]),
+    ] as uPlot.AlignedData;
+    const maxY = Math.max(window ?? 0, peak) * 1.08;
+    const u = new uPlot(
+      {
+        width: Math.max(320, element.clientWidth),
+        height: 260,
+        legend: { show: false },
+        cursor: { drag: { x: false, y: false }, points: { show: false } },
+        scales: { x: { time: false }, y: { range: [0, Math.max(1, maxY)] } },
+        axes: [
+          {
+            label: 'turn',
+            stroke: cssVar('--muted'),
+            grid: { stroke: cssVar('--grid') },
+            incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000],
+          },
+          {
+            label: 'tokens',
+            stroke: cssVar('--muted'),
+            grid: { stroke: cssVar('--grid') },
+            size: 60,
+            values: (_, ticks) => ticks.map((tick) => formatTokens(tick)),
+          },
+        ],
+        series,
+        hooks: {
+          draw: [(chart) => drawMarks(chart, timeline)],
+          setCursor: [(chart) => setHover(chart.cursor.idx ?? undefined)],
+        },
+      },
+      data,
+      element,
+    );
+    plot.current = u;
+    const click = (): void => {
+      const idx = u.cursor.idx;
+      const point = idx === null || idx === undefined ? undefined : points[idx];
+      if (point !== undefined) onJump(point.index);
+    };
+    u.over.addEventListener('click', click);
+    const observer = new ResizeObserver(() => u.setSize({ width: Math.max(320, element.clientWidth), height: 260 }));
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+      u.over.removeEventListener('click', click);
+      u.destroy();
+      plot.current = undefined;
+    };
+  }, [timeline, dark]);
+
+  /** Arrow keys move along the turns; Enter jumps to the one shown. */
+  const onKey = (event: KeyboardEvent): void => {
+    const u = plot.current;
+    if (u === undefined || points.length === 0) return;
+    const current = hover ?? points.length - 1;
+    let next = current;
+    if (event.key === 'ArrowLeft') next = Math.max(0, current - 1);
+    else if (event.key === 'ArrowRight') next = Math.min(points.length - 1, current + 1);
+    else if (event.key === 'Enter') {
+      const point = points[current];
+      if (point !== undefined) onJump(point.index);
+      return;
+    } else return;
+    event.preventDefault();
+    const point = points[next] as TimelinePoint;
+    u.setCursor({ left: u.valToPos(point.turn + 1, 'x'), top: u.valToPos(totalOf(point), 'y') });
+    setHover(next);
+  };
+
+  const shown = hover === undefined ? undefined : points[hover];
+  const compactions = timeline.marks.filter((mark) => mark.kind === 'compaction').length;
+  return (
+    <section class="chart card" aria-labelledby="chart-title" data-testid="token-chart">
+      <h2 id="chart-title">Tokens by category</h2>
+      <p class="muted">
+        {formatCount(timeline.turnCount)} turns
+        {timeline.downsampled ? ` (${points.length} shown: each the peak of its span)` : ''}
+        {timeline.contextWindow === undefined
+          ? ''
+          : ` · context window ${formatTokens(timeline.contextWindow)}${timeline.contextWindow > peakOf(points) * WINDOW_SHOWN_WITHIN ? ' (far above this session: not drawn)' : ''}`}
+        {` · ${compactions} compaction${compactions === 1 ? '' : 's'} · counted by ${timeline.counter}`}
+      </p>
+      <ul class="legend" aria-label="Legend">
+        {CATEGORIES.map((category) => (
+          <li key={category}>
+            <span class={`swatch cat-${category}`} aria-hidden="true" />
+            {LABELS[category]}
+          </li>
+        ))}
+        <li>
+          <span class="swatch window" aria-hidden="true" />
+          Context window
+        </li>
+        <li>
+          <span class="swatch compaction" aria-hidden="true" />
+          Compaction (before → after)
+        </li>
+        <li>
+          <span class="swatch tool" aria-hidden="true" />
+          Tool-heavy turn
+        </li>
+      </ul>
+      <div
+        ref={holder}
+        class="chart-canvas"
+        tabIndex={0}
+        role="img"
+        aria-label="Stacked tokens by category per turn. Arrow keys move between turns, Enter opens the turn."
+        onKeyDown={onKey}
+      />
+      <div class="hover" aria-live="polite" data-testid="chart-hover">
+        {shown === undefined ? (
+          <span class="muted">Hover a turn (or focus the chart and use the arrow keys); click to open it.</span>
+        ) : (
+          <span>
+            <strong>Turn {shown.turn + 1}</strong> · {formatTokens(totalOf(shown))} tokens in context (
+            {CATEGORIES.map(
+              (category) => `${LABELS[category].toLowerCase()} ${formatTokens(shown.tokens[category])}`,
+            ).join(', ')}
+            ) · {shown.messages} messages, +{formatTokens(shown.added)} tokens · {shown.toolCalls} tool calls
+            {shown.toolTokens > 0 ? `, ${formatTokens(shown.toolTokens)} tokens of tool output` : ''}
+          </span>
+        )}
+      </div>
+      <details class="chart-data">
+        <summary>Data points</summary>
+        <table data-testid="chart-data">
+          <thead>
+            <tr>
+              <th scope="col">Turn</th>
+              {CATEGORIES.map((category) => (
+                <th key={category} scope="col">
+                  {LABELS[category]}
+                </th>
+              ))}
+              <th scope="col">Total</th>
+              <th scope="col">Tool calls</th>
+              <th scope="col">Open</th>
+            </tr>
+          </thead>
+          <tbody>
+            {points.map((point) => (
+              <tr key={point.turn} data-turn={point.turn} data-index={point.index}>
+                <td>{point.turn + 1}</td>
+                {CATEGORIES.map((category) => (
+                  <td key={category} data-category={category}>
+                    {point.tokens[category]}
+                  </td>
+                ))}
+                <td data-total>{totalOf(point)}</td>
+                <td>{point.toolCalls}</td>
+                <td>
+                  <button type="button" class="link" onClick={() => onJump(point.index)}>
+                    Go to turn {point.turn + 1}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {timeline.marks.length > 0 && (
+          <ul class="marks-list" data-testid="chart-marks">
+            {timeline.marks.map((mark, i) => (
+              <li key={i} data-kind={mark.kind}>
+                {mark.kind === 'compaction'
+                  ? `Compaction (${mark.strategy ?? ''}) after turn ${mark.turn + 1}: ${formatCount(mark.tokensBefore ?? 0)} → ${formatCount(mark.tokensAfter ?? 0)} tokens, ${formatCount(mark.removedMessages ?? 0)} messages removed`
+                  : mark.kind === 'summary'
+                    ? `Summary of ${formatCount(mark.removedMessages ?? 0)} messages in turn ${mark.turn + 1}`
+                    : `Cut of ${formatCount(mark.removedMessages ?? 0)} messages after turn ${mark.turn + 1}`}
+              </li>
+            ))}
+          </ul>
+        )}
+      </details>
+    </section>
+  );
+}
