@@ -93,7 +93,7 @@ export const timelineSchema = z
     marks: z.array(mark),
     toolHeavy: z.array(z.object({ turn: count, index: count, toolCalls: count, toolTokens: z.number() })),
     seqRuns: z
-      .array(z.tuple([z.number().int().positive(), z.number().int().positive()]))
+      .array(z.array(z.number().int().positive()).length(2))
       .openapi({ description: 'The history’s sequence numbers as runs [firstSeq, count], oldest first' }),
   })
   .openapi('TokenTimeline');

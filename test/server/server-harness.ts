@@ -2,10 +2,18 @@
  * A chatstate server on loopback for the tests: a store, a key ring with keys of two tenants
  * (admins, a tenant-wide member, and members bound to users), and `call` to send it requests.
  */
+import { fileURLToPath } from 'node:url';
 import type { SessionStore } from '../../src/store/types.js';
 import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
 import type { LogLine } from '../../src/server/request-log.js';
 import { startServer, type RunningServer } from '../../src/server/node.js';
+import type { Prices } from '../../src/session/usage-totals.js';
+
+/** A stand-in for the built web session browser: a page and two assets. */
+export const FIXTURE_WEB = fileURLToPath(new URL('fixtures/web/', import.meta.url));
+
+/** The fixture's script, as served under /assets/. */
+export const FIXTURE_ASSET = 'app-fixture.js';
 
 /** The keys of the test tenants, by name. */
 export interface TestKeys {
@@ -57,6 +65,10 @@ export async function startTestServer(
     stateKey?: string;
     sessionSecret?: string;
     corsOrigins?: readonly string[];
+    /** The built browser served at `/`. @default a fixture page (the API tests need no build) */
+    web?: string | false;
+    prices?: Prices;
+    contextWindow?: number;
   } = {},
 ): Promise<TestServer> {
   const made = {
@@ -78,6 +90,9 @@ export async function startTestServer(
     ...(options.stateKey === undefined ? {} : { stateKey: options.stateKey }),
     ...(options.sessionSecret === undefined ? {} : { sessionSecret: options.sessionSecret }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    web: options.web ?? FIXTURE_WEB,
     log: (line) => logs.push(line),
   });
   const entries = Object.fromEntries(Object.entries(made).map(([name, key]) => [name, key.entry])) as Record<
