@@ -33,7 +33,7 @@ const HEAVY_TOKENS = 200;
 /** Tokens by category. */
 export type TokensByCategory = Readonly<Record<Category, number>>;
 
-/** One point of the timeline: a turn (a user message and what followed it, or the preamble before the first). */
+/** One point of the timeline: a turn (a user message and what followed it; the first also holds what came before it). */
 export interface TimelinePoint {
   /** The turn's number, from 0. */
   readonly turn: number;
@@ -129,9 +129,12 @@ function scan(history: HistoryLike, counter: TokenCounter) {
   const gaps: Array<{ index: number; removed: number }> = [];
   const summaries: Array<{ index: number; count: number }> = [];
   let previousSeq: number | undefined;
+  let seenUser = false;
   for (let i = 0; i < n; i++) {
     const message = history.at(i) as Message;
-    if (i === 0 || message.role === 'user') starts.push(i);
+    // A turn starts at a user message; what comes before the first one belongs to the first turn.
+    if (i === 0 || (message.role === 'user' && seenUser)) starts.push(i);
+    if (message.role === 'user') seenUser = true;
     sums[message.category] += counter.countMessage(message);
     CATEGORIES.forEach((category, c) => (prefix[i * 4 + c] = sums[category]));
     ids.set(message.id, i);
@@ -145,7 +148,9 @@ function scan(history: HistoryLike, counter: TokenCounter) {
     const run = seqRuns.at(-1);
     if (run !== undefined && previousSeq !== undefined && seq === previousSeq + 1) run[1] += 1;
     else seqRuns.push([seq, 1]);
-    if (previousSeq !== undefined && seq > previousSeq + 1) gaps.push({ index: i - 1, removed: seq - previousSeq - 1 });
+    // A summary takes a new number (and those after it too): the gap before it is no cut of its own.
+    if (previousSeq !== undefined && seq > previousSeq + 1 && message.metadata.summary !== true)
+      gaps.push({ index: i - 1, removed: seq - previousSeq - 1 });
     previousSeq = seq;
   }
   return { prefix, starts, ids, calls, seqRuns, gaps, summaries };
