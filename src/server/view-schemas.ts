@@ -58,6 +58,8 @@ export const sessionStatsSchema = z
   .openapi('SessionStats');
 
 const point = z.object({
+  x: z.number().openapi({ description: 'Where the point stands: a sequence number (compaction points a half after)' }),
+  kind: z.enum(['turn', 'before-compaction', 'after-compaction']),
   turn: count,
   index: count,
   seq: z.number().int().positive().optional(),
@@ -70,6 +72,7 @@ const point = z.object({
 
 const mark = z.object({
   kind: z.enum(['compaction', 'summary', 'cut']),
+  x: z.number(),
   turn: count,
   index: z.number().int().min(-1),
   strategy: z.string().optional(),
@@ -91,7 +94,9 @@ export const timelineSchema = z
     points: z.array(point),
     downsampled: z.boolean(),
     marks: z.array(mark),
-    toolHeavy: z.array(z.object({ turn: count, index: count, toolCalls: count, toolTokens: z.number() })),
+    toolHeavy: z.array(
+      z.object({ x: z.number(), turn: count, index: count, toolCalls: count, toolTokens: z.number() }),
+    ),
     seqRuns: z
       .array(z.array(z.number().int().positive()).length(2))
       .openapi({ description: 'The history’s sequence numbers as runs [firstSeq, count], oldest first' }),

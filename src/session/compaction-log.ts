@@ -27,6 +27,8 @@ export interface CompactionEntry {
   readonly strategy: string;
   /** The newest message when it ran: the compaction happened right after it. */
   readonly afterMessageId?: string;
+  /** That message's sequence number, when it was stored: where the compaction stands in the session's life. */
+  readonly afterSeq?: number;
   readonly messagesBefore: number;
   readonly messagesAfter: number;
   /** The counter the tokens are counted with. */
@@ -58,6 +60,7 @@ export function compactionEntry(
     at: new Date().toISOString(),
     strategy,
     ...(last === undefined ? {} : { afterMessageId: last.id }),
+    ...(last?.seq === undefined ? {} : { afterSeq: last.seq }),
     messagesBefore: before.length,
     messagesAfter: after.length,
     counter: counter.name,
@@ -130,6 +133,7 @@ export function compactionLog(metadata: JsonObject): CompactionEntry[] {
       at: entry.at,
       strategy: entry.strategy,
       ...(typeof entry.afterMessageId === 'string' ? { afterMessageId: entry.afterMessageId } : {}),
+      ...(isCount(entry.afterSeq) ? { afterSeq: entry.afterSeq } : {}),
       messagesBefore: entry.messagesBefore,
       messagesAfter: entry.messagesAfter,
       counter: typeof entry.counter === 'string' ? entry.counter : 'unknown',

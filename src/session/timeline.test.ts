@@ -4,6 +4,7 @@ import { compaction } from '../compaction/index.js';
 import { Message } from '../message/message.js';
 import { storedAt } from '../message/message.js';
 import { estimate } from '../tokens/estimate.js';
+import { compactionLog } from './compaction-log.js';
 import { Session } from './session.js';
 import { MAX_TIMELINE_POINTS, tokenTimeline } from './timeline.js';
 
@@ -59,11 +60,39 @@ describe('tokenTimeline', () => {
     expect(Object.values(now?.tokens ?? {}).reduce((sum, value) => sum + value, 0)).toBe(session.tokenCount());
   });
 
+  it('keeps each compaction’s before and after points by sequence number, also once its messages are gone', () => {
+    let seq = 0;
+    const stored = (messages: readonly Message[]): Message[] => messages.map((message) => storedAt(message, ++seq));
+    let session = Session.create({ messages: stored([Message.system('rules')]) });
+    for (let i = 0; i < 6; i++) session = session.append(...stored(turn(i)));
+    const firstCut = seq;
+    session = session.compact(compaction.slidingWindow({ turns: 1 })).session;
+    for (let i = 6; i < 12; i++) session = session.append(...stored(turn(i)));
+    session = session.compact(compaction.slidingWindow({ turns: 1 })).session;
+    const timeline = tokenTimeline(session.history, session.metadata, { counter: estimate });
+    const [first, second] = compactionLog(session.metadata);
+    expect(first?.afterSeq).toBe(firstCut);
+    const around = timeline.points.filter((point) => point.kind !== 'turn');
+    expect(around.map((point) => [point.kind, point.x])).toEqual([
+      ['before-compaction', firstCut],
+      ['after-compaction', firstCut + 0.5],
+      ['after-compaction', seq + 0.5],
+    ]);
+    const sum = (tokens: Record<string, number>): number => Object.values(tokens).reduce((a, b) => a + b, 0);
+    expect(sum(around[0]?.tokens ?? {})).toBe(first?.tokensBefore.total);
+    expect(sum(around[1]?.tokens ?? {})).toBe(first?.tokensAfter.total);
+    // The turn the second compaction ended is still held: it shows the context before it.
+    expect(sum(timeline.points.find((point) => point.x === seq)?.tokens ?? {})).toBe(second?.tokensBefore.total);
+    expect(timeline.points.map((point) => point.x)).toEqual(
+      [...timeline.points.map((point) => point.x)].sort((a, b) => a - b),
+    );
+  });
+
   it('marks summaries, and gaps in the sequence numbers when no log explains them', () => {
     const messages = numbered([Message.system('rules'), ...turn(0), ...turn(1), ...turn(2)]);
     // Turn 0 (seq 2 and 3) cut by hand: a gap.
     const cut = tokenTimeline([messages[0] as Message, ...messages.slice(3)], {}, { counter: estimate });
-    expect(cut.marks).toEqual([{ kind: 'cut', turn: 0, index: 0, removedMessages: 2 }]);
+    expect(cut.marks).toEqual([{ kind: 'cut', x: 1.5, turn: 0, index: 0, removedMessages: 2 }]);
     expect(cut.seqRuns).toEqual([
       [1, 1],
       [4, 4],
@@ -72,7 +101,7 @@ describe('tokenTimeline', () => {
     const summary = storedAt(Message.context('summary', { metadata: { summary: true, summarizedCount: 2 } }), 8);
     const rest = messages.slice(3).map((message, i) => storedAt(message, 9 + i));
     const summarized = tokenTimeline([messages[0] as Message, summary, ...rest], {}, { counter: estimate });
-    expect(summarized.marks).toEqual([{ kind: 'summary', turn: 0, index: 1, removedMessages: 2 }]);
+    expect(summarized.marks).toEqual([{ kind: 'summary', x: 8, turn: 0, index: 1, removedMessages: 2 }]);
     expect(summarized.seqRuns).toEqual([
       [1, 1],
       [8, 5],

@@ -1,7 +1,9 @@
 /**
- * `tokenTimeline`: how a session's context grew, turn by turn — tokens by category at the end of
- * each turn, the compactions (tokens before → after, from the compaction log), summaries, cuts the
- * log does not explain (gaps in the sequence numbers), and tool-heavy turns. Downsampled to a
+ * `tokenTimeline`: how a session's context grew over its life — tokens by category at the end of
+ * each turn it holds, and before and after each compaction (from the compaction log, also for
+ * compactions whose messages are long gone), summaries, cuts the log does not explain (gaps in the
+ * sequence numbers), and tool-heavy turns. Points stand at sequence numbers (`x`), which only grow
+ * over a session's life, so the chart shows every rise and every drop in order. Downsampled to a
  * bounded number of points, so a 100k-message session gives an answer as small as a short one.
  * @module
  */
@@ -33,11 +35,17 @@ const HEAVY_TOKENS = 200;
 /** Tokens by category. */
 export type TokensByCategory = Readonly<Record<Category, number>>;
 
-/** One point of the timeline: a turn (a user message and what followed it; the first also holds what came before it). */
+/**
+ * One point of the timeline: the end of a turn (a user message and what followed it; the first
+ * also holds what came before it), or the context right before or after a compaction.
+ */
 export interface TimelinePoint {
-  /** The turn's number, from 0. */
+  /** Where it stands in the session's life: a sequence number (a position for a session never stored). */
+  readonly x: number;
+  readonly kind: 'turn' | 'before-compaction' | 'after-compaction';
+  /** The turn's number, from 0 (for a compaction's point: the turn it ended, or the first turn after it). */
   readonly turn: number;
-  /** Index of its first message in the history. */
+  /** Index of the turn's first message in the history (for a compaction's point: the first message after it). */
   readonly index: number;
   /** Sequence number of its first message (absent for a session never stored). */
   readonly seq?: number;
@@ -57,6 +65,8 @@ export interface TimelinePoint {
 export interface TimelineMark {
   /** `compaction`: an entry of the compaction log; `summary`: a summary message; `cut`: a gap in the sequence numbers the log does not explain. */
   readonly kind: 'compaction' | 'summary' | 'cut';
+  /** Where it stands, on the points' scale. */
+  readonly x: number;
   /** The turn it happened in (at its end, for a compaction). */
   readonly turn: number;
   /** Index of the message it follows (`-1`: before every message still stored) or, for a summary, the summary's own. */
@@ -72,6 +82,7 @@ export interface TimelineMark {
 
 /** A tool-heavy turn. */
 export interface ToolHeavyTurn {
+  readonly x: number;
   readonly turn: number;
   readonly index: number;
   readonly toolCalls: number;
@@ -83,7 +94,7 @@ export interface TokenTimeline {
   readonly counter: string;
   readonly messageCount: number;
   readonly turnCount: number;
-  /** One point per turn, or per bucket of turns (its largest) when `downsampled`. */
+  /** One point per turn (or per bucket of turns, its largest, when `downsampled`) and two per compaction, by `x`. */
   readonly points: readonly TimelinePoint[];
   readonly downsampled: boolean;
   readonly marks: readonly TimelineMark[];
@@ -113,6 +124,11 @@ function zero(): Record<Category, number> {
   return { system: 0, context: 0, dialog: 0, tool_output: 0 };
 }
 
+/** The categories of a log entry's counts (without their total). */
+function byCategory(tokens: CategoryTokens): TokensByCategory {
+  return { system: tokens.system, context: tokens.context, dialog: tokens.dialog, tool_output: tokens.tool_output };
+}
+
 function total(tokens: TokensByCategory): number {
   return tokens.system + tokens.context + tokens.dialog + tokens.tool_output;
 }
@@ -125,6 +141,8 @@ function scan(history: HistoryLike, counter: TokenCounter) {
   const sums = zero();
   const ids = new Map<string, number>();
   const calls = new Uint32Array(n);
+  // Where each message stands: its seq, or (never stored) its position from 1.
+  const xs = new Float64Array(n);
   const seqRuns: Array<[number, number]> = [];
   const gaps: Array<{ index: number; removed: number }> = [];
   const summaries: Array<{ index: number; count: number }> = [];
@@ -144,6 +162,7 @@ function scan(history: HistoryLike, counter: TokenCounter) {
       summaries.push({ index: i, count: typeof count === 'number' ? count : 0 });
     }
     const seq = message.seq;
+    xs[i] = seq ?? i + 1;
     if (seq === undefined) continue;
     const run = seqRuns.at(-1);
     if (run !== undefined && previousSeq !== undefined && seq === previousSeq + 1) run[1] += 1;
@@ -153,7 +172,7 @@ function scan(history: HistoryLike, counter: TokenCounter) {
       gaps.push({ index: i - 1, removed: seq - previousSeq - 1 });
     previousSeq = seq;
   }
-  return { prefix, starts, ids, calls, seqRuns, gaps, summaries };
+  return { prefix, starts, ids, calls, xs, seqRuns, gaps, summaries };
 }
 
 function prefixAt(prefix: Float64Array, index: number): Record<Category, number> {
@@ -190,7 +209,7 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
     );
   const { counter } = options;
   const n = history.length;
-  const { prefix, starts, ids, calls, seqRuns, gaps, summaries } = scan(history, counter);
+  const { prefix, starts, ids, calls, xs, seqRuns, gaps, summaries } = scan(history, counter);
   const log = compactionLog(metadata);
   // Where each logged compaction happened: after its newest message, when that one is still stored.
   const logged = log.map((entry) => ({
@@ -220,6 +239,8 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
     let toolCalls = 0;
     for (let i = index; i <= end; i++) toolCalls += calls[i] as number;
     turns.push({
+      x: xs[end] as number,
+      kind: 'turn',
       turn: t,
       index,
       ...(first.seq === undefined ? {} : { seq: first.seq }),
@@ -231,11 +252,45 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
     });
   }
 
+  /** The first message standing after `x`, and its turn (the last message when none does). */
+  const after = (x: number): { index: number; turn: number } => {
+    let low = 0;
+    let high = n;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((xs[mid] as number) > x) high = mid;
+      else low = mid + 1;
+    }
+    const index = Math.min(low, Math.max(0, n - 1));
+    return { index, turn: turnOf(starts, index) };
+  };
+  const quiet = { messages: 0, added: 0, toolCalls: 0, toolTokens: 0 };
+  const compactionPoints: TimelinePoint[] = [];
   const marks: TimelineMark[] = [];
-  for (const { entry, index } of logged)
+  const turnXs = new Set(turns.map((point) => point.x));
+  for (const { entry, index } of logged) {
+    // Where it happened: at its newest message's seq (kept in the log even once that message is gone).
+    const x = entry.afterSeq ?? (index >= 0 ? (xs[index] as number) : (xs[0] ?? 1) - 1);
+    const next = after(x);
+    if (!turnXs.has(x))
+      compactionPoints.push({
+        x,
+        kind: 'before-compaction',
+        ...next,
+        ...quiet,
+        tokens: byCategory(entry.tokensBefore),
+      });
+    compactionPoints.push({
+      x: x + 0.5,
+      kind: 'after-compaction',
+      ...next,
+      ...quiet,
+      tokens: byCategory(entry.tokensAfter),
+    });
     marks.push({
       kind: 'compaction',
-      turn: index < 0 ? 0 : turnOf(starts, index),
+      x: x + 0.25,
+      turn: index < 0 ? next.turn : turnOf(starts, index),
       index,
       strategy: entry.strategy,
       at: entry.at,
@@ -243,13 +298,20 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
       tokensAfter: entry.tokensAfter.total,
       removedMessages: Math.max(0, entry.messagesBefore - entry.messagesAfter),
     });
+  }
   for (const { index, count } of summaries)
-    marks.push({ kind: 'summary', turn: turnOf(starts, index), index, removedMessages: count });
+    marks.push({ kind: 'summary', x: xs[index] as number, turn: turnOf(starts, index), index, removedMessages: count });
   // Gaps tell of cuts only when no log explains them (sessions compacted before the log, or by hand).
   if (log.length === 0)
     for (const gap of gaps)
-      marks.push({ kind: 'cut', turn: turnOf(starts, gap.index), index: gap.index, removedMessages: gap.removed });
-  marks.sort((a, b) => a.index - b.index);
+      marks.push({
+        kind: 'cut',
+        x: (xs[gap.index] as number) + 0.5,
+        turn: turnOf(starts, gap.index),
+        index: gap.index,
+        removedMessages: gap.removed,
+      });
+  marks.sort((a, b) => a.x - b.x);
 
   const heavy = turns
     .filter(
@@ -260,15 +322,22 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
     .sort((a, b) => b.toolTokens - a.toolTokens)
     .slice(0, MAX_TOOL_HEAVY)
     .sort((a, b) => a.turn - b.turn)
-    .map(({ turn, index, toolCalls, toolTokens }) => ({ turn, index, toolCalls, toolTokens }));
+    .map(({ x, turn, index, toolCalls, toolTokens }) => ({ x, turn, index, toolCalls, toolTokens }));
 
-  const points = downsample(turns, maxPoints);
+  const shown = downsample(turns, maxPoints);
+  const points = [...shown, ...compactionPoints].sort((a, b) => a.x - b.x);
+  // A chart needs each x once: two compactions at one message stand a hair apart.
+  for (let i = 1; i < points.length; i++) {
+    const previous = points[i - 1] as TimelinePoint;
+    const point = points[i] as TimelinePoint;
+    if (point.x <= previous.x) points[i] = { ...point, x: previous.x + 0.01 };
+  }
   return {
     counter: counter.name,
     messageCount: n,
     turnCount: turns.length,
     points,
-    downsampled: points.length < turns.length,
+    downsampled: shown.length < turns.length,
     marks: marks.slice(-MAX_MARKS),
     toolHeavy: heavy,
     seqRuns,

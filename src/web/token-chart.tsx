@@ -36,6 +36,13 @@ function totalOf(point: TimelinePoint): number {
   return CATEGORIES.reduce((sum, category) => sum + point.tokens[category], 0);
 }
 
+/** A point's tokens by category, in words. */
+function describe(point: TimelinePoint): string {
+  return CATEGORIES.map((category) => `${LABELS[category].toLowerCase()} ${formatTokens(point.tokens[category])}`).join(
+    ', ',
+  );
+}
+
 function peakOf(points: readonly TimelinePoint[]): number {
   return Math.max(1, ...points.map(totalOf));
 }
@@ -57,7 +64,7 @@ function drawMarks(u: uPlot, timeline: Timeline): void {
   ctx.textBaseline = 'top';
   let labelRow = 0;
   for (const mark of timeline.marks) {
-    const x = Math.round(u.valToPos(Math.max(mark.turn, 0) + 1, 'x', true));
+    const x = Math.round(u.valToPos(mark.x, 'x', true));
     if (x < left || x > left + width) continue;
     const colour = cssVar(mark.kind === 'compaction' ? '--mark-compaction' : '--mark-summary');
     ctx.strokeStyle = colour;
@@ -74,13 +81,17 @@ function drawMarks(u: uPlot, timeline: Timeline): void {
         : mark.kind === 'summary'
           ? 'summary'
           : `cut ${formatCount(mark.removedMessages ?? 0)}`;
-    ctx.fillText(label, x + 3 * ratio, top + 2 * ratio + (labelRow % 3) * 13 * ratio);
+    // Near the right edge the label goes to the left of its line, so it is never cut off.
+    const room = ctx.measureText(label).width + 6 * ratio;
+    const leftward = x + room > left + width;
+    ctx.textAlign = leftward ? 'right' : 'left';
+    ctx.fillText(label, leftward ? x - 3 * ratio : x + 3 * ratio, top + 2 * ratio + (labelRow % 3) * 13 * ratio);
     labelRow += 1;
   }
   ctx.setLineDash([]);
   ctx.fillStyle = cssVar('--mark-tool');
   for (const heavy of timeline.toolHeavy) {
-    const x = u.valToPos(heavy.turn + 1, 'x', true);
+    const x = u.valToPos(heavy.x, 'x', true);
     const y = top + height;
     ctx.beginPath();
     ctx.moveTo(x, y - 8 * ratio);
@@ -102,8 +113,8 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
   useEffect(() => {
     const element = holder.current;
     if (element === null || points.length === 0) return undefined;
-    // Turns are numbered from 1 on screen.
-    const x = points.map((point) => point.turn + 1);
+    // By sequence number: it only grows over a session's life, so rises and drops come in order.
+    const x = points.map((point) => point.x);
     const peak = peakOf(points);
     // A window far above the session would flatten it: then the line is left out and the text says so.
     const window =
@@ -139,10 +150,11 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
         scales: { x: { time: false }, y: { range: [0, Math.max(1, maxY)] } },
         axes: [
           {
-            label: 'turn',
+            label: 'message (sequence number)',
             stroke: cssVar('--muted'),
             grid: { stroke: cssVar('--grid') },
-            incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000],
+            incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000],
+            values: (_, ticks) => ticks.map((tick) => formatCount(tick)),
           },
           {
             label: 'tokens',
@@ -193,7 +205,7 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
     } else return;
     event.preventDefault();
     const point = points[next] as TimelinePoint;
-    u.setCursor({ left: u.valToPos(point.turn + 1, 'x'), top: u.valToPos(totalOf(point), 'y') });
+    u.setCursor({ left: u.valToPos(point.x, 'x'), top: u.valToPos(totalOf(point), 'y') });
     setHover(next);
   };
 
@@ -203,8 +215,8 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
     <section class="chart card" aria-labelledby="chart-title" data-testid="token-chart">
       <h2 id="chart-title">Tokens by category</h2>
       <p class="muted">
-        {formatCount(timeline.turnCount)} turns
-        {timeline.downsampled ? ` (${points.length} shown: each the peak of its span)` : ''}
+        {formatCount(timeline.turnCount)} turns held
+        {timeline.downsampled ? ' (downsampled: each point the peak of its span)' : ''}
         {timeline.contextWindow === undefined
           ? ''
           : ` · context window ${formatTokens(timeline.contextWindow)}${timeline.contextWindow > peakOf(points) * WINDOW_SHOWN_WITHIN ? ' (far above this session: not drawn)' : ''}`}
@@ -235,20 +247,23 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
         class="chart-canvas"
         tabIndex={0}
         role="img"
-        aria-label="Stacked tokens by category per turn. Arrow keys move between turns, Enter opens the turn."
+        aria-label="Stacked tokens by category over the session. Arrow keys move between points, Enter opens the one shown."
         onKeyDown={onKey}
       />
       <div class="hover" aria-live="polite" data-testid="chart-hover">
         {shown === undefined ? (
-          <span class="muted">Hover a turn (or focus the chart and use the arrow keys); click to open it.</span>
+          <span class="muted">Hover a point (or focus the chart and use the arrow keys); click to open it.</span>
+        ) : shown.kind === 'turn' ? (
+          <span>
+            <strong>Turn {shown.turn + 1}</strong> (to message #{Math.round(shown.x)}) · {formatTokens(totalOf(shown))}{' '}
+            tokens in context ({describe(shown)}) · {shown.messages} messages, +{formatTokens(shown.added)} tokens ·{' '}
+            {shown.toolCalls} tool calls
+            {shown.toolTokens > 0 ? `, ${formatTokens(shown.toolTokens)} tokens of tool output` : ''}
+          </span>
         ) : (
           <span>
-            <strong>Turn {shown.turn + 1}</strong> · {formatTokens(totalOf(shown))} tokens in context (
-            {CATEGORIES.map(
-              (category) => `${LABELS[category].toLowerCase()} ${formatTokens(shown.tokens[category])}`,
-            ).join(', ')}
-            ) · {shown.messages} messages, +{formatTokens(shown.added)} tokens · {shown.toolCalls} tool calls
-            {shown.toolTokens > 0 ? `, ${formatTokens(shown.toolTokens)} tokens of tool output` : ''}
+            <strong>{shown.kind === 'before-compaction' ? 'Before a compaction' : 'After a compaction'}</strong> at
+            message #{Math.floor(shown.x)} · {formatTokens(totalOf(shown))} tokens in context ({describe(shown)})
           </span>
         )}
       </div>
@@ -257,7 +272,8 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
         <table data-testid="chart-data">
           <thead>
             <tr>
-              <th scope="col">Turn</th>
+              <th scope="col">Point</th>
+              <th scope="col">Message #</th>
               {CATEGORIES.map((category) => (
                 <th key={category} scope="col">
                   {LABELS[category]}
@@ -270,8 +286,15 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
           </thead>
           <tbody>
             {points.map((point) => (
-              <tr key={point.turn} data-turn={point.turn} data-index={point.index}>
-                <td>{point.turn + 1}</td>
+              <tr key={point.x} data-x={point.x} data-kind={point.kind} data-index={point.index}>
+                <td>
+                  {point.kind === 'turn'
+                    ? `Turn ${point.turn + 1}`
+                    : point.kind === 'before-compaction'
+                      ? 'Before compaction'
+                      : 'After compaction'}
+                </td>
+                <td>{Math.floor(point.x)}</td>
                 {CATEGORIES.map((category) => (
                   <td key={category} data-category={category}>
                     {point.tokens[category]}
@@ -281,7 +304,7 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
                 <td>{point.toolCalls}</td>
                 <td>
                   <button type="button" class="link" onClick={() => onJump(point.index)}>
-                    Go to turn {point.turn + 1}
+                    Go to message {point.index + 1}
                   </button>
                 </td>
               </tr>
@@ -293,10 +316,10 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
             {timeline.marks.map((mark, i) => (
               <li key={i} data-kind={mark.kind}>
                 {mark.kind === 'compaction'
-                  ? `Compaction (${mark.strategy ?? ''}) after turn ${mark.turn + 1}: ${formatCount(mark.tokensBefore ?? 0)} → ${formatCount(mark.tokensAfter ?? 0)} tokens, ${formatCount(mark.removedMessages ?? 0)} messages removed`
+                  ? `Compaction (${mark.strategy ?? ''}) at message #${Math.floor(mark.x)}: ${formatCount(mark.tokensBefore ?? 0)} → ${formatCount(mark.tokensAfter ?? 0)} tokens, ${formatCount(mark.removedMessages ?? 0)} messages removed`
                   : mark.kind === 'summary'
-                    ? `Summary of ${formatCount(mark.removedMessages ?? 0)} messages in turn ${mark.turn + 1}`
-                    : `Cut of ${formatCount(mark.removedMessages ?? 0)} messages after turn ${mark.turn + 1}`}
+                    ? `Summary of ${formatCount(mark.removedMessages ?? 0)} messages at message #${mark.x}`
+                    : `Cut of ${formatCount(mark.removedMessages ?? 0)} messages after message #${Math.floor(mark.x)}`}
               </li>
             ))}
           </ul>

@@ -112,8 +112,11 @@ export interface SessionStats {
   readonly compactions: number;
 }
 
-/** One point of a token timeline: a turn. */
+/** One point of a token timeline: the end of a turn, or the context right before or after a compaction. */
 export interface TimelinePoint {
+  /** Where it stands: a sequence number (compaction points a half after theirs). */
+  readonly x: number;
+  readonly kind: 'turn' | 'before-compaction' | 'after-compaction';
   readonly turn: number;
   readonly index: number;
   readonly seq?: number;
@@ -127,6 +130,7 @@ export interface TimelinePoint {
 /** A compaction mark of a timeline. */
 export interface TimelineMark {
   readonly kind: 'compaction' | 'summary' | 'cut';
+  readonly x: number;
   readonly turn: number;
   readonly index: number;
   readonly strategy?: string;
@@ -148,6 +152,7 @@ export interface Timeline {
   readonly downsampled: boolean;
   readonly marks: readonly TimelineMark[];
   readonly toolHeavy: ReadonlyArray<{
+    readonly x: number;
     readonly turn: number;
     readonly index: number;
     readonly toolCalls: number;

@@ -160,24 +160,30 @@ if (missing !== undefined && required) {
         await page.locator('[data-testid=chart-data] tbody tr').first().waitFor({ state: 'attached' });
         const rows = await page.locator('[data-testid=chart-data] tbody tr').evaluateAll((found) =>
           found.map((row) => ({
-            turn: Number(row.querySelector('td')?.textContent) - 1,
-            total: Number(row.querySelector('[data-total]')?.textContent),
+            x: Number((row as HTMLElement).dataset.x),
+            kind: (row as HTMLElement).dataset.kind,
             index: Number((row as HTMLElement).dataset.index),
+            total: Number(row.querySelector('[data-total]')?.textContent),
           })),
         );
         const timeline = (await page.evaluate(async () =>
           (await fetch('/sessions/research-agent/timeline')).json(),
         )) as {
-          points: Array<{ turn: number; index: number; tokens: Record<string, number> }>;
-          marks: Array<{ kind: string }>;
+          points: Array<{ x: number; kind: string; index: number; tokens: Record<string, number> }>;
         };
         expect(rows).toEqual(
           timeline.points.map((point) => ({
-            turn: point.turn,
+            x: point.x,
+            kind: point.kind,
             index: point.index,
             total: Object.values(point.tokens).reduce((sum, value) => sum + value, 0),
           })),
         );
+        // Each compaction is a drop: the point before it holds more than the one after it.
+        const kinds = rows.map((row) => row.kind);
+        const drops = rows.filter((row, i) => row.kind === 'after-compaction' && (rows[i - 1]?.total ?? 0) > row.total);
+        expect(drops.length).toBe(kinds.filter((kind) => kind === 'after-compaction').length);
+        expect(drops.length).toBeGreaterThanOrEqual(3);
         const marks = await page.locator('[data-testid=chart-marks] li').allTextContents();
         expect(marks.filter((mark) => /^Compaction \(tokenLimit\).*\d → \d/.test(mark)).length).toBeGreaterThan(0);
         expect(marks.some((mark) => mark.startsWith('Compaction (summarize)'))).toBe(true);
@@ -187,7 +193,7 @@ if (missing !== undefined && required) {
         if (box === null) throw new Error('no chart');
         await page.mouse.move(box.x + box.width * 0.1, box.y + box.height / 2);
         await until('the hover panel', async () =>
-          /Turn \d+/.test((await page.getByTestId('chart-hover').textContent()) ?? ''),
+          /Turn \d+|compaction/.test((await page.getByTestId('chart-hover').textContent()) ?? ''),
         );
         await page.mouse.click(box.x + box.width * 0.1, box.y + box.height / 2);
         await page.locator('.msg.target').waitFor();

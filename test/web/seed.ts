@@ -61,28 +61,39 @@ function toolTurn(turn: number): Message[] {
   ];
 }
 
-/** The research session: 30 turns with tools, compacted twice by token limit and once by a summary. */
+/** Compacts stored session `id` now, as a turn's end would: read, compact, save at the version read. */
+async function compactStored(store: SessionStore, id: string, compactor: Parameters<Session['compact']>[0]) {
+  const session = await store.load(id);
+  const { session: compacted, result } = await session.compact(compactor, { force: true });
+  if (result?.compacted !== true) throw new Error(`seed: ${id} did not compact`);
+  await store.save(compacted, { expectedVersion: session.version });
+}
+
+/** The research session: 30 turns with tools, appended to the store, compacted twice by token limit and once by a summary. */
 async function research(store: SessionStore): Promise<void> {
-  let session = Session.create({
-    id: SEEDED.research,
-    userId: 'alice',
-    agentId: 'researcher',
-    metadata: { title: 'Energy research assistant', contextWindow: 16_000 },
-    messages: [Message.system('You are a careful research assistant. Cite sources.')],
-  });
+  const id = SEEDED.research;
+  await store.save(
+    Session.create({
+      id,
+      userId: 'alice',
+      agentId: 'researcher',
+      metadata: { title: 'Energy research assistant', contextWindow: 16_000 },
+      messages: [Message.system('You are a careful research assistant. Cite sources.')],
+    }),
+  );
   for (let turn = 0; turn < 30; turn++) {
-    session = session.append(...toolTurn(turn));
-    if (turn === 11 || turn === 21)
-      session = session.compact(compaction.tokenLimit({ maxTokens: 9000, targetTokens: 3500 })).session;
+    await store.append(id, toolTurn(turn));
+    if (turn === 9 || turn === 18)
+      await compactStored(store, id, compaction.tokenLimit({ maxTokens: 9000, targetTokens: 3000 }));
     if (turn === 25)
-      session = (
-        await session.compact(
-          compaction.summarize({ keepTurns: 3, summarizer: (messages) => `Summary of ${messages.length} messages.` }),
-        )
-      ).session;
+      await compactStored(
+        store,
+        id,
+        compaction.summarize({ keepTurns: 3, summarizer: (messages) => `Summary of ${messages.length} messages.` }),
+      );
     // A part chatstate does not model, kept verbatim: shown as a raw part.
     if (turn === 27)
-      session = session.append(
+      await store.append(id, [
         Message.assistant([
           { type: 'text', text: 'A server-side tool ran at the provider:' },
           {
@@ -91,9 +102,8 @@ async function research(store: SessionStore): Promise<void> {
             value: { type: 'server_tool_use', id: 'srvtoolu_01', name: 'web_search', input: { query: 'tariffs' } },
           },
         ]),
-      );
+      ]);
   }
-  await store.save(session);
 }
 
 /** What `seedBrowserSessions` made that has no fixed id. */
