@@ -42,12 +42,11 @@ interface Opening {
 async function open(page: Page, url: string, id: string): Promise<Opening> {
   await page.goto('about:blank');
   await page.goto(`${url}/#/s/${id}`);
-  await page.waitForFunction(() => (window as unknown as { __firstMessageMs?: number }).__firstMessageMs !== undefined);
-  const firstMessageMs = await page.evaluate(
-    () => (window as unknown as { __firstMessageMs: number }).__firstMessageMs,
-  );
+  // Evaluated in the page (strings: this file is typed for Node, without the DOM's names).
+  await page.waitForFunction('window.__firstMessageMs !== undefined');
+  const firstMessageMs = Number(await page.evaluate('window.__firstMessageMs'));
   await page.locator('[data-testid=token-chart] canvas').first().waitFor({ timeout: 120_000 });
-  const chartMs = await page.evaluate(() => performance.now());
+  const chartMs = Number(await page.evaluate('performance.now()'));
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };

@@ -26,7 +26,7 @@ try {
   await page.locator('[data-testid=tool-pair] button').last().click();
   await page.locator('[data-testid=tool-output]').waitFor();
   await page.waitForTimeout(300);
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: `${DOCS}web-session.png` });
 
   const chart = page.getByTestId('token-chart');
