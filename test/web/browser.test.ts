@@ -65,10 +65,17 @@ if (missing !== undefined && required) {
         await store?.close();
       });
 
+      /** What the pages reported: a refusal by the Content-Security-Policy, or an uncaught error. */
+      const problems: string[] = [];
+
       /** A fresh page, logged in with tenant A's admin key through the login form. */
       async function loggedIn(): Promise<Page> {
         await browser.context.clearCookies();
         const page = await browser.context.newPage();
+        page.on('console', (message) => {
+          if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
+        });
+        page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
         await page.goto(`${server.url}/`);
         await page.getByLabel('API key').fill(server.keys.adminA);
         await page.getByRole('button', { name: 'Log in' }).click();
@@ -291,6 +298,10 @@ if (missing !== undefined && required) {
         await toggle.click();
         expect(await page.evaluate('document.documentElement.dataset.theme ?? null')).toBeNull();
         await page.close();
+      });
+
+      it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
+        expect(problems).toEqual([]);
       });
 
       it('needs no login from a server without keys (loopback only)', async () => {
