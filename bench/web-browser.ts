@@ -42,8 +42,9 @@ interface Opening {
 async function open(page: Page, url: string, id: string): Promise<Opening> {
   await page.goto('about:blank');
   await page.goto(`${url}/#/s/${id}`);
-  // Evaluated in the page (strings: this file is typed for Node, without the DOM's names).
-  await page.waitForFunction('window.__firstMessageMs !== undefined');
+  // Evaluated in the page: typed through globalThis (this file has Node's types, not the DOM's),
+  // and a function, not a string (the page's CSP allows no eval).
+  await page.waitForFunction(() => (globalThis as { __firstMessageMs?: number }).__firstMessageMs !== undefined);
   const firstMessageMs = Number(await page.evaluate('window.__firstMessageMs'));
   await page.locator('[data-testid=token-chart] canvas').first().waitFor({ timeout: 120_000 });
   const chartMs = Number(await page.evaluate('performance.now()'));
@@ -73,13 +74,19 @@ export async function runWebBrowserBench(): Promise<SuiteReport> {
     browser = await startBrowser();
     const page = await browser.context.newPage();
     await page.addInitScript(FIRST_MESSAGE_PROBE);
+    // The browser's first page (cold caches, the script compiled) is not either session's.
+    await page.goto(`${server.url}/`);
+    await page.locator('[data-testid=session-row]').first().waitFor();
     const samples = new Map<number, Opening[]>(SIZES.map((size) => [size, []]));
+    // The first opening of each size: the server reads the whole session for the chart and stats then.
+    const firstOpen = new Map<number, Opening>();
     for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
       // Alternating, and each round in the other order: load on the machine hits both sizes alike.
       const order = round % 2 === 0 ? SIZES : [...SIZES].reverse();
       for (const size of order) {
         const opening = await open(page, server.url, `bench-${size}`);
         if (round >= WARMUP_ROUNDS) samples.get(size)?.push(opening);
+        else if (!firstOpen.has(size)) firstOpen.set(size, opening);
       }
     }
     const rows = SIZES.map((size) => {
@@ -88,6 +95,7 @@ export async function runWebBrowserBench(): Promise<SuiteReport> {
         size,
         first: median(runs.map((run) => run.firstMessageMs)),
         chart: median(runs.map((run) => run.chartMs)),
+        firstChart: firstOpen.get(size)?.chartMs ?? Number.NaN,
         heap: median(runs.map((run) => run.heapBytes)),
       };
     });
@@ -99,11 +107,18 @@ export async function runWebBrowserBench(): Promise<SuiteReport> {
       tables: [
         {
           title: `Opening a session in the browser (median of ${ROUNDS} rounds after ${WARMUP_ROUNDS} warm-up, sizes alternating)`,
-          headers: ['session', 'first message on screen', 'token chart drawn', 'JS heap (settled, after GC)'],
+          headers: [
+            'session',
+            'first message on screen',
+            'token chart drawn',
+            'token chart, first opening',
+            'JS heap (settled, after GC)',
+          ],
           rows: rows.map((row) => [
             `${row.size.toLocaleString('en-US')} messages`,
             formatMs(row.first),
             formatMs(row.chart),
+            formatMs(row.firstChart),
             formatBytes(row.heap),
           ]),
         },
@@ -118,7 +133,7 @@ export async function runWebBrowserBench(): Promise<SuiteReport> {
       ],
       notes: [
         'Times are from the start of the navigation to `/#/s/ID` (the page, its cached hashed assets, the app, then the session) in Chromium (Debian, headless, `--no-sandbox --disable-gpu`), over loopback to `chatstate serve`’s app (no keys) on the embedded file store.',
-        'The page first asks for the session’s list row and its newest 200 messages (two small requests at any length), draws them, then asks for the token timeline and the stats, which the server computes over the whole history: “token chart drawn” includes that.',
+        'The page first asks for the session’s list row and its newest 200 messages (two small requests at any length), draws them, then asks for the token timeline and the stats, which the server computes over the whole history once per version of the session (“token chart, first opening”: the warm-up round, reading all 100k messages from the store) and then serves from its view cache (“token chart drawn”).',
         'The list is virtualized: rows exist only around the view; older messages are fetched by sequence range as they scroll in.',
         `Seeding both sessions (appends of 2,000 messages) took ${formatMs(seedMs)}.`,
       ],
