@@ -17,6 +17,8 @@ export const SLOW_SUITES = [
   'test/stores/redis*.test.ts',
   'test/active-memory/postgres.test.ts',
   'test/active-memory/redis.test.ts',
+  // Starts Chromium and drives the web session browser (half a minute).
+  'test/web/browser.test.ts',
 ];
 
 /**
