@@ -166,6 +166,19 @@ export function SessionView(props: {
     [loaded, id, fail],
   );
 
+  /** The text of the message with sequence number `seq` (a turn's first, for the chart's hover). */
+  const firstMessageOf = useCallback(
+    async (seq: number): Promise<string | undefined> => {
+      const { messages } = await api.messages(id, { afterSeq: seq - 1, beforeSeq: seq + 1, limit: 1 });
+      const content = messages[0]?.content;
+      if (content === undefined) return undefined;
+      return typeof content === 'string'
+        ? content
+        : content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+    },
+    [id],
+  );
+
   const jump = useCallback(
     (index: number) => {
       const seq = loaded?.window.seqAt(index);
@@ -263,7 +276,7 @@ export function SessionView(props: {
         </nav>
       </header>
       {timeline !== undefined ? (
-        <TokenChart timeline={timeline} onJump={jump} dark={dark} />
+        <TokenChart timeline={timeline} onJump={jump} dark={dark} firstMessageOf={firstMessageOf} />
       ) : (
         <p class="muted card">Counting tokens…</p>
       )}

@@ -6,12 +6,14 @@
  */
 import uPlot from 'uplot';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { formatCount, formatTokens } from './format.js';
+import { formatCount, formatTokens, preview } from './format.js';
 import { CATEGORIES, type Category, type Timeline, type TimelinePoint } from './types.js';
 
 /** Props of the chart. */
 export interface TokenChartProps {
   readonly timeline: Timeline;
+  /** Reads the first message of a turn hovered (its preview). */
+  readonly firstMessageOf: (seq: number) => Promise<string | undefined>;
   /** Jumps to the message at this position. */
   readonly onJump: (index: number) => void;
   /** Changes when the theme does (colours are read from the style sheet). */
@@ -104,11 +106,25 @@ function drawMarks(u: uPlot, timeline: Timeline): void {
 }
 
 /** The chart with its hover panel and data table. */
-export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
+export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChartProps) {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | undefined>(undefined);
   const [hover, setHover] = useState<number | undefined>(undefined);
+  const [previews, setPreviews] = useState<ReadonlyMap<number, string>>(new Map());
   const points = timeline.points;
+
+  // The hovered turn's first message, read once a pointer rests on it (and kept).
+  const hoveredSeq = hover === undefined ? undefined : points[hover]?.kind === 'turn' ? points[hover]?.seq : undefined;
+  useEffect(() => {
+    if (hoveredSeq === undefined || previews.has(hoveredSeq)) return undefined;
+    const timer = setTimeout(() => {
+      firstMessageOf(hoveredSeq).then(
+        (text) => setPreviews((known) => new Map(known).set(hoveredSeq, preview(text ?? '', 160))),
+        () => undefined,
+      );
+    }, 150);
+    return () => clearTimeout(timer);
+  }, [hoveredSeq]);
 
   useEffect(() => {
     const element = holder.current;
@@ -190,7 +206,7 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
     };
   }, [timeline, dark]);
 
-  /** Arrow keys move along the turns; Enter jumps to the one shown. */
+  /** Arrow keys, Home and End move along the points; Enter jumps to the one shown. */
   const onKey = (event: KeyboardEvent): void => {
     const u = plot.current;
     if (u === undefined || points.length === 0) return;
@@ -198,6 +214,8 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
     let next = current;
     if (event.key === 'ArrowLeft') next = Math.max(0, current - 1);
     else if (event.key === 'ArrowRight') next = Math.min(points.length - 1, current + 1);
+    else if (event.key === 'Home') next = 0;
+    else if (event.key === 'End') next = points.length - 1;
     else if (event.key === 'Enter') {
       const point = points[current];
       if (point !== undefined) onJump(point.index);
@@ -247,7 +265,7 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
         class="chart-canvas"
         tabIndex={0}
         role="img"
-        aria-label="Stacked tokens by category over the session. Arrow keys move between points, Enter opens the one shown."
+        aria-label="Stacked tokens by category over the session. Arrow keys (and Home, End) move between points, Enter opens the one shown."
         onKeyDown={onKey}
       />
       <div class="hover" aria-live="polite" data-testid="chart-hover">
@@ -259,6 +277,11 @@ export function TokenChart({ timeline, onJump, dark }: TokenChartProps) {
             tokens in context ({describe(shown)}) · {shown.messages} messages, +{formatTokens(shown.added)} tokens ·{' '}
             {shown.toolCalls} tool calls
             {shown.toolTokens > 0 ? `, ${formatTokens(shown.toolTokens)} tokens of tool output` : ''}
+            {shown.seq !== undefined && previews.has(shown.seq) && (
+              <span class="turn-preview" data-testid="chart-hover-preview">
+                “{previews.get(shown.seq)}”
+              </span>
+            )}
           </span>
         ) : (
           <span>

@@ -204,6 +204,18 @@ if (missing !== undefined && required) {
         );
         await page.mouse.click(box.x + box.width * 0.1, box.y + box.height / 2);
         await page.locator('.msg.target').waitFor();
+        // By keyboard: the newest point is the last turn; its first message shows under the chart.
+        await page.locator('.chart-canvas').focus();
+        await page.keyboard.press('End');
+        await page.getByTestId('chart-hover-preview').waitFor();
+        expect(await page.getByTestId('chart-hover-preview').textContent()).toContain(
+          'Turn 30: what do recent studies say',
+        );
+        await page.keyboard.press('Enter');
+        await until(
+          'the jump to the last turn',
+          async () => (await page.locator('.msg.target').textContent())?.includes('Turn 30') === true,
+        );
         await page.close();
       });
 
