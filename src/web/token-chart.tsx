@@ -273,9 +273,11 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
           <span class="muted">Hover a point (or focus the chart and use the arrow keys); click to open it.</span>
         ) : shown.kind === 'turn' ? (
           <span>
-            <strong>Turn {shown.turn + 1}</strong> (to message #{Math.round(shown.x)}) · {formatTokens(totalOf(shown))}{' '}
-            tokens in context ({describe(shown)}) · {shown.messages} messages, +{formatTokens(shown.added)} tokens ·{' '}
-            {shown.toolCalls} tool calls
+            <strong>
+              Turn {shown.turn + 1} of {timeline.turnCount} held
+            </strong>{' '}
+            (to message #{Math.round(shown.x)}) · {formatTokens(totalOf(shown))} tokens in context ({describe(shown)}) ·{' '}
+            {shown.messages} messages, +{formatTokens(shown.added)} tokens · {shown.toolCalls} tool calls
             {shown.toolTokens > 0 ? `, ${formatTokens(shown.toolTokens)} tokens of tool output` : ''}
             {shown.seq !== undefined && previews.has(shown.seq) && (
               <span class="turn-preview" data-testid="chart-hover-preview">

@@ -31,8 +31,8 @@ try {
 
   const chart = page.getByTestId('token-chart');
   const canvas = await page.locator('.chart-canvas .u-over').boundingBox();
-  if (canvas !== null) await page.mouse.move(canvas.x + canvas.width * 0.45, canvas.y + canvas.height * 0.5);
-  await page.waitForTimeout(200);
+  if (canvas !== null) await page.mouse.move(canvas.x + canvas.width * 0.83, canvas.y + canvas.height * 0.5);
+  await page.getByTestId('chart-hover-preview').waitFor();
   await chart.screenshot({ path: `${DOCS}web-token-chart.png` });
   console.log(`wrote ${DOCS}web-list.png, web-session.png, web-token-chart.png`);
 } finally {
