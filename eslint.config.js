@@ -14,8 +14,9 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   // Layout is Prettier's (npm run format; lint runs prettier --check): no stylistic rule may disagree.
   prettier,
+  // Node's globals everywhere but the browser client.
+  { ignores: ['src/web/**'], languageOptions: { globals: globals.node } },
   {
-    languageOptions: { globals: globals.node },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -44,6 +45,27 @@ export default tseslint.config(
           format: ['strictCamelCase', 'StrictPascalCase', 'UPPER_CASE'],
           leadingUnderscore: 'allow',
           filter: { regex: PLATFORM_NAMES, match: false },
+        },
+      ],
+    },
+  },
+  // The browser client: browser globals only (no Node), and Preact components named in PascalCase.
+  {
+    files: ['src/web/**/*.{ts,tsx}'],
+    languageOptions: { globals: globals.browser },
+    rules: {
+      '@typescript-eslint/naming-convention': [
+        'error',
+        { selector: 'typeLike', format: ['StrictPascalCase'] },
+        {
+          selector: ['function', 'classMethod', 'typeMethod', 'parameter'],
+          format: ['strictCamelCase', 'StrictPascalCase'],
+          leadingUnderscore: 'allow',
+        },
+        {
+          selector: 'variable',
+          format: ['strictCamelCase', 'StrictPascalCase', 'UPPER_CASE'],
+          leadingUnderscore: 'allow',
         },
       ],
     },

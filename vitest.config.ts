@@ -22,6 +22,8 @@ export const SLOW_SUITES = [
   'test/active-memory/postgres.test.ts',
   'test/active-memory/redis.test.ts',
   'test/active-memory/redis-cluster.test.ts',
+  // Starts Chromium and drives the web session browser (half a minute).
+  'test/web/browser.test.ts',
 ];
 
 /**

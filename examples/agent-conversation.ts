@@ -6,9 +6,8 @@
  * Then the session is reloaded from disk, a stateless caller chats with an opaque signed blob, and
  * the history is sent through every provider format.
  */
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KNOWLEDGE_PREFIX } from '../src/active-memory/index.js';
+import { KNOWLEDGE_PREFIX, knowledgeSessionId } from '../src/active-memory/index.js';
 import { compaction } from '../src/compaction/index.js';
 import { formats, validate } from '../src/formats/index.js';
 import { Message } from '../src/message/message.js';
@@ -115,10 +114,21 @@ const travelModel: ChatModel = {
   },
 };
 
-// The embedded default store: a directory of checksummed journals and snapshots (fresh for the demo).
-const directory = join(process.cwd(), '.chatstate', 'example');
-await rm(directory, { recursive: true, force: true });
+// The embedded default store: a directory of checksummed journals and snapshots. It is the
+// `chatstate` command's default store (file:./.chatstate), so `npx chatstate list` and
+// `npx chatstate serve` (the web session browser) show these conversations.
+const directory = join(process.cwd(), '.chatstate');
 const store = await openStore(`file:${directory}`);
+// A rerun starts over: only this example's own sessions and values go, nothing else in the store.
+const user = 'demo-user';
+for (const id of ['trip-lisbon', 'trip-rome', knowledgeSessionId(user)]) await store.delete(id);
+for (const owner of [
+  { scope: 'user', userId: user },
+  { scope: 'agent', agentId: 'travel-planner', userId: user },
+] as const) {
+  const values = await store.values.getAll(owner);
+  await store.values.set(owner, Object.fromEntries(Object.keys(values).map((key) => [key, undefined])));
+}
 const conversation = new Conversation({
   store,
   agents: {
@@ -201,3 +211,5 @@ for (const provider of PROVIDERS) {
     `${provider.padEnd(16)} ${problems.length === 0 ? 'valid' : `${problems.length} problems`}, ${wire.warnings.length} warnings`,
   );
 }
+
+console.log(`\nstored in ${directory}: npx chatstate list, or npx chatstate serve and open http://127.0.0.1:3000/`);

@@ -67,8 +67,9 @@ export async function compactSession(
   });
   if (result?.compacted !== true) return { session, result };
   try {
-    // `withMessages` validates what a custom strategy returned, and keeps the measured usage only while the prefix it measured is intact.
-    return { session: session.withMessages(result.messages), result };
+    // `withCompaction` validates what a custom strategy returned, keeps the measured usage only while
+    // the prefix it measured is intact, and logs the compaction in the session's metadata.
+    return { session: session.withCompaction(result, options.counter), result };
   } catch (error) {
     return { session, result: unchangedBy(session.messages, result.strategy, error) };
   }

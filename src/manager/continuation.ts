@@ -8,6 +8,7 @@ import { copyRange } from '../freeze.js';
 import { isValidId } from '../ids.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
+import { COMPACTIONS_KEY } from '../session/compaction-log.js';
 import { Session } from '../session/session.js';
 import { RECOVERY_KEY } from '../store/recovery.js';
 
@@ -58,12 +59,19 @@ export function chainCycle(id: string): DataError {
 /** What a store's recovery note adds to a recovery session's metadata beside `recoveredFrom`. */
 const RECOVERY_NOTE_KEYS: ReadonlySet<string> = new Set(['reason', 'keptAside']);
 
-/** The metadata a successor or fork inherits: everything but the links (and recovery notes and notices, which describe only their own session). */
+/**
+ * The metadata a successor or fork inherits: everything but the links (and recovery notes and
+ * notices, and the compaction log, which describe only their own session).
+ */
 export function inheritedMetadata(metadata: JsonObject): JsonObject {
   const recovery = metadata.recoveredFrom !== undefined;
   return Object.fromEntries(
     Object.entries(metadata).filter(
-      ([key]) => !LINK_KEYS.has(key) && key !== RECOVERY_KEY && !(recovery && RECOVERY_NOTE_KEYS.has(key)),
+      ([key]) =>
+        !LINK_KEYS.has(key) &&
+        key !== RECOVERY_KEY &&
+        key !== COMPACTIONS_KEY &&
+        !(recovery && RECOVERY_NOTE_KEYS.has(key)),
     ),
   );
 }

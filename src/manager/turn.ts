@@ -214,7 +214,13 @@ async function compactStored(
     // A measured usage the compaction dropped (it described the uncompacted prompt) leaves the store too.
     const session = await host.commit(
       committed,
-      checkChange(committed, { messages: [], history: compacted.messages, lastUsage: compacted.lastUsage ?? null }),
+      checkChange(committed, {
+        messages: [],
+        history: compacted.messages,
+        lastUsage: compacted.lastUsage ?? null,
+        // The compaction log entry (metadata.compactions) is stored with the history it describes.
+        metadata: compacted.metadata,
+      }),
     );
     host.compacted(session.id, result);
     return { session, compaction: result };

@@ -89,6 +89,17 @@ export function addUsage(total: Usage, usage: Usage | undefined): Usage {
   };
 }
 
+/**
+ * `reply` with the usage of the call that wrote it in `metadata.usage` (and the model that
+ * answered): stored with the turn, it gives a session's usage totals and, with prices, its cost.
+ */
+function withCallUsage(reply: Message, usage: Usage | undefined, modelId: unknown): Message {
+  if (usage === undefined) return reply;
+  // A model written by hand may name none: the usage is kept without it.
+  const named = typeof modelId === 'string' && modelId !== '' ? { model: modelId } : {};
+  return Message.with(reply, { metadata: { ...reply.metadata, usage: { ...named, ...usage } } });
+}
+
 /** The assistant message of a response, or `MODEL_FAILED` for anything else. */
 function answerOf(response: ChatResponse, model: ChatModel): Message {
   if (typeof response !== 'object' || response === null)
@@ -150,8 +161,8 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
       ...(specs.length > 0 ? { tools: specs } : {}),
       ...(signal === undefined ? {} : { signal }),
     });
-    const reply = answerOf(response, model);
     const reported = checkedUsage(response.usage);
+    const reply = withCallUsage(answerOf(response, model), reported, response.modelId ?? model.model);
     usage = addUsage(usage, reported);
     const promptLength = history.length + turn.length;
     turn.push(reply);

@@ -9,6 +9,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { ClosedError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import { checkPrices, type Prices } from '../session/usage-totals.js';
 import type { StateKey } from '../state/types.js';
 import type { SessionStore } from '../store/types.js';
 import { AgentSet, type ServerAgent } from './agents/server-agent.js';
@@ -24,9 +25,11 @@ import { authRoutes } from './routes/auth.js';
 import { healthRoutes } from './routes/health.js';
 import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
+import { defaultWebDirectory, pageRoutes, readWebAssets } from './routes/pages.js';
 import { sessionActionRoutes } from './routes/session-actions.js';
 import { recallRoutes } from './routes/recall.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { sessionViewRoutes } from './routes/session-views.js';
 import { stateRoutes } from './routes/state.js';
 import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
@@ -74,7 +77,19 @@ export interface ServerAppOptions {
   readonly sessionSecret?: string;
   /** Origins (`https://app.example.com`) whose pages may call the API from a browser. @default none: CORS is off */
   readonly corsOrigins?: readonly string[];
+  /** Prices of model calls by model (`checkPrices` reads them from JSON): session stats then give the cost. */
+  readonly prices?: Prices;
+  /** The context window token timelines are drawn against, unless a session's `metadata.contextWindow` says. @default 128000 */
+  readonly contextWindow?: number;
+  /**
+   * The directory of the built web session browser (served at `/`), or `false` for none.
+   * @default `dist/web` of the package, when it was built
+   */
+  readonly web?: string | false;
 }
+
+/** The context window token timelines are drawn against by default. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** Response headers a cross-origin page may read. */
 const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id'];
@@ -135,6 +150,10 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   const metrics = new ServerMetrics();
   const signer = new SessionSigner(options.sessionSecret);
   const corsOrigins = checkOrigins(options.corsOrigins ?? []);
+  const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  if (!Number.isSafeInteger(contextWindow) || contextWindow < 1)
+    throw new InvalidInputError('INVALID_ARGUMENT', `contextWindow must be a positive integer of tokens`);
+  const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
   app.use('*', requestLog(log));
   app.use('*', metrics.middleware());
   app.use('*', securityHeaders());
@@ -185,6 +204,8 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     c.set('changed', (sessionId) => hub.notify(ChangeHub.key(c.var.principal?.tenant, sessionId)));
     return next();
   });
+  const webDirectory = options.web === false ? undefined : (options.web ?? defaultWebDirectory());
+  pageRoutes(app, webDirectory === undefined ? undefined : readWebAssets(webDirectory));
   healthRoutes(app, options.store);
   authRoutes(app, options.keys, signer);
   sessionRoutes(app);
@@ -192,6 +213,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   sessionActionRoutes(app);
   eventRoutes(app, { hub, feed, pollMs: options.eventPollMs ?? 1000, closing });
   turnRoutes(app, { agents, abort: options.turnSignal ?? new AbortController().signal });
+  sessionViewRoutes(app, { contextWindow, ...(prices === undefined ? {} : { prices }) });
   valueRoutes(app);
   stateRoutes(app, options.stateKey);
   recallRoutes(app);

@@ -4,7 +4,8 @@
  * file), API keys and the tenant views every request goes through.
  * @module
  */
-export { createServerApp, type ServerAppOptions } from './app.js';
+export { DEFAULT_CONTEXT_WINDOW, createServerApp, type ServerAppOptions } from './app.js';
+export { checkPrices, type Price, type Prices } from '../session/usage-totals.js';
 export { startServer, DEFAULT_GRACE_MS, type RunningServer, type StartServerOptions } from './node.js';
 export { isLoopback } from './loopback.js';
 export { loadAgents, type LoadAgentsOptions, type LoadedAgents } from './agents/load-agents.js';

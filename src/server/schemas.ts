@@ -49,6 +49,12 @@ export const summarySchema = z
     updatedAt: z.string(),
     expiresAt: z.string().optional(),
     recovery: z.array(z.record(z.string(), z.unknown())).optional(),
+    continuedFrom: z.string().optional().openapi({ description: 'The session this one continues' }),
+    continuedTo: z.string().optional().openapi({ description: 'The session that continues this one' }),
+    forkedFrom: z
+      .object({ sessionId: z.string(), messageId: z.string().optional() })
+      .optional()
+      .openapi({ description: 'The session (and its last message copied) this one was forked from' }),
   })
   .openapi('SessionSummary');
 
@@ -58,6 +64,14 @@ export const listQuerySchema = z.object({
   cursor: z.string().max(512).optional().openapi({ description: 'The nextCursor of the previous page' }),
   userId: z.string().min(1).max(256).optional(),
   agentId: z.string().min(1).max(256).optional(),
+  q: z.string().min(1).max(200).optional().openapi({
+    description:
+      'Only sessions whose id, title, user or agent contains this (any case). A page may then hold fewer rows than limit and still have a nextCursor: the search reads a bounded number of rows per request',
+  }),
+  updatedAfter: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'Only sessions active after this time (ISO 8601)' }),
 });
 
 /** A page of `GET /sessions`. */

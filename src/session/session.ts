@@ -13,6 +13,7 @@ import type { CompactionResult, Compactor, Strategy, SyncCompactor, SyncStrategy
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import type { RecordedUsage, Usage } from '../tokens/usage.js';
+import { compactionEntry, withCompactionEntry } from './compaction-log.js';
 import { formatHistory, type FormatHistoryOptions } from './format-history.js';
 import { MessageLog } from './message-log.js';
 import { SESSION_FORMAT_VERSION, sessionJsonSchema, type SessionJson } from './schema.js';
@@ -277,12 +278,34 @@ export class Session {
     return this.withHistory(next, usage !== undefined && keepsPrefix(next, this.messages, usage.messageCount));
   }
 
+  /**
+   * A new session with the history a compaction produced, its entry added to the compaction log
+   * (`metadata.compactions`: where it cut, the strategy, tokens by category before and after,
+   * counted with `counter`); this session itself when the report says nothing changed.
+   */
+  withCompaction(result: CompactionResult, counter: TokenCounter = estimate): Session {
+    if (!result.compacted) return this;
+    // A custom strategy may return anything: what is not a message made by Message.create is validated
+    // (the built-ins return messages, so this is one WeakSet lookup each and the array is shared).
+    const next = result.messages.every((message) => Message.is(message))
+      ? result.messages
+      : result.messages.map((message) => Message.from(message));
+    const entry = compactionEntry(this.messages, next, result.strategy, counter);
+    const usage = this.lastUsage;
+    return this.withHistory(
+      next,
+      usage !== undefined && keepsPrefix(next, this.messages, usage.messageCount),
+      withCompactionEntry(this.metadata, entry),
+    );
+  }
+
   /** The next version with history `messages` (already validated), keeping the measured usage or not. */
-  private withHistory(messages: readonly Message[], keepUsage: boolean): Session {
+  private withHistory(messages: readonly Message[], keepUsage: boolean, metadata?: JsonObject): Session {
     const fields = this.fields();
     if (!keepUsage) delete fields.lastUsage;
     return new Session({
       ...fields,
+      ...(metadata === undefined ? {} : { metadata }),
       log: MessageLog.of(messages),
       version: this.version + 1,
       updatedAt: new Date().toISOString(),
@@ -374,22 +397,12 @@ export class Session {
       return { session: this, result: undefined };
     }
     const apply = (result: CompactionResult): SessionCompaction => ({
-      session: result.compacted ? this.afterCompaction(result) : this,
+      session: this.withCompaction(result, input.counter),
       result,
     });
     const outcome = compactor.compact(input);
     // Any thenable, not only a native Promise: a custom strategy may return another promise library's.
     return isPromiseLike(outcome) ? Promise.resolve(outcome).then(apply) : apply(outcome);
-  }
-
-  private afterCompaction(result: CompactionResult): Session {
-    // A custom strategy may return anything: what is not a message made by Message.create is validated
-    // (the built-ins return messages, so this is one WeakSet lookup each and the array is shared).
-    const messages = result.messages.every((message) => Message.is(message))
-      ? result.messages
-      : result.messages.map((message) => Message.from(message));
-    // Measured usage describes the old prompt; it no longer applies to the compacted history.
-    return this.withHistory(messages, false);
   }
 
   /**

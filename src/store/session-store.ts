@@ -7,12 +7,13 @@
 import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
 import { assertOwnerId, assertValidId } from '../ids.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
+import type { JsonObject } from '../message/schema.js';
 import { MessageLog } from '../session/message-log.js';
 import { Session } from '../session/session.js';
 import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
-import { recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
+import { isSealed, recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
 import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError } from './driver-helpers.js';
 import { checkDriver } from './driver-check.js';
 import { CoreChangeFeed } from './change-feed.js';
@@ -653,7 +654,34 @@ class CoreSessionStore implements SessionStore {
       updatedAt: head.updatedAt,
       ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
       ...(head.recovery === undefined || head.recovery.length === 0 ? {} : { recovery: head.recovery }),
+      ...this.linksOf(head),
     });
+  }
+
+  /**
+   * The continuation and fork links of a head's metadata, for `list` rows (chains are shown
+   * together). Plain head data without a link is not parsed; a head this store cannot open has none.
+   */
+  private linksOf(head: HeadRecord): Pick<SessionSummary, 'continuedFrom' | 'continuedTo' | 'forkedFrom'> {
+    if (!isSealed(head.data) && !head.data.includes('"continued') && !head.data.includes('"forkedFrom"')) return {};
+    let metadata: JsonObject;
+    try {
+      metadata = decodeHeadData(head.data, head.id, this.cipher, this.name).metadata;
+    } catch {
+      // Damage or a foreign key: reads of the session say so; a row only goes without its links.
+      return {};
+    }
+    const { continuedFrom, continuedTo, forkedFrom } = metadata;
+    const fork = typeof forkedFrom === 'object' && forkedFrom !== null && !Array.isArray(forkedFrom) ? forkedFrom : {};
+    const source = (fork as JsonObject).sessionId;
+    const at = (fork as JsonObject).messageId;
+    return {
+      ...(typeof continuedFrom === 'string' ? { continuedFrom } : {}),
+      ...(typeof continuedTo === 'string' ? { continuedTo } : {}),
+      ...(typeof source === 'string'
+        ? { forkedFrom: { sessionId: source, ...(typeof at === 'string' ? { messageId: at } : {}) } }
+        : {}),
+    };
   }
 
   async delete(id: string): Promise<boolean> {

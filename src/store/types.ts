@@ -36,6 +36,12 @@ export interface SessionSummary {
   readonly expiresAt?: string;
   /** Damage the store repaired in this session, with what it lost: a loss of acknowledged data is never silent. */
   readonly recovery?: readonly RecoveryNotice[];
+  /** The session this one continues (`metadata.continuedFrom`): its predecessor in a continuation chain. */
+  readonly continuedFrom?: string;
+  /** The session that continues this one (`metadata.continuedTo`). */
+  readonly continuedTo?: string;
+  /** Where this session was forked from (`metadata.forkedFrom`): the source session and the last message copied. */
+  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string };
 }
 
 /**

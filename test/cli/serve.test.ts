@@ -1,16 +1,20 @@
 /**
  * `chatstate keys` and `chatstate serve` as real processes: a key made by `keys add` opens its
  * tenant on a served store; no key is a 401; SIGTERM stops the server with exit 0; without keys
- * the server refuses a non-loopback address (usage error, exit 2).
+ * the server refuses a non-loopback address (usage error, exit 2); the web session browser is
+ * served at / (with prices and a context window), or not with --no-web.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtWeb } from '../web/browser.js';
 import { BIN, ensureBuilt, runCli } from './cli-process.js';
 
 beforeAll(ensureBuilt, 600_000);
+// The web session browser the bin serves at / (built by npm run build; here when it is stale).
+beforeAll(builtWeb, 120_000);
 
 let dir = '';
 beforeAll(async () => {
@@ -98,5 +102,55 @@ describe('chatstate keys and serve', () => {
     const refused = await runCli(['serve', '--store', store, '--host', '0.0.0.0', '--port', '0']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^error INVALID_ARGUMENT: Refusing to listen on 0\.0\.0\.0 without API keys/);
+  });
+
+  it('serves the web session browser at / with prices and a context window, or not with --no-web', async () => {
+    const store = `file:${join(dir, 'web-store')}`;
+    const prices = join(dir, 'prices.json');
+    await writeFile(prices, JSON.stringify({ currency: 'EUR', models: { '*': { input: 1, output: 2 } } }));
+    const server = await serve(['--store', store, '--prices', prices, '--context-window', '4096']);
+    try {
+      const page = await fetch(`${server.url}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/assets\/index-[^"]+\.js">/);
+      await fetch(`${server.url}/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'priced', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      const stats = (await (await fetch(`${server.url}/sessions/priced/stats`)).json()) as {
+        cost?: { currency: string };
+      };
+      expect(stats.cost?.currency).toBe('EUR');
+      const timeline = (await (await fetch(`${server.url}/sessions/priced/timeline`)).json()) as {
+        contextWindow: number;
+      };
+      expect(timeline.contextWindow).toBe(4096);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+    const bare = await serve(['--store', store, '--no-web']);
+    try {
+      expect((await fetch(`${bare.url}/`)).status).toBe(404);
+    } finally {
+      expect((await bare.stop()).code).toBe(0);
+    }
+  });
+
+  it.each([
+    ['a prices file that is missing', 'no-such-prices.json', /^error INVALID_ARGUMENT: Cannot read the prices file/],
+    ['a prices file that is not JSON', 'not-json.json', /^error INVALID_ARGUMENT: The prices file .* is not JSON/],
+    [
+      'prices that are not prices',
+      'bad-prices.json',
+      /^error INVALID_ARGUMENT: Invalid prices: models must be an object/,
+    ],
+  ])('refuses %s (usage error, exit 2)', async (_, name, message) => {
+    await writeFile(join(dir, 'not-json.json'), '{ nope');
+    await writeFile(join(dir, 'bad-prices.json'), JSON.stringify({ models: [] }));
+    const refused = await runCli(['serve', '--store', 'memory:', '--port', '0', '--prices', join(dir, name)]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(message);
   });
 });

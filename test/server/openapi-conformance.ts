@@ -16,7 +16,7 @@ import { documentedRoutes, routeKey, type DocRoute, type OpenApiDocument } from 
 import { startProtocolServer } from '../support/protocol-server.js';
 import { scriptedProvider } from '../support/scripted-provider.js';
 import { loadConfig, modelSpec } from './agent-configs.js';
-import { startTestServer, type TestKeys, type TestServer } from './server-harness.js';
+import { FIXTURE_ASSET, startTestServer, type TestKeys, type TestServer } from './server-harness.js';
 
 /** Largest body the test server takes: the 413 samples send more. */
 const MAX_BODY = 64 * 1024;
@@ -75,11 +75,36 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
   'DELETE /auth/session': [{ status: 204, path: '/auth/session' }],
   'GET /readyz': [{ status: 200, path: '/readyz', key: null }],
   'GET /metrics': [{ status: 200, path: '/metrics', key: null }],
+  'GET /': [{ status: 200, path: '/', key: null }],
+  'GET /assets/{file}': [
+    { status: 200, path: `/assets/${FIXTURE_ASSET}`, key: null },
+    { status: 400, path: '/assets/..%2Fpackage.json' },
+    { status: 404, path: '/assets/no-such-file.js' },
+  ],
   'GET /sessions': [
     { status: 200, path: '/sessions?limit=2' },
     { status: 200, path: '/sessions?userId=alice&agentId=planner' },
+    { status: 200, path: '/sessions?q=DOC-READ&limit=1' },
+    { status: 200, path: '/sessions?q=lisbon&updatedAfter=2020-01-01T00:00:00Z' },
     { status: 400, path: '/sessions?cursor=not-a-cursor' },
     { status: 400, path: '/sessions?limit=0' },
+    { status: 400, path: '/sessions?updatedAfter=yesterday' },
+  ],
+  'GET /sessions/{id}/summary': [
+    { status: 200, path: '/sessions/doc-read/summary' },
+    { status: 400, path: '/sessions/..%2Fetc/summary' },
+    { status: 404, path: '/sessions/doc-none/summary' },
+  ],
+  'GET /sessions/{id}/stats': [
+    { status: 200, path: '/sessions/doc-read/stats' },
+    { status: 400, path: '/sessions/..%2Fetc/stats' },
+    { status: 404, path: '/sessions/doc-none/stats' },
+  ],
+  'GET /sessions/{id}/timeline': [
+    { status: 200, path: '/sessions/doc-read/timeline' },
+    { status: 200, path: '/sessions/doc-compact/timeline?points=1' },
+    { status: 400, path: '/sessions/doc-read/timeline?points=0' },
+    { status: 404, path: '/sessions/doc-none/timeline' },
   ],
   'POST /sessions': [
     {
@@ -271,6 +296,7 @@ const SHARED_VALUE_ERRORS = 'one list of errors for every value scope (routes/va
  * later needs a sample or a line here.
  */
 const UNPRODUCED: Readonly<Record<string, string>> = {
+  'GET / 404': 'only a server without a built web browser answers it (test/server/pages.test.ts has that server)',
   'POST /sessions/{id}/messages 409': RACE,
   'POST /sessions/{id}/compact 409': RACE,
   'GET /sessions/{id}/values 403': `${SHARED_VALUE_ERRORS}: a key bound to another user gets 404`,

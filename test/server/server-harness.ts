@@ -3,10 +3,18 @@
  * (admins, a tenant-wide member, and members bound to users), and `call` to send it requests.
  */
 import type { ServerAgent } from '../../src/server/agents/server-agent.js';
+import { fileURLToPath } from 'node:url';
 import type { SessionStore } from '../../src/store/types.js';
 import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
 import type { LogLine } from '../../src/server/request-log.js';
 import { startServer, type RunningServer } from '../../src/server/node.js';
+import type { Prices } from '../../src/session/usage-totals.js';
+
+/** A stand-in for the built web session browser: a page and two assets. */
+export const FIXTURE_WEB = fileURLToPath(new URL('fixtures/web/', import.meta.url));
+
+/** The fixture's script, as served under /assets/. */
+export const FIXTURE_ASSET = 'app-fixture.js';
 
 /** The keys of the test tenants, by name. */
 export interface TestKeys {
@@ -61,6 +69,10 @@ export async function startTestServer(
     /** The agents turns run (none: turns answer 501). */
     agents?: readonly ServerAgent[];
     defaultAgentId?: string;
+    /** The built browser served at `/`. @default a fixture page (the API tests need no build) */
+    web?: string | false;
+    prices?: Prices;
+    contextWindow?: number;
   } = {},
 ): Promise<TestServer> {
   const made = {
@@ -84,6 +96,9 @@ export async function startTestServer(
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
     ...(options.defaultAgentId === undefined ? {} : { defaultAgentId: options.defaultAgentId }),
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
+    ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    web: options.web ?? FIXTURE_WEB,
     log: (line) => logs.push(line),
   });
   const entries = Object.fromEntries(Object.entries(made).map(([name, key]) => [name, key.entry])) as Record<

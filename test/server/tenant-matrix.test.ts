@@ -19,7 +19,7 @@ import { scriptedProvider } from '../support/scripted-provider.js';
 import { loadConfig, modelSpec } from './agent-configs.js';
 import { boundedCall } from './bounded-call.js';
 import { asDocument, documentedRoutes, type DocRoute } from './openapi-doc.js';
-import { startTestServer, type Answer, type CallOptions, type TestServer } from './server-harness.js';
+import { FIXTURE_ASSET, startTestServer, type Answer, type CallOptions, type TestServer } from './server-harness.js';
 
 /** The tenant every attacking key belongs to (see the harness). */
 const ATTACKER_TENANT = 'tenant-a';
@@ -254,6 +254,13 @@ const CASES: Readonly<Record<string, Case>> = {
     },
   ],
 
+  // The web session browser's page and assets: the same for every caller, no data in them.
+  'GET /': () => [{ method: 'GET', path: '/', expect: [200] }],
+  'GET /assets/{file}': () => [
+    { method: 'GET', path: `/assets/${FIXTURE_ASSET}`, expect: [200] },
+    { method: 'GET', path: '/assets/no-such-file.js', expect: [404] },
+  ],
+
   'GET /sessions': (context) => {
     const { victim } = context;
     const queries = [
@@ -261,6 +268,11 @@ const CASES: Readonly<Record<string, Case>> = {
       `?cursor=${enc(context.victimCursor)}`,
       ...probeUsers(victim).map((user) => `?userId=${enc(user)}`),
       ...victim.agents.map((agent) => `?agentId=${enc(agent)}`),
+      // The search reads list rows itself: only the caller's view, however it words the query.
+      `?q=${enc(victim.token)}`,
+      ...probeSessions(victim).map(({ id }) => `?q=${enc(id)}`),
+      ...probeUsers(victim).map((user) => `?q=${enc(user)}&updatedAfter=2000-01-01T00:00:00Z`),
+      `?q=${enc(victim.tenant)}&cursor=${enc(context.victimCursor)}`,
     ];
     return [
       ...queries.map((query) => ({
@@ -305,6 +317,20 @@ const CASES: Readonly<Record<string, Case>> = {
 
   'GET /sessions/{id}': ({ victim }) =>
     probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}`, expect: [404] })),
+
+  // The browser's views of a session: not one of them may tell that the victim's session exists.
+  'GET /sessions/{id}/summary': ({ victim }) =>
+    probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}/summary`, expect: [404] })),
+  'GET /sessions/{id}/stats': ({ victim }) =>
+    probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}/stats`, expect: [404] })),
+  'GET /sessions/{id}/timeline': ({ victim }) =>
+    probeSessions(victim).flatMap(({ id }) =>
+      ['', '?points=1'].map((query) => ({
+        method: 'GET',
+        path: `/sessions/${id}/timeline${query}`,
+        expect: [404],
+      })),
+    ),
 
   'DELETE /sessions/{id}': ({ victim }) =>
     probeSessions(victim).map(({ id }) => ({ method: 'DELETE', path: `/sessions/${id}`, expect: [404] })),

@@ -22,7 +22,7 @@ export const format = defineCommand('format', (command) =>
     .argument('<session>', 'session id, session JSON file, - for stdin, or file-store session directory')
     .addHelpText(
       'after',
-      examples('format anthropic session.json', 'format openaiChat trip-lisbon --store file:./.chatstate/example'),
+      examples('format anthropic session.json', 'format openaiChat trip-lisbon --store file:./.chatstate'),
     )
     .action(
       action(async (context, args) => {

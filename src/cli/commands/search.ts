@@ -42,10 +42,7 @@ export const search = defineCommand('search', (command) =>
     .option('--limit <n>', `most results (at most ${MAX_RECALL_K})`, integerOption(1), 10)
     .addHelpText(
       'after',
-      examples(
-        'search "window seat" --user alice',
-        'search lisbon --user demo-user --json --store file:./.chatstate/example',
-      ),
+      examples('search "window seat" --user alice', 'search lisbon --user demo-user --json --store file:./.chatstate'),
     )
     .action(
       action<SearchOptions>(async (context, args, options) => {

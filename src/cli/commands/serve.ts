@@ -5,7 +5,8 @@
  * Without `--keys` it serves the whole store, on loopback only.
  * @module
  */
-import { InvalidInputError } from '../../errors.js';
+import { readFile } from 'node:fs/promises';
+import { InvalidInputError, errorMessage } from '../../errors.js';
 import type * as ServerIndex from '../../server/index.js';
 import { integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
@@ -22,6 +23,28 @@ interface ServeOptions {
   readonly maxBodyBytes?: number;
   readonly eventPollMs?: number;
   readonly corsOrigin?: string[];
+  readonly prices?: string;
+  readonly contextWindow?: number;
+  readonly web: boolean;
+}
+
+/** The prices in JSON file `path`, checked (`INVALID_ARGUMENT` naming the problem). */
+async function readPrices(server: ServerModule, path: string): Promise<ReturnType<ServerModule['checkPrices']>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `Cannot read the prices file ${path}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `The prices file ${path} is not JSON`, { cause: error });
+  }
+  return server.checkPrices(value);
 }
 
 /** The server module, or `MISSING_DEPENDENCY` naming the packages it needs. */
@@ -83,7 +106,8 @@ export const serve = defineCommand('serve', (command) =>
         'with CHATSTATE_STATE_KEY (16 characters or more; a subkey per tenant). Browsers log in with a key at\n' +
         'POST /auth/session and get an HttpOnly cookie, signed with CHATSTATE_SESSION_SECRET (16 characters or\n' +
         'more; give every server the same one) or else a random secret of this process. CORS is off unless\n' +
-        '--cors-origin names the origins allowed.\n\n' +
+        '--cors-origin names the origins allowed. The web session browser is at / (log in with a key; no login\n' +
+        'without keys).\n\n' +
         "With --agents FILE, POST /sessions/{id}/turns runs agent turns: the file names each agent's model\n" +
         '(openaiChat, openaiResponses, anthropic or aiSdk) and the environment variables that hold its API key\n' +
         'and base URL (default OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL).\n\n' +
@@ -106,12 +130,23 @@ export const serve = defineCommand('serve', (command) =>
       integerOption(10),
     )
     .option('--cors-origin <origin...>', 'origins whose pages may call the API (CORS; default: none)')
+    .option(
+      '--prices <file>',
+      'model prices per million tokens, as JSON: {"currency":"USD","models":{"gpt-4.1-mini":{"input":0.4,"output":1.6}}} ("*" prices any other model); session stats then show the cost',
+    )
+    .option(
+      '--context-window <n>',
+      'tokens of the context window token charts are drawn against (default 128000)',
+      integerOption(1),
+    )
+    .option('--no-web', 'do not serve the web session browser at /')
     .addHelpText(
       'after',
       examples(
         'serve --store file:./.chatstate',
         'serve --store postgres://db/chat --keys keys.json --host 0.0.0.0 --port 8080',
         'serve --store file:./.chatstate --agents agents.json --grace-ms 20000',
+        'serve --prices prices.json --context-window 200000   # then open http://127.0.0.1:3000/',
       ),
     )
     .action(
@@ -121,6 +156,7 @@ export const serve = defineCommand('serve', (command) =>
         // Loaded before the store opens: a config mistake stops the server before it touches anything.
         const agents =
           options.agents === undefined ? undefined : await server.loadAgents(options.agents, { env: context.io.env });
+        const prices = options.prices === undefined ? undefined : await readPrices(server, options.prices);
         const store = await context.store();
         const stateKey = context.io.env.CHATSTATE_STATE_KEY;
         const sessionSecret = context.io.env.CHATSTATE_SESSION_SECRET;
@@ -135,11 +171,14 @@ export const serve = defineCommand('serve', (command) =>
           ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
           ...(sessionSecret === undefined || sessionSecret === '' ? {} : { sessionSecret }),
           ...(options.corsOrigin === undefined ? {} : { corsOrigins: options.corsOrigin }),
+          ...(prices === undefined ? {} : { prices }),
+          ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+          ...(options.web ? {} : { web: false as const }),
         });
         const agentsNote =
           agents === undefined ? 'no agents' : `agents: ${agents.agents.map((agent) => agent.id).join(', ')}`;
         context.output.note(
-          `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`}; ${agentsNote})`,
+          `serving ${store.name} on ${running.url} (${keys === undefined ? 'no keys: loopback only' : `${keys.size} keys`}; ${agentsNote})${options.web ? `; the session browser is at ${running.url}/` : ''}`,
         );
         const signal = await stopSignal();
         context.output.note(`${signal}: finishing requests in flight`);

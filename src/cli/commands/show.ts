@@ -61,7 +61,7 @@ export const show = defineCommand('show', (command) =>
         'show trip-lisbon --tail 20',
         'show trip-lisbon --range 10..40 --store sqlite:./chat.db',
         'show trip-lisbon --format anthropic',
-        'show .chatstate/example/sessions/trip-lisbon',
+        'show .chatstate/sessions/trip-lisbon',
       ),
     )
     .action(

@@ -8,6 +8,7 @@ import { Session } from '../../session/session.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
+import { filteredPage } from '../session-search.js';
 import { createSessionSchema, listPageSchema, listQuerySchema, sessionIdParam, sessionSchema } from '../schemas.js';
 import { errors, json, jsonBody } from './common.js';
 
@@ -18,7 +19,7 @@ const list = createRoute({
   method: 'get',
   path: '/sessions',
   tags: ['sessions'],
-  summary: 'List sessions, newest activity first',
+  summary: 'List sessions, newest activity first (q: search ids, titles, users and agents)',
   request: { query: listQuerySchema },
   responses: { 200: json(listPageSchema, 'A page of sessions'), ...errors(400, 401, 503) },
 });
@@ -55,6 +56,21 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const limit = query.limit ?? DEFAULT_PAGE;
+    if (query.q !== undefined || query.updatedAfter !== undefined) {
+      const { cursor, ...filters } = query;
+      const found = await filteredPage(c.var.store, {
+        ...filters,
+        limit,
+        ...(cursor === undefined ? {} : { after: decodeCursor(cursor) }),
+      });
+      return c.json(
+        {
+          sessions: found.rows,
+          ...(found.next === undefined ? {} : { nextCursor: encodeCursor(found.next) }),
+        } as never,
+        200,
+      );
+    }
     const rows = await c.var.store.list({
       limit,
       ...(query.cursor === undefined ? {} : { after: decodeCursor(query.cursor) }),

@@ -1,0 +1,69 @@
+/**
+ * Computed views of a session (statistics, token timeline), kept by store view, session and
+ * version: a page that opens a 100k-message session asks for both at once and again on every
+ * visit, and each needs the whole history. Concurrent requests share one load of the session; a
+ * computed view is kept (a few kilobytes) until the session's version changes or it ages out.
+ * @module
+ */
+import { NotFoundError } from '../errors.js';
+import type { Session } from '../session/session.js';
+import type { SessionStore } from '../store/types.js';
+
+/** Computed views kept at most. */
+const MAX_VIEWS = 64;
+
+/** Caches the views computed from sessions. */
+export class ViewCache {
+  private readonly viewIds = new WeakMap<SessionStore, number>();
+  private nextViewId = 1;
+  private readonly loads = new Map<string, Promise<Session | undefined>>();
+  private readonly views = new Map<string, unknown>();
+
+  /**
+   * View `kind` of session `id` as `store` (a tenant's view) sees it: from the cache when the
+   * session's version is the one it was computed for, else `compute(session)`; `NOT_FOUND` when
+   * there is no such session.
+   */
+  async view<T>(store: SessionStore, id: string, kind: string, compute: (session: Session) => T): Promise<T> {
+    const owner = this.viewIdOf(store);
+    const summary = await store.summary(id);
+    if (summary === undefined) throw new NotFoundError(`No session ${id}`);
+    const known = this.views.get(`${owner}\n${id}\n${summary.version}\n${kind}`);
+    if (known !== undefined) {
+      this.touch(`${owner}\n${id}\n${summary.version}\n${kind}`, known);
+      return known as T;
+    }
+    const session = await this.load(store, owner, id);
+    if (session === undefined) throw new NotFoundError(`No session ${id}`);
+    const computed = compute(session);
+    this.touch(`${owner}\n${id}\n${session.version}\n${kind}`, computed);
+    return computed;
+  }
+
+  private viewIdOf(store: SessionStore): number {
+    let id = this.viewIds.get(store);
+    if (id === undefined) {
+      id = this.nextViewId++;
+      this.viewIds.set(store, id);
+    }
+    return id;
+  }
+
+  /** One load of the session for every request that asks while it runs. */
+  private load(store: SessionStore, owner: number, id: string): Promise<Session | undefined> {
+    const key = `${owner}\n${id}`;
+    let pending = this.loads.get(key);
+    if (pending === undefined) {
+      pending = store.get(id).finally(() => this.loads.delete(key));
+      this.loads.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Keeps `value` as the newest entry, dropping the oldest past `MAX_VIEWS`. */
+  private touch(key: string, value: unknown): void {
+    this.views.delete(key);
+    this.views.set(key, value);
+    if (this.views.size > MAX_VIEWS) this.views.delete(this.views.keys().next().value as string);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * A session's measured usage and what it cost: the runtime keeps each model call's usage on the
+ * reply it wrote (`metadata.usage`: `inputTokens`, `outputTokens`, `cachedInputTokens`, `model`);
+ * `usageTotals` adds them up by model, and `costOf` prices them.
+ * @module
+ */
+import { InvalidInputError } from '../errors.js';
+import type { Message } from '../message/message.js';
+
+/** The model name of calls whose usage names none. */
+export const UNKNOWN_MODEL = 'unknown';
+
+/** The price entry that applies to every model without its own. */
+export const DEFAULT_PRICE_KEY = '*';
+
+/** Measured usage of some calls. */
+export interface UsageCounts {
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+}
+
+/** Usage of a history: all calls, and by model. */
+export interface UsageTotals extends UsageCounts {
+  readonly byModel: Readonly<Record<string, UsageCounts>>;
+}
+
+/** A model's price in currency units per million tokens. */
+export interface Price {
+  readonly input: number;
+  readonly output: number;
+  /** Cached input tokens (part of `inputTokens`). @default input */
+  readonly cachedInput?: number;
+}
+
+/** Prices by model name; `*` prices every model without its own. */
+export interface Prices {
+  /** The currency the prices are in. @default 'USD' */
+  readonly currency?: string;
+  readonly models: Readonly<Record<string, Price>>;
+}
+
+/** What a history's calls cost. */
+export interface Cost {
+  readonly currency: string;
+  readonly total: number;
+  readonly byModel: Readonly<Record<string, number>>;
+  /** Models with usage but no price (their calls are not in `total`). */
+  readonly unpriced: readonly string[];
+}
+
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+}
+
+/** Adds up the usage the runtime kept on the replies of `history`. */
+export function usageTotals(history: { readonly length: number; at(index: number): Message | undefined }): UsageTotals {
+  // A null-prototype map: model names come from providers and may be "__proto__".
+  const byModel: Record<
+    string,
+    { calls: number; inputTokens: number; outputTokens: number; cachedInputTokens: number }
+  > = Object.create(null) as Record<string, never>;
+  const all = { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+  for (let i = 0; i < history.length; i++) {
+    const message = history.at(i) as Message;
+    const usage = message.role === 'assistant' ? message.metadata.usage : undefined;
+    if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) continue;
+    const fields = usage as Readonly<Record<string, unknown>>;
+    const model = typeof fields.model === 'string' && fields.model !== '' ? fields.model : UNKNOWN_MODEL;
+    const entry = (byModel[model] ??= { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });
+    for (const target of [entry, all]) {
+      target.calls += 1;
+      target.inputTokens += count(fields.inputTokens);
+      target.outputTokens += count(fields.outputTokens);
+      target.cachedInputTokens += count(fields.cachedInputTokens);
+    }
+  }
+  return { ...all, byModel: { ...byModel } };
+}
+
+/** What `totals` cost at `prices` (cached input at its own price, the rest of the input at the input price). */
+export function costOf(totals: UsageTotals, prices: Prices): Cost {
+  const byModel: Record<string, number> = Object.create(null) as Record<string, number>;
+  const unpriced: string[] = [];
+  let sum = 0;
+  for (const [model, usage] of Object.entries(totals.byModel)) {
+    const price = Object.hasOwn(prices.models, model) ? prices.models[model] : prices.models[DEFAULT_PRICE_KEY];
+    if (price === undefined) {
+      unpriced.push(model);
+      continue;
+    }
+    const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+    const cost =
+      ((usage.inputTokens - cached) * price.input +
+        cached * (price.cachedInput ?? price.input) +
+        usage.outputTokens * price.output) /
+      1_000_000;
+    byModel[model] = cost;
+    sum += cost;
+  }
+  return { currency: prices.currency ?? 'USD', total: sum, byModel: { ...byModel }, unpriced };
+}
+
+function invalidPrices(message: string): InvalidInputError {
+  return new InvalidInputError('INVALID_ARGUMENT', `Invalid prices: ${message}`);
+}
+
+/**
+ * Checks prices given as JSON (`{ "currency": "USD", "models": { "gpt-4.1-mini": { "input": 0.4,
+ * "output": 1.6, "cachedInput": 0.1 } } }`): `INVALID_ARGUMENT` naming the first problem.
+ */
+export function checkPrices(value: unknown): Prices {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidPrices('not an object');
+  const { currency, models, ...rest } = value as Record<string, unknown>;
+  const unknownKey = Object.keys(rest)[0];
+  if (unknownKey !== undefined) throw invalidPrices(`unknown field ${JSON.stringify(unknownKey)}`);
+  if (currency !== undefined && (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)))
+    throw invalidPrices('currency must be a three-letter code such as USD');
+  if (typeof models !== 'object' || models === null || Array.isArray(models))
+    throw invalidPrices('models must be an object of prices by model name');
+  const checked: Record<string, Price> = Object.create(null) as Record<string, Price>;
+  for (const [model, price] of Object.entries(models as Record<string, unknown>)) {
+    if (typeof price !== 'object' || price === null || Array.isArray(price))
+      throw invalidPrices(`the price of ${JSON.stringify(model)} is not an object`);
+    const { input, output, cachedInput, ...extra } = price as Record<string, unknown>;
+    const field = Object.keys(extra)[0];
+    if (field !== undefined) throw invalidPrices(`unknown field ${JSON.stringify(field)} in ${JSON.stringify(model)}`);
+    const amount = (name: string, amountValue: unknown): number => {
+      if (typeof amountValue !== 'number' || !Number.isFinite(amountValue) || amountValue < 0)
+        throw invalidPrices(`${model}.${name} must be a non-negative number (per million tokens)`);
+      return amountValue;
+    };
+    checked[model] = {
+      input: amount('input', input),
+      output: amount('output', output),
+      ...(cachedInput === undefined ? {} : { cachedInput: amount('cachedInput', cachedInput) }),
+    };
+  }
+  return { ...(currency === undefined ? {} : { currency }), models: { ...checked } };
+}

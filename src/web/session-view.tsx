@@ -1,0 +1,304 @@
+/**
+ * The session view: its header with continuation and fork links, the token chart, the stats panel
+ * and the messages in a virtualized list. It opens on the newest messages (the list row and the
+ * tail, two small requests whatever the session's length), then fetches the chart, the stats and
+ * the map of sequence numbers; older messages are fetched by sequence range as they scroll into
+ * view. Appends by any process arrive over server-sent events.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, api } from './api.js';
+import { NotFound } from './app.js';
+import { formatAge, formatCount, formatTokens } from './format.js';
+import { Heights } from './heights.js';
+import { followSession } from './live.js';
+import { MessageRow, PendingRow, type RowContext } from './message-row.js';
+import { CHUNK, MessageWindow } from './message-window.js';
+import { sessionHref } from './router.js';
+import { StatsPanel } from './stats-panel.js';
+import { isDark } from './theme.js';
+import { TokenChart } from './token-chart.js';
+import type { Message, SessionRow, SessionStats, Timeline } from './types.js';
+import { VirtualList, type VirtualListHandle } from './virtual-list.js';
+
+/** Height a message row is taken to have until it is measured. */
+const ESTIMATED_ROW = 84;
+
+/** Messages of the first request: the newest two chunks. */
+const TAIL = 2 * CHUNK;
+
+/** Views refreshed at most this often while messages arrive live. */
+const REFRESH_MS = 1500;
+
+interface Loaded {
+  readonly row: SessionRow;
+  readonly window: MessageWindow;
+  readonly heights: Heights;
+}
+
+/** The view of session `id` (opened at message `seq`, when given). */
+export function SessionView(props: {
+  readonly id: string;
+  readonly seq?: number;
+  readonly onUnauthorized: (error: unknown) => void;
+}) {
+  const { id, onUnauthorized } = props;
+  const [loaded, setLoaded] = useState<Loaded | undefined>(undefined);
+  const [missing, setMissing] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  const [timeline, setTimeline] = useState<Timeline | undefined>(undefined);
+  const [stats, setStats] = useState<SessionStats | undefined>(undefined);
+  const [version, setVersion] = useState(0);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const [targetSeq, setTargetSeq] = useState<number | undefined>(props.seq);
+  const [live, setLive] = useState<'connecting' | 'live' | 'deleted'>('connecting');
+  const [dark, setDark] = useState(isDark);
+  const handle = useRef<VirtualListHandle | undefined>(undefined);
+  const generation = useRef(0);
+
+  const fail = useCallback(
+    (error: unknown) => {
+      onUnauthorized(error);
+      if (error instanceof ApiError && error.status === 404) setMissing(true);
+      else setFailure(error instanceof Error ? error.message : String(error));
+    },
+    [onUnauthorized],
+  );
+
+  /** The chart, the stats and the map of sequence numbers (each needs the whole history on the server). */
+  const refreshViews = useCallback(
+    (window: MessageWindow) => {
+      const asked = generation.current;
+      api.timeline(id).then((answer) => {
+        if (asked !== generation.current) return;
+        window.setRuns(answer.seqRuns);
+        setTimeline(answer);
+        setVersion((n) => n + 1);
+      }, fail);
+      api.stats(id).then((answer) => asked === generation.current && setStats(answer), fail);
+    },
+    [id, fail],
+  );
+
+  /** Opens (or reopens, after a compaction) the session at its newest messages. */
+  const open = useCallback(async () => {
+    const asked = ++generation.current;
+    try {
+      const [row, tail] = await Promise.all([api.summary(id), api.messages(id, { limit: TAIL })]);
+      if (asked !== generation.current) return;
+      const count = Math.max(row.messageCount, tail.messages.length);
+      const window = new MessageWindow(count);
+      window.put(count - tail.messages.length, tail.messages);
+      setLoaded({ row, window, heights: new Heights(count, ESTIMATED_ROW) });
+      setVersion((n) => n + 1);
+      // After the first messages are on screen: nothing here delays them.
+      setTimeout(() => refreshViews(window), 0);
+    } catch (error) {
+      if (asked === generation.current) fail(error);
+    }
+  }, [id, fail, refreshViews]);
+
+  useEffect(() => {
+    void open();
+  }, [open]);
+
+  // Live updates: appends are added in place; anything else reopens the session.
+  useEffect(() => {
+    if (loaded === undefined) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const refreshSoon = (): void => {
+      if (timer !== undefined) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        refreshViews(loaded.window);
+        api
+          .summary(id)
+          .then((row) => setLoaded((current) => (current === undefined ? current : { ...current, row })), fail);
+      }, REFRESH_MS);
+    };
+    const stop = followSession(id, {
+      ready: (current) => {
+        setLive('live');
+        if (current !== loaded.row.version) refreshSoon();
+      },
+      appended: (messages: readonly Message[]) => {
+        if (loaded.window.append(messages) === 0) return;
+        loaded.heights.resize(loaded.window.count);
+        setVersion((n) => n + 1);
+        refreshSoon();
+      },
+      replaced: () => void open(),
+      deleted: () => setLive('deleted'),
+    });
+    return () => {
+      stop();
+      if (timer !== undefined) clearTimeout(timer);
+    };
+  }, [loaded?.window, id]);
+
+  // Follow the theme, so the chart's colours do.
+  useEffect(() => {
+    const observer = new MutationObserver(() => setDark(isDark()));
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    return () => observer.disconnect();
+  }, []);
+
+  /** Fetches the chunks of the rows in view that the page does not hold. */
+  const onVisible = useCallback(
+    (first: number, last: number) => {
+      if (loaded === undefined) return;
+      const { window } = loaded;
+      for (const chunk of window.missing(first - CHUNK / 2, last + CHUNK / 2)) {
+        const range = window.rangeOf(chunk);
+        if (range === undefined) continue;
+        window.setLoading(chunk, true);
+        const asked = generation.current;
+        api
+          .messages(id, range)
+          .then((answer) => {
+            if (asked !== generation.current) return;
+            const end = Math.min(window.count, (chunk + 1) * CHUNK);
+            window.put(end - answer.messages.length, answer.messages);
+            setVersion((n) => n + 1);
+          }, fail)
+          .finally(() => window.setLoading(chunk, false));
+      }
+    },
+    [loaded, id, fail],
+  );
+
+  /** The text of the message with sequence number `seq` (a turn's first, for the chart's hover). */
+  const firstMessageOf = useCallback(
+    async (seq: number): Promise<string | undefined> => {
+      const { messages } = await api.messages(id, { afterSeq: seq - 1, beforeSeq: seq + 1, limit: 1 });
+      const content = messages[0]?.content;
+      if (content === undefined) return undefined;
+      return typeof content === 'string'
+        ? content
+        : content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+    },
+    [id],
+  );
+
+  const jump = useCallback(
+    (index: number) => {
+      const seq = loaded?.window.seqAt(index);
+      setTargetSeq(seq);
+      handle.current?.scrollToIndex(index);
+      if (seq !== undefined) history.replaceState(null, '', sessionHref(id, seq));
+    },
+    [loaded, id],
+  );
+
+  // A link to a message: go there once the map of sequence numbers tells where it is.
+  useEffect(() => {
+    if (props.seq === undefined || loaded === undefined || timeline === undefined) return;
+    const index = loaded.window.indexOfSeq(props.seq);
+    if (index !== undefined) handle.current?.scrollToIndex(index);
+  }, [timeline !== undefined, loaded?.window]);
+
+  const context = useMemo((): RowContext | undefined => {
+    if (loaded === undefined) return undefined;
+    const { window } = loaded;
+    return {
+      resultOf: (callId) => window.resultOf(callId),
+      foldedIntoCall: (message) =>
+        message.toolCallId !== undefined && window.callIndex(message.toolCallId) !== undefined,
+      expanded,
+      toggle: (callId) =>
+        setExpanded((current) => {
+          const next = new Set(current);
+          if (next.has(callId)) next.delete(callId);
+          else next.add(callId);
+          return next;
+        }),
+      ...(targetSeq === undefined ? {} : { targetSeq }),
+    };
+  }, [loaded, expanded, targetSeq, version]);
+
+  if (missing) return <NotFound what={`No session ${id} (or not yours to see).`} />;
+  if (failure !== undefined)
+    return (
+      <p role="alert" class="error">
+        {failure}
+      </p>
+    );
+  if (loaded === undefined || context === undefined) return <p class="muted">Opening {id}…</p>;
+  const { row, window, heights } = loaded;
+  return (
+    <div class="session-view" data-testid="session-view" data-session-id={id}>
+      <header class="session-head">
+        <h1>{row.title ?? row.id}</h1>
+        <p class="session-meta">
+          <span class="mono">{row.id}</span>
+          {row.userId !== undefined && <span>user {row.userId}</span>}
+          {row.agentId !== undefined && <span>agent {row.agentId}</span>}
+          <span data-testid="message-count">{formatCount(window.count)} messages</span>
+          <span>{formatTokens(row.tokenCount)} tokens</span>
+          <span>version {row.version}</span>
+          <span title={row.updatedAt}>updated {formatAge(row.updatedAt)}</span>
+          <span class={`live ${live}`} data-testid="live" aria-live="polite">
+            {live === 'live' ? 'live' : live === 'deleted' ? 'deleted' : 'connecting…'}
+          </span>
+        </p>
+        <nav class="links" aria-label="Related sessions">
+          {row.continuedFrom !== undefined && (
+            <a href={sessionHref(row.continuedFrom)} data-testid="continued-from" rel="prev">
+              ← continues {row.continuedFrom}
+            </a>
+          )}
+          {row.continuedTo !== undefined && (
+            <a href={sessionHref(row.continuedTo)} data-testid="continued-to" rel="next">
+              continued in {row.continuedTo} →
+            </a>
+          )}
+          {row.forkedFrom !== undefined && (
+            <a href={sessionHref(row.forkedFrom.sessionId)} data-testid="forked-from">
+              fork of {row.forkedFrom.sessionId}
+              {row.forkedFrom.messageId === undefined ? '' : ` at ${row.forkedFrom.messageId}`}
+            </a>
+          )}
+          {stats !== undefined && stats.chain.ids.length > 1 && (
+            <span class="chain-nav" data-testid="chain-nav">
+              chain:{' '}
+              {stats.chain.ids.map((link, i) =>
+                link === id ? (
+                  <strong key={link} aria-current="page">
+                    {i + 1}
+                  </strong>
+                ) : (
+                  <a key={link} href={sessionHref(link)} title={link}>
+                    {i + 1}
+                  </a>
+                ),
+              )}
+            </span>
+          )}
+        </nav>
+      </header>
+      {timeline !== undefined ? (
+        <TokenChart timeline={timeline} onJump={jump} dark={dark} firstMessageOf={firstMessageOf} />
+      ) : (
+        <p class="muted card">Counting tokens…</p>
+      )}
+      <div class="session-body">
+        <VirtualList
+          count={window.count}
+          heights={heights}
+          version={version}
+          handle={handle}
+          label={`Messages of ${id}`}
+          onVisible={onVisible}
+          renderRow={(index) => {
+            const message = window.get(index);
+            return message === undefined ? (
+              <PendingRow index={index} />
+            ) : (
+              <MessageRow message={message} context={context} />
+            );
+          }}
+        />
+        {stats !== undefined && <StatsPanel stats={stats} />}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+/**
+ * Light, dark, or the system's choice (`prefers-color-scheme`): the choice is kept in
+ * localStorage and set as `data-theme` on the root element, which the style sheet reads.
+ */
+
+/** A theme choice. */
+export type Theme = 'auto' | 'light' | 'dark';
+
+const KEY = 'chatstate-theme';
+
+/** The stored choice. */
+export function storedTheme(): Theme {
+  const value = globalThis.localStorage?.getItem(KEY);
+  return value === 'light' || value === 'dark' ? value : 'auto';
+}
+
+/** Applies and keeps `theme`. */
+export function applyTheme(theme: Theme): void {
+  if (theme === 'auto') {
+    delete document.documentElement.dataset.theme;
+    localStorage.removeItem(KEY);
+  } else {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem(KEY, theme);
+  }
+}
+
+/** Whether the page shows dark colours now. */
+export function isDark(): boolean {
+  const theme = document.documentElement.dataset.theme;
+  if (theme === 'dark') return true;
+  if (theme === 'light') return false;
+  return window.matchMedia('(prefers-color-scheme: dark)').matches;
+}
+
+/** The next choice of the toggle: auto → dark → light → auto. */
+export function nextTheme(theme: Theme): Theme {
+  return theme === 'auto' ? 'dark' : theme === 'dark' ? 'light' : 'auto';
+}

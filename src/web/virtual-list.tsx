@@ -1,0 +1,130 @@
+/**
+ * A virtualized list: only the rows in view (and a few around them) exist in the page, placed by
+ * their measured heights (`Heights`), so a 100k-row list opens and scrolls like a short one. It
+ * keeps the row in view still while rows above it are measured, and stays at the bottom while new
+ * rows arrive when it was there.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import type { Heights } from './heights.js';
+
+/** Rows rendered beyond each edge of the view. */
+const OVERSCAN = 6;
+
+/** What a parent may ask of the list. */
+export interface VirtualListHandle {
+  /** Scrolls row `index` to the top of the view. */
+  scrollToIndex(index: number): void;
+}
+
+/** Props of `VirtualList`. */
+export interface VirtualListProps {
+  readonly count: number;
+  readonly heights: Heights;
+  /** Changes whenever rows' content changed (messages arrived, a row expanded). */
+  readonly version: number;
+  readonly renderRow: (index: number) => ComponentChildren;
+  /** Told the rows in view after each scroll or render. */
+  readonly onVisible: (first: number, last: number) => void;
+  readonly handle: { current: VirtualListHandle | undefined };
+  /** Row to show first; without one the list opens at its end. */
+  readonly initialIndex?: number;
+  readonly label: string;
+}
+
+/** The list. */
+export function VirtualList(props: VirtualListProps) {
+  const { count, heights } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const [viewport, setViewport] = useState(600);
+  const [, setMeasured] = useState(0);
+  const atBottom = useRef(props.initialIndex === undefined);
+  const opened = useRef(false);
+
+  props.handle.current = {
+    scrollToIndex(index: number) {
+      const element = scroller.current;
+      if (element === null) return;
+      atBottom.current = false;
+      element.scrollTop = heights.offsetOf(Math.max(0, Math.min(index, count - 1)));
+      setScrollTop(element.scrollTop);
+    },
+  };
+
+  useEffect(() => {
+    const element = scroller.current;
+    if (element === null) return undefined;
+    const observer = new ResizeObserver(() => setViewport(element.clientHeight));
+    observer.observe(element);
+    setViewport(element.clientHeight);
+    return () => observer.disconnect();
+  }, []);
+
+  const first = Math.max(0, heights.indexAt(scrollTop) - OVERSCAN);
+  const last = Math.min(count - 1, heights.indexAt(scrollTop + viewport) + OVERSCAN);
+
+  // Measure what was rendered; keep the first row in view where it is while rows above it change.
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element === null) return;
+    const anchor = heights.indexAt(element.scrollTop);
+    let changed = false;
+    let shift = 0;
+    for (const row of element.querySelectorAll<HTMLElement>('[data-index]')) {
+      const index = Number(row.dataset.index);
+      const delta = heights.set(index, row.offsetHeight);
+      if (delta !== 0) {
+        changed = true;
+        if (index < anchor) shift += delta;
+      }
+    }
+    if (!opened.current && count > 0) {
+      opened.current = true;
+      if (props.initialIndex !== undefined) element.scrollTop = heights.offsetOf(props.initialIndex);
+    }
+    if (atBottom.current) element.scrollTop = element.scrollHeight;
+    else if (shift !== 0) element.scrollTop += shift;
+    if (changed) setMeasured((n) => n + 1);
+    else props.onVisible(heights.indexAt(element.scrollTop), heights.indexAt(element.scrollTop + element.clientHeight));
+  });
+
+  const onScroll = (): void => {
+    const element = scroller.current;
+    if (element === null) return;
+    atBottom.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+    setScrollTop(element.scrollTop);
+  };
+
+  const rows: ComponentChildren[] = [];
+  for (let index = first; index <= last; index++)
+    rows.push(
+      <div
+        key={index}
+        class="vrow"
+        data-index={index}
+        role="article"
+        aria-posinset={index + 1}
+        aria-setsize={count}
+        style={{ transform: `translateY(${heights.offsetOf(index)}px)` }}
+      >
+        {props.renderRow(index)}
+      </div>,
+    );
+  return (
+    <div
+      ref={scroller}
+      class="scroller"
+      tabIndex={0}
+      role="feed"
+      aria-label={props.label}
+      aria-busy={false}
+      onScroll={onScroll}
+      data-testid="messages"
+    >
+      <div class="spacer-rows" style={{ height: `${heights.total()}px` }}>
+        {rows}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * The routes the web session browser reads: a session's list row, its statistics (usage, cost,
+ * continuation chain), its token timeline (bounded however long the session), the list's search
+ * and activity filters, and the page routes without a built browser. Real HTTP, a real store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatstateError } from '../../src/errors.js';
+import { Message } from '../../src/message/message.js';
+import { createServerApp } from '../../src/server/app.js';
+import type { SessionStore } from '../../src/store/types.js';
+import { memoryStore } from '../../src/stores/memory.js';
+import { tenantStore } from '../../src/tenancy/tenant-store.js';
+import { SEEDED, seedBrowserSessions, seedLongSession, type Seeded } from '../web/seed.js';
+import { startTestServer, type TestServer } from './server-harness.js';
+
+let store: SessionStore;
+let view: SessionStore;
+let server: TestServer;
+let seeded: Seeded;
+
+const PRICES = { currency: 'USD', models: { 'gpt-4.1-mini': { input: 0.4, output: 1.6 } } };
+
+beforeAll(async () => {
+  store = memoryStore();
+  view = tenantStore(store, { tenant: 'tenant-a' });
+  seeded = await seedBrowserSessions(view);
+  await seedLongSession(view, 'long', 20_000);
+  server = await startTestServer(store, { prices: PRICES, contextWindow: 32_000 });
+}, 60_000);
+
+afterAll(async () => {
+  await server.close();
+  await store.close();
+});
+
+const get = (path: string, key?: string) => server.call('GET', path, { key: key ?? server.keys.adminA });
+
+describe('session views', () => {
+  it('gives a session’s list row with its links, and its version as ETag', async () => {
+    const middle = seeded.chain[1] as string;
+    const answer = await get(`/sessions/${middle}/summary`);
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ id: middle, continuedFrom: seeded.chain[0], continuedTo: seeded.chain[2] });
+    expect(answer.headers.get('etag')).toBe(`"${(answer.json as { version: number }).version}"`);
+    const fork = await get(`/sessions/${SEEDED.fork}/summary`);
+    expect((fork.json as { forkedFrom?: { sessionId: string } }).forkedFrom?.sessionId).toBe(SEEDED.research);
+  });
+
+  it('gives statistics with tool calls by name, usage, cost at the server’s prices, and the chain', async () => {
+    const answer = await get(`/sessions/${SEEDED.research}/stats`);
+    expect(answer.status).toBe(200);
+    const stats = answer.json as {
+      stats: { toolCalls: { byName: Record<string, number> } };
+      usage: { calls: number; inputTokens: number; outputTokens: number };
+      cost: { currency: string; total: number; unpriced: string[] };
+      compactions: number;
+      chain: { ids: string[]; position: number };
+    };
+    expect(Object.keys(stats.stats.toolCalls.byName).sort()).toEqual(['read_page', 'search_web']);
+    expect(stats.usage.calls).toBeGreaterThan(0);
+    expect(stats.cost.currency).toBe('USD');
+    expect(stats.cost.total).toBeCloseTo((stats.usage.inputTokens * 0.4 + stats.usage.outputTokens * 1.6) / 1e6);
+    expect(stats.compactions).toBeGreaterThanOrEqual(2);
+    expect(stats.chain).toEqual({ ids: [SEEDED.research], position: 0, missing: [] });
+    const chained = (await get(`/sessions/${seeded.chain[2]}/stats`)).json as { chain: unknown };
+    expect(chained.chain).toEqual({ ids: seeded.chain, position: 2, missing: [] });
+  });
+
+  it('follows a session’s changes (a view computed for one version is not served for the next)', async () => {
+    const first = (await get(`/sessions/${SEEDED.bob}/stats`)).json as { stats: { messages: number } };
+    await view.append(SEEDED.bob, [Message.user('And the tomatoes.')]);
+    const second = (await get(`/sessions/${SEEDED.bob}/stats`)).json as { stats: { messages: number } };
+    expect(second.stats.messages).toBe(first.stats.messages + 1);
+  });
+
+  it('gives a bounded timeline of a long session, the server’s context window, and the seq runs', async () => {
+    const answer = await get('/sessions/long/timeline');
+    const timeline = answer.json as {
+      points: unknown[];
+      downsampled: boolean;
+      turnCount: number;
+      contextWindow: number;
+      seqRuns: number[][];
+      messageCount: number;
+    };
+    expect(timeline.points).toHaveLength(600);
+    expect(timeline.downsampled).toBe(true);
+    expect(timeline.turnCount).toBeGreaterThan(600);
+    expect(timeline.contextWindow).toBe(32_000);
+    expect(timeline.seqRuns).toEqual([[1, 20_000]]);
+    expect(answer.text.length).toBeLessThan(200_000);
+    const few = (await get('/sessions/long/timeline?points=50')).json as { points: unknown[] };
+    expect(few.points).toHaveLength(50);
+    // A session's own metadata.contextWindow wins.
+    const own = (await get(`/sessions/${SEEDED.research}/timeline`)).json as { contextWindow: number };
+    expect(own.contextWindow).toBe(16_000);
+  });
+
+  it('searches ids, titles, users and agents in any case, and filters by activity', async () => {
+    const ids = async (query: string): Promise<string[]> =>
+      ((await get(`/sessions${query}`)).json as { sessions: Array<{ id: string }> }).sessions.map((row) => row.id);
+    expect((await ids('?q=SUPPORT')).sort()).toEqual([...seeded.chain].sort());
+    // The fork keeps its source's title.
+    expect((await ids('?q=energy%20research')).sort()).toEqual([SEEDED.research, SEEDED.fork]);
+    expect(await ids('?q=bob')).toEqual([SEEDED.bob]);
+    expect(await ids(`?updatedAfter=${new Date(Date.now() + 60_000).toISOString()}`)).toEqual([]);
+    expect((await ids('?updatedAfter=2000-01-01T00:00:00Z&limit=1')).length).toBe(1);
+    // A page of matches has a cursor that goes on after it.
+    const page = (await get('/sessions?q=support&limit=2')).json as { sessions: unknown[]; nextCursor?: string };
+    expect(page.sessions).toHaveLength(2);
+    const next = (await get(`/sessions?q=support&limit=2&cursor=${encodeURIComponent(page.nextCursor ?? '')}`))
+      .json as { sessions: unknown[]; nextCursor?: string };
+    expect(next.sessions).toHaveLength(1);
+    expect(next.nextCursor).toBeUndefined();
+  });
+
+  it('answers 404 for a session of another user to a key bound to a user', async () => {
+    expect((await get(`/sessions/${SEEDED.bob}/stats`, server.keys.aliceA)).status).toBe(404);
+    expect((await get(`/sessions/${SEEDED.research}/timeline`, server.keys.aliceA)).status).toBe(200);
+  });
+});
+
+describe('the page routes without a built browser', () => {
+  it('answer 404 NOT_FOUND saying how to build it', async () => {
+    const bare = await startTestServer(memoryStore(), { web: false });
+    try {
+      const page = await bare.call('GET', '/');
+      expect(page.status).toBe(404);
+      expect(page.json).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('npm run build') });
+      expect((await bare.call('GET', '/assets/index.js')).status).toBe(404);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('server options of the views', () => {
+  it.each([
+    ['a context window that is no positive integer', { contextWindow: 0 }],
+    ['prices that are not prices', { prices: { models: { a: { input: 'free', output: 1 } } } as never }],
+  ])('refuses %s with INVALID_ARGUMENT', (_, options) => {
+    let caught: unknown;
+    try {
+      createServerApp({ store: memoryStore(), log: () => undefined, web: false, ...options });
+    } catch (error) {
+      caught = error;
+    }
+    expect(ChatstateError.hasCode(caught, 'INVALID_ARGUMENT')).toBe(true);
+  });
+});

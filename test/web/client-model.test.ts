@@ -1,0 +1,124 @@
+/**
+ * The browser client's pure parts, run under Node: row heights (the virtualized list's offsets),
+ * the window of held messages (positions ↔ sequence numbers, chunk ranges), and the grouping of
+ * list rows into continuation chains.
+ */
+import { describe, expect, it } from 'vitest';
+import { groupRows } from '../../src/web/chains.js';
+import { Heights } from '../../src/web/heights.js';
+import { CHUNK, MessageWindow } from '../../src/web/message-window.js';
+import type { Message, SessionRow } from '../../src/web/types.js';
+
+function message(seq: number, extra: Partial<Message> = {}): Message {
+  return {
+    id: `m${seq}`,
+    seq,
+    role: 'user',
+    category: 'dialog',
+    content: `message ${seq}`,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    metadata: {},
+    ...extra,
+  };
+}
+
+describe('Heights', () => {
+  it('gives offsets and the row at an offset, and follows measured heights', () => {
+    const heights = new Heights(100_000, 80);
+    expect(heights.total()).toBe(8_000_000);
+    expect(heights.offsetOf(10)).toBe(800);
+    expect(heights.indexAt(805)).toBe(10);
+    expect(heights.set(5, 200)).toBe(120);
+    expect(heights.offsetOf(10)).toBe(920);
+    expect(heights.indexAt(919)).toBe(9);
+    expect(heights.indexAt(1e12)).toBe(99_999);
+    heights.resize(100_002);
+    expect(heights.total()).toBe(8_000_000 + 120 + 160);
+    expect(heights.get(5)).toBe(200);
+  });
+});
+
+describe('MessageWindow', () => {
+  it('fetches the tail without a map, the chunk before a held one by its first seq, any chunk with the map', () => {
+    const window = new MessageWindow(250);
+    expect(window.rangeOf(2)).toEqual({ limit: 50 });
+    // Positions 50…249 held, seq 1001…1200.
+    window.put(
+      50,
+      Array.from({ length: 200 }, (_, i) => message(1001 + i)),
+    );
+    expect(window.missing(0, 249)).toEqual([0]);
+    // The last CHUNK before the first seq past the chunk: positions 0…99 (whatever their seqs).
+    expect(window.rangeOf(0)).toEqual({ beforeSeq: 1051, limit: CHUNK });
+    // Seqs with a gap: positions 0…49 are seq 10…59, then 1001…
+    window.setRuns([
+      [10, 50],
+      [1001, 200],
+    ]);
+    expect(window.seqAt(0)).toBe(10);
+    expect(window.seqAt(49)).toBe(59);
+    expect(window.seqAt(50)).toBe(1001);
+    expect(window.rangeOf(0)).toEqual({ afterSeq: 9, beforeSeq: 1051, limit: CHUNK });
+    expect(window.indexOfSeq(30)).toBe(20);
+  });
+
+  it('appends live messages once, extending the map, and folds tool results into their calls', () => {
+    const window = new MessageWindow(2);
+    window.setRuns([[1, 2]]);
+    window.put(0, [
+      message(1, { role: 'assistant', toolCalls: [{ id: 'c1', name: 'f', arguments: '{}' }] }),
+      message(2, { role: 'tool', toolCallId: 'c1' }),
+    ]);
+    expect(window.append([message(2), message(3), message(5)])).toBe(2);
+    expect(window.count).toBe(4);
+    expect(window.seqAt(2)).toBe(3);
+    expect(window.seqAt(3)).toBe(5);
+    expect(window.callIndex('c1')).toBe(0);
+    expect(window.resultOf('c1')?.seq).toBe(2);
+    expect(window.append([message(5)])).toBe(0);
+  });
+});
+
+describe('groupRows', () => {
+  const row = (id: string, extra: Partial<SessionRow> = {}): SessionRow => ({
+    id,
+    messageCount: 1,
+    tokenCount: 1,
+    version: 1,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    ...extra,
+  });
+
+  it('puts a chain together root first where its newest member stands, and a fork beside its source', () => {
+    const rows = [
+      row('c3', { continuedFrom: 'c2' }),
+      row('alone'),
+      row('c1', { continuedTo: 'c2' }),
+      row('fork', { forkedFrom: { sessionId: 'c2', messageId: 'm1' } }),
+      row('c2', { continuedFrom: 'c1', continuedTo: 'c3' }),
+      row('orphan', { continuedFrom: 'not-on-this-page' }),
+    ];
+    const groups = groupRows(rows).map((group) => ({
+      chain: group.chain.map((member) => member.id),
+      forks: group.forks.map((member) => member.id),
+    }));
+    expect(groups).toEqual([
+      { chain: ['c1', 'c2', 'c3'], forks: ['fork'] },
+      { chain: ['alone'], forks: [] },
+      { chain: ['orphan'], forks: [] },
+    ]);
+  });
+
+  it('ends a walk over links that loop', () => {
+    const rows = [
+      row('a', { continuedFrom: 'b', continuedTo: 'b' }),
+      row('b', { continuedFrom: 'a', continuedTo: 'a' }),
+    ];
+    expect(
+      groupRows(rows)
+        .flatMap((group) => group.chain.map((member) => member.id))
+        .sort(),
+    ).toEqual(['a', 'b']);
+  });
+});
