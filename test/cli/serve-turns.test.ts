@@ -5,7 +5,6 @@
  * aborted (its model call too), stores nothing, and the process still exits 0. A bad agents file
  * stops `serve` before it listens, with the file and the path of the problem.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,8 @@ import { openStore } from '../../src/stores/open-store.js';
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { scriptedProvider } from '../support/scripted-provider.js';
 import { modelSpec, providerEnv } from '../server/agent-configs.js';
-import { BIN, ensureBuilt, runCli } from './cli-process.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { ensureBuilt, runCli } from './cli-process.js';
 
 beforeAll(ensureBuilt, 600_000);
 
@@ -33,41 +33,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The environment of a child: the test's, without CHATSTATE_*, with the provider's variables. */
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env))
-    if (value !== undefined && !key.startsWith('CHATSTATE_')) env[key] = value;
-  return { ...env, ...providerEnv(provider.url) };
-}
-
-/** Starts `chatstate serve ARGS`; resolves with its URL and a way to signal it and wait for its exit. */
-async function serve(args: readonly string[]) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: childEnv(),
-  });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /on (http:\/\/\S+)/.exec(stderr);
-      if (found !== null) {
-        clearTimeout(timer);
-        resolve(found[1] as string);
-      }
-    });
-    child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
-  });
-  return {
-    url,
-    signal: (name: NodeJS.Signals) => child.kill(name),
-    async exit() {
-      return { code: await exited, stderr };
-    },
-  };
+/** Starts `chatstate serve ARGS` with the provider's variables. */
+function serve(args: readonly string[]): Promise<ServeProcess> {
+  return startServe(args, providerEnv(provider.url));
 }
 
 async function modelCalls(count: number): Promise<void> {

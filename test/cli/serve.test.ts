@@ -4,13 +4,13 @@
  * the server refuses a non-loopback address (usage error, exit 2); the web session browser is
  * served at / (with prices and a context window), or not with --no-web.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtWeb } from '../web/browser.js';
-import { BIN, ensureBuilt, runCli } from './cli-process.js';
+import { startServe } from '../support/serve-process.js';
+import { ensureBuilt, runCli } from './cli-process.js';
 
 beforeAll(ensureBuilt, 600_000);
 // The web session browser the bin serves at / (built by npm run build; here when it is stale).
@@ -22,30 +22,16 @@ beforeAll(async () => {
 });
 afterAll(async () => rm(dir, { recursive: true, force: true }));
 
-/** Starts `chatstate serve ARGS`; resolves with its URL (read from stderr) and a stop that sends SIGTERM. */
+/** Starts `chatstate serve ARGS`; resolves with its URL and a stop that sends SIGTERM and waits for the exit. */
 async function serve(
   args: readonly string[],
 ): Promise<{ url: string; stop: () => Promise<{ code: number | null; stderr: string }> }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 20_000);
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const found = /on (http:\/\/\S+)/.exec(stderr);
-      if (found !== null) {
-        clearTimeout(timer);
-        resolve(found[1] as string);
-      }
-    });
-    child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
-  });
+  const server = await startServe(args);
   return {
-    url,
-    async stop() {
-      child.kill('SIGTERM');
-      return { code: await exited, stderr };
+    url: server.url,
+    stop: () => {
+      server.signal('SIGTERM');
+      return server.exit();
     },
   };
 }
