@@ -11,7 +11,7 @@ import type { SessionStore } from '../../src/store/types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { masterPortOf, redisClusterTestServer } from '../support/redis-cluster.js';
 import { TIMEOUTS, eventually } from '../support/store-outage.js';
-import { startTestServer, type TestServer } from './server-harness.js';
+import { expectUnavailable, startTestServer, type TestServer } from './server-harness.js';
 
 const cluster = await redisClusterTestServer({ durable: true });
 const skip =
@@ -65,15 +65,7 @@ describe.skipIf(skip !== '')(`server: a Redis Cluster master is down ${skip}`, (
         await server.call('POST', '/sessions/ledger/messages', { key, body: hello('during') }),
         await server.call('GET', '/readyz'),
       ];
-      for (const probe of probes) {
-        expect(probe.status, probe.text).toBe(503);
-        expect(probe.headers.get('retry-after')).toBe('1');
-        expect(probe.json).toMatchObject({
-          code: 'UNAVAILABLE',
-          message: expect.any(String),
-          details: expect.any(Object),
-        });
-      }
+      expectUnavailable(probes);
       // The other masters' sessions, and the process itself, are unaffected.
       expect((await server.call('GET', `/sessions/${steady}`, { key })).status).toBe(200);
       expect((await server.call('POST', `/sessions/${steady}/messages`, { key, body: hello('s1') })).status).toBe(200);

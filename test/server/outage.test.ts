@@ -16,7 +16,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
 import { RECOVERY_MS, TIMEOUTS, eventually } from '../support/store-outage.js';
-import { startTestServer, type TestServer } from './server-harness.js';
+import { expectUnavailable, startTestServer, type TestServer } from './server-harness.js';
 
 /** The outage scenario for a store opened (through the proxy on `port`) by `open`. */
 function serverOutage(serverPort: () => number, open: (proxyPort: number) => Promise<SessionStore>): void {
@@ -57,15 +57,7 @@ function serverOutage(serverPort: () => number, open: (proxyPort: number) => Pro
         await server.call('GET', '/values/app', { key }),
         await server.call('GET', '/readyz'),
       ];
-      for (const probe of probes) {
-        expect(probe.status, probe.text).toBe(503);
-        expect(probe.headers.get('retry-after')).toBe('1');
-        expect(probe.json).toMatchObject({
-          code: 'UNAVAILABLE',
-          message: expect.any(String),
-          details: expect.any(Object),
-        });
-      }
+      expectUnavailable(probes);
       expect((await server.call('GET', '/healthz')).status).toBe(200);
       await proxy.setMode('pass');
       // Retried while 503, as a client honouring Retry-After would (Redis reconnects within a second).

@@ -2,8 +2,9 @@
  * A chatstate server on loopback for the tests: a store, a key ring with keys of two tenants
  * (admins, a tenant-wide member, and members bound to users), and `call` to send it requests.
  */
-import type { ServerAgent } from '../../src/server/agents/server-agent.js';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import type { ServerAgent } from '../../src/server/agents/server-agent.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
 import type { LogLine } from '../../src/server/request-log.js';
@@ -134,4 +135,17 @@ export async function startTestServer(
     },
     close: (graceMs) => server.close(graceMs),
   };
+}
+
+/** Asserts every answer is the typed outage answer: 503 `UNAVAILABLE` in the one error shape, with `Retry-After`. */
+export function expectUnavailable(answers: readonly Answer[]): void {
+  for (const answer of answers) {
+    expect(answer.status, answer.text).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(answer.json).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.any(String),
+      details: expect.any(Object),
+    });
+  }
 }
