@@ -48,6 +48,7 @@ export { Session, type CompactOptions, type SessionCompaction, type SessionInit 
 export { MessageLog, type MessageSequence } from './session/message-log.js';
 export { SESSION_FORMAT_VERSION, type SessionJson, type SessionJSON } from './session/schema.js';
 export type { HistoryStats } from './session/stats.js';
+export { MAX_FORK_ENTRIES, forkLog, type ForkEntry } from './session/fork-log.js';
 export type { FormatHistoryOptions } from './session/format-history.js';
 export {
   tokens,
@@ -139,6 +140,8 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory-store.js';
 export { fileStore, type FileStoreOptions } from './stores/file/store.js';
 export {
   SessionManager,
+  type ForkOptions,
+  type ForkResult,
   type ManagerAppendResult,
   type SessionManagerOptions,
   type SessionManagerEvents,

@@ -8,39 +8,18 @@
 import type { Message } from '../message/message.js';
 import { describePart } from '../session/format-history.js';
 import type { Session } from '../session/session.js';
+import { linksOfMetadata, type SessionLinks as StoredLinks } from '../store/links.js';
 import type { Output, Style } from './output.js';
 
 /** The continuation and fork links a session's metadata holds. */
-export interface SessionLinks {
-  readonly continuedFrom?: string;
-  readonly continuedTo?: string;
-  readonly continuationIndex?: number;
-  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string };
-}
+export type SessionLinks = StoredLinks & { readonly continuationIndex?: number };
 
-/** The links of `session` (only those it has). */
+/** The links of `session` (only those it has): those of its list row, and its depth in its chain. */
 export function linksOf(session: Session): SessionLinks {
-  const metadata = session.metadata;
-  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-  const continuedFrom = text(metadata.continuedFrom);
-  const continuedTo = text(metadata.continuedTo);
-  const index = typeof metadata.continuationIndex === 'number' ? metadata.continuationIndex : undefined;
-  const fork = metadata.forkedFrom;
-  const forkRecord =
-    typeof fork === 'object' && fork !== null && !Array.isArray(fork)
-      ? (fork as Readonly<Record<string, unknown>>)
-      : undefined;
-  const forkSession = text(forkRecord?.sessionId);
-  const forkMessage = text(forkRecord?.messageId);
-  const forkedFrom =
-    forkSession === undefined
-      ? undefined
-      : { sessionId: forkSession, ...(forkMessage === undefined ? {} : { messageId: forkMessage }) };
+  const index = session.metadata.continuationIndex;
   return {
-    ...(continuedFrom === undefined ? {} : { continuedFrom }),
-    ...(continuedTo === undefined ? {} : { continuedTo }),
-    ...(index === undefined ? {} : { continuationIndex: index }),
-    ...(forkedFrom === undefined ? {} : { forkedFrom }),
+    ...linksOfMetadata(session.metadata),
+    ...(typeof index === 'number' ? { continuationIndex: index } : {}),
   };
 }
 
@@ -95,10 +74,12 @@ export async function writeTranscript(
       `continues ${links.continuedFrom}${links.continuationIndex === undefined ? '' : ` (link ${links.continuationIndex} of its chain)`}`,
     );
   if (links.continuedTo !== undefined) await output.line(`continued in ${links.continuedTo}`);
-  if (links.forkedFrom !== undefined)
-    await output.line(
-      `forked from ${links.forkedFrom.sessionId}${links.forkedFrom.messageId === undefined ? '' : ` at message ${links.forkedFrom.messageId}`}`,
-    );
+  if (links.forkedFrom !== undefined) {
+    const { sessionId, messageId, seq } = links.forkedFrom;
+    const at = messageId === undefined ? '' : ` at message ${messageId}${seq === undefined ? '' : ` (#${seq})`}`;
+    await output.line(`forked from ${sessionId}${at}`);
+  }
+  if (links.forks !== undefined) await output.line(`forks: ${links.forks.join(', ')}`);
   await output.line('');
 
   const position = new Map(all.map((message, index) => [message, index]));

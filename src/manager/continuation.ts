@@ -9,6 +9,7 @@ import { isValidId } from '../ids.js';
 import { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { COMPACTIONS_KEY } from '../session/compaction-log.js';
+import { FORKS_KEY } from '../session/fork-log.js';
 import { Session } from '../session/session.js';
 import { RECOVERY_KEY } from '../store/recovery.js';
 
@@ -61,7 +62,7 @@ const RECOVERY_NOTE_KEYS: ReadonlySet<string> = new Set(['reason', 'keptAside'])
 
 /**
  * The metadata a successor or fork inherits: everything but the links (and recovery notes and
- * notices, and the compaction log, which describe only their own session).
+ * notices, the compaction log and the fork log, which describe only their own session).
  */
 export function inheritedMetadata(metadata: JsonObject): JsonObject {
   const recovery = metadata.recoveredFrom !== undefined;
@@ -71,6 +72,7 @@ export function inheritedMetadata(metadata: JsonObject): JsonObject {
         !LINK_KEYS.has(key) &&
         key !== RECOVERY_KEY &&
         key !== COMPACTIONS_KEY &&
+        key !== FORKS_KEY &&
         !(recovery && RECOVERY_NOTE_KEYS.has(key)),
     ),
   );
@@ -145,7 +147,8 @@ export function linkToSuccessor(source: Session, successorId: string): Session {
 }
 
 /** A fork of `source` holding its history up to and including message `index`. */
-export function forkOf(source: Session, index: number, options: { id?: string; messageId: string }): Session {
+export function forkOf(source: Session, index: number, options: { id?: string }): Session {
+  const at = source.messages[index] as Message;
   return Session.create({
     ...(options.id === undefined ? {} : { id: options.id }),
     ...(source.agentId === undefined ? {} : { agentId: source.agentId }),
@@ -153,7 +156,8 @@ export function forkOf(source: Session, index: number, options: { id?: string; m
     variables: source.variables,
     metadata: {
       ...inheritedMetadata(source.metadata),
-      forkedFrom: { sessionId: source.id, messageId: options.messageId },
+      // The sequence number is the same in the fork: a link can open the source at that message.
+      forkedFrom: { sessionId: source.id, messageId: at.id, ...(at.seq === undefined ? {} : { seq: at.seq }) },
     },
     // The same frozen messages (ids and seq kept: the fork's store numbers after them).
     messages: copyRange(source.messages, 0, index + 1),

@@ -89,7 +89,7 @@ describe('SessionManager over the file store', () => {
     const kept = Message.user('kept before the fork');
     await manager.append(id, kept);
     await manager.append(id, Message.assistant('AFTER-THE-FORK-POINT'));
-    const fork = await manager.fork(id, { atMessageId: kept.id, id: 'forked' });
+    const { session: fork } = await manager.fork(id, { atMessageId: kept.id, id: 'forked' });
     expect(fork.messages.map((message) => message.content)).toEqual(['kept before the fork']);
     const files = filesOf(directory, 'forked');
     expect([...files.values()].some((text) => text.includes('kept before the fork'))).toBe(true);

@@ -4,7 +4,7 @@
  * (`runTurn`: commit → compact → continue) that every caller running turns goes through.
  * @module
  */
-export { SessionManager, type ForkOptions } from './session-manager.js';
+export { SessionManager, type ForkOptions, type ForkResult } from './session-manager.js';
 export type { ManagerAppendResult } from './append.js';
 export type { SessionUpdater } from './managed-sessions.js';
 export type { SessionChange } from './commit.js';

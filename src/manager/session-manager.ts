@@ -40,19 +40,14 @@ import {
   successorOf,
 } from './continuation.js';
 import type { ManagerErrorContext, SaveReason, SessionManagerEvents } from './events.js';
+import { recordFork, type ForkOptions, type ForkResult } from './fork.js';
 import { Freshness } from './freshness.js';
 import { KeyedLock } from './keyed-lock.js';
 import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
 import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
 import { resolveTurnOptions, runTurnOn, type TurnEnd, type TurnHost, type TurnOptions, type TurnWork } from './turn.js';
 
-/** Options of `fork`. */
-export interface ForkOptions {
-  /** The last message the fork keeps (it and everything before it). */
-  readonly atMessageId: string;
-  /** Id of the fork. @default a new id */
-  readonly id?: string;
-}
+export type { ForkOptions, ForkResult } from './fork.js';
 
 /** The error of every call after `close()`. */
 function managerClosed(): ClosedError {
@@ -293,10 +288,14 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
 
   /**
    * A new session holding the history of `sessionId` up to and including `atMessageId`, with
-   * `metadata.forkedFrom = { sessionId, messageId }`, stored by one `save` (the source's journal is
-   * not copied). `NOT_FOUND` for an unknown message.
+   * `metadata.forkedFrom = { sessionId, messageId, seq }`, stored by one `save` (the source's
+   * journal is not copied). Then the source records the fork in its `metadata.forks` (the newest
+   * `MAX_FORK_ENTRIES`), written with `expectedVersion` and replayed on a newer copy after a
+   * `CONFLICT`, with the source's local changes, if any. That second write is retried; when it
+   * still fails the fork stays stored and the result says so (`recorded: false` and the error).
+   * `NOT_FOUND` for an unknown message.
    */
-  async fork(sessionId: string, options: ForkOptions): Promise<Session> {
+  async fork(sessionId: string, options: ForkOptions): Promise<ForkResult> {
     return this.track(async () => {
       assertValidId(sessionId, 'session id');
       if (typeof options !== 'object' || options === null || typeof options.atMessageId !== 'string') {
@@ -313,10 +312,16 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
           },
         );
       }
-      return this.storeNew(
-        forkOf(source, index, { messageId: options.atMessageId, ...(forkId === undefined ? {} : { id: forkId }) }),
-        'fork',
-      );
+      const fork = await this.storeNew(forkOf(source, index, forkId === undefined ? {} : { id: forkId }), 'fork');
+      const at = source.messages[index] as Message;
+      const outcome = await recordFork(this.sessions, sessionId, {
+        sessionId: fork.id,
+        messageId: at.id,
+        ...(at.seq === undefined ? {} : { seq: at.seq }),
+        createdAt: fork.createdAt,
+      });
+      await this.sessions.evictOverflow();
+      return { session: fork, ...outcome };
     });
   }
 

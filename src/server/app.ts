@@ -26,7 +26,7 @@ import { healthRoutes } from './routes/health.js';
 import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
 import { defaultWebDirectory, pageRoutes, readWebAssets } from './routes/pages.js';
-import { sessionActionRoutes } from './routes/session-actions.js';
+import { FORK_RECORDED_HEADER, sessionActionRoutes } from './routes/session-actions.js';
 import { recallRoutes } from './routes/recall.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { sessionViewRoutes } from './routes/session-views.js';
@@ -92,7 +92,7 @@ export interface ServerAppOptions {
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** Response headers a cross-origin page may read. */
-const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id'];
+const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', FORK_RECORDED_HEADER];
 
 /** Checks the CORS origins: each exactly a scheme and host (and port), as browsers send `Origin`. */
 function checkOrigins(origins: readonly string[]): readonly string[] {

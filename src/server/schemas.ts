@@ -52,9 +52,15 @@ export const summarySchema = z
     continuedFrom: z.string().optional().openapi({ description: 'The session this one continues' }),
     continuedTo: z.string().optional().openapi({ description: 'The session that continues this one' }),
     forkedFrom: z
-      .object({ sessionId: z.string(), messageId: z.string().optional() })
+      .object({ sessionId: z.string(), messageId: z.string().optional(), seq: z.number().int().positive().optional() })
       .optional()
-      .openapi({ description: 'The session (and its last message copied) this one was forked from' }),
+      .openapi({
+        description: 'The session (and its last message copied, by id and sequence number) this one was forked from',
+      }),
+    forks: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Ids of this session’s forks (its metadata.forks: the newest 100), oldest first' }),
   })
   .openapi('SessionSummary');
 

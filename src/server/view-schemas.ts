@@ -52,7 +52,9 @@ export const sessionStatsSchema = z
         missing: z.array(z.string()),
       })
       .openapi({ description: 'The continuation chain, root first, and where this session stands in it' }),
-    forkedFrom: z.object({ sessionId: z.string(), messageId: z.string().optional() }).optional(),
+    forkedFrom: z
+      .object({ sessionId: z.string(), messageId: z.string().optional(), seq: z.number().int().positive().optional() })
+      .optional(),
     compactions: count.openapi({ description: 'Entries of the compaction log' }),
   })
   .openapi('SessionStats');

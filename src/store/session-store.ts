@@ -19,6 +19,7 @@ import { checkDriver } from './driver-check.js';
 import { CoreChangeFeed } from './change-feed.js';
 import type { ChangeFeed, DriverChange } from './change-types.js';
 import { keyProblem, keysAfterAppend, keysAfterReplace, unreadableKey, wrongKey } from './key-check.js';
+import { LINK_MARKS, linksOfMetadata, type SessionLinks } from './links.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
@@ -662,8 +663,8 @@ class CoreSessionStore implements SessionStore {
    * The continuation and fork links of a head's metadata, for `list` rows (chains are shown
    * together). Plain head data without a link is not parsed; a head this store cannot open has none.
    */
-  private linksOf(head: HeadRecord): Pick<SessionSummary, 'continuedFrom' | 'continuedTo' | 'forkedFrom'> {
-    if (!isSealed(head.data) && !head.data.includes('"continued') && !head.data.includes('"forkedFrom"')) return {};
+  private linksOf(head: HeadRecord): SessionLinks {
+    if (!isSealed(head.data) && !LINK_MARKS.some((mark) => head.data.includes(mark))) return {};
     let metadata: JsonObject;
     try {
       metadata = decodeHeadData(head.data, head.id, this.cipher, this.name).metadata;
@@ -671,17 +672,7 @@ class CoreSessionStore implements SessionStore {
       // Damage or a foreign key: reads of the session say so; a row only goes without its links.
       return {};
     }
-    const { continuedFrom, continuedTo, forkedFrom } = metadata;
-    const fork = typeof forkedFrom === 'object' && forkedFrom !== null && !Array.isArray(forkedFrom) ? forkedFrom : {};
-    const source = (fork as JsonObject).sessionId;
-    const at = (fork as JsonObject).messageId;
-    return {
-      ...(typeof continuedFrom === 'string' ? { continuedFrom } : {}),
-      ...(typeof continuedTo === 'string' ? { continuedTo } : {}),
-      ...(typeof source === 'string'
-        ? { forkedFrom: { sessionId: source, ...(typeof at === 'string' ? { messageId: at } : {}) } }
-        : {}),
-    };
+    return linksOfMetadata(metadata);
   }
 
   async delete(id: string): Promise<boolean> {

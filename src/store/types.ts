@@ -40,8 +40,10 @@ export interface SessionSummary {
   readonly continuedFrom?: string;
   /** The session that continues this one (`metadata.continuedTo`). */
   readonly continuedTo?: string;
-  /** Where this session was forked from (`metadata.forkedFrom`): the source session and the last message copied. */
-  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string };
+  /** Where this session was forked from (`metadata.forkedFrom`): the source session and the last message copied (its sequence number). */
+  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string; readonly seq?: number };
+  /** Ids of this session's forks (`metadata.forks`, the newest `MAX_FORK_ENTRIES`), oldest first. */
+  readonly forks?: readonly string[];
 }
 
 /**

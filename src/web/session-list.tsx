@@ -1,9 +1,9 @@
 /**
  * The session list: search (ids, titles, users, agents), filters by user, agent and activity,
  * each session's title, message and token counts, continuation chains grouped and forks beside
- * their source.
+ * their source — across pages: a group's members on pages not loaded are fetched by id.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type ListFilters } from './api.js';
 import { groupRows, type ListGroup } from './chains.js';
 import { formatAge, formatCount, formatTokens } from './format.js';
@@ -18,6 +18,12 @@ const ACTIVITY: ReadonlyArray<{ readonly value: string; readonly label: string; 
   { value: '7d', label: 'Last 7 days', ms: 7 * 86_400_000 },
   { value: '30d', label: 'Last 30 days', ms: 30 * 86_400_000 },
 ];
+
+/** Summaries of group members fetched by id at a time. */
+const FETCH_BATCH = 16;
+
+/** Summaries fetched by id at most per list (a new search starts again): the list's requests stay bounded. */
+const MAX_FETCHED = 400;
 
 /** Waits until typing pauses before searching. */
 function useDebounced<T>(value: T, ms: number): T {
@@ -48,14 +54,24 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
   );
 }
 
+function groupLabel(group: ListGroup): string {
+  let title = 'Related sessions';
+  if (group.chain.length > 1) title = `Continuation chain · ${group.chain.length} sessions`;
+  else if (group.forks.length > 0) title = 'Session and forks';
+  const parts = [title];
+  if (group.forks.length > 0 && group.chain.length > 1)
+    parts.push(`${group.forks.length} fork${group.forks.length === 1 ? '' : 's'}`);
+  if (group.moreForks > 0) parts.push(`${group.moreForks} more forks in the session view`);
+  if (group.pending > 0) parts.push(`loading ${group.pending} more…`);
+  return parts.join(' · ');
+}
+
 function Group({ group }: { readonly group: ListGroup }) {
-  const single = group.chain.length === 1 && group.forks.length === 0;
+  const single = group.chain.length === 1 && group.forks.length === 0 && group.pending === 0;
   if (single) return <Row row={group.chain[0] as SessionRow} />;
   return (
-    <li class="chain" data-testid="chain">
-      <span class="chain-label">
-        {group.chain.length > 1 ? `Continuation chain · ${group.chain.length} sessions` : 'Session and forks'}
-      </span>
+    <li class="chain" data-testid="chain" aria-busy={group.pending > 0}>
+      <span class="chain-label">{groupLabel(group)}</span>
       <ol class="chain-members">
         {group.chain.map((row, i) => (
           <Row key={row.id} row={row} {...(group.chain.length > 1 ? { role: `part ${i + 1}` } : {})} />
@@ -66,6 +82,52 @@ function Group({ group }: { readonly group: ListGroup }) {
       </ol>
     </li>
   );
+}
+
+/**
+ * The list's rows grouped, fetching by id (in bounded batches) the summaries of group members its
+ * pages do not hold. `reset` changes with each new list: what was fetched for the last is dropped.
+ */
+function useGroups(
+  rows: readonly SessionRow[],
+  reset: unknown,
+  onUnauthorized: (error: unknown) => void,
+): readonly ListGroup[] {
+  const [fetched, setFetched] = useState<ReadonlyMap<string, SessionRow | null>>(new Map());
+  const asked = useRef(new Set<string>());
+  const generation = useRef(0);
+  useEffect(() => {
+    generation.current += 1;
+    asked.current = new Set();
+    setFetched(new Map());
+  }, [reset]);
+  const grouping = useMemo(() => groupRows(rows, fetched), [rows, fetched]);
+  const wanted = grouping.wanted.filter((id) => !asked.current.has(id));
+  useEffect(() => {
+    const room = MAX_FETCHED - asked.current.size;
+    const batch = wanted.slice(0, Math.min(FETCH_BATCH, room));
+    if (batch.length === 0) return;
+    for (const id of batch) asked.current.add(id);
+    const mine = generation.current;
+    void Promise.all(
+      batch.map((id) =>
+        api.summary(id).then(
+          (row): [string, SessionRow | null] => [id, row],
+          (failure: unknown): [string, SessionRow | null] => {
+            onUnauthorized(failure);
+            // Gone, not the caller's, or unreachable: the group shows the members it has.
+            return [id, null];
+          },
+        ),
+      ),
+    ).then((found) => {
+      if (mine !== generation.current) return;
+      setFetched((current) => new Map([...current, ...found]));
+    });
+  }, [wanted.join('\n'), fetched]);
+  // Past the bound nothing more is fetched: no group says it is still loading.
+  if (asked.current.size < MAX_FETCHED) return grouping.groups;
+  return grouping.groups.map((group) => ({ ...group, pending: 0 }));
 }
 
 /** The list view. */
@@ -112,7 +174,7 @@ export function SessionList({ onUnauthorized }: { readonly onUnauthorized: (erro
     return () => controller.abort();
   }, [query]);
 
-  const groups = useMemo(() => groupRows(rows), [rows]);
+  const groups = useGroups(rows, query, onUnauthorized);
   return (
     <section class="list-view" aria-labelledby="list-title">
       <h1 id="list-title">Sessions</h1>

@@ -17,7 +17,7 @@ import { sessionHref } from './router.js';
 import { StatsPanel } from './stats-panel.js';
 import { isDark } from './theme.js';
 import { TokenChart } from './token-chart.js';
-import type { Message, SessionRow, SessionStats, Timeline } from './types.js';
+import type { ForkedFrom, Message, SessionRow, SessionStats, Timeline } from './types.js';
 import { VirtualList, type VirtualListHandle } from './virtual-list.js';
 
 /** Height a message row is taken to have until it is measured. */
@@ -33,6 +33,39 @@ interface Loaded {
   readonly row: SessionRow;
   readonly window: MessageWindow;
   readonly heights: Heights;
+}
+
+/** The link from a fork to its source, opened at the message the fork was taken at (when its sequence number is known). */
+function ForkedFromLink({ from }: { readonly from: ForkedFrom }) {
+  let at = '';
+  if (from.seq !== undefined) at = ` at message #${from.seq}`;
+  else if (from.messageId !== undefined) at = ` at ${from.messageId}`;
+  return (
+    <a href={sessionHref(from.sessionId, from.seq)} data-testid="forked-from" rel="up">
+      ← fork of {from.sessionId}
+      {at}
+    </a>
+  );
+}
+
+/** The session's own forks, oldest first. */
+function ForkLinks({ forks }: { readonly forks: readonly string[] }) {
+  return (
+    <span class="forks-nav" data-testid="forks">
+      <span id="forks-label">
+        {forks.length} fork{forks.length === 1 ? '' : 's'}:
+      </span>
+      <ul class="inline-list" aria-labelledby="forks-label">
+        {forks.map((fork) => (
+          <li key={fork}>
+            <a href={sessionHref(fork)} data-testid="fork-link" aria-label={`Fork ${fork}`}>
+              {fork}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </span>
+  );
 }
 
 /** The view of session `id` (opened at message `seq`, when given). */
@@ -251,12 +284,8 @@ export function SessionView(props: {
               continued in {row.continuedTo} →
             </a>
           )}
-          {row.forkedFrom !== undefined && (
-            <a href={sessionHref(row.forkedFrom.sessionId)} data-testid="forked-from">
-              fork of {row.forkedFrom.sessionId}
-              {row.forkedFrom.messageId === undefined ? '' : ` at ${row.forkedFrom.messageId}`}
-            </a>
-          )}
+          {row.forkedFrom !== undefined && <ForkedFromLink from={row.forkedFrom} />}
+          {row.forks !== undefined && row.forks.length > 0 && <ForkLinks forks={row.forks} />}
           {stats !== undefined && stats.chain.ids.length > 1 && (
             <span class="chain-nav" data-testid="chain-nav">
               chain:{' '}

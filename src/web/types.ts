@@ -61,7 +61,17 @@ export interface SessionRow {
   readonly updatedAt: string;
   readonly continuedFrom?: string;
   readonly continuedTo?: string;
-  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string };
+  /** The source and the last message copied (its sequence number is the same in the source). */
+  readonly forkedFrom?: ForkedFrom;
+  /** Ids of this session's forks, oldest first. */
+  readonly forks?: readonly string[];
+}
+
+/** Where a fork was taken. */
+export interface ForkedFrom {
+  readonly sessionId: string;
+  readonly messageId?: string;
+  readonly seq?: number;
 }
 
 /** A page of the session list. */
@@ -108,7 +118,7 @@ export interface SessionStats {
     readonly unpriced: readonly string[];
   };
   readonly chain: { readonly ids: readonly string[]; readonly position: number; readonly missing: readonly string[] };
-  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string };
+  readonly forkedFrom?: ForkedFrom;
   readonly compactions: number;
 }
 

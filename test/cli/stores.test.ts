@@ -267,7 +267,11 @@ describe.each(cliStores())('chatstate against the $name store', (store) => {
     const forked = await runCli(['fork', 'trip', '--at', '4', '--id', 'trip-b', '--store', url]);
     expect(forked).toMatchObject({ code: 0, stdout: 'trip-b\n' });
     expect(forked.stderr).toMatch(/^forked trip at #4 into trip-b \(4 messages\)/);
-    expect((await runCli(['show', 'trip-b', '--store', url])).stdout).toMatch(/^forked from trip at message /m);
+    expect((await runCli(['show', 'trip-b', '--store', url])).stdout).toMatch(
+      /^forked from trip at message \S+ \(#4\)$/m,
+    );
+    // The source lists its fork.
+    expect((await runCli(['show', 'trip', '--store', url])).stdout).toMatch(/^forks: trip-b$/m);
     expect(await runCli(['fork', 'trip', '--at', '99', '--store', url])).toMatchObject({ code: 1 });
 
     const refused = await runCli(['delete', 'trip-b', '--store', url]);

@@ -4,12 +4,14 @@
  * and activity filters, and the page routes without a built browser. Real HTTP, a real store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatstateError } from '../../src/errors.js';
+import { ChatstateError, UnavailableError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { createServerApp } from '../../src/server/app.js';
+import { forkLog } from '../../src/session/fork-log.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
+import { wrappedStore } from '../support/wrapped-store.js';
 import { SEEDED, seedBrowserSessions, seedLongSession, type Seeded } from '../web/seed.js';
 import { startTestServer, type TestServer } from './server-harness.js';
 
@@ -117,6 +119,66 @@ describe('session views', () => {
   it('answers 404 for a session of another user to a key bound to a user', async () => {
     expect((await get(`/sessions/${SEEDED.bob}/stats`, server.keys.aliceA)).status).toBe(404);
     expect((await get(`/sessions/${SEEDED.research}/timeline`, server.keys.aliceA)).status).toBe(200);
+  });
+
+  // Last: the fork it makes would match the searches above.
+  it('lists a source’s forks by the tenant’s own ids; a fork names the message it was taken at', async () => {
+    type Row = { forks?: string[]; forkedFrom?: { sessionId: string; messageId: string; seq: number } };
+    expect(((await get(`/sessions/${SEEDED.research}/summary`)).json as Row).forks).toEqual([SEEDED.fork]);
+    const { forkedFrom } = (await get(`/sessions/${SEEDED.fork}/summary`)).json as Row;
+    if (forkedFrom === undefined) throw new Error('the fork has no forkedFrom');
+    expect(forkedFrom.sessionId).toBe(SEEDED.research);
+    // The sequence number opens the source at that very message.
+    const range = `afterSeq=${forkedFrom.seq - 1}&beforeSeq=${forkedFrom.seq + 1}&limit=1`;
+    const at = (await get(`/sessions/${SEEDED.research}/messages?${range}`)).json as {
+      messages: Array<{ id: string }>;
+    };
+    expect(at.messages.map((message) => message.id)).toEqual([forkedFrom.messageId]);
+
+    const made = await server.call('POST', `/sessions/${SEEDED.research}/fork`, {
+      key: server.keys.aliceA,
+      body: { atMessageId: forkedFrom.messageId, id: 'research-b' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.headers.get('chatstate-fork-recorded')).toBe('true');
+    const forks = [SEEDED.fork, 'research-b'];
+    expect(((await get(`/sessions/${SEEDED.research}/summary`)).json as Row).forks).toEqual(forks);
+    const rows = ((await get('/sessions?q=energy')).json as { sessions: Array<Row & { id: string }> }).sessions;
+    expect(rows.find((row) => row.id === SEEDED.research)?.forks).toEqual(forks);
+    // Written through the tenant's view: the store keeps the tenant's own names inside metadata.
+    const stored = await store.load(`tenant-a.${SEEDED.research}`);
+    expect(forkLog(stored.metadata).map((entry) => entry.sessionId)).toEqual(forks);
+    expect((await get(`/sessions/${SEEDED.research}/summary`, server.keys.adminB)).status).toBe(404);
+  });
+});
+
+describe('a fork its source cannot list', () => {
+  it('is stored all the same, and the answer says the source does not list it', async () => {
+    const inner = memoryStore();
+    let failing = false;
+    const flaky = wrappedStore(inner, {
+      save: (session, options) =>
+        failing && session.id === 'tenant-a.src'
+          ? Promise.reject(new UnavailableError('test: the store is down', { store: 'test', reason: 'CONNECTION' }))
+          : inner.save(session, options),
+    });
+    const alone = await startTestServer(flaky);
+    try {
+      const key = alone.keys.adminA;
+      const body = { id: 'src', messages: [{ id: 'm1', role: 'user', content: 'hello' }] };
+      expect((await alone.call('POST', '/sessions', { key, body })).status).toBe(201);
+      failing = true;
+      const made = await alone.call('POST', '/sessions/src/fork', { key, body: { atMessageId: 'm1', id: 'src-b' } });
+      expect(made.status).toBe(201);
+      expect(made.headers.get('chatstate-fork-recorded')).toBe('false');
+      const fork = (await alone.call('GET', '/sessions/src-b/summary', { key })).json as { forkedFrom?: unknown };
+      expect(fork.forkedFrom).toEqual({ sessionId: 'src', messageId: 'm1', seq: 1 });
+      expect(((await alone.call('GET', '/sessions/src/summary', { key })).json as { forks?: unknown }).forks).toBe(
+        undefined,
+      );
+    } finally {
+      await alone.close();
+    }
   });
 });
 

@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forkLog } from '../../src/session/fork-log.js';
 import type { SessionStore, ValueOwner } from '../../src/store/types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { cliStores } from '../cli/cli-stores.js';
@@ -183,6 +184,27 @@ async function createdProblem(context: CaseContext, answer: Answer, id: string):
   return undefined;
 }
 
+/**
+ * The forks a row of the attacker's own session lists (`forks`): the ids as the attacker gave them
+ * (what the store keeps inside the source's metadata, never a stored name), never a fork that was
+ * refused, and each one, read with the same key, the attacker's own or gone — never the victim's.
+ */
+async function forksProblem(context: CaseContext, answer: Answer): Promise<string | undefined> {
+  if (answer.status !== 200) return undefined;
+  const forks = (answer.json as { forks?: string[] } | undefined)?.forks ?? [];
+  const stored = await context.raw.get(`${ATTACKER_TENANT}.${context.ownSession}`);
+  const kept = forkLog(stored?.metadata ?? {}).map((entry) => entry.sessionId);
+  if (JSON.stringify(kept) !== JSON.stringify(forks))
+    return `lists the forks ${JSON.stringify(forks)}, the store keeps ${JSON.stringify(kept)}`;
+  const refused = forks.filter((id) => victimsInOwnTenant(context.victim, id));
+  if (refused.length > 0) return `lists forks that were refused: ${refused.join(', ')}`;
+  for (const id of forks) {
+    const read = await context.call('GET', `/sessions/${enc(id)}/summary`);
+    if (read.status !== 200 && read.status !== 404) return `its fork ${id} answers ${read.status}`;
+  }
+  return undefined;
+}
+
 /** A principal answered must be the attacker's own: its tenant, and its user when bound. */
 function ownPrincipal(answer: Answer, attacker: Attacker): string | undefined {
   const principal = (answer.json as { principal?: { tenant?: string; userId?: string } | null } | undefined)?.principal;
@@ -319,8 +341,20 @@ const CASES: Readonly<Record<string, Case>> = {
     probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}`, expect: [404] })),
 
   // The browser's views of a session: not one of them may tell that the victim's session exists.
-  'GET /sessions/{id}/summary': ({ victim }) =>
-    probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}/summary`, expect: [404] })),
+  'GET /sessions/{id}/summary': (context) => [
+    ...probeSessions(context.victim).map(({ id }) => ({
+      method: 'GET',
+      path: `/sessions/${id}/summary`,
+      expect: [404],
+    })),
+    // The attacker's own row lists its forks: only ever its own names.
+    {
+      method: 'GET',
+      path: `/sessions/${context.ownSession}/summary`,
+      expect: [200],
+      check: (answer: Answer) => forksProblem(context, answer),
+    },
+  ],
   'GET /sessions/{id}/stats': ({ victim }) =>
     probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}/stats`, expect: [404] })),
   'GET /sessions/{id}/timeline': ({ victim }) =>
@@ -395,6 +429,21 @@ const CASES: Readonly<Record<string, Case>> = {
       expect: victimsInOwnTenant(context.victim, id) ? [403, 409] : [201],
       check: (answer: Answer) => createdProblem(context, answer, id),
     })),
+    // The source lists the forks just made under the ids the attacker gave, and not a refused one.
+    {
+      method: 'GET',
+      path: `/sessions/${context.ownSession}/summary`,
+      expect: [200],
+      check: async (answer: Answer) => {
+        const forks = (answer.json as { forks?: string[] } | undefined)?.forks ?? [];
+        const made = probeSessions(context.victim)
+          .map(({ id }) => id)
+          .filter((id) => !victimsInOwnTenant(context.victim, id));
+        const unlisted = made.filter((id) => !forks.includes(id));
+        if (unlisted.length > 0) return `does not list its forks ${unlisted.join(', ')}`;
+        return forksProblem(context, answer);
+      },
+    },
   ],
 
   'POST /sessions/{id}/turns': (context) => {

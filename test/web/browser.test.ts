@@ -2,11 +2,13 @@
  * The web session browser in a real browser: Debian's Chromium, driven by playwright-core, against
  * `chatstate serve`'s app over loopback with the test keys of two tenants. Logs in with a key,
  * lists, searches, opens a session, expands a tool pair, reads the chart's data points, follows a
- * continuation, sees a live append arrive, keeps script payloads inert, and finds another tenant's
+ * continuation and a fork (and back to the message it was taken at), groups a chain across the
+ * list's pages, sees a live append arrive, keeps script payloads inert, and finds another tenant's
  * session not found. Skipped (with the reason) where Chromium is missing, except under `CI=true`.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionManager } from '../../src/manager/session-manager.js';
 import { Message } from '../../src/message/message.js';
 import { PAGE_CSP } from '../../src/server/security-headers.js';
 import { Session } from '../../src/session/session.js';
@@ -68,16 +70,16 @@ if (missing !== undefined && required) {
       /** What the pages reported: a refusal by the Content-Security-Policy, or an uncaught error. */
       const problems: string[] = [];
 
-      /** A fresh page, logged in with tenant A's admin key through the login form. */
-      async function loggedIn(): Promise<Page> {
+      /** A fresh page, logged in with tenant A's admin key through the login form (of `target`). */
+      async function loggedIn(target: TestServer = server): Promise<Page> {
         await browser.context.clearCookies();
         const page = await browser.context.newPage();
         page.on('console', (message) => {
           if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
         });
         page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-        await page.goto(`${server.url}/`);
-        await page.getByLabel('API key').fill(server.keys.adminA);
+        await page.goto(`${target.url}/`);
+        await page.getByLabel('API key').fill(target.keys.adminA);
         await page.getByRole('button', { name: 'Log in' }).click();
         await page.locator('[data-testid=session-row]').first().waitFor();
         return page;
@@ -235,6 +237,71 @@ if (missing !== undefined && required) {
         await page.getByTestId('forked-from').click();
         await page.locator(`[data-testid=session-view][data-session-id="${SEEDED.research}"]`).waitFor();
         await page.close();
+      });
+
+      it('lists a session’s forks as labelled links, follows one by keyboard, and comes back to the message it was taken at', async () => {
+        const page = await loggedIn();
+        await openSession(page, SEEDED.research);
+        const fork = page.getByRole('link', { name: `Fork ${SEEDED.fork}` });
+        await fork.focus();
+        await page.keyboard.press('Enter');
+        await page.locator(`[data-testid=session-view][data-session-id="${SEEDED.fork}"]`).waitFor();
+        const back = page.getByTestId('forked-from');
+        const seq = Number(/at message #(\d+)/.exec((await back.textContent()) ?? '')?.[1]);
+        expect(seq).toBeGreaterThan(1);
+        await back.click();
+        // The source opens at that message, marked.
+        await page
+          .locator(`[data-testid=session-view][data-session-id="${SEEDED.research}"] .msg.target[data-seq="${seq}"]`)
+          .waitFor();
+        await page.goBack();
+        await page.locator(`[data-testid=session-view][data-session-id="${SEEDED.fork}"]`).waitFor();
+        await page.goBack();
+        await page.getByRole('link', { name: `Fork ${SEEDED.fork}` }).waitFor();
+        await page.close();
+      });
+
+      it('shows a continuation chain whose members are on different pages of the list as one group, each member once', async () => {
+        // A store of its own: the fillers would push the other tests' sessions off the first page.
+        const paged = memoryStore();
+        const view = tenantStore(paged, { tenant: 'tenant-a' });
+        const manager = new SessionManager({ store: view, autoSaveIntervalMs: false, ownsStore: false });
+        await view.save(Session.create({ id: 'paged-root', messages: [Message.user('The first part of a story')] }));
+        const successor = (await manager.continueSession('paged-root')).id;
+        await manager.close();
+        // Newer than the root (and its link), older than the successor's last message: the list's first page ends before the root.
+        const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+        await pause();
+        for (let i = 0; i < 55; i++)
+          await view.save(Session.create({ id: `filler-${i}`, messages: [Message.user(`Filler ${i}`)] }));
+        await pause();
+        await view.append(successor, [Message.user('The story goes on')]);
+        const other = await startTestServer(paged, { web: await builtWeb() });
+        try {
+          const page = await loggedIn(other);
+          const firstPage = (await page.evaluate(async () => (await fetch('/sessions?limit=50')).json())) as {
+            sessions: Array<{ id: string }>;
+          };
+          const listed = firstPage.sessions.map((row) => row.id);
+          expect(listed).toContain(successor);
+          expect(listed).not.toContain('paged-root');
+          const members = () =>
+            page
+              .locator('[data-testid=chain] [data-testid=session-row]')
+              .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-session-id')));
+          await until('the whole chain in one group', async () => (await members()).length === 2);
+          expect(await members()).toEqual(['paged-root', successor]);
+          expect(await page.locator('[data-testid=chain]').count()).toBe(1);
+          // The root's page loads: the root stays in its group, shown once.
+          await page.getByRole('button', { name: 'More sessions' }).click();
+          await until('the second page', async () => (await page.locator('[data-testid=session-row]').count()) === 57);
+          expect(await page.locator('[data-session-id="paged-root"]').count()).toBe(1);
+          expect(await members()).toEqual(['paged-root', successor]);
+          await page.close();
+        } finally {
+          await other.close();
+          await paged.close();
+        }
       });
 
       it('shows a message another writer appends, live', async () => {

@@ -4,7 +4,7 @@
  * list rows into continuation chains.
  */
 import { describe, expect, it } from 'vitest';
-import { groupRows } from '../../src/web/chains.js';
+import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from '../../src/web/chains.js';
 import { Heights } from '../../src/web/heights.js';
 import { CHUNK, MessageWindow } from '../../src/web/message-window.js';
 import type { Message, SessionRow } from '../../src/web/types.js';
@@ -99,15 +99,15 @@ describe('groupRows', () => {
       row('c2', { continuedFrom: 'c1', continuedTo: 'c3' }),
       row('orphan', { continuedFrom: 'not-on-this-page' }),
     ];
-    const groups = groupRows(rows).map((group) => ({
-      chain: group.chain.map((member) => member.id),
-      forks: group.forks.map((member) => member.id),
-    }));
-    expect(groups).toEqual([
+    const grouping = groupRows(rows);
+    expect(ids(grouping.groups)).toEqual([
       { chain: ['c1', 'c2', 'c3'], forks: ['fork'] },
       { chain: ['alone'], forks: [] },
       { chain: ['orphan'], forks: [] },
     ]);
+    // The link off the page is wanted; once it is known to be gone, nothing is.
+    expect(grouping.wanted).toEqual(['not-on-this-page']);
+    expect(groupRows(rows, new Map([['not-on-this-page', null]])).wanted).toEqual([]);
   });
 
   it('ends a walk over links that loop', () => {
@@ -117,8 +117,71 @@ describe('groupRows', () => {
     ];
     expect(
       groupRows(rows)
-        .flatMap((group) => group.chain.map((member) => member.id))
+        .groups.flatMap((group) => group.chain.map((member) => member.id))
         .sort(),
     ).toEqual(['a', 'b']);
   });
+
+  it('shows a chain whole across pages: members off the loaded pages are wanted, then shown once', () => {
+    // Page 1 holds the newest link and a fork whose source is on a later page.
+    const c1 = row('c1', { continuedTo: 'c2' });
+    const c2 = row('c2', { continuedFrom: 'c1', continuedTo: 'c3' });
+    const c3 = row('c3', { continuedFrom: 'c2' });
+    const source = row('source', { forks: ['old-fork', 'fork'] });
+    const fork = row('fork', { forkedFrom: { sessionId: 'source', messageId: 'm1', seq: 1 } });
+    const page1 = [c3, fork, row('alone')];
+    const first = groupRows(page1);
+    expect(first.wanted).toEqual(['c2', 'source']);
+    expect(first.groups.map((group) => group.pending)).toEqual([1, 1, 0]);
+    // The fetched summaries walk the chain one link further each time.
+    const second = groupRows(
+      page1,
+      new Map([
+        ['c2', c2],
+        ['source', source],
+      ]),
+    );
+    expect(second.wanted).toEqual(['c1', 'old-fork']);
+    const fetched = new Map([
+      ['c2', c2],
+      ['source', source],
+      ['c1', c1],
+      ['old-fork', row('old-fork', { forkedFrom: { sessionId: 'source' } })],
+    ]);
+    const whole = groupRows(page1, fetched);
+    expect(whole.wanted).toEqual([]);
+    expect(ids(whole.groups)).toEqual([
+      { chain: ['c1', 'c2', 'c3'], forks: [] },
+      { chain: ['source'], forks: ['fork', 'old-fork'] },
+      { chain: ['alone'], forks: [] },
+    ]);
+    // Page 2 loads, holding members already shown: they are not shown again.
+    const both = groupRows([...page1, c1, source, row('later')], fetched);
+    expect(ids(both.groups)).toEqual([...ids(whole.groups), { chain: ['later'], forks: [] }]);
+  });
+
+  it('keeps a group bounded: so many links each way, so many forks, the rest counted', () => {
+    const chain = Array.from({ length: 3 * MAX_CHAIN_LINKS }, (_, i) =>
+      row(`l${i}`, {
+        ...(i === 0 ? {} : { continuedFrom: `l${i - 1}` }),
+        ...(i === 3 * MAX_CHAIN_LINKS - 1 ? {} : { continuedTo: `l${i + 1}` }),
+      }),
+    );
+    const middle = chain[MAX_CHAIN_LINKS + 10] as SessionRow;
+    const forks = Array.from({ length: MAX_GROUP_FORKS + 5 }, (_, i) => `f${i}`);
+    const fetched = new Map<string, SessionRow | null>(chain.map((link) => [link.id, link]));
+    const [group] = groupRows([{ ...middle, forks }], fetched).groups;
+    expect(group?.chain).toHaveLength(2 * MAX_CHAIN_LINKS + 1);
+    const { wanted } = groupRows([{ ...middle, forks }], fetched);
+    expect(wanted).toHaveLength(MAX_GROUP_FORKS);
+    expect(wanted[0]).toBe(`f${MAX_GROUP_FORKS + 4}`);
+    expect(group?.moreForks).toBe(5);
+  });
 });
+
+function ids(groups: readonly ListGroup[]): Array<{ chain: string[]; forks: string[] }> {
+  return groups.map((group) => ({
+    chain: group.chain.map((member) => member.id),
+    forks: group.forks.map((member) => member.id),
+  }));
+}

@@ -1,6 +1,6 @@
 /**
  * `chatstate fork SESSION [--at SEQ] [--id NEW]`: a new session with the history up to a message
- * (`SessionManager.fork`; `metadata.forkedFrom` links it back).
+ * (`SessionManager.fork`: `metadata.forkedFrom` links it back, the source's `metadata.forks` lists it).
  * @module
  */
 import { NotFoundError } from '../../errors.js';
@@ -20,7 +20,8 @@ export const fork = defineCommand('fork', (command) =>
     .summary('copy a session up to a message into a new session')
     .description(
       'Store a new session holding the history of SESSION up to and including the message with sequence number --at\n' +
-        '(the whole history without it). The fork records where it came from in metadata.forkedFrom.',
+        '(the whole history without it). The fork records where it came from in metadata.forkedFrom, and the\n' +
+        'source lists its forks in metadata.forks.',
     )
     .argument('<session>', 'session id in the store')
     .option('--at <seq>', 'the last message kept, by sequence number', integerOption(1))
@@ -45,20 +46,26 @@ export const fork = defineCommand('fork', (command) =>
         }
         const manager = new SessionManager({ store, autoSaveIntervalMs: false });
         try {
-          const forked = await manager.fork(id, {
+          const result = await manager.fork(id, {
             atMessageId: at.id,
             ...(options.id === undefined ? {} : { id: options.id }),
           });
+          const forked = result.session;
           if (context.output.json)
             await context.output.record({
               id: forked.id,
               forkedFrom: { sessionId: id, messageId: at.id, seq: at.seq },
               messageCount: forked.messages.length,
+              recordedOnSource: result.recorded,
+              ...(result.recorded ? {} : { error: { code: result.error.code, message: result.error.message } }),
             });
           else await context.output.line(forked.id);
           context.output.note(
             `forked ${id} at #${at.seq ?? '?'} into ${forked.id} (${forked.messages.length} messages)`,
           );
+          // The fork is stored either way; only the source's list of its forks lacks it.
+          if (!result.recorded)
+            context.output.warn(`${id} does not list its fork ${forked.id} (metadata.forks): ${result.error.message}`);
         } finally {
           await manager.close();
         }

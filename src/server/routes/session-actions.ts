@@ -7,7 +7,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { SessionManager } from '../../manager/session-manager.js';
 import { COUNTERS, STRATEGY_NAMES, compactStored, compactorOf, counterNamed } from '../../operations/compact.js';
-import type { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/types.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
@@ -57,16 +56,31 @@ const compact = createRoute({
   responses: { 200: json(compactReport, 'The compaction report'), ...errors(400, 401, 404, 409, 413, 503) },
 });
 
+/** Says whether the fork's source lists it in `metadata.forks`: `false` when that failed (the fork is stored). */
+export const FORK_RECORDED_HEADER = 'Chatstate-Fork-Recorded';
+
 const fork = createRoute({
   method: 'post',
   path: '/sessions/{id}/fork',
   tags: ['sessions'],
-  summary: 'A new session with the history up to a message',
+  summary: 'A new session with the history up to a message, listed in the source’s metadata.forks',
   request: {
     params: sessionIdParam,
     body: jsonBody(z.strictObject({ atMessageId: z.string().min(1), id: z.string().optional() }).openapi('Fork')),
   },
-  responses: { 201: json(sessionSchema, 'The fork'), ...errors(400, 401, 404, 409, 413, 503) },
+  responses: {
+    201: {
+      ...json(sessionSchema, 'The fork'),
+      headers: {
+        [FORK_RECORDED_HEADER]: {
+          description:
+            '`true` when the source lists the fork in its metadata.forks; `false` when recording it failed after retries (the fork is stored all the same)',
+          schema: { type: 'string', enum: ['true', 'false'] },
+        },
+      },
+    },
+    ...errors(400, 401, 404, 409, 413, 503),
+  },
 });
 
 const continuation = createRoute({
@@ -79,7 +93,7 @@ const continuation = createRoute({
 });
 
 /** Runs `work` with a manager over `store` (no auto-save, not owning the store), closed after. */
-async function withManager(store: SessionStore, work: (manager: SessionManager) => Promise<Session>): Promise<Session> {
+async function withManager<T>(store: SessionStore, work: (manager: SessionManager) => Promise<T>): Promise<T> {
   const manager = new SessionManager({ store, autoSaveIntervalMs: false, ownsStore: false });
   try {
     return await work(manager);
@@ -105,11 +119,14 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(fork, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const forked = await withManager(c.var.store, (manager) =>
+    const result = await withManager(c.var.store, (manager) =>
       manager.fork(id, { atMessageId: body.atMessageId, ...(body.id === undefined ? {} : { id: body.id }) }),
     );
+    const forked = result.session;
+    if (result.recorded) c.var.changed(id);
     c.header('ETag', etagOf(forked.version));
     c.header('Location', `/sessions/${forked.id}`);
+    c.header(FORK_RECORDED_HEADER, String(result.recorded));
     return c.json(forked.toJSON() as never, 201);
   });
 
