@@ -75,7 +75,12 @@ describe('openai-agents items ⇄ chatstate messages', () => {
       status: 'completed',
       output: { type: 'text', text: 'sunny' },
     };
-    const answer = { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Sunny.' }] };
+    const answer = {
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Sunny.' }],
+    };
     const messages = itemsToMessages([{ role: 'user', content: 'Weather?' }, call, result, answer] as AgentInputItem[]);
     expect(messages.map((message) => [message.role, message.content])).toEqual([
       ['user', 'Weather?'],
@@ -84,7 +89,8 @@ describe('openai-agents items ⇄ chatstate messages', () => {
       ['assistant', [{ type: 'text', text: 'Sunny.' }]],
     ]);
     // No message keeps its items verbatim, and no text is stored twice.
-    for (const message of messages) expect(JSON.stringify(message.metadata)).not.toMatch(/verbatim|sunny|Sunny|Weather/);
+    for (const message of messages)
+      expect(JSON.stringify(message.metadata)).not.toMatch(/verbatim|sunny|Sunny|Weather/);
   });
 });
 

@@ -20,8 +20,13 @@ const providerData = fc.dictionary(fc.constantFrom('a', 'cache', 'annotations', 
 });
 
 /** `fields` with each optional one present or not. */
-function withOptional<T extends object>(base: fc.Arbitrary<T>, optional: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<T> {
-  return fc.tuple(base, fc.record(optional, { requiredKeys: [] })).map(([required, extra]) => ({ ...required, ...extra }));
+function withOptional<T extends object>(
+  base: fc.Arbitrary<T>,
+  optional: Record<string, fc.Arbitrary<unknown>>,
+): fc.Arbitrary<T> {
+  return fc
+    .tuple(base, fc.record(optional, { requiredKeys: [] }))
+    .map(([required, extra]) => ({ ...required, ...extra }));
 }
 
 const inputText = withOptional(fc.record({ type: fc.constant('input_text'), text }), { providerData });
@@ -70,7 +75,10 @@ const functionCall = withOptional(
     type: fc.constant('function_call'),
     callId,
     name: fc.constantFrom('weather', 'book_table', 'lookup'),
-    arguments: fc.oneof(fc.constantFrom('{}', '{"city":"Oslo"}', ''), fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value))),
+    arguments: fc.oneof(
+      fc.constantFrom('{}', '{"city":"Oslo"}', ''),
+      fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value)),
+    ),
   }),
   { id, status, providerData },
 );
@@ -89,14 +97,20 @@ const functionResult = withOptional(
   { id, providerData },
 );
 const reasoning = withOptional(
-  fc.record({ type: fc.constant('reasoning'), content: fc.array(fc.record({ type: fc.constant('input_text'), text }), { maxLength: 2 }) }),
+  fc.record({
+    type: fc.constant('reasoning'),
+    content: fc.array(fc.record({ type: fc.constant('input_text'), text }), { maxLength: 2 }),
+  }),
   { id, providerData },
 );
-const hosted = withOptional(fc.record({ type: fc.constant('hosted_tool_call'), name: fc.constantFrom('web_search_call', 'file_search') }), {
-  id,
-  status,
-  providerData,
-});
+const hosted = withOptional(
+  fc.record({ type: fc.constant('hosted_tool_call'), name: fc.constantFrom('web_search_call', 'file_search') }),
+  {
+    id,
+    status,
+    providerData,
+  },
+);
 const unknown = withOptional(fc.record({ type: fc.constant('unknown') }), { id, providerData });
 
 /** One item of any kind (calls and messages weighted as a real run has them). */

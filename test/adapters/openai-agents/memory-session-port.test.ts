@@ -27,7 +27,11 @@ const createUserMessage = (text: string): AgentInputItem => ({
 });
 
 /** A session on `store`, seeded with `initialItems` as `MemorySession`'s constructor option does. */
-async function seeded(store: SessionStore, sessionId: string, initialItems: AgentInputItem[] = []): Promise<ChatstateSession> {
+async function seeded(
+  store: SessionStore,
+  sessionId: string,
+  initialItems: AgentInputItem[] = [],
+): Promise<ChatstateSession> {
   const session = chatstateSession({ store, sessionId });
   await session.addItems(initialItems);
   return session;
@@ -80,7 +84,10 @@ await describeEveryStore(
     it('applies append transactions idempotently', async () => {
       const session = await seeded(await stores.open(), 'transaction-append', [createUserMessage('start')]);
       const appended = createUserMessage('committed');
-      const args = { operationId: 'operation-append-1', transaction: { type: 'append_items' as const, items: [appended] } };
+      const args = {
+        operationId: 'operation-append-1',
+        transaction: { type: 'append_items' as const, items: [appended] },
+      };
       await session.applyHistoryTransaction(args);
       (appended as { content: unknown }).content = 'mutated';
       await session.addItems([createUserMessage('later')]);
@@ -152,7 +159,10 @@ await describeEveryStore(
 
     it('records an empty append transaction', async () => {
       const session = await seeded(await stores.open(), 'transaction-empty-append');
-      await session.applyHistoryTransaction({ operationId: 'operation-empty', transaction: { type: 'append_items', items: [] } });
+      await session.applyHistoryTransaction({
+        operationId: 'operation-empty',
+        transaction: { type: 'append_items', items: [] },
+      });
       await rejects(
         session.applyHistoryTransaction({
           operationId: 'operation-empty',
@@ -239,7 +249,10 @@ await describeEveryStore(
       const item = createUserMessage('unsupported');
       Object.defineProperty(item, 'providerData', { enumerable: false, value: { hidden: true } });
       await rejects(
-        session.applyHistoryTransaction({ operationId: 'operation-non-enumerable', transaction: { type: 'append_items', items: [item] } }),
+        session.applyHistoryTransaction({
+          operationId: 'operation-non-enumerable',
+          transaction: { type: 'append_items', items: [item] },
+        }),
         'INVALID_ARGUMENT',
         'items contain invalid or unsupported data',
       );
@@ -289,7 +302,10 @@ await describeEveryStore(
       const session = await seeded(await stores.open(), 'transaction-error-redaction');
       const item = { ...createUserMessage('unsupported'), providerData: { secret: Symbol('api-key-secret') } };
       const error = await session
-        .applyHistoryTransaction({ operationId: 'operation-sensitive-invalid', transaction: { type: 'append_items', items: [item] } })
+        .applyHistoryTransaction({
+          operationId: 'operation-sensitive-invalid',
+          transaction: { type: 'append_items', items: [item] },
+        })
         .then(
           () => undefined,
           (caught: unknown) => caught,
@@ -317,13 +333,20 @@ await describeEveryStore(
       });
       await session.applyHistoryTransaction({
         operationId: 'operation-canonical-replace',
-        transaction: { type: 'replace_suffix', expectedSuffix: [appended], replacement: [createUserMessage('replaced')] },
+        transaction: {
+          type: 'replace_suffix',
+          expectedSuffix: [appended],
+          replacement: [createUserMessage('replaced')],
+        },
       });
       expect(await session.getItems()).toEqual([createUserMessage('replaced')]);
     });
 
     it('rejects unsupported cloned values without recording the operation', async () => {
-      const typedArrayItem = { ...createUserMessage('unsupported-typed-array'), providerData: { values: new Uint16Array([300]) } };
+      const typedArrayItem = {
+        ...createUserMessage('unsupported-typed-array'),
+        providerData: { values: new Uint16Array([300]) },
+      };
       const proxiedItems = new Proxy([createUserMessage('proxied')], {});
       const session = await seeded(await stores.open(), 'transaction-unsupported-clones');
       await rejects(
@@ -344,7 +367,10 @@ await describeEveryStore(
         operationId: 'operation-proxied',
         transaction: { type: 'append_items', items: proxiedItems },
       });
-      expect(await session.getItems()).toEqual([createUserMessage('accepted-after-rejections'), createUserMessage('proxied')]);
+      expect(await session.getItems()).toEqual([
+        createUserMessage('accepted-after-rejections'),
+        createUserMessage('proxied'),
+      ]);
     });
 
     it('reads the transaction envelope once and hides accessor errors', async () => {

@@ -62,9 +62,19 @@ await describeEveryStore(
       // The stored thread: tool calls paired with their results, valid for every provider format.
       const stored = await store.load(sessionId);
       expect(stored.messages.map((message) => message.role)).toEqual([
-        'user', 'assistant', 'tool', 'assistant',
-        'user', 'assistant', 'tool', 'tool', 'assistant',
-        'user', 'assistant', 'tool', 'assistant',
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
+        'user',
+        'assistant',
+        'tool',
+        'tool',
+        'assistant',
+        'user',
+        'assistant',
+        'tool',
+        'assistant',
       ]);
       expect(stored.messages[5]?.toolCalls?.map((call) => call.id)).toEqual(['call_rome', 'call_paris']);
       expect(formats.openaiChat.validate(formats.openaiChat.to(stored.messages))).toEqual([]);
@@ -77,7 +87,9 @@ await describeEveryStore(
         // The memory store's data lives in this process: the resume is a second store over it.
         const second = await stores.reopen(store);
         const again = scriptedAgent(RESUMED_TURNS);
-        const result = await run(again.agent, RESUMED_INPUT, { session: chatstateSession({ store: second, sessionId }) });
+        const result = await run(again.agent, RESUMED_INPUT, {
+          session: chatstateSession({ store: second, sessionId }),
+        });
         resumed = {
           inputs: again.model.calls.map((call) => call.request.input as AgentInputItem[]),
           finalOutput: result.finalOutput as string,
@@ -97,7 +109,10 @@ await describeEveryStore(
       const after = await chatstateSession({ store: reader, sessionId }).getItems();
       expect(after.slice(0, history.length)).toEqual(history);
       expect(after.slice(history.length).map((item) => item.type)).toEqual([
-        'message', 'function_call', 'function_call_result', 'message',
+        'message',
+        'function_call',
+        'function_call_result',
+        'message',
       ]);
     }, 90_000);
   },

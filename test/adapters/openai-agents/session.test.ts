@@ -3,8 +3,8 @@
  * message holding the item, two writers without a lost item, typed errors for bad input (nothing
  * written), history transactions through the runner, and compaction by chatstate's compactors.
  */
+import type { Agent } from '@openai/agents-core';
 import {
-  Agent,
   OutputGuardrailTripwireTriggered,
   run,
   type AgentInputItem,
@@ -36,7 +36,12 @@ const MIXED: AgentInputItem[] = [
       { type: 'input_file', file: { id: 'file-123' }, filename: 'notes.pdf' },
     ],
   },
-  { type: 'reasoning', id: 'rs_1', content: [{ type: 'input_text', text: 'A cat, probably.' }], providerData: { encrypted: 'x' } },
+  {
+    type: 'reasoning',
+    id: 'rs_1',
+    content: [{ type: 'input_text', text: 'A cat, probably.' }],
+    providerData: { encrypted: 'x' },
+  },
   {
     type: 'message',
     id: 'msg_1',
@@ -47,7 +52,14 @@ const MIXED: AgentInputItem[] = [
       { type: 'refusal', refusal: 'No names.' },
     ],
   },
-  { type: 'function_call', id: 'fc_1', callId: 'call_1', name: 'lookup', arguments: '{"q":"cat"}', status: 'completed' },
+  {
+    type: 'function_call',
+    id: 'fc_1',
+    callId: 'call_1',
+    name: 'lookup',
+    arguments: '{"q":"cat"}',
+    status: 'completed',
+  },
   { type: 'function_call', callId: 'call_2', name: 'lookup', arguments: '{"q":"dog"}', status: 'completed' },
   { type: 'function_call_result', callId: 'call_1', name: 'lookup', status: 'completed', output: 'a small feline' },
   {
@@ -196,12 +208,15 @@ await describeEveryStore(
         ['a bigint', [{ ...user('x'), providerData: { n: 1n } }]],
         ['not an array', 'hello' as unknown as unknown[]],
       ];
-      for (const [, items] of bad) expect(await codeOf(session.addItems(items as AgentInputItem[]))).toBe('INVALID_ARGUMENT');
+      for (const [, items] of bad)
+        expect(await codeOf(session.addItems(items as AgentInputItem[]))).toBe('INVALID_ARGUMENT');
       expect(await codeOf(session.getItems(1.5))).toBe('INVALID_ARGUMENT');
       expect(() => chatstateSession({ store, sessionId: '../etc/passwd' })).toThrow(
         expect.objectContaining({ code: 'INVALID_ID' }),
       );
-      expect(() => chatstateSession({ store, maxAttempts: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+      expect(() => chatstateSession({ store, maxAttempts: 0 })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
       expect(await codeOf(session.replaceHistoryWithCompaction([{ nope: true } as unknown as AgentInputItem]))).toBe(
         'INVALID_ARGUMENT',
       );
@@ -227,7 +242,9 @@ await describeEveryStore(
           },
         ],
       }) as Agent;
-      await expect(run(guarded, 'Weather in Oslo?', { session })).rejects.toBeInstanceOf(OutputGuardrailTripwireTriggered);
+      await expect(run(guarded, 'Weather in Oslo?', { session })).rejects.toBeInstanceOf(
+        OutputGuardrailTripwireTriggered,
+      );
       // The executed tool call is kept (with its result), the blocked answer is not, and the
       // operation id was recorded in the same commit.
       const items = await session.getItems();
@@ -284,7 +301,13 @@ await describeEveryStore(
       await session.addItems([
         user('go'),
         { type: 'function_call', callId: 'call_t', name: 'dump', arguments: '{}', status: 'completed' },
-        { type: 'function_call_result', callId: 'call_t', name: 'dump', status: 'completed', output: { type: 'text', text: long } },
+        {
+          type: 'function_call_result',
+          callId: 'call_t',
+          name: 'dump',
+          status: 'completed',
+          output: { type: 'text', text: long },
+        },
       ]);
       await session.runCompaction({ force: true });
       const result = (await session.getItems())[2] as { output: unknown; callId: string };
@@ -297,10 +320,7 @@ await describeEveryStore(
       const store = await stores.open();
       const session = chatstateSession({ store, sessionId: 'replaced' });
       await session.addItems([user('a'), user('b'), user('c')]);
-      const replacement = [
-        { type: 'compaction', encrypted_content: 'opaque' } as unknown as AgentInputItem,
-        user('c'),
-      ];
+      const replacement = [{ type: 'compaction', encrypted_content: 'opaque' } as unknown as AgentInputItem, user('c')];
       await session.replaceHistoryWithCompaction(replacement);
       expect(await session.getItems()).toEqual(replacement);
     });
