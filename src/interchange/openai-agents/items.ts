@@ -290,7 +290,7 @@ export function messageItems(message: Message): JsonValue[] {
   if (message.role === 'tool') {
     out.push({
       ...item,
-      ...(item['name'] === undefined && message.name !== undefined ? { name: message.name } : {}),
+      ...(item['name'] === undefined ? { name: message.name ?? '' } : {}),
       ...(item['type'] === undefined ? { type: 'function_call_result', status: 'completed' } : {}),
       callId: message.toolCallId ?? '',
       output: writeContent(message.content, 'tool', { form: kept['form'], original: kept['output'] }),
