@@ -224,6 +224,46 @@ await describeEveryStore(
       expect((await store.load('bad-input')).version).toBe(2);
     });
 
+    it('one transaction applied by two instances at once is applied once', async () => {
+      const store = await stores.open();
+      const first = chatstateSession({ store, sessionId: 'same-operation', maxAttempts: 20 });
+      const second = chatstateSession({ store, sessionId: 'same-operation', maxAttempts: 20 });
+      await first.addItems([user('start')]);
+      const args = { operationId: 'turn-1', transaction: { type: 'append_items' as const, items: [user('once')] } };
+      await Promise.all([
+        first.applyHistoryTransaction(args),
+        second.applyHistoryTransaction(args),
+        first.applyHistoryTransaction(args),
+      ]);
+      expect(await second.getItems()).toEqual([user('start'), user('once')]);
+    });
+
+    it('items no message can hold (reasoning alone) stay valid in every provider format', async () => {
+      const store = await stores.open();
+      const session = chatstateSession({ store, sessionId: 'held' });
+      const reasoning = { type: 'reasoning', content: [{ type: 'input_text', text: 'thinking' }] } as AgentInputItem;
+      const answer = {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Hi.' }],
+      } as AgentInputItem;
+      await session.addItems([user('hello')]);
+      await session.addItems([reasoning]);
+      await session.addItems([answer]);
+      expect(await session.getItems()).toEqual([user('hello'), reasoning, answer]);
+      const { messages } = await store.load('held');
+      expect(messages[1]?.content).toEqual([{ type: 'raw', provider: 'openaiResponses', value: reasoning }]);
+      for (const format of [
+        formats.openaiChat,
+        formats.openaiResponses,
+        formats.anthropic,
+        formats.gemini,
+        formats.aiSdk,
+      ])
+        expect(format.validate(format.to(messages))).toEqual([]);
+    });
+
     it('persists a blocked output through applyHistoryTransaction when the runner uses it', async () => {
       const store = await stores.open();
       const session = chatstateSession({ store, sessionId: 'guarded' });
