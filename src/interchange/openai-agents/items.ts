@@ -308,8 +308,13 @@ export function messageItems(message: Message): JsonValue[] {
     if (!callsOnly) {
       const role = itemRole(message, kept['role']);
       const fresh = kept['item'] === undefined && message.role === 'assistant' && kept['content'] === undefined;
+      // A JS SDK assistant item's content is always a list of parts (the importer read one part as text).
       const content: Content =
-        fresh && typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+        role === 'assistant' && typeof message.content === 'string'
+          ? message.content === ''
+            ? []
+            : [{ type: 'text', text: message.content }]
+          : message.content;
       out.push({
         ...(fresh ? { type: 'message', status: 'completed' } : {}),
         ...item,
