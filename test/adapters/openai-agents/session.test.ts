@@ -10,6 +10,7 @@ import {
   type AgentInputItem,
   isOpenAIResponsesCompactionAwareSession,
   isSessionHistoryTransactionAwareSession,
+  protocol,
 } from '@openai/agents-core';
 import { assistantMessage, functionCall } from '@openai/agents-core/testing';
 import { expect, it, vi } from 'vitest';
@@ -19,6 +20,8 @@ import { triggers } from '../../../src/compaction/triggers.js';
 import type { CompactionResult } from '../../../src/compaction/types.js';
 import { ChatstateError } from '../../../src/errors.js';
 import { formats } from '../../../src/formats/index.js';
+import { Message } from '../../../src/message/message.js';
+import { Session } from '../../../src/session/session.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { scriptedAgent } from './agent-fixture.js';
 
@@ -262,6 +265,46 @@ await describeEveryStore(
         formats.aiSdk,
       ])
         expect(format.validate(format.to(messages))).toEqual([]);
+    });
+
+    it('opens a session chatstate wrote itself: its messages read as valid items the runner sends', async () => {
+      const store = await stores.open();
+      const written = Session.create({ id: 'native' }).append(
+        Message.system('Be brief.'),
+        Message.context('Summary of earlier turns: the user lives in Oslo.'),
+        Message.user('Weather?'),
+        Message.assistant('', { toolCalls: [{ id: 'call_n', name: 'weather', arguments: { city: 'Oslo' } }] }),
+        Message.tool('call_n', 'sunny', { name: 'weather' }),
+        Message.assistant('Sunny.'),
+      );
+      await store.save(written, { expectedVersion: 0 });
+      const session = chatstateSession({ store, sessionId: 'native' });
+      const items = await session.getItems();
+      expect(items.map((item) => protocol.ModelItem.safeParse(item).success)).toEqual([
+        true,
+        true,
+        true,
+        true,
+        true,
+        true,
+      ]);
+      expect(items[3]).toEqual({
+        type: 'function_call',
+        status: 'completed',
+        callId: 'call_n',
+        name: 'weather',
+        arguments: '{"city":"Oslo"}',
+      });
+      expect(items[4]).toEqual({
+        type: 'function_call_result',
+        status: 'completed',
+        name: 'weather',
+        callId: 'call_n',
+        output: 'sunny',
+      });
+      const { agent, model } = scriptedAgent([[assistantMessage('Still sunny.')]]);
+      await run(agent, 'And now?', { session });
+      expect((model.calls[0]?.request.input as AgentInputItem[]).slice(0, 6)).toEqual(items);
     });
 
     it('persists a blocked output through applyHistoryTransaction when the runner uses it', async () => {
