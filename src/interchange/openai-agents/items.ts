@@ -10,6 +10,10 @@
  * model (hosted tool calls, computer calls, compaction, …) are kept verbatim in the metadata of the
  * next message (`openaiAgents.before`), or of the last one (`openaiAgents.after`). Fields and parts
  * with no chatstate equivalent are kept verbatim beside what was read.
+ *
+ * Both directions live here, for the importer and the `chatstate/openai-agents` session alike:
+ * `mapItems` reads items into messages (with `exact`, so that nothing needs guessing back), and
+ * `messageItems` gives a message's items back (see `./convert.ts` for the session's use of both).
  * @module
  */
 import { Message, type MessageInput } from '../../message/message.js';
