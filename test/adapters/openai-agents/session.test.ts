@@ -22,6 +22,7 @@ import { ChatstateError } from '../../../src/errors.js';
 import { formats } from '../../../src/formats/index.js';
 import { Message } from '../../../src/message/message.js';
 import { Session } from '../../../src/session/session.js';
+import { openStore } from '../../../src/stores/open-store.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { scriptedAgent } from './agent-fixture.js';
 
@@ -183,6 +184,34 @@ await describeEveryStore(
       const everything = [...Array.from({ length: 12 }, (_, index) => user(`old ${index}`)), ...added];
       expect([...left, ...popped].map(text).sort()).toEqual(everything.map(text).sort());
       expect(new Set(popped.map(text)).size).toBe(popped.length);
+    });
+
+    it('two stores over the same data (as two processes have) popping and adding lose no item', async () => {
+      const store = await stores.open();
+      const url = subject.url(store);
+      // The memory store's data lives in one store object: the case above covers it.
+      const other = url === undefined ? store : await openStore(url);
+      try {
+        const first = chatstateSession({ store, sessionId: 'two-stores', maxAttempts: 50 });
+        const second = chatstateSession({ store: other, sessionId: 'two-stores', maxAttempts: 50 });
+        const old = Array.from({ length: 8 }, (_, index) => user(`old ${index}`));
+        await first.addItems(old);
+        const added = Array.from({ length: 4 }, (_, index) => user(`new ${index}`));
+        const results = await Promise.all([
+          first.popItem(),
+          second.popItem(),
+          first.popItem(),
+          second.popItem(),
+          ...added.map((item, index) => (index % 2 === 0 ? first : second).addItems([item])),
+        ]);
+        const popped = results.filter((result): result is AgentInputItem => result !== undefined);
+        expect(popped).toHaveLength(4);
+        const text = (item: AgentInputItem): string => JSON.stringify(item);
+        const left = await second.getItems();
+        expect([...left, ...popped].map(text).sort()).toEqual([...old, ...added].map(text).sort());
+      } finally {
+        if (other !== store) await other.close();
+      }
     });
 
     it('two clearSession and addItems at once: a clear removes what it saw, an add after it stays', async () => {
