@@ -29,6 +29,11 @@ export interface StoreUnderTest {
   reopen(store: SessionStore): Promise<SessionStore>;
   /** Closes `store` and removes its data. */
   destroy(store: SessionStore): Promise<void>;
+  /**
+   * The `openStore` URL of `store`'s data, for another process to open it; `undefined` for the
+   * memory store (its data lives in this process only).
+   */
+  url(store: SessionStore): string | undefined;
 }
 
 /** The stores of one test: `open` makes one, every one is destroyed after the test. */
@@ -81,6 +86,7 @@ export function memorySubject(): StoreUnderTest {
     },
     // Closing a memory store clears its driver: only the last store over it is closed.
     destroy: (store) => store.close(),
+    url: () => undefined,
   };
 }
 
@@ -106,6 +112,7 @@ export function fileSubject(label = 'test'): StoreUnderTest {
       await store.close();
       rmSync(dirs.get(store) as string, { recursive: true, force: true });
     },
+    url: (store) => `file:${dirs.get(store) as string}`,
   };
 }
 
@@ -131,6 +138,7 @@ export function sqliteSubject(label = 'test'): StoreUnderTest {
       await store.close();
       rmSync(dirname(files.get(store) as string), { recursive: true, force: true });
     },
+    url: (store) => `sqlite:${files.get(store) as string}`,
   };
 }
 
@@ -156,6 +164,11 @@ export function postgresSubject(url: () => string, label = 'test'): StoreUnderTe
       await store.close();
       await adminQuery(url(), `DROP SCHEMA IF EXISTS "${schemas.get(store) as string}" CASCADE`);
     },
+    url: (store) => {
+      const address = new URL(url());
+      address.searchParams.set('schema', schemas.get(store) as string);
+      return address.toString();
+    },
   };
 }
 
@@ -180,6 +193,11 @@ export function redisSubject(url: string, clear: (prefix: string) => Promise<voi
     async destroy(store) {
       await store.close();
       await clear(prefixes.get(store) as string);
+    },
+    url: (store) => {
+      const address = new URL(url);
+      address.searchParams.set('prefix', prefixes.get(store) as string);
+      return address.toString();
     },
   };
 }

@@ -103,3 +103,86 @@ export function readContent(
   const value: Content = only?.type === 'text' && exact ? only.text : out;
   return exact ? { content: value } : { content: value, original: json(content) };
 }
+
+/** The part type an item of `role` uses for plain text when its parts say nothing else. */
+function defaultTextType(role: string): string {
+  return role === 'assistant' ? 'output_text' : 'input_text';
+}
+
+/** True for `{ type, text }` with a string text and no other key. */
+function isBareText(part: unknown): part is { type: string; text: string } {
+  return (
+    isObject(part) &&
+    typeof part['type'] === 'string' &&
+    typeof part['text'] === 'string' &&
+    Object.keys(part).length === 2
+  );
+}
+
+/**
+ * Content read so that `writeContent` gives back exactly the same value (the session adapter's
+ * reading; the importer keeps `readContent`'s shorter result): a string stays a string, a list of
+ * bare text parts stays a list (with `form` naming the part types when they are not the role's
+ * usual ones), a single `{ type: 'text', text }` output becomes its text (`form: 'text'`), and
+ * anything else is read by `readContent` with the original kept.
+ */
+export function readExactContent(
+  content: unknown,
+  role: string,
+  where: string,
+  field: string,
+): { content: Content; form?: JsonValue; original?: JsonValue } {
+  if (typeof content === 'string') return { content };
+  if (isBareText(content) && content.type === 'text') return { content: content.text, form: 'text' };
+  if (Array.isArray(content) && content.length > 0 && content.every(isBareText)) {
+    const parts = content as Array<{ type: string; text: string }>;
+    const usual = defaultTextType(role);
+    const types = parts.map((part) => part.type);
+    if (types.every((type) => type === 'input_text' || type === 'output_text' || type === 'text')) {
+      const out: ContentPart[] = parts.map((part) => ({ type: 'text', text: part.text }));
+      return types.every((type) => type === usual) ? { content: out } : { content: out, form: types };
+    }
+  }
+  const read = readContent(content, where, field);
+  // `readContent` calls some parts exact that `writeContent` cannot rebuild (empty annotations, a
+  // single part read as a string): here anything it read from parts keeps its original.
+  return read.original === undefined ? { content: read.content, original: json(content) } : read;
+}
+
+/** The item content `readExactContent` read, from a message's content and what was kept beside it. */
+export function writeContent(
+  content: Content,
+  role: string,
+  kept: { readonly form?: JsonValue; readonly original?: JsonValue },
+): JsonValue {
+  if (kept.original !== undefined) return kept.original;
+  const text =
+    typeof content === 'string'
+      ? content
+      : content
+          .filter((part): part is Extract<ContentPart, { type: 'text' }> => part.type === 'text')
+          .map((part) => part.text)
+          .join('\n');
+  if (kept.form === 'text') return { type: 'text', text };
+  if (typeof content === 'string') return content;
+  const types = Array.isArray(kept.form) ? kept.form : [];
+  const out: JsonValue[] = [];
+  content.forEach((part, index) => {
+    if (part.type === 'text') {
+      const type = types[index];
+      out.push({ type: typeof type === 'string' ? type : defaultTextType(role), text: part.text });
+    } else if (part.type === 'raw') out.push(part.value);
+    else if (part.type === 'image') {
+      const url = part.url ?? `data:${part.mediaType ?? 'image/png'};base64,${part.data ?? ''}`;
+      out.push({ type: 'input_image', image: url, ...(part.detail === undefined ? {} : { detail: part.detail }) });
+    } else if (part.type === 'file') {
+      const file =
+        part.fileId !== undefined
+          ? { id: part.fileId }
+          : (part.url ?? `data:${part.mediaType};base64,${part.data ?? ''}`);
+      out.push({ type: 'input_file', file, ...(part.filename === undefined ? {} : { filename: part.filename }) });
+    }
+    // Reasoning parts of other providers have no place in an item's content: left out.
+  });
+  return out;
+}
