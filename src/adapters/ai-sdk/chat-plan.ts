@@ -5,9 +5,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Message, MessageInput } from '../../message/message.js';
-import type { StoredUIMessage } from './decode.js';
-import { encodeUIMessage } from './encode.js';
-import type { UIMessageJson } from './ui-json.js';
+import type { StoredUiMessage } from './decode.js';
+import { encodeUiMessage } from './encode.js';
+import type { UiMessageJson } from './ui-json.js';
 
 /** A save's plan. */
 export type ChatPlan =
@@ -24,12 +24,12 @@ export type ChatPlan =
     };
 
 /** True when two UI messages are the same (key order aside). */
-export function sameUIMessage(a: UIMessageJson, b: UIMessageJson): boolean {
+export function sameUiMessage(a: UiMessageJson, b: UiMessageJson): boolean {
   return isDeepStrictEqual(a, b);
 }
 
 /** The tool call ids the stored messages in `kept` use, so new messages do not reuse them. */
-function callIdsOf(kept: readonly StoredUIMessage[]): Set<string> {
+function callIdsOf(kept: readonly StoredUiMessage[]): Set<string> {
   const ids = new Set<string>();
   for (const entry of kept)
     for (const message of entry.stored) for (const call of message.toolCalls ?? []) ids.add(call.id);
@@ -37,30 +37,30 @@ function callIdsOf(kept: readonly StoredUIMessage[]): Set<string> {
 }
 
 /** Plans the save of `next` (the whole chat) over `stored`. */
-export function planSave(stored: readonly StoredUIMessage[], next: readonly UIMessageJson[]): ChatPlan {
+export function planSave(stored: readonly StoredUiMessage[], next: readonly UiMessageJson[]): ChatPlan {
   let prefix = 0;
   while (
     prefix < stored.length &&
     prefix < next.length &&
-    sameUIMessage((stored[prefix] as StoredUIMessage).message, next[prefix] as UIMessageJson)
+    sameUiMessage((stored[prefix] as StoredUiMessage).message, next[prefix] as UiMessageJson)
   )
     prefix += 1;
   if (prefix === stored.length) {
     if (prefix === next.length) return { kind: 'none' };
     const context = { callIds: callIdsOf(stored) };
-    return { kind: 'append', messages: next.slice(prefix).flatMap((message) => encodeUIMessage(message, context)) };
+    return { kind: 'append', messages: next.slice(prefix).flatMap((message) => encodeUiMessage(message, context)) };
   }
   const byId = new Map(stored.map((entry) => [entry.message.id, entry]));
   const nextIds = new Set(next.map((message) => message.id));
   const kept = next.flatMap((message) => {
     const entry = byId.get(message.id);
-    return entry !== undefined && sameUIMessage(entry.message, message) ? [entry] : [];
+    return entry !== undefined && sameUiMessage(entry.message, message) ? [entry] : [];
   });
   const keptIds = new Set(kept.map((entry) => entry.message.id));
   const context = { callIds: callIdsOf(kept) };
   const messages = next.flatMap((message): ReadonlyArray<Message | MessageInput> => {
     const entry = keptIds.has(message.id) ? byId.get(message.id) : undefined;
-    return entry !== undefined ? entry.stored : encodeUIMessage(message, context);
+    return entry !== undefined ? entry.stored : encodeUiMessage(message, context);
   });
   return {
     kind: 'rewrite',

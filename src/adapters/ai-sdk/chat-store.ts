@@ -9,8 +9,8 @@ import { newId } from '../../ids.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/types.js';
 import { planSave } from './chat-plan.js';
-import { decodeUIMessages, type StoredUIMessage } from './decode.js';
-import { readUIMessages, toUIMessage, type UIMessageJson } from './ui-json.js';
+import { decodeUiMessages, type StoredUiMessage } from './decode.js';
+import { readUiMessages, toUiMessage, type UiMessageJson } from './ui-json.js';
 
 /** Options of `createChatStore`. */
 export interface ChatStoreOptions {
@@ -23,9 +23,9 @@ export interface ChatStoreOptions {
 }
 
 /** What `saveChat` takes: the chat's id and its whole message list, as `useChat` and `onFinish` give it. */
-export interface SaveChatInput<MESSAGE extends UIMessage = UIMessage> {
+export interface SaveChatInput<Ui extends UIMessage = UIMessage> {
   readonly id: string;
-  readonly messages: readonly MESSAGE[];
+  readonly messages: readonly Ui[];
   /**
    * The chat version the list is based on (from `getChat`): the save fails with `CONFLICT` unless
    * it is still the stored one. Without it, an append or a rewrite of a message is retried on a
@@ -36,9 +36,9 @@ export interface SaveChatInput<MESSAGE extends UIMessage = UIMessage> {
 }
 
 /** A stored chat with its version. */
-export interface StoredChat<MESSAGE extends UIMessage = UIMessage> {
+export interface StoredChat<Ui extends UIMessage = UIMessage> {
   readonly id: string;
-  readonly messages: MESSAGE[];
+  readonly messages: Ui[];
   /** The session version: pass it as `expectedVersion` to save only over this very state. */
   readonly version: number;
 }
@@ -52,15 +52,15 @@ export interface SaveChatResult {
 }
 
 /** A chat store over a chatstate session store. */
-export interface ChatStore<MESSAGE extends UIMessage = UIMessage> {
+export interface ChatStore<Ui extends UIMessage = UIMessage> {
   /** The chat's messages; `[]` for a chat that does not exist yet (`useChat` makes ids on the client). */
-  loadChat(id: string): Promise<MESSAGE[]>;
+  loadChat(id: string): Promise<Ui[]>;
   /** The chat with its version, or `undefined` when there is none. */
-  getChat(id: string): Promise<StoredChat<MESSAGE> | undefined>;
+  getChat(id: string): Promise<StoredChat<Ui> | undefined>;
   /** Stores the chat's whole list, writing only what changed (see `SaveChatInput`). */
-  saveChat(input: SaveChatInput<MESSAGE>): Promise<SaveChatResult>;
+  saveChat(input: SaveChatInput<Ui>): Promise<SaveChatResult>;
   /** Adds messages after the stored ones; a message whose id is stored replaces that message. */
-  appendMessages(id: string, messages: readonly MESSAGE[]): Promise<SaveChatResult>;
+  appendMessages(id: string, messages: readonly Ui[]): Promise<SaveChatResult>;
   /** Creates an empty chat and returns its id (`id` when given; `CONFLICT` when it exists). */
   createChat(id?: string): Promise<string>;
   /** Deletes a chat; false when there was none. */
@@ -78,7 +78,7 @@ export class ChatConflictError extends ConflictError {
 const SESSION_METADATA = { aiSdk: { kind: 'ui-chat' } } as const;
 
 /** Creates a chat store for the AI SDK's `UIMessage`s over `options.store`. */
-export function createChatStore<MESSAGE extends UIMessage = UIMessage>(options: ChatStoreOptions): ChatStore<MESSAGE> {
+export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatStoreOptions): ChatStore<Ui> {
   const { store, userId } = options;
   const retries = options.retries ?? 5;
   if (!Number.isSafeInteger(retries) || retries < 0)
@@ -87,14 +87,14 @@ export function createChatStore<MESSAGE extends UIMessage = UIMessage>(options: 
   // only when they are what that caller saw (see `SaveChatInput.expectedVersion`).
   const loaded = new Map<string, number>();
 
-  const read = async (id: string): Promise<{ session: Session; entries: StoredUIMessage[] } | undefined> => {
+  const read = async (id: string): Promise<{ session: Session; entries: StoredUiMessage[] } | undefined> => {
     const session = await store.get(id);
-    return session === undefined ? undefined : { session, entries: decodeUIMessages(session.messages) };
+    return session === undefined ? undefined : { session, entries: decodeUiMessages(session.messages) };
   };
 
   const write = async (
     id: string,
-    plan: (entries: readonly StoredUIMessage[]) => readonly UIMessageJson[],
+    plan: (entries: readonly StoredUiMessage[]) => readonly UiMessageJson[],
     expectedVersion: number | undefined,
   ): Promise<SaveChatResult> => {
     for (let attempt = 0; ; attempt += 1) {
@@ -112,7 +112,7 @@ export function createChatStore<MESSAGE extends UIMessage = UIMessage>(options: 
 
   const writeOnce = async (
     id: string,
-    plan: (entries: readonly StoredUIMessage[]) => readonly UIMessageJson[],
+    plan: (entries: readonly StoredUiMessage[]) => readonly UiMessageJson[],
     expectedVersion: number | undefined,
   ): Promise<SaveChatResult> => {
     const current = await read(id);
@@ -160,13 +160,13 @@ export function createChatStore<MESSAGE extends UIMessage = UIMessage>(options: 
     }
   };
 
-  const getChat = async (id: string): Promise<StoredChat<MESSAGE> | undefined> => {
+  const getChat = async (id: string): Promise<StoredChat<Ui> | undefined> => {
     const current = await read(id);
     if (current === undefined) return undefined;
     loaded.set(id, current.session.version);
     return {
       id,
-      messages: current.entries.map((entry) => toUIMessage(entry.message) as unknown as MESSAGE),
+      messages: current.entries.map((entry) => toUiMessage(entry.message) as unknown as Ui),
       version: current.session.version,
     };
   };
@@ -176,14 +176,14 @@ export function createChatStore<MESSAGE extends UIMessage = UIMessage>(options: 
     async loadChat(id: string) {
       return (await getChat(id))?.messages ?? [];
     },
-    async saveChat(input: SaveChatInput<MESSAGE>) {
+    async saveChat(input: SaveChatInput<Ui>) {
       if (typeof input !== 'object' || input === null)
         throw new InvalidInputError('INVALID_ARGUMENT', 'saveChat needs { id, messages }');
-      const next = readUIMessages(input.messages);
+      const next = readUiMessages(input.messages);
       return write(input.id, () => next, input.expectedVersion);
     },
-    async appendMessages(id: string, messages: readonly MESSAGE[]) {
-      const added = readUIMessages(messages);
+    async appendMessages(id: string, messages: readonly Ui[]) {
+      const added = readUiMessages(messages);
       return write(
         id,
         (entries) => {

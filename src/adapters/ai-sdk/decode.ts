@@ -9,13 +9,13 @@ import { isRecord, parseJson } from '../../formats/wire-json.js';
 import { ChatstateError, DataError } from '../../errors.js';
 import type { Message } from '../../message/message.js';
 import type { ContentPart, JsonObject, JsonValue } from '../../message/schema.js';
-import { foreignUIMessages } from './foreign.js';
+import { foreignUiMessages } from './foreign.js';
 import { LAYOUT_KEY, isPlaceholder, type GroupHead, type StoredPart } from './stored-layout.js';
-import type { UIMessageJson, UIPartJson } from './ui-json.js';
+import type { UiMessageJson, UiPartJson } from './ui-json.js';
 
 /** A UI message and the stored messages it was read from. */
-export interface StoredUIMessage {
-  readonly message: UIMessageJson;
+export interface StoredUiMessage {
+  readonly message: UiMessageJson;
   readonly stored: readonly Message[];
 }
 
@@ -59,7 +59,7 @@ function readPart(
   steps: readonly Message[],
   cursors: readonly Cursor[],
   group: readonly Message[],
-): UIPartJson {
+): UiPartJson {
   const part: Record<string, JsonValue> = { ...stored.part };
   const moved = new Set(stored.moved ?? []);
   const stepIndex = stored.step ?? 0;
@@ -96,11 +96,11 @@ function readPart(
     else if (moved.has('errorText') && output.type === 'error-text') part['errorText'] = output.value;
     else throw corrupt(result, `its ${output.type} output is not what the UI part needs`);
   }
-  return part as UIPartJson;
+  return part as UiPartJson;
 }
 
 /** The UI message of a group, and how many stored messages it spans. */
-function readGroup(messages: readonly Message[], start: number, layout: GroupHead): StoredUIMessage {
+function readGroup(messages: readonly Message[], start: number, layout: GroupHead): StoredUiMessage {
   const head = messages[start] as Message;
   const group = messages.slice(start, start + layout.count);
   if (group.length !== layout.count || !group.slice(1).every((message) => memberOf(message, head.id)))
@@ -123,11 +123,11 @@ function readGroup(messages: readonly Message[], start: number, layout: GroupHea
 }
 
 /** The UI messages of a stored history, each with the stored messages it came from, in order. */
-export function decodeUIMessages(messages: readonly Message[]): StoredUIMessage[] {
-  const out: StoredUIMessage[] = [];
+export function decodeUiMessages(messages: readonly Message[]): StoredUiMessage[] {
+  const out: StoredUiMessage[] = [];
   let foreign: Message[] = [];
   const flush = (): void => {
-    if (foreign.length > 0) out.push(...foreignUIMessages(foreign));
+    if (foreign.length > 0) out.push(...foreignUiMessages(foreign));
     foreign = [];
   };
   for (let index = 0; index < messages.length;) {
@@ -138,7 +138,7 @@ export function decodeUIMessages(messages: readonly Message[]): StoredUIMessage[
       index += 1;
       continue;
     }
-    let read: StoredUIMessage;
+    let read: StoredUiMessage;
     try {
       read = readGroup(messages, index, layout);
     } catch (error) {

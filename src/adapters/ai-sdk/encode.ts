@@ -28,7 +28,7 @@ import {
   type MovedField,
   type StoredPart,
 } from './stored-layout.js';
-import type { UIMessageJson, UIPartJson } from './ui-json.js';
+import type { UiMessageJson, UiPartJson } from './ui-json.js';
 
 /** One assistant step of a group: its content, its resolved calls and their tool messages. */
 interface Step {
@@ -40,7 +40,7 @@ interface Step {
 const OUTCOMES: ReadonlySet<unknown> = new Set(['output-available', 'output-error', 'output-denied']);
 
 /** The tool name of a tool part, or undefined when it is not one. */
-export function toolNameOf(part: UIPartJson): string | undefined {
+export function toolNameOf(part: UiPartJson): string | undefined {
   if (part.type === 'dynamic-tool') return typeof part['toolName'] === 'string' ? part['toolName'] : undefined;
   return part.type.startsWith('tool-') ? part.type.slice('tool-'.length) : undefined;
 }
@@ -50,14 +50,14 @@ function isCallId(value: unknown): value is string {
 }
 
 /** `providerMetadata` as chatstate provider options, when it is a non-empty object of objects. */
-function optionsOf(part: UIPartJson): Readonly<Record<string, JsonObject>> | undefined {
+function optionsOf(part: UiPartJson): Readonly<Record<string, JsonObject>> | undefined {
   const metadata = part['providerMetadata'];
   if (!isRecord(metadata) || Object.keys(metadata).length === 0) return undefined;
   const read = readProviderOptions(metadata);
   return read.ok ? read.value : undefined;
 }
 
-function without(part: UIPartJson, moved: readonly MovedField[]): JsonObject {
+function without(part: UiPartJson, moved: readonly MovedField[]): JsonObject {
   const rest: Record<string, JsonObject[string]> = {};
   for (const [key, value] of Object.entries(part))
     if (!(moved as readonly string[]).includes(key)) Object.defineProperty(rest, key, { value, enumerable: true });
@@ -65,7 +65,7 @@ function without(part: UIPartJson, moved: readonly MovedField[]): JsonObject {
 }
 
 /** The AI SDK output of a tool outcome, as `convertToModelMessages` gives it to a model. */
-function outcomeOutput(part: UIPartJson): { output: AiSdkToolResultOutput; moved: MovedField[] } {
+function outcomeOutput(part: UiPartJson): { output: AiSdkToolResultOutput; moved: MovedField[] } {
   switch (part['state']) {
     case 'output-available': {
       const output = part['output'];
@@ -91,14 +91,14 @@ function outcomeOutput(part: UIPartJson): { output: AiSdkToolResultOutput; moved
   }
 }
 
-/** Options of `encodeUIMessage`. */
+/** Options of `encodeUiMessage`. */
 export interface EncodeContext {
   /** Tool call ids already used in the chat: a repeated one stays in metadata (pairing needs unique ids). */
   readonly callIds: Set<string>;
 }
 
 /** The chatstate messages of one UI message (not yet validated: `Message.create` checks them). */
-export function encodeUIMessage(message: UIMessageJson, context: EncodeContext): MessageInput[] {
+export function encodeUiMessage(message: UiMessageJson, context: EncodeContext): MessageInput[] {
   const head = headId(message.id);
   const steps: Step[] = [{ content: [], calls: [], results: [] }];
   const stored: StoredPart[] = [];

@@ -9,13 +9,13 @@ import { toolResultOutput } from '../../formats/ai-sdk-output.js';
 import { parseJson } from '../../formats/wire-json.js';
 import type { Message } from '../../message/message.js';
 import type { ContentPart, JsonValue } from '../../message/schema.js';
-import type { StoredUIMessage } from './decode.js';
+import type { StoredUiMessage } from './decode.js';
 import { isPlaceholder } from './stored-layout.js';
-import type { UIPartJson } from './ui-json.js';
+import type { UiPartJson } from './ui-json.js';
 
-function contentParts(content: Message['content']): UIPartJson[] {
+function contentParts(content: Message['content']): UiPartJson[] {
   if (typeof content === 'string') return content.length === 0 ? [] : [{ type: 'text', text: content }];
-  return content.flatMap((part: ContentPart): UIPartJson[] => {
+  return content.flatMap((part: ContentPart): UiPartJson[] => {
     switch (part.type) {
       case 'text':
         return [{ type: 'text', text: part.text }];
@@ -26,7 +26,7 @@ function contentParts(content: Message['content']): UIPartJson[] {
         const mediaType = part.mediaType ?? 'application/octet-stream';
         const url = part.url ?? (part.data === undefined ? undefined : `data:${mediaType};base64,${part.data}`);
         if (url === undefined) return [];
-        const file: UIPartJson = { type: 'file', mediaType, url };
+        const file: UiPartJson = { type: 'file', mediaType, url };
         return [part.type === 'file' && part.filename !== undefined ? { ...file, filename: part.filename } : file];
       }
       case 'raw':
@@ -40,7 +40,7 @@ function contentParts(content: Message['content']): UIPartJson[] {
 }
 
 /** A `dynamic-tool` part for `call`, with the outcome `result` gives it (none: the call waits for one). */
-function toolPart(call: NonNullable<Message['toolCalls']>[number], result: Message | undefined): UIPartJson {
+function toolPart(call: NonNullable<Message['toolCalls']>[number], result: Message | undefined): UiPartJson {
   const parsed = parseJson(call.arguments);
   const base = {
     type: 'dynamic-tool',
@@ -73,8 +73,8 @@ function toolPart(call: NonNullable<Message['toolCalls']>[number], result: Messa
 }
 
 /** The UI messages of a run of messages without the chat store's layout. */
-export function foreignUIMessages(messages: readonly Message[]): StoredUIMessage[] {
-  const out: StoredUIMessage[] = [];
+export function foreignUiMessages(messages: readonly Message[]): StoredUiMessage[] {
+  const out: StoredUiMessage[] = [];
   const answered = new Set<Message>();
   messages.forEach((message, index) => {
     if (answered.has(message)) return;

@@ -9,13 +9,13 @@ import { cloneJson, defineField, isRecord, toWireObject, type WireJsonObject } f
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 
 /** One part of a UI message, as JSON (`type` is always a string). */
-export type UIPartJson = JsonObject & { readonly type: string };
+export type UiPartJson = JsonObject & { readonly type: string };
 
 /** A UI message as JSON: the fields every `UIMessage` has, checked, and any others kept. */
-export interface UIMessageJson {
+export interface UiMessageJson {
   readonly id: string;
   readonly role: 'system' | 'user' | 'assistant';
-  readonly parts: readonly UIPartJson[];
+  readonly parts: readonly UiPartJson[];
   /** The message's metadata, present only when the caller set it. */
   readonly metadata?: JsonValue;
   /** Top-level fields beyond `id`, `role`, `parts` and `metadata`, kept verbatim. */
@@ -32,7 +32,7 @@ function invalid(path: string, expected: string): InvalidInputError {
 }
 
 /** `value` as a UI message in JSON; throws `INVALID_MESSAGE` (or `INVALID_ARGUMENT` for non-JSON) naming where. */
-export function readUIMessage(value: unknown, path: string): UIMessageJson {
+export function readUiMessage(value: unknown, path: string): UiMessageJson {
   if (!isRecord(value)) throw invalid(path, 'an object');
   const json = cloneJson<JsonValue>(value);
   if (!isRecord(json)) throw invalid(path, 'an object');
@@ -48,19 +48,19 @@ export function readUIMessage(value: unknown, path: string): UIMessageJson {
   for (const [key, field] of Object.entries(json)) if (!KNOWN.has(key)) defineField(extra, key, field);
   return {
     id,
-    role: role as UIMessageJson['role'],
-    parts: parts as unknown as UIPartJson[],
+    role: role as UiMessageJson['role'],
+    parts: parts as unknown as UiPartJson[],
     ...('metadata' in json ? { metadata: json['metadata'] as JsonValue } : {}),
     ...(Object.keys(extra).length > 0 ? { extra } : {}),
   };
 }
 
 /** A list of UI messages; throws `INVALID_ARGUMENT` for a non-array or two messages with one id. */
-export function readUIMessages(value: unknown, path = 'messages'): UIMessageJson[] {
+export function readUiMessages(value: unknown, path = 'messages'): UiMessageJson[] {
   if (!Array.isArray(value)) throw new InvalidInputError('INVALID_ARGUMENT', `${path} must be an array of UI messages`);
   const seen = new Set<string>();
   return value.map((item: unknown, index) => {
-    const message = readUIMessage(item, `${path}[${index}]`);
+    const message = readUiMessage(item, `${path}[${index}]`);
     if (seen.has(message.id))
       throw new InvalidInputError('INVALID_ARGUMENT', `${path}[${index}]: the id ${message.id} is used twice`, {
         details: { path: `${path}[${index}].id`, id: message.id },
@@ -71,7 +71,7 @@ export function readUIMessages(value: unknown, path = 'messages'): UIMessageJson
 }
 
 /** The UI message as the caller's `UIMessage` shape: a deep, unfrozen JSON copy. */
-export function toUIMessage(message: UIMessageJson): WireJsonObject {
+export function toUiMessage(message: UiMessageJson): WireJsonObject {
   // Extra fields first, so that they cannot stand in for the known ones.
   const out: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(message.extra ?? {})) defineField(out, key, value);
