@@ -20,5 +20,6 @@ export {
   type SaveChatResult,
   type StoredChat,
 } from './chat-store.js';
+export { withMessage } from './with-message.js';
 export { LAYOUT_KEY } from './stored-layout.js';
 export type { GroupHead, GroupMember, StoredPart, MovedField } from './stored-layout.js';

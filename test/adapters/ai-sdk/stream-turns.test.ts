@@ -1,0 +1,246 @@
+/**
+ * Real AI SDK turns (`streamText` with the SDK's `MockLanguageModelV3`, real tools, several steps)
+ * persisted by the chat store, reloaded and continued, over every store: the route of the AI SDK 6
+ * persistence guide, in its "send only the last message" form.
+ */
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  tool,
+  validateUIMessages,
+  type UIMessage,
+} from 'ai';
+import { expect, it } from 'vitest';
+import { z } from 'zod';
+import { createChatStore, withMessage, type ChatStore } from '../../../src/adapters/ai-sdk/index.js';
+import { formats } from '../../../src/formats/index.js';
+import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
+import { scriptedModel } from './scripted-model.js';
+
+const tools = {
+  /** A client-side tool: no `execute`, the browser answers it (`addToolOutput`). */
+  confirm: tool({
+    description: 'Asks the user to confirm',
+    inputSchema: z.object({ question: z.string() }),
+    outputSchema: z.object({ confirmed: z.boolean() }),
+  }),
+  weather: tool({
+    description: 'The weather in a city',
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }: { city: string }) => {
+      if (city === 'Atlantis') throw new Error('Unknown city: Atlantis');
+      return { city, temperature: city.length * 3 };
+    },
+  }),
+};
+
+let ids = 0;
+const generateId = (): string => `msg-${(ids += 1)}`;
+
+/**
+ * One request of the route: loads the stored chat, adds the client's last message, validates,
+ * streams (a data part first, then the model's parts, metadata on finish), and saves in
+ * `onFinish`. Returns the assistant message as the client's `readUIMessageStream` builds it.
+ */
+async function turn(
+  chats: ChatStore,
+  id: string,
+  message: UIMessage,
+  model: ReturnType<typeof scriptedModel>,
+): Promise<UIMessage> {
+  const previous = await chats.loadChat(id);
+  const messages = await validateUIMessages({ messages: withMessage(previous, message), tools });
+  let saved: Promise<unknown> = Promise.resolve();
+  const last = messages.at(-1);
+  const continued = last?.role === 'assistant' ? last : undefined;
+  const stream = createUIMessageStream({
+    originalMessages: messages,
+    generateId,
+    execute: async ({ writer }) => {
+      // The message starts here (not in the merged stream), so the data part is its first part.
+      // An assistant message the client sent back (a tool output added) is continued, not replaced.
+      writer.write({ type: 'start', messageId: continued?.id ?? generateId() });
+      writer.write({ type: 'data-status', id: 'status', data: { phase: 'started' } });
+      const result = streamText({
+        model,
+        messages: await convertToModelMessages(messages, { tools }),
+        tools,
+        stopWhen: stepCountIs(4),
+      });
+      writer.merge(
+        result.toUIMessageStream({
+          sendReasoning: true,
+          sendStart: false,
+          onError: (error) => (error instanceof Error ? error.message : String(error)),
+          messageMetadata: ({ part }) => (part.type === 'finish' ? { finishedSteps: 'all', model: 'mock' } : undefined),
+        }),
+      );
+    },
+    onFinish: ({ messages: finished }) => {
+      saved = chats.saveChat({ id, messages: finished });
+    },
+  });
+  let reply: UIMessage | undefined;
+  const read = readUIMessageStream({ stream, ...(continued === undefined ? {} : { message: continued }) });
+  for await (const snapshot of read) reply = snapshot;
+  await saved;
+  if (reply === undefined) throw new Error('the stream made no message');
+  return reply;
+}
+
+function user(id: string, text: string): UIMessage {
+  return { id, role: 'user', parts: [{ type: 'text', text }] };
+}
+
+await describeEveryStore(
+  'ai-sdk chat store, streamed turns',
+  (subject) => {
+    const stores = storesOf(subject);
+
+    it('saves a multi-step tool turn, reloads it after a restart, and continues it with only the last message', async () => {
+      const store = await stores.open();
+      const first = scriptedModel([
+        {
+          calls: [
+            { id: 'call-paris', tool: 'weather', input: { city: 'Paris' } },
+            { id: 'call-atlantis', tool: 'weather', input: { city: 'Atlantis' } },
+          ],
+        },
+        { text: 'Paris is 15 degrees; Atlantis is unknown.', reasoning: 'Two results, one error.' },
+      ]);
+      const asked = user('u-1', 'Weather in Paris and Atlantis?');
+      const reply = await turn(createChatStore({ store }), 'chat-1', asked, first);
+      expect(reply.parts.map((part) => part.type)).toEqual([
+        'data-status',
+        'step-start',
+        'tool-weather',
+        'tool-weather',
+        'step-start',
+        'reasoning',
+        'text',
+      ]);
+      expect(reply.parts[2]).toMatchObject({ state: 'output-available', output: { city: 'Paris', temperature: 15 } });
+      expect(reply.parts[3]).toMatchObject({ state: 'output-error', errorText: 'Unknown city: Atlantis' });
+      expect(reply.metadata).toEqual({ finishedSteps: 'all', model: 'mock' });
+
+      // Reload in a new process: what the client had is what the store gives back.
+      const reopened = await stores.reopen(store);
+      const chats = createChatStore({ store: reopened });
+      const reloaded = await chats.loadChat('chat-1');
+      expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, reply])));
+      expect(await validateUIMessages({ messages: reloaded, tools })).toStrictEqual(reloaded);
+      // Stored as a provider-valid conversation: a call step, its two results, the answer step.
+      const session = await reopened.load('chat-1');
+      expect(session.messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'tool',
+        'tool',
+        'assistant',
+      ]);
+      expect(formats.aiSdk.validate(formats.aiSdk.to(session.messages))).toEqual([]);
+
+      // Second request: the client sends only its new message.
+      const second = scriptedModel([
+        { calls: [{ id: 'call-oslo', tool: 'weather', input: { city: 'Oslo' } }] },
+        { text: 'Oslo is 12 degrees.' },
+      ]);
+      const next = user('u-2', 'And Oslo?');
+      const answer = await turn(chats, 'chat-1', next, second);
+      // The second turn's first model call saw the whole first turn, from the store.
+      const prompt = second.doStreamCalls[0]?.prompt;
+      expect(prompt?.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user']);
+      expect(prompt?.[1]).toMatchObject({
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'call-paris', toolName: 'weather', input: { city: 'Paris' } },
+          { type: 'tool-call', toolCallId: 'call-atlantis', toolName: 'weather', input: { city: 'Atlantis' } },
+        ],
+      });
+      expect(prompt?.[2]).toMatchObject({
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call-paris',
+            output: { type: 'json', value: { city: 'Paris', temperature: 15 } },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'call-atlantis',
+            output: { type: 'error-text', value: 'Unknown city: Atlantis' },
+          },
+        ],
+      });
+      expect(prompt?.[3]).toMatchObject({
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Two results, one error.' },
+          { type: 'text', text: 'Paris is 15 degrees; Atlantis is unknown.' },
+        ],
+      });
+      expect(prompt?.[4]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'And Oslo?' }] });
+
+      const all = await createChatStore({ store: reopened }).loadChat('chat-1');
+      expect(all).toStrictEqual(JSON.parse(JSON.stringify([asked, reply, next, answer])));
+      expect(all.at(-1)?.parts.find((part) => part.type === 'tool-weather')).toMatchObject({
+        state: 'output-available',
+        output: { city: 'Oslo', temperature: 12 },
+      });
+      // The second turn was appended: the first turn's stored messages kept their sequence numbers.
+      const after = await reopened.load('chat-1');
+      expect(after.messages.slice(0, 5).map((message) => message.seq)).toEqual(
+        session.messages.map((message) => message.seq),
+      );
+    });
+
+    it('keeps a turn stopped at a client-side tool, and continues it when the output arrives', async () => {
+      const store = await stores.open();
+      const chats = createChatStore({ store });
+      const asked = user('u-1', 'Delete my account?');
+      const model = scriptedModel([
+        { calls: [{ id: 'call-confirm', tool: 'confirm', input: { question: 'Really delete?' } }] },
+        { text: 'Deleted.' },
+      ]);
+      const waiting = await turn(chats, 'chat-2', asked, model);
+      expect(waiting.parts.at(-1)).toMatchObject({ type: 'tool-confirm', state: 'input-available' });
+      // Stopped mid-tool: stored without a dangling call, reloaded exactly, accepted by the SDK.
+      const reloaded = await createChatStore({ store: await stores.reopen(store) }).loadChat('chat-2');
+      expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, waiting])));
+      expect(await validateUIMessages({ messages: reloaded, tools })).toStrictEqual(reloaded);
+      expect(await convertToModelMessages(reloaded, { tools, ignoreIncompleteToolCalls: true })).toHaveLength(1);
+
+      // The browser answers the tool and sends the assistant message back (same id, new state).
+      const store2 = await stores.reopen(store);
+      const resumed = createChatStore({ store: store2 });
+      const answered = {
+        ...waiting,
+        parts: waiting.parts.map((part) =>
+          part.type === 'tool-confirm' ? { ...part, state: 'output-available', output: { confirmed: true } } : part,
+        ),
+      } as UIMessage;
+      const final = await turn(resumed, 'chat-2', answered, model);
+      expect(final.id).toBe(waiting.id);
+      expect(final.parts.map((part) => part.type)).toEqual([
+        'data-status',
+        'step-start',
+        'tool-confirm',
+        'step-start',
+        'text',
+      ]);
+      expect(model.doStreamCalls[1]?.prompt.at(-1)).toMatchObject({
+        role: 'tool',
+        content: [{ toolCallId: 'call-confirm', output: { type: 'json', value: { confirmed: true } } }],
+      });
+      // The assistant message was rewritten in place: one chat, two messages, the call now paired.
+      expect(await resumed.loadChat('chat-2')).toStrictEqual(JSON.parse(JSON.stringify([asked, final])));
+      const session = await store2.load('chat-2');
+      expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(formats.aiSdk.validate(formats.aiSdk.to(session.messages))).toEqual([]);
+    });
+  },
+  'aisdkstream',
+);
