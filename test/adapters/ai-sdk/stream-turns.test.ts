@@ -11,6 +11,8 @@ import {
   streamText,
   tool,
   validateUIMessages,
+  type InferUITools,
+  type UIDataTypes,
   type UIMessage,
 } from 'ai';
 import { expect, it } from 'vitest';
@@ -37,6 +39,9 @@ const tools = {
   }),
 };
 
+/** The chat's message type, typed by its tools (as an application declares it). */
+type ChatMessage = UIMessage<unknown, UIDataTypes, InferUITools<typeof tools>>;
+
 let ids = 0;
 const generateId = (): string => `msg-${(ids += 1)}`;
 
@@ -46,13 +51,13 @@ const generateId = (): string => `msg-${(ids += 1)}`;
  * `onFinish`. Returns the assistant message as the client's `readUIMessageStream` builds it.
  */
 async function turn(
-  chats: ChatStore,
+  chats: ChatStore<ChatMessage>,
   id: string,
-  message: UIMessage,
+  message: ChatMessage,
   model: ReturnType<typeof scriptedModel>,
-): Promise<UIMessage> {
+): Promise<ChatMessage> {
   const previous = await chats.loadChat(id);
-  const messages = await validateUIMessages({ messages: withMessage(previous, message), tools });
+  const messages = await validateUIMessages<ChatMessage>({ messages: withMessage(previous, message), tools });
   let saved: Promise<unknown> = Promise.resolve();
   const last = messages.at(-1);
   const continued = last?.role === 'assistant' ? last : undefined;
@@ -83,7 +88,7 @@ async function turn(
       saved = chats.saveChat({ id, messages: finished });
     },
   });
-  let reply: UIMessage | undefined;
+  let reply: ChatMessage | undefined;
   const read = readUIMessageStream({ stream, ...(continued === undefined ? {} : { message: continued }) });
   for await (const snapshot of read) reply = snapshot;
   await saved;
@@ -91,7 +96,7 @@ async function turn(
   return reply;
 }
 
-function user(id: string, text: string): UIMessage {
+function user(id: string, text: string): ChatMessage {
   return { id, role: 'user', parts: [{ type: 'text', text }] };
 }
 
@@ -112,7 +117,7 @@ await describeEveryStore(
         { text: 'Paris is 15 degrees; Atlantis is unknown.', reasoning: 'Two results, one error.' },
       ]);
       const asked = user('u-1', 'Weather in Paris and Atlantis?');
-      const reply = await turn(createChatStore({ store }), 'chat-1', asked, first);
+      const reply = await turn(createChatStore<ChatMessage>({ store }), 'chat-1', asked, first);
       expect(reply.parts.map((part) => part.type)).toEqual([
         'data-status',
         'step-start',
@@ -128,10 +133,10 @@ await describeEveryStore(
 
       // Reload in a new process: what the client had is what the store gives back.
       const reopened = await stores.reopen(store);
-      const chats = createChatStore({ store: reopened });
+      const chats = createChatStore<ChatMessage>({ store: reopened });
       const reloaded = await chats.loadChat('chat-1');
       expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, reply])));
-      expect(await validateUIMessages({ messages: reloaded, tools })).toStrictEqual(reloaded);
+      expect(await validateUIMessages<ChatMessage>({ messages: reloaded, tools })).toStrictEqual(reloaded);
       // Stored as a provider-valid conversation: a call step, its two results, the answer step.
       const session = await reopened.load('chat-1');
       expect(session.messages.map((message) => message.role)).toEqual([
@@ -184,7 +189,7 @@ await describeEveryStore(
       });
       expect(prompt?.[4]).toMatchObject({ role: 'user', content: [{ type: 'text', text: 'And Oslo?' }] });
 
-      const all = await createChatStore({ store: reopened }).loadChat('chat-1');
+      const all = await createChatStore<ChatMessage>({ store: reopened }).loadChat('chat-1');
       expect(all).toStrictEqual(JSON.parse(JSON.stringify([asked, reply, next, answer])));
       expect(all.at(-1)?.parts.find((part) => part.type === 'tool-weather')).toMatchObject({
         state: 'output-available',
@@ -199,7 +204,7 @@ await describeEveryStore(
 
     it('keeps a turn stopped at a client-side tool, and continues it when the output arrives', async () => {
       const store = await stores.open();
-      const chats = createChatStore({ store });
+      const chats = createChatStore<ChatMessage>({ store });
       const asked = user('u-1', 'Delete my account?');
       const model = scriptedModel([
         { calls: [{ id: 'call-confirm', tool: 'confirm', input: { question: 'Really delete?' } }] },
@@ -208,20 +213,20 @@ await describeEveryStore(
       const waiting = await turn(chats, 'chat-2', asked, model);
       expect(waiting.parts.at(-1)).toMatchObject({ type: 'tool-confirm', state: 'input-available' });
       // Stopped mid-tool: stored without a dangling call, reloaded exactly, accepted by the SDK.
-      const reloaded = await createChatStore({ store: await stores.reopen(store) }).loadChat('chat-2');
+      const reloaded = await createChatStore<ChatMessage>({ store: await stores.reopen(store) }).loadChat('chat-2');
       expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, waiting])));
-      expect(await validateUIMessages({ messages: reloaded, tools })).toStrictEqual(reloaded);
+      expect(await validateUIMessages<ChatMessage>({ messages: reloaded, tools })).toStrictEqual(reloaded);
       expect(await convertToModelMessages(reloaded, { tools, ignoreIncompleteToolCalls: true })).toHaveLength(1);
 
       // The browser answers the tool and sends the assistant message back (same id, new state).
       const store2 = await stores.reopen(store);
-      const resumed = createChatStore({ store: store2 });
+      const resumed = createChatStore<ChatMessage>({ store: store2 });
       const answered = {
         ...waiting,
         parts: waiting.parts.map((part) =>
           part.type === 'tool-confirm' ? { ...part, state: 'output-available', output: { confirmed: true } } : part,
         ),
-      } as UIMessage;
+      } as ChatMessage;
       const final = await turn(resumed, 'chat-2', answered, model);
       expect(final.id).toBe(waiting.id);
       expect(final.parts.map((part) => part.type)).toEqual([
