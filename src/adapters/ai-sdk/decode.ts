@@ -62,6 +62,7 @@ function readPart(
 ): UiPartJson {
   const part: Record<string, JsonValue> = { ...stored.part };
   const moved = new Set(stored.moved ?? []);
+  if (moved.size === 0) return part as UiPartJson;
   const stepIndex = stored.step ?? 0;
   const step = steps[stepIndex];
   const cursor = cursors[stepIndex];

@@ -110,9 +110,10 @@ export function encodeUiMessage(message: UiMessageJson, context: EncodeContext):
       steps.push({ content: [], calls: [], results: [] });
     const step = steps.length - 1;
     const place = (moved: MovedField[]): void => {
+      // The step matters only to a part with moved fields (a trailing empty step is dropped).
       stored.push({
         part: without(part, moved),
-        ...(step === 0 ? {} : { step }),
+        ...(step === 0 || moved.length === 0 ? {} : { step }),
         ...(moved.length > 0 ? { moved } : {}),
       });
     };
