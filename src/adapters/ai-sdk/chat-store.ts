@@ -57,8 +57,13 @@ export interface ChatStore<Ui extends UIMessage = UIMessage> {
   loadChat(id: string): Promise<Ui[]>;
   /** The chat with its version, or `undefined` when there is none. */
   getChat(id: string): Promise<StoredChat<Ui> | undefined>;
-  /** Stores the chat's whole list, writing only what changed (see `SaveChatInput`). */
-  saveChat(input: SaveChatInput<Ui>): Promise<SaveChatResult>;
+  /**
+   * Stores the chat's whole list, writing only what changed (see `SaveChatInput`). Resolves to
+   * nothing, so it fits `onFinish: ({ messages }) => saveChat({ id, messages })` as it is.
+   */
+  saveChat(input: SaveChatInput<Ui>): Promise<void>;
+  /** `saveChat`, telling what it wrote and the chat's version after it. */
+  commitChat(input: SaveChatInput<Ui>): Promise<SaveChatResult>;
   /** Adds messages after the stored ones; a message whose id is stored replaces that message. */
   appendMessages(id: string, messages: readonly Ui[]): Promise<SaveChatResult>;
   /** Creates an empty chat and returns its id (`id` when given; `CONFLICT` when it exists). */
@@ -171,16 +176,21 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
     };
   };
 
+  const commitChat = async (input: SaveChatInput<Ui>): Promise<SaveChatResult> => {
+    if (typeof input !== 'object' || input === null)
+      throw new InvalidInputError('INVALID_ARGUMENT', 'saveChat needs { id, messages }');
+    const next = readUiMessages(input.messages);
+    return write(input.id, () => next, input.expectedVersion);
+  };
+
   return Object.freeze({
     getChat,
     async loadChat(id: string) {
       return (await getChat(id))?.messages ?? [];
     },
+    commitChat,
     async saveChat(input: SaveChatInput<Ui>) {
-      if (typeof input !== 'object' || input === null)
-        throw new InvalidInputError('INVALID_ARGUMENT', 'saveChat needs { id, messages }');
-      const next = readUiMessages(input.messages);
-      return write(input.id, () => next, input.expectedVersion);
+      await commitChat(input);
     },
     async appendMessages(id: string, messages: readonly Ui[]) {
       const added = readUiMessages(messages);

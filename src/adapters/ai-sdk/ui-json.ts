@@ -37,7 +37,13 @@ export function readUiMessage(value: unknown, path: string): UiMessageJson {
   const json = cloneJson<JsonValue>(value);
   if (!isRecord(json)) throw invalid(path, 'an object');
   const { id, role, parts } = json;
-  if (typeof id !== 'string' || id.length === 0) throw invalid(`${path}.id`, 'a non-empty string');
+  if (typeof id !== 'string') throw invalid(`${path}.id`, 'a non-empty string');
+  // What a stream makes without `generateMessageId`: the client would give it another id later.
+  if (id.length === 0)
+    throw invalid(
+      `${path}.id`,
+      'a non-empty string (a message streamed with `originalMessages` gets its id from `generateMessageId`)',
+    );
   if (!ROLES.has(role)) throw invalid(`${path}.role`, 'system, user or assistant');
   if (!Array.isArray(parts)) throw invalid(`${path}.parts`, 'an array of parts');
   parts.forEach((part: unknown, index) => {

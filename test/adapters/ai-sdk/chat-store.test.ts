@@ -50,7 +50,7 @@ await describeEveryStore(
     it('reloads every part kind and tool state exactly, after a restart', async () => {
       const store = await stores.open();
       const chat = everyPartChat();
-      await createChatStore({ store }).saveChat({ id: 'chat-1', messages: chat });
+      await createChatStore({ store }).commitChat({ id: 'chat-1', messages: chat });
       const reopened = await stores.reopen(store);
       const loaded = await createChatStore({ store: reopened }).loadChat('chat-1');
       expect(loaded).toStrictEqual(json(chat));
@@ -61,7 +61,7 @@ await describeEveryStore(
 
     it('stores a normal, provider-valid chatstate conversation: tool calls paired with their results', async () => {
       const store = await stores.open();
-      await createChatStore({ store }).saveChat({ id: 'chat-1', messages: everyPartChat() });
+      await createChatStore({ store }).commitChat({ id: 'chat-1', messages: everyPartChat() });
       const session = await store.load('chat-1');
       const roles = session.messages.map((message) => message.role);
       expect(roles).toEqual([
@@ -113,8 +113,8 @@ await describeEveryStore(
     it('gives validateUIMessages and convertToModelMessages every reloaded chat, interrupted mid-tool ones included', async () => {
       const store = await stores.open();
       const chats = createChatStore({ store });
-      await chats.saveChat({ id: 'every', messages: everyPartChat() });
-      await chats.saveChat({ id: 'cut', messages: interruptedChat() });
+      await chats.commitChat({ id: 'every', messages: everyPartChat() });
+      await chats.commitChat({ id: 'cut', messages: interruptedChat() });
       const every = await chats.loadChat('every');
       const cut = await chats.loadChat('cut');
       expect(await validateUIMessages({ messages: every })).toStrictEqual(every);
@@ -148,13 +148,13 @@ await describeEveryStore(
       const chats = createChatStore({ store });
       const kinds = watch(store, 'chat-1');
       const [user, assistant] = interruptedChat() as [UIMessage, UIMessage];
-      expect(await chats.saveChat({ id: 'chat-1', messages: [user] })).toEqual({ kind: 'append', version: 1 });
+      expect(await chats.commitChat({ id: 'chat-1', messages: [user] })).toEqual({ kind: 'append', version: 1 });
       // The chat was created by a whole save; from here on, what each save writes is watched.
       kinds.splice(0);
       const first = (await store.load('chat-1')).messages[0];
-      expect((await chats.saveChat({ id: 'chat-1', messages: [user, assistant] })).kind).toBe('append');
+      expect((await chats.commitChat({ id: 'chat-1', messages: [user, assistant] })).kind).toBe('append');
       // The same list again writes nothing.
-      expect(await chats.saveChat({ id: 'chat-1', messages: [user, assistant] })).toEqual({
+      expect(await chats.commitChat({ id: 'chat-1', messages: [user, assistant] })).toEqual({
         kind: 'none',
         version: 2,
       });
@@ -172,7 +172,7 @@ await describeEveryStore(
         { type: 'step-start' },
         { type: 'text', text: 'It is -3°C.', state: 'done' },
       ]);
-      expect(await chats.saveChat({ id: 'chat-1', messages: [user, done] })).toEqual({ kind: 'rewrite', version: 3 });
+      expect(await chats.commitChat({ id: 'chat-1', messages: [user, done] })).toEqual({ kind: 'rewrite', version: 3 });
       expect(kinds).toContain('replace');
       const session = await store.load('chat-1');
       expect(session.messages.map((message) => [message.id, message.role])).toEqual([
@@ -191,13 +191,13 @@ await describeEveryStore(
       const store = await stores.open();
       const chats = createChatStore({ store });
       const chat = everyPartChat();
-      await chats.saveChat({ id: 'chat-1', messages: chat });
+      await chats.commitChat({ id: 'chat-1', messages: chat });
       const loaded = await chats.loadChat('chat-1');
       const regenerated = [
         ...loaded.slice(0, -1),
         assistantWith('assistant-2b', [{ type: 'text', text: 'Another answer.' }]),
       ];
-      expect((await chats.saveChat({ id: 'chat-1', messages: regenerated })).kind).toBe('rewrite');
+      expect((await chats.commitChat({ id: 'chat-1', messages: regenerated })).kind).toBe('rewrite');
       expect(await chats.loadChat('chat-1')).toStrictEqual(json(regenerated));
       const ids = (await store.load('chat-1')).messages.map((message) => message.id);
       expect(ids).not.toContain('assistant-2');
@@ -207,19 +207,19 @@ await describeEveryStore(
     it('refuses to remove messages it did not load (CONFLICT), and accepts them with expectedVersion', async () => {
       const store = await stores.open();
       const [user, assistant] = interruptedChat() as [UIMessage, UIMessage];
-      await createChatStore({ store }).saveChat({ id: 'chat-1', messages: [user] });
-      await createChatStore({ store }).saveChat({ id: 'chat-1', messages: [user, assistant] });
+      await createChatStore({ store }).commitChat({ id: 'chat-1', messages: [user] });
+      await createChatStore({ store }).commitChat({ id: 'chat-1', messages: [user, assistant] });
       const fresh = createChatStore({ store });
-      const error = await errorOf(fresh.saveChat({ id: 'chat-1', messages: [user] }));
+      const error = await errorOf(fresh.commitChat({ id: 'chat-1', messages: [user] }));
       expect(error.code).toBe('CONFLICT');
       expect(error.details).toMatchObject({ removed: ['a1'] });
       expect(await fresh.loadChat('chat-1')).toStrictEqual(json([user, assistant]));
       const stored = await fresh.getChat('chat-1');
       // A stale version is a conflict; the current one is a rewrite.
-      expect((await errorOf(fresh.saveChat({ id: 'chat-1', messages: [user], expectedVersion: 1 }))).code).toBe(
+      expect((await errorOf(fresh.commitChat({ id: 'chat-1', messages: [user], expectedVersion: 1 }))).code).toBe(
         'CONFLICT',
       );
-      expect(await fresh.saveChat({ id: 'chat-1', messages: [user], expectedVersion: stored?.version })).toEqual({
+      expect(await fresh.commitChat({ id: 'chat-1', messages: [user], expectedVersion: stored?.version })).toEqual({
         kind: 'rewrite',
         version: (stored?.version ?? 0) + 1,
       });
@@ -231,7 +231,7 @@ await describeEveryStore(
       const first = createChatStore({ store });
       const second = createChatStore({ store });
       const [user] = interruptedChat() as [UIMessage];
-      await first.saveChat({ id: 'chat-1', messages: [user] });
+      await first.commitChat({ id: 'chat-1', messages: [user] });
       await first.loadChat('chat-1');
       await second.loadChat('chat-1');
       const fromFirst = assistantWith('from-first', [{ type: 'text', text: 'first' }]);
@@ -239,8 +239,8 @@ await describeEveryStore(
       // Both based on the same version, at the same time: one appends, the other finds a message it
       // never saw where it would put its own, and is told so.
       const results = await Promise.allSettled([
-        first.saveChat({ id: 'chat-1', messages: [user, fromFirst] }),
-        second.saveChat({ id: 'chat-1', messages: [user, fromSecond] }),
+        first.commitChat({ id: 'chat-1', messages: [user, fromFirst] }),
+        second.commitChat({ id: 'chat-1', messages: [user, fromSecond] }),
       ]);
       const failed = results.filter((result) => result.status === 'rejected');
       expect(failed).toHaveLength(1);
@@ -260,8 +260,8 @@ await describeEveryStore(
       const a = { id: 'x1', role: 'user', parts: [{ type: 'text', text: 'a' }] } satisfies UIMessage;
       const b = { id: 'x2', role: 'user', parts: [{ type: 'text', text: 'b' }] } satisfies UIMessage;
       const created = await Promise.allSettled([
-        first.saveChat({ id: 'chat-2', messages: [a] }),
-        second.saveChat({ id: 'chat-2', messages: [a, b] }),
+        first.commitChat({ id: 'chat-2', messages: [a] }),
+        second.commitChat({ id: 'chat-2', messages: [a, b] }),
       ]);
       const stored = await first.loadChat('chat-2');
       // Whatever the order: nothing acknowledged is missing.
@@ -293,7 +293,8 @@ await describeEveryStore(
       expect(await chats.getChat(id)).toEqual({ id, messages: [], version: 1 });
       expect((await store.summary(id))?.userId).toBe('user-7');
       expect((await errorOf(chats.createChat(id))).code).toBe('CONFLICT');
-      await chats.saveChat({ id, messages: interruptedChat() });
+      // saveChat resolves to nothing (it fits `onFinish` as it is); commitChat tells what it wrote.
+      expect(await chats.saveChat({ id, messages: interruptedChat() })).toBeUndefined();
       expect(await chats.loadChat(id)).toHaveLength(2);
       expect(await chats.deleteChat(id)).toBe(true);
       expect(await chats.deleteChat(id)).toBe(false);
@@ -304,7 +305,7 @@ await describeEveryStore(
       const store = await stores.open();
       const chats: ChatStore = createChatStore({ store });
       const good = interruptedChat();
-      await chats.saveChat({ id: 'chat-1', messages: good });
+      await chats.commitChat({ id: 'chat-1', messages: good });
       const cases: Array<[string, unknown, string]> = [
         ['not an array', { id: 'chat-1', messages: 'nope' }, 'INVALID_ARGUMENT'],
         ['a message without parts', { id: 'chat-1', messages: [{ id: 'm', role: 'user' }] }, 'INVALID_MESSAGE'],
@@ -325,7 +326,7 @@ await describeEveryStore(
         ['not an object', null, 'INVALID_ARGUMENT'],
       ];
       for (const [label, input, code] of cases) {
-        const error = await errorOf(chats.saveChat(input as never));
+        const error = await errorOf(chats.commitChat(input as never));
         expect(error.code, label).toBe(code);
       }
       expect((await errorOf(chats.appendMessages('chat-1', 'x' as never))).code).toBe('INVALID_ARGUMENT');
@@ -398,7 +399,7 @@ await describeEveryStore(
       await validateUIMessages({ messages: loaded });
       // Saved back unchanged, nothing is rewritten; a new message is appended after them.
       const next = { id: 'm5', role: 'user', parts: [{ type: 'text', text: 'Thanks' }] } satisfies UIMessage;
-      expect((await chats.saveChat({ id: 'plain', messages: [...loaded, next] })).kind).toBe('append');
+      expect((await chats.commitChat({ id: 'plain', messages: [...loaded, next] })).kind).toBe('append');
       expect((await store.load('plain')).messages.map((message) => message.id).slice(1)).toEqual([
         'm1',
         'm2',

@@ -20,10 +20,10 @@ it('reloads any UI message list exactly, as a provider-valid session (memory sto
     fc.asyncProperty(uiChat, async (chat) => {
       const store = memoryStore();
       const chats = createChatStore({ store });
-      await chats.saveChat({ id: 'chat', messages: chat });
+      await chats.commitChat({ id: 'chat', messages: chat });
       expect(await chats.loadChat('chat')).toStrictEqual(json(chat));
       // Saving the reloaded list again writes nothing.
-      expect((await chats.saveChat({ id: 'chat', messages: await chats.loadChat('chat') })).kind).toBe('none');
+      expect((await chats.commitChat({ id: 'chat', messages: await chats.loadChat('chat') })).kind).toBe('none');
       const session = await store.load('chat');
       for (const provider of ['aiSdk', 'openaiChat'] as const)
         expect(formats[provider].validate(formats[provider].to(session.messages) as never)).toEqual([]);
@@ -53,7 +53,7 @@ await describeEveryStore(
           run += 1;
           const id = `chat-${run}`;
           const chats = createChatStore({ store });
-          await chats.saveChat({ id, messages: chat });
+          await chats.commitChat({ id, messages: chat });
           const loaded = await chats.loadChat(id);
           expect(loaded).toStrictEqual(json(chat));
           const kept = loaded.slice(0, chat.length === 0 ? 0 : change.keep % (chat.length + 1));
@@ -64,7 +64,7 @@ await describeEveryStore(
           });
           const ids = new Set(kept.map((message) => message.id));
           const next = [...kept, ...change.added.filter((message) => !ids.has(message.id) && ids.add(message.id))];
-          await chats.saveChat({ id, messages: next });
+          await chats.commitChat({ id, messages: next });
           expect(await createChatStore({ store }).loadChat(id)).toStrictEqual(json(next));
         }),
         { numRuns: 12 },
