@@ -82,11 +82,16 @@ function readPart(
     }
   }
   const callId = part['toolCallId'];
+  const call = step.toolCalls?.find((item) => item.id === callId);
   if (moved.has('input')) {
-    const call = step.toolCalls?.find((item) => item.id === callId);
     const parsed = call === undefined ? undefined : parseJson(call.arguments);
     if (parsed === undefined || !parsed.ok) throw corrupt(step, `the input of tool call ${String(callId)} is missing`);
     part['input'] = parsed.value;
+  }
+  if (moved.has('callProviderMetadata')) {
+    if (call?.providerOptions === undefined)
+      throw corrupt(step, `the options of tool call ${String(callId)} are missing`);
+    part['callProviderMetadata'] = call.providerOptions;
   }
   if (moved.has('output') || moved.has('errorText')) {
     const result = group.find((message) => message.role === 'tool' && message.toolCallId === callId);

@@ -49,9 +49,12 @@ function isCallId(value: unknown): value is string {
   return typeof value === 'string' && value.length <= 256 && TOOL_CALL_ID_PATTERN.test(value);
 }
 
-/** `providerMetadata` as chatstate provider options, when it is a non-empty object of objects. */
-function optionsOf(part: UiPartJson): Readonly<Record<string, JsonObject>> | undefined {
-  const metadata = part['providerMetadata'];
+/** A part's provider metadata (`field`) as chatstate provider options, when it is a non-empty object of objects. */
+function optionsOf(
+  part: UiPartJson,
+  field: 'providerMetadata' | 'callProviderMetadata' = 'providerMetadata',
+): Readonly<Record<string, JsonObject>> | undefined {
+  const metadata = part[field];
   if (!isRecord(metadata) || Object.keys(metadata).length === 0) return undefined;
   const read = readProviderOptions(metadata);
   return read.ok ? read.value : undefined;
@@ -163,11 +166,22 @@ export function encodeUiMessage(message: UiMessageJson, context: EncodeContext):
     ) {
       context.callIds.add(callId);
       const input = part['input'];
-      const call: ToolCallInput = { id: callId, name, arguments: input === undefined ? '{}' : JSON.stringify(input) };
+      // Call metadata goes where the AI SDK puts it in a prompt: the tool call's provider options.
+      const callOptions = optionsOf(part, 'callProviderMetadata');
+      const call: ToolCallInput = {
+        id: callId,
+        name,
+        arguments: input === undefined ? '{}' : JSON.stringify(input),
+        ...(callOptions === undefined ? {} : { providerOptions: callOptions }),
+      };
       const { output, moved } = outcomeOutput(part);
       current().calls.push(call);
       current().results.push({ call, content: readToolOutput(output, 'output', []) as MessageInput['content'] });
-      place([...(input === undefined ? [] : (['input'] as MovedField[])), ...moved]);
+      place([
+        ...(input === undefined ? [] : (['input'] as MovedField[])),
+        ...(callOptions === undefined ? [] : (['callProviderMetadata'] as MovedField[])),
+        ...moved,
+      ]);
       continue;
     }
     place([]);

@@ -16,7 +16,8 @@ import { MESSAGE_ID_PATTERN } from '../../message/schema.js';
 export const LAYOUT_KEY = 'aiSdkUi';
 
 /** Fields of a part that live in chatstate fields instead of the part's stored copy. */
-export type MovedField = 'text' | 'url' | 'providerMetadata' | 'input' | 'output' | 'errorText';
+export type MovedField =
+  'text' | 'url' | 'providerMetadata' | 'input' | 'output' | 'errorText' | 'callProviderMetadata';
 
 /**
  * One part of the UI message as stored: the part without its moved fields, which step (assistant

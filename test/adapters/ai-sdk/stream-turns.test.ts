@@ -147,6 +147,9 @@ await describeEveryStore(
         'assistant',
       ]);
       expect(formats.aiSdk.validate(formats.aiSdk.to(session.messages))).toEqual([]);
+      // And it says what the AI SDK itself would send: chatstate's aiSdk format over the stored
+      // session gives the prompt convertToModelMessages makes of the UI messages.
+      expect(formats.aiSdk.to(session.messages).messages).toEqual(await convertToModelMessages(reloaded, { tools }));
 
       // Second request: the client sends only its new message.
       const second = scriptedModel([
