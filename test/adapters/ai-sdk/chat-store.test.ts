@@ -6,6 +6,7 @@
 import { convertToModelMessages, validateUIMessages, type UIMessage } from 'ai';
 import { expect, it } from 'vitest';
 import { createChatStore, type ChatStore } from '../../../src/adapters/ai-sdk/index.js';
+import { compaction } from '../../../src/compaction/index.js';
 import { ChatstateError } from '../../../src/errors.js';
 import { formats } from '../../../src/formats/index.js';
 import { Message } from '../../../src/message/message.js';
@@ -334,6 +335,64 @@ await describeEveryStore(
         expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
       );
       expect(await chats.loadChat('chat-1')).toStrictEqual(json(good));
+    });
+
+    it('loads a chat chatstate compacted: untouched messages exactly, a truncated tool output in its part', async () => {
+      const store = await stores.open();
+      const chats = createChatStore({ store });
+      const chat: UIMessage[] = [
+        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Read the log' }] },
+        assistantWith('a1', [
+          { type: 'step-start' },
+          {
+            type: 'tool-read',
+            toolCallId: 'call-log',
+            state: 'output-available',
+            input: { file: 'app.log' },
+            output: 'line '.repeat(400),
+          },
+          { type: 'step-start' },
+          { type: 'text', text: 'The log repeats one line.' },
+        ]),
+        { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'Thanks' }] },
+        assistantWith('a2', [{ type: 'text', text: 'You are welcome.' }]),
+      ];
+      await chats.commitChat({ id: 'chat-1', messages: chat });
+      const truncated = await (
+        await store.load('chat-1')
+      ).compact(compaction.truncateToolOutputs({ maxTokens: 20, keepRecentTurns: 1 }));
+      expect(truncated.result?.modified.count).toBe(1);
+      await store.save(truncated.session);
+      const loaded = await chats.loadChat('chat-1');
+      expect(loaded[0]).toStrictEqual(json(chat[0]));
+      expect(loaded.slice(-2)).toStrictEqual(json(chat.slice(-2)));
+      // The truncated output is read where it was: the same tool part, its output now shortened.
+      const read = loaded[1]?.parts[1];
+      expect(loaded[1]?.id).toBe('a1');
+      expect(read).toMatchObject({ type: 'tool-read', toolCallId: 'call-log', state: 'output-available' });
+      expect(JSON.stringify(read)).toContain('tokens truncated');
+      await validateUIMessages({ messages: loaded });
+      await convertToModelMessages(loaded);
+
+      // A group another writer cut (its last step removed) is read as plain chatstate messages.
+      const stored = await store.load('chat-1');
+      await store.save(stored.withMessages(stored.messages.filter((message) => message.id !== 'a1:2')));
+      const cut = await chats.loadChat('chat-1');
+      expect(cut.map((message) => message.id)).toEqual(['u1', 'a1', 'u2', 'a2']);
+      expect(cut[1]?.parts).toEqual([
+        expect.objectContaining({
+          type: 'dynamic-tool',
+          toolName: 'read',
+          toolCallId: 'call-log',
+          input: { file: 'app.log' },
+          state: 'output-available',
+        }),
+      ]);
+      await validateUIMessages({ messages: cut });
+
+      const window = await (await store.load('chat-1')).compact(compaction.slidingWindow({ turns: 1 }));
+      await store.save(window.session);
+      expect(await chats.loadChat('chat-1')).toStrictEqual(json(chat.slice(-2)));
     });
 
     it('loads a chat chatstate wrote itself (no UI layout) as the nearest UI messages', async () => {
