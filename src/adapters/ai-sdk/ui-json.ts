@@ -6,6 +6,7 @@
  */
 import { InvalidInputError } from '../../errors.js';
 import { cloneJson, defineField, isRecord, toWireObject, type WireJsonObject } from '../../formats/wire-json.js';
+import { readJson } from '../../message/json-value.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 
 /** One part of a UI message, as JSON (`type` is always a string). */
@@ -31,10 +32,21 @@ function invalid(path: string, expected: string): InvalidInputError {
   });
 }
 
+/** `value` as JSON (dates and the like coerced as `JSON.stringify` does); `TOO_LARGE` over the size limit. */
+function jsonOf(value: unknown, path: string): JsonValue {
+  const read = readJson(value, { omitUndefined: true });
+  if (read.ok) return read.value;
+  if (read.problem.kind === 'too-large')
+    throw new InvalidInputError('TOO_LARGE', `UI message at ${path} is ${read.problem.message}`, {
+      details: { path },
+    });
+  return cloneJson<JsonValue>(value);
+}
+
 /** `value` as a UI message in JSON; throws `INVALID_MESSAGE` (or `INVALID_ARGUMENT` for non-JSON) naming where. */
 export function readUiMessage(value: unknown, path: string): UiMessageJson {
   if (!isRecord(value)) throw invalid(path, 'an object');
-  const json = cloneJson<JsonValue>(value);
+  const json = jsonOf(value, path);
   if (!isRecord(json)) throw invalid(path, 'an object');
   const { id, role, parts } = json;
   if (typeof id !== 'string') throw invalid(`${path}.id`, 'a non-empty string');

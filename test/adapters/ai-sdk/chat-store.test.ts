@@ -9,10 +9,11 @@ import { createChatStore, type ChatStore } from '../../../src/adapters/ai-sdk/in
 import { compaction } from '../../../src/compaction/index.js';
 import { ChatstateError } from '../../../src/errors.js';
 import { formats } from '../../../src/formats/index.js';
-import { Message } from '../../../src/message/message.js';
+import { MAX_MESSAGE_CHARS, Message } from '../../../src/message/message.js';
 import { Session } from '../../../src/session/session.js';
 import type { ChangeKind } from '../../../src/store/change-types.js';
 import type { SessionStore } from '../../../src/store/types.js';
+import { memoryStore } from '../../../src/stores/memory.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { everyPartChat, interruptedChat } from './fixtures.js';
 
@@ -477,3 +478,18 @@ function deep(depth: number): unknown {
   for (let index = 0; index < depth; index += 1) value = { value };
   return value;
 }
+
+it('refuses a message over the size limit with TOO_LARGE before anything is written', async () => {
+  const store = memoryStore();
+  const chats = createChatStore({ store });
+  const [user] = interruptedChat() as [UIMessage];
+  await chats.saveChat({ id: 'chat-1', messages: [user] });
+  const huge: UIMessage = {
+    id: 'big',
+    role: 'user',
+    parts: [{ type: 'file', mediaType: 'text/plain', url: `data:text/plain;base64,${'A'.repeat(MAX_MESSAGE_CHARS)}` }],
+  };
+  expect((await errorOf(chats.saveChat({ id: 'chat-1', messages: [user, huge] }))).code).toBe('TOO_LARGE');
+  expect(await chats.getChat('chat-1')).toEqual({ id: 'chat-1', messages: json([user]), version: 1 });
+  await store.close();
+});
