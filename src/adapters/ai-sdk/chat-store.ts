@@ -79,6 +79,9 @@ export class ChatConflictError extends ConflictError {
   }
 }
 
+/** How many chats' loaded versions a chat store remembers. */
+const LOADED_VERSIONS = 10_000;
+
 /** Marks sessions written by a chat store (for people browsing the store). */
 const SESSION_METADATA = { aiSdk: { kind: 'ui-chat' } } as const;
 
@@ -89,8 +92,14 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   if (!Number.isSafeInteger(retries) || retries < 0)
     throw new InvalidInputError('INVALID_ARGUMENT', 'retries must be a non-negative integer');
   // The version of each chat this store last read for a caller: a save may remove stored messages
-  // only when they are what that caller saw (see `SaveChatInput.expectedVersion`).
+  // only when they are what that caller saw (see `SaveChatInput.expectedVersion`). Bounded, oldest
+  // read first out: a chat that dropped out only makes such a save ask for a load again.
   const loaded = new Map<string, number>();
+  const remember = (id: string, version: number): void => {
+    loaded.delete(id);
+    loaded.set(id, version);
+    if (loaded.size > LOADED_VERSIONS) loaded.delete(loaded.keys().next().value as string);
+  };
 
   const read = async (id: string): Promise<{ session: Session; entries: StoredUiMessage[] } | undefined> => {
     const session = await store.get(id);
@@ -168,7 +177,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   const getChat = async (id: string): Promise<StoredChat<Ui> | undefined> => {
     const current = await read(id);
     if (current === undefined) return undefined;
-    loaded.set(id, current.session.version);
+    remember(id, current.session.version);
     return {
       id,
       messages: current.entries.map((entry) => toUiMessage(entry.message) as unknown as Ui),
@@ -179,8 +188,11 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   const commitChat = async (input: SaveChatInput<Ui>): Promise<SaveChatResult> => {
     if (typeof input !== 'object' || input === null)
       throw new InvalidInputError('INVALID_ARGUMENT', 'saveChat needs { id, messages }');
+    const { expectedVersion } = input;
+    if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0))
+      throw new InvalidInputError('INVALID_ARGUMENT', 'expectedVersion must be a non-negative integer');
     const next = readUiMessages(input.messages);
-    return write(input.id, () => next, input.expectedVersion);
+    return write(input.id, () => next, expectedVersion);
   };
 
   return Object.freeze({

@@ -326,6 +326,8 @@ await describeEveryStore(
           'INVALID_ARGUMENT',
         ],
         ['not an object', null, 'INVALID_ARGUMENT'],
+        ['a negative expectedVersion', { id: 'chat-1', messages: good, expectedVersion: -1 }, 'INVALID_ARGUMENT'],
+        ['a chat id that is not a string', { id: 7, messages: good }, 'INVALID_ID'],
       ];
       for (const [label, input, code] of cases) {
         const error = await errorOf(chats.commitChat(input as never));
