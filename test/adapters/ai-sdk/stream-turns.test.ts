@@ -16,6 +16,7 @@ import {
   type UIMessage,
 } from 'ai';
 import { expect, it } from 'vitest';
+import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { createChatStore, withMessage, type ChatStore } from '../../../src/adapters/ai-sdk/index.js';
 import { formats } from '../../../src/formats/index.js';
@@ -248,6 +249,74 @@ await describeEveryStore(
       const session = await store2.load('chat-2');
       expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
       expect(formats.aiSdk.validate(formats.aiSdk.to(session.messages))).toEqual([]);
+    });
+
+    it('keeps a stream aborted in the middle of a tool call, and the next request continues from it', async () => {
+      const store = await stores.open();
+      const chats = createChatStore<ChatMessage>({ store });
+      const controller = new AbortController();
+      // A model that says a few words, starts a tool call, and stalls until the request is aborted.
+      const stalled = new MockLanguageModelV3({
+        doStream: async ({ abortSignal }) => ({
+          stream: new ReadableStream({
+            start(stream) {
+              stream.enqueue({ type: 'stream-start', warnings: [] });
+              stream.enqueue({ type: 'text-start', id: 't' });
+              stream.enqueue({ type: 'text-delta', id: 't', delta: 'Let me look.' });
+              stream.enqueue({ type: 'text-end', id: 't' });
+              stream.enqueue({ type: 'tool-input-start', id: 'call-oslo', toolName: 'weather' });
+              stream.enqueue({ type: 'tool-input-delta', id: 'call-oslo', delta: '{"city":"Os' });
+              abortSignal?.addEventListener('abort', () => stream.error(abortSignal.reason));
+              setTimeout(() => controller.abort(), 20);
+            },
+          }),
+        }),
+      });
+      const asked = user('u-1', 'Weather in Oslo?');
+      const messages = [asked];
+      let saved: Promise<void> = Promise.resolve();
+      let aborted = false;
+      const result = streamText({
+        model: stalled,
+        messages: await convertToModelMessages(messages),
+        tools,
+        abortSignal: controller.signal,
+      });
+      const stream = result.toUIMessageStream({
+        originalMessages: messages,
+        generateMessageId: generateId,
+        onFinish: ({ messages: finished, isAborted }) => {
+          aborted = isAborted;
+          saved = chats.saveChat({ id: 'chat-3', messages: finished });
+        },
+      });
+      let partial: ChatMessage | undefined;
+      for await (const snapshot of readUIMessageStream<ChatMessage>({ stream })) partial = snapshot;
+      await saved;
+      expect(aborted).toBe(true);
+      expect(partial?.parts.at(-1)).toMatchObject({
+        type: 'tool-weather',
+        state: 'input-streaming',
+        input: { city: 'Os' },
+      });
+
+      const resumed = createChatStore<ChatMessage>({ store: await stores.reopen(store) });
+      const reloaded = await resumed.loadChat('chat-3');
+      expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, partial])));
+      expect(await validateUIMessages<ChatMessage>({ messages: reloaded, tools })).toStrictEqual(reloaded);
+      // The half-made call is no call yet: the AI SDK drops it when told to, chatstate never stored it as one.
+      expect(await convertToModelMessages(reloaded, { tools, ignoreIncompleteToolCalls: true })).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Oslo?' }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }] },
+      ]);
+
+      // The user asks again, sending only the new message: the model gets the interrupted turn.
+      const again = scriptedModel([{ text: 'Oslo: 12 degrees.' }]);
+      const answer = await turn(resumed, 'chat-3', user('u-2', 'Try again'), again);
+      expect(again.doStreamCalls[0]?.prompt.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      expect(await resumed.loadChat('chat-3')).toStrictEqual(
+        JSON.parse(JSON.stringify([asked, partial, user('u-2', 'Try again'), answer])),
+      );
     });
   },
   'aisdkstream',
