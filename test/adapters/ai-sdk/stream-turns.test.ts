@@ -30,6 +30,13 @@ const tools = {
     inputSchema: z.object({ question: z.string() }),
     outputSchema: z.object({ confirmed: z.boolean() }),
   }),
+  /** A tool that runs only once the user approved the call. */
+  remove: tool({
+    description: 'Deletes a file',
+    inputSchema: z.object({ path: z.string() }),
+    needsApproval: true,
+    execute: async ({ path }: { path: string }) => ({ removed: path }),
+  }),
   weather: tool({
     description: 'The weather in a city',
     inputSchema: z.object({ city: z.string() }),
@@ -317,6 +324,45 @@ await describeEveryStore(
       expect(await resumed.loadChat('chat-3')).toStrictEqual(
         JSON.parse(JSON.stringify([asked, partial, user('u-2', 'Try again'), answer])),
       );
+    });
+
+    it('keeps a tool call waiting for approval across a reload, and runs it once approved', async () => {
+      const store = await stores.open();
+      const chats = createChatStore<ChatMessage>({ store });
+      const model = scriptedModel([
+        { calls: [{ id: 'call-rm', tool: 'remove', input: { path: '/tmp/x' } }] },
+        { text: 'Removed /tmp/x.' },
+      ]);
+      const asked = user('u-1', 'Delete /tmp/x');
+      const waiting = await turn(chats, 'chat-4', asked, model);
+      const request = waiting.parts.find((part) => part.type === 'tool-remove');
+      expect(request).toMatchObject({ state: 'approval-requested', input: { path: '/tmp/x' } });
+
+      const reopened = await stores.reopen(store);
+      const resumed = createChatStore<ChatMessage>({ store: reopened });
+      const reloaded = await resumed.loadChat('chat-4');
+      expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, waiting])));
+      // The user approves in the browser (`addToolApprovalResponse`): the same message comes back.
+      const approved = {
+        ...waiting,
+        parts: waiting.parts.map((part) =>
+          part.type === 'tool-remove' && part.state === 'approval-requested'
+            ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }
+            : part,
+        ),
+      } as ChatMessage;
+      const final = await turn(resumed, 'chat-4', approved, model);
+      expect(final.parts.find((part) => part.type === 'tool-remove')).toMatchObject({
+        state: 'output-available',
+        output: { removed: '/tmp/x' },
+        approval: { approved: true },
+      });
+      expect(await resumed.loadChat('chat-4')).toStrictEqual(JSON.parse(JSON.stringify([asked, final])));
+      // With its output the call joins the stored conversation, paired with its result.
+      const session = await reopened.load('chat-4');
+      expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(session.messages[1]?.toolCalls?.map((call) => call.id)).toEqual(['call-rm']);
+      expect(formats.aiSdk.validate(formats.aiSdk.to(session.messages))).toEqual([]);
     });
   },
   'aisdkstream',
