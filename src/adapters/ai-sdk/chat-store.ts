@@ -1,0 +1,233 @@
+/**
+ * `createChatStore`: the AI SDK's missing persistence — `loadChat`, `saveChat`, `appendMessages`,
+ * `createChat`, `deleteChat` over any chatstate `SessionStore`, one session per chat.
+ * @module
+ */
+import type { UIMessage } from 'ai';
+import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import { Session } from '../../session/session.js';
+import type { SessionStore } from '../../store/types.js';
+import { planSave } from './chat-plan.js';
+import { decodeUiMessages, type StoredUiMessage } from './decode.js';
+import { readUiMessages, toUiMessage, type UiMessageJson } from './ui-json.js';
+
+/** Options of `createChatStore`. */
+export interface ChatStoreOptions {
+  /** Where chats are kept: any chatstate store (memory, file, SQLite, Postgres, Redis). */
+  readonly store: SessionStore;
+  /** Times a write that met a concurrent writer is planned again on what that writer stored. @default 5 */
+  readonly retries?: number;
+  /** Owner of new chats (`Session.userId`), for `list` and tenant views. */
+  readonly userId?: string;
+}
+
+/** What `saveChat` takes: the chat's id and its whole message list, as `useChat` and `onFinish` give it. */
+export interface SaveChatInput<Ui extends UIMessage = UIMessage> {
+  readonly id: string;
+  readonly messages: readonly Ui[];
+  /**
+   * The chat version the list is based on (from `getChat`): the save fails with `CONFLICT` unless
+   * it is still the stored one. Without it, an append or a rewrite of a message is retried on a
+   * concurrent writer's result, and removing stored messages needs the version this chat store
+   * last loaded (`loadChat` / `getChat`) to still be the stored one.
+   */
+  readonly expectedVersion?: number;
+}
+
+/** A stored chat with its version. */
+export interface StoredChat<Ui extends UIMessage = UIMessage> {
+  readonly id: string;
+  readonly messages: Ui[];
+  /** The session version: pass it as `expectedVersion` to save only over this very state. */
+  readonly version: number;
+}
+
+/** What a write did. */
+export interface SaveChatResult {
+  /** `none`: nothing changed; `append`: new messages were added; `rewrite`: the chat was rewritten atomically. */
+  readonly kind: 'none' | 'append' | 'rewrite';
+  /** The chat's version after the write. */
+  readonly version: number;
+}
+
+/** A chat store over a chatstate session store. */
+export interface ChatStore<Ui extends UIMessage = UIMessage> {
+  /** The chat's messages; `[]` for a chat that does not exist yet (`useChat` makes ids on the client). */
+  loadChat(id: string): Promise<Ui[]>;
+  /** The chat with its version, or `undefined` when there is none. */
+  getChat(id: string): Promise<StoredChat<Ui> | undefined>;
+  /**
+   * Stores the chat's whole list, writing only what changed (see `SaveChatInput`). Resolves to
+   * nothing, so it fits `onFinish: ({ messages }) => saveChat({ id, messages })` as it is.
+   */
+  saveChat(input: SaveChatInput<Ui>): Promise<void>;
+  /** `saveChat`, telling what it wrote and the chat's version after it. */
+  commitChat(input: SaveChatInput<Ui>): Promise<SaveChatResult>;
+  /** Adds messages after the stored ones; a message whose id is stored replaces that message. */
+  appendMessages(id: string, messages: readonly Ui[]): Promise<SaveChatResult>;
+  /** Creates an empty chat and returns its id (`id` when given; `CONFLICT` when it exists). */
+  createChat(id?: string): Promise<string>;
+  /** Deletes a chat; false when there was none. */
+  deleteChat(id: string): Promise<boolean>;
+}
+
+/** A save the chat store refused because the chat changed under it (`CONFLICT`): reload and apply again. */
+export class ChatConflictError extends ConflictError {
+  constructor(message: string, details: Readonly<Record<string, unknown>>) {
+    super(message, { details });
+  }
+}
+
+/** How many chats' loaded versions a chat store remembers. */
+const LOADED_VERSIONS = 10_000;
+
+/** Marks sessions written by a chat store (for people browsing the store). */
+const SESSION_METADATA = { aiSdk: { kind: 'ui-chat' } } as const;
+
+/** Creates a chat store for the AI SDK's `UIMessage`s over `options.store`. */
+export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatStoreOptions): ChatStore<Ui> {
+  const { store, userId } = options;
+  const retries = options.retries ?? 5;
+  if (!Number.isSafeInteger(retries) || retries < 0)
+    throw new InvalidInputError('INVALID_ARGUMENT', 'retries must be a non-negative integer');
+  // The version of each chat this store last read for a caller: a save may remove stored messages
+  // only when they are what that caller saw (see `SaveChatInput.expectedVersion`). Bounded, oldest
+  // read first out: a chat that dropped out only makes such a save ask for a load again.
+  const loaded = new Map<string, number>();
+  const remember = (id: string, version: number): void => {
+    loaded.delete(id);
+    loaded.set(id, version);
+    if (loaded.size > LOADED_VERSIONS) loaded.delete(loaded.keys().next().value as string);
+  };
+
+  const read = async (id: string): Promise<{ session: Session; entries: StoredUiMessage[] } | undefined> => {
+    const session = await store.get(id);
+    return session === undefined ? undefined : { session, entries: decodeUiMessages(session.messages) };
+  };
+
+  const write = async (
+    id: string,
+    plan: (entries: readonly StoredUiMessage[]) => readonly UiMessageJson[],
+    expectedVersion: number | undefined,
+  ): Promise<SaveChatResult> => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await writeOnce(id, plan, expectedVersion);
+      } catch (error) {
+        // A concurrent writer got there first: plan again over what it stored (unless the caller
+        // pinned the version, or the plan itself refused).
+        if (error instanceof ChatConflictError) throw error;
+        if (!ChatstateError.hasCode(error, 'CONFLICT') || expectedVersion !== undefined || attempt >= retries)
+          throw error;
+      }
+    }
+  };
+
+  const writeOnce = async (
+    id: string,
+    plan: (entries: readonly StoredUiMessage[]) => readonly UiMessageJson[],
+    expectedVersion: number | undefined,
+  ): Promise<SaveChatResult> => {
+    const current = await read(id);
+    if (current === undefined) {
+      if (expectedVersion !== undefined && expectedVersion !== 0)
+        throw new ChatConflictError(`Chat ${id} does not exist (expected version ${expectedVersion})`, { id });
+      const next = plan([]);
+      const saving = planSave([], next);
+      const messages = saving.kind === 'append' ? saving.messages : [];
+      const saved = await store.save(
+        Session.create({ id, messages, metadata: SESSION_METADATA, ...(userId === undefined ? {} : { userId }) }),
+        { expectedVersion: 0 },
+      );
+      return { kind: messages.length === 0 ? 'none' : 'append', version: saved.version };
+    }
+    const { session, entries } = current;
+    if (expectedVersion !== undefined && expectedVersion !== session.version)
+      throw new ChatConflictError(
+        `Chat ${id} is at version ${session.version}, not ${expectedVersion}: reload it and apply the change again`,
+        { id, version: session.version, expectedVersion },
+      );
+    const saving = planSave(entries, plan(entries));
+    switch (saving.kind) {
+      case 'none':
+        return { kind: 'none', version: session.version };
+      case 'append': {
+        const result = await store.append(id, saving.messages, { expectedVersion: session.version });
+        return { kind: 'append', version: result.version };
+      }
+      case 'rewrite': {
+        if (saving.removed.length > 0 && expectedVersion === undefined && loaded.get(id) !== session.version)
+          throw new ChatConflictError(
+            `Saving chat ${id} would remove ${saving.removed.length} stored message(s) this chat store did not load ` +
+              `(stored version ${session.version}): another writer may have added them. Load the chat and save again, ` +
+              'or pass expectedVersion',
+            { id, version: session.version, removed: saving.removed },
+          );
+        const saved = await store.save(session.withMessages(saving.messages), { expectedVersion: session.version });
+        return { kind: 'rewrite', version: saved.version };
+      }
+      default: {
+        const unreachable: never = saving;
+        throw new Error(`unknown plan ${JSON.stringify(unreachable)}`);
+      }
+    }
+  };
+
+  const getChat = async (id: string): Promise<StoredChat<Ui> | undefined> => {
+    const current = await read(id);
+    if (current === undefined) return undefined;
+    remember(id, current.session.version);
+    return {
+      id,
+      messages: current.entries.map((entry) => toUiMessage(entry.message) as unknown as Ui),
+      version: current.session.version,
+    };
+  };
+
+  const commitChat = async (input: SaveChatInput<Ui>): Promise<SaveChatResult> => {
+    if (typeof input !== 'object' || input === null)
+      throw new InvalidInputError('INVALID_ARGUMENT', 'saveChat needs { id, messages }');
+    const { expectedVersion } = input;
+    if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0))
+      throw new InvalidInputError('INVALID_ARGUMENT', 'expectedVersion must be a non-negative integer');
+    const next = readUiMessages(input.messages);
+    return write(input.id, () => next, expectedVersion);
+  };
+
+  return Object.freeze({
+    getChat,
+    async loadChat(id: string) {
+      return (await getChat(id))?.messages ?? [];
+    },
+    commitChat,
+    async saveChat(input: SaveChatInput<Ui>) {
+      await commitChat(input);
+    },
+    async appendMessages(id: string, messages: readonly Ui[]) {
+      const added = readUiMessages(messages);
+      return write(
+        id,
+        (entries) => {
+          const byId = new Map(added.map((message) => [message.id, message]));
+          const kept = entries.map((entry) => byId.get(entry.message.id) ?? entry.message);
+          const storedIds = new Set(entries.map((entry) => entry.message.id));
+          return [...kept, ...added.filter((message) => !storedIds.has(message.id))];
+        },
+        undefined,
+      );
+    },
+    async createChat(id?: string) {
+      const chatId = id ?? newId('chat');
+      await store.save(
+        Session.create({ id: chatId, metadata: SESSION_METADATA, ...(userId === undefined ? {} : { userId }) }),
+        { expectedVersion: 0 },
+      );
+      return chatId;
+    },
+    async deleteChat(id: string) {
+      loaded.delete(id);
+      return store.delete(id);
+    },
+  });
+}
