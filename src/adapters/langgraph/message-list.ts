@@ -20,6 +20,9 @@ export interface Entry {
   readonly message: Message;
 }
 
+/** How far past the expected place a message of the parent is looked for when it is not the same object. */
+const LOOK_AHEAD = 8;
+
 /** JSON text with object keys sorted: equal for equal values whatever order their keys were written in. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -117,9 +120,17 @@ export async function deltaOf(
       continue;
     }
     const serialized = await serializedJson(serde, item);
-    if (next < parent.length && printOf(next) === canonicalJson(serialized)) {
-      items.push({ reuse: parent[next] as Entry });
-      next += 1;
+    const print = canonicalJson(serialized);
+    // The parent's next message, or one a little further (the reducer replaced or removed some).
+    let found = -1;
+    for (let index = next; index < Math.min(parent.length, next + LOOK_AHEAD); index++)
+      if (printOf(index) === print) {
+        found = index;
+        break;
+      }
+    if (found >= 0) {
+      items.push({ reuse: parent[found] as Entry });
+      next = found + 1;
       continue;
     }
     const message = fromLangChainSerialized(serialized, { id: newId('lg'), where: `${where}[${position}]` });
