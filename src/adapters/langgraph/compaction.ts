@@ -25,7 +25,9 @@ export interface CompactedList {
 
 /** A copy of `message` with a new id (chatstate ids are append keys: a changed message must not share one). */
 export function freshCopy(message: Message): Message {
-  return Message.with(message, { id: newId('lg'), seq: undefined });
+  // A checkpoint record the original carried stays with the original.
+  const { checkpoint: _record, ...metadata } = message.metadata;
+  return Message.with(message, { id: newId('lg'), seq: undefined, metadata });
 }
 
 /** `logical` compacted when it ends a turn and the compactor's trigger says so; `undefined` otherwise (or when compaction failed). */

@@ -73,6 +73,14 @@ export async function serializedJson(serde: SerializerProtocol, value: unknown):
   return JSON.parse(typeof bytes === 'string' ? bytes : new TextDecoder().decode(bytes)) as unknown;
 }
 
+/** A checkpoint's message list as stored: its entries, their ranges, and the LangChain objects it was put or read as (when known). */
+export interface StoredList {
+  readonly entries: readonly Entry[];
+  readonly ranges: ReadonlyArray<readonly [number, number]>;
+  /** The list's message objects, same order: a child's list that starts with them is unchanged there. */
+  readonly objects?: readonly unknown[];
+}
+
 /** What the saver remembers of a message object it read or wrote: where it is stored. */
 export interface Known {
   readonly conversation: string;

@@ -1,7 +1,7 @@
 /**
- * What the saver keeps in a checkpoint-log session's values: one record per checkpoint (ids,
- * versions, serialized metadata, and references to its channel values), one blob per channel a
- * checkpoint changed, the pending writes of each checkpoint, and the value keys they live under.
+ * What the saver keeps per checkpoint: its record (ids, versions, serialized metadata, and
+ * references to its channel values), carried by its checkpoint-log entry; and in the log
+ * session's values, one blob per channel a checkpoint changed and each checkpoint's pending writes.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -31,6 +31,11 @@ export interface BlobRef {
 export interface MessageRef {
   readonly v: Version;
   readonly ranges: ReadonlyArray<readonly [number, number]>;
+  /**
+   * Only in a record a conversation message carries: the list goes on with the `tail` messages
+   * ending at that message (appended with it, so their numbers are only known once stored).
+   */
+  readonly tail?: number;
 }
 
 /** One checkpoint, without its channel values. */
@@ -67,7 +72,6 @@ export const keys = Object.freeze({
   thread: 'thread',
   /** The conversation's metadata (the compaction log). */
   conversation: 'conversation',
-  record: (checkpointId: string) => `c/${keyPart(checkpointId)}`,
   blob: (checkpointId: string, channel: string) => `b/${keyPart(checkpointId)}/${keyPart(channel)}`,
   writes: (checkpointId: string) => `w/${keyPart(checkpointId)}`,
 });

@@ -2,8 +2,9 @@
  * `ChatstateSaver`: LangGraph's `BaseCheckpointSaver` over any chatstate `SessionStore`. Each
  * (thread, namespace) is two sessions: the conversation (the messages channel, append-only, as
  * chatstate messages anyone can read) and the checkpoint log (one small entry per checkpoint, in
- * put order; its session values hold each checkpoint's record, the blobs of the channels it
- * changed, and its pending writes). A put writes what changed, never the whole thread.
+ * put order, holding the checkpoint's record; the log's session values hold the blobs of the
+ * channels a checkpoint changed and each checkpoint's pending writes). A put writes what changed,
+ * never the whole thread: the new messages, one log entry, and a blob per other channel changed.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -32,7 +33,7 @@ import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore, ValueOwner } from '../../store/types.js';
 import { compactList, freshCopy } from './compaction.js';
-import { deltaOf, readList, revive, toRanges, type Entry, type Known } from './message-list.js';
+import { deltaOf, readList, revive, toRanges, type Entry, type Known, type StoredList } from './message-list.js';
 import type { ChatstateSaverOptions } from './options.js';
 import {
   dumpBlob,
@@ -81,6 +82,35 @@ class Recent<V> {
   }
 }
 
+/** Metadata key of the checkpoint record a log entry or a conversation message carries. */
+const RECORD_KEY = 'checkpoint';
+/** Messages read around a binary search's probe to find one that carries a record. */
+const PROBE = 16;
+
+/** Adds the inclusive range `first`–`last` to `ranges`, joining the last one when they touch. */
+function withTailInPlace(ranges: Array<[number, number]>, first: number, last: number): void {
+  const end = ranges.at(-1);
+  if (end !== undefined && first === end[1] + 1) end[1] = last;
+  else ranges.push([first, last]);
+}
+
+/** `ranges` with `first`–`last` added at the end. */
+function withTail(ranges: MessageRef['ranges'], first: number, last: number): Array<[number, number]> {
+  const copy = ranges.map((range) => [range[0], range[1]] as [number, number]);
+  withTailInPlace(copy, first, last);
+  return copy;
+}
+
+/** A messages channel's list, ready to store. */
+interface PreparedList {
+  readonly toAppend: readonly Message[];
+  readonly state?: { readonly metadata: JsonObject; readonly variables: Record<string, JsonValue> };
+  /** The list's ranges before the appended messages, when the list ends with exactly them. */
+  readonly tail?: ReadonlyArray<readonly [number, number]>;
+  /** The stored list, once the appended messages have their sequence numbers. */
+  finish(seqOf: ReadonlyMap<string, number>): StoredList;
+}
+
 function logEntryId(checkpointId: string): string {
   return /^[A-Za-z0-9._:-]{1,250}$/.test(checkpointId) ? `cp.${checkpointId}` : `cp.${Buffer.from(checkpointId).toString('hex').slice(0, 250)}`;
 }
@@ -95,7 +125,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   private readonly options: ChatstateSaverOptions;
   private readonly created = new Set<string>();
   private readonly known = new WeakMap<object, Known>();
-  private readonly lists = new Recent<Entry[]>(CACHE_SIZE);
+  private readonly lists = new Recent<StoredList>(CACHE_SIZE);
   private readonly records = new Recent<CheckpointRecord>(CACHE_SIZE * 4);
   private readonly writeLock = new KeyedLock();
 
@@ -163,62 +193,128 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     this.created.add(sessions.log);
   }
 
-  private async record(sessions: ThreadSessions, checkpointId: string): Promise<CheckpointRecord | undefined> {
-    const cacheKey = `${sessions.log}\n${checkpointId}`;
-    const cached = this.records.get(cacheKey);
-    if (cached !== undefined) return cached;
-    const value = await this.store.values.get(this.owner(sessions), keys.record(checkpointId));
-    const record = readRecord(value, `${checkpointId} of ${sessions.log}`);
-    if (record !== undefined) this.records.set(cacheKey, record);
+  private remember(sessions: ThreadSessions, record: CheckpointRecord): CheckpointRecord {
+    this.records.set(`${sessions.log}\n${record.id}`, record);
     return record;
   }
 
-  /** Checkpoint ids of the log, newest first, a page at a time. */
-  private async *logIds(sessions: ThreadSessions): AsyncGenerator<string[]> {
+  /**
+   * The record a stored message carries (`metadata.checkpoint`): a log entry, or the last message
+   * a put appended to the conversation (its message list then ends with the `tail` messages up to
+   * that one, resolved here); `undefined` for any other message.
+   */
+  private recordOf(sessions: ThreadSessions, entry: Message): CheckpointRecord | undefined {
+    const value = entry.metadata[RECORD_KEY];
+    if (value === undefined) return undefined;
+    const record = readRecord(value, `at ${entry.seq ?? '?'} of ${sessions.log}`) as CheckpointRecord;
+    let resolved = record;
+    if (Object.values(record.messages).some((ref) => ref.tail !== undefined)) {
+      const seq = entry.seq ?? 0;
+      const messages: Record<string, MessageRef> = {};
+      for (const [channel, ref] of Object.entries(record.messages))
+        messages[channel] = ref.tail === undefined ? ref : { v: ref.v, ranges: withTail(ref.ranges, seq - ref.tail + 1, seq) };
+      resolved = { ...record, messages };
+    }
+    return this.remember(sessions, resolved);
+  }
+
+  private async lastSeq(session: string): Promise<number> {
+    try {
+      const [last] = await this.store.readMessages(session, { limit: 1 });
+      return last?.seq ?? 0;
+    } catch (error) {
+      if (ChatstateError.hasCode(error, 'NOT_FOUND')) return 0;
+      throw error;
+    }
+  }
+
+  /** The first record at or after `seq` within a few messages of `session`. */
+  private async recordNear(sessions: ThreadSessions, session: string, seq: number): Promise<CheckpointRecord | undefined> {
+    const window = await this.store.readMessages(session, { afterSeq: seq - 1, beforeSeq: seq + PROBE });
+    for (const entry of window) {
+      const record = this.recordOf(sessions, entry);
+      if (record !== undefined) return record;
+    }
+    return undefined;
+  }
+
+  /**
+   * The record of `checkpointId`: remembered; else found by binary search on the id in the log,
+   * then in the conversation (LangGraph's ids are uuid6, ordered by time, so both are sorted by
+   * id); else by a scan (ids not in put order, or one that is not there).
+   */
+  private async record(sessions: ThreadSessions, checkpointId: string): Promise<CheckpointRecord | undefined> {
+    const cached = this.records.get(`${sessions.log}\n${checkpointId}`);
+    if (cached !== undefined) return cached;
+    for (const session of [sessions.log, sessions.conversation]) {
+      let low = 1;
+      let high = await this.lastSeq(session);
+      while (low <= high) {
+        const middle = Math.floor((low + high) / 2);
+        const record = await this.recordNear(sessions, session, middle);
+        if (record === undefined) break;
+        if (record.id === checkpointId) return record;
+        if (record.id < checkpointId) low = middle + 1;
+        else high = middle - 1;
+      }
+    }
+    for await (const record of this.records_(sessions)) if (record.id === checkpointId) return record;
+    return undefined;
+  }
+
+  /** The records one session carries, newest first. */
+  private async *recordsIn(sessions: ThreadSessions, session: string): AsyncGenerator<CheckpointRecord> {
     let beforeSeq: number | undefined;
     for (;;) {
       let page: Message[];
       try {
-        page = await this.store.readMessages(sessions.log, {
-          limit: LOG_PAGE,
-          ...(beforeSeq === undefined ? {} : { beforeSeq }),
-        });
+        page = await this.store.readMessages(session, { limit: LOG_PAGE, ...(beforeSeq === undefined ? {} : { beforeSeq }) });
       } catch (error) {
         if (ChatstateError.hasCode(error, 'NOT_FOUND')) return;
         throw error;
       }
-      if (page.length === 0) return;
-      const ids: string[] = [];
-      for (const entry of [...page].reverse()) {
-        const about = entry.metadata['langgraph'] as JsonObject | undefined;
-        const id = about?.['checkpoint'];
-        if (typeof id === 'string') ids.push(id);
+      for (let index = page.length - 1; index >= 0; index--) {
+        const record = this.recordOf(sessions, page[index] as Message);
+        if (record !== undefined) yield record;
       }
-      yield ids;
       if (page.length < LOG_PAGE) return;
       beforeSeq = page[0]?.seq;
     }
   }
 
-  private async latest(sessions: ThreadSessions): Promise<CheckpointRecord | undefined> {
-    for await (const ids of this.logIds(sessions)) {
-      for (const id of ids) {
-        const record = await this.record(sessions, id);
-        if (record !== undefined) return record;
-      }
+  /** Every record of a thread's namespace, newest (greatest id) first: the log's and the conversation's, merged. */
+  private async *records_(sessions: ThreadSessions): AsyncGenerator<CheckpointRecord> {
+    const sources = [this.recordsIn(sessions, sessions.log), this.recordsIn(sessions, sessions.conversation)];
+    const heads = await Promise.all(sources.map((source) => source.next()));
+    for (;;) {
+      let pick = -1;
+      heads.forEach((head, index) => {
+        if (head.done === true) return;
+        const best = pick < 0 ? undefined : (heads[pick] as IteratorYieldResult<CheckpointRecord>);
+        if (best === undefined || head.value.id > best.value.id) pick = index;
+      });
+      if (pick < 0) return;
+      const chosen = heads[pick] as IteratorYieldResult<CheckpointRecord>;
+      yield chosen.value;
+      heads[pick] = await (sources[pick] as AsyncGenerator<CheckpointRecord>).next();
     }
+  }
+
+  private async latest(sessions: ThreadSessions): Promise<CheckpointRecord | undefined> {
+    for await (const record of this.records_(sessions)) return record;
     return undefined;
   }
 
-  private async messagesOf(sessions: ThreadSessions, checkpointId: string, channel: string, ref: MessageRef): Promise<Entry[]> {
+  private async messagesOf(sessions: ThreadSessions, checkpointId: string, channel: string, ref: MessageRef): Promise<StoredList> {
     const cacheKey = `${sessions.log}\n${checkpointId}\n${channel}`;
     const cached = this.lists.get(cacheKey);
     if (cached !== undefined) return cached;
     const entries = await readList(ref, (afterSeq, beforeSeq) =>
       this.store.readMessages(sessions.conversation, { afterSeq, beforeSeq }),
     );
-    this.lists.set(cacheKey, entries);
-    return entries;
+    const list: StoredList = { entries, ranges: ref.ranges };
+    this.lists.set(cacheKey, list);
+    return list;
   }
 
   private async pendingWrites(sessions: ThreadSessions, checkpointId: string): Promise<StoredWrite[]> {
@@ -241,13 +337,15 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         channelValues[channel] = await loadBlob(this.serde, blob as unknown as Parameters<typeof loadBlob>[1]);
       }),
       ...Object.entries(record.messages).map(async ([channel, ref]) => {
-        const entries = await this.messagesOf(sessions, record.id, channel, ref);
-        const revived = await revive(this.serde, entries);
+        const list = await this.messagesOf(sessions, record.id, channel, ref);
+        const revived = await revive(this.serde, list.entries);
         revived.forEach((item, index) => {
           if (typeof item === 'object' && item !== null)
-            this.known.set(item, { conversation: sessions.conversation, entry: entries[index] as Entry });
+            this.known.set(item, { conversation: sessions.conversation, entry: list.entries[index] as Entry });
         });
-        channelValues[channel] = revived;
+        // The graph goes on from these very objects: the next put finds them by identity.
+        this.lists.set(`${sessions.log}\n${record.id}\n${channel}`, { ...list, objects: revived });
+        channelValues[channel] = [...revived];
       }),
     ]);
     const checkpoint: Checkpoint = {
@@ -329,26 +427,23 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const beforeId = before === undefined ? undefined : getCheckpointId(before) || undefined;
     const onlyId = getCheckpointId(config) || undefined;
     for (const target of await this.targets(config)) {
-      const pages: AsyncIterable<string[]> =
+      const records: AsyncIterable<CheckpointRecord> =
         onlyId === undefined
-          ? this.logIds(target.sessions)
-          : (async function* one() {
-              yield [onlyId];
-            })();
-      for await (const ids of pages) {
-        const wanted = ids.filter((id) => beforeId === undefined || id < beforeId);
-        const records = await Promise.all(wanted.map((id) => this.record(target.sessions, id)));
-        for (const record of records) {
-          if (record === undefined) continue;
-          if (filter !== undefined) {
-            const metadata = (await loadBlob(this.serde, record.metadata)) as Record<string, unknown>;
-            if (!Object.entries(filter).every(([key, value]) => isDeepStrictEqual(metadata[key], value))) continue;
-          }
-          yield await this.tuple(target, record);
-          if (remaining !== undefined) {
-            remaining -= 1;
-            if (remaining <= 0) return;
-          }
+          ? this.records_(target.sessions)
+          : (async function* one(saver: ChatstateSaver) {
+              const record = await saver.record(target.sessions, onlyId);
+              if (record !== undefined) yield record;
+            })(this);
+      for await (const record of records) {
+        if (beforeId !== undefined && !(record.id < beforeId)) continue;
+        if (filter !== undefined) {
+          const metadata = (await loadBlob(this.serde, record.metadata)) as Record<string, unknown>;
+          if (!Object.entries(filter).every(([key, value]) => isDeepStrictEqual(metadata[key], value))) continue;
+        }
+        yield await this.tuple(target, record);
+        if (remaining !== undefined) {
+          remaining -= 1;
+          if (remaining <= 0) return;
         }
       }
     }
@@ -388,9 +483,10 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const parent = parentId === undefined ? undefined : await this.record(sessions, parentId);
     const versions = checkpoint.channel_versions;
     const blobs: Record<string, BlobRef> = {};
-    const messages: Record<string, MessageRef> = {};
+    const inherited: Record<string, MessageRef> = {};
     const entries: Record<string, JsonValue> = {};
-    const lists: Array<[string, Entry[]]> = [];
+    const lists: Array<[string, StoredList]> = [];
+    const prepared: Array<[string, Version, PreparedList]> = [];
     for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
       const version: Version | undefined = versions[channel] ?? newVersions[channel];
       if (version === undefined || value === undefined) continue;
@@ -400,7 +496,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         const list = parent?.messages[channel];
         if (blob !== undefined && blob.v === version) blobs[channel] = blob;
         else if (list !== undefined && list.v === version) {
-          messages[channel] = list;
+          inherited[channel] = list;
           const known = this.lists.get(`${sessions.log}\n${parent?.id ?? ''}\n${channel}`);
           if (known !== undefined) lists.push([channel, known]);
         }
@@ -409,16 +505,16 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       if (this.messageChannels.has(channel) && Array.isArray(value) && value.every((item) => isBaseMessage(item))) {
         const parentRef = parent?.messages[channel];
         const parentList =
-          parentRef === undefined || parent === undefined ? [] : await this.messagesOf(sessions, parent.id, channel, parentRef);
-        const list = await this.storeList(target, value as object[], parentList, `${checkpoint.id} ${channel}`);
-        messages[channel] = { v: version, ranges: toRanges(list.map((entry) => entry.seq)) };
-        lists.push([channel, list]);
+          parentRef === undefined || parent === undefined
+            ? undefined
+            : await this.messagesOf(sessions, parent.id, channel, parentRef);
+        prepared.push([channel, version, await this.prepareList(target, value as object[], parentList, `${checkpoint.id} ${channel}`)]);
         continue;
       }
       blobs[channel] = { v: version, at: checkpoint.id };
       entries[keys.blob(checkpoint.id, channel)] = (await dumpBlob(this.serde, value)) as unknown as JsonValue;
     }
-    const record: CheckpointRecord = {
+    const base = {
       id: checkpoint.id,
       ...(parentId === undefined ? {} : { parent: parentId }),
       ts: checkpoint.ts,
@@ -427,64 +523,143 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       seen: structuredClone(checkpoint.versions_seen),
       metadata: await dumpBlob(this.serde, metadata),
       blobs,
-      messages,
     };
-    entries[keys.record(checkpoint.id)] = recordJson(record);
-    await this.store.values.set(this.owner(sessions), entries);
-    // The log entry is the commit point: once it is there, the checkpoint is listed.
-    await this.store.append(sessions.log, [
-      Message.create({
-        id: logEntryId(checkpoint.id),
-        role: 'system',
-        category: 'context',
-        content: `checkpoint ${checkpoint.id}`,
-        metadata: { langgraph: { checkpoint: checkpoint.id, ...(parentId === undefined ? {} : { parent: parentId }) } },
-      }),
-    ]);
-    this.records.set(`${sessions.log}\n${checkpoint.id}`, record);
+    // Blobs first: the write that carries the record is the commit point.
+    if (Object.keys(entries).length > 0) await this.store.values.set(this.owner(sessions), entries);
+    const appending = prepared.filter(([, , list]) => list.toAppend.length > 0);
+    const only = appending.length === 1 ? appending[0] : undefined;
+    let record: CheckpointRecord;
+    if (only !== undefined && only[2].tail !== undefined) {
+      // One write: the new messages, the last one carrying the record (its list ends with them).
+      const [channel, version, list] = only;
+      const messages: Record<string, MessageRef> = { ...inherited };
+      for (const [other, otherVersion, otherList] of prepared) {
+        if (other === channel) continue;
+        const stored = otherList.finish(new Map());
+        lists.push([other, stored]);
+        messages[other] = { v: otherVersion, ranges: stored.ranges };
+      }
+      messages[channel] = { v: version, ranges: list.tail as MessageRef['ranges'], tail: list.toAppend.length };
+      record = { ...base, messages };
+      const last = list.toAppend.at(-1) as Message;
+      const carrier = Message.with(last, { metadata: { ...last.metadata, [RECORD_KEY]: recordJson(record) } });
+      const seqOf = await this.appendList(sessions, [...list.toAppend.slice(0, -1), carrier], list.state);
+      seqOf.set(last.id, seqOf.get(carrier.id) ?? 0);
+      const stored = list.finish(seqOf);
+      lists.push([channel, stored]);
+      record = { ...record, messages: { ...messages, [channel]: { v: version, ranges: stored.ranges } } };
+    } else {
+      const messages: Record<string, MessageRef> = { ...inherited };
+      for (const [channel, version, list] of prepared) {
+        const seqOf = list.toAppend.length === 0 ? new Map<string, number>() : await this.appendList(sessions, list.toAppend, list.state);
+        const stored = await this.scattered(sessions, list.finish(seqOf));
+        lists.push([channel, stored]);
+        messages[channel] = { v: version, ranges: stored.ranges };
+      }
+      record = { ...base, messages };
+      await this.store.append(sessions.log, [
+        Message.create({
+          id: logEntryId(checkpoint.id),
+          role: 'system',
+          category: 'context',
+          content: `checkpoint ${checkpoint.id}`,
+          metadata: { [RECORD_KEY]: recordJson(record) },
+        }),
+      ]);
+    }
+    this.remember(sessions, record);
     for (const [channel, list] of lists) this.lists.set(`${sessions.log}\n${checkpoint.id}\n${channel}`, list);
   }
 
+  private async appendList(
+    sessions: ThreadSessions,
+    messages: readonly Message[],
+    state: PreparedList['state'],
+  ): Promise<Map<string, number>> {
+    const result = await this.store.append(sessions.conversation, messages, state === undefined ? {} : { state });
+    return new Map(result.appended.map((message) => [message.id, message.seq ?? 0]));
+  }
+
+  /** `list` itself, or, when it spans more than `maxRanges` ranges, one fresh copy of it appended whole. */
+  private async scattered(sessions: ThreadSessions, list: StoredList): Promise<StoredList> {
+    if (list.ranges.length <= this.maxRanges) return list;
+    const copies = list.entries.map((entry) => freshCopy(entry.message));
+    const result = await this.store.append(sessions.conversation, copies);
+    const entries = result.appended.map((message) => ({ seq: message.seq ?? 0, message }));
+    return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
+  }
+
   /**
-   * Stores a messages channel's list: appends the messages its parent's list does not have (and,
-   * at the end of a turn, what compaction adds), and returns the stored list it now is — a fresh
-   * copy of every message when the list would otherwise be scattered over too many ranges.
+   * A messages channel's list against its parent's: the messages to append (and, at the end of a
+   * turn, what compaction adds), and how to make the stored list once they have sequence numbers.
+   * When the list starts with its parent's very objects (a running graph), only the tail is looked
+   * at. `tail` is set when the list is the parent's ranges plus exactly the appended messages, in
+   * order, within `maxRanges`: the put can then be one write.
    */
-  private async storeList(target: Target, list: readonly object[], parent: readonly Entry[], where: string): Promise<Entry[]> {
+  private async prepareList(
+    target: Target,
+    list: readonly object[],
+    parent: StoredList | undefined,
+    where: string,
+  ): Promise<PreparedList> {
     const { sessions } = target;
-    const delta = await deltaOf(list, parent, sessions.conversation, this.known, this.serde, where);
-    let logical: Array<Entry | Message> = delta.items.map((item) => ('reuse' in item ? item.reuse : item.add));
+    let kept = 0;
+    const objects = parent?.objects;
+    if (objects !== undefined && objects.length > 0 && list.length >= objects.length) {
+      while (kept < objects.length && list[kept] === objects[kept]) kept += 1;
+      if (kept < objects.length) kept = 0;
+    }
+    const head = kept > 0 ? (parent as StoredList) : undefined;
+    const tail = head === undefined ? list : list.slice(kept);
+    const delta = await deltaOf(tail, head === undefined ? (parent?.entries ?? []) : [], sessions.conversation, this.known, this.serde, where);
+    const tailItems: Array<Entry | Message> = delta.items.map((item) => ('reuse' in item ? item.reuse : item.add));
     const toAppend = [...delta.added];
-    let state: { metadata: JsonObject; variables: Record<string, JsonValue> } | undefined;
-    if (this.options.compaction !== undefined) {
-      const compacted = await compactList(logical, this.options.compaction, this.store, this.owner(sessions));
-      if (compacted !== undefined) {
-        logical = compacted.list;
-        toAppend.push(...compacted.added);
-        state = { metadata: compacted.metadata, variables: {} };
+    let compacted: Array<Entry | Message> | undefined;
+    let state: PreparedList['state'];
+    if (this.options.compaction !== undefined && tail.length > 0) {
+      const logical = head === undefined ? tailItems : [...head.entries, ...tailItems];
+      const result = await compactList(logical, this.options.compaction, this.store, this.owner(sessions));
+      if (result !== undefined) {
+        compacted = result.list;
+        toAppend.push(...result.added);
+        state = { metadata: result.metadata, variables: {} };
       }
     }
-    const seqOf = new Map<string, number>();
-    if (toAppend.length > 0) {
-      const result = await this.store.append(sessions.conversation, toAppend, state === undefined ? {} : { state });
-      for (const message of result.appended) seqOf.set(message.id, message.seq ?? 0);
+    const known = this.known;
+    const conversation = sessions.conversation;
+    const finish = (seqOf: ReadonlyMap<string, number>): StoredList => {
+      const entryOf = (item: Entry | Message): Entry =>
+        Message.is(item) ? { seq: seqOf.get(item.id) ?? 0, message: item } : item;
+      delta.items.forEach((item, index) => {
+        const object = tail[index];
+        if (object !== undefined) known.set(object, { conversation, entry: entryOf('reuse' in item ? item.reuse : item.add) });
+      });
+      if (compacted !== undefined) {
+        const entries = compacted.map(entryOf);
+        return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
+      }
+      if (head !== undefined) {
+        const added = tailItems.map(entryOf);
+        const ranges = head.ranges.map((range) => [range[0], range[1]] as [number, number]);
+        for (const [first, last] of toRanges(added.map((entry) => entry.seq))) withTailInPlace(ranges, first, last);
+        return { entries: head.entries.concat(added), ranges, objects: list.slice() };
+      }
+      const entries = tailItems.map(entryOf);
+      return { entries, ranges: toRanges(entries.map((entry) => entry.seq)), objects: list.slice() };
+    };
+    // One write is possible when the appended messages are the list's end, in order, after stored ones.
+    let tailRanges: Array<[number, number]> | undefined;
+    if (compacted === undefined && toAppend.length > 0) {
+      const firstNew = tailItems.length - toAppend.length;
+      const endsWithNew = toAppend.every((message, index) => tailItems[firstNew + index] === message);
+      const before = tailItems.slice(0, Math.max(firstNew, 0));
+      if (firstNew >= 0 && endsWithNew && before.every((item) => !Message.is(item))) {
+        const ranges = head === undefined ? [] : head.ranges.map((range) => [range[0], range[1]] as [number, number]);
+        for (const [first, last] of toRanges((before as Entry[]).map((entry) => entry.seq))) withTailInPlace(ranges, first, last);
+        if (ranges.length + 1 <= this.maxRanges) tailRanges = ranges;
+      }
     }
-    let stored: Entry[] = logical.map((item) =>
-      Message.is(item) ? { seq: seqOf.get(item.id) ?? 0, message: item } : item,
-    );
-    if (toRanges(stored.map((entry) => entry.seq)).length > this.maxRanges) {
-      // Too scattered (many edits, or a fork far back): one fresh copy of the whole list.
-      const copies = stored.map((entry) => freshCopy(entry.message));
-      const result = await this.store.append(sessions.conversation, copies);
-      stored = result.appended.map((message) => ({ seq: message.seq ?? 0, message }));
-    }
-    delta.items.forEach((item, index) => {
-      const object = list[index];
-      if (object === undefined) return;
-      const entry = 'reuse' in item ? item.reuse : { seq: seqOf.get(item.add.id) ?? 0, message: item.add };
-      this.known.set(object, { conversation: sessions.conversation, entry });
-    });
-    return stored;
+    return { toAppend, ...(state === undefined ? {} : { state }), ...(tailRanges === undefined ? {} : { tail: tailRanges }), finish };
   }
 
   /** Stores the writes of one task on a checkpoint; a write already stored at the same (task, index) is kept, special channels (errors, interrupts, …) replace theirs. */

@@ -227,20 +227,22 @@ await describeEveryStore(
       expect(() => new ChatstateSaver(store, { sessionPrefix: 'no/slash' })).toThrow(/sessionPrefix/);
       expect(() => new ChatstateSaver(store, { maxRanges: 0 })).toThrow(/maxRanges/);
       const good = await put(saver, undefined, [new HumanMessage({ content: 'kept', id: 'k' })], 1);
-      // A damaged record is CORRUPT, never a wrong checkpoint.
+      // Damaged pending writes are CORRUPT, never a wrong checkpoint.
       const sessions = saver.sessionsOf(THREAD);
       const damaged = await put(saver, good, [new HumanMessage({ content: 'kept', id: 'k' })], 2);
-      await store.values.set({ scope: 'session', sessionId: sessions.log }, { [`c/=${damaged}`]: { broken: true } });
+      await store.values.set({ scope: 'session', sessionId: sessions.log }, { [`w/=${damaged}`]: { broken: true } });
       await expectCode(new ChatstateSaver(store).getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: damaged } }), 'CORRUPT');
       // Messages cut out of the conversation behind the saver's back: CORRUPT, with what is gone.
+      // (A checkpoint that adds no message is recorded in the log and refers to the conversation's.)
+      const logged = await put(saver, damaged, [new HumanMessage({ content: 'kept', id: 'k' })], 3);
       await store.delete(sessions.conversation);
       await store.save(Session.create({ id: sessions.conversation }));
       await expectCode(
-        new ChatstateSaver(store).getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: good } }),
+        new ChatstateSaver(store).getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: logged } }),
         'CORRUPT',
       );
-      // The good checkpoint's record is still there.
-      expect(await store.values.get({ scope: 'session', sessionId: sessions.log }, `c/=${good}`)).toBeDefined();
+      // The checkpoints that added no message are still in the log.
+      expect(await store.readMessages(sessions.log)).toHaveLength(2);
     });
   },
   'langgraph',
