@@ -220,7 +220,11 @@ async function measureSaver(history: readonly Message[]): Promise<Step[]> {
       channel_versions: { messages: count },
       versions_seen: { agent: { messages: count - 1 } },
     };
-    const configurable = { thread_id: 'thread', checkpoint_ns: '', ...(parent === undefined ? {} : { checkpoint_id: parent }) };
+    const configurable = {
+      thread_id: 'thread',
+      checkpoint_ns: '',
+      ...(parent === undefined ? {} : { checkpoint_id: parent }),
+    };
     await saver.put({ configurable }, checkpoint, { source: 'loop', step, parents: {} }, { messages: count });
     parent = checkpoint.id;
   };
@@ -493,7 +497,7 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
         `A full 10,000-step LangGraph thread was not run (the 1,000-step one already takes seconds): since a step writes the whole list, it would pass about ${formatBytes(estimate)} to write calls (n²/2 × the measured step at 10k ÷ 10k — computed, not measured).`,
         `chatstate at each size: the session is saved with n − 1 messages, then ${OUR_STEPS} appends of the next corpus messages — the ones LangGraph stores — are timed. Each store's code paths were warmed up on a throwaway store first.`,
         'Bytes are counted from /proc/self/io around each call, for every thread of this process: "to write calls" is `wchar` (what the code asked to write: WAL frames and checkpoints, journal records, snapshot rewrites), "to storage" is `write_bytes` (pages the kernel sent to the disk: a 600-byte append costs a 4 KB page). File-system metadata and ext4 journal blocks are in neither. The long run divides its totals by its appends after `close()` has waited for any fold in flight.',
-        `The saver table: both savers get the same checkpoints in the same run, each step a new checkpoint of the whole list parented to the previous one (\`put\` only; \`putWrites\` is measured for neither). \`ChatstateSaver\` is put the 9,999-message checkpoint first (untimed), then ${SAVER_STEPS} steps from 10,000 messages are timed; a step appends the one new message to the thread's conversation session, one entry to its checkpoint log, and writes the checkpoint's small record (ids, versions, metadata, the message list as sequence ranges) as a session value: three SQLite transactions. Bytes are counted for both the same way, from /proc/self/io around each put (\`wchar\` and \`write_bytes\`, as above), WAL checkpoints included when they happen.`,
+        `The saver table: both savers get the same checkpoints in the same run, each step a new checkpoint of the whole list parented to the previous one (\`put\` only; \`putWrites\` is measured for neither). \`ChatstateSaver\` is put the 9,999-message checkpoint first (untimed), then ${SAVER_STEPS} steps from 10,000 messages are timed; a step appends the one new message to the thread's conversation session, carrying the checkpoint's small record (ids, versions, metadata, the message list as sequence ranges) in its metadata: one SQLite transaction, as chatstate's own append above, plus the saver's work (finding the unchanged messages by identity, converting the new one). Bytes are counted for both the same way, from /proc/self/io around each put (\`wchar\` and \`write_bytes\`, as above), WAL checkpoints included when they happen.`,
         `The whole-thread table really runs ${formatCount(FULL_THREAD)} LangGraph steps (checkpoints of 1, 2, …, ${formatCount(FULL_THREAD)} messages) and chatstate's save of the first message plus ${formatCount(FULL_THREAD - 1)} appends.`,
       ],
     };

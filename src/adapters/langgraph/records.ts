@@ -25,6 +25,8 @@ export interface StoredBlob {
 export interface BlobRef {
   readonly v: Version;
   readonly at: string;
+  /** The blob is small and kept in the record of checkpoint `at` (`inline`), not in a session value. */
+  readonly inline?: boolean;
 }
 
 /** A messages channel at version `v`: the conversation's messages with these sequence numbers, inclusive ranges in order. */
@@ -50,6 +52,8 @@ export interface CheckpointRecord {
   readonly metadata: StoredBlob;
   readonly blobs: Readonly<Record<string, BlobRef>>;
   readonly messages: Readonly<Record<string, MessageRef>>;
+  /** Small blobs this checkpoint wrote, by channel: they cost no write of their own. */
+  readonly inline?: Readonly<Record<string, StoredBlob>>;
 }
 
 /** One pending write, as stored. */
@@ -88,7 +92,8 @@ export async function dumpBlob(serde: SerializerProtocol, value: unknown): Promi
 
 /** The value a `StoredBlob` holds, revived by `serde`. */
 export function loadBlob(serde: SerializerProtocol, blob: StoredBlob): Promise<unknown> {
-  const bytes = blob.s !== undefined ? new TextEncoder().encode(blob.s) : new Uint8Array(Buffer.from(blob.b ?? '', 'base64'));
+  const bytes =
+    blob.s !== undefined ? new TextEncoder().encode(blob.s) : new Uint8Array(Buffer.from(blob.b ?? '', 'base64'));
   return serde.loadsTyped(blob.t, bytes);
 }
 
@@ -97,7 +102,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isBlob(value: unknown): value is StoredBlob {
-  return isObject(value) && typeof value['t'] === 'string' && (typeof value['s'] === 'string' || typeof value['b'] === 'string');
+  return (
+    isObject(value) &&
+    typeof value['t'] === 'string' &&
+    (typeof value['s'] === 'string' || typeof value['b'] === 'string')
+  );
 }
 
 /** A stored record read back; `CORRUPT` when it is not one. */

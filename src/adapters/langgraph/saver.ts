@@ -45,6 +45,7 @@ import {
   type BlobRef,
   type CheckpointRecord,
   type MessageRef,
+  type StoredBlob,
   type StoredWrite,
   type Version,
 } from './records.js';
@@ -84,6 +85,8 @@ class Recent<V> {
 
 /** Metadata key of the checkpoint record a log entry or a conversation message carries. */
 const RECORD_KEY = 'checkpoint';
+/** Largest blob kept in the checkpoint record itself (characters of its stored text). */
+const INLINE_CHARS = 2048;
 /** Messages read around a binary search's probe to find one that carries a record. */
 const PROBE = 16;
 
@@ -112,7 +115,9 @@ interface PreparedList {
 }
 
 function logEntryId(checkpointId: string): string {
-  return /^[A-Za-z0-9._:-]{1,250}$/.test(checkpointId) ? `cp.${checkpointId}` : `cp.${Buffer.from(checkpointId).toString('hex').slice(0, 250)}`;
+  return /^[A-Za-z0-9._:-]{1,250}$/.test(checkpointId)
+    ? `cp.${checkpointId}`
+    : `cp.${Buffer.from(checkpointId).toString('hex').slice(0, 250)}`;
 }
 
 /** ✱ A LangGraph checkpoint saver that keeps threads as chatstate sessions in any `SessionStore`. */
@@ -136,7 +141,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     this.prefix = checkPrefix(options.sessionPrefix ?? 'lg');
     this.messageChannels = new Set(options.messageChannels ?? ['messages']);
     this.maxRanges = options.maxRanges ?? 32;
-    if (!Number.isSafeInteger(this.maxRanges) || this.maxRanges < 1) throw invalid('maxRanges must be a positive integer');
+    if (!Number.isSafeInteger(this.maxRanges) || this.maxRanges < 1)
+      throw invalid('maxRanges must be a positive integer');
   }
 
   /** The chatstate session ids of a thread's conversation and checkpoint log (in `namespace`, default the root). */
@@ -212,7 +218,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       const seq = entry.seq ?? 0;
       const messages: Record<string, MessageRef> = {};
       for (const [channel, ref] of Object.entries(record.messages))
-        messages[channel] = ref.tail === undefined ? ref : { v: ref.v, ranges: withTail(ref.ranges, seq - ref.tail + 1, seq) };
+        messages[channel] =
+          ref.tail === undefined ? ref : { v: ref.v, ranges: withTail(ref.ranges, seq - ref.tail + 1, seq) };
       resolved = { ...record, messages };
     }
     return this.remember(sessions, resolved);
@@ -229,7 +236,11 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   }
 
   /** The first record at or after `seq` within a few messages of `session`. */
-  private async recordNear(sessions: ThreadSessions, session: string, seq: number): Promise<CheckpointRecord | undefined> {
+  private async recordNear(
+    sessions: ThreadSessions,
+    session: string,
+    seq: number,
+  ): Promise<CheckpointRecord | undefined> {
     const window = await this.store.readMessages(session, { afterSeq: seq - 1, beforeSeq: seq + PROBE });
     for (const entry of window) {
       const record = this.recordOf(sessions, entry);
@@ -258,7 +269,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         else high = middle - 1;
       }
     }
-    for await (const record of this.records_(sessions)) if (record.id === checkpointId) return record;
+    for await (const record of this.allRecords(sessions)) if (record.id === checkpointId) return record;
     return undefined;
   }
 
@@ -268,7 +279,10 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     for (;;) {
       let page: Message[];
       try {
-        page = await this.store.readMessages(session, { limit: LOG_PAGE, ...(beforeSeq === undefined ? {} : { beforeSeq }) });
+        page = await this.store.readMessages(session, {
+          limit: LOG_PAGE,
+          ...(beforeSeq === undefined ? {} : { beforeSeq }),
+        });
       } catch (error) {
         if (ChatstateError.hasCode(error, 'NOT_FOUND')) return;
         throw error;
@@ -283,7 +297,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   }
 
   /** Every record of a thread's namespace, newest (greatest id) first: the log's and the conversation's, merged. */
-  private async *records_(sessions: ThreadSessions): AsyncGenerator<CheckpointRecord> {
+  private async *allRecords(sessions: ThreadSessions): AsyncGenerator<CheckpointRecord> {
     const sources = [this.recordsIn(sessions, sessions.log), this.recordsIn(sessions, sessions.conversation)];
     const heads = await Promise.all(sources.map((source) => source.next()));
     for (;;) {
@@ -301,11 +315,16 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   }
 
   private async latest(sessions: ThreadSessions): Promise<CheckpointRecord | undefined> {
-    for await (const record of this.records_(sessions)) return record;
+    for await (const record of this.allRecords(sessions)) return record;
     return undefined;
   }
 
-  private async messagesOf(sessions: ThreadSessions, checkpointId: string, channel: string, ref: MessageRef): Promise<StoredList> {
+  private async messagesOf(
+    sessions: ThreadSessions,
+    checkpointId: string,
+    channel: string,
+    ref: MessageRef,
+  ): Promise<StoredList> {
     const cacheKey = `${sessions.log}\n${checkpointId}\n${channel}`;
     const cached = this.lists.get(cacheKey);
     if (cached !== undefined) return cached;
@@ -332,9 +351,13 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const owner = this.owner(sessions);
     await Promise.all([
       ...Object.entries(record.blobs).map(async ([channel, ref]) => {
-        const blob = await this.store.values.get(owner, keys.blob(ref.at, channel));
+        let blob: StoredBlob | undefined;
+        if (ref.inline === true) {
+          const holder = ref.at === record.id ? record : await this.record(sessions, ref.at);
+          blob = holder?.inline?.[channel];
+        } else blob = (await this.store.values.get(owner, keys.blob(ref.at, channel))) as StoredBlob | undefined;
         if (blob === undefined) return;
-        channelValues[channel] = await loadBlob(this.serde, blob as unknown as Parameters<typeof loadBlob>[1]);
+        channelValues[channel] = await loadBlob(this.serde, blob);
       }),
       ...Object.entries(record.messages).map(async ([channel, ref]) => {
         const list = await this.messagesOf(sessions, record.id, channel, ref);
@@ -361,11 +384,16 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       const sends = (await this.pendingWrites(sessions, record.parent)).filter((write) => write.channel === TASKS);
       checkpoint.channel_values[TASKS] = await Promise.all(sends.map((write) => loadBlob(this.serde, write.value)));
       const versions = Object.values(checkpoint.channel_versions);
-      checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+      checkpoint.channel_versions[TASKS] =
+        versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
     }
     const writes = await this.pendingWrites(sessions, record.id);
     const pendingWrites: CheckpointPendingWrite[] = await Promise.all(
-      writes.map(async (write): Promise<CheckpointPendingWrite> => [write.task, write.channel, await loadBlob(this.serde, write.value)]),
+      writes.map(async (write): Promise<CheckpointPendingWrite> => [
+        write.task,
+        write.channel,
+        await loadBlob(this.serde, write.value),
+      ]),
     );
     const configurable = { thread_id: target.threadId, checkpoint_ns: target.namespace };
     const tuple: CheckpointTuple = {
@@ -374,7 +402,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       metadata: (await loadBlob(this.serde, record.metadata)) as CheckpointMetadata,
       pendingWrites,
     };
-    if (record.parent !== undefined) tuple.parentConfig = { configurable: { ...configurable, checkpoint_id: record.parent } };
+    if (record.parent !== undefined)
+      tuple.parentConfig = { configurable: { ...configurable, checkpoint_id: record.parent } };
     return tuple;
   }
 
@@ -384,7 +413,9 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     if (target === undefined) return undefined;
     const id = getCheckpointId(config);
     const record =
-      id === '' ? await this.latest(target.sessions) : await this.record(target.sessions, checkKey(id, 'checkpoint_id'));
+      id === ''
+        ? await this.latest(target.sessions)
+        : await this.record(target.sessions, checkKey(id, 'checkpoint_id'));
     return record === undefined ? undefined : this.tuple(target, record);
   }
 
@@ -393,7 +424,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const configurable = (config.configurable ?? {}) as Record<string, unknown>;
     if (configurable['thread_id'] !== undefined && configurable['checkpoint_ns'] !== undefined)
       return [this.target(config, true) as Target];
-    const threadId = configurable['thread_id'] === undefined ? undefined : checkKey(configurable['thread_id'], 'thread_id');
+    const threadId =
+      configurable['thread_id'] === undefined ? undefined : checkKey(configurable['thread_id'], 'thread_id');
     const base = threadId === undefined ? `${this.prefix}.` : threadPrefix(this.prefix, threadId);
     const logs: string[] = [];
     let after: { updatedAt: string; id: string } | undefined;
@@ -407,7 +439,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     }
     const targets: Target[] = [];
     for (const log of logs.sort()) {
-      const about = (await this.store.values.get({ scope: 'session', sessionId: log }, keys.thread)) as JsonObject | undefined;
+      const about = (await this.store.values.get({ scope: 'session', sessionId: log }, keys.thread)) as
+        JsonObject | undefined;
       const thread = about?.['threadId'];
       const namespace = about?.['checkpointNs'];
       if (typeof thread !== 'string' || typeof namespace !== 'string') continue;
@@ -429,7 +462,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     for (const target of await this.targets(config)) {
       const records: AsyncIterable<CheckpointRecord> =
         onlyId === undefined
-          ? this.records_(target.sessions)
+          ? this.allRecords(target.sessions)
           : (async function* one(saver: ChatstateSaver) {
               const record = await saver.record(target.sessions, onlyId);
               if (record !== undefined) yield record;
@@ -468,7 +501,9 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       this.created.delete(target.sessions.log);
       await this.putOnce(target, checkpoint, metadata, newVersions, parentId);
     }
-    return { configurable: { thread_id: target.threadId, checkpoint_ns: target.namespace, checkpoint_id: checkpoint.id } };
+    return {
+      configurable: { thread_id: target.threadId, checkpoint_ns: target.namespace, checkpoint_id: checkpoint.id },
+    };
   }
 
   private async putOnce(
@@ -485,6 +520,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const blobs: Record<string, BlobRef> = {};
     const inherited: Record<string, MessageRef> = {};
     const entries: Record<string, JsonValue> = {};
+    const inline: Record<string, StoredBlob> = {};
     const lists: Array<[string, StoredList]> = [];
     const prepared: Array<[string, Version, PreparedList]> = [];
     for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
@@ -508,11 +544,21 @@ export class ChatstateSaver extends BaseCheckpointSaver {
           parentRef === undefined || parent === undefined
             ? undefined
             : await this.messagesOf(sessions, parent.id, channel, parentRef);
-        prepared.push([channel, version, await this.prepareList(target, value as object[], parentList, `${checkpoint.id} ${channel}`)]);
+        prepared.push([
+          channel,
+          version,
+          await this.prepareList(target, value as object[], parentList, `${checkpoint.id} ${channel}`),
+        ]);
         continue;
       }
-      blobs[channel] = { v: version, at: checkpoint.id };
-      entries[keys.blob(checkpoint.id, channel)] = (await dumpBlob(this.serde, value)) as unknown as JsonValue;
+      const blob = await dumpBlob(this.serde, value);
+      if ((blob.s ?? blob.b ?? '').length <= INLINE_CHARS) {
+        blobs[channel] = { v: version, at: checkpoint.id, inline: true };
+        inline[channel] = blob;
+      } else {
+        blobs[channel] = { v: version, at: checkpoint.id };
+        entries[keys.blob(checkpoint.id, channel)] = blob as unknown as JsonValue;
+      }
     }
     const base = {
       id: checkpoint.id,
@@ -523,6 +569,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       seen: structuredClone(checkpoint.versions_seen),
       metadata: await dumpBlob(this.serde, metadata),
       blobs,
+      ...(Object.keys(inline).length > 0 ? { inline } : {}),
     };
     // Blobs first: the write that carries the record is the commit point.
     if (Object.keys(entries).length > 0) await this.store.values.set(this.owner(sessions), entries);
@@ -551,7 +598,10 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     } else {
       const messages: Record<string, MessageRef> = { ...inherited };
       for (const [channel, version, list] of prepared) {
-        const seqOf = list.toAppend.length === 0 ? new Map<string, number>() : await this.appendList(sessions, list.toAppend, list.state);
+        const seqOf =
+          list.toAppend.length === 0
+            ? new Map<string, number>()
+            : await this.appendList(sessions, list.toAppend, list.state);
         const stored = await this.scattered(sessions, list.finish(seqOf));
         lists.push([channel, stored]);
         messages[channel] = { v: version, ranges: stored.ranges };
@@ -611,7 +661,14 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     }
     const head = kept > 0 ? (parent as StoredList) : undefined;
     const tail = head === undefined ? list : list.slice(kept);
-    const delta = await deltaOf(tail, head === undefined ? (parent?.entries ?? []) : [], sessions.conversation, this.known, this.serde, where);
+    const delta = await deltaOf(
+      tail,
+      head === undefined ? (parent?.entries ?? []) : [],
+      sessions.conversation,
+      this.known,
+      this.serde,
+      where,
+    );
     const tailItems: Array<Entry | Message> = delta.items.map((item) => ('reuse' in item ? item.reuse : item.add));
     const toAppend = [...delta.added];
     let compacted: Array<Entry | Message> | undefined;
@@ -632,7 +689,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         Message.is(item) ? { seq: seqOf.get(item.id) ?? 0, message: item } : item;
       delta.items.forEach((item, index) => {
         const object = tail[index];
-        if (object !== undefined) known.set(object, { conversation, entry: entryOf('reuse' in item ? item.reuse : item.add) });
+        if (object !== undefined)
+          known.set(object, { conversation, entry: entryOf('reuse' in item ? item.reuse : item.add) });
       });
       if (compacted !== undefined) {
         const entries = compacted.map(entryOf);
@@ -655,11 +713,17 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       const before = tailItems.slice(0, Math.max(firstNew, 0));
       if (firstNew >= 0 && endsWithNew && before.every((item) => !Message.is(item))) {
         const ranges = head === undefined ? [] : head.ranges.map((range) => [range[0], range[1]] as [number, number]);
-        for (const [first, last] of toRanges((before as Entry[]).map((entry) => entry.seq))) withTailInPlace(ranges, first, last);
+        for (const [first, last] of toRanges((before as Entry[]).map((entry) => entry.seq)))
+          withTailInPlace(ranges, first, last);
         if (ranges.length + 1 <= this.maxRanges) tailRanges = ranges;
       }
     }
-    return { toAppend, ...(state === undefined ? {} : { state }), ...(tailRanges === undefined ? {} : { tail: tailRanges }), finish };
+    return {
+      toAppend,
+      ...(state === undefined ? {} : { state }),
+      ...(tailRanges === undefined ? {} : { tail: tailRanges }),
+      finish,
+    };
   }
 
   /** Stores the writes of one task on a checkpoint; a write already stored at the same (task, index) is kept, special channels (errors, interrupts, …) replace theirs. */
@@ -674,9 +738,16 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     await this.ensureSessions(target);
     const serialized = await Promise.all(
       writes.map(async (write, index): Promise<StoredWrite> => {
-        if (!Array.isArray(write) || typeof write[0] !== 'string') throw invalid(`write ${index} is not a [channel, value] pair`);
+        if (!Array.isArray(write) || typeof write[0] !== 'string')
+          throw invalid(`write ${index} is not a [channel, value] pair`);
         const [channel, value] = write;
-        return { task: taskId, idx: WRITES_IDX_MAP[channel] ?? index, channel, path: taskPath ?? '', value: await dumpBlob(this.serde, value) };
+        return {
+          task: taskId,
+          idx: WRITES_IDX_MAP[channel] ?? index,
+          channel,
+          path: taskPath ?? '',
+          value: await dumpBlob(this.serde, value),
+        };
       }),
     );
     const key = keys.writes(checkpointId);

@@ -38,8 +38,7 @@ export interface ThreadSessions {
 
 /** `INVALID_ARGUMENT` unless `value` is a non-empty string (a thread id) or any string (a namespace). */
 export function checkKey(value: unknown, what: 'thread_id' | 'checkpoint_ns' | 'checkpoint_id' | 'task_id'): string {
-  if (typeof value === 'string' && (value.length > 0 || what === 'checkpoint_ns') && isWellFormed(value))
-    return value;
+  if (typeof value === 'string' && (value.length > 0 || what === 'checkpoint_ns') && isWellFormed(value)) return value;
   const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
   throw new InvalidInputError(
     'INVALID_ARGUMENT',

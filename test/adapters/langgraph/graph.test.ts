@@ -26,7 +26,9 @@ function agent(saver: ChatstateSaver) {
     const last = state.messages.at(-1);
     if (last instanceof HumanMessage && String(last.content).includes('time')) {
       calls += 1;
-      return { messages: [new AIMessage({ content: '', tool_calls: [{ id: `call_${calls}`, name: 'clock', args: {} }] })] };
+      return {
+        messages: [new AIMessage({ content: '', tool_calls: [{ id: `call_${calls}`, name: 'clock', args: {} }] })],
+      };
     }
     const reply = await chat.invoke(state.messages);
     return { messages: [new AIMessage({ content: reply.content })] };
@@ -83,7 +85,10 @@ await describeEveryStore(
       expect(restored.values.messages).toEqual(before.values.messages);
       await again.invoke({ messages: [new HumanMessage('thanks')] }, config);
       const after = await again.getState(config);
-      expect((after.values.messages as BaseMessage[]).slice(-2).map((message) => message.content)).toEqual(['thanks', 'Hello!']);
+      expect((after.values.messages as BaseMessage[]).slice(-2).map((message) => message.content)).toEqual([
+        'thanks',
+        'Hello!',
+      ]);
 
       const session = await store.load(saver.sessionsOf('chat-1').conversation);
       expect(roles(session.messages)).toEqual([
@@ -96,7 +101,12 @@ await describeEveryStore(
         'user',
         'assistant',
       ]);
-      expect(session.messages[4]).toMatchObject({ role: 'tool', content: '12:00', toolCallId: 'call_1', name: 'clock' });
+      expect(session.messages[4]).toMatchObject({
+        role: 'tool',
+        content: '12:00',
+        toolCallId: 'call_1',
+        name: 'clock',
+      });
       let history = 0;
       for await (const _ of again.getStateHistory(config)) history += 1;
       expect(history).toBeGreaterThan(8);
@@ -104,7 +114,9 @@ await describeEveryStore(
 
     it('compacts only at the end of a turn, never inside a tool loop, and the graph goes on', async () => {
       const store = await stores.open();
-      const saver = new ChatstateSaver(store, { compaction: { compactor: compaction.messageLimit({ maxMessages: 4 }) } });
+      const saver = new ChatstateSaver(store, {
+        compaction: { compactor: compaction.messageLimit({ maxMessages: 4 }) },
+      });
       const graph = agent(saver);
       const said = ['hi', 'what time is it?', 'thanks', 'and the time now?', 'ok'];
       for (const text of said) await graph.invoke({ messages: [new HumanMessage(text)] }, config);
@@ -116,7 +128,8 @@ await describeEveryStore(
         expect(toolSafe(messages)).toBe(true);
         expect(messages.filter((message) => message.getType() !== 'system').length).toBeLessThanOrEqual(6);
         const last = messages.at(-1) as AIMessage | undefined;
-        if (last?.getType() === 'ai' && (last.tool_calls?.length ?? 0) === 0 && messages[0]?.content !== 'hi') compacted += 1;
+        if (last?.getType() === 'ai' && (last.tool_calls?.length ?? 0) === 0 && messages[0]?.content !== 'hi')
+          compacted += 1;
       }
       expect(compacted).toBeGreaterThan(0);
       const state = await graph.getState(config);
@@ -125,7 +138,9 @@ await describeEveryStore(
       expect(messages.length).toBeLessThanOrEqual(4);
       // The conversation keeps every message, and its compaction log says what happened.
       const session = await store.load(saver.sessionsOf('chat-1').conversation);
-      expect(session.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(said);
+      expect(session.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(
+        said,
+      );
       expect(session.messages).toHaveLength(said.length * 2 + 4);
       expect(compactionLog(session.metadata).length).toBeGreaterThan(0);
       expect(compactionLog(session.metadata)[0]?.strategy).toBe('messageLimit');

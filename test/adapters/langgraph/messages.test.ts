@@ -16,10 +16,7 @@ import {
 import { JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  fromLangChainSerialized,
-  toLangChainSerialized,
-} from '../../../src/interchange/langgraph/messages.js';
+import { fromLangChainSerialized, toLangChainSerialized } from '../../../src/interchange/langgraph/messages.js';
 import type { Message } from '../../../src/message/message.js';
 
 const serde = new JsonPlusSerializer();
@@ -39,7 +36,10 @@ async function roundTrip(message: BaseMessage): Promise<{ stored: Message; back:
 }
 
 const REAL: Array<[string, () => BaseMessage]> = [
-  ['a human message with a name and extra kwargs', () => new HumanMessage({ content: 'hi', id: 'h1', name: 'alice', additional_kwargs: { mood: 'ok' } })],
+  [
+    'a human message with a name and extra kwargs',
+    () => new HumanMessage({ content: 'hi', id: 'h1', name: 'alice', additional_kwargs: { mood: 'ok' } }),
+  ],
   [
     'a human message with text and image blocks',
     () =>
@@ -58,12 +58,22 @@ const REAL: Array<[string, () => BaseMessage]> = [
         content: 'checking',
         id: 'a1',
         tool_calls: [{ id: 'call_1', name: 'weather', args: { city: 'Paris', days: [1, 2] }, type: 'tool_call' }],
-        invalid_tool_calls: [{ id: 'call_2', name: 'broken', args: '{bad', error: 'not JSON', type: 'invalid_tool_call' }],
-        usage_metadata: { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_token_details: { cache_read: 3 } },
+        invalid_tool_calls: [
+          { id: 'call_2', name: 'broken', args: '{bad', error: 'not JSON', type: 'invalid_tool_call' },
+        ],
+        usage_metadata: {
+          input_tokens: 10,
+          output_tokens: 5,
+          total_tokens: 15,
+          input_token_details: { cache_read: 3 },
+        },
         response_metadata: { model_name: 'gpt-test', finish_reason: 'tool_calls' },
       }),
   ],
-  ['an AI message with empty content and a tool call', () => new AIMessage({ content: '', tool_calls: [{ id: 'c9', name: 'now', args: {} }] })],
+  [
+    'an AI message with empty content and a tool call',
+    () => new AIMessage({ content: '', tool_calls: [{ id: 'c9', name: 'now', args: {} }] }),
+  ],
   [
     'an AI message with thinking and text blocks',
     () =>
@@ -79,7 +89,15 @@ const REAL: Array<[string, () => BaseMessage]> = [
   ['an AI message chunk', () => new AIMessageChunk({ content: 'part', id: 'a4' })],
   [
     'a tool message with artifact and status',
-    () => new ToolMessage({ content: 'sunny', tool_call_id: 'call_1', name: 'weather', artifact: { raw: [1, 2] }, status: 'success', id: 't1' }),
+    () =>
+      new ToolMessage({
+        content: 'sunny',
+        tool_call_id: 'call_1',
+        name: 'weather',
+        artifact: { raw: [1, 2] },
+        status: 'success',
+        id: 't1',
+      }),
   ],
   ['a failed tool message', () => new ToolMessage({ content: 'boom', tool_call_id: 'call_3', status: 'error' })],
   ['a system message', () => new SystemMessage({ content: 'be brief', id: 's1' })],
@@ -98,9 +116,15 @@ describe('LangChain messages to chatstate and back', () => {
   });
 
   it('reads each class into chatstate fields', async () => {
-    const [human, , ai, , , , , tool, , system] = await Promise.all(REAL.map(async ([, make]) => (await roundTrip(make())).stored));
+    const [human, , ai, , , , , tool, , system] = await Promise.all(
+      REAL.map(async ([, make]) => (await roundTrip(make())).stored),
+    );
     expect(human).toMatchObject({ role: 'user', content: 'hi', name: 'alice' });
-    expect(ai).toMatchObject({ role: 'assistant', content: 'checking', toolCalls: [{ id: 'call_1', name: 'weather' }] });
+    expect(ai).toMatchObject({
+      role: 'assistant',
+      content: 'checking',
+      toolCalls: [{ id: 'call_1', name: 'weather' }],
+    });
     expect(JSON.parse(ai?.toolCalls?.[0]?.arguments ?? '')).toEqual({ city: 'Paris', days: [1, 2] });
     expect(ai?.metadata['langgraph']).toMatchObject({ usage_metadata: { total_tokens: 15 } });
     expect(tool).toMatchObject({ role: 'tool', toolCallId: 'call_1', content: 'sunny' });
@@ -132,7 +156,9 @@ describe('LangChain messages to chatstate and back', () => {
       type: fc.constant('tool_call' as const),
     });
     const message = fc.oneof(
-      fc.record({ content, id, name: fc.option(text, { nil: undefined }), additional_kwargs: kwargs }).map((f) => new HumanMessage(f as never)),
+      fc
+        .record({ content, id, name: fc.option(text, { nil: undefined }), additional_kwargs: kwargs })
+        .map((f) => new HumanMessage(f as never)),
       fc
         .record({
           content,
@@ -142,7 +168,13 @@ describe('LangChain messages to chatstate and back', () => {
         })
         .map((f) => new AIMessage(f as never)),
       fc
-        .record({ content, id, tool_call_id: fc.stringMatching(/^[!-~]{1,20}$/), status: fc.constantFrom('success', 'error'), artifact: json })
+        .record({
+          content,
+          id,
+          tool_call_id: fc.stringMatching(/^[!-~]{1,20}$/),
+          status: fc.constantFrom('success', 'error'),
+          artifact: json,
+        })
         .map((f) => new ToolMessage(f as never)),
       fc.record({ content, id }).map((f) => new SystemMessage(f as never)),
     );

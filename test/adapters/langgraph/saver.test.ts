@@ -18,7 +18,11 @@ import { wrappedStore } from '../../support/wrapped-store.js';
 
 const THREAD = 'thread-1';
 
-function checkpointOf(messages: readonly BaseMessage[], version: number, extra: Record<string, unknown> = {}): Checkpoint {
+function checkpointOf(
+  messages: readonly BaseMessage[],
+  version: number,
+  extra: Record<string, unknown> = {},
+): Checkpoint {
   return {
     v: 4,
     id: uuid6(-1),
@@ -107,7 +111,13 @@ await describeEveryStore(
       // The non-message channel was written once, then inherited.
       const latest = await saver.getTuple({ configurable: { thread_id: THREAD } });
       expect(latest?.checkpoint.channel_values).toEqual({ messages: [hello, call, result, answer] });
-      const first = (await saver.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: latest?.parentConfig?.configurable?.['checkpoint_id'] as string } }));
+      const first = await saver.getTuple({
+        configurable: {
+          thread_id: THREAD,
+          checkpoint_ns: '',
+          checkpoint_id: latest?.parentConfig?.configurable?.['checkpoint_id'] as string,
+        },
+      });
       expect(first?.checkpoint.channel_values['messages']).toEqual([hello, call, result]);
     });
 
@@ -161,7 +171,10 @@ await describeEveryStore(
       const tuple = await again.getTuple({ configurable: { thread_id: THREAD } });
       expect(tuple?.checkpoint.channel_values).toEqual({ messages: history, counter: 7 });
       expect(tuple?.pendingWrites).toEqual([['task-1', 'messages', [new HumanMessage('pending')]]]);
-      const next = [...(tuple?.checkpoint.channel_values['messages'] as BaseMessage[]), new HumanMessage({ content: 'three', id: 'c' })];
+      const next = [
+        ...(tuple?.checkpoint.channel_values['messages'] as BaseMessage[]),
+        new HumanMessage({ content: 'three', id: 'c' }),
+      ];
       const child = await put(again, parent, next, 2);
       expect(appended.get(again.sessionsOf(THREAD).conversation)).toBe(1);
       expect(await messagesAt(again, child)).toEqual(next);
@@ -176,7 +189,9 @@ await describeEveryStore(
       const ids: string[] = [root];
       for (let round = 0; round < 5; round++) {
         const made = await Promise.all(
-          [one, two].map((saver, index) => put(saver, root, [...base, new AIMessage({ content: `r${round} s${index}`, id: `r${round}-${index}` })], 2)),
+          [one, two].map((saver, index) =>
+            put(saver, root, [...base, new AIMessage({ content: `r${round} s${index}`, id: `r${round}-${index}` })], 2),
+          ),
         );
         ids.push(...made);
       }
@@ -222,7 +237,10 @@ await describeEveryStore(
       await expectCode(saver.put({}, checkpoint, metadata, {}), 'INVALID_ARGUMENT');
       await expectCode(saver.put({ configurable: { thread_id: 42 } }, checkpoint, metadata, {}), 'INVALID_ARGUMENT');
       await expectCode(saver.put({ configurable: { thread_id: '' } }, checkpoint, metadata, {}), 'INVALID_ARGUMENT');
-      await expectCode(saver.putWrites({ configurable: { thread_id: THREAD } }, [['a', 1]], 'task'), 'INVALID_ARGUMENT');
+      await expectCode(
+        saver.putWrites({ configurable: { thread_id: THREAD } }, [['a', 1]], 'task'),
+        'INVALID_ARGUMENT',
+      );
       await expectCode(saver.deleteThread(undefined as unknown as string), 'INVALID_ARGUMENT');
       expect(() => new ChatstateSaver(store, { sessionPrefix: 'no/slash' })).toThrow(/sessionPrefix/);
       expect(() => new ChatstateSaver(store, { maxRanges: 0 })).toThrow(/maxRanges/);
@@ -231,14 +249,21 @@ await describeEveryStore(
       const sessions = saver.sessionsOf(THREAD);
       const damaged = await put(saver, good, [new HumanMessage({ content: 'kept', id: 'k' })], 2);
       await store.values.set({ scope: 'session', sessionId: sessions.log }, { [`w/=${damaged}`]: { broken: true } });
-      await expectCode(new ChatstateSaver(store).getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: damaged } }), 'CORRUPT');
+      await expectCode(
+        new ChatstateSaver(store).getTuple({
+          configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: damaged },
+        }),
+        'CORRUPT',
+      );
       // Messages cut out of the conversation behind the saver's back: CORRUPT, with what is gone.
       // (A checkpoint that adds no message is recorded in the log and refers to the conversation's.)
       const logged = await put(saver, damaged, [new HumanMessage({ content: 'kept', id: 'k' })], 3);
       await store.delete(sessions.conversation);
       await store.save(Session.create({ id: sessions.conversation }));
       await expectCode(
-        new ChatstateSaver(store).getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: logged } }),
+        new ChatstateSaver(store).getTuple({
+          configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: logged },
+        }),
         'CORRUPT',
       );
       // The checkpoints that added no message are still in the log.
