@@ -97,6 +97,28 @@ function withTailInPlace(ranges: Array<[number, number]>, first: number, last: n
   else ranges.push([first, last]);
 }
 
+/**
+ * How many ranges `ranges` followed by `items` span at most: a run of stored messages with
+ * consecutive numbers is one, a run of new ones is one (they are appended together).
+ */
+function rangesOf(ranges: MessageRef['ranges'], items: ReadonlyArray<Entry | Message>): number {
+  let count = ranges.length;
+  let last = ranges.at(-1)?.[1];
+  let inNew = false;
+  for (const item of items) {
+    if (Message.is(item)) {
+      if (!inNew) count += 1;
+      inNew = true;
+      last = undefined;
+    } else {
+      if (last === undefined || item.seq !== last + 1) count += 1;
+      last = item.seq;
+      inNew = false;
+    }
+  }
+  return count;
+}
+
 /** `ranges` with `first`–`last` added at the end. */
 function withTail(ranges: MessageRef['ranges'], first: number, last: number): Array<[number, number]> {
   const copy = ranges.map((range) => [range[0], range[1]] as [number, number]);
@@ -684,6 +706,22 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     }
     const known = this.known;
     const conversation = sessions.conversation;
+    if (compacted === undefined && rangesOf(head?.ranges ?? [], tailItems) > this.maxRanges) {
+      // Too scattered (many edits, or a fork far back): one fresh copy of the whole list, appended
+      // at once (so the put stays one write and the list one range).
+      const all = head === undefined ? tailItems : [...head.entries, ...tailItems];
+      const copies = all.map((item) => (Message.is(item) ? item : freshCopy(item.message)));
+      const finishCopy = (seqOf: ReadonlyMap<string, number>): StoredList => {
+        const entries = copies.map((message) => ({ seq: seqOf.get(message.id) ?? 0, message }));
+        delta.items.forEach((item, index) => {
+          const object = tail[index];
+          const at = (head?.entries.length ?? 0) + index;
+          if (object !== undefined && 'add' in item) known.set(object, { conversation, entry: entries[at] as Entry });
+        });
+        return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
+      };
+      return { toAppend: copies, tail: [], finish: finishCopy };
+    }
     const finish = (seqOf: ReadonlyMap<string, number>): StoredList => {
       const entryOf = (item: Entry | Message): Entry =>
         Message.is(item) ? { seq: seqOf.get(item.id) ?? 0, message: item } : item;
