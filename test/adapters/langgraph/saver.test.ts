@@ -180,6 +180,65 @@ await describeEveryStore(
       expect(await messagesAt(again, child)).toEqual(next);
     });
 
+    it('reads the latest checkpoint and a limited list without reading the whole thread, and writes a flat amount per put', async () => {
+      const store = await stores.open();
+      const history: BaseMessage[] = [];
+      const written: number[] = [];
+      const measuring = wrappedStore(store, {
+        append: async (id, messages, options) => {
+          written.push(JSON.stringify(messages).length);
+          return store.append(id, messages, options);
+        },
+      });
+      const writer = new ChatstateSaver(measuring);
+      let parent: string | undefined;
+      const steps = 300;
+      for (let step = 1; step <= steps; step++) {
+        history.push(
+          step % 2 === 1
+            ? new HumanMessage({ content: `q${step}`, id: `q${step}` })
+            : new AIMessage({ content: `a${step}`, id: `a${step}` }),
+        );
+        const extra: Record<string, unknown> = { counter: step };
+        if (step % 50 === 0) extra['document'] = 'x'.repeat(5_000) + String(step);
+        parent = await put(writer, parent, history, step, extra);
+      }
+      // Each put wrote one message with its record: the same size at the end as at the start.
+      expect(written).toHaveLength(steps);
+      expect(Math.max(...written.slice(-10))).toBeLessThan(Math.min(...written.slice(0, 10)) + 200);
+      // A cold saver reads the newest checkpoint from the ends of its sessions, not the whole thread.
+      let read = 0;
+      let valueReads = 0;
+      const counted = wrappedStore(store, {
+        readMessages: async (id, range) => {
+          const messages = await store.readMessages(id, range);
+          read += messages.length;
+          return messages;
+        },
+        values: {
+          get: (owner, key) => ((valueReads += 1), store.values.get(owner, key)),
+          getAll: (owner) => store.values.getAll(owner),
+          set: (owner, entries) => store.values.set(owner, entries),
+        },
+      });
+      const cold = new ChatstateSaver(counted);
+      const latest = await cold.getTuple({ configurable: { thread_id: THREAD } });
+      expect(latest?.checkpoint.id).toBe(parent);
+      expect(latest?.checkpoint.channel_values['counter']).toBe(steps);
+      expect(String(latest?.checkpoint.channel_values['document']).endsWith('300')).toBe(true);
+      expect(latest?.checkpoint.channel_values['messages']).toEqual(history);
+      // The log page, the conversation page, and the checkpoint's own messages.
+      expect(read).toBeLessThanOrEqual(64 * 2 + steps);
+      expect(valueReads).toBeLessThanOrEqual(3);
+      read = 0;
+      const listed: string[] = [];
+      for await (const tuple of new ChatstateSaver(counted).list({ configurable: { thread_id: THREAD } }, { limit: 3 }))
+        listed.push(tuple.checkpoint.id);
+      expect(listed).toHaveLength(3);
+      expect(listed[0]).toBe(parent);
+      expect(read).toBeLessThanOrEqual(64 * 2 + 3 * steps);
+    });
+
     it('loses no checkpoint when two savers put on one thread at once', async () => {
       const store = await stores.open();
       const one = new ChatstateSaver(store);
