@@ -15,7 +15,9 @@ const require = createRequire(import.meta.url);
 // The main entry must stay light: no tokenizer data and no database client until one is used.
 await import(pathToFileURL(new URL(pkg.exports['.'].default, root).pathname).href);
 const heavy = Object.keys(require.cache).filter((id) =>
-  /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@langchain\/[a-z-]+)\//.test(id),
+  /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@langchain\/[a-z-]+)\//.test(
+    id,
+  ),
 );
 if (heavy.length > 0)
   problems.push(`importing the main entry loaded heavy modules eagerly: ${heavy.slice(0, 3).join(', ')}`);
