@@ -32,14 +32,16 @@ import { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore, ValueOwner } from '../../store/types.js';
-import { compactList, freshCopy } from './compaction.js';
-import { deltaOf, readList, revive, toRanges, type Entry, type Known, type StoredList } from './message-list.js';
+import { freshCopy } from './compaction.js';
+import { prepareList, type ListContext, type PreparedList } from './prepare-list.js';
+import { RECORD_KEY, RecordIndex } from './record-index.js';
+import { Recent } from './recent.js';
+import { readList, revive, toRanges, type Entry, type Known, type StoredList } from './message-list.js';
 import type { ChatstateSaverOptions } from './options.js';
 import {
   dumpBlob,
   keys,
   loadBlob,
-  readRecord,
   readWrites,
   recordJson,
   type BlobRef,
@@ -51,8 +53,6 @@ import {
 } from './records.js';
 import { LOG_SUFFIX, checkKey, checkPrefix, threadPrefix, threadSessions, type ThreadSessions } from './thread-ids.js';
 
-/** Checkpoints read from the log at a time by `list` and `getTuple`. */
-const LOG_PAGE = 64;
 /** Message lists and records remembered per saver (the newest ones: a running thread's parents). */
 const CACHE_SIZE = 32;
 
@@ -66,75 +66,8 @@ function invalid(message: string): InvalidInputError {
   return new InvalidInputError('INVALID_ARGUMENT', `LangGraph saver: ${message}`);
 }
 
-/** A small map that forgets its oldest entries. */
-class Recent<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly size: number) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value as string);
-  }
-  forgetPrefix(prefix: string): void {
-    for (const key of [...this.map.keys()]) if (key.startsWith(prefix)) this.map.delete(key);
-  }
-}
-
-/** Metadata key of the checkpoint record a log entry or a conversation message carries. */
-const RECORD_KEY = 'checkpoint';
 /** Largest blob kept in the checkpoint record itself (characters of its stored text). */
 const INLINE_CHARS = 2048;
-/** Messages read around a binary search's probe to find one that carries a record. */
-const PROBE = 16;
-
-/** Adds the inclusive range `first`–`last` to `ranges`, joining the last one when they touch. */
-function withTailInPlace(ranges: Array<[number, number]>, first: number, last: number): void {
-  const end = ranges.at(-1);
-  if (end !== undefined && first === end[1] + 1) end[1] = last;
-  else ranges.push([first, last]);
-}
-
-/**
- * How many ranges `ranges` followed by `items` span at most: a run of stored messages with
- * consecutive numbers is one, a run of new ones is one (they are appended together).
- */
-function rangesOf(ranges: MessageRef['ranges'], items: ReadonlyArray<Entry | Message>): number {
-  let count = ranges.length;
-  let last = ranges.at(-1)?.[1];
-  let inNew = false;
-  for (const item of items) {
-    if (Message.is(item)) {
-      if (!inNew) count += 1;
-      inNew = true;
-      last = undefined;
-    } else {
-      if (last === undefined || item.seq !== last + 1) count += 1;
-      last = item.seq;
-      inNew = false;
-    }
-  }
-  return count;
-}
-
-/** `ranges` with `first`–`last` added at the end. */
-function withTail(ranges: MessageRef['ranges'], first: number, last: number): Array<[number, number]> {
-  const copy = ranges.map((range) => [range[0], range[1]] as [number, number]);
-  withTailInPlace(copy, first, last);
-  return copy;
-}
-
-/** A messages channel's list, ready to store. */
-interface PreparedList {
-  readonly toAppend: readonly Message[];
-  readonly state?: { readonly metadata: JsonObject; readonly variables: Record<string, JsonValue> };
-  /** The list's ranges before the appended messages, when the list ends with exactly them. */
-  readonly tail?: ReadonlyArray<readonly [number, number]>;
-  /** The stored list, once the appended messages have their sequence numbers. */
-  finish(seqOf: ReadonlyMap<string, number>): StoredList;
-}
 
 function logEntryId(checkpointId: string): string {
   return /^[A-Za-z0-9._:-]{1,250}$/.test(checkpointId)
@@ -153,12 +86,13 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   private readonly created = new Set<string>();
   private readonly known = new WeakMap<object, Known>();
   private readonly lists = new Recent<StoredList>(CACHE_SIZE);
-  private readonly records = new Recent<CheckpointRecord>(CACHE_SIZE * 4);
+  private readonly records: RecordIndex;
   private readonly writeLock = new KeyedLock();
 
   constructor(store: SessionStore, options: ChatstateSaverOptions = {}) {
     super(options.serde);
     this.store = store;
+    this.records = new RecordIndex(store, CACHE_SIZE * 4);
     this.options = options;
     this.prefix = checkPrefix(options.sessionPrefix ?? 'lg');
     this.messageChannels = new Set(options.messageChannels ?? ['messages']);
@@ -170,6 +104,17 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   /** The chatstate session ids of a thread's conversation and checkpoint log (in `namespace`, default the root). */
   sessionsOf(threadId: string, namespace = ''): ThreadSessions {
     return threadSessions(this.prefix, checkKey(threadId, 'thread_id'), checkKey(namespace, 'checkpoint_ns'));
+  }
+
+  private listContext(sessions: ThreadSessions): ListContext {
+    return {
+      store: this.store,
+      serde: this.serde,
+      known: this.known,
+      compaction: this.options.compaction,
+      maxRanges: this.maxRanges,
+      owner: this.owner(sessions),
+    };
   }
 
   private owner(sessions: ThreadSessions): ValueOwner {
@@ -221,126 +166,6 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     this.created.add(sessions.log);
   }
 
-  private remember(sessions: ThreadSessions, record: CheckpointRecord): CheckpointRecord {
-    this.records.set(`${sessions.log}\n${record.id}`, record);
-    return record;
-  }
-
-  /**
-   * The record a stored message carries (`metadata.checkpoint`): a log entry, or the last message
-   * a put appended to the conversation (its message list then ends with the `tail` messages up to
-   * that one, resolved here); `undefined` for any other message.
-   */
-  private recordOf(sessions: ThreadSessions, entry: Message): CheckpointRecord | undefined {
-    const value = entry.metadata[RECORD_KEY];
-    if (value === undefined) return undefined;
-    const record = readRecord(value, `at ${entry.seq ?? '?'} of ${sessions.log}`) as CheckpointRecord;
-    let resolved = record;
-    if (Object.values(record.messages).some((ref) => ref.tail !== undefined)) {
-      const seq = entry.seq ?? 0;
-      const messages: Record<string, MessageRef> = {};
-      for (const [channel, ref] of Object.entries(record.messages))
-        messages[channel] =
-          ref.tail === undefined ? ref : { v: ref.v, ranges: withTail(ref.ranges, seq - ref.tail + 1, seq) };
-      resolved = { ...record, messages };
-    }
-    return this.remember(sessions, resolved);
-  }
-
-  private async lastSeq(session: string): Promise<number> {
-    try {
-      const [last] = await this.store.readMessages(session, { limit: 1 });
-      return last?.seq ?? 0;
-    } catch (error) {
-      if (ChatstateError.hasCode(error, 'NOT_FOUND')) return 0;
-      throw error;
-    }
-  }
-
-  /** The first record at or after `seq` within a few messages of `session`. */
-  private async recordNear(
-    sessions: ThreadSessions,
-    session: string,
-    seq: number,
-  ): Promise<CheckpointRecord | undefined> {
-    const window = await this.store.readMessages(session, { afterSeq: seq - 1, beforeSeq: seq + PROBE });
-    for (const entry of window) {
-      const record = this.recordOf(sessions, entry);
-      if (record !== undefined) return record;
-    }
-    return undefined;
-  }
-
-  /**
-   * The record of `checkpointId`: remembered; else found by binary search on the id in the log,
-   * then in the conversation (LangGraph's ids are uuid6, ordered by time, so both are sorted by
-   * id); else by a scan (ids not in put order, or one that is not there).
-   */
-  private async record(sessions: ThreadSessions, checkpointId: string): Promise<CheckpointRecord | undefined> {
-    const cached = this.records.get(`${sessions.log}\n${checkpointId}`);
-    if (cached !== undefined) return cached;
-    for (const session of [sessions.log, sessions.conversation]) {
-      let low = 1;
-      let high = await this.lastSeq(session);
-      while (low <= high) {
-        const middle = Math.floor((low + high) / 2);
-        const record = await this.recordNear(sessions, session, middle);
-        if (record === undefined) break;
-        if (record.id === checkpointId) return record;
-        if (record.id < checkpointId) low = middle + 1;
-        else high = middle - 1;
-      }
-    }
-    for await (const record of this.allRecords(sessions)) if (record.id === checkpointId) return record;
-    return undefined;
-  }
-
-  /** The records one session carries, newest first. */
-  private async *recordsIn(sessions: ThreadSessions, session: string): AsyncGenerator<CheckpointRecord> {
-    let beforeSeq: number | undefined;
-    for (;;) {
-      let page: Message[];
-      try {
-        page = await this.store.readMessages(session, {
-          limit: LOG_PAGE,
-          ...(beforeSeq === undefined ? {} : { beforeSeq }),
-        });
-      } catch (error) {
-        if (ChatstateError.hasCode(error, 'NOT_FOUND')) return;
-        throw error;
-      }
-      for (let index = page.length - 1; index >= 0; index--) {
-        const record = this.recordOf(sessions, page[index] as Message);
-        if (record !== undefined) yield record;
-      }
-      if (page.length < LOG_PAGE) return;
-      beforeSeq = page[0]?.seq;
-    }
-  }
-
-  /** Every record of a thread's namespace, newest (greatest id) first: the log's and the conversation's, merged. */
-  private async *allRecords(sessions: ThreadSessions): AsyncGenerator<CheckpointRecord> {
-    const sources = [this.recordsIn(sessions, sessions.log), this.recordsIn(sessions, sessions.conversation)];
-    const heads = await Promise.all(sources.map((source) => source.next()));
-    for (;;) {
-      let pick = -1;
-      heads.forEach((head, index) => {
-        if (head.done === true) return;
-        const best = pick < 0 ? undefined : (heads[pick] as IteratorYieldResult<CheckpointRecord>);
-        if (best === undefined || head.value.id > best.value.id) pick = index;
-      });
-      if (pick < 0) return;
-      const chosen = heads[pick] as IteratorYieldResult<CheckpointRecord>;
-      yield chosen.value;
-      heads[pick] = await (sources[pick] as AsyncGenerator<CheckpointRecord>).next();
-    }
-  }
-
-  private async latest(sessions: ThreadSessions): Promise<CheckpointRecord | undefined> {
-    for await (const record of this.allRecords(sessions)) return record;
-    return undefined;
-  }
-
   private async messagesOf(
     sessions: ThreadSessions,
     checkpointId: string,
@@ -375,7 +200,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       ...Object.entries(record.blobs).map(async ([channel, ref]) => {
         let blob: StoredBlob | undefined;
         if (ref.inline === true) {
-          const holder = ref.at === record.id ? record : await this.record(sessions, ref.at);
+          const holder = ref.at === record.id ? record : await this.records.find(sessions, ref.at);
           blob = holder?.inline?.[channel];
         } else blob = (await this.store.values.get(owner, keys.blob(ref.at, channel))) as StoredBlob | undefined;
         if (blob === undefined) return;
@@ -436,8 +261,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const id = getCheckpointId(config);
     const record =
       id === ''
-        ? await this.latest(target.sessions)
-        : await this.record(target.sessions, checkKey(id, 'checkpoint_id'));
+        ? await this.records.latest(target.sessions)
+        : await this.records.find(target.sessions, checkKey(id, 'checkpoint_id'));
     return record === undefined ? undefined : this.tuple(target, record);
   }
 
@@ -484,9 +309,9 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     for (const target of await this.targets(config)) {
       const records: AsyncIterable<CheckpointRecord> =
         onlyId === undefined
-          ? this.allRecords(target.sessions)
+          ? this.records.newestFirst(target.sessions)
           : (async function* one(saver: ChatstateSaver) {
-              const record = await saver.record(target.sessions, onlyId);
+              const record = await saver.records.find(target.sessions, onlyId);
               if (record !== undefined) yield record;
             })(this);
       for await (const record of records) {
@@ -537,7 +362,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   ): Promise<void> {
     const { sessions } = target;
     await this.ensureSessions(target);
-    const parent = parentId === undefined ? undefined : await this.record(sessions, parentId);
+    const parent = parentId === undefined ? undefined : await this.records.find(sessions, parentId);
     const versions = checkpoint.channel_versions;
     const blobs: Record<string, BlobRef> = {};
     const inherited: Record<string, MessageRef> = {};
@@ -569,7 +394,13 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         prepared.push([
           channel,
           version,
-          await this.prepareList(target, value as object[], parentList, `${checkpoint.id} ${channel}`),
+          await prepareList(
+            this.listContext(sessions),
+            sessions,
+            value as object[],
+            parentList,
+            `${checkpoint.id} ${channel}`,
+          ),
         ]);
         continue;
       }
@@ -639,7 +470,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         }),
       ]);
     }
-    this.remember(sessions, record);
+    this.records.remember(sessions, record);
     for (const [channel, list] of lists) this.lists.set(`${sessions.log}\n${checkpoint.id}\n${channel}`, list);
   }
 
@@ -659,109 +490,6 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const result = await this.store.append(sessions.conversation, copies);
     const entries = result.appended.map((message) => ({ seq: message.seq ?? 0, message }));
     return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
-  }
-
-  /**
-   * A messages channel's list against its parent's: the messages to append (and, at the end of a
-   * turn, what compaction adds), and how to make the stored list once they have sequence numbers.
-   * When the list starts with its parent's very objects (a running graph), only the tail is looked
-   * at. `tail` is set when the list is the parent's ranges plus exactly the appended messages, in
-   * order, within `maxRanges`: the put can then be one write.
-   */
-  private async prepareList(
-    target: Target,
-    list: readonly object[],
-    parent: StoredList | undefined,
-    where: string,
-  ): Promise<PreparedList> {
-    const { sessions } = target;
-    let kept = 0;
-    const objects = parent?.objects;
-    if (objects !== undefined && objects.length > 0 && list.length >= objects.length) {
-      while (kept < objects.length && list[kept] === objects[kept]) kept += 1;
-      if (kept < objects.length) kept = 0;
-    }
-    const head = kept > 0 ? (parent as StoredList) : undefined;
-    const tail = head === undefined ? list : list.slice(kept);
-    const delta = await deltaOf(
-      tail,
-      head === undefined ? (parent?.entries ?? []) : [],
-      sessions.conversation,
-      this.known,
-      this.serde,
-      where,
-    );
-    const tailItems: Array<Entry | Message> = delta.items.map((item) => ('reuse' in item ? item.reuse : item.add));
-    const toAppend = [...delta.added];
-    let compacted: Array<Entry | Message> | undefined;
-    let state: PreparedList['state'];
-    if (this.options.compaction !== undefined && tail.length > 0) {
-      const logical = head === undefined ? tailItems : [...head.entries, ...tailItems];
-      const result = await compactList(logical, this.options.compaction, this.store, this.owner(sessions));
-      if (result !== undefined) {
-        compacted = result.list;
-        toAppend.push(...result.added);
-        state = { metadata: result.metadata, variables: {} };
-      }
-    }
-    const known = this.known;
-    const conversation = sessions.conversation;
-    if (compacted === undefined && rangesOf(head?.ranges ?? [], tailItems) > this.maxRanges) {
-      // Too scattered (many edits, or a fork far back): one fresh copy of the whole list, appended
-      // at once (so the put stays one write and the list one range).
-      const all = head === undefined ? tailItems : [...head.entries, ...tailItems];
-      const copies = all.map((item) => (Message.is(item) ? item : freshCopy(item.message)));
-      const finishCopy = (seqOf: ReadonlyMap<string, number>): StoredList => {
-        const entries = copies.map((message) => ({ seq: seqOf.get(message.id) ?? 0, message }));
-        delta.items.forEach((item, index) => {
-          const object = tail[index];
-          const at = (head?.entries.length ?? 0) + index;
-          if (object !== undefined && 'add' in item) known.set(object, { conversation, entry: entries[at] as Entry });
-        });
-        return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
-      };
-      return { toAppend: copies, tail: [], finish: finishCopy };
-    }
-    const finish = (seqOf: ReadonlyMap<string, number>): StoredList => {
-      const entryOf = (item: Entry | Message): Entry =>
-        Message.is(item) ? { seq: seqOf.get(item.id) ?? 0, message: item } : item;
-      delta.items.forEach((item, index) => {
-        const object = tail[index];
-        if (object !== undefined)
-          known.set(object, { conversation, entry: entryOf('reuse' in item ? item.reuse : item.add) });
-      });
-      if (compacted !== undefined) {
-        const entries = compacted.map(entryOf);
-        return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
-      }
-      if (head !== undefined) {
-        const added = tailItems.map(entryOf);
-        const ranges = head.ranges.map((range) => [range[0], range[1]] as [number, number]);
-        for (const [first, last] of toRanges(added.map((entry) => entry.seq))) withTailInPlace(ranges, first, last);
-        return { entries: head.entries.concat(added), ranges, objects: list.slice() };
-      }
-      const entries = tailItems.map(entryOf);
-      return { entries, ranges: toRanges(entries.map((entry) => entry.seq)), objects: list.slice() };
-    };
-    // One write is possible when the appended messages are the list's end, in order, after stored ones.
-    let tailRanges: Array<[number, number]> | undefined;
-    if (compacted === undefined && toAppend.length > 0) {
-      const firstNew = tailItems.length - toAppend.length;
-      const endsWithNew = toAppend.every((message, index) => tailItems[firstNew + index] === message);
-      const before = tailItems.slice(0, Math.max(firstNew, 0));
-      if (firstNew >= 0 && endsWithNew && before.every((item) => !Message.is(item))) {
-        const ranges = head === undefined ? [] : head.ranges.map((range) => [range[0], range[1]] as [number, number]);
-        for (const [first, last] of toRanges((before as Entry[]).map((entry) => entry.seq)))
-          withTailInPlace(ranges, first, last);
-        if (ranges.length + 1 <= this.maxRanges) tailRanges = ranges;
-      }
-    }
-    return {
-      toAppend,
-      ...(state === undefined ? {} : { state }),
-      ...(tailRanges === undefined ? {} : { tail: tailRanges }),
-      finish,
-    };
   }
 
   /** Stores the writes of one task on a checkpoint; a write already stored at the same (task, index) is kept, special channels (errors, interrupts, …) replace theirs. */
