@@ -80,6 +80,50 @@ export const keys = Object.freeze({
   writes: (checkpointId: string) => `w/${keyPart(checkpointId)}`,
 });
 
+/** Characters of a blob's text per stored value (a value holds at most 1 MiB of UTF-8). */
+const PART_CHARS = 200_000;
+
+/** The session values that hold `blob` for `channel` of `checkpointId`: one, or a head and its parts when it is large. */
+export function blobEntries(checkpointId: string, channel: string, blob: StoredBlob): Record<string, JsonValue> {
+  const key = keys.blob(checkpointId, channel);
+  const text = blob.s ?? blob.b ?? '';
+  if (text.length <= PART_CHARS) return { [key]: blob as unknown as JsonValue };
+  const entries: Record<string, JsonValue> = {};
+  let parts = 0;
+  for (let start = 0; start < text.length; start += PART_CHARS) {
+    entries[`${key}/${parts}`] = text.slice(start, start + PART_CHARS);
+    parts += 1;
+  }
+  entries[key] = { t: blob.t, parts, encoding: blob.s !== undefined ? 's' : 'b' };
+  return entries;
+}
+
+/** The blob `blobEntries` stored, read back with `get`; `undefined` when it is not there, `CORRUPT` when a part is missing. */
+export async function readBlob(
+  get: (key: string) => Promise<JsonValue | undefined>,
+  checkpointId: string,
+  channel: string,
+): Promise<StoredBlob | undefined> {
+  const key = keys.blob(checkpointId, channel);
+  const head = await get(key);
+  if (head === undefined) return undefined;
+  if (isBlob(head)) return head;
+  const parts = isObject(head) ? head['parts'] : undefined;
+  if (!isObject(head) || typeof head['t'] !== 'string' || typeof parts !== 'number' || !Number.isSafeInteger(parts))
+    throw new DataError(
+      'CORRUPT',
+      `LangGraph saver: the value of channel ${JSON.stringify(channel)} at ${checkpointId} is damaged`,
+    );
+  const texts = await Promise.all(Array.from({ length: parts }, (_, index) => get(`${key}/${index}`)));
+  if (!texts.every((text): text is string => typeof text === 'string'))
+    throw new DataError(
+      'CORRUPT',
+      `LangGraph saver: a part of channel ${JSON.stringify(channel)} at ${checkpointId} is missing`,
+    );
+  const text = texts.join('');
+  return head['encoding'] === 'b' ? { t: head['t'], b: text } : { t: head['t'], s: text };
+}
+
 /** `value` serialized by `serde`, as JSON a store keeps. */
 export async function dumpBlob(serde: SerializerProtocol, value: unknown): Promise<StoredBlob> {
   const [type, bytes] = await serde.dumpsTyped(value);

@@ -39,7 +39,9 @@ import { Recent } from './recent.js';
 import { readList, revive, toRanges, type Entry, type Known, type StoredList } from './message-list.js';
 import type { ChatstateSaverOptions } from './options.js';
 import {
+  blobEntries,
   dumpBlob,
+  readBlob,
   keys,
   loadBlob,
   readWrites,
@@ -202,7 +204,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         if (ref.inline === true) {
           const holder = ref.at === record.id ? record : await this.records.find(sessions, ref.at);
           blob = holder?.inline?.[channel];
-        } else blob = (await this.store.values.get(owner, keys.blob(ref.at, channel))) as StoredBlob | undefined;
+        } else blob = await readBlob((key) => this.store.values.get(owner, key), ref.at, channel);
         if (blob === undefined) return;
         channelValues[channel] = await loadBlob(this.serde, blob);
       }),
@@ -410,7 +412,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         inline[channel] = blob;
       } else {
         blobs[channel] = { v: version, at: checkpoint.id };
-        entries[keys.blob(checkpoint.id, channel)] = blob as unknown as JsonValue;
+        Object.assign(entries, blobEntries(checkpoint.id, channel, blob));
       }
     }
     const base = {

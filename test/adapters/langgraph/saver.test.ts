@@ -239,6 +239,16 @@ await describeEveryStore(
       expect(read).toBeLessThanOrEqual(64 * 2 + 3 * steps);
     });
 
+    it('stores a channel value larger than one session value in parts', async () => {
+      const store = await stores.open();
+      const saver = new ChatstateSaver(store);
+      const document = 'é'.repeat(700_000) + 'end';
+      const id = await put(saver, undefined, [new HumanMessage({ content: 'read this', id: 'r' })], 1, { document });
+      const cold = new ChatstateSaver(store);
+      const tuple = await cold.getTuple({ configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: id } });
+      expect(tuple?.checkpoint.channel_values['document']).toBe(document);
+    });
+
     it('loses no checkpoint when two savers put on one thread at once', async () => {
       const store = await stores.open();
       const one = new ChatstateSaver(store);
@@ -301,6 +311,18 @@ await describeEveryStore(
         'INVALID_ARGUMENT',
       );
       await expectCode(saver.deleteThread(undefined as unknown as string), 'INVALID_ARGUMENT');
+      await expectCode(
+        saver.putWrites({ configurable: { thread_id: THREAD, checkpoint_id: 'x' } }, 'no' as unknown as [], 'task'),
+        'INVALID_ARGUMENT',
+      );
+      await expectCode(
+        saver.putWrites(
+          { configurable: { thread_id: THREAD, checkpoint_id: 'x' } },
+          [[7, 'v'] as unknown as [string, unknown]],
+          'task',
+        ),
+        'INVALID_ARGUMENT',
+      );
       expect(() => new ChatstateSaver(store, { sessionPrefix: 'no/slash' })).toThrow(/sessionPrefix/);
       expect(() => new ChatstateSaver(store, { maxRanges: 0 })).toThrow(/maxRanges/);
       const good = await put(saver, undefined, [new HumanMessage({ content: 'kept', id: 'k' })], 1);
