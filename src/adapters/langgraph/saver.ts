@@ -154,16 +154,21 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         },
       }),
     ];
+    const fresh: boolean[] = [];
     for (const session of made) {
       try {
         await this.store.save(session, { expectedVersion: 0 });
+        fresh.push(true);
       } catch (error) {
         if (!ChatstateError.hasCode(error, 'CONFLICT')) throw error;
+        fresh.push(false);
       }
     }
+    // The conversation's metadata (its compaction log) is mirrored here from its creation on:
+    // a saver that finds the thread already there must not reset it.
     await this.store.values.set(this.owner(sessions), {
       [keys.thread]: about,
-      [keys.conversation]: { langgraph: about },
+      ...(fresh[0] === true ? { [keys.conversation]: { langgraph: about } } : {}),
     });
     this.created.add(sessions.log);
   }

@@ -151,6 +151,15 @@ await describeEveryStore(
         expect(after?.role).toBe('assistant');
         expect(after?.toolCalls).toBeUndefined();
       }
+      // Another saver on the same thread (a restart) goes on with the log, it does not reset it.
+      const compactor = compaction.messageLimit({ maxMessages: 4 });
+      const again = agent(new ChatstateSaver(store, { compaction: { compactor } }));
+      await again.invoke({ messages: [new HumanMessage('one more')] }, config);
+      await again.invoke({ messages: [new HumanMessage('what time is it now?')] }, config);
+      const later = await store.load(saver.sessionsOf('chat-1').conversation);
+      const longer = compactionLog(later.metadata);
+      expect(longer.length).toBeGreaterThan(log.length);
+      expect(longer.slice(0, log.length)).toEqual(log);
     });
   },
   'langgraph',
