@@ -37,7 +37,7 @@ export interface PreparedList {
 /**
  * A messages channel's list against its parent's: the messages to append (and, at the end of a
  * turn, what compaction adds), and how to make the stored list once they have sequence numbers.
- * When the list starts with its parent's very objects (a running graph), only the tail is looked
+ * When the list starts with its parent's very objects (`kept` of them: a running graph), only the tail is looked
  * at. `tail` is set when the list is the parent's ranges plus exactly the appended messages, in
  * order, within `maxRanges`: the put can then be one write.
  */
@@ -46,14 +46,9 @@ export async function prepareList(
   sessions: ThreadSessions,
   list: readonly object[],
   parent: StoredList | undefined,
+  kept: number,
   where: string,
 ): Promise<PreparedList> {
-  let kept = 0;
-  const objects = parent?.objects;
-  if (objects !== undefined && objects.length > 0 && list.length >= objects.length) {
-    while (kept < objects.length && list[kept] === objects[kept]) kept += 1;
-    if (kept < objects.length) kept = 0;
-  }
   const head = kept > 0 ? (parent as StoredList) : undefined;
   const tail = head === undefined ? list : list.slice(kept);
   const delta = await deltaOf(

@@ -57,6 +57,8 @@ import { LOG_SUFFIX, checkKey, checkPrefix, threadPrefix, threadSessions, type T
 
 /** Message lists and records remembered per saver (the newest ones: a running thread's parents). */
 const CACHE_SIZE = 32;
+/** Message lists remembered (each holds a whole list: a running thread needs its parent's). */
+const LIST_CACHE_SIZE = 4;
 
 interface Target {
   readonly threadId: string;
@@ -70,6 +72,19 @@ function invalid(message: string): InvalidInputError {
 
 /** Largest blob kept in the checkpoint record itself (characters of its stored text). */
 const INLINE_CHARS = 2048;
+
+/** How many first items of `list` are the very objects of `objects` (0 unless all of `objects` are). */
+function sharedPrefix(list: readonly unknown[], objects: readonly unknown[] | undefined): number {
+  if (objects === undefined || objects.length === 0 || list.length < objects.length) return 0;
+  for (let index = 0; index < objects.length; index++) if (list[index] !== objects[index]) return 0;
+  return objects.length;
+}
+
+/** True when every item of `list` from `from` on is a LangChain message. */
+function isMessageList(list: readonly unknown[], from: number): boolean {
+  for (let index = from; index < list.length; index++) if (!isBaseMessage(list[index])) return false;
+  return true;
+}
 
 function logEntryId(checkpointId: string): string {
   return /^[A-Za-z0-9._:-]{1,250}$/.test(checkpointId)
@@ -87,7 +102,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   private readonly options: ChatstateSaverOptions;
   private readonly created = new Set<string>();
   private readonly known = new WeakMap<object, Known>();
-  private readonly lists = new Recent<StoredList>(CACHE_SIZE);
+  private readonly lists = new Recent<StoredList>(LIST_CACHE_SIZE);
   private readonly records: RecordIndex;
   private readonly writeLock = new KeyedLock();
 
@@ -392,12 +407,14 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         }
         continue;
       }
-      if (this.messageChannels.has(channel) && Array.isArray(value) && value.every((item) => isBaseMessage(item))) {
-        const parentRef = parent?.messages[channel];
-        const parentList =
-          parentRef === undefined || parent === undefined
-            ? undefined
-            : await this.messagesOf(sessions, parent.id, channel, parentRef);
+      const parentRef = parent?.messages[channel];
+      const parentList =
+        !this.messageChannels.has(channel) || !Array.isArray(value) || parentRef === undefined || parent === undefined
+          ? undefined
+          : await this.messagesOf(sessions, parent.id, channel, parentRef);
+      // The parent's very message objects were checked when they were stored: only the rest is looked at.
+      const shared = Array.isArray(value) ? sharedPrefix(value, parentList?.objects) : 0;
+      if (this.messageChannels.has(channel) && Array.isArray(value) && isMessageList(value, shared)) {
         prepared.push([
           channel,
           version,
@@ -406,6 +423,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
             sessions,
             value as object[],
             parentList,
+            shared,
             `${checkpoint.id} ${channel}`,
           ),
         ]);

@@ -18,6 +18,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromLangChainSerialized, toLangChainSerialized } from '../../../src/interchange/langgraph/messages.js';
 import type { Message } from '../../../src/message/message.js';
+import type { JsonValue } from '../../../src/message/schema.js';
 
 const serde = new JsonPlusSerializer();
 
@@ -139,7 +140,11 @@ describe('LangChain messages to chatstate and back', () => {
   });
 
   it('gives random messages back equal (fast-check)', async () => {
-    const json = fc.jsonValue({ maxDepth: 2 }).filter((value) => JSON.stringify(value) !== undefined);
+    // JSON has no -0 (chatstate keeps JSON, where it reads back as 0): values are taken as JSON gives them.
+    const json = fc
+      .jsonValue({ maxDepth: 2 })
+      .filter((value) => JSON.stringify(value) !== undefined)
+      .map((value) => JSON.parse(JSON.stringify(value)) as JsonValue);
     const text = fc.string({ maxLength: 30 });
     const id = fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), { nil: undefined });
     const block = fc.oneof(
@@ -187,7 +192,7 @@ describe('LangChain messages to chatstate and back', () => {
         expect(await serialize(back)).toEqual(await serialize(viaSerde));
         expect(back).toEqual(original);
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });
