@@ -10,7 +10,6 @@ import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { DataError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Message } from '../../message/message.js';
-import type { JsonValue } from '../../message/schema.js';
 import { fromLangChainSerialized, toLangChainSerialized } from '../../interchange/langgraph/messages.js';
 import type { MessageRef } from './records.js';
 
@@ -46,24 +45,6 @@ export function toRanges(seqs: readonly number[]): Array<[number, number]> {
     else ranges.push([seq, seq]);
   }
   return ranges;
-}
-
-/** True when `value` is a list LangGraph's messages reducer keeps: every item a serialized LangChain message. */
-export function isSerializedMessageList(value: unknown): value is JsonValue[] {
-  return (
-    Array.isArray(value) &&
-    value.every((item: unknown) => {
-      if (typeof item !== 'object' || item === null) return false;
-      const record = item as Record<string, unknown>;
-      const id = record['id'];
-      return (
-        record['lc'] === 1 &&
-        record['type'] === 'constructor' &&
-        Array.isArray(id) &&
-        /Message(Chunk)?$/.test(String(id.at(-1)))
-      );
-    })
-  );
 }
 
 /** The JSON `serde` writes for `value`, or undefined when it writes no JSON for it. */

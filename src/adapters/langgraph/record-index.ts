@@ -35,6 +35,7 @@ export class RecordIndex {
     this.records.forgetPrefix(prefix);
   }
 
+  /** Remembers `record` (just written or read) and returns it. */
   remember(sessions: ThreadSessions, record: CheckpointRecord): CheckpointRecord {
     this.records.set(`${sessions.log}\n${record.id}`, record);
     return record;
@@ -150,6 +151,7 @@ export class RecordIndex {
     }
   }
 
+  /** The newest record of a thread's namespace (greatest id), or `undefined` when it has none. */
   async latest(sessions: ThreadSessions): Promise<CheckpointRecord | undefined> {
     for await (const record of this.newestFirst(sessions)) return record;
     return undefined;
