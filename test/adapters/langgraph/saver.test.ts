@@ -6,7 +6,7 @@
  */
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { ERROR, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { expect, it } from 'vitest';
 import { ChatstateSaver } from '../../../src/adapters/langgraph/index.js';
 import { ChatstateError } from '../../../src/errors.js';
@@ -249,6 +249,37 @@ await describeEveryStore(
       expect(tuple?.checkpoint.channel_values['document']).toBe(document);
     });
 
+    it('keeps pending writes in order, each (task, index) once, special channels replaced, parallel tasks all kept', async () => {
+      const store = await stores.open();
+      const saver = new ChatstateSaver(store);
+      const id = await put(saver, undefined, [new HumanMessage({ content: 'go', id: 'g' })], 1);
+      const config = { configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: id } };
+      await saver.putWrites(
+        config,
+        [
+          ['value', 'first'],
+          ['other', 1],
+        ],
+        'task-b',
+        'path-b',
+      );
+      await saver.putWrites(config, [['value', 'second']], 'task-b', 'path-b');
+      await saver.putWrites(config, [[ERROR, 'boom 1']], 'task-a', 'path-a');
+      await saver.putWrites(config, [[ERROR, 'boom 2']], 'task-a', 'path-a');
+      await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          saver.putWrites(config, [['fan', index]], `task-fan-${String(index).padStart(2, '0')}`, 'path-c'),
+        ),
+      );
+      const tuple = await new ChatstateSaver(store).getTuple(config);
+      expect(tuple?.pendingWrites).toEqual([
+        ['task-a', ERROR, 'boom 2'],
+        ['task-b', 'value', 'first'],
+        ['task-b', 'other', 1],
+        ...Array.from({ length: 12 }, (_, index) => [`task-fan-${String(index).padStart(2, '0')}`, 'fan', index]),
+      ]);
+    });
+
     it('loses no checkpoint when two savers put on one thread at once', async () => {
       const store = await stores.open();
       const one = new ChatstateSaver(store);
@@ -306,6 +337,10 @@ await describeEveryStore(
       await expectCode(saver.put({}, checkpoint, metadata, {}), 'INVALID_ARGUMENT');
       await expectCode(saver.put({ configurable: { thread_id: 42 } }, checkpoint, metadata, {}), 'INVALID_ARGUMENT');
       await expectCode(saver.put({ configurable: { thread_id: '' } }, checkpoint, metadata, {}), 'INVALID_ARGUMENT');
+      await expectCode(
+        saver.put({ configurable: { thread_id: THREAD, checkpoint_ns: 5 } }, checkpoint, metadata, {}),
+        'INVALID_ARGUMENT',
+      );
       await expectCode(
         saver.putWrites({ configurable: { thread_id: THREAD } }, [['a', 1]], 'task'),
         'INVALID_ARGUMENT',
