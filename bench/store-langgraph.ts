@@ -2,7 +2,8 @@
  * The same growing thread stored one message per step by LangGraph's `SqliteSaver` (each step puts
  * a checkpoint whose `channel_values.messages` holds the whole list, as a LangGraph app's messages
  * state does) and by chatstate's file and SQLite stores (each step appends one message): time and
- * bytes written per step at several sizes, and a whole 1,000-step thread.
+ * bytes written per step at several sizes, and a whole 1,000-step thread; and chatstate's own
+ * LangGraph saver (`chatstate/langgraph`) over the SQLite store, step for step against `SqliteSaver`.
  * @module
  */
 import { statSync } from 'node:fs';
@@ -11,6 +12,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import { uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import Database from 'better-sqlite3';
+import { ChatstateSaver } from '../src/adapters/langgraph/index.js';
 import type { Message } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
 import type { SessionStore } from '../src/store/types.js';
@@ -39,6 +41,8 @@ const LANGGRAPH_STEPS: Record<(typeof SIZES)[number], number> = { 100: 20, 1000:
 const OUR_STEPS = 100;
 /** Appends after the 10,000th, long enough for the file store to fold its journal at least once. */
 const LONG_RUN = 6_000;
+/** Puts of `ChatstateSaver` timed after the 10,000th message. */
+const SAVER_STEPS = 100;
 /** The whole thread measured from its first message. */
 const FULL_THREAD = 1_000;
 const TARGET = 100;
@@ -193,6 +197,47 @@ function snapshotIdentity(dir: string): string {
   }
 }
 
+/**
+ * `ChatstateSaver` over the SQLite store, driven exactly as `LangGraphThread` drives `SqliteSaver`:
+ * each step puts a checkpoint whose `channel_values.messages` holds the whole list (the same
+ * LangChain message objects, one more each step), parented to the previous one. The thread is first
+ * put with 9,999 messages (untimed), then `SAVER_STEPS` puts from 10,000 messages on are timed.
+ */
+async function measureSaver(history: readonly Message[]): Promise<Step[]> {
+  const opened = await openBenchStore('sqlite', 'lg-saver');
+  if (typeof opened === 'string') throw new Error(`sqlite: ${opened}`);
+  const messages = toLangChain(history.slice(0, 10_000 + SAVER_STEPS));
+  const saver = new ChatstateSaver(opened.store);
+  let parent: string | undefined;
+  let step = -1;
+  const putAt = async (count: number): Promise<void> => {
+    step += 1;
+    const checkpoint: Checkpoint = {
+      v: 4,
+      id: uuid6(-1),
+      ts: new Date().toISOString(),
+      channel_values: { messages: messages.slice(0, count) },
+      channel_versions: { messages: count },
+      versions_seen: { agent: { messages: count - 1 } },
+    };
+    const configurable = {
+      thread_id: 'thread',
+      checkpoint_ns: '',
+      ...(parent === undefined ? {} : { checkpoint_id: parent }),
+    };
+    await saver.put({ configurable }, checkpoint, { source: 'loop', step, parents: {} }, { messages: count });
+    parent = checkpoint.id;
+  };
+  try {
+    await putAt(9_999);
+    const steps: Step[] = [];
+    for (let i = 0; i < SAVER_STEPS; i++) steps.push(await measureStep(() => putAt(10_000 + i)));
+    return steps;
+  } finally {
+    await opened.dispose();
+  }
+}
+
 interface FullThread {
   readonly label: string;
   readonly ms: number;
@@ -262,6 +307,7 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
       sqlite: await measureLongRun('sqlite', history),
     };
     const full = await measureFullThread(history, dir);
+    const saverSteps = await measureSaver(history);
 
     const stepTable: Table = {
       title:
@@ -359,6 +405,56 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
         ];
       }),
     };
+    const saverStep = {
+      ms: medianOf(saverSteps, 'ms'),
+      passed: medianOf(saverSteps, 'passed'),
+      storage: medianOf(saverSteps, 'storage'),
+    };
+    const saverRatios = {
+      time: lg10k.ms / saverStep.ms,
+      passed: lg10k.passed / saverStep.passed,
+      storage: lg10k.storage / saverStep.storage,
+    };
+    const saverVerdict = saverRatios.time >= TARGET && saverRatios.passed >= TARGET;
+    const saverTable: Table = {
+      title:
+        'A LangGraph saver against a LangGraph saver: `ChatstateSaver` (`chatstate/langgraph`) over the chatstate SQLite store and `SqliteSaver`, one put per step at 10,000 messages (the same checkpoints: the whole list in `channel_values.messages`; medians)',
+      headers: [
+        'Saver',
+        'Steps timed',
+        'Time per step',
+        'Bytes to write calls per step',
+        'Bytes to storage per step',
+        'SqliteSaver ÷ this: time',
+        'bytes to write calls',
+        'bytes to storage',
+        `Target (≥ ${TARGET}× time and bytes to write calls)`,
+      ],
+      rows: [
+        [
+          'LangGraph `SqliteSaver`',
+          formatCount(at10k.langGraph.length),
+          formatMs(lg10k.ms),
+          formatBytes(lg10k.passed),
+          formatBytes(lg10k.storage),
+          '1.00×',
+          '1.00×',
+          '1.00×',
+          '',
+        ],
+        [
+          '`ChatstateSaver` over the SQLite store',
+          formatCount(saverSteps.length),
+          formatMs(saverStep.ms),
+          formatBytes(saverStep.passed),
+          formatBytes(saverStep.storage),
+          formatRatio(saverRatios.time),
+          formatRatio(saverRatios.passed),
+          formatRatio(saverRatios.storage),
+          verdict(saverVerdict),
+        ],
+      ],
+    };
     const lgFull = full[0] as FullThread;
     const fullTable: Table = {
       title: `A whole ${formatCount(FULL_THREAD)}-message thread, one step per message from the first`,
@@ -387,7 +483,7 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
     return {
       name: 'langgraph',
       title: "Against LangGraph's SqliteSaver",
-      tables: [stepTable, longTable, fullTable],
+      tables: [stepTable, longTable, fullTable, saverTable],
       notes: [
         diskNote(),
         `At 10,000 messages, ≥ ${TARGET}× faster per append and ≥ ${TARGET}× fewer bytes written than LangGraph's step: file store ${verdict(verdicts.file)}, SQLite store ${verdict(verdicts.sqlite)} (amortized over ${formatCount(LONG_RUN)} appends, by both byte counts).`,
@@ -401,6 +497,7 @@ export async function runLangGraphBench(): Promise<SuiteReport> {
         `A full 10,000-step LangGraph thread was not run (the 1,000-step one already takes seconds): since a step writes the whole list, it would pass about ${formatBytes(estimate)} to write calls (n²/2 × the measured step at 10k ÷ 10k — computed, not measured).`,
         `chatstate at each size: the session is saved with n − 1 messages, then ${OUR_STEPS} appends of the next corpus messages — the ones LangGraph stores — are timed. Each store's code paths were warmed up on a throwaway store first.`,
         'Bytes are counted from /proc/self/io around each call, for every thread of this process: "to write calls" is `wchar` (what the code asked to write: WAL frames and checkpoints, journal records, snapshot rewrites), "to storage" is `write_bytes` (pages the kernel sent to the disk: a 600-byte append costs a 4 KB page). File-system metadata and ext4 journal blocks are in neither. The long run divides its totals by its appends after `close()` has waited for any fold in flight.',
+        `The saver table: both savers get the same checkpoints in the same run, each step a new checkpoint of the whole list parented to the previous one (\`put\` only; \`putWrites\` is measured for neither). \`ChatstateSaver\` is put the 9,999-message checkpoint first (untimed), then ${SAVER_STEPS} steps from 10,000 messages are timed; a step appends the one new message to the thread's conversation session, carrying the checkpoint's small record (ids, versions, metadata, the message list as sequence ranges) in its metadata: one SQLite transaction, as chatstate's own append above, plus the saver's work (finding the unchanged messages by identity, converting the new one). Bytes are counted for both the same way, from /proc/self/io around each put (\`wchar\` and \`write_bytes\`, as above), WAL checkpoints included when they happen.`,
         `The whole-thread table really runs ${formatCount(FULL_THREAD)} LangGraph steps (checkpoints of 1, 2, …, ${formatCount(FULL_THREAD)} messages) and chatstate's save of the first message plus ${formatCount(FULL_THREAD - 1)} appends.`,
       ],
     };

@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
 // The main entry must stay light: no tokenizer data and no database client until one is used.
 await import(pathToFileURL(new URL(pkg.exports['.'].default, root).pathname).href);
 const heavy = Object.keys(require.cache).filter((id) =>
-  /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@openai\/agents-[a-z-]+)\//.test(
+  /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@openai\/agents-[a-z-]+|@langchain\/[a-z-]+)\//.test(
     id,
   ),
 );
