@@ -1,7 +1,8 @@
 /**
  * What the saver keeps per checkpoint: its record (ids, versions, serialized metadata, and
- * references to its channel values), carried by its checkpoint-log entry; and in the log
- * session's values, one blob per channel a checkpoint changed and each checkpoint's pending writes.
+ * references to its channel values), carried by its checkpoint-log entry; in the log session's
+ * values, one blob per channel a checkpoint changed; and in the values of an owner per checkpoint
+ * (`writesOwnerId`), its pending writes, one value per task.
  * @module
  */
 import { createHash } from 'node:crypto';

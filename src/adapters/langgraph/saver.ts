@@ -3,8 +3,9 @@
  * (thread, namespace) is two sessions: the conversation (the messages channel, append-only, as
  * chatstate messages anyone can read) and the checkpoint log (one small entry per checkpoint, in
  * put order, holding the checkpoint's record; the log's session values hold the blobs of the
- * channels a checkpoint changed and each checkpoint's pending writes). A put writes what changed,
- * never the whole thread: the new messages, one log entry, and a blob per other channel changed.
+ * channels a checkpoint changed). A checkpoint's pending writes are the values of an owner of its
+ * own, one per task, so tasks never write the same value. A put writes what changed, never the
+ * whole thread: the new messages, one log entry, and a blob per other channel changed.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util';
