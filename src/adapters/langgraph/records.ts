@@ -1,7 +1,8 @@
 /**
  * What the saver keeps per checkpoint: its record (ids, versions, serialized metadata, and
- * references to its channel values), carried by its checkpoint-log entry; and in the log
- * session's values, one blob per channel a checkpoint changed and each checkpoint's pending writes.
+ * references to its channel values), carried by its checkpoint-log entry; in the log session's
+ * values, one blob per channel a checkpoint changed; and in the values of an owner per checkpoint
+ * (`writesOwnerId`), its pending writes, one value per task.
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -77,8 +78,18 @@ export const keys = Object.freeze({
   /** The conversation's metadata (the compaction log). */
   conversation: 'conversation',
   blob: (checkpointId: string, channel: string) => `b/${keyPart(checkpointId)}/${keyPart(channel)}`,
-  writes: (checkpointId: string) => `w/${keyPart(checkpointId)}`,
+  /** A task's pending writes, in the values of its checkpoint's writes owner (see `writesOwnerId`). */
+  taskWrites: (taskId: string) => `w/${keyPart(taskId)}`,
 });
+
+/**
+ * The value owner (a session id no session has) holding the pending writes of one checkpoint of a
+ * log session, one key per task: `<prefix>.w.` + the SHA-256 of the log id and the checkpoint id.
+ * Thread sessions start `<prefix>.` + `r`, `b` or `h`, so this never names one.
+ */
+export function writesOwnerId(prefix: string, log: string, checkpointId: string): string {
+  return `${prefix}.w.${createHash('sha256').update(`${log}\n${checkpointId}`, 'utf8').digest('base64url')}`;
+}
 
 /** Characters of a blob's text per stored value (a value holds at most 1 MiB of UTF-8). */
 const PART_CHARS = 200_000;

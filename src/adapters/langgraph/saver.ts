@@ -3,8 +3,9 @@
  * (thread, namespace) is two sessions: the conversation (the messages channel, append-only, as
  * chatstate messages anyone can read) and the checkpoint log (one small entry per checkpoint, in
  * put order, holding the checkpoint's record; the log's session values hold the blobs of the
- * channels a checkpoint changed and each checkpoint's pending writes). A put writes what changed,
- * never the whole thread: the new messages, one log entry, and a blob per other channel changed.
+ * channels a checkpoint changed). A checkpoint's pending writes are the values of an owner of its
+ * own, one per task, so tasks never write the same value. A put writes what changed, never the
+ * whole thread: the new messages, one log entry, and a blob per other channel changed.
  * @module
  */
 import { isDeepStrictEqual } from 'node:util';
@@ -52,6 +53,7 @@ import {
   type StoredBlob,
   type StoredWrite,
   type Version,
+  writesOwnerId,
 } from './records.js';
 import { LOG_SUFFIX, checkKey, checkPrefix, threadPrefix, threadSessions, type ThreadSessions } from './thread-ids.js';
 
@@ -205,9 +207,14 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     return list;
   }
 
+  /** The value owner holding the pending writes of one checkpoint (one key per task). */
+  private writesOwner(sessions: ThreadSessions, checkpointId: string): ValueOwner & { readonly scope: 'session' } {
+    return { scope: 'session', sessionId: writesOwnerId(this.prefix, sessions.log, checkpointId) };
+  }
+
   private async pendingWrites(sessions: ThreadSessions, checkpointId: string): Promise<StoredWrite[]> {
-    const value = await this.store.values.get(this.owner(sessions), keys.writes(checkpointId));
-    const writes = readWrites(value, `of ${checkpointId} in ${sessions.log}`);
+    const values = await this.store.values.getAll(this.writesOwner(sessions, checkpointId));
+    const writes = Object.values(values).flatMap((value) => readWrites(value, `of ${checkpointId} in ${sessions.log}`));
     return writes
       .map((write) => ({ write, key: writesSortKey(write.path, write.task, write.idx) }))
       .sort((a, b) => compareWritesSortKeys(a.key, b.key))
@@ -517,7 +524,15 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     return { entries, ranges: toRanges(entries.map((entry) => entry.seq)) };
   }
 
-  /** Stores the writes of one task on a checkpoint; a write already stored at the same (task, index) is kept, special channels (errors, interrupts, …) replace theirs. */
+  /**
+   * Stores the writes of one task on a checkpoint; a write already stored at the same (task, index)
+   * is kept, special channels (errors, interrupts, …) replace theirs. Each task's writes are one
+   * value of their own (written atomically), so writes of different tasks never touch the same
+   * value: savers in any number of processes may put them at once and none is lost. Two calls for
+   * the same task and checkpoint are serialized within one saver; across savers they may race (the
+   * later one's value stands, a write only the earlier one held can go), which LangGraph never does:
+   * a task runs on one worker, and a retry puts the same writes again.
+   */
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
     const target = this.target(config, true) as Target;
     const raw = (config.configurable as Record<string, unknown>)['checkpoint_id'];
@@ -541,9 +556,9 @@ export class ChatstateSaver extends BaseCheckpointSaver {
         };
       }),
     );
-    const key = keys.writes(checkpointId);
-    await this.writeLock.run(`${sessions.log}\n${key}`, async () => {
-      const owner = this.owner(sessions);
+    const key = keys.taskWrites(taskId);
+    const owner = this.writesOwner(sessions, checkpointId);
+    await this.writeLock.run(`${owner.sessionId}\n${key}`, async () => {
       const stored = readWrites(await this.store.values.get(owner, key), `of ${checkpointId} in ${sessions.log}`);
       let changed = false;
       for (const write of serialized) {
@@ -557,7 +572,21 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     });
   }
 
-  /** Deletes every checkpoint, write and message of a thread (all its namespaces). */
+  /** Removes the pending writes of every checkpoint `log` (a log session's id) holds. */
+  private async deleteWrites(log: string): Promise<void> {
+    const sessions: ThreadSessions = { conversation: log.slice(0, -LOG_SUFFIX.length), log };
+    for await (const record of this.records.newestFirst(sessions)) {
+      const owner = this.writesOwner(sessions, record.id);
+      const stored = await this.store.values.getAll(owner);
+      if (Object.keys(stored).length > 0)
+        await this.store.values.set(owner, Object.fromEntries(Object.keys(stored).map((key) => [key, undefined])));
+    }
+  }
+
+  /**
+   * Deletes every checkpoint, write and message of a thread (all its namespaces). Writes put on a
+   * checkpoint id the thread never stored a checkpoint for are not reached (LangGraph never puts them).
+   */
   async deleteThread(threadId: string): Promise<void> {
     const base = threadPrefix(this.prefix, checkKey(threadId, 'thread_id'));
     const ids: string[] = [];
@@ -569,6 +598,8 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       if (page.length < 100 || last === undefined) break;
       after = { updatedAt: last.updatedAt, id: last.id };
     }
+    // The writes first: their owners are found through the log's checkpoints.
+    for (const id of ids) if (id.endsWith(LOG_SUFFIX)) await this.deleteWrites(id);
     for (const id of ids) {
       await this.store.delete(id);
       this.created.delete(id);

@@ -141,9 +141,11 @@ describe('LangChain messages to chatstate and back', () => {
 
   it('gives random messages back equal (fast-check)', async () => {
     // JSON has no -0 (chatstate keeps JSON, where it reads back as 0): values are taken as JSON gives them.
+    // LangChain's own serializer drops a key named `__proto__` (any saver loses it before we see it):
+    // values with one are left out (seed 424399622 found one).
     const json = fc
       .jsonValue({ maxDepth: 2 })
-      .filter((value) => JSON.stringify(value) !== undefined)
+      .filter((value) => JSON.stringify(value) !== undefined && !JSON.stringify(value).includes('"__proto__"'))
       .map((value) => JSON.parse(JSON.stringify(value)) as JsonValue);
     const text = fc.string({ maxLength: 30 });
     const id = fc.option(fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), { nil: undefined });

@@ -10,9 +10,11 @@ import { ERROR, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
 import { expect, it } from 'vitest';
 import { ChatstateSaver } from '../../../src/adapters/langgraph/index.js';
 import { ChatstateError } from '../../../src/errors.js';
+import { writesOwnerId } from '../../../src/adapters/langgraph/records.js';
 import { isValidId } from '../../../src/ids.js';
+import { openStore } from '../../../src/stores/open-store.js';
 import { Session } from '../../../src/session/session.js';
-import type { SessionStore } from '../../../src/store/types.js';
+import type { SessionStore, ValueStore } from '../../../src/store/types.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { wrappedStore } from '../../support/wrapped-store.js';
 
@@ -280,6 +282,64 @@ await describeEveryStore(
       ]);
     });
 
+    it('loses no pending write when two savers over two stores put writes of different tasks at once', async () => {
+      const store = await stores.open();
+      const url = subject.url(store);
+      // Two stores over the same data, as two workers have (the memory store: a second one over its driver).
+      const other = url === undefined ? await stores.reopen(store) : await openStore(url);
+      try {
+        // Each value read takes a little longer, as on a busy server: the other worker gets in between.
+        const slow = (inner: SessionStore): SessionStore => {
+          const values: ValueStore = {
+            get: async (owner, key) => {
+              const value = await inner.values.get(owner, key);
+              await new Promise((resolve) => setTimeout(resolve, 2));
+              return value;
+            },
+            getAll: (owner) => inner.values.getAll(owner),
+            set: (owner, entries) => inner.values.set(owner, entries),
+          };
+          return wrappedStore(inner, { values });
+        };
+        const savers = [new ChatstateSaver(slow(store)), new ChatstateSaver(slow(other))] as const;
+        const id = await put(savers[0], undefined, [new HumanMessage({ content: 'go', id: 'g' })], 1);
+        const config = { configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: id } };
+        const tasks = Array.from({ length: 20 }, (_, index) => `task-${String(index).padStart(2, '0')}`);
+        await Promise.all(
+          tasks.map((task, index) =>
+            savers[index % 2]?.putWrites(
+              config,
+              [
+                ['value', `${task} a`],
+                ['other', index],
+              ],
+              task,
+              `path-${task}`,
+            ),
+          ),
+        );
+        const expected = tasks
+          .map((task, index) => [
+            [task, 'value', `${task} a`],
+            [task, 'other', index],
+          ])
+          .flat();
+        for (const saver of [...savers, new ChatstateSaver(other)])
+          expect((await saver.getTuple(config))?.pendingWrites).toEqual(expected);
+        // Deleting the thread removes the writes too (they live beside the log, one owner per checkpoint).
+        const owner = {
+          scope: 'session',
+          sessionId: writesOwnerId('lg', savers[0].sessionsOf(THREAD).log, id),
+        } as const;
+        expect(Object.keys(await store.values.getAll(owner))).toHaveLength(20);
+        await savers[1].deleteThread(THREAD);
+        expect(await store.values.getAll(owner)).toEqual({});
+        expect(await new ChatstateSaver(store).getTuple(config)).toBeUndefined();
+      } finally {
+        if (url !== undefined) await other.close();
+      }
+    });
+
     it('loses no checkpoint when two savers put on one thread at once', async () => {
       const store = await stores.open();
       const one = new ChatstateSaver(store);
@@ -364,7 +424,8 @@ await describeEveryStore(
       // Damaged pending writes are CORRUPT, never a wrong checkpoint.
       const sessions = saver.sessionsOf(THREAD);
       const damaged = await put(saver, good, [new HumanMessage({ content: 'kept', id: 'k' })], 2);
-      await store.values.set({ scope: 'session', sessionId: sessions.log }, { [`w/=${damaged}`]: { broken: true } });
+      const writesOwner = { scope: 'session', sessionId: writesOwnerId('lg', sessions.log, damaged) } as const;
+      await store.values.set(writesOwner, { 'w/=task': { broken: true } });
       await expectCode(
         new ChatstateSaver(store).getTuple({
           configurable: { thread_id: THREAD, checkpoint_ns: '', checkpoint_id: damaged },
