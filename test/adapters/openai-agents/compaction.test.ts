@@ -54,7 +54,7 @@ await describeEveryStore(
         fc.asyncProperty(
           fc.array(turnArb, { minLength: 2, maxLength: 7 }),
           fc.constantFrom(...strategies),
-          async (turns, [, make]) => {
+          async (turns, [name, make]) => {
             let compactions = 0;
             const session = chatstateSession({
               store,
@@ -80,7 +80,9 @@ await describeEveryStore(
               expect(items[0]).toMatchObject({ role: 'user' });
               expect(items.slice(-last.length)).toEqual(last);
             }
-            if (turns.length >= 5) expect(compactions).toBeGreaterThan(0);
+            // Five turns are always over 6 messages and over 2 turns; a token budget is passed only by
+            // long enough turns (five short "ok" turns fit in 250 tokens: seed -1622762503).
+            if (turns.length >= 5 && name !== 'tokenLimit') expect(compactions).toBeGreaterThan(0);
           },
         ),
         { numRuns: 10 },
