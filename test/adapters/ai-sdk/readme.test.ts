@@ -1,22 +1,15 @@
 /** The README's AI SDK example runs as written (imports pointed at src/), over the file store and SQLite. */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
+import { importExample, readmeExample } from '../../support/readme-example.js';
 
 /** The ```ts block of the README's AI SDK subsection. */
-async function example(): Promise<string> {
-  const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('### AI SDK chats');
-  const next = /\n#{1,6} /.exec(readme.slice(start + 1));
-  const end = next === null ? readme.length : start + 1 + next.index;
-  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(start, end))?.[1];
-  if (start === -1 || block === undefined) throw new Error('the README has no AI SDK example');
-  return block
-    .replace("from 'chatstate/ai-sdk'", "from '../src/adapters/ai-sdk/index.js'")
-    .replace("from 'chatstate/stores/file'", "from '../src/stores/file/index.js'");
+function example(): Promise<string> {
+  return readmeExample('### AI SDK chats');
 }
 
 interface ExampleModule {
@@ -33,14 +26,10 @@ afterEach(async () => {
 async function run(name: string, source: string): Promise<ExampleModule> {
   const directory = await mkdtemp(join(tmpdir(), 'chatstate-aisdk-readme-'));
   directories.push(directory);
-  const dir = new URL('../../../.tmp/', import.meta.url);
-  await mkdir(dir, { recursive: true });
-  const file = new URL(name, dir);
-  await writeFile(file, source);
   const previous = process.env.CHAT_DIR;
   process.env.CHAT_DIR = directory;
   try {
-    return (await import(file.href)) as ExampleModule;
+    return await importExample<ExampleModule>(name, source);
   } finally {
     if (previous === undefined) delete process.env.CHAT_DIR;
     else process.env.CHAT_DIR = previous;

@@ -1,5 +1,5 @@
 /** The README's OpenAI Agents example is code a user will paste: it must run as written. */
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTracingDisabled, type AgentInputItem, type RunResult } from '@openai/agents-core';
@@ -7,6 +7,7 @@ import type { ScriptedModel } from '@openai/agents-core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formats } from '../../../src/formats/index.js';
 import type { Session } from '../../../src/session/session.js';
+import { importExample, readmeExample } from '../../support/readme-example.js';
 
 setTracingDisabled(true);
 
@@ -17,16 +18,7 @@ afterAll(async () => {
 
 /** The ```ts block of the README's `chatstate/openai-agents` subsection, with imports pointed at src/. */
 async function example(storeDir: string): Promise<string> {
-  const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('### OpenAI Agents JS: `chatstate/openai-agents`');
-  expect(start).toBeGreaterThan(0);
-  const rest = readme.slice(start + 1);
-  const section = rest.slice(0, rest.search(/\n#{2,3} /));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  expect(code).toBeDefined();
-  return (code as string)
-    .replace("from 'chatstate/openai-agents'", "from '../src/adapters/openai-agents/index.js'")
-    .replace("from 'chatstate'", "from '../src/index.js'")
+  return (await readmeExample('### OpenAI Agents JS: `chatstate/openai-agents`'))
     .replace("'./.chatstate'", JSON.stringify(storeDir))
     .replace(/console\.log\(/g, 'void (');
 }
@@ -35,16 +27,12 @@ describe('README: chatstate/openai-agents', () => {
   it('runs the example: two runs with a tool, the items back, the thread as a chatstate session', async () => {
     const storeDir = await mkdtemp(join(tmpdir(), 'chatstate-oareadme-'));
     dirs.push(storeDir);
-    const dir = new URL('../../../.tmp/', import.meta.url);
-    await mkdir(dir, { recursive: true });
-    const file = new URL('readme-openai-agents.ts', dir);
-    await writeFile(file, `${await example(storeDir)}\nexport { model, items, thread, second };\n`);
-    const module = (await import(file.href)) as {
+    const module = await importExample<{
       model: ScriptedModel;
       items: AgentInputItem[];
       thread: Session;
       second: RunResult<never, never>;
-    };
+    }>('readme-openai-agents.ts', `${await example(storeDir)}\nexport { model, items, thread, second };\n`);
     expect(module.second.finalOutput).toBe('Yes, pack sunglasses.');
     // "the SDK's 6 items", and the roles the comment shows.
     expect(module.items).toHaveLength(6);
