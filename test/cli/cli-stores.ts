@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { findPostgres, freshSchema, type PostgresTestServer } from '../support/postgres-server.js';
 import { redisClusterTestServer, type RedisClusterTestServer } from '../support/redis-cluster.js';
 import { redisTestServer, type RedisTestServer } from '../support/redis-server.js';
+import { storesToTest } from '../support/stores-under-test.js';
 
 /** One store of the matrix. */
 export interface CliStore {
@@ -112,9 +113,9 @@ function redisCluster(): CliStore {
   };
 }
 
-/** Every store of the matrix. */
+/** The stores of the matrix this run tests (`CHATSTATE_TEST_STORES`, else every one). */
 export function cliStores(): CliStore[] {
-  return [
+  const stores: CliStore[] = [
     {
       name: 'memory',
       shared: false,
@@ -128,4 +129,6 @@ export function cliStores(): CliStore[] {
     redis(),
     redisCluster(),
   ];
+  const chosen = new Set(storesToTest(stores.map((store) => store.name)));
+  return stores.filter((store) => chosen.has(store.name));
 }

@@ -205,20 +205,49 @@ export function redisSubject(url: string, clear: (prefix: string) => Promise<voi
 /** The backends `describeEveryStore` runs on. */
 export const EVERY_STORE = ['memory', 'file', 'sqlite', 'postgres', 'redis'] as const;
 
+/** One of `EVERY_STORE`. */
+export type StoreName = (typeof EVERY_STORE)[number];
+
 /**
- * Runs `body` once per backend inside `describe('<name>: <store>')`. Postgres and Redis are real
- * servers started for this file (`CHATSTATE_TEST_POSTGRES_URL` / `CHATSTATE_TEST_REDIS_URL` reuse
- * one). `label` prefixes temp directories, schemas and key prefixes. Await it at the top level.
+ * The backends this run tests: `CHATSTATE_TEST_STORES` (comma-separated names; the test tiers set
+ * it: embedded stores in one, servers in another), else every one. An unknown name is an error,
+ * so a typo cannot quietly test nothing.
+ */
+export function storesToTest(
+  names: readonly string[] = EVERY_STORE,
+  variable: string | undefined = process.env.CHATSTATE_TEST_STORES,
+): string[] {
+  if (variable === undefined || variable.trim() === '') return [...names];
+  const chosen = variable
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const known = new Set<string>([...EVERY_STORE, 'redis-cluster', ...names]);
+  const unknown = chosen.filter((name) => !known.has(name));
+  if (unknown.length > 0)
+    throw new Error(`CHATSTATE_TEST_STORES names unknown stores: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  return names.filter((name) => chosen.includes(name));
+}
+
+/**
+ * Runs `body` once per backend inside `describe('<name>: <store>')`, for the backends of
+ * `storesToTest()`. Postgres and Redis are real servers started for this file
+ * (`CHATSTATE_TEST_POSTGRES_URL` / `CHATSTATE_TEST_REDIS_URL` reuse one). `label` prefixes temp
+ * directories, schemas and key prefixes. Await it at the top level.
  */
 export async function describeEveryStore(
   name: string,
   body: (subject: StoreUnderTest) => void,
   label = 'test',
 ): Promise<void> {
-  for (const subject of [memorySubject(), fileSubject(label), sqliteSubject(label)]) {
+  const chosen = new Set(storesToTest());
+  const embedded = [memorySubject(), fileSubject(label), sqliteSubject(label)];
+  for (const subject of embedded.filter((each) => chosen.has(each.name))) {
     describe(`${name}: ${subject.name}`, () => body(subject));
   }
-  describeWithPostgres(`${name}: postgres`, (server) => body(postgresSubject(() => server().url, label)));
+  if (chosen.has('postgres'))
+    describeWithPostgres(`${name}: postgres`, (server) => body(postgresSubject(() => server().url, label)));
+  if (!chosen.has('redis')) return;
   const redis = await redisTestServer();
   if (redis.url === undefined) {
     console.warn(`[redis] ${name} skipped: ${redis.skip}`);
