@@ -1,46 +1,49 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 
 /**
- * Suites `npm run test:quick` (`vitest run --mode quick`) leaves out: the fast inner loop. The full
- * run (`npm test`) keeps them all.
+ * The test tiers, decided by where a test lives and what it needs (its file name says so; see
+ * "Testing" in the README and `scripts/check-test-tiers.mjs`, which lint runs):
+ *
+ * - `unit`: pure code, co-located with it under `src/` (`*.test.ts`).
+ * - `stores`: `test/**` suites that need nothing but this machine: the embedded stores (memory,
+ *   file, SQLite), child processes, local HTTP servers. Suites over every store
+ *   (`*.each-store.test.ts`) run here on the embedded stores.
+ * - `servers`: suites that need real Postgres, Redis or Redis Cluster servers
+ *   (`*.servers.test.ts`), and the every-store suites again on those servers.
+ * - `slow`: crash harnesses, outages, properties and fuzzing at full size, the browser, load
+ *   (`*.slow.test.ts`), on every store.
+ *
+ * `npm test` runs every tier; `npm run test:unit` the first, `npm run test:quick` the first two.
  */
-export const SLOW_SUITES = [
-  // Crash harnesses: kill child processes mid-write and rebuild every crash state (minutes).
-  'test/stores/*-crash*.test.ts',
-  // Outages: stop, stall and restart real Postgres and Redis servers.
-  'test/stores/*-outage.test.ts',
-  // Random inputs by the thousand (fast-check).
-  'test/fuzz/**',
-  'test/properties/**',
-  // Suites that start a throwaway Postgres or Redis server, or a Redis Cluster (redis-cluster*)
-  // (the drivers' unit tests in src/ stay).
-  'test/stores/postgres*.test.ts',
-  'test/stores/redis*.test.ts',
-  'test/server/outage-redis-cluster.test.ts',
-  // The OpenAPI samples over every store with a server (openapi.test.ts keeps them over memory).
-  'test/server/openapi-stores.test.ts',
-  'test/active-memory/postgres.test.ts',
-  'test/active-memory/redis.test.ts',
-  'test/active-memory/redis-cluster.test.ts',
-  // Starts Chromium and drives the web session browser (half a minute).
-  'test/web/browser.test.ts',
-];
+const EMBEDDED_STORES = 'memory,file,sqlite';
+const SERVER_STORES = 'postgres,redis,redis-cluster';
 
-/**
- * The test names `npm run test:quick` runs in the suites it keeps: all but the store conformance
- * suite's cross-process spec, which starts child processes (seconds a test, for every store).
- */
-export const QUICK_TEST_NAMES = /^(?!.*cross-process: )/;
-
-export default defineConfig(({ mode }) => ({
+export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    ...(mode === 'quick'
-      ? { exclude: [...configDefaults.exclude, ...SLOW_SUITES], testNamePattern: QUICK_TEST_NAMES }
-      : {}),
     // The type tests (test/types/*.test-d.ts) are plain TypeScript: `npm run typecheck` (tsc) checks
     // them, so Vitest's experimental typecheck mode is not used.
     testTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'stores',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.servers.test.ts', 'test/**/*.slow.test.ts'],
+          env: { CHATSTATE_TEST_STORES: EMBEDDED_STORES },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'servers',
+          include: ['test/**/*.servers.test.ts', 'test/**/*.each-store.test.ts'],
+          env: { CHATSTATE_TEST_STORES: SERVER_STORES },
+        },
+      },
+      { extends: true, test: { name: 'slow', include: ['test/**/*.slow.test.ts'] } },
+    ],
   },
-}));
+});

@@ -1,8 +1,10 @@
 /**
- * The built `chatstate` bin as a real process: builds `dist/` once when it is older than `src/`
- * (one build at a time across test files, under a lock), then runs `node dist/cli/bin.js`.
+ * The `chatstate` command under test: `runCli` runs it from `src/` in a CLI host process (one per
+ * test file, one command after another); `runCliProcess` runs the built bin, `node
+ * dist/cli/bin.js`, after `ensureBuilt` has built `dist/` when it is older than `src/` (one build at
+ * a time across test files, under a lock).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,12 +86,32 @@ export interface RunOptions {
   readonly cwd?: string;
 }
 
-/** Runs `node dist/cli/bin.js ...args` and collects its output and exit code. */
-export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+/** This process's environment without the variables that would steer the command (CHATSTATE_*, colors), plus `extra`. */
+function commandEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env))
     if (key.startsWith('CHATSTATE_') || key === 'NO_COLOR' || key === 'FORCE_COLOR') delete env[key];
-  Object.assign(env, options.env);
+  return Object.assign(env, extra);
+}
+
+/**
+ * Runs `chatstate ...args` and collects its output and exit code: the command's `run` in this
+ * test file's CLI host (`cli-host.mjs`, one process that runs one command after another), with the
+ * given environment, stdin and working directory. Use `runCliProcess` where the process itself is
+ * under test (its exit, signals, pipes, two commands at once).
+ */
+export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  return cliHost().run({
+    args: [...args],
+    env: commandEnv(options.env),
+    input: options.input ?? '',
+    cwd: options.cwd ?? ROOT,
+  });
+}
+
+/** Runs `node dist/cli/bin.js ...args` as a process of its own and collects its output and exit code. */
+export function runCliProcess(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  const env = commandEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? ROOT,
@@ -105,4 +127,88 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** A command for the host. */
+interface HostRequest {
+  readonly args: string[];
+  readonly env: Record<string, string | undefined>;
+  readonly input: string;
+  readonly cwd: string;
+}
+
+/** What the host answers: a result, or the stack of an error `run` let through (a bug). */
+type HostReply = { readonly id: number; readonly crash?: string } & Partial<CliResult>;
+
+/** The CLI host of this test file: started at the first command, again after one died. */
+class CliHost {
+  private readonly pending = new Map<number, { resolve(result: CliResult): void; reject(error: Error): void }>();
+  private nextId = 0;
+  private output = '';
+  private readonly child: ChildProcess;
+  private readonly ready: Promise<void>;
+  exited = false;
+
+  constructor() {
+    this.child = fork(join(ROOT, 'test', 'cli', 'cli-host.mjs'), [], {
+      cwd: ROOT,
+      env: commandEnv(),
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    // What a command writes to the process's own streams (not the io it was given) is a bug to show.
+    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.output += chunk));
+    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.output += chunk));
+    this.ready = new Promise((resolve, reject) => {
+      this.child.once('message', () => resolve());
+      this.child.once('exit', (code, signal) =>
+        reject(new Error(`the CLI host exited before it was ready (${signal ?? code}):\n${this.output}`)),
+      );
+    });
+    this.child.on('message', (reply: HostReply) => this.settle(reply));
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      const error = new Error(`the CLI host died (${signal ?? code}) while running a command:\n${this.output}`);
+      for (const waiting of this.pending.values()) waiting.reject(error);
+      this.pending.clear();
+    });
+    this.idle();
+  }
+
+  async run(request: HostRequest): Promise<CliResult> {
+    await this.ready;
+    const id = this.nextId++;
+    return new Promise<CliResult>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.busy();
+      this.child.send({ id, ...request });
+    });
+  }
+
+  private settle(reply: HostReply): void {
+    const waiting = this.pending.get(reply.id);
+    if (waiting === undefined) return;
+    this.pending.delete(reply.id);
+    if (reply.crash !== undefined) waiting.reject(new Error(`chatstate threw out of run():\n${reply.crash}`));
+    else waiting.resolve({ code: reply.code ?? null, stdout: reply.stdout ?? '', stderr: reply.stderr ?? '' });
+    if (this.pending.size === 0) this.idle();
+  }
+
+  // An idle host must not keep the test process alive; a busy one must.
+  private busy(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+  }
+
+  private idle(): void {
+    this.child.unref();
+    this.child.channel?.unref();
+  }
+}
+
+let host: CliHost | undefined;
+
+function cliHost(): CliHost {
+  if (host === undefined || host.exited) host = new CliHost();
+  return host;
 }

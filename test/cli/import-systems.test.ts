@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './cli-process.js';
-
-beforeAll(ensureBuilt, 600_000);
+import { runCli } from './cli-process.js';
 
 let dir = '';
 beforeAll(async () => {

@@ -3,6 +3,7 @@
  * 2), one-line errors with their code, the session-file forms of show/stats/format/validate, stdin,
  * the default store, encryption keys, and the cases the issue found broken.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import { ROOT, ensureBuilt, runCli } from './cli-process.js';
+import { ROOT, ensureBuilt, runCli, runCliProcess } from './cli-process.js';
 import { seed, tripMessages } from './seed.js';
 
 let dir = '';
@@ -316,5 +317,29 @@ describe('stores by default, by environment, by path', () => {
     expect(wrong.code).toBe(1);
     // The session's key check tells a wrong key from a damaged record.
     expect(wrong.stderr).toMatch(/^error WRONG_KEY: [^\n]+\n$/);
+  });
+});
+
+describe('the built bin, as a process of its own', () => {
+  it('exits with the code run() gives: 0, 1 for a failed operation, 2 for a usage error', async () => {
+    expect(await runCliProcess(['--version'])).toMatchObject({ code: 0 });
+    const missing = await runCliProcess(['show', 'no-such-session', '--store', `file:${join(dir, 'bin-store')}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(ONE_ERROR_LINE);
+    const usage = await runCliProcess(['show', 'a', 'b']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(ONE_ERROR_LINE);
+  });
+
+  it('exits 0 without an error when its reader closes the pipe early (chatstate show | head -c 1)', async () => {
+    // Far more than a pipe holds, so the bin is still writing when head has gone.
+    const big = join(dir, 'big.json');
+    const lines = Array.from({ length: 400 }, (_, n) => Message.user(`line ${n} ${'x'.repeat(2_000)}`));
+    await writeFile(big, JSON.stringify(Session.create({ id: 'big' }).append(...lines)));
+    const bin = join(ROOT, 'dist', 'cli', 'bin.js');
+    const script = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} show ${JSON.stringify(big)} | head -c 1 >/dev/null; echo "status=\${PIPESTATUS[0]}"`;
+    const child = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+    expect(child.stdout).toBe('status=0\n');
+    expect(child.stderr).toBe('');
   });
 });

@@ -12,9 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/stores/open-store.js';
-import { ensureBuilt, runCli } from './cli-process.js';
-
-beforeAll(ensureBuilt, 600_000);
+import { runCli } from './cli-process.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));

@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Message } from '../../src/message/message.js';
-import { Session } from '../../src/session/session.js';
-import { exporterFor, importerFor, importerNames, exporterNames } from '../../src/interchange/index.js';
-import type { ImportItem } from '../../src/interchange/types.js';
+import { Message } from '../../message/message.js';
+import { Session } from '../../session/session.js';
+import { exporterFor, importerFor, importerNames, exporterNames } from '../index.js';
+import type { ImportItem } from '../types.js';
 import {
   AGENT,
   BACKUP_ONLY,
@@ -22,7 +22,7 @@ import {
   dumpPython,
   cleanSession,
   writePenguinDirectory,
-} from '../fixtures/interchange/penguin/make.js';
+} from '../../../test/fixtures/interchange/penguin/make.js';
 
 type SessionItem = Extract<ImportItem, { kind: 'session' }>;
 type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;

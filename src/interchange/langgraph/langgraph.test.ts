@@ -3,19 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWithoutSqlite } from '../fixtures/interchange/read-without-sqlite.js';
-import { ChatstateError } from '../../src/errors.js';
-import { importerFor, importerNames, type ImportItem } from '../../src/interchange/index.js';
-import { langgraphImporter } from '../../src/interchange/langgraph/read.js';
-import { IMPORTED_MISSING_RESULT } from '../../src/interchange/repair.js';
-import { Message } from '../../src/message/message.js';
-import { formats } from '../../src/formats/index.js';
+import { readWithoutSqlite } from '../../../test/fixtures/interchange/read-without-sqlite.js';
+import { ChatstateError } from '../../errors.js';
+import { importerFor, importerNames, type ImportItem } from '../index.js';
+import { langgraphImporter } from './read.js';
+import { IMPORTED_MISSING_RESULT } from '../repair.js';
+import { Message } from '../../message/message.js';
+import { formats } from '../../formats/index.js';
 import {
   AWKWARD_THREAD,
   makeLanggraphDatabase,
   stepTs,
   type LanggraphFixture,
-} from '../fixtures/interchange/langgraph/make-database.js';
+} from '../../../test/fixtures/interchange/langgraph/make-database.js';
 
 type SessionItem = Extract<ImportItem, { kind: 'session' }>;
 type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;

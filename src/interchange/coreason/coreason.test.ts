@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importerFor } from '../../src/interchange/index.js';
-import type { ImportItem } from '../../src/interchange/types.js';
-import { DOC_STATE, writeCoreasonDumps } from '../fixtures/interchange/coreason/make.js';
+import { importerFor } from '../index.js';
+import type { ImportItem } from '../types.js';
+import { DOC_STATE, writeCoreasonDumps } from '../../../test/fixtures/interchange/coreason/make.js';
 
 type SessionItem = Extract<ImportItem, { kind: 'session' }>;
 type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;

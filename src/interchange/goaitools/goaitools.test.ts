@@ -2,11 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exporterFor, importerFor } from '../../src/interchange/index.js';
-import type { ImportItem } from '../../src/interchange/types.js';
-import { Message } from '../../src/message/message.js';
-import { Session } from '../../src/session/session.js';
-import { DOC_BLOB, writeGoaitoolsBlobs } from '../fixtures/interchange/goaitools/make.js';
+import { exporterFor, importerFor } from '../index.js';
+import type { ImportItem } from '../types.js';
+import { Message } from '../../message/message.js';
+import { Session } from '../../session/session.js';
+import { DOC_BLOB, writeGoaitoolsBlobs } from '../../../test/fixtures/interchange/goaitools/make.js';
 
 type SessionItem = Extract<ImportItem, { kind: 'session' }>;
 type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;

@@ -1,29 +1,15 @@
 /**
- * The round trip of the one OpenAI Agents converter (`interchange/openai-agents`), by property:
- * any items become valid chatstate messages and come back deep-equal, whether they arrive in one
- * list or in batches; on every store, the session gives them back the same after `addItems`
- * batches, and `getItems(limit)` and `popItem` agree with the list.
+ * The round trip of the one OpenAI Agents converter, by property: any items become valid chatstate
+ * messages and come back deep-equal, whether they arrive in one list or in batches. (The adapter's
+ * session over every store: test/adapters/openai-agents/items-on-store.each-store.test.ts.)
  */
 import type { AgentInputItem } from '@openai/agents-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chatstateSession } from '../../../src/adapters/openai-agents/index.js';
-import { itemsToMessages, messagesToItems } from '../../../src/interchange/openai-agents/convert.js';
-import { Message } from '../../../src/message/message.js';
-import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
-import { itemArb, itemsArb, runnerItemArb } from './items.arbitrary.js';
-
-/** `items` cut into consecutive batches at `cuts` (positions taken modulo the length). */
-function batches<T>(items: readonly T[], cuts: readonly number[]): T[][] {
-  const points = [...new Set(cuts.map((cut) => (items.length === 0 ? 0 : cut % items.length)))].sort((a, b) => a - b);
-  const out: T[][] = [];
-  let start = 0;
-  for (const point of [...points, items.length]) {
-    if (point > start) out.push(items.slice(start, point));
-    start = Math.max(start, point);
-  }
-  return out;
-}
+import { itemArb, itemsArb, runnerItemArb } from '../../../test/adapters/openai-agents/items.arbitrary.js';
+import { Message } from '../../message/message.js';
+import { batches } from '../../../test/adapters/openai-agents/batches.js';
+import { itemsToMessages, messagesToItems } from './convert.js';
 
 describe('openai-agents items ⇄ chatstate messages', () => {
   it('any items become valid messages and come back deep-equal', () => {
@@ -93,33 +79,3 @@ describe('openai-agents items ⇄ chatstate messages', () => {
       expect(JSON.stringify(message.metadata)).not.toMatch(/verbatim|sunny|Sunny|Weather/);
   });
 });
-
-await describeEveryStore(
-  'openai-agents items on a store',
-  (subject) => {
-    const stores = storesOf(subject);
-
-    it('addItems in batches, then getItems, getItems(limit) and popItem agree with the list', async () => {
-      const store = await stores.open();
-      let run = 0;
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(itemArb, { minLength: 1, maxLength: 10 }),
-          fc.array(fc.nat(), { maxLength: 3 }),
-          fc.nat(),
-          async (items, cuts, limit) => {
-            const session = chatstateSession({ store, sessionId: `property-${run++}` });
-            for (const batch of batches(items, cuts)) await session.addItems(batch);
-            expect(await session.getItems()).toEqual(items);
-            const k = (limit % items.length) + 1;
-            expect(await session.getItems(k)).toEqual(items.slice(-k));
-            expect(await session.popItem()).toEqual(items.at(-1));
-            expect(await session.getItems()).toEqual(items.slice(0, -1));
-          },
-        ),
-        { numRuns: 12 },
-      );
-    }, 60_000);
-  },
-  'oaitems',
-);

@@ -7,11 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './cli-process.js';
+import { runCli } from './cli-process.js';
 import { cliStores } from './cli-stores.js';
 import { seed } from './seed.js';
-
-beforeAll(ensureBuilt, 600_000);
 
 /** Export lines with `updatedAt` (set by each store's own write) left out, for comparing two stores. */
 function comparable(stdout: string): string[] {

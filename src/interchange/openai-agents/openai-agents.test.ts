@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readWithoutSqlite } from '../fixtures/interchange/read-without-sqlite.js';
-import { formats } from '../../src/formats/index.js';
-import { importerFor, importerNames, type ImportItem } from '../../src/interchange/index.js';
-import { elementLines } from '../../src/interchange/openai-agents/json-items.js';
-import { openaiAgentsImporter } from '../../src/interchange/openai-agents/read.js';
-import { IMPORTED_MISSING_RESULT } from '../../src/interchange/repair.js';
-import type { Message } from '../../src/message/message.js';
+import { readWithoutSqlite } from '../../../test/fixtures/interchange/read-without-sqlite.js';
+import { formats } from '../../formats/index.js';
+import { importerFor, importerNames, type ImportItem } from '../index.js';
+import { elementLines } from './json-items.js';
+import { openaiAgentsImporter } from './read.js';
+import { IMPORTED_MISSING_RESULT } from '../repair.js';
+import type { Message } from '../../message/message.js';
 import {
   AWKWARD_SESSION,
   JS_ITEMS,
@@ -17,7 +17,7 @@ import {
   makeAgentsDatabase,
   makeJsItemsFile,
   pythonJson,
-} from '../fixtures/interchange/openai-agents/make-fixtures.js';
+} from '../../../test/fixtures/interchange/openai-agents/make-fixtures.js';
 
 type SessionItem = Extract<ImportItem, { kind: 'session' }>;
 type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lineAt, lineOfKey, parseJson } from '../../src/interchange/json-text.js';
-import { exporterFor } from '../../src/interchange/index.js';
+import { lineAt, lineOfKey, parseJson } from './json-text.js';
+import { exporterFor } from './index.js';
 import {
   checkTimeZone,
   formatNaiveLocal,
@@ -11,8 +11,8 @@ import {
   readEpochSeconds,
   readNaiveLocal,
   readTimestamp,
-} from '../../src/interchange/timestamps.js';
-import { Session } from '../../src/session/session.js';
+} from './timestamps.js';
+import { Session } from '../session/session.js';
 
 describe('interchange timestamps', () => {
   it('reads a naive local time in a zone, on both sides of a DST change', () => {

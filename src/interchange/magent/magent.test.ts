@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importerFor } from '../../src/interchange/index.js';
-import type { ImportItem } from '../../src/interchange/types.js';
-import { PROJECT, writeMagentSessions } from '../fixtures/interchange/magent/make.js';
+import { importerFor } from '../index.js';
+import type { ImportItem } from '../types.js';
+import { PROJECT, writeMagentSessions } from '../../../test/fixtures/interchange/magent/make.js';
 
 type SessionItem = Extract<ImportItem, { kind: 'session' }>;
 

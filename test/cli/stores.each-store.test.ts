@@ -3,11 +3,9 @@
  * checked by its stdout, stderr and exit code, over sessions the test wrote through the library.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli, type CliResult } from './cli-process.js';
+import { runCli, type CliResult } from './cli-process.js';
 import { cliStores } from './cli-stores.js';
 import { seed } from './seed.js';
-
-beforeAll(ensureBuilt, 600_000);
 
 /** The JSON lines of a `--json` listing. */
 function jsonLines(result: CliResult): Array<Record<string, unknown>> {

@@ -4,10 +4,10 @@
  * list rows into continuation chains.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from '../../src/web/chains.js';
-import { Heights } from '../../src/web/heights.js';
-import { CHUNK, MessageWindow } from '../../src/web/message-window.js';
-import type { Message, SessionRow } from '../../src/web/types.js';
+import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from './chains.js';
+import { Heights } from './heights.js';
+import { CHUNK, MessageWindow } from './message-window.js';
+import type { Message, SessionRow } from './types.js';
 
 function message(seq: number, extra: Partial<Message> = {}): Message {
   return {

@@ -16,9 +16,9 @@ import {
 import { JsonPlusSerializer } from '@langchain/langgraph-checkpoint';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromLangChainSerialized, toLangChainSerialized } from '../../../src/interchange/langgraph/messages.js';
-import type { Message } from '../../../src/message/message.js';
-import type { JsonValue } from '../../../src/message/schema.js';
+import { fromLangChainSerialized, toLangChainSerialized } from './messages.js';
+import type { Message } from '../../message/message.js';
+import type { JsonValue } from '../../message/schema.js';
 
 const serde = new JsonPlusSerializer();
 
