@@ -41,7 +41,9 @@ export async function docsSection(page: string, heading: string): Promise<string
 
 /** The code of every ````lang` block of `section`, in order. */
 export function codeBlocks(section: string, lang: string): string[] {
-  return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => match[1] as string);
+  return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
+    (match) => match[1] as string,
+  );
 }
 
 /**
