@@ -100,7 +100,21 @@ describe('README: use it in your project', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^session hello +user u-42 +agent assistant/m);
     expect(shown.stdout).toContain('And tomorrow?');
-    // A strict TypeScript project accepts it, types from the package.
+    // A strict TypeScript project accepts it, types from the package, and the README's other
+    // examples that need chatstate alone.
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const others = codeBlocks(readme, 'ts').filter(
+      (code) =>
+        !code.includes('// app.ts') &&
+        [...code.matchAll(/from '([^']+)'/g)].every(([, from]) => /^chatstate(\/|$)/.test(from ?? '')),
+    );
+    expect(others.length).toBeGreaterThanOrEqual(2);
+    const files = await Promise.all(
+      others.map(async (code, index) => {
+        await writeFile(join(cwd, `readme-${index}.ts`), code);
+        return `readme-${index}.ts`;
+      }),
+    );
     const checked = await run(
       process.execPath,
       [
@@ -115,6 +129,7 @@ describe('README: use it in your project', () => {
         'es2022',
         '--skipLibCheck',
         'app.ts',
+        ...files,
       ],
       cwd,
     );
