@@ -1,122 +1,77 @@
-/** The README's tour is code a newcomer will paste: it must run as written. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+/**
+ * The README is the front page: it starts with the two commands, and its examples are code a
+ * newcomer will paste, so each runs (imports pointed at src/). Its shell blocks run in
+ * test/docs/shell.test.ts, its "use it in your project" example in a fresh project in
+ * test/docs/newcomer.test.ts, its LangGraph example in test/adapters/langgraph/readme.test.ts.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { Message } from '../src/message/message.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../src/session/session.js';
-import { startProtocolServer } from './support/protocol-server.js';
+import { codeBlocks, importExample, readmeExample } from './support/readme-example.js';
+
+const directories: string[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const directory of directories.splice(0)) await rm(directory, { recursive: true, force: true });
+});
 
 describe('README', () => {
-  it('starts with the two commands', async () => {
+  it('starts with the two commands, and nothing else in its first block', async () => {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-    expect(firstBlock).toMatch(/npm start/);
-    expect(firstBlock).toMatch(/npm test/);
+    const firstBlock = codeBlocks(readme, 'sh')[0] ?? '';
+    const commands = firstBlock
+      .trim()
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim());
+    expect(commands).toEqual(['npm install && npm start', 'npm install && npm test']);
+    // Nothing but the title and the pitch before it.
+    expect(readme.slice(0, readme.indexOf('```sh')).match(/^#+ /gm)).toEqual(['# ']);
   });
 
-  /** Writes the README's tour as a module under .tmp/ and imports it with `STATE_KEY` set as given. */
-  async function importTour(name: string, stateKey: string | undefined): Promise<Record<string, unknown>> {
+  it('is a front page: at most about 300 lines', async () => {
     const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const tour = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(tour).toBeDefined();
-    const runnable = (tour as string).replace("from 'chatstate'", "from '../src/index.js'");
-    const dir = new URL('../.tmp/', import.meta.url);
-    await mkdir(dir, { recursive: true });
-    const file = new URL(name, dir);
-    await writeFile(file, `${runnable}\nexport { session, compacted, result, warnings, restored, rejected };\n`);
-    const previous = process.env.STATE_KEY;
-    if (stateKey === undefined) delete process.env.STATE_KEY;
-    else process.env.STATE_KEY = stateKey;
-    try {
-      return (await import(file.href)) as Record<string, unknown>;
-    } finally {
-      if (previous === undefined) delete process.env.STATE_KEY;
-      else process.env.STATE_KEY = previous;
-    }
-  }
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+  });
 
-  it('has a tour that runs against the library, as its comments say', async () => {
-    const module = (await importTour('readme-tour.ts', 'a-test-key-that-is-long-enough')) as {
-      session: Session;
-      compacted: Session;
-      result: unknown;
-      restored: Message[];
-      rejected: unknown;
-      warnings: unknown[];
-    };
-    expect(module.rejected).toBeUndefined();
-    expect(module.warnings).toEqual([]);
-    // "here it is `undefined` and `compacted` is `session` itself"
-    expect(module.result).toBeUndefined();
-    expect(module.compacted.messages).toBe(module.session.messages);
-    // "It leaves out the leading system message: `restored` holds the four messages after it"
-    expect(module.session.messages[0]?.role).toBe('system');
-    expect(module.restored.map((message) => message.id)).toEqual(
-      module.session.messages.slice(1).map((message) => message.id),
+  it('has a library example that runs a turn, printing what its comment says', async () => {
+    const logged: unknown[][] = [];
+    vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => void logged.push(values));
+    const module = await importExample<{ session: Session }>(
+      'readme-library.ts',
+      `${await readmeExample('## The library')}\nexport { session };\n`,
     );
+    expect(logged).toEqual([['You said: Hello!', 1]]);
+    expect(module.session.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(module.session.userId).toBe('u-42');
   });
 
-  it('has a tour that says what is missing when STATE_KEY is not set', async () => {
-    await expect(importTour('readme-tour-without-key.ts', undefined)).rejects.toThrow(
-      'Set STATE_KEY to a secret of 16 or more characters',
+  it('has a stores example where the stale write gets CONFLICT and the change feed tells the append', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'chatstate-readme-stores-'));
+    directories.push(directory);
+    const source = (await readmeExample('## Stores')).replace(
+      "'sqlite:./chat.db'",
+      JSON.stringify(`sqlite:${join(directory, 'chat.db')}`),
     );
-  });
-
-  it('has a turn example that runs with the real openai client (against the local protocol server)', async () => {
-    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-    const example = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)][1]?.[1];
-    expect(example).toContain('conversation.send');
-    const server = await startProtocolServer();
-    const directory = await mkdtemp(join(tmpdir(), 'chatstate-readme-'));
+    expect(source).toContain(directory);
+    const logged: unknown[][] = [];
+    vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => void logged.push(values));
+    await importExample('readme-stores.ts', source);
+    // "replace chat-2 1, append chat-2 2": the save, the append; the stale write changed nothing.
+    expect(logged).toEqual([
+      ['replace', 'chat-2', 1],
+      ['append', 'chat-2', 2],
+    ]);
+    const { openStore } = await import('../src/stores/open-store.js');
+    const store = await openStore(`sqlite:${join(directory, 'chat.db')}`);
     try {
-      server.enqueue({
-        body: {
-          id: 'chatcmpl-1',
-          object: 'chat.completion',
-          created: 1_700_000_000,
-          model: 'gpt-4.1-mini',
-          choices: [
-            {
-              index: 0,
-              message: { role: 'assistant', content: 'Hello! Noted: green tea.', refusal: null },
-              finish_reason: 'stop',
-              logprobs: null,
-            },
-          ],
-          usage: { prompt_tokens: 42, completion_tokens: 7, total_tokens: 49 },
-        },
-      });
-      const runnable = (example as string)
-        .replace("from 'chatstate'", "from '../src/index.js'")
-        .replace("'file:./sessions'", JSON.stringify(`file:${directory}`))
-        .replace(
-          'new OpenAI()',
-          `new OpenAI({ apiKey: 'test', baseURL: ${JSON.stringify(`${server.url}/v1`)}, maxRetries: 0 })`,
-        );
-      const dir = new URL('../.tmp/', import.meta.url);
-      await mkdir(dir, { recursive: true });
-      const file = new URL('readme-turn.ts', dir);
-      await writeFile(file, `${runnable}\nexport { reply, session, usage };\n`);
-      const module = (await import(file.href)) as {
-        reply: { content: unknown };
-        session: { messages: unknown[]; agentId?: string };
-        usage: { inputTokens: number };
-      };
-      expect(module.reply.content).toBe('Hello! Noted: green tea.');
-      expect(module.session.messages).toHaveLength(2);
-      expect(module.session.agentId).toBe('assistant');
-      expect(module.usage.inputTokens).toBe(42);
-      const sent = server.requests[0]?.body as {
-        messages: Array<{ role: string }>;
-        tools: Array<{ function: { name: string } }>;
-      };
-      expect(sent.messages.map((message) => message.role)).toEqual(['system', 'user']);
-      expect(sent.tools.map((tool) => tool.function.name)).toEqual(['recall', 'remember']);
+      const session = await store.load('chat-2');
+      // The stale write changed nothing.
+      expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+      expect(session.version).toBe(2);
     } finally {
-      await server.close();
-      await rm(directory, { recursive: true, force: true });
+      await store.close();
     }
   });
 });

@@ -94,7 +94,7 @@ export interface RedisOptions {
   /** Confirm each write with `WAIT`/`WAITAOF`; without it a write resolves when Redis has applied it. Not on Redis Cluster. */
   confirm?: RedisConfirm;
   /**
-   * The Redis Cluster key layout (hash-tagged buckets, see the README); a store must always be
+   * The Redis Cluster key layout (hash-tagged buckets, see docs/redis-cluster.md); a store must always be
    * opened with the same layout. `false` is refused for a cluster client.
    * @default true for a `redis+cluster://` URL or a client with `isCluster: true`, else false
    */

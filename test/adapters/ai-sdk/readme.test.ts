@@ -1,15 +1,15 @@
-/** The README's AI SDK example runs as written (imports pointed at src/), over the file store and SQLite. */
+/** docs/adapters.md's AI SDK example runs as written (imports pointed at src/), over the file store and SQLite. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UIMessage } from 'ai';
 import type { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importExample, readmeExample } from '../../support/readme-example.js';
+import { docsExample, importExample } from '../../support/readme-example.js';
 
-/** The ```ts block of the README's AI SDK subsection. */
+/** The ```ts block of the AI SDK section of docs/adapters.md. */
 function example(): Promise<string> {
-  return readmeExample('### AI SDK chats');
+  return docsExample('docs/adapters.md', '## AI SDK chats');
 }
 
 interface ExampleModule {
@@ -60,7 +60,7 @@ function check(module: ExampleModule): void {
   expect(prompt?.[4]).toMatchObject({ content: [{ type: 'text', text: 'Thanks!' }] });
 }
 
-describe('README: AI SDK chats', () => {
+describe('docs/adapters.md: AI SDK chats', () => {
   it('runs the route example over the file store', async () => {
     check(await run('readme-ai-sdk-file.ts', await example()));
   });

@@ -1,4 +1,4 @@
-/** The README's OpenAI Agents example is code a user will paste: it must run as written. */
+/** docs/adapters.md's OpenAI Agents example is code a user will paste: it must run as written. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import type { ScriptedModel } from '@openai/agents-core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formats } from '../../../src/formats/index.js';
 import type { Session } from '../../../src/session/session.js';
-import { importExample, readmeExample } from '../../support/readme-example.js';
+import { docsExample, importExample } from '../../support/readme-example.js';
 
 setTracingDisabled(true);
 
@@ -16,14 +16,14 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** The ```ts block of the README's `chatstate/openai-agents` subsection, with imports pointed at src/. */
+/** The ```ts block of the `chatstate/openai-agents` section of docs/adapters.md, with imports pointed at src/. */
 async function example(storeDir: string): Promise<string> {
-  return (await readmeExample('### OpenAI Agents JS: `chatstate/openai-agents`'))
+  return (await docsExample('docs/adapters.md', '## OpenAI Agents JS: `chatstate/openai-agents`'))
     .replace("'./.chatstate'", JSON.stringify(storeDir))
     .replace(/console\.log\(/g, 'void (');
 }
 
-describe('README: chatstate/openai-agents', () => {
+describe('docs/adapters.md: chatstate/openai-agents', () => {
   it('runs the example: two runs with a tool, the items back, the thread as a chatstate session', async () => {
     const storeDir = await mkdtemp(join(tmpdir(), 'chatstate-oareadme-'));
     dirs.push(storeDir);
