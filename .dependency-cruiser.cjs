@@ -1,0 +1,62 @@
+/**
+ * The layers of src/ (DESIGN.md, "Layers"), lowest first: a module imports only from its own layer
+ * or lower ones, so data flows one way. `npm run lint` runs it (`depcruise src`). Tests and
+ * test-only files are left out: a test may reach for anything.
+ */
+const LAYERS = [
+  ['errors.ts', 'freeze.ts', 'ids.ts', 'json-position.ts', 'internal'],
+  ['message'],
+  ['tokens'],
+  ['compaction', 'formats'],
+  // A session prunes with compaction policies and counts with tokens: it sits above both.
+  ['session', 'state'],
+  ['models'],
+  ['store'],
+  ['stores'],
+  ['testing'],
+  ['manager'],
+  ['runtime', 'active-memory'],
+  ['tenancy'],
+  ['interchange', 'operations'],
+  ['adapters'],
+  ['cli', 'server', 'web'],
+  ['index.ts'],
+];
+
+/** A path pattern for the src/ entries of `names` (folders and top-level files). */
+const under = (names) => `^src/(${names.map((name) => name.replace(/\./g, '\\.')).join('|')})(/|$)`;
+
+const layerRules = LAYERS.slice(0, -1).map((names, level) => ({
+  name: `layer-${names.join('+')}`,
+  comment: `${names.join(', ')} import only from their own layer or lower ones (DESIGN.md, "Layers")`,
+  severity: 'error',
+  from: { path: under(names), pathNot: '\\.test\\.ts$' },
+  to: { path: under(LAYERS.slice(level + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-circular-folders',
+      comment: 'no import cycle that leaves a folder of src/ (cycles inside one folder are its own business)',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { circular: true, viaSomeNot: '^src/$1/' },
+    },
+    {
+      name: 'src-not-from-tests',
+      comment: 'shipped code never imports test code',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^(test|bench|examples)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$|\\.test-d\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
+  },
+};
