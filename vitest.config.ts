@@ -14,6 +14,7 @@ import { defineConfig } from 'vitest/config';
  *   (`*.slow.test.ts`), on every store.
  *
  * `npm test` runs every tier; `npm run test:unit` the first, `npm run test:quick` the first two.
+ * `CHATSTATE_TEST_STORES=sqlite npm run test:quick` narrows a run to the stores it names.
  */
 const EMBEDDED_STORES = 'memory,file,sqlite';
 const SERVER_STORES = 'postgres,redis,redis-cluster';
@@ -32,7 +33,7 @@ export default defineConfig({
           name: 'stores',
           include: ['test/**/*.test.ts'],
           exclude: ['test/**/*.servers.test.ts', 'test/**/*.slow.test.ts'],
-          env: { CHATSTATE_TEST_STORES: EMBEDDED_STORES },
+          env: { CHATSTATE_TIER_STORES: EMBEDDED_STORES },
         },
       },
       {
@@ -40,7 +41,7 @@ export default defineConfig({
         test: {
           name: 'servers',
           include: ['test/**/*.servers.test.ts', 'test/**/*.each-store.test.ts'],
-          env: { CHATSTATE_TEST_STORES: SERVER_STORES },
+          env: { CHATSTATE_TIER_STORES: SERVER_STORES },
         },
       },
       { extends: true, test: { name: 'slow', include: ['test/**/*.slow.test.ts'] } },

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli-process.js';
+import { describeEachStore } from '../support/stores-under-test.js';
 import { cliStores } from './cli-stores.js';
 import { seed } from './seed.js';
 
@@ -34,7 +35,8 @@ async function tempFile(name: string): Promise<string> {
   return join(dir, name);
 }
 
-describe.each(cliStores().filter((store) => store.shared))(
+describeEachStore(
+  cliStores().filter((store) => store.shared),
   'export, import, verify, repair and migrate: $name',
   (store) => {
     let skipped: string | undefined;

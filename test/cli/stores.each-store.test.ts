@@ -2,9 +2,10 @@
  * The store-backed commands against every store (one matrix): the built bin as a real process,
  * checked by its stdout, stderr and exit code, over sessions the test wrote through the library.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, type CliResult } from './cli-process.js';
 import { cliStores } from './cli-stores.js';
+import { describeEachStore } from '../support/stores-under-test.js';
 import { seed } from './seed.js';
 
 /** The JSON lines of a `--json` listing. */
@@ -17,7 +18,7 @@ function jsonLines(result: CliResult): Array<Record<string, unknown>> {
 
 const MEMORY_REASON = 'memory: lives in one process, so sessions the test seeds are not in the CLI process';
 
-describe.each(cliStores())('chatstate against the $name store', (store) => {
+describeEachStore(cliStores(), 'chatstate against the $name store', (store) => {
   let skipped: string | undefined;
   let seeded = '';
 

@@ -10,11 +10,12 @@
  * model): no request the model is sent may hold the victim's data either.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { forkLog } from '../../src/session/fork-log.js';
 import type { SessionStore, ValueOwner } from '../../src/store/types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { cliStores } from '../cli/cli-stores.js';
+import { describeEachStore } from '../support/stores-under-test.js';
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { scriptedProvider } from '../support/scripted-provider.js';
 import { loadConfig, modelSpec } from './agent-configs.js';
@@ -639,19 +640,21 @@ function rawOwners(victim: Victim): Array<[string, ValueOwner]> {
 
 /** Everything of the victim's, read straight from the store, as one text. */
 async function rawView(raw: SessionStore, victim: Victim): Promise<string> {
-  const parts: string[] = [];
-  const rows = await raw.list({
-    idPrefix: `${victim.tenant}.`,
-    limit: 1000,
-    ...(victim.user === undefined ? {} : { userId: `${victim.tenant}/${victim.user}` }),
-  });
-  parts.push(`list ${JSON.stringify(rows)}`);
-  for (const session of victim.sessions) {
-    const id = `${victim.tenant}.${session.id}`;
-    parts.push(`session ${id} ${(await raw.getJson(id)) ?? 'absent'}`);
-  }
-  for (const [name, owner] of rawOwners(victim))
-    parts.push(`${name} ${JSON.stringify(await raw.values.getAll(owner))}`);
+  // Read at once (it runs after every write of the matrix): the parts keep their order.
+  const parts = await Promise.all([
+    raw
+      .list({
+        idPrefix: `${victim.tenant}.`,
+        limit: 1000,
+        ...(victim.user === undefined ? {} : { userId: `${victim.tenant}/${victim.user}` }),
+      })
+      .then((rows) => `list ${JSON.stringify(rows)}`),
+    ...victim.sessions.map(async (session) => {
+      const id = `${victim.tenant}.${session.id}`;
+      return `session ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
+    }),
+    ...rawOwners(victim).map(async ([name, owner]) => `${name} ${JSON.stringify(await raw.values.getAll(owner))}`),
+  ]);
   return parts.join('\n');
 }
 
@@ -752,7 +755,7 @@ interface MatrixReport {
   readonly requests: number;
   /** Answers to an attacker that held any of the victim's data. */
   readonly crossReads: number;
-  /** Attacker requests after which the victim's stored data was not what it was before. */
+  /** Attacker cases (a route's requests by one key) after which the victim's stored data was not what it was before. */
   readonly crossWrites: number;
   readonly problems: readonly string[];
   /** Routes of the document without a case. */
@@ -793,7 +796,10 @@ async function runMatrix(
   if (victimCursor === undefined) throw new Error(`the victim's list gave no cursor: ${page.text}`);
   let before = await rawView(raw, victim);
 
-  /** Sends a request with the attacker's key; counts an answer holding the victim's data, and a changed victim. */
+  /** The writes sent since the victim's stored data was last compared. */
+  let wrote: string[] = [];
+
+  /** Sends a request with the attacker's key; counts an answer holding the victim's data, and notes a write. */
   async function send(attacker: Attacker, method: string, path: string, options: Omit<CallOptions, 'key'> = {}) {
     requests += 1;
     // A browser session sends its cookie from the server's own page, as the web session browser does.
@@ -809,15 +815,23 @@ async function runMatrix(
       crossReads += 1;
       problems.push(`${where}: the answer holds the victim's data: ${answer.text.slice(0, 300)}`);
     }
-    if (method !== 'GET') {
-      const after = await rawView(raw, victim);
-      if (after !== before) {
-        crossWrites += 1;
-        problems.push(`${where}: changed the victim's stored data`);
-        before = after;
-      }
-    }
+    if (method !== 'GET') wrote.push(`${method} ${path}`);
     return answer;
+  }
+
+  /**
+   * After the requests of one attacker's case: when any of them wrote, the victim's stored data must
+   * be what it was. (Read once a case rather than once a write: the view is most of the matrix's time.)
+   */
+  async function checkVictim(attacker: Attacker, what: string): Promise<void> {
+    if (wrote.length === 0) return;
+    const requests = wrote;
+    wrote = [];
+    const after = await rawView(raw, victim);
+    if (after === before) return;
+    crossWrites += 1;
+    problems.push(`${attacker.name} ${what}: one of ${requests.join(', ')} changed the victim's stored data`);
+    before = after;
   }
 
   let counter = 0;
@@ -830,6 +844,7 @@ async function runMatrix(
       201,
       `${attacker.name} creating its own session`,
     );
+    await checkVictim(attacker, 'creating its own session');
     const context: CaseContext = {
       attacker,
       victim,
@@ -857,6 +872,7 @@ async function runMatrix(
         const wrong = await probe.check?.(answer);
         if (wrong !== undefined) problems.push(`${where}: ${wrong}`);
       }
+      await checkVictim(attacker, route.key);
     }
     await raw.delete(`${ATTACKER_TENANT}.${ownSession}`);
   }
@@ -913,7 +929,7 @@ function sentToModel(provider: ProtocolServer, token: string): string[] {
   return provider.requests.map((request) => JSON.stringify(request.body)).filter((body) => body.includes(token));
 }
 
-describe.each(cliStores())('tenant isolation over HTTP, $name store', (kind) => {
+describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind) => {
   let skipped: string | undefined;
   let provider: ProtocolServer | undefined;
   let raw: SessionStore | undefined;

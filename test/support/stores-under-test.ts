@@ -209,24 +209,49 @@ export const EVERY_STORE = ['memory', 'file', 'sqlite', 'postgres', 'redis'] as 
 export type StoreName = (typeof EVERY_STORE)[number];
 
 /**
- * The backends this run tests: `CHATSTATE_TEST_STORES` (comma-separated names; the test tiers set
- * it: embedded stores in one, servers in another), else every one. An unknown name is an error,
- * so a typo cannot quietly test nothing.
+ * The backends this run tests, of `names`: those of the tier (`CHATSTATE_TIER_STORES`, which
+ * vitest.config.ts sets per tier: embedded stores in one, servers in another) that
+ * `CHATSTATE_TEST_STORES` also names (to narrow a run by hand); each unset means every one. An
+ * unknown name is an error, so a typo cannot quietly test nothing.
  */
 export function storesToTest(
   names: readonly string[] = EVERY_STORE,
-  variable: string | undefined = process.env.CHATSTATE_TEST_STORES,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): string[] {
-  if (variable === undefined || variable.trim() === '') return [...names];
-  const chosen = variable
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
   const known = new Set<string>([...EVERY_STORE, 'redis-cluster', ...names]);
-  const unknown = chosen.filter((name) => !known.has(name));
-  if (unknown.length > 0)
-    throw new Error(`CHATSTATE_TEST_STORES names unknown stores: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
-  return names.filter((name) => chosen.includes(name));
+  const chosen = (variable: string): Set<string> | undefined => {
+    const value = env[variable];
+    if (value === undefined || value.trim() === '') return undefined;
+    const listed = value
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+    const unknown = listed.filter((name) => !known.has(name));
+    if (unknown.length > 0)
+      throw new Error(`${variable} names unknown stores: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+    return new Set(listed);
+  };
+  const tier = chosen('CHATSTATE_TIER_STORES');
+  const byHand = chosen('CHATSTATE_TEST_STORES');
+  return names.filter((name) => (tier?.has(name) ?? true) && (byHand?.has(name) ?? true));
+}
+
+/**
+ * `describe.each(stores)(title, body)`, or, when this run tests none of them, one skipped block that
+ * says so (vitest fails a file without tests).
+ */
+export function describeEachStore<T extends { readonly name: string }>(
+  stores: readonly T[],
+  title: string,
+  body: (store: T) => void,
+): void {
+  if (stores.length === 0) {
+    describe.skip(`${title.replace('$name', '(none)')} [skipped: CHATSTATE_TEST_STORES leaves out every store of this tier]`, () => {
+      it('runs on the stores of this run', () => undefined);
+    });
+    return;
+  }
+  describe.each(stores)(title, body);
 }
 
 /**
@@ -241,6 +266,7 @@ export async function describeEveryStore(
   label = 'test',
 ): Promise<void> {
   const chosen = new Set(storesToTest());
+  if (chosen.size === 0) return describeEachStore([], name, () => undefined);
   const embedded = [memorySubject(), fileSubject(label), sqliteSubject(label)];
   for (const subject of embedded.filter((each) => chosen.has(each.name))) {
     describe(`${name}: ${subject.name}`, () => body(subject));
