@@ -1,18 +1,19 @@
 /**
- * The child process of the cross-process spec. It imports the plan's `register` modules (their
- * `registerStore` calls register the store's scheme), opens the store under test through the scheme
- * registry with `openRegisteredStore(url, options)`, prints `ready`, waits for a line on stdin (so that every child starts
- * writing at the same moment), makes its appends one after the other and prints one `report:` line.
- * Any failure but `CONFLICT` ends it with exit code 1 and the error on stderr.
+ * The child process of the cross-process spec. For each `plan:` line on stdin it imports the plan's
+ * `register` modules (their `registerStore` calls register the store's scheme), opens the store
+ * under test through the scheme registry with `openRegisteredStore(url, options)`, prints `ready`,
+ * waits for the `go` line (so that every child starts writing at the same moment), makes its
+ * appends one after the other, prints one `report:` line and closes the store; it ends when stdin
+ * does. Any failure but `CONFLICT` ends it with exit code 1 and the error on stderr.
  * @module
  */
-import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { deserialize } from 'node:v8';
 import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { openRegisteredStore } from '../store/registry.js';
 import type { SessionStore } from '../store/types.js';
-import { READY, REPORT, type ChildAppendOutcome, type ChildPlan, type ChildReport } from './processes.js';
+import { GO, PLAN, READY, REPORT, type ChildAppendOutcome, type ChildPlan, type ChildReport } from './processes.js';
 
 /** Writes to stdout and waits until the line is handed to the pipe (the process exits right after). */
 function print(line: string): Promise<void> {
@@ -36,17 +37,14 @@ async function open(plan: ChildPlan): Promise<SessionStore> {
   }
 }
 
-async function main(): Promise<void> {
-  const argument = process.argv[2];
-  if (argument === undefined) throw new Error('usage: append-child <base64 v8-serialized plan>');
-  const plan = deserialize(Buffer.from(argument, 'base64')) as ChildPlan;
+/** Runs one plan: open the store, say ready, wait for `go`, append, report, close. */
+async function runPlan(plan: ChildPlan, next: () => Promise<string | undefined>): Promise<void> {
   const store = await open(plan);
   try {
     // The first read opens connections and files, so that the start signal finds the store warm.
     await store.get(plan.sessionId);
     await print(READY);
-    process.stdin.setEncoding('utf8');
-    await once(process.stdin, 'data');
+    if ((await next()) !== GO) throw new Error('expected the go line after ready');
     const outcomes: ChildAppendOutcome[] = [];
     for (const append of plan.appends) {
       const messages = append.ids.map((id) => Message.user(`from process ${process.pid}: ${id}`, { id }));
@@ -70,6 +68,19 @@ async function main(): Promise<void> {
     await print(`${REPORT}${JSON.stringify(report)}`);
   } finally {
     await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+  const next = async (): Promise<string | undefined> => {
+    const line = await lines.next();
+    return line.done === true ? undefined : line.value;
+  };
+  // One plan after another, until the parent closes stdin.
+  for (let line = await next(); line !== undefined; line = await next()) {
+    if (!line.startsWith(PLAN)) throw new Error(`expected a plan line, got ${JSON.stringify(line.slice(0, 40))}`);
+    await runPlan(deserialize(Buffer.from(line.slice(PLAN.length), 'base64')) as ChildPlan, next);
   }
 }
 

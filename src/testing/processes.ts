@@ -1,6 +1,7 @@
 /**
  * Runs `append-child` processes against one store and collects what each did. Children open the
- * store, report ready, and start together on one signal, so their appends really overlap.
+ * store, report ready, and start together on one signal, so their appends really overlap; then
+ * they wait for the next plan, so the runs of a suite share their processes.
  * @module
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -39,6 +40,10 @@ export interface ChildReport {
   readonly outcomes: readonly ChildAppendOutcome[];
 }
 
+/** Prefix of the line that gives a child its next plan (v8-serialized, base64). */
+export const PLAN = 'plan:';
+/** The line that lets a ready child start its appends. */
+export const GO = 'go';
 /** Line a child prints once its store is open. */
 export const READY = 'ready';
 /** Prefix of the line with a child's report. */
@@ -64,59 +69,136 @@ function childCommand(register: readonly string[]): { script: string; execArgv: 
   return { script, execArgv: ['--import', loader] };
 }
 
-interface Running {
-  readonly process: ChildProcess;
-  readonly ready: Promise<void>;
-  readonly done: Promise<ChildReport>;
-}
+/** A child process that runs plans, one after the other, until its stdin ends. */
+class AppendWorker {
+  private stdout = '';
+  private stderr = '';
+  private readonly exited: Promise<string>;
+  /** Set once the process is gone. */
+  gone = false;
 
-function start(plan: ChildPlan, index: number): Running {
-  const { script, execArgv } = childCommand(plan.register);
-  const argument = serialize(plan).toString('base64');
-  const child = spawn(process.execPath, [...execArgv, script, argument], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    if (stdout.split('\n').includes(READY)) markReady();
-  });
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const done = new Promise<ChildReport>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      const line = stdout.split('\n').find((candidate) => candidate.startsWith(REPORT));
-      if (code === 0 && line !== undefined) resolve(JSON.parse(line.slice(REPORT.length)) as ChildReport);
-      else
-        reject(
-          new Error(
-            `child ${index} exited with ${signal ?? `code ${String(code)}`}: ${stderr.trim() || stdout.trim() || 'no output'}`,
-          ),
-        );
+  constructor(readonly process: ChildProcess) {
+    process.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
+    process.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
+    // The stdin of a child that died is closed: a write to it must not crash the test process.
+    process.stdin?.on('error', () => undefined);
+    this.exited = new Promise((resolve) => {
+      const settle = (why: string) => {
+        this.gone = true;
+        resolve(`exited with ${why}: ${this.stderr.trim() || this.stdout.trim() || 'no output'}`);
+      };
+      process.on('error', (error) => settle(`an error (${error.message})`));
+      process.on('exit', (code, signal) => settle(signal ?? `code ${String(code)}`));
     });
-  });
-  // Once one child fails the others are killed; their failures are expected, not unhandled.
-  done.catch(() => undefined);
-  // A child that dies before it is ready must not leave the others waiting for it.
-  return { process: child, ready: Promise.race([ready, done.then(() => undefined)]), done };
+  }
+
+  /** Hands the worker `plan`; resolves when it has opened the store and waits for `go`. */
+  async prepare(plan: ChildPlan): Promise<void> {
+    this.stdout = '';
+    this.process.stdin?.write(`${PLAN}${serialize(plan).toString('base64')}\n`);
+    await this.line((line) => line === READY);
+  }
+
+  /** Lets the worker make its appends; resolves with its report. */
+  async go(): Promise<ChildReport> {
+    this.process.stdin?.write(`${GO}\n`);
+    const line = await this.line((candidate) => candidate.startsWith(REPORT));
+    return JSON.parse(line.slice(REPORT.length)) as ChildReport;
+  }
+
+  /** The first line of stdout `accept` takes; rejects with what the worker said if it exits first. */
+  private line(accept: (line: string) => boolean): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const look = () => {
+        const found = this.stdout.split('\n').find(accept);
+        if (found === undefined) return false;
+        this.process.stdout?.off('data', look);
+        resolve(found);
+        return true;
+      };
+      if (look()) return;
+      this.process.stdout?.on('data', look);
+      void this.exited.then((why) => {
+        this.process.stdout?.off('data', look);
+        reject(new Error(why));
+      });
+    });
+  }
+
+  /** Whether the worker keeps the test process alive: only while it works. */
+  hold(held: boolean): void {
+    const handles = [this.process, this.process.stdin, this.process.stdout, this.process.stderr];
+    for (const handle of handles) {
+      const refable = handle as { ref?: () => void; unref?: () => void } | null;
+      if (held) refable?.ref?.();
+      else refable?.unref?.();
+    }
+  }
 }
 
-/** Starts one child per plan, lets them all go at once, and returns their reports in plan order. */
+/**
+ * Workers kept between runs, by the command that starts them and the modules their plans import:
+ * starting a process (with tsx, a second or more) is most of what a run costs, so the spec's runs
+ * share them. A worker ends when this process does (its stdin closes).
+ */
+const idle = new Map<string, AppendWorker[]>();
+
+/** The pool of workers for plans that import `register`: a worker has imported what its plans did. */
+function poolOf(register: readonly string[]): AppendWorker[] {
+  const { script, execArgv } = childCommand(register);
+  const key = JSON.stringify([execArgv, script, register]);
+  const pool = idle.get(key) ?? [];
+  idle.set(key, pool);
+  return pool;
+}
+
+function workerFor(register: readonly string[]): AppendWorker {
+  const pool = poolOf(register);
+  for (let worker = pool.pop(); worker !== undefined; worker = pool.pop()) if (!worker.gone) return worker;
+  const { script, execArgv } = childCommand(register);
+  return new AppendWorker(spawn(process.execPath, [...execArgv, script], { stdio: ['pipe', 'pipe', 'pipe'] }));
+}
+
+function release(worker: AppendWorker, register: readonly string[]): void {
+  worker.hold(false);
+  poolOf(register).push(worker);
+}
+
+/**
+ * Gives one worker process per plan its plan, lets them all go at once, and returns their reports in
+ * plan order. After a failure the run's workers are killed, so none is left mid-plan.
+ */
 export async function runChildren(plans: readonly ChildPlan[]): Promise<ChildReport[]> {
-  const running = plans.map((plan, index) => start(plan, index));
+  const workers = plans.map((plan) => workerFor(plan.register));
+  for (const worker of workers) worker.hold(true);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`children did not finish within ${DEADLINE_MS} ms`)), DEADLINE_MS);
   });
+  const named = <T>(promise: Promise<T>, index: number): Promise<T> =>
+    promise.catch((error: unknown) => {
+      throw new Error(`child ${index} ${error instanceof Error ? error.message : String(error)}`);
+    });
+  let failed = true;
   try {
-    await Promise.race([Promise.all(running.map((child) => child.ready)), deadline]);
-    for (const child of running) child.process.stdin?.end('go\n');
-    return await Promise.race([Promise.all(running.map((child) => child.done)), deadline]);
+    await Promise.race([
+      Promise.all(workers.map((worker, index) => named(worker.prepare(plans[index] as ChildPlan), index))),
+      deadline,
+    ]);
+    const reports = await Promise.race([
+      Promise.all(workers.map((worker, index) => named(worker.go(), index))),
+      deadline,
+    ]);
+    failed = false;
+    return reports;
   } finally {
     clearTimeout(timer);
-    // Only the children started here, by handle: a failed run leaves no process behind.
-    for (const child of running)
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+    for (const [index, worker] of workers.entries()) {
+      // Only the workers of this run, by handle: a failed run leaves no process behind.
+      if (failed) {
+        if (!worker.gone) worker.process.kill('SIGKILL');
+        worker.hold(false);
+      } else release(worker, (plans[index] as ChildPlan).register);
+    }
   }
 }
