@@ -145,17 +145,17 @@ export class TenantMapping {
   }
 
   /**
-   * The store's error about stored session `stored`, told with the tenant's `id` instead (the
-   * store's names stay inside, in its `cause`) and of the same class; any other error as it is.
+   * The store's error about stored session `stored`, told with the tenant's `id` instead in its
+   * message and details (the store's names stay inside, in its `cause`), of the same class; any
+   * other error as it is.
    */
   errorOut(error: unknown, stored: string, id: string): unknown {
     if (!ChatstateError.isInstance(error)) return error;
-    const named = Object.values(error.details).includes(stored);
-    if (!named && !error.message.includes(stored)) return error;
-    const details = Object.fromEntries(
-      Object.entries(error.details).map(([key, value]) => [key, value === stored ? id : value]),
-    );
-    return error.withMessage(error.message.split(stored).join(id), details);
+    const names = (value: unknown): boolean => typeof value === 'string' && value.includes(stored);
+    if (!names(error.message) && !Object.values(error.details).some(names)) return error;
+    const told = <T>(value: T): T | string => (typeof value === 'string' ? value.split(stored).join(id) : value);
+    const details = Object.fromEntries(Object.entries(error.details).map(([key, value]) => [key, told(value)]));
+    return error.withMessage(told(error.message), details);
   }
 
   /** A query's user in the store's names: the bound user's; `null` for another user in a bound view. */

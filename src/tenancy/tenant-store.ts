@@ -89,6 +89,7 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
     save: open(async (session, options = {}) => {
       // Not a session: the store refuses it with its own error, and nothing is written.
       if (!Session.is(session)) return store.save(session, options);
+      const stored = map.sessionIn(session);
       let guarded = options;
       if (map.boundUser !== undefined) {
         // A bound view may not replace another user's session. Without a version of its own it
@@ -99,7 +100,6 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
           throw new ForbiddenError(`${store.name}: session ${session.id} belongs to another user`);
         if (options.expectedVersion === undefined) guarded = { ...options, expectedVersion: current?.version ?? 0 };
       }
-      const stored = map.sessionIn(session);
       try {
         return map.sessionOut(await store.save(stored, guarded)) as Session;
       } catch (error) {
@@ -130,7 +130,13 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
           }),
     ...(store.changes === undefined
       ? {}
-      : { changes: new TenantChangeFeed(store.changes, { map, summary: (id) => store.summary(id), checkOpen }) }),
+      : {
+          changes: new TenantChangeFeed(store.changes, {
+            map,
+            summary: (storedId) => store.summary(storedId),
+            checkOpen,
+          }),
+        }),
     // A view owns nothing: it stops answering, and the store it looks through stays open for whoever opened it.
     async close() {
       closed = true;

@@ -21,7 +21,7 @@ afterEach(async () => {
 function outage(id: string): UnavailableError {
   return new UnavailableError(
     `test: the write to session ${JSON.stringify(id)} was applied but not confirmed (connection lost)`,
-    { store: 'test', reason: 'UNCONFIRMED', outcome: 'applied', id },
+    { store: 'test', reason: 'UNCONFIRMED', outcome: 'applied', id, lock: `/var/chatstate/locks/${id}#write` },
   );
 }
 
@@ -76,7 +76,11 @@ describe('a store error told to a tenant', () => {
     for (const [operation, call] of Object.entries(calls)) {
       const error = await failure(call());
       expect(error, operation).toBeInstanceOf(UnavailableError);
-      expect(error, operation).toMatchObject({ code: 'UNAVAILABLE', retryable: true, details: { id: 's1' } });
+      expect(error, operation).toMatchObject({
+        code: 'UNAVAILABLE',
+        retryable: true,
+        details: { id: 's1', lock: '/var/chatstate/locks/s1#write' },
+      });
       expect(error.message, operation).toContain('"s1"');
       expect(error.message, operation).not.toContain('acme.s1');
       expect(JSON.stringify(error.details), operation).not.toContain('acme.s1');
