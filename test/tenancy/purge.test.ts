@@ -1,23 +1,25 @@
 /**
  * A tenant's purge removes only what is still expired when it gets there: like the store's own
  * purge, it reads each listed session again before removing it, so a session saved again between
- * the listing and the removal stays. Over the embedded stores (Redis expires keys itself: nothing
- * expired is left for a listing to race with).
+ * the listing and the removal stays. Over every store but Redis (see `REDIS`).
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
-import { fileSubject, memorySubject, sqliteSubject, storesOf, storesToTest } from '../support/stores-under-test.js';
+import { describeEveryStore, storesOf } from '../support/stores-under-test.js';
 import { wrappedStore } from '../support/wrapped-store.js';
 
-const chosen = new Set(storesToTest(['memory', 'file', 'sqlite']));
-const subjects = [memorySubject(), fileSubject('tenant-purge'), sqliteSubject('tenant-purge')].filter((subject) =>
-  chosen.has(subject.name),
-);
+/** Why Redis is left out. */
+const REDIS = 'Redis removes an expired session itself, at once: none is left for a purge to list and race with';
 
-for (const subject of subjects) {
-  describe(`tenant purge: ${subject.name}`, () => {
+await describeEveryStore(
+  'tenant purge',
+  (subject) => {
+    if (subject.name === 'redis') {
+      it.skip(`reads each listed session again [skipped: ${REDIS}]`, () => undefined);
+      return;
+    }
     const stores = storesOf(subject);
 
     it('a session saved again after the purge listed it is not purged', async () => {
@@ -47,5 +49,6 @@ for (const subject of subjects) {
       expect(await inner.list({ expired: true })).toEqual([]);
       expect(await writer.summary('stale')).toBeUndefined();
     });
-  });
-}
+  },
+  'tenant-purge',
+);
