@@ -12,6 +12,7 @@ import { CliContext } from './context.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { loadKey } from './keys.js';
+import { sessionFrom } from './session-source.js';
 
 const SECRET = 'hunter2';
 
@@ -96,6 +97,14 @@ describe('a store the command cannot open', () => {
 describe('errors the command makes itself', () => {
   it('a key file that cannot be read is a NotFoundError', async () => {
     const error: unknown = await loadKey('/nonexistent/chatstate.key', {}).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('a reference that is neither a file nor a session id is a NotFoundError', async () => {
+    const error: unknown = await sessionFrom(run('memory:'), 'no such file, nor an id', 'show').catch(
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ code: 'NOT_FOUND' });
   });
