@@ -74,6 +74,29 @@ export class ChatstateError extends Error {
   static hasCode(value: unknown, ...codes: readonly ErrorCode[]): value is ChatstateError {
     return ChatstateError.isInstance(value) && codes.includes(value.code);
   }
+
+  /**
+   * A copy of this error told with `message` and `details` (this error's own by default): the same
+   * class, code and fields (`retryable`, `provider`, …), with this error as its `cause`. For passing
+   * an error on in other words — with the caller's names, or saying what was being done.
+   */
+  withMessage(message: string, details: Readonly<Record<string, unknown>> = this.details): this {
+    // Made as a native Error of this error's class, without calling its constructor (each subclass
+    // takes other parameters); its stack is taken here and begins with the new message.
+    const copy = Reflect.construct(Error, [message, { cause: this }], this.constructor) as this;
+    for (const key of Reflect.ownKeys(this)) {
+      if (key === 'message' || key === 'stack' || key === 'cause') continue;
+      Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(this, key) as PropertyDescriptor);
+    }
+    if (details !== this.details)
+      Object.defineProperty(copy, 'details', {
+        value: Object.freeze({ ...details }),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    return copy;
+  }
 }
 
 /** The caller passed something invalid: fix the input, do not retry. */

@@ -3,7 +3,7 @@
  * `--key-file`), the stores it opened (closed when it ends), output and progress.
  * @module
  */
-import { ChatstateError, errorMessage } from '../errors.js';
+import { ChatstateError, UnavailableError, errorMessage } from '../errors.js';
 import type { AtRestKey } from '../store/at-rest.js';
 import type { SessionStore } from '../store/types.js';
 import { openStore } from '../stores/open-store.js';
@@ -27,6 +27,22 @@ export interface GlobalOptions {
 /** A store URL with its password hidden, for messages. */
 export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+}
+
+/**
+ * The error of a store at `url` that could not be opened, naming the store (password hidden) and
+ * keeping the error's class, code and fields (an unreachable server stays `retryable`); anything
+ * else thrown is an `UnavailableError`.
+ */
+export function storeOpenError(url: string, error: unknown): ChatstateError {
+  const shown = redactUrl(url);
+  const reason = errorMessage(error)
+    .split(url)
+    .join(shown)
+    .replace(/^Cannot open store "[^"]*": /, '');
+  const message = `Cannot open store ${JSON.stringify(shown)}: ${reason}`;
+  if (ChatstateError.isInstance(error)) return error.withMessage(message);
+  return new UnavailableError(message, { store: shown, reason: 'OPEN_FAILED' }, { cause: error });
 }
 
 /** The run of one command. */
@@ -94,15 +110,7 @@ export class CliContext {
     try {
       return await openStore(url, encryption === undefined ? {} : { encryption });
     } catch (error) {
-      const shown = redactUrl(url);
-      const reason = errorMessage(error)
-        .split(url)
-        .join(shown)
-        .replace(/^Cannot open store "[^"]*": /, '');
-      const message = `Cannot open store ${JSON.stringify(shown)}: ${reason}`;
-      if (ChatstateError.isInstance(error))
-        throw new ChatstateError(error.code, message, { cause: error, details: error.details });
-      throw new ChatstateError('UNAVAILABLE', message, { cause: error, details: { store: shown } });
+      throw storeOpenError(url, error);
     }
   }
 }

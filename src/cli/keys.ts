@@ -6,7 +6,7 @@
  * @module
  */
 import { readFile } from 'node:fs/promises';
-import { ChatstateError, InvalidInputError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { AtRestKey } from '../store/at-rest.js';
 
 /** The key text as a secret or a key ring. */
@@ -42,7 +42,7 @@ export async function loadKey(
       text = await readFile(keyFile, 'utf8');
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new ChatstateError('NOT_FOUND', `Cannot read the key file ${JSON.stringify(keyFile)}: ${reason}`, {
+      throw new NotFoundError(`Cannot read the key file ${JSON.stringify(keyFile)}: ${reason}`, {
         cause: error,
       });
     }

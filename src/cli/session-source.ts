@@ -7,7 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { ChatstateError, InvalidInputError, NotFoundError } from '../errors.js';
+import { InvalidInputError, NotFoundError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { Session } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
@@ -77,7 +77,7 @@ export async function sessionFrom(context: CliContext, reference: string, comman
     );
   }
   if (!isValidId(reference)) {
-    throw new ChatstateError('NOT_FOUND', `${JSON.stringify(reference)} is neither a file nor a valid session id`);
+    throw new NotFoundError(`${JSON.stringify(reference)} is neither a file nor a valid session id`);
   }
   const store = await context.store();
   return { session: await loadFrom(store, reference), store };

@@ -13,15 +13,12 @@ import type {
   SessionChangedEvent,
 } from '../store/change-types.js';
 import type { SessionSummary } from '../store/types.js';
-import type { TenantNames } from './names.js';
+import type { TenantMapping } from './tenant-mapping.js';
 
 /** What the filter needs of the view. */
 export interface TenantFeedScope {
-  readonly names: TenantNames;
-  /** The stored id of the user the view is bound to. */
-  readonly boundUser: string | undefined;
-  /** True when a stored session of `userId` is visible in the view. */
-  visibleOwner(userId: string | undefined): boolean;
+  /** The view's names, and whose sessions it sees. */
+  readonly map: TenantMapping;
   /** The stored session's row (for its owner), read through the shared store. */
   summary(storedId: string): Promise<SessionSummary | undefined>;
   /** `CLOSED` once the view is closed. */
@@ -53,11 +50,11 @@ export class TenantChangeFeed implements ChangeFeed {
       listener(event);
       return;
     }
-    const { names } = this.scope;
+    const { names } = this.scope.map;
     const id = names.localSessionId(event.id);
     if (id === undefined) return;
-    if (event.userId !== undefined || this.scope.boundUser === undefined) {
-      if (this.scope.visibleOwner(event.userId)) listener(this.outward(event, id, event.userId));
+    if (event.userId !== undefined || this.scope.map.boundUser === undefined) {
+      if (this.scope.map.visibleOwner(event.userId)) listener(this.outward(event, id, event.userId));
       return;
     }
     // A bound view must know whose it is before it tells the id.
@@ -67,7 +64,7 @@ export class TenantChangeFeed implements ChangeFeed {
     }
     this.scope.summary(event.id).then(
       (row) => {
-        if (row !== undefined && this.scope.visibleOwner(row.userId)) listener(this.outward(event, id, row.userId));
+        if (row !== undefined && this.scope.map.visibleOwner(row.userId)) listener(this.outward(event, id, row.userId));
       },
       // Unreadable now: the listener cannot be told which session changed, only that one may have.
       () => listener({ type: 'reset', reason: 'unknown-owner' }),
@@ -75,7 +72,7 @@ export class TenantChangeFeed implements ChangeFeed {
   }
 
   private outward(event: SessionChangedEvent, id: string, storedUser: string | undefined): SessionChangedEvent {
-    const userId = storedUser === undefined ? undefined : this.scope.names.localUserId(storedUser);
+    const userId = storedUser === undefined ? undefined : this.scope.map.names.localUserId(storedUser);
     return Object.freeze({
       type: 'change',
       kind: event.kind,

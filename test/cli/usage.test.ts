@@ -154,6 +154,12 @@ describe('errors of the operation exit 1 with one line, and a stack with --debug
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(ONE_ERROR_LINE);
     expect(result.stderr).not.toContain('hunter2');
+    // The store's own class comes through (retryable), not a plain ChatstateError.
+    const debug = await runCli(['list', '--store', 'postgres://user:hunter2@127.0.0.1:1/none', '--debug']);
+    expect(debug.stderr).toMatch(
+      /^error UNAVAILABLE: Cannot open store "postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/none": [^\n]*\nUnavailableError: Cannot open store /,
+    );
+    expect(debug.stderr).not.toContain('hunter2');
   });
 
   it('--debug adds the stack', async () => {

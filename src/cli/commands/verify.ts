@@ -4,13 +4,12 @@
  * any problem; `--json` prints the report.
  * @module
  */
-import { ChatstateError, errorMessage } from '../../errors.js';
 import { PROVIDERS, type ProviderName } from '../../message/schema.js';
 import { countSessions, openWatched, selectionOf, verifySessions, type VerifyFinding } from '../../operations/index.js';
 import type { SessionStore } from '../../store/types.js';
 import { integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
-import { redactUrl, type CliContext } from '../context.js';
+import { storeOpenError, type CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { providerArgument } from '../providers.js';
 import { progressTotal } from './export.js';
@@ -26,9 +25,7 @@ export async function openForChecks(context: CliContext): Promise<Awaited<Return
   try {
     return await openWatched(context.storeUrl, encryption === undefined ? {} : { encryption });
   } catch (error) {
-    const shown = redactUrl(context.storeUrl);
-    const message = `Cannot open store ${JSON.stringify(shown)}: ${errorMessage(error).split(context.storeUrl).join(shown)}`;
-    throw new ChatstateError(ChatstateError.isInstance(error) ? error.code : 'UNAVAILABLE', message, { cause: error });
+    throw storeOpenError(context.storeUrl, error);
   }
 }
 
