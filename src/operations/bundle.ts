@@ -13,7 +13,8 @@ import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
 import type { SessionStore, SessionSummary, ValueOwner } from '../store/types.js';
 import { valueNamespace } from '../store/values.js';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../internal/canonical-json.js';
+import { defineField } from '../internal/define-field.js';
 
 /** Values of one owner, by key. */
 export type ValueMap = Readonly<Record<string, JsonValue>>;
@@ -238,10 +239,10 @@ async function differences(
       const value = carried[key] as JsonValue;
       // A key the target lacks is written (an earlier run may have stopped before it); a key it
       // holds with another value is a difference.
-      if (!Object.hasOwn(stored, key)) Object.defineProperty(entries, key, { value, enumerable: true });
+      if (!Object.hasOwn(stored, key)) defineField(entries, key, value);
       else if (canonicalJson(stored[key]) !== canonicalJson(value)) {
         differ.push(`${scope}.${key}`);
-        Object.defineProperty(entries, key, { value, enumerable: true });
+        defineField(entries, key, value);
       }
     }
     if (Object.keys(entries).length > 0) writes.push({ owner, entries });
