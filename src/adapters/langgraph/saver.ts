@@ -29,7 +29,7 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import { ChatstateError, InvalidInputError } from '../../errors.js';
 import { BoundedMap } from '../../internal/bounded-map.js';
-import { KeyedLock } from '../../manager/keyed-lock.js';
+import { KeyedLock } from '../../internal/keyed-lock.js';
 import { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
