@@ -4,21 +4,11 @@
  * stored-session side giving the same error).
  */
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../../test/support/errors.js';
 import { conversation } from '../../test/support/compaction.js';
-import { ChatstateError } from '../errors.js';
 import { Session } from '../session/session.js';
 import { resolvePrunePolicy } from './policy.js';
 import { PRUNE_STRATEGY_NAMES, STRATEGY_NAMES, pruneStrategy, storedStrategy } from './strategy-registry.js';
-
-function thrown(run: () => unknown): ChatstateError {
-  try {
-    run();
-  } catch (error) {
-    if (ChatstateError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('nothing was thrown');
-}
 
 describe('the strategy registry', () => {
   const session = Session.create({ messages: conversation([{}, { tools: [1] }, {}, {}]) });
@@ -45,8 +35,8 @@ describe('the strategy registry', () => {
   });
 
   it('answers an unknown name with INVALID_ARGUMENT listing the names of its family', () => {
-    const fromPrune = thrown(() => resolvePrunePolicy({ strategy: 'lru', limit: 3 } as never));
-    const fromStored = thrown(() => storedStrategy('lru'));
+    const fromPrune = thrownBy(() => resolvePrunePolicy({ strategy: 'lru', limit: 3 } as never));
+    const fromStored = thrownBy(() => storedStrategy('lru'));
     expect([fromPrune.code, fromStored.code]).toEqual(['INVALID_ARGUMENT', 'INVALID_ARGUMENT']);
     expect(fromPrune.message).toBe(`Unknown strategy "lru"; strategies: ${PRUNE_STRATEGY_NAMES.join(', ')}`);
     expect(fromStored.message).toBe(`Unknown strategy "lru"; strategies: ${STRATEGY_NAMES.join(', ')}`);
@@ -55,8 +45,8 @@ describe('the strategy registry', () => {
 
   it('knows no name outside its family, nor an inherited one', () => {
     for (const name of ['summary', 'all', 'constructor', '__proto__', 'toString'])
-      expect(thrown(() => storedStrategy(name)).code, name).toBe('INVALID_ARGUMENT');
+      expect(thrownBy(() => storedStrategy(name)).code, name).toBe('INVALID_ARGUMENT');
     for (const name of ['messageLimit', 'slidingWindow', 'constructor', 42, undefined])
-      expect(thrown(() => pruneStrategy(name)).code, String(name)).toBe('INVALID_ARGUMENT');
+      expect(thrownBy(() => pruneStrategy(name)).code, String(name)).toBe('INVALID_ARGUMENT');
   });
 });

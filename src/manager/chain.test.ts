@@ -3,7 +3,7 @@
  * id `CORRUPT` (never an endless or a quiet walk), and `maxLinks` bounding each direction.
  */
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
+import { rejectionCodeOf } from '../../test/support/errors.js';
 import { walkChain, type ChainNode } from './chain.js';
 
 /** Nodes by id, linked in the order given (`a → b → c`), then patched by `links`. */
@@ -30,15 +30,6 @@ async function walk(nodes: Map<string, ChainNode>, from: string, maxLinks?: numb
   };
 }
 
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-  } catch (error) {
-    return ChatstateError.isInstance(error) ? error.code : 'untyped';
-  }
-  return undefined;
-}
-
 describe('walkChain', () => {
   it('finds the predecessors root first and the successors oldest first, from any link', async () => {
     const nodes = chain(['a', 'b', 'c', 'd']);
@@ -54,9 +45,9 @@ describe('walkChain', () => {
   });
 
   it('is CORRUPT when the links loop, forward, backward or across the start', async () => {
-    expect(await codeOf(walk(chain(['a', 'b', 'c'], { c: { continuedTo: 'a' } }), 'a'))).toBe('CORRUPT');
-    expect(await codeOf(walk(chain(['a', 'b', 'c'], { a: { continuedFrom: 'b' } }), 'c'))).toBe('CORRUPT');
-    expect(await codeOf(walk(chain(['a', 'b'], { b: { continuedTo: 'b' } }), 'b'))).toBe('CORRUPT');
+    expect(await rejectionCodeOf(walk(chain(['a', 'b', 'c'], { c: { continuedTo: 'a' } }), 'a'))).toBe('CORRUPT');
+    expect(await rejectionCodeOf(walk(chain(['a', 'b', 'c'], { a: { continuedFrom: 'b' } }), 'c'))).toBe('CORRUPT');
+    expect(await rejectionCodeOf(walk(chain(['a', 'b'], { b: { continuedTo: 'b' } }), 'b'))).toBe('CORRUPT');
   });
 
   it('is CORRUPT for a link that is not an id (damaged or hostile metadata), before reading it', async () => {
@@ -70,7 +61,7 @@ describe('walkChain', () => {
       },
       (node) => node,
     );
-    expect(await codeOf(walking)).toBe('CORRUPT');
+    expect(await rejectionCodeOf(walking)).toBe('CORRUPT');
     expect(read).toEqual(['b']);
   });
 

@@ -4,37 +4,27 @@
  * limit is named as the caller knows it, and only the limits reach the strategy.
  */
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../../test/support/errors.js';
 import { conversation } from '../../test/support/compaction.js';
 import { resolvePrunePolicy } from '../compaction/policy.js';
 import { STRATEGY_NAMES } from '../compaction/strategy-registry.js';
-import { ChatstateError } from '../errors.js';
 import { Session } from '../session/session.js';
 import { compactorOf } from './compact.js';
 
-function thrown(run: () => unknown): ChatstateError {
-  try {
-    run();
-  } catch (error) {
-    if (ChatstateError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('nothing was thrown');
-}
-
 describe('compactorOf', () => {
   it('answers an unknown strategy as session.prune does: INVALID_ARGUMENT naming it and listing the known ones', () => {
-    const stored = thrown(() => compactorOf({ strategy: 'lru', turns: 3 }));
-    const pruned = thrown(() => resolvePrunePolicy({ strategy: 'lru', limit: 3 } as never));
+    const stored = thrownBy(() => compactorOf({ strategy: 'lru', turns: 3 }));
+    const pruned = thrownBy(() => resolvePrunePolicy({ strategy: 'lru', limit: 3 } as never));
     expect([stored.code, stored.constructor]).toEqual([pruned.code, pruned.constructor]);
     expect(stored.message).toBe(`Unknown strategy "lru"; strategies: ${STRATEGY_NAMES.join(', ')}`);
     expect(pruned.message.replace(/strategies: .*/, '')).toBe(stored.message.replace(/strategies: .*/, ''));
   });
 
   it('names a missing limit as the caller knows it', () => {
-    expect(thrown(() => compactorOf({ strategy: 'sliding_window' })).message).toBe(
+    expect(thrownBy(() => compactorOf({ strategy: 'sliding_window' })).message).toBe(
       'strategy sliding_window needs turns',
     );
-    expect(thrown(() => compactorOf({ strategy: 'messageLimit' }, (field) => `--${field}`)).message).toBe(
+    expect(thrownBy(() => compactorOf({ strategy: 'messageLimit' }, (field) => `--${field}`)).message).toBe(
       '--strategy messageLimit needs --maxMessages',
     );
   });

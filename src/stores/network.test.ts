@@ -3,18 +3,8 @@
  * without ever being echoed, and a server that cannot be reached is one `UNAVAILABLE` shape.
  */
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../errors.js';
+import { thrownBy } from '../../test/support/errors.js';
 import { parseConnectionUrl, unreachable } from './network.js';
-
-function thrown(run: () => unknown): ChatstateError {
-  try {
-    run();
-  } catch (error) {
-    if (ChatstateError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('nothing was thrown');
-}
 
 describe('parseConnectionUrl', () => {
   it('parses a URL of one of the schemes, search parameters and all', () => {
@@ -23,10 +13,12 @@ describe('parseConnectionUrl', () => {
   });
 
   it('refuses another scheme or a text that is not a URL, never echoing the URL (it may hold a password)', () => {
-    const scheme = thrown(() => parseConnectionUrl('mysql://u:hunter2@db/x', 'postgres', ['postgres:', 'postgresql:']));
+    const scheme = thrownBy(() =>
+      parseConnectionUrl('mysql://u:hunter2@db/x', 'postgres', ['postgres:', 'postgresql:']),
+    );
     expect(scheme).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect(scheme.message).toBe('postgres: expected a postgres:// or postgresql:// URL, got mysql:');
-    const text = thrown(() => parseConnectionUrl('hunter2 not a url', 'redis', ['redis:']));
+    const text = thrownBy(() => parseConnectionUrl('hunter2 not a url', 'redis', ['redis:']));
     expect(text).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'redis: the connection URL is not a valid URL' });
   });
 });
