@@ -225,7 +225,9 @@ export function storesToTest(
   const known = new Set<string>([...EVERY_STORE, 'redis-cluster', ...names]);
   const unknown = chosen.filter((name) => !known.has(name));
   if (unknown.length > 0)
-    throw new Error(`CHATSTATE_TEST_STORES names unknown stores: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+    throw new Error(
+      `CHATSTATE_TEST_STORES names unknown stores: ${unknown.join(', ')} (known: ${[...known].join(', ')})`,
+    );
   return names.filter((name) => chosen.includes(name));
 }
 
