@@ -17,6 +17,7 @@
  * @module
  */
 import { ChatstateError, InvalidInputError } from '../errors.js';
+import { KeyedLock } from '../internal/keyed-lock.js';
 import { Message } from '../message/message.js';
 import type { SessionStore, SessionSummary } from '../store/types.js';
 import { MAX_LIST_LIMIT } from '../store/session-store.js';
@@ -68,7 +69,8 @@ function byScore(a: Candidate, b: Candidate): number {
 /** The recall index of one store (see the module comment). */
 export class RecallIndex {
   private readonly partitions = new Map<string, Partition>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  // Syncs of one partition never interleave.
+  private readonly locks = new KeyedLock();
   private readonly maxDocuments: number;
 
   constructor(
@@ -111,7 +113,7 @@ export class RecallIndex {
     if (native && space === undefined)
       return this.hydrate(await this.nativeCandidates(request, request.k * 2 + 5), request, undefined);
     const key = request.userId === undefined ? `session:${request.sessionId}` : `user:${request.userId}`;
-    return this.locked(key, async () => {
+    return this.locks.run(key, async () => {
       const partition = this.partition(key, native);
       for (let attempt = 0; ; attempt += 1) {
         await this.sync(partition, request, space);
@@ -127,22 +129,6 @@ export class RecallIndex {
         for (const sessionId of stale) partition.markStale(sessionId);
       }
     });
-  }
-
-  /** Runs `work` after every earlier operation on `key` (syncs of one partition never interleave). */
-  private async locked<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(key) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.locks.set(key, settled);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(key) === settled) this.locks.delete(key);
-    }
   }
 
   private partition(key: string, native: boolean): Partition {

@@ -6,7 +6,8 @@
  */
 import type { JsonObject, ProviderName, ReasoningPart } from '../message/schema.js';
 import type { AiSdkProviderOptions } from './ai-sdk-wire.js';
-import { defineField, isRecord, toJsonObject, toWireObject } from './wire-json.js';
+import { defineField } from '../internal/define-field.js';
+import { isRecord, toJsonObject, toWireObject } from './wire-json.js';
 
 /** Where each provider's reasoning signature lives in AI SDK `providerOptions`. */
 const SIGNATURE_SLOTS: Partial<Record<ProviderName, readonly [string, string]>> = {

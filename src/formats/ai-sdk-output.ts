@@ -23,8 +23,8 @@ const MARKED: ReadonlySet<unknown> = new Set<MarkedKind>([
   'execution-denied',
 ]);
 
-/** The JSON value of `text` when it is a JSON object or array written canonically (so it reads back identically). */
-function canonicalJson(text: string): JsonValue | undefined {
+/** The JSON object or array `text` holds when `JSON.stringify` writes it back as exactly `text` (so it reads back identically). */
+function roundTripJson(text: string): JsonValue | undefined {
   const parsed = parseJson(text);
   if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) return undefined;
   return JSON.stringify(parsed.value) === text ? parsed.value : undefined;
@@ -102,7 +102,7 @@ function outputItem(
 export function toolResultOutput(message: Message, warnings: FormatWarning[]): AiSdkToolResultOutput {
   const content = message.content;
   if (typeof content === 'string') {
-    const json = canonicalJson(content);
+    const json = roundTripJson(content);
     return json === undefined ? { type: 'text', value: content } : { type: 'json', value: toWireJson(json) };
   }
   const only = content.length === 1 ? content[0] : undefined;
@@ -159,7 +159,7 @@ export function readToolOutput(output: unknown, path: string, warnings: FormatWa
     case 'text':
       if (typeof value !== 'string') break;
       // Text that `to` would take for JSON stays marked as text.
-      return canonicalJson(value) === undefined ? value : marked(value, 'text');
+      return roundTripJson(value) === undefined ? value : marked(value, 'text');
     case 'json': {
       const text = JSON.stringify(toJsonValue(value ?? null, `${path}.value`));
       return typeof value === 'object' && value !== null ? text : marked(text, 'json');

@@ -1,6 +1,6 @@
 /**
- * Media helpers shared by the wire formats: `data:` URLs, base64 text, image media types guessed
- * from the data, and image detail.
+ * Media helpers shared by the wire formats (and the importers): `data:` URLs, base64 text, image
+ * media types guessed from the data, image detail, and the image part of an image URL.
  * @module
  */
 import type { ImagePart } from '../message/schema.js';
@@ -69,6 +69,18 @@ const IMAGE_DETAILS: ReadonlySet<unknown> = new Set<ImagePart['detail']>(['auto'
 /** True for an image detail chatstate models (`auto`, `low`, `high`); others stay in raw parts. */
 export function isImageDetail(value: unknown): value is NonNullable<ImagePart['detail']> {
   return IMAGE_DETAILS.has(value);
+}
+
+/**
+ * The image part of an image URL: its data inline when it is a plain `data:` URL (`splitDataUrl`),
+ * else the URL itself, with `detail` when one is given.
+ */
+export function imageFromUrl(url: string, detail?: ImagePart['detail']): ImagePart {
+  const options = detail === undefined ? {} : { detail };
+  const inline = splitDataUrl(url);
+  return inline === undefined
+    ? { type: 'image', url, ...options }
+    : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
 }
 
 /** Base64 of the UTF-8 bytes of `text` (platform-neutral: no Buffer). */

@@ -6,7 +6,7 @@
  */
 import { Message, type MessageInput } from '../message/message.js';
 import type { Content, ContentPart, ToolCallInput } from '../message/schema.js';
-import { UNKNOWN_MEDIA_TYPE, isImageDetail, splitDataUrl } from './media-url.js';
+import { UNKNOWN_MEDIA_TYPE, imageFromUrl, isImageDetail, splitDataUrl } from './media-url.js';
 import type { OpenaiChatWire } from './openai-chat-wire.js';
 import { isBlankContent } from './turn-rules.js';
 import type { FormatWarning, FromResult } from './types.js';
@@ -24,11 +24,7 @@ function readImage(part: Record<string, unknown>): ContentPart | undefined {
     return undefined;
   const { url, detail } = image;
   if (typeof url !== 'string' || url.length === 0 || (detail !== undefined && !isImageDetail(detail))) return undefined;
-  const options = detail === undefined ? {} : { detail };
-  const inline = splitDataUrl(url);
-  return inline === undefined
-    ? { type: 'image', url, ...options }
-    : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
+  return imageFromUrl(url, detail);
 }
 
 function readFile(part: Record<string, unknown>): ContentPart | undefined {

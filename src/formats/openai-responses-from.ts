@@ -7,7 +7,7 @@
  */
 import { Message, type MessageInput } from '../message/message.js';
 import type { Content, ContentPart, JsonObject, JsonValue, ToolCallInput } from '../message/schema.js';
-import { UNKNOWN_MEDIA_TYPE, isImageDetail, splitDataUrl } from './media-url.js';
+import { UNKNOWN_MEDIA_TYPE, imageFromUrl, isImageDetail, splitDataUrl } from './media-url.js';
 import type { OpenaiResponsesWireInput } from './openai-responses-wire.js';
 import { contentOf, isBlankContent } from './turn-rules.js';
 import type { FormatWarning, FromResult } from './types.js';
@@ -23,11 +23,7 @@ function readImage(part: Record<string, unknown>): ContentPart | undefined {
     return undefined;
   // `original` detail and file-id images have no chatstate equivalent: left raw.
   if (detail !== undefined && !isImageDetail(detail)) return undefined;
-  const options = detail === undefined ? {} : { detail };
-  const inline = splitDataUrl(url);
-  return inline === undefined
-    ? { type: 'image', url, ...options }
-    : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
+  return imageFromUrl(url, detail);
 }
 
 function readFile(part: Record<string, unknown>): ContentPart | undefined {

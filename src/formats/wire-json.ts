@@ -5,6 +5,7 @@
  * @module
  */
 import { ChatstateError, InvalidInputError, errorMessage } from '../errors.js';
+import { defineField } from '../internal/define-field.js';
 import { readJson } from '../message/json-value.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import type { FormatWarning, WireProblem } from './types.js';
@@ -26,14 +27,6 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** True for a string with something besides whitespace (providers reject blank text). */
 export function hasText(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
-}
-
-/**
- * Sets `target[key]` as an own, enumerable field. Defined, not assigned: a `__proto__` key from
- * parsed JSON stays a plain field instead of replacing the object's prototype (and being lost).
- */
-export function defineField(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** A deep, unfrozen copy: callers may mutate a request body without touching our frozen messages. */

@@ -6,6 +6,7 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { ChatstateError, DataError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
+import { loadBetterSqlite3, nativeLoadFailure } from '../stores/sqlite/better-sqlite3.js';
 
 /** A prepared statement, by the shape the importers use. */
 export interface SourceStatement {
@@ -24,28 +25,7 @@ type DatabaseConstructor = new (
   options?: { readonly?: boolean; fileMustExist?: boolean },
 ) => SourceDatabase;
 
-const PACKAGE = 'better-sqlite3';
 const SQLITE_HEADER = 'SQLite format 3\0';
-
-function missing(system: string, why: string, cause: unknown): InvalidInputError {
-  return new InvalidInputError(
-    'MISSING_DEPENDENCY',
-    `${system}: reading a SQLite database needs the optional package ${PACKAGE} (12.x), ${why}; install it with \`npm install ${PACKAGE}\``,
-    { cause, details: { package: PACKAGE } },
-  );
-}
-
-async function loadDatabase(system: string): Promise<DatabaseConstructor> {
-  let module: { default?: unknown };
-  try {
-    module = (await import('better-sqlite3')) as { default?: unknown };
-  } catch (error) {
-    throw missing(system, `which could not be loaded (${errorMessage(error)})`, error);
-  }
-  if (typeof module.default !== 'function')
-    throw missing(system, 'but what was loaded under that name is not it', undefined);
-  return module.default as DatabaseConstructor;
-}
 
 /** True when the file at `path` starts with SQLite's header; false for any other file; NOT_FOUND when it cannot be read. */
 export function isSqliteFile(path: string, system: string): boolean {
@@ -98,13 +78,12 @@ export function sourceError(error: unknown, system: string, path: string): Chats
 export async function openSourceDatabase(path: string, system: string): Promise<SourceDatabase> {
   if (!isSqliteFile(path, system))
     throw new DataError('CORRUPT', `${system}: ${path} is not a SQLite database`, { details: { path } });
-  const Database = await loadDatabase(system);
+  const user = { who: system, needs: 'reading a SQLite database' };
+  const Database = await loadBetterSqlite3<DatabaseConstructor>(user);
   try {
     return new Database(path, { readonly: true, fileMustExist: true });
   } catch (error) {
-    if ((error as { code?: unknown } | null)?.code === 'ERR_DLOPEN_FAILED')
-      throw missing(system, `whose native module did not load (${errorMessage(error)})`, error);
-    throw sourceError(error, system, path);
+    throw nativeLoadFailure(error, user) ?? sourceError(error, system, path);
   }
 }
 

@@ -1,11 +1,12 @@
 /**
- * `chainStats`: message and token totals across a continuation chain, walked through its links in
- * both directions from any of its sessions.
+ * Walks along continuation chains: `walkChain` from any session back to the root and forward to the
+ * newest successor (what `chainStats` and the server's stats view show), `followChain` forward only,
+ * one step at a time (an append, a turn). Links that loop or are not valid ids are `CORRUPT`.
  * @module
  */
 import type { Session } from '../session/session.js';
 import type { TokenCounter } from '../tokens/counter.js';
-import { chainCycle, linkTarget } from './continuation.js';
+import { chainCycle, checkedLink, linkOf } from './continuation.js';
 
 /** Size of one session of a chain. */
 export interface ChainLink {
@@ -45,31 +46,81 @@ export async function followChain<T>(id: string, step: (link: string) => Promise
   }
 }
 
+/** What the walk reads of one session of a chain: its id and its two links (a session or a list row). */
+export interface ChainNode {
+  readonly id: string;
+  readonly continuedFrom?: string | undefined;
+  readonly continuedTo?: string | undefined;
+}
+
+/** Options of `walkChain`. */
+export interface WalkChainOptions {
+  /** Most links followed in each direction; the walk ends there quietly (a bounded view). @default no limit */
+  readonly maxLinks?: number;
+}
+
+/** A chain as `walkChain` found it around its start. */
+export interface ChainWalk<T> {
+  /** The predecessors of the start, root first. */
+  readonly before: readonly T[];
+  /** The successors of the start, oldest first. */
+  readonly after: readonly T[];
+  /** Linked ids whose session does not exist (`read` gave nothing): the walk stops there. */
+  readonly missing: readonly string[];
+}
+
+/**
+ * Walks the chain of `start` back along `continuedFrom` and forward along `continuedTo`, reading
+ * each linked session with `read`. `CORRUPT` when the links loop or one is not a valid id.
+ */
+export async function walkChain<T>(
+  start: T,
+  read: (id: string) => Promise<T | undefined>,
+  nodeOf: (session: T) => ChainNode,
+  options: WalkChainOptions = {},
+): Promise<ChainWalk<T>> {
+  const maxLinks = options.maxLinks ?? Number.POSITIVE_INFINITY;
+  const first = nodeOf(start);
+  const visited = new Set([first.id]);
+  const missing: string[] = [];
+  const walk = async (key: 'continuedFrom' | 'continuedTo'): Promise<T[]> => {
+    const found: T[] = [];
+    for (let node = first; found.length < maxLinks;) {
+      const next = checkedLink(node.id, key, node[key]);
+      if (next === undefined) break;
+      if (visited.has(next)) throw chainCycle(first.id);
+      visited.add(next);
+      const session = await read(next);
+      if (session === undefined) {
+        missing.push(next);
+        break;
+      }
+      found.push(session);
+      node = nodeOf(session);
+    }
+    return found;
+  };
+  const before = (await walk('continuedFrom')).reverse();
+  const after = await walk('continuedTo');
+  return { before, after, missing };
+}
+
+/** A session's place in its chain, as `walkChain` reads it (its links from its metadata). */
+function sessionNode(session: Session): ChainNode {
+  return {
+    id: session.id,
+    continuedFrom: linkOf(session, 'continuedFrom'),
+    continuedTo: linkOf(session, 'continuedTo'),
+  };
+}
+
 /** Walks the chain of `start` (following `continuedFrom` back and `continuedTo` forward) and totals it; a cycle is `CORRUPT`. */
 export async function chainStatsOf(
   start: Session,
   view: (id: string) => Promise<Session | undefined>,
   counter: TokenCounter,
 ): Promise<ChainStats> {
-  const visited = new Set([start.id]);
-  const missing: string[] = [];
-  const walk = async (key: 'continuedFrom' | 'continuedTo'): Promise<Session[]> => {
-    const found: Session[] = [];
-    for (let next = linkTarget(start, key); next !== undefined;) {
-      if (visited.has(next)) throw chainCycle(start.id);
-      visited.add(next);
-      const session = await view(next);
-      if (session === undefined) {
-        missing.push(next);
-        break;
-      }
-      found.push(session);
-      next = linkTarget(session, key);
-    }
-    return found;
-  };
-  const before = (await walk('continuedFrom')).reverse();
-  const after = await walk('continuedTo');
+  const { before, after, missing } = await walkChain(start, view, sessionNode);
   const links = [...before, start, ...after].map((session) => ({
     id: session.id,
     messageCount: session.messages.length,

@@ -41,10 +41,18 @@ export function linkOf(session: Session, key: 'continuedFrom' | 'continuedTo'): 
 
 /** The id a continuation link points to; a link that is not a valid id means the stored metadata is damaged (`CORRUPT`). */
 export function linkTarget(session: Session, key: 'continuedFrom' | 'continuedTo'): string | undefined {
-  const target = linkOf(session, key);
+  return checkedLink(session.id, key, linkOf(session, key));
+}
+
+/** `target`, link `key` of session `id`, when it is absent or a valid id; else `CORRUPT` (damaged or hostile metadata). */
+export function checkedLink(
+  id: string,
+  key: 'continuedFrom' | 'continuedTo',
+  target: string | undefined,
+): string | undefined {
   if (target !== undefined && !isValidId(target)) {
-    throw new DataError('CORRUPT', `Session ${JSON.stringify(session.id)} has an invalid ${key} link`, {
-      details: { id: session.id, key },
+    throw new DataError('CORRUPT', `Session ${JSON.stringify(id)} has an invalid ${key} link`, {
+      details: { id, key },
     });
   }
   return target;

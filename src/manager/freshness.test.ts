@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
+import { Session } from '../session/session.js';
 import { createSessionStore } from '../store/session-store.js';
 import type { SessionStore } from '../store/types.js';
 import { memoryStore } from '../stores/memory.js';
 import { SessionManager } from './session-manager.js';
+import { Freshness } from './freshness.js';
 import { wrappedStore } from '../../test/support/wrapped-store.js';
 import { fileStore } from '../stores/file/store.js';
 import { memoryDriver } from '../stores/memory.js';
@@ -119,5 +121,29 @@ describe('SessionManager freshness: what each mode reads', () => {
     expect(heads()).toBe(before);
     await manager.close();
     await store.close();
+  });
+});
+
+describe('Freshness marks', () => {
+  it('past its bound the oldest mark goes, and every entry confirmed before is read again', async () => {
+    const driver = memoryDriver();
+    const mine = createSessionStore(driver);
+    const other = createSessionStore(driver);
+    const freshness = new Freshness(mine, 'feed');
+    expect(mine.changes?.state).toBe('live');
+    await other.save(Session.create({ id: 'x' }));
+    const confirmed = freshness.now();
+    await other.append('x', [Message.user('elsewhere')]);
+    // Told that x changed: the entry holding version 1 is not served unread.
+    expect(freshness.trusted('x', 1, confirmed)).toBe(false);
+    // 10,000 other sessions change: x's mark is forgotten, and with it what it told.
+    for (let index = 0; index < 10_000; index++) await other.save(Session.create({ id: `s${index}` }));
+    expect(freshness.trusted('x', 1, confirmed)).toBe(false);
+    // Confirmed again, x is trusted as long as no change is told.
+    const again = freshness.now();
+    expect(freshness.trusted('x', 2, again)).toBe(true);
+    freshness.close();
+    await mine.close();
+    await other.close();
   });
 });

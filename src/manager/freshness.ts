@@ -17,6 +17,7 @@
  * @module
  */
 import { InvalidInputError } from '../errors.js';
+import { BoundedMap } from '../internal/bounded-map.js';
 import type { ChangeEvent, ChangeFeed } from '../store/change-types.js';
 import type { SessionStore } from '../store/types.js';
 
@@ -42,7 +43,13 @@ export class Freshness {
   private tick = 0;
   /** Entries confirmed before this tick are revalidated (a reset, or marks forgotten). */
   private floor = 0;
-  private readonly marks = new Map<string, Mark>();
+  // Past MAX_MARKS the oldest mark goes, and with it what it told: every entry is confirmed again.
+  private readonly marks = new BoundedMap<string, Mark>({
+    max: MAX_MARKS,
+    onEvict: () => {
+      this.floor = this.tick;
+    },
+  });
   private readonly feed: ChangeFeed | undefined;
   private readonly unsubscribe: (() => void) | undefined;
 
@@ -91,10 +98,6 @@ export class Freshness {
     if (mark === undefined) {
       mark = { version: 0, deletedAt: 0, deletedVersion: 0 };
       this.marks.set(event.id, mark);
-      if (this.marks.size > MAX_MARKS) {
-        this.marks.delete(this.marks.keys().next().value as string);
-        this.floor = this.tick;
-      }
     }
     if (event.kind === 'delete') {
       mark.version = 0;

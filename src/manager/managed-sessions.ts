@@ -12,7 +12,7 @@ import { noticesOf } from '../store/recovery.js';
 import type { AppendResult, RecoveryNotice, SessionStore } from '../store/types.js';
 import type { ManagerErrorContext, SaveReason } from './events.js';
 import type { Freshness } from './freshness.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../internal/keyed-lock.js';
 
 /**
  * A local change: a pure function from a session to its changed version. It may run again, on a

@@ -42,7 +42,7 @@ import {
 import type { ManagerErrorContext, SaveReason, SessionManagerEvents } from './events.js';
 import { recordFork, type ForkOptions, type ForkResult } from './fork.js';
 import { Freshness } from './freshness.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../internal/keyed-lock.js';
 import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
 import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManagerOptions } from './options.js';
 import { resolveTurnOptions, runTurnOn, type TurnEnd, type TurnHost, type TurnOptions, type TurnWork } from './turn.js';

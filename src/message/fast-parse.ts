@@ -16,7 +16,14 @@
  */
 import { EMPTY_OBJECT, readJson, readJsonRecord } from './json-value.js';
 import type { Message } from './message.js';
-import { DEFAULT_CATEGORY, MAX_MESSAGE_CHARS, contentSize, isEmptyContent, messageSizeOf } from './rules.js';
+import {
+  DEFAULT_CATEGORY,
+  MAX_MESSAGE_CHARS,
+  MESSAGE_FIELDS,
+  contentSize,
+  isEmptyContent,
+  messageSizeOf,
+} from './rules.js';
 import {
   MESSAGE_ID_PATTERN,
   TOOL_CALL_ID_PATTERN,
@@ -55,19 +62,7 @@ const TIMESTAMP_PATTERN = zodPattern !== undefined && !zodPattern.global && !zod
 // fresh `{}`, and nothing can tell them apart since neither can change.
 const EMPTY: JsonObject = EMPTY_OBJECT;
 
-const MESSAGE_KEYS: ReadonlySet<string> = new Set([
-  'id',
-  'role',
-  'category',
-  'content',
-  'toolCalls',
-  'toolCallId',
-  'name',
-  'timestamp',
-  'metadata',
-  'tokens',
-  'seq',
-]);
+const MESSAGE_KEYS: ReadonlySet<string> = new Set([...MESSAGE_FIELDS, 'seq']);
 const TEXT_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'providerOptions']);
 const IMAGE_KEYS: ReadonlySet<string> = new Set(['type', 'url', 'data', 'mediaType', 'detail', 'providerOptions']);
 const FILE_KEYS: ReadonlySet<string> = new Set([

@@ -14,6 +14,23 @@ import type { Category, Content, Role, ToolCall } from './schema.js';
  */
 export const MAX_MESSAGE_CHARS = 32 * 1024 * 1024;
 
+/**
+ * The fields a message is written with (`seq` aside: a store gives it, and keeps it beside the
+ * record). A stored record with any other field was written by a newer version.
+ */
+export const MESSAGE_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'role',
+  'category',
+  'content',
+  'toolCalls',
+  'toolCallId',
+  'name',
+  'timestamp',
+  'metadata',
+  'tokens',
+]);
+
 /** The category a message gets from its role when none is given. */
 export const DEFAULT_CATEGORY: Readonly<Record<Role, Category>> = {
   system: 'system',

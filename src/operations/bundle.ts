@@ -13,7 +13,9 @@ import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
 import type { SessionStore, SessionSummary, ValueOwner } from '../store/types.js';
 import { valueNamespace } from '../store/values.js';
-import { canonicalJson } from './canonical.js';
+import { BoundedMap } from '../internal/bounded-map.js';
+import { canonicalJson } from '../internal/canonical-json.js';
+import { defineField } from '../internal/define-field.js';
 
 /** Values of one owner, by key. */
 export type ValueMap = Readonly<Record<string, JsonValue>>;
@@ -78,22 +80,25 @@ const MAX_SHARED = 10_000;
 /**
  * The values of shared owners (the user and agent scopes, which many sessions carry) in one run
  * of export or migrate: each is read once from the source, and checked or written once in the
- * target, instead of once a session. Bounded: forgotten entries are only read again.
+ * target, instead of once a session. Bounded, the oldest out first: forgotten entries are only
+ * read again.
  */
 export class SharedValues {
-  private readonly reads = new Map<string, Promise<Record<string, JsonValue>>>();
-  private readonly confirmed = new Set<string>();
+  private readonly reads = new BoundedMap<string, Promise<Record<string, JsonValue>>>({ max: MAX_SHARED });
+  private readonly confirmed = new BoundedMap<string, true>({ max: MAX_SHARED });
 
   /** The values of `owner` in `store`, read once per run. */
   read(store: SessionStore, owner: ValueOwner): Promise<Record<string, JsonValue>> {
     const key = `${store.name}\n${valueNamespace(owner)}`;
     let found = this.reads.get(key);
     if (found === undefined) {
-      if (this.reads.size >= MAX_SHARED) this.reads.clear();
-      found = valuesOf(store, owner);
+      const reading = valuesOf(store, owner);
       // A failed read is not remembered: the next session tries again.
-      found.catch(() => this.reads.delete(key));
-      this.reads.set(key, found);
+      reading.catch(() => {
+        if (this.reads.get(key) === reading) this.reads.delete(key);
+      });
+      this.reads.set(key, reading);
+      found = reading;
     }
     return found;
   }
@@ -105,8 +110,7 @@ export class SharedValues {
 
   /** Remembers that `store` holds `values` of `owner`. */
   confirm(store: SessionStore, owner: ValueOwner, values: ValueMap): void {
-    if (this.confirmed.size >= MAX_SHARED) this.confirmed.clear();
-    this.confirmed.add(confirmKey(store, owner, values));
+    this.confirmed.set(confirmKey(store, owner, values), true);
   }
 }
 
@@ -238,10 +242,10 @@ async function differences(
       const value = carried[key] as JsonValue;
       // A key the target lacks is written (an earlier run may have stopped before it); a key it
       // holds with another value is a difference.
-      if (!Object.hasOwn(stored, key)) Object.defineProperty(entries, key, { value, enumerable: true });
+      if (!Object.hasOwn(stored, key)) defineField(entries, key, value);
       else if (canonicalJson(stored[key]) !== canonicalJson(value)) {
         differ.push(`${scope}.${key}`);
-        Object.defineProperty(entries, key, { value, enumerable: true });
+        defineField(entries, key, value);
       }
     }
     if (Object.keys(entries).length > 0) writes.push({ owner, entries });

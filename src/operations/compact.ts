@@ -4,72 +4,26 @@
  * compactor, compact a stored session, and write it back (unless a dry run).
  * @module
  */
-import { compaction, type CompactionResult, type SyncCompactor } from '../compaction/index.js';
+import type { CompactionResult, SyncCompactor } from '../compaction/index.js';
+import {
+  STRATEGY_NAMES,
+  storedStrategy,
+  type StrategyLimit,
+  type StrategySpec,
+} from '../compaction/strategy-registry.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import type { SessionStore } from '../store/types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { tokens } from '../tokens/index.js';
 
 /** A strategy by name with its limits (each strategy needs one of them; see `STRATEGY_NAMES`). */
-export interface CompactionSpec {
-  readonly strategy: string;
-  readonly maxMessages?: number;
-  readonly maxTokens?: number;
-  readonly targetTokens?: number;
-  readonly turns?: number;
-  readonly keepRecentTurns?: number;
-}
+export type CompactionSpec = Omit<StrategySpec, 'counter' | 'summarizer' | 'archive'>;
 
 /** A limit a strategy needs. */
-export type CompactionLimit = 'maxMessages' | 'maxTokens' | 'turns';
+export type CompactionLimit = StrategyLimit;
 
-/** Each strategy by name (the `compaction.*` factory names), the limit it needs and how it is built. */
-const STRATEGIES: Readonly<
-  Record<string, { readonly needs: CompactionLimit; readonly build: (spec: CompactionSpec) => SyncCompactor }>
-> = {
-  messageLimit: {
-    needs: 'maxMessages',
-    build: (o) => compaction.messageLimit({ maxMessages: o.maxMessages as number }),
-  },
-  tokenLimit: {
-    needs: 'maxTokens',
-    build: (o) =>
-      compaction.tokenLimit({
-        maxTokens: o.maxTokens as number,
-        ...(o.targetTokens === undefined ? {} : { targetTokens: o.targetTokens }),
-      }),
-  },
-  slidingWindow: { needs: 'turns', build: (o) => compaction.slidingWindow({ turns: o.turns as number }) },
-  tokenBuffer: { needs: 'maxTokens', build: (o) => compaction.tokenBuffer({ maxTokens: o.maxTokens as number }) },
-  byCategory: {
-    needs: 'maxTokens',
-    build: (o) =>
-      compaction.byCategory({
-        maxTokens: o.maxTokens as number,
-        ...(o.targetTokens === undefined ? {} : { targetTokens: o.targetTokens }),
-      }),
-  },
-  truncateToolOutputs: {
-    needs: 'maxTokens',
-    build: (o) =>
-      compaction.truncateToolOutputs({
-        maxTokens: o.maxTokens as number,
-        ...(o.keepRecentTurns === undefined ? {} : { keepRecentTurns: o.keepRecentTurns }),
-      }),
-  },
-  // Coreason's prune policy names, with turns or maxTokens as their limit.
-  sliding_window: {
-    needs: 'turns',
-    build: (o) => compaction.resolvePrunePolicy({ strategy: 'sliding_window', limit: o.turns as number }),
-  },
-  token_buffer: {
-    needs: 'maxTokens',
-    build: (o) => compaction.resolvePrunePolicy({ strategy: 'token_buffer', limit: o.maxTokens as number }),
-  },
-};
-
-/** The strategy names a spec may give. */
-export const STRATEGY_NAMES: readonly string[] = Object.freeze(Object.keys(STRATEGIES));
+/** The strategy names a spec may give (the strategy registry's, for stored sessions). */
+export { STRATEGY_NAMES };
 
 /** The token counters a compaction may count with, by name. */
 export const COUNTERS: Readonly<Record<string, TokenCounter>> = Object.freeze({
@@ -97,18 +51,15 @@ export function compactorOf(
   spec: CompactionSpec,
   nameOf: (field: CompactionLimit | 'strategy') => string = (field) => field,
 ): SyncCompactor {
-  const strategy = Object.hasOwn(STRATEGIES, spec.strategy) ? STRATEGIES[spec.strategy] : undefined;
-  if (strategy === undefined)
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `Unknown strategy ${JSON.stringify(spec.strategy.slice(0, 40))}; strategies: ${STRATEGY_NAMES.join(', ')}`,
-    );
-  if (spec[strategy.needs] === undefined)
+  const strategy = storedStrategy(spec.strategy);
+  if (strategy.needs !== undefined && spec[strategy.needs] === undefined)
     throw new InvalidInputError(
       'INVALID_ARGUMENT',
       `${nameOf('strategy')} ${spec.strategy} needs ${nameOf(strategy.needs)}`,
     );
-  return strategy.build(spec);
+  // The limits alone: a caller's spec may carry more (the CLI's options name a counter by its name).
+  const { maxMessages, maxTokens, targetTokens, turns, keepRecentTurns } = spec;
+  return strategy.build({ strategy: spec.strategy, maxMessages, maxTokens, targetTokens, turns, keepRecentTurns });
 }
 
 /** The report of one session's compaction. */

@@ -6,7 +6,7 @@
 import { ChatstateError, errorMessage } from '../errors.js';
 import type { SessionStore } from '../store/types.js';
 import { BUNDLE_SCOPES, readAppValues, readBundle, sameSession, type SessionBundle } from './bundle.js';
-import { canonicalJson } from './canonical.js';
+import { canonicalJson } from '../internal/canonical-json.js';
 import { mapOrdered } from './pool.js';
 import { concurrencyOf, report, type LongRunOptions } from './progress.js';
 import { everySession } from './walk.js';

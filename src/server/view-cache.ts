@@ -6,6 +6,7 @@
  * @module
  */
 import { NotFoundError } from '../errors.js';
+import { BoundedMap } from '../internal/bounded-map.js';
 import type { Session } from '../session/session.js';
 import type { SessionStore } from '../store/types.js';
 
@@ -17,7 +18,8 @@ export class ViewCache {
   private readonly viewIds = new WeakMap<SessionStore, number>();
   private nextViewId = 1;
   private readonly loads = new Map<string, Promise<Session | undefined>>();
-  private readonly views = new Map<string, unknown>();
+  // Least recently used out: a view read again stays.
+  private readonly views = new BoundedMap<string, unknown>({ max: MAX_VIEWS, renew: 'use' });
 
   /**
    * View `kind` of session `id` as `store` (a tenant's view) sees it: from the cache when the
@@ -29,14 +31,11 @@ export class ViewCache {
     const summary = await store.summary(id);
     if (summary === undefined) throw new NotFoundError(`No session ${id}`);
     const known = this.views.get(`${owner}\n${id}\n${summary.version}\n${kind}`);
-    if (known !== undefined) {
-      this.touch(`${owner}\n${id}\n${summary.version}\n${kind}`, known);
-      return known as T;
-    }
+    if (known !== undefined) return known as T;
     const session = await this.load(store, owner, id);
     if (session === undefined) throw new NotFoundError(`No session ${id}`);
     const computed = compute(session);
-    this.touch(`${owner}\n${id}\n${session.version}\n${kind}`, computed);
+    this.views.set(`${owner}\n${id}\n${session.version}\n${kind}`, computed);
     return computed;
   }
 
@@ -58,12 +57,5 @@ export class ViewCache {
       this.loads.set(key, pending);
     }
     return pending;
-  }
-
-  /** Keeps `value` as the newest entry, dropping the oldest past `MAX_VIEWS`. */
-  private touch(key: string, value: unknown): void {
-    this.views.delete(key);
-    this.views.set(key, value);
-    if (this.views.size > MAX_VIEWS) this.views.delete(this.views.keys().next().value as string);
   }
 }

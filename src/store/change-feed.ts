@@ -6,6 +6,7 @@
  * @module
  */
 import { ChatstateError, InvalidInputError, errorMessage } from '../errors.js';
+import { BoundedMap } from '../internal/bounded-map.js';
 import { closedError } from './driver-helpers.js';
 import type {
   ChangeCoverage,
@@ -34,7 +35,7 @@ export class CoreChangeFeed implements ChangeFeed {
   readonly coverage: ChangeCoverage;
   private readonly listeners = new Set<ChangeListener>();
   /** Changes told lately, by key: the same change from the other side is its echo. */
-  private readonly recent = new Map<string, { readonly side: Side; readonly at: number }>();
+  private readonly recent = new BoundedMap<string, { readonly side: Side; readonly at: number }>({ max: RECENT });
   private current: ChangeFeedState;
   /** The driver's watch: starting, or its stop function. */
   private watch: Promise<(() => Promise<void>) | undefined> | undefined;
@@ -88,7 +89,6 @@ export class CoreChangeFeed implements ChangeFeed {
     this.recent.delete(key);
     if (seen !== undefined && seen.side !== side && now - seen.at <= RECENT_MS) return false;
     this.recent.set(key, { side, at: now });
-    if (this.recent.size > RECENT) this.recent.delete(this.recent.keys().next().value as string);
     return true;
   }
 

@@ -77,3 +77,14 @@ describe('sessionJsonBytes', () => {
     }
   });
 });
+
+describe('encodeMessage', () => {
+  it('keeps the fields of a newer writer when it writes the message again, a "__proto__" one included', () => {
+    const data = encodeMessage(message, 's1', plain).replace(/^\{/, '{"__proto__":{"x":1},"future":2,');
+    const decoded = decodeMessage(recordOf(data), 's1', plain, 'test');
+    const again = JSON.parse(encodeMessage(decoded, 's1', plain)) as Record<string, unknown>;
+    expect(again['future']).toBe(2);
+    expect(Object.hasOwn(again, '__proto__')).toBe(true);
+    expect(JSON.stringify(Object.getOwnPropertyDescriptor(again, '__proto__')?.value)).toBe('{"x":1}');
+  });
+});

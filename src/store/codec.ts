@@ -5,7 +5,9 @@
  * @module
  */
 import { DataError, InvalidInputError } from '../errors.js';
+import { defineField } from '../internal/define-field.js';
 import { Message } from '../message/message.js';
+import { MESSAGE_FIELDS } from '../message/rules.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import { sessionJson, type Session } from '../session/session.js';
 import { checkJsonRecord, checkUsage, checkVariableNames } from '../session/session-checks.js';
@@ -15,19 +17,6 @@ import type { MessageRecord } from './types.js';
 
 /** Schema version of the records this version writes. */
 export const RECORD_SCHEMA = 1;
-
-const MESSAGE_FIELDS = new Set([
-  'id',
-  'role',
-  'category',
-  'content',
-  'toolCalls',
-  'toolCallId',
-  'name',
-  'timestamp',
-  'metadata',
-  'tokens',
-]);
 
 // Fields a newer writer added, remembered per message so that rewriting the message keeps them.
 const unknownFields = new WeakMap<Message, Record<string, JsonValue>>();
@@ -94,7 +83,7 @@ export function decodeMessage(record: MessageRecord, sessionId: string, cipher: 
     known = { seq: record.seq };
     for (const key of Object.keys(fields)) {
       if (MESSAGE_FIELDS.has(key)) known[key] = fields[key];
-      else if (key !== 'seq') (extra ??= {})[key] = fields[key] as JsonValue;
+      else if (key !== 'seq') defineField((extra ??= {}), key, fields[key]);
     }
   }
   if (known.id !== record.id)

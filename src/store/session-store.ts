@@ -6,6 +6,7 @@
  */
 import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
 import { assertOwnerId, assertValidId } from '../ids.js';
+import { BoundedMap } from '../internal/bounded-map.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { MessageLog } from '../session/message-log.js';
@@ -159,13 +160,11 @@ class CoreSessionStore implements SessionStore {
   }
 
   /** The owner last seen per session (bounded, as `keyChecks`): what a change of ours tells as `userId`. */
-  private readonly owners = new Map<string, string | null>();
+  private readonly owners = new BoundedMap<string, string | null>({ max: MAX_KEY_CHECKS });
 
   /** Remembers the owner of session `id`. */
   private sawOwner(id: string, userId: string | undefined): void {
-    this.owners.delete(id);
     this.owners.set(id, userId ?? null);
-    if (this.owners.size > MAX_KEY_CHECKS) this.owners.delete(this.owners.keys().next().value as string);
   }
 
   /** Tells the feed of a change this store committed, with its owner when it is known. */
@@ -178,14 +177,12 @@ class CoreSessionStore implements SessionStore {
    * The key check last seen per session (bounded): an append expects it, so the common append
    * reads no head for it. A stale entry only costs a retry (the driver reports the stored check).
    */
-  private readonly keyChecks = new Map<string, string>();
+  private readonly keyChecks = new BoundedMap<string, string>({ max: MAX_KEY_CHECKS });
 
   /** Remembers the key check of session `id` and returns it (`''` for none). */
   private sawKeys(id: string, keys: string | undefined): string {
     const check = keys ?? '';
-    this.keyChecks.delete(id);
     this.keyChecks.set(id, check);
-    if (this.keyChecks.size > MAX_KEY_CHECKS) this.keyChecks.delete(this.keyChecks.keys().next().value as string);
     return check;
   }
 

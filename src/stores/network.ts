@@ -1,10 +1,31 @@
 /**
- * What the server stores (Postgres, Redis) share about their connections: their timeouts, the
- * socket errors that mean a server cannot be reached, the walk through wrapped errors that finds
- * one, and waits that end in bounded time without keeping the process alive.
+ * What the server stores (Postgres, Redis) share about their connections: their URLs, their
+ * timeouts, the socket errors that mean a server cannot be reached, the walk through wrapped errors
+ * that finds one, the error that says so, and waits that end in bounded time without keeping the
+ * process alive.
  * @module
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, UnavailableError, errorMessage } from '../errors.js';
+
+/**
+ * A store's connection URL, parsed; `INVALID_ARGUMENT` when it is not a URL or its scheme is not one
+ * of `protocols` (e.g. `['redis:', 'rediss:']`). The URL is never echoed: it may carry a password.
+ */
+export function parseConnectionUrl(url: string, store: string, protocols: readonly string[]): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (error) {
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, {
+      cause: error,
+    });
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    const expected = protocols.map((protocol) => `${protocol}//`).join(' or ');
+    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: expected a ${expected} URL, got ${parsed.protocol}`);
+  }
+  return parsed;
+}
 
 /** How long a server store waits, in milliseconds. */
 export interface ConnectionLimits {
@@ -54,6 +75,24 @@ const SOCKET_CODES: ReadonlySet<string> = new Set([
   'ECONNABORTED',
   'EAI_AGAIN',
 ]);
+
+/**
+ * `UNAVAILABLE` for a server `store` could not reach while doing `what`: the failure's reason, and
+ * whether the request cannot have taken effect (`not-applied`) or may have (`unknown`).
+ */
+export function unreachable(
+  store: string,
+  failure: ConnectionFailure<string>,
+  outcome: 'not-applied' | 'unknown',
+  cause: unknown,
+  what: string,
+): UnavailableError {
+  return new UnavailableError(
+    `${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`,
+    { store, reason: failure.reason, outcome },
+    { cause },
+  );
+}
 
 /** The failure a Node socket error code stands for, or undefined when `code` is not one. */
 export function socketFailure(code: unknown): ConnectionFailure<'CONNECTION' | 'TIMEOUT'> | undefined {

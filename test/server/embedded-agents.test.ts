@@ -4,21 +4,11 @@
  * typed error naming the agent; `turnSignal` aborts the turns in flight, which store nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { ChatstateError } from '../../src/errors.js';
+import { thrownBy } from '../support/errors.js';
 import { createServerApp } from '../../src/server/app.js';
 import type { ServerAgent } from '../../src/server/agents/server-agent.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { say, scriptedModel, waitForAbort } from '../support/scripted-model.js';
-
-function thrown(make: () => unknown): ChatstateError {
-  try {
-    make();
-  } catch (error) {
-    if (ChatstateError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('made without an error');
-}
 
 function post(app: ReturnType<typeof createServerApp>, path: string, body: unknown): Promise<Response> {
   return Promise.resolve(
@@ -66,25 +56,25 @@ describe('createServerApp with agents', () => {
     const model = scriptedModel();
     const make = (agents: readonly ServerAgent[], defaultAgentId?: string) => () =>
       createServerApp({ store, agents, ...(defaultAgentId === undefined ? {} : { defaultAgentId }) });
-    expect(thrown(make([null as unknown as ServerAgent])).message).toBe('agents[0] must be an agent object');
-    expect(thrown(make([{ id: 'a', model, maxIterations: 0 }])).message).toMatch(
+    expect(thrownBy(make([null as unknown as ServerAgent])).message).toBe('agents[0] must be an agent object');
+    expect(thrownBy(make([{ id: 'a', model, maxIterations: 0 }])).message).toMatch(
       /^agent "a": maxIterations must be a positive integer/,
     );
-    expect(thrown(make([{ id: 'a', model: {} as never }])).message).toMatch(/^agent "a": model must be a ChatModel/);
-    expect(thrown(make([{ id: 'a', model, tools: [{ name: 'bad name', execute: () => 1 }] }])).message).toMatch(
+    expect(thrownBy(make([{ id: 'a', model: {} as never }])).message).toMatch(/^agent "a": model must be a ChatModel/);
+    expect(thrownBy(make([{ id: 'a', model, tools: [{ name: 'bad name', execute: () => 1 }] }])).message).toMatch(
       /^agent "a": /,
     );
     expect(
-      thrown(
+      thrownBy(
         make([
           { id: 'a', model },
           { id: 'a', model },
         ]),
       ).message,
     ).toBe('Two agents have the id "a"');
-    expect(thrown(make([{ id: 'a', model }], 'b')).message).toMatch(/default agent "b" is not one of the agents/);
-    expect(thrown(make([])).message).toBe('Give at least one agent');
-    for (const error of [thrown(make([{ id: 'a', model, contextWindow: -1 }])), thrown(make([]))])
+    expect(thrownBy(make([{ id: 'a', model }], 'b')).message).toMatch(/default agent "b" is not one of the agents/);
+    expect(thrownBy(make([])).message).toBe('Give at least one agent');
+    for (const error of [thrownBy(make([{ id: 'a', model, contextWindow: -1 }])), thrownBy(make([]))])
       expect(error.code).toBe('INVALID_ARGUMENT');
   });
 

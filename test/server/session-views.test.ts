@@ -8,6 +8,7 @@ import { ChatstateError, UnavailableError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { createServerApp } from '../../src/server/app.js';
 import { forkLog } from '../../src/session/fork-log.js';
+import { Session } from '../../src/session/session.js';
 import type { SessionStore } from '../../src/store/types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
@@ -66,6 +67,19 @@ describe('session views', () => {
     expect(stats.chain).toEqual({ ids: [SEEDED.research], position: 0, missing: [] });
     const chained = (await get(`/sessions/${seeded.chain[2]}/stats`)).json as { chain: unknown };
     expect(chained.chain).toEqual({ ids: seeded.chain, position: 2, missing: [] });
+  });
+
+  it('answers 500 CORRUPT for continuation links that loop or are not ids, not a quietly cut chain', async () => {
+    await view.save(Session.create({ id: 'loop-a', metadata: { continuedTo: 'loop-b' } }));
+    await view.save(Session.create({ id: 'loop-b', metadata: { continuedFrom: 'loop-a', continuedTo: 'loop-a' } }));
+    await view.save(Session.create({ id: 'escape', metadata: { continuedFrom: '../../etc/passwd' } }));
+    for (const id of ['loop-a', 'loop-b', 'escape']) {
+      const answer = await get(`/sessions/${id}/stats`);
+      expect(answer.status).toBe(500);
+      expect(answer.json).toMatchObject({ code: 'CORRUPT', details: { id } });
+    }
+    // The list row of a damaged session is still served: it reads no link.
+    expect((await get('/sessions/loop-a/summary')).status).toBe(200);
   });
 
   it('follows a session’s changes (a view computed for one version is not served for the next)', async () => {

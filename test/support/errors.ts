@@ -20,3 +20,24 @@ export function outcomeOf(run: () => unknown): string {
   }
   return 'accepted';
 }
+
+/** The ChatstateError `run` throws; anything else it throws is rethrown, and not throwing fails the test. */
+export function thrownBy(run: () => unknown): ChatstateError {
+  try {
+    run();
+  } catch (error) {
+    if (ChatstateError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a ChatstateError, but nothing was thrown');
+}
+
+/** The `code` of the ChatstateError `promise` rejects with; `undefined` when it resolves. */
+export async function rejectionCodeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return ChatstateError.isInstance(error) ? error.code : 'not a ChatstateError';
+  }
+  return undefined;
+}

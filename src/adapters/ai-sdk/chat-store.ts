@@ -6,6 +6,7 @@
 import type { UIMessage } from 'ai';
 import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { BoundedMap } from '../../internal/bounded-map.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/types.js';
 import { planSave } from './chat-plan.js';
@@ -94,12 +95,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   // The version of each chat this store last read for a caller: a save may remove stored messages
   // only when they are what that caller saw (see `SaveChatInput.expectedVersion`). Bounded, oldest
   // read first out: a chat that dropped out only makes such a save ask for a load again.
-  const loaded = new Map<string, number>();
-  const remember = (id: string, version: number): void => {
-    loaded.delete(id);
-    loaded.set(id, version);
-    if (loaded.size > LOADED_VERSIONS) loaded.delete(loaded.keys().next().value as string);
-  };
+  const loaded = new BoundedMap<string, number>({ max: LOADED_VERSIONS });
 
   const read = async (id: string): Promise<{ session: Session; entries: StoredUiMessage[] } | undefined> => {
     const session = await store.get(id);
@@ -177,7 +173,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   const getChat = async (id: string): Promise<StoredChat<Ui> | undefined> => {
     const current = await read(id);
     if (current === undefined) return undefined;
-    remember(id, current.session.version);
+    loaded.set(id, current.session.version);
     return {
       id,
       messages: current.entries.map((entry) => toUiMessage(entry.message) as unknown as Ui),

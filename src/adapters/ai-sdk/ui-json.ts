@@ -5,7 +5,8 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
-import { cloneJson, defineField, isRecord, toWireObject, type WireJsonObject } from '../../formats/wire-json.js';
+import { cloneJson, isRecord, toWireObject, type WireJsonObject } from '../../formats/wire-json.js';
+import { defineField } from '../../internal/define-field.js';
 import { readJson } from '../../message/json-value.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 

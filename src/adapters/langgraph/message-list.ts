@@ -9,6 +9,7 @@
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { DataError } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { canonicalJson } from '../../internal/canonical-json.js';
 import type { Message } from '../../message/message.js';
 import { fromLangChainSerialized, toLangChainSerialized } from '../../interchange/langgraph/messages.js';
 import type { MessageRef } from './records.js';
@@ -21,20 +22,6 @@ export interface Entry {
 
 /** How far past the expected place a message of the parent is looked for when it is not the same object. */
 const LOOK_AHEAD = 8;
-
-/** JSON text with object keys sorted: equal for equal values whatever order their keys were written in. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Inclusive runs of consecutive sequence numbers. */
 export function toRanges(seqs: readonly number[]): Array<[number, number]> {

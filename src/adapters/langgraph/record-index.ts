@@ -5,11 +5,11 @@
  * @module
  */
 import { ChatstateError } from '../../errors.js';
+import { BoundedMap } from '../../internal/bounded-map.js';
 import type { Message } from '../../message/message.js';
 import type { SessionStore } from '../../store/types.js';
 import { withTail } from './ranges.js';
 import { readRecord, type CheckpointRecord, type MessageRef } from './records.js';
-import { Recent } from './recent.js';
 import type { ThreadSessions } from './thread-ids.js';
 
 /** Metadata key of the checkpoint record a log entry or a conversation message carries. */
@@ -21,18 +21,18 @@ const PROBE = 16;
 
 /** The records of a saver's threads: remembered, found by id, listed newest first. */
 export class RecordIndex {
-  private readonly records: Recent<CheckpointRecord>;
+  private readonly records: BoundedMap<string, CheckpointRecord>;
 
   constructor(
     private readonly store: SessionStore,
     size: number,
   ) {
-    this.records = new Recent(size);
+    this.records = new BoundedMap({ max: size });
   }
 
   /** Forgets the records of sessions whose ids start with `prefix`. */
   forgetPrefix(prefix: string): void {
-    this.records.forgetPrefix(prefix);
+    this.records.deleteWhere((key) => key.startsWith(prefix));
   }
 
   /** Remembers `record` (just written or read) and returns it. */

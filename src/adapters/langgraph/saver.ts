@@ -28,7 +28,8 @@ import {
   type PendingWrite,
 } from '@langchain/langgraph-checkpoint';
 import { ChatstateError, InvalidInputError } from '../../errors.js';
-import { KeyedLock } from '../../manager/keyed-lock.js';
+import { BoundedMap } from '../../internal/bounded-map.js';
+import { KeyedLock } from '../../internal/keyed-lock.js';
 import { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
@@ -36,7 +37,6 @@ import type { SessionStore, ValueOwner } from '../../store/types.js';
 import { freshCopy } from './compaction.js';
 import { prepareList, type ListContext, type PreparedList } from './prepare-list.js';
 import { RECORD_KEY, RecordIndex } from './record-index.js';
-import { Recent } from './recent.js';
 import { readList, revive, toRanges, type Entry, type Known, type StoredList } from './message-list.js';
 import type { ChatstateSaverOptions } from './options.js';
 import {
@@ -104,7 +104,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
   private readonly options: ChatstateSaverOptions;
   private readonly created = new Set<string>();
   private readonly known = new WeakMap<object, Known>();
-  private readonly lists = new Recent<StoredList>(LIST_CACHE_SIZE);
+  private readonly lists = new BoundedMap<string, StoredList>({ max: LIST_CACHE_SIZE });
   private readonly records: RecordIndex;
   private readonly writeLock = new KeyedLock();
 
@@ -605,6 +605,6 @@ export class ChatstateSaver extends BaseCheckpointSaver {
       this.created.delete(id);
     }
     this.records.forgetPrefix(base);
-    this.lists.forgetPrefix(base);
+    this.lists.deleteWhere((key) => key.startsWith(base));
   }
 }

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
-import { canonicalJson } from '../../interchange/openai-agents/convert.js';
+import { canonicalJson } from '../../internal/canonical-json.js';
 import type { TransactionSnapshot } from './snapshot.js';
 
 /** The metadata key of the operation log. */

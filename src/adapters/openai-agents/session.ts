@@ -21,7 +21,8 @@ import type {
 } from '@openai/agents-core';
 import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
 import { assertValidId, newId } from '../../ids.js';
-import { canonicalJson, itemsToMessages, messagesToItems } from '../../interchange/openai-agents/convert.js';
+import { itemsToMessages, messagesToItems } from '../../interchange/openai-agents/convert.js';
+import { canonicalJson } from '../../internal/canonical-json.js';
 import { messageItems } from '../../interchange/openai-agents/items.js';
 import type { Message } from '../../message/message.js';
 import type { JsonObject } from '../../message/schema.js';

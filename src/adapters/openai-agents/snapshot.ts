@@ -8,6 +8,7 @@
  */
 import { protocol, type AgentInputItem, type SessionHistoryTransaction } from '@openai/agents-core';
 import { InvalidInputError } from '../../errors.js';
+import { defineField } from '../../internal/define-field.js';
 import type { JsonValue } from '../../message/schema.js';
 
 /** The refusal every unsupported value gets (its content is never echoed). */
@@ -52,7 +53,7 @@ function snapshotValue(value: unknown, ancestors: Set<object>): JsonValue | unde
       if (descriptor === undefined || !('value' in descriptor) || descriptor.enumerable !== true)
         throw new Error('unsupported property');
       const inner = snapshotValue(descriptor.value, ancestors);
-      if (inner !== undefined) out[key] = inner;
+      if (inner !== undefined) defineField(out, key, inner);
     }
     return out;
   } finally {

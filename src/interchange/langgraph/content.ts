@@ -5,8 +5,8 @@
  * original blocks verbatim beside them.
  * @module
  */
-import type { Content, ContentPart, ImagePart } from '../../message/schema.js';
-import { splitDataUrl } from '../../formats/media-url.js';
+import type { Content, ContentPart } from '../../message/schema.js';
+import { imageFromUrl, isImageDetail } from '../../formats/media-url.js';
 import { isObject } from '../json-text.js';
 
 /** One content block as a chatstate part, or undefined when chatstate has no part for it. */
@@ -20,12 +20,7 @@ function readBlock(block: unknown): ContentPart | undefined {
     const url = typeof source === 'string' ? source : isObject(source) ? source['url'] : undefined;
     const detail = isObject(source) ? source['detail'] : undefined;
     if (typeof url !== 'string' || url.length === 0) return undefined;
-    const options: Pick<ImagePart, 'detail'> =
-      detail === 'auto' || detail === 'low' || detail === 'high' ? { detail } : {};
-    const inline = splitDataUrl(url);
-    return inline === undefined
-      ? { type: 'image', url, ...options }
-      : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
+    return imageFromUrl(url, isImageDetail(detail) ? detail : undefined);
   }
   if (type === 'image') {
     const mediaType = block['mimeType'] ?? block['mime_type'];

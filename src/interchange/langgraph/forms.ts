@@ -7,6 +7,7 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
+import { defineField } from '../../internal/define-field.js';
 import type { JsonValue } from '../../message/schema.js';
 import { isObject } from '../json-text.js';
 
@@ -71,7 +72,7 @@ export function withoutSentinels(value: unknown): JsonValue | undefined {
     const out: Record<string, JsonValue> = {};
     for (const [key, entry] of Object.entries(value)) {
       const kept = withoutSentinels(entry);
-      if (kept !== undefined) out[key] = kept;
+      if (kept !== undefined) defineField(out, key, kept);
     }
     return out;
   }

@@ -5,8 +5,8 @@
  * part (annotations, `providerData`, a refusal), the original content is kept beside the parts.
  * @module
  */
-import type { Content, ContentPart, ImagePart, JsonValue } from '../../message/schema.js';
-import { UNKNOWN_MEDIA_TYPE, splitDataUrl } from '../../formats/media-url.js';
+import type { Content, ContentPart, JsonValue } from '../../message/schema.js';
+import { UNKNOWN_MEDIA_TYPE, imageFromUrl, isImageDetail, splitDataUrl } from '../../formats/media-url.js';
 import { isObject } from '../json-text.js';
 
 /** An item the importer cannot read: it becomes a problem with the item's place. */
@@ -21,15 +21,6 @@ function isEmptyJson(value: unknown): boolean {
   if (value === undefined || value === null) return true;
   if (Array.isArray(value)) return value.length === 0;
   return isObject(value) && Object.keys(value).length === 0;
-}
-
-function imagePart(url: string, detail: unknown): ImagePart {
-  const options: Pick<ImagePart, 'detail'> =
-    detail === 'auto' || detail === 'low' || detail === 'high' ? { detail } : {};
-  const inline = splitDataUrl(url);
-  return inline === undefined
-    ? { type: 'image', url, ...options }
-    : { type: 'image', data: inline.data, mediaType: inline.mediaType, ...options };
 }
 
 function filePart(
@@ -57,7 +48,8 @@ function readPart(part: Record<string, unknown>): ContentPart | undefined {
   if (type === 'input_image' || type === 'image') {
     // Python: `image_url` (or `file_id`); JS: `image`, a URL string or `{ id }`.
     const image = part['image_url'] ?? part['image'];
-    if (typeof image === 'string' && image.length > 0) return imagePart(image, part['detail']);
+    if (typeof image === 'string' && image.length > 0)
+      return imageFromUrl(image, isImageDetail(part['detail']) ? part['detail'] : undefined);
     return undefined;
   }
   if (type === 'input_file' || type === 'file') {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { itemArb, itemsArb, runnerItemArb } from '../../../test/adapters/openai-agents/items.arbitrary.js';
 import { Message } from '../../message/message.js';
 import { batches } from '../../../test/adapters/openai-agents/batches.js';
+import { canonicalJson } from '../../internal/canonical-json.js';
 import { itemsToMessages, messagesToItems } from './convert.js';
 
 describe('openai-agents items ⇄ chatstate messages', () => {
@@ -77,5 +78,18 @@ describe('openai-agents items ⇄ chatstate messages', () => {
     // No message keeps its items verbatim, and no text is stored twice.
     for (const message of messages)
       expect(JSON.stringify(message.metadata)).not.toMatch(/verbatim|sunny|Sunny|Weather/);
+  });
+
+  it('keeps an item’s "__proto__" field as data, read like any other field (no verbatim copy)', () => {
+    const items = [
+      JSON.parse('{"role":"user","content":"hi","__proto__":{"tier":"free"}}'),
+      JSON.parse('{"role":"user","content":"hi","__proto__":{"tier":"paid"}}'),
+    ] as AgentInputItem[];
+    const messages = itemsToMessages(items);
+    const back = messagesToItems(messages);
+    // Compared as data (canonical text): toEqual does not look at a "__proto__" own key.
+    expect(back.map(canonicalJson)).toEqual(items.map(canonicalJson));
+    expect(back.every((item) => Object.getPrototypeOf(item) === Object.prototype)).toBe(true);
+    for (const message of messages) expect(message.metadata).not.toHaveProperty(['openaiAgents', 'verbatim']);
   });
 });

@@ -9,19 +9,10 @@
  */
 import { ChatstateError, InvalidInputError } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { canonicalJson } from '../../internal/canonical-json.js';
 import { Message } from '../../message/message.js';
 import type { JsonValue } from '../../message/schema.js';
 import { mapItems, messageItems, type SourceItem } from './items.js';
-
-/** `value` as JSON text with object keys sorted: equal text means deep-equal JSON values. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
-    const sorted: Record<string, unknown> = {};
-    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key];
-    return sorted;
-  });
-}
 
 /** An assistant message holding `items` verbatim as raw `openaiResponses` parts. */
 function heldMessage(items: readonly JsonValue[]): Message {

@@ -16,6 +16,7 @@
  * `messageItems` gives a message's items back (see `./convert.ts` for the session's use of both).
  * @module
  */
+import { defineField } from '../../internal/define-field.js';
 import { Message, type MessageInput } from '../../message/message.js';
 import type { Content, JsonValue, ToolCallInput } from '../../message/schema.js';
 import { messageIdOr, type Draft } from '../build.js';
@@ -79,7 +80,7 @@ interface Builder {
 function rest(record: Record<string, unknown>, keys: readonly string[]): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
   for (const [key, value] of Object.entries(record))
-    if (!keys.includes(key) && value !== undefined) out[key] = json(value);
+    if (!keys.includes(key) && value !== undefined) defineField(out, key, json(value));
   return out;
 }
 

@@ -7,7 +7,7 @@
 import type { MessageInput } from '../../message/message.js';
 import type { Category, ContentPart, JsonObject, JsonValue, ToolCallInput } from '../../message/schema.js';
 import { TOOL_CALL_ID_PATTERN } from '../../message/schema.js';
-import { splitDataUrl } from '../../formats/media-url.js';
+import { imageFromUrl } from '../../formats/media-url.js';
 import { compact, json, messageIdOr, type Draft } from '../build.js';
 import { isObject } from '../json-text.js';
 import { readNaiveLocal } from '../timestamps.js';
@@ -93,8 +93,7 @@ function readPart(part: unknown, index: number, extras: Record<string, JsonValue
   if (isObject(part) && part.type === 'image_url' && Object.keys(part).length === 2 && isObject(part.image_url)) {
     const image = part.image_url;
     if (typeof image.url === 'string' && image.url.length > 0 && Object.keys(image).length === 1) {
-      const inline = splitDataUrl(image.url);
-      return inline === undefined ? { type: 'image', url: image.url } : { type: 'image', ...inline };
+      return imageFromUrl(image.url);
     }
   }
   // Penguin's own `image_path` form, adapter parts, non-object items: kept verbatim.

@@ -8,7 +8,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { NotFoundError } from '../../errors.js';
-import { isValidId } from '../../ids.js';
+import { walkChain } from '../../manager/chain.js';
 import { compactionLog } from '../../session/compaction-log.js';
 import type { Session } from '../../session/session.js';
 import { tokenTimeline } from '../../session/timeline.js';
@@ -66,32 +66,15 @@ const timeline = createRoute({
 /**
  * The continuation chain through `start`, root first, followed by the links of list rows (no
  * session is read whole); a link to a session that is gone (or not the caller's) is `missing`.
+ * Links that loop or are not ids are `CORRUPT` (a 500: the store holds damaged data).
  */
 async function chainOf(
   store: SessionStore,
   start: SessionSummary,
-): Promise<{ ids: string[]; position: number; missing: string[] }> {
-  const visited = new Set([start.id]);
-  const missing: string[] = [];
-  const walk = async (key: 'continuedFrom' | 'continuedTo'): Promise<string[]> => {
-    const found: string[] = [];
-    for (let next = start[key]; next !== undefined && found.length < MAX_CHAIN;) {
-      // A loop in damaged links ends the walk: the view shows what it found.
-      if (visited.has(next)) break;
-      visited.add(next);
-      const row = isValidId(next) ? await store.summary(next) : undefined;
-      if (row === undefined) {
-        missing.push(next);
-        break;
-      }
-      found.push(row.id);
-      next = row[key];
-    }
-    return found;
-  };
-  const before = (await walk('continuedFrom')).reverse();
-  const after = await walk('continuedTo');
-  return { ids: [...before, start.id, ...after], position: before.length, missing };
+): Promise<{ ids: string[]; position: number; missing: readonly string[] }> {
+  const read = (id: string): Promise<SessionSummary | undefined> => store.summary(id);
+  const { before, after, missing } = await walkChain(start, read, (row) => row, { maxLinks: MAX_CHAIN });
+  return { ids: [...before, start, ...after].map((row) => row.id), position: before.length, missing };
 }
 
 /** A session's context window: its own `metadata.contextWindow`, else the server's. */

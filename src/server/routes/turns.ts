@@ -9,7 +9,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { CompactionResult } from '../../compaction/types.js';
 import { ForbiddenError, UnsupportedError } from '../../errors.js';
-import { KeyedLock } from '../../manager/keyed-lock.js';
+import { KeyedLock } from '../../internal/keyed-lock.js';
 import { messageInputSchema } from '../../message/schema.js';
 import type { TurnResult } from '../../runtime/types.js';
 import type { AgentSet } from '../agents/server-agent.js';

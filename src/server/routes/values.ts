@@ -5,6 +5,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ForbiddenError } from '../../errors.js';
+import { defineField } from '../../internal/define-field.js';
 import type { JsonValue } from '../../message/schema.js';
 import type { ValueOwner } from '../../store/types.js';
 import type { ServerEnv } from '../env.js';
@@ -71,8 +72,7 @@ export function valueRoutes(app: OpenAPIHono<ServerEnv>): void {
       const target = ownerOf(scope.name, c.req.param() as Record<string, string>);
       const patch = c.req.valid('json') as Record<string, JsonValue>;
       const entries: Record<string, JsonValue | undefined> = {};
-      for (const key of Object.keys(patch))
-        Object.defineProperty(entries, key, { value: patch[key] ?? undefined, enumerable: true });
+      for (const key of Object.keys(patch)) defineField(entries, key, patch[key] ?? undefined);
       await c.var.store.values.set(target, entries);
       return c.json((await c.var.store.values.getAll(target)) as never, 200);
     });

@@ -18,6 +18,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DataError } from '../../errors.js';
+import { KeyedLock } from '../../internal/keyed-lock.js';
 import type { ValueRecord } from '../../store/types.js';
 import { namespaceSession } from '../../store/values.js';
 import { nodeFileSystem } from './file-system.js';
@@ -62,7 +63,7 @@ interface Place {
 export class ValueFiles {
   private readonly root: string;
   // Writers of one lock in this process wait here, not by polling the lock file.
-  private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly queues = new KeyedLock();
 
   constructor(
     private readonly paths: StorePaths,
@@ -96,8 +97,7 @@ export class ValueFiles {
 
   /** Runs `operation` after the earlier ones on the same lock in this process, holding the lock file. */
   private exclusive<T>(lockFile: string, operation: () => Promise<T>): Promise<T> {
-    const before = this.queues.get(lockFile) ?? Promise.resolve();
-    const result = before.then(async () => {
+    return this.queues.run(lockFile, async () => {
       // Locks live on the real file system, whatever layer the values go through (see file-system.ts).
       ensureDirectory(nodeFileSystem, this.paths.locks);
       const held = await lock(lockFile, {
@@ -111,15 +111,6 @@ export class ValueFiles {
         unlock(held);
       }
     });
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(lockFile, tail);
-    void tail.then(() => {
-      if (this.queues.get(lockFile) === tail) this.queues.delete(lockFile);
-    });
-    return result;
   }
 
   private corrupt(ns: string, why: string): DataError {

@@ -13,30 +13,16 @@
  *   never lets close.
  * @module
  */
-import { withinDeadline, type ConnectionLimits } from '../network.js';
+import { unreachable, withinDeadline, type ConnectionLimits } from '../network.js';
 import { Socket } from 'node:net';
-import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
-import { postgresConnectionFailure, type PostgresConnectionFailure } from './connection-errors.js';
+import { ChatstateError, errorMessage } from '../../errors.js';
+import { postgresConnectionFailure } from './connection-errors.js';
 import type { PgClientLike, PgPoolLike, PgResultLike } from './driver.js';
 
 /** A pool the store created from a URL, and so ends on close. */
 export interface OwnedPool extends PgPoolLike {
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): unknown;
-}
-
-function unavailable(
-  store: string,
-  failure: PostgresConnectionFailure,
-  outcome: 'not-applied' | 'unknown',
-  cause: unknown,
-  what: string,
-): UnavailableError {
-  return new UnavailableError(
-    `${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`,
-    { store, reason: failure.reason, outcome },
-    { cause },
-  );
 }
 
 /** A checked-out connection whose statements are bounded in time and whose connection failures are `UnavailableError`. */
@@ -62,7 +48,7 @@ export class Checkout implements PgClientLike {
    */
   async query(text: string, values?: unknown[]): Promise<PgResultLike> {
     if (this.broken !== undefined) {
-      throw unavailable(
+      throw unreachable(
         this.store,
         postgresConnectionFailure(this.broken) ?? { reason: 'CONNECTION', notSent: true },
         'not-applied',
@@ -85,7 +71,7 @@ export class Checkout implements PgClientLike {
       if (failure === undefined) throw error;
       this.broken ??= error instanceof Error ? error : new Error(errorMessage(error));
       const outcome = text === 'COMMIT' && !failure.notSent ? 'unknown' : 'not-applied';
-      throw unavailable(
+      throw unreachable(
         this.store,
         failure,
         outcome,
@@ -139,7 +125,7 @@ export async function checkout(pool: PgPoolLike, limits: ConnectionLimits, store
     );
     const failure = postgresConnectionFailure(error);
     if (failure === undefined) throw error;
-    throw unavailable(store, failure, 'not-applied', error, 'no connection');
+    throw unreachable(store, failure, 'not-applied', error, 'no connection');
   }
 }
 

@@ -9,7 +9,7 @@ import { InvalidInputError } from '../../errors.js';
 import { storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
-import { connectionLimits } from '../network.js';
+import { connectionLimits, parseConnectionUrl } from '../network.js';
 import { SocketTracker, endPool, type OwnedPool } from './connection.js';
 import { PostgresDriver, type OwnedConnections, type PgPoolLike } from './driver.js';
 import { migrate } from './migrations.js';
@@ -114,21 +114,7 @@ function parseUrl(
   url: string,
   store: string,
 ): { connectionString: string; schema?: string; tablePrefix?: string; changeFeed?: boolean } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (error) {
-    // The URL is not echoed: it may carry a password.
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, {
-      cause: error,
-    });
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `${store}: expected a postgres:// or postgresql:// URL, got ${parsed.protocol}`,
-    );
-  }
+  const parsed = parseConnectionUrl(url, store, ['postgres:', 'postgresql:']);
   const schema = parsed.searchParams.get('schema') ?? undefined;
   const tablePrefix = parsed.searchParams.get('tablePrefix') ?? undefined;
   const feed = parsed.searchParams.get('changeFeed') ?? undefined;

@@ -5,7 +5,7 @@
  * @module
  */
 import { ChatstateError, InvalidInputError } from '../../errors.js';
-import type { ConnectionLimits } from '../network.js';
+import { parseConnectionUrl, type ConnectionLimits } from '../network.js';
 import type { RedisConfirm, RedisLike } from './index.js';
 
 /** A client the store created, and so closes: `ioredis`'s `Redis`, by the members the store uses. */
@@ -85,21 +85,7 @@ export async function loadIoredis(store: string): Promise<RedisConstructor> {
 
 /** Splits a store URL into the `ioredis` URL and the store's own `prefix` parameter. */
 export function parseUrl(url: string, store: string): { url: string; prefix?: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (error) {
-    // The URL is not echoed: it may carry a password.
-    throw new InvalidInputError('INVALID_ARGUMENT', `${store}: the connection URL is not a valid URL`, {
-      cause: error,
-    });
-  }
-  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `${store}: expected a redis:// or rediss:// URL, got ${parsed.protocol}`,
-    );
-  }
+  const parsed = parseConnectionUrl(url, store, ['redis:', 'rediss:']);
   const prefix = parsed.searchParams.get('prefix') ?? undefined;
   parsed.searchParams.delete('prefix');
   return { url: parsed.toString(), ...(prefix === undefined ? {} : { prefix }) };

@@ -19,12 +19,12 @@
  * the node it went to (`nodeOf`): one stalled master does not cut the others' traffic.
  * @module
  */
-import { withinDeadline, type ConnectionLimits } from '../network.js';
-import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
+import { unreachable, withinDeadline, type ConnectionLimits } from '../network.js';
+import { ChatstateError } from '../../errors.js';
 import { closedError } from '../../store/driver-helpers.js';
 import type { OwnedClient } from './client.js';
 import type { NodeConnection } from './cluster.js';
-import { redisConnectionFailure, type RedisConnectionFailure } from './connection-errors.js';
+import { redisConnectionFailure } from './connection-errors.js';
 import type { RedisLike } from './index.js';
 
 /** Whether a command changes data: a failed write whose request was sent may have run. */
@@ -52,20 +52,6 @@ interface Waiter {
 }
 
 const NO_CONNECTION = 'the connection closed before it was ready';
-
-function unavailable(
-  store: string,
-  failure: RedisConnectionFailure,
-  outcome: 'not-applied' | 'unknown',
-  cause: unknown,
-  what: string,
-): UnavailableError {
-  return new UnavailableError(
-    `${store}: the server cannot be reached (${what}): ${errorMessage(cause)}`,
-    { store, reason: failure.reason, outcome },
-    { cause },
-  );
-}
 
 /** Sends commands over the store's client (or the caller's), bounded in time, with connection failures typed. */
 export class RedisConnection {
@@ -127,7 +113,7 @@ export class RedisConnection {
     // Ready, or a state the client handles by itself ('wait': a lazy client connects on its first command).
     if (status === undefined || status === 'ready' || status === 'wait' || status === 'end') return;
     if (status === 'reconnecting' && this.attemptFailed) {
-      throw unavailable(
+      throw unreachable(
         this.store,
         redisConnectionFailure(this.lastError) ?? { reason: 'CONNECTION', notSent: true },
         'not-applied',
@@ -148,7 +134,7 @@ export class RedisConnection {
       );
     } catch (error) {
       const failure = redisConnectionFailure(error) ?? { reason: 'CONNECTION' as const, notSent: true };
-      throw unavailable(this.store, failure, 'not-applied', error, 'no ready connection');
+      throw unreachable(this.store, failure, 'not-applied', error, 'no ready connection');
     } finally {
       if (waiter !== undefined) this.waiters.delete(waiter);
     }
@@ -186,7 +172,7 @@ export class RedisConnection {
           if (node?.status === 'ready') node.disconnect();
         }
       }
-      throw unavailable(
+      throw unreachable(
         this.store,
         failure,
         failure.notSent || ended || effect === 'read' ? 'not-applied' : 'unknown',

@@ -15,6 +15,7 @@ import { InvalidInputError, errorMessage } from '../../errors.js';
 import { storeName } from '../../store/driver-helpers.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore, StoreDriver } from '../../store/types.js';
+import { loadBetterSqlite3, nativeLoadFailure } from './better-sqlite3.js';
 import { SqliteDriver } from './driver.js';
 import { translateError, type SqliteDatabaseLike } from './sql.js';
 import { prepareDatabase, type DatabaseLabel } from './schema.js';
@@ -39,28 +40,6 @@ export interface SqliteStoreOptions extends SessionStoreOptions, SqliteDriverOpt
 
 /** `better-sqlite3`'s default export, by the shape chatstate uses. */
 type DatabaseConstructor = new (filename: string, options?: { timeout?: number }) => SqliteDatabaseLike;
-
-const PACKAGE = 'better-sqlite3';
-
-function missing(store: string, why: string, cause: unknown): InvalidInputError {
-  return new InvalidInputError(
-    'MISSING_DEPENDENCY',
-    `${store}: the sqlite: store needs the optional package ${PACKAGE} (12.x), ${why}; install it with \`npm install ${PACKAGE}\``,
-    { cause, details: { package: PACKAGE } },
-  );
-}
-
-async function loadDriverModule(store: string): Promise<DatabaseConstructor> {
-  let module: { default?: unknown };
-  try {
-    module = (await import('better-sqlite3')) as { default?: unknown };
-  } catch (error) {
-    throw missing(store, `which could not be loaded (${errorMessage(error)})`, error);
-  }
-  if (typeof module.default !== 'function')
-    throw missing(store, 'but what was loaded under that name is not it', undefined);
-  return module.default as DatabaseConstructor;
-}
 
 /**
  * The file of a `sqlite:` URL: `sqlite:PATH` (relative to the working directory, taken as written),
@@ -105,7 +84,8 @@ function isDatabase(value: unknown): value is SqliteDatabaseLike {
 }
 
 async function openFile(path: string, store: string, busyTimeoutMs: number): Promise<SqliteDatabaseLike> {
-  const Database = await loadDriverModule(store);
+  const user = { who: store, needs: 'the sqlite: store' };
+  const Database = await loadBetterSqlite3<DatabaseConstructor>(user);
   const memory = path === ':memory:';
   const file = memory ? path : resolve(path);
   if (!memory) {
@@ -123,15 +103,8 @@ async function openFile(path: string, store: string, busyTimeoutMs: number): Pro
     return new Database(file, { timeout: busyTimeoutMs });
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    // better-sqlite3 loads its native addon on first use: a missing build, or one made for another
-    // Node version, surfaces here rather than at import.
-    if (code === 'ERR_DLOPEN_FAILED' || /bindings file|NODE_MODULE_VERSION|\.node\b/.test(errorMessage(error))) {
-      throw missing(
-        store,
-        `whose native module did not load (${errorMessage(error)}); reinstall it or run \`npm rebuild ${PACKAGE}\``,
-        error,
-      );
-    }
+    const broken = nativeLoadFailure(error, user);
+    if (broken !== undefined) throw broken;
     if (typeof code === 'string' && code.startsWith('SQLITE_')) throw translateError(error, { store, file });
     throw new InvalidInputError('INVALID_ARGUMENT', `${store}: cannot open ${file} (${errorMessage(error)})`, {
       cause: error,

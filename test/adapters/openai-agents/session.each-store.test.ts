@@ -270,6 +270,28 @@ await describeEveryStore(
       expect(await second.getItems()).toEqual([user('start'), user('once')]);
     });
 
+    it('an operation id reused for items that differ only under a "__proto__" key is CONFLICT, not a retry', async () => {
+      const store = await stores.open();
+      const session = chatstateSession({ store, sessionId: 'proto-operation' });
+      const tagged = (tier: string): AgentInputItem =>
+        JSON.parse(
+          `{"role":"user","content":[{"type":"input_text","text":"hi"}],"providerData":{"__proto__":{"tier":"${tier}"}}}`,
+        ) as AgentInputItem;
+      const apply = (tier: string): Promise<void> =>
+        session.applyHistoryTransaction({
+          operationId: 'turn-1',
+          transaction: { type: 'append_items', items: [tagged(tier)] },
+        });
+      await apply('free');
+      await apply('free');
+      expect(await codeOf(apply('paid'))).toBe('CONFLICT');
+      const items = await session.getItems();
+      expect(items).toHaveLength(1);
+      const data = (items[0] as { providerData?: Record<string, unknown> }).providerData ?? {};
+      expect(Object.hasOwn(data, '__proto__')).toBe(true);
+      expect(JSON.stringify(data)).toBe('{"__proto__":{"tier":"free"}}');
+    });
+
     it('items no message can hold (reasoning alone) stay valid in every provider format', async () => {
       const store = await stores.open();
       const session = chatstateSession({ store, sessionId: 'held' });

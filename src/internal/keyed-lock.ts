@@ -1,6 +1,7 @@
 /**
- * A lock per key: operations on one session run one after another, operations on different
- * sessions run concurrently.
+ * A lock per key, in this process: work on one key (a session, a recall partition, a lock file)
+ * runs one piece after another, work on different keys concurrently; a key holds memory only while
+ * work on it is queued or running.
  * @module
  */
 
