@@ -19,6 +19,8 @@ export interface RowContext {
   readonly toggle: (callId: string) => void;
   /** The message jumped to (highlighted). */
   readonly targetSeq?: number;
+  /** Ids of related sessions known to be gone: a mark that names one is no link. */
+  readonly gone: ReadonlySet<string>;
 }
 
 function textOf(content: Message['content']): string {
@@ -66,7 +68,7 @@ function Content({ content }: { readonly content: Message['content'] }) {
 }
 
 /** The marks of a message: a summary, a continuation marker, a recovery notice. */
-function Marks({ message }: { readonly message: Message }) {
+function Marks({ message, gone }: { readonly message: Message; readonly gone: ReadonlySet<string> }) {
   const { metadata } = message;
   const marks = [];
   if (metadata.summary === true)
@@ -78,9 +80,15 @@ function Marks({ message }: { readonly message: Message }) {
     );
   if (metadata.transition === true && typeof metadata.continuedFrom === 'string')
     marks.push(
-      <a key="transition" class="mark transition" href={sessionHref(metadata.continuedFrom)}>
-        Continues {metadata.continuedFrom}
-      </a>,
+      gone.has(metadata.continuedFrom) ? (
+        <span key="transition" class="mark transition gone">
+          Continues {metadata.continuedFrom} (gone)
+        </span>
+      ) : (
+        <a key="transition" class="mark transition" href={sessionHref(metadata.continuedFrom)}>
+          Continues {metadata.continuedFrom}
+        </a>
+      ),
     );
   if (typeof metadata.recovery === 'object' && metadata.recovery !== null)
     marks.push(
@@ -157,7 +165,7 @@ export function MessageRow({ message, context }: { readonly message: Message; re
         <span class="role">{message.role}</span>
         {message.name !== undefined && <span class="tool-name">{message.name}</span>}
         <span class="category">{message.category.replace('_', ' ')}</span>
-        <Marks message={message} />
+        <Marks message={message} gone={context.gone} />
         <time class="muted" dateTime={message.timestamp}>
           {message.timestamp.replace('T', ' ').slice(0, 19)}
         </time>

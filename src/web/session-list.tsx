@@ -25,7 +25,11 @@ const FETCH_BATCH = 16;
 /** Summaries fetched by id at most per list (a new search starts again): the list's requests stay bounded. */
 const MAX_FETCHED = 400;
 
-/** Waits until typing pauses before searching. */
+/**
+ * Waits until typing pauses before searching. `value` must keep its identity while it does not
+ * change (a primitive, or an object from `useMemo`): a new object each render would restart the
+ * timer on every render, and each settle would render again — a request loop.
+ */
 function useDebounced<T>(value: T, ms: number): T {
   const [settled, setSettled] = useState(value);
   useEffect(() => {
@@ -54,10 +58,21 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
   );
 }
 
+/** A fork its source still lists that no longer exists (or is not the caller's): no link to follow. */
+function GoneRow({ id }: { readonly id: string }) {
+  return (
+    <li class="session-row gone" data-testid="gone-session" data-session-id={id}>
+      <span class="session-title">
+        <span class="mono">{id}</span> <span class="muted">(gone: deleted, or not yours to see)</span>
+      </span>
+    </li>
+  );
+}
+
 function groupLabel(group: ListGroup): string {
   let title = 'Related sessions';
   if (group.chain.length > 1) title = `Continuation chain · ${group.chain.length} sessions`;
-  else if (group.forks.length > 0) title = 'Session and forks';
+  else if (group.forks.length > 0 || group.gone.length > 0) title = 'Session and forks';
   const parts = [title];
   if (group.forks.length > 0 && group.chain.length > 1)
     parts.push(`${group.forks.length} fork${group.forks.length === 1 ? '' : 's'}`);
@@ -67,7 +82,7 @@ function groupLabel(group: ListGroup): string {
 }
 
 function Group({ group }: { readonly group: ListGroup }) {
-  const single = group.chain.length === 1 && group.forks.length === 0 && group.pending === 0;
+  const single = group.chain.length === 1 && group.forks.length === 0 && group.pending === 0 && group.gone.length === 0;
   if (single) return <Row row={group.chain[0] as SessionRow} />;
   return (
     <li class="chain" data-testid="chain" aria-busy={group.pending > 0}>
@@ -78,6 +93,9 @@ function Group({ group }: { readonly group: ListGroup }) {
         ))}
         {group.forks.map((row) => (
           <Row key={row.id} row={row} role={`fork of ${row.forkedFrom?.sessionId ?? ''}`} />
+        ))}
+        {group.gone.map((id) => (
+          <GoneRow key={id} id={id} />
         ))}
       </ol>
     </li>
@@ -140,7 +158,8 @@ export function SessionList({ onUnauthorized }: { readonly onUnauthorized: (erro
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [status, setStatus] = useState<'loading' | 'idle' | 'error'>('loading');
   const [error, setError] = useState<string | undefined>(undefined);
-  const filters = useDebounced({ q, userId, agentId, activity }, 250);
+  const typed = useMemo(() => ({ q, userId, agentId, activity }), [q, userId, agentId, activity]);
+  const filters = useDebounced(typed, 250);
 
   const query = useMemo((): ListFilters => {
     const since = ACTIVITY.find((option) => option.value === filters.activity)?.ms;

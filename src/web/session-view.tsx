@@ -14,10 +14,11 @@ import { followSession } from './live.js';
 import { MessageRow, PendingRow, type RowContext } from './message-row.js';
 import { CHUNK, MessageWindow } from './message-window.js';
 import { sessionHref } from './router.js';
+import { SessionLinks } from './session-links.js';
 import { StatsPanel } from './stats-panel.js';
 import { isDark } from './theme.js';
 import { TokenChart } from './token-chart.js';
-import type { ForkedFrom, Message, SessionRow, SessionStats, Timeline } from './types.js';
+import type { Message, SessionRow, SessionStats, Timeline } from './types.js';
 import { VirtualList, type VirtualListHandle } from './virtual-list.js';
 
 /** Height a message row is taken to have until it is measured. */
@@ -33,39 +34,6 @@ interface Loaded {
   readonly row: SessionRow;
   readonly window: MessageWindow;
   readonly heights: Heights;
-}
-
-/** The link from a fork to its source, opened at the message the fork was taken at (when its sequence number is known). */
-function ForkedFromLink({ from }: { readonly from: ForkedFrom }) {
-  let at = '';
-  if (from.seq !== undefined) at = ` at message #${from.seq}`;
-  else if (from.messageId !== undefined) at = ` at ${from.messageId}`;
-  return (
-    <a href={sessionHref(from.sessionId, from.seq)} data-testid="forked-from" rel="up">
-      ← fork of {from.sessionId}
-      {at}
-    </a>
-  );
-}
-
-/** The session's own forks, oldest first. */
-function ForkLinks({ forks }: { readonly forks: readonly string[] }) {
-  return (
-    <span class="forks-nav" data-testid="forks">
-      <span id="forks-label">
-        {forks.length} fork{forks.length === 1 ? '' : 's'}:
-      </span>
-      <ul class="inline-list" aria-labelledby="forks-label">
-        {forks.map((fork) => (
-          <li key={fork}>
-            <a href={sessionHref(fork)} data-testid="fork-link" aria-label={`Fork ${fork}`}>
-              {fork}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </span>
-  );
 }
 
 /** The view of session `id` (opened at message `seq`, when given). */
@@ -245,8 +213,9 @@ export function SessionView(props: {
           return next;
         }),
       ...(targetSeq === undefined ? {} : { targetSeq }),
+      gone: new Set(stats?.chain.missing ?? []),
     };
-  }, [loaded, expanded, targetSeq, version]);
+  }, [loaded, expanded, targetSeq, version, stats]);
 
   if (missing) return <NotFound what={`No session ${id} (or not yours to see).`} />;
   if (failure !== undefined)
@@ -273,36 +242,7 @@ export function SessionView(props: {
             {live === 'live' ? 'live' : live === 'deleted' ? 'deleted' : 'connecting…'}
           </span>
         </p>
-        <nav class="links" aria-label="Related sessions">
-          {row.continuedFrom !== undefined && (
-            <a href={sessionHref(row.continuedFrom)} data-testid="continued-from" rel="prev">
-              ← continues {row.continuedFrom}
-            </a>
-          )}
-          {row.continuedTo !== undefined && (
-            <a href={sessionHref(row.continuedTo)} data-testid="continued-to" rel="next">
-              continued in {row.continuedTo} →
-            </a>
-          )}
-          {row.forkedFrom !== undefined && <ForkedFromLink from={row.forkedFrom} />}
-          {row.forks !== undefined && row.forks.length > 0 && <ForkLinks forks={row.forks} />}
-          {stats !== undefined && stats.chain.ids.length > 1 && (
-            <span class="chain-nav" data-testid="chain-nav">
-              chain:{' '}
-              {stats.chain.ids.map((link, i) =>
-                link === id ? (
-                  <strong key={link} aria-current="page">
-                    {i + 1}
-                  </strong>
-                ) : (
-                  <a key={link} href={sessionHref(link)} title={link}>
-                    {i + 1}
-                  </a>
-                ),
-              )}
-            </span>
-          )}
-        </nav>
+        <SessionLinks row={row} stats={stats} />
       </header>
       {timeline !== undefined ? (
         <TokenChart timeline={timeline} onJump={jump} dark={dark} firstMessageOf={firstMessageOf} />

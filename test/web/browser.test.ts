@@ -18,6 +18,7 @@ import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { startTestServer, type TestServer } from '../server/server-harness.js';
 import { builtWeb, chromiumMissing } from './browser.js';
 import { PAYLOADS, SEEDED, type Seeded } from './seed.js';
+import { goneSessionSpecs } from './specs/gone-sessions.js';
 import { until, WebSuite } from './web-suite.js';
 
 const missing = chromiumMissing();
@@ -335,6 +336,8 @@ if (missing !== undefined && required) {
         expect(await page.evaluate('document.documentElement.dataset.theme ?? null')).toBeNull();
         await page.close();
       });
+
+      goneSessionSpecs(suite);
 
       it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
         expect(problems).toEqual([]);

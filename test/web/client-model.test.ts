@@ -110,6 +110,18 @@ describe('groupRows', () => {
     expect(groupRows(rows, new Map([['not-on-this-page', null]])).wanted).toEqual([]);
   });
 
+  it('lists a fork its source names that is gone as gone, and wants it no more', () => {
+    const source = row('source', { forks: ['gone-fork', 'fork'] });
+    const fork = row('fork', { forkedFrom: { sessionId: 'source' } });
+    expect(groupRows([source, fork]).wanted).toEqual(['gone-fork']);
+    const grouping = groupRows([source, fork], new Map([['gone-fork', null]]));
+    expect(grouping.wanted).toEqual([]);
+    expect(grouping.groups).toHaveLength(1);
+    expect(grouping.groups[0]?.gone).toEqual(['gone-fork']);
+    expect(grouping.groups[0]?.pending).toBe(0);
+    expect(ids(grouping.groups)).toEqual([{ chain: ['source'], forks: ['fork'] }]);
+  });
+
   it('ends a walk over links that loop', () => {
     const rows = [
       row('a', { continuedFrom: 'b', continuedTo: 'b' }),
