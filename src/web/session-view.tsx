@@ -16,7 +16,7 @@ import { CHUNK, MessageWindow } from './message-window.js';
 import { sessionHref } from './router.js';
 import { SessionLinks } from './session-links.js';
 import { StatsPanel } from './stats-panel.js';
-import { isDark } from './theme.js';
+import { useDark } from './theme.js';
 import { TokenChart } from './token-chart.js';
 import type { Message, SessionRow, SessionStats, Timeline } from './types.js';
 import { VirtualList, type VirtualListHandle } from './virtual-list.js';
@@ -52,7 +52,7 @@ export function SessionView(props: {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [targetSeq, setTargetSeq] = useState<number | undefined>(props.seq);
   const [live, setLive] = useState<'connecting' | 'live' | 'deleted'>('connecting');
-  const [dark, setDark] = useState(isDark);
+  const dark = useDark();
   const handle = useRef<VirtualListHandle | undefined>(undefined);
   const generation = useRef(0);
 
@@ -135,13 +135,6 @@ export function SessionView(props: {
       if (timer !== undefined) clearTimeout(timer);
     };
   }, [loaded?.window, id]);
-
-  // Follow the theme, so the chart's colours do.
-  useEffect(() => {
-    const observer = new MutationObserver(() => setDark(isDark()));
-    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
-    return () => observer.disconnect();
-  }, []);
 
   /** Fetches the chunks of the rows in view that the page does not hold. */
   const onVisible = useCallback(
