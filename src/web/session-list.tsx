@@ -8,6 +8,7 @@ import { api, type ListFilters } from './api.js';
 import { groupRows, type ListGroup } from './chains.js';
 import { formatAge, formatCount, formatTokens } from './format.js';
 import { sessionHref } from './router.js';
+import { isKnowledge, titleOf } from './session-title.js';
 import type { SessionRow } from './types.js';
 
 /** Activity filters: how recent a session's last change must be. */
@@ -43,7 +44,8 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
   return (
     <li class="session-row" data-testid="session-row" data-session-id={row.id}>
       <a href={sessionHref(row.id)} class="session-link">
-        <span class="session-title">{row.title ?? row.id}</span>
+        <span class="session-title">{titleOf(row)}</span>
+        {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
         {role !== undefined && <span class="badge">{role}</span>}
       </a>
       <span class="session-meta">

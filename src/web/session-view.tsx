@@ -15,6 +15,7 @@ import { MessageRow, PendingRow, type RowContext } from './message-row.js';
 import { CHUNK, MessageWindow } from './message-window.js';
 import { sessionHref } from './router.js';
 import { SessionLinks } from './session-links.js';
+import { isKnowledge, titleOf } from './session-title.js';
 import { StatsPanel } from './stats-panel.js';
 import { useDark } from './theme.js';
 import { TokenChart } from './token-chart.js';
@@ -222,7 +223,16 @@ export function SessionView(props: {
   return (
     <div class="session-view" data-testid="session-view" data-session-id={id}>
       <header class="session-head">
-        <h1>{row.title ?? row.id}</h1>
+        <h1>
+          {titleOf(row)}
+          {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
+        </h1>
+        {isKnowledge(row) && (
+          <p class="muted" data-testid="knowledge-note">
+            What active memory was asked to remember for {row.userId ?? 'this user'}: recall searches it with the user’s
+            other sessions.
+          </p>
+        )}
         <p class="session-meta">
           <span class="mono">{row.id}</span>
           {row.userId !== undefined && <span>user {row.userId}</span>}

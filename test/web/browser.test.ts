@@ -19,6 +19,7 @@ import { startTestServer, type TestServer } from '../server/server-harness.js';
 import { builtWeb, chromiumMissing } from './browser.js';
 import { PAYLOADS, SEEDED, type Seeded } from './seed.js';
 import { goneSessionSpecs } from './specs/gone-sessions.js';
+import { knowledgeSessionSpecs } from './specs/knowledge-sessions.js';
 import { tokenChartSpecs } from './specs/token-chart.js';
 import { until, WebSuite } from './web-suite.js';
 
@@ -340,6 +341,7 @@ if (missing !== undefined && required) {
 
       goneSessionSpecs(suite);
       tokenChartSpecs(suite);
+      knowledgeSessionSpecs(suite);
 
       it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
         expect(problems).toEqual([]);

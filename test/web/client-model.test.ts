@@ -1,12 +1,14 @@
 /**
  * The browser client's pure parts, run under Node: row heights (the virtualized list's offsets),
- * the window of held messages (positions ↔ sequence numbers, chunk ranges), and the grouping of
- * list rows into continuation chains.
+ * the window of held messages (positions ↔ sequence numbers, chunk ranges), the grouping of
+ * list rows into continuation chains, and the names of sessions (a knowledge session's).
  */
 import { describe, expect, it } from 'vitest';
+import { KNOWLEDGE_PREFIX, knowledgeSessionId } from '../../src/active-memory/knowledge.js';
 import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from '../../src/web/chains.js';
 import { Heights } from '../../src/web/heights.js';
 import { CHUNK, MessageWindow } from '../../src/web/message-window.js';
+import * as title from '../../src/web/session-title.js';
 import type { Message, SessionRow } from '../../src/web/types.js';
 
 function message(seq: number, extra: Partial<Message> = {}): Message {
@@ -197,3 +199,14 @@ function ids(groups: readonly ListGroup[]): Array<{ chain: string[]; forks: stri
     forks: group.forks.map((member) => member.id),
   }));
 }
+
+describe('session titles', () => {
+  it("know the library's knowledge sessions, and call one its user's memory", () => {
+    expect(title.KNOWLEDGE_PREFIX).toBe(KNOWLEDGE_PREFIX);
+    const id = knowledgeSessionId('carol');
+    expect(title.titleOf({ id, userId: 'carol' })).toBe('carol’s memory');
+    expect(title.titleOf({ id, userId: 'carol', title: 'Carol prefers aisle seats.' })).toBe('carol’s memory');
+    expect(title.titleOf({ id: 'trip', title: 'A trip' })).toBe('A trip');
+    expect(title.titleOf({ id: 'trip' })).toBe('trip');
+  });
+});
