@@ -140,8 +140,26 @@ function ToolCalls({ message, context }: { readonly message: Message; readonly c
   );
 }
 
-/** A message row. */
-export function MessageRow({ message, context }: { readonly message: Message; readonly context: RowContext }) {
+/** A message's tokens, as the server counted them. */
+function Tokens({ tokens }: { readonly tokens: number | undefined }) {
+  if (tokens === undefined) return null;
+  return (
+    <span class="msg-tokens" data-testid="message-tokens" title="This message’s tokens (counted as in the chart)">
+      {formatCount(tokens)} tokens
+    </span>
+  );
+}
+
+/** A message row, with its tokens when known. */
+export function MessageRow({
+  message,
+  tokens,
+  context,
+}: {
+  readonly message: Message;
+  readonly tokens: number | undefined;
+  readonly context: RowContext;
+}) {
   const folded = message.role === 'tool' && context.foldedIntoCall(message);
   const classes = [
     'msg',
@@ -155,7 +173,7 @@ export function MessageRow({ message, context }: { readonly message: Message; re
       <div class={classes} data-seq={message.seq} data-testid="message">
         <span class="seq">#{message.seq}</span> <span class="role">result</span> of{' '}
         <span class="tool-name">{message.name ?? message.toolCallId}</span>
-        <span class="muted"> · shown with its call above</span>
+        <span class="muted"> · shown with its call above</span> <Tokens tokens={tokens} />
       </div>
     );
   return (
@@ -166,6 +184,7 @@ export function MessageRow({ message, context }: { readonly message: Message; re
         {message.name !== undefined && <span class="tool-name">{message.name}</span>}
         <span class="category">{message.category.replace('_', ' ')}</span>
         <Marks message={message} gone={context.gone} />
+        <Tokens tokens={tokens} />
         <time class="muted" dateTime={message.timestamp}>
           {message.timestamp.replace('T', ' ').slice(0, 19)}
         </time>

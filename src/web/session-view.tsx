@@ -89,7 +89,7 @@ export function SessionView(props: {
       if (asked !== generation.current) return;
       const count = Math.max(row.messageCount, tail.messages.length);
       const window = new MessageWindow(count);
-      window.put(count - tail.messages.length, tail.messages);
+      window.put(count - tail.messages.length, tail.messages, tail.tokenCounts);
       setLoaded({ row, window, heights: new Heights(count, ESTIMATED_ROW) });
       setVersion((n) => n + 1);
       // After the first messages are on screen: nothing here delays them.
@@ -122,8 +122,8 @@ export function SessionView(props: {
         setLive('live');
         if (current !== loaded.row.version) refreshSoon();
       },
-      appended: (messages: readonly Message[]) => {
-        if (loaded.window.append(messages) === 0) return;
+      appended: (messages: readonly Message[], _version, tokenCounts) => {
+        if (loaded.window.append(messages, tokenCounts) === 0) return;
         loaded.heights.resize(loaded.window.count);
         setVersion((n) => n + 1);
         refreshSoon();
@@ -152,7 +152,7 @@ export function SessionView(props: {
           .then((answer) => {
             if (asked !== generation.current) return;
             const end = Math.min(window.count, (chunk + 1) * CHUNK);
-            window.put(end - answer.messages.length, answer.messages);
+            window.put(end - answer.messages.length, answer.messages, answer.tokenCounts);
             setVersion((n) => n + 1);
           }, fail)
           .finally(() => window.setLoading(chunk, false));
@@ -265,7 +265,7 @@ export function SessionView(props: {
             return message === undefined ? (
               <PendingRow index={index} />
             ) : (
-              <MessageRow message={message} context={context} />
+              <MessageRow message={message} tokens={window.tokensAt(index)} context={context} />
             );
           }}
         />

@@ -20,6 +20,7 @@ import { builtWeb, chromiumMissing } from './browser.js';
 import { PAYLOADS, SEEDED, type Seeded } from './seed.js';
 import { goneSessionSpecs } from './specs/gone-sessions.js';
 import { knowledgeSessionSpecs } from './specs/knowledge-sessions.js';
+import { messageTokenSpecs } from './specs/message-tokens.js';
 import { tokenChartSpecs } from './specs/token-chart.js';
 import { until, WebSuite } from './web-suite.js';
 
@@ -342,6 +343,7 @@ if (missing !== undefined && required) {
       goneSessionSpecs(suite);
       tokenChartSpecs(suite);
       knowledgeSessionSpecs(suite);
+      messageTokenSpecs(suite);
 
       it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
         expect(problems).toEqual([]);

@@ -79,6 +79,17 @@ describe('MessageWindow', () => {
     expect(window.resultOf('c1')?.seq).toBe(2);
     expect(window.append([message(5)])).toBe(0);
   });
+
+  it('keeps each message’s tokens by position, those of a live append too (its repeats left out)', () => {
+    const window = new MessageWindow(2);
+    window.put(0, [message(1), message(2)], [7, 11]);
+    expect([window.tokensAt(0), window.tokensAt(1)]).toEqual([7, 11]);
+    expect(window.append([message(2), message(3)], [11, 13])).toBe(1);
+    expect(window.tokensAt(2)).toBe(13);
+    // Without counts (an older server), the message is held all the same.
+    expect(window.append([message(4)])).toBe(1);
+    expect(window.tokensAt(3)).toBeUndefined();
+  });
 });
 
 describe('groupRows', () => {
