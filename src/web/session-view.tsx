@@ -1,7 +1,8 @@
 /**
  * The session view: its header with continuation and fork links, the token chart, the stats panel
  * and the messages in a virtualized list. It opens on the newest messages (the list row and the
- * tail, two small requests whatever the session's length), then fetches the chart, the stats and
+ * tail, two small requests whatever the session's length), at the start of the newest turn (the
+ * user message that began it at the top of the pane), then fetches the chart, the stats and
  * the map of sequence numbers; older messages are fetched by sequence range as they scroll into
  * view. Appends by any process arrive over server-sent events.
  */
@@ -35,6 +36,20 @@ interface Loaded {
   readonly row: SessionRow;
   readonly window: MessageWindow;
   readonly heights: Heights;
+  /** The row the list opens with at its top: the start of the newest turn. */
+  readonly start: number;
+  /** Which opening this is: a history read again (after a compaction) is a new list. */
+  readonly generation: number;
+}
+
+/**
+ * The position of the message that began the newest turn among `tail` (the newest messages, from
+ * `first` on): the last user message; the newest message when the tail holds none (a long run of
+ * tool calls), so that at least its header is in view.
+ */
+function newestTurnStart(tail: readonly Message[], first: number): number {
+  for (let i = tail.length - 1; i >= 0; i--) if (tail[i]?.role === 'user') return first + i;
+  return first + Math.max(0, tail.length - 1);
 }
 
 /** The view of session `id` (opened at message `seq`, when given). */
@@ -89,8 +104,15 @@ export function SessionView(props: {
       if (asked !== generation.current) return;
       const count = Math.max(row.messageCount, tail.messages.length);
       const window = new MessageWindow(count);
-      window.put(count - tail.messages.length, tail.messages, tail.tokenCounts);
-      setLoaded({ row, window, heights: new Heights(count, ESTIMATED_ROW) });
+      const first = count - tail.messages.length;
+      window.put(first, tail.messages, tail.tokenCounts);
+      setLoaded({
+        row,
+        window,
+        heights: new Heights(count, ESTIMATED_ROW),
+        start: newestTurnStart(tail.messages, first),
+        generation: asked,
+      });
       setVersion((n) => n + 1);
       // After the first messages are on screen: nothing here delays them.
       setTimeout(() => refreshViews(window), 0);
@@ -219,7 +241,7 @@ export function SessionView(props: {
       </p>
     );
   if (loaded === undefined || context === undefined) return <p class="muted">Opening {id}…</p>;
-  const { row, window, heights } = loaded;
+  const { row, window, heights, start } = loaded;
   return (
     <div class="session-view" data-testid="session-view" data-session-id={id}>
       <header class="session-head">
@@ -254,6 +276,8 @@ export function SessionView(props: {
       )}
       <div class="session-body">
         <VirtualList
+          key={loaded.generation}
+          initialIndex={start}
           count={window.count}
           heights={heights}
           version={version}

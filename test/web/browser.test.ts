@@ -21,6 +21,7 @@ import { PAYLOADS, SEEDED, type Seeded } from './seed.js';
 import { goneSessionSpecs } from './specs/gone-sessions.js';
 import { knowledgeSessionSpecs } from './specs/knowledge-sessions.js';
 import { messageTokenSpecs } from './specs/message-tokens.js';
+import { openAtTurnSpecs } from './specs/open-at-turn.js';
 import { tokenChartSpecs } from './specs/token-chart.js';
 import { until, WebSuite } from './web-suite.js';
 
@@ -344,6 +345,7 @@ if (missing !== undefined && required) {
       tokenChartSpecs(suite);
       knowledgeSessionSpecs(suite);
       messageTokenSpecs(suite);
+      openAtTurnSpecs(suite);
 
       it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
         expect(problems).toEqual([]);
