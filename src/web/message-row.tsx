@@ -173,7 +173,8 @@ export function MessageRow({
       <div class={classes} data-seq={message.seq} data-testid="message">
         <span class="seq">#{message.seq}</span> <span class="role">result</span> of{' '}
         <span class="tool-name">{message.name ?? message.toolCallId}</span>
-        <span class="muted"> · shown with its call above</span> <Tokens tokens={tokens} />
+        <span class="muted"> · shown with its call above{tokens === undefined ? '' : ' · '}</span>
+        <Tokens tokens={tokens} />
       </div>
     );
   return (

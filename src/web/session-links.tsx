@@ -20,33 +20,41 @@ function Gone({ testId, text }: { readonly testId: string; readonly text: string
   );
 }
 
-/** Whether the session `id` names is known to be gone: `undefined` until answered, or when it cannot be told. */
-function useGone(id: string | undefined): boolean | undefined {
-  const [gone, setGone] = useState<boolean | undefined>(undefined);
+/** Related sessions asked for when a view opens, at most: a fork's source and the newest forks (as many as a list group shows). */
+const MAX_CHECKED = 21;
+
+/**
+ * Which of `ids` are known to be gone: each asked for once (the first `MAX_CHECKED`), and a 404
+ * tells it is gone; until answered, or after another failure, a link stays a link.
+ */
+function useGone(ids: readonly string[]): ReadonlySet<string> {
+  const [gone, setGone] = useState<ReadonlySet<string>>(new Set());
+  const key = ids.slice(0, MAX_CHECKED).join('\n');
   useEffect(() => {
-    setGone(undefined);
-    if (id === undefined) return undefined;
+    setGone(new Set());
+    if (key === '') return undefined;
     let current = true;
-    api.summary(id).then(
-      () => current && setGone(false),
-      // Only a 404 tells it is gone; another failure leaves the link as it is.
-      (error: unknown) => current && setGone(error instanceof ApiError && error.status === 404 ? true : undefined),
-    );
+    for (const id of key.split('\n'))
+      api.summary(id).then(
+        () => undefined,
+        (error: unknown) => {
+          if (current && error instanceof ApiError && error.status === 404) setGone((known) => new Set([...known, id]));
+        },
+      );
     return () => {
       current = false;
     };
-  }, [id]);
+  }, [key]);
   return gone;
 }
 
 /** The link from a fork to its source, opened at the message the fork was taken at (when its sequence number is known). */
-function ForkedFromLink({ from }: { readonly from: ForkedFrom }) {
-  const gone = useGone(from.sessionId);
+function ForkedFromLink({ from, gone }: { readonly from: ForkedFrom; readonly gone: boolean }) {
   let at = '';
   if (from.seq !== undefined) at = ` at message #${from.seq}`;
   else if (from.messageId !== undefined) at = ` at ${from.messageId}`;
   const text = `← fork of ${from.sessionId}${at}`;
-  if (gone === true) return <Gone testId="forked-from" text={text} />;
+  if (gone) return <Gone testId="forked-from" text={text} />;
   return (
     <a href={sessionHref(from.sessionId, from.seq)} data-testid="forked-from" rel="up">
       {text}
@@ -54,8 +62,8 @@ function ForkedFromLink({ from }: { readonly from: ForkedFrom }) {
   );
 }
 
-/** The session's own forks, oldest first. */
-function ForkLinks({ forks }: { readonly forks: readonly string[] }) {
+/** The session's own forks, oldest first (those gone shown as such). */
+function ForkLinks({ forks, gone }: { readonly forks: readonly string[]; readonly gone: ReadonlySet<string> }) {
   return (
     <span class="forks-nav" data-testid="forks">
       <span id="forks-label">
@@ -64,9 +72,13 @@ function ForkLinks({ forks }: { readonly forks: readonly string[] }) {
       <ul class="inline-list" aria-labelledby="forks-label">
         {forks.map((fork) => (
           <li key={fork}>
-            <a href={sessionHref(fork)} data-testid="fork-link" aria-label={`Fork ${fork}`}>
-              {fork}
-            </a>
+            {gone.has(fork) ? (
+              <Gone testId="fork-gone" text={fork} />
+            ) : (
+              <a href={sessionHref(fork)} data-testid="fork-link" aria-label={`Fork ${fork}`}>
+                {fork}
+              </a>
+            )}
           </li>
         ))}
       </ul>
@@ -97,7 +109,9 @@ function ChainNav({ id, ids }: { readonly id: string; readonly ids: readonly str
 /** The links of session `row` (its statistics, once read, tell the chain). */
 export function SessionLinks({ row, stats }: { readonly row: SessionRow; readonly stats: SessionStats | undefined }) {
   const missing = new Set(stats?.chain.missing ?? []);
-  const { continuedFrom, continuedTo } = row;
+  const { continuedFrom, continuedTo, forkedFrom, forks = [] } = row;
+  // The source first, then the newest forks: the ones a person is likeliest to follow.
+  const gone = useGone([...(forkedFrom === undefined ? [] : [forkedFrom.sessionId]), ...[...forks].reverse()]);
   return (
     <nav class="links" aria-label="Related sessions">
       {continuedFrom !== undefined &&
@@ -116,8 +130,8 @@ export function SessionLinks({ row, stats }: { readonly row: SessionRow; readonl
             continued in {continuedTo} →
           </a>
         ))}
-      {row.forkedFrom !== undefined && <ForkedFromLink from={row.forkedFrom} />}
-      {row.forks !== undefined && row.forks.length > 0 && <ForkLinks forks={row.forks} />}
+      {forkedFrom !== undefined && <ForkedFromLink from={forkedFrom} gone={gone.has(forkedFrom.sessionId)} />}
+      {forks.length > 0 && <ForkLinks forks={forks} gone={gone} />}
       {stats !== undefined && stats.chain.ids.length > 1 && <ChainNav id={row.id} ids={stats.chain.ids} />}
     </nav>
   );

@@ -2,7 +2,7 @@
  * Sessions that are gone, in the browser: after a fork is deleted (the README's `fork` then
  * `delete`), an idle session list sends no request at all — the fork its source still lists is
  * asked for once and shown as gone, never polled — and a session view shows the source of a fork,
- * or a link of a continuation chain, that no longer exists as gone, not as a live link.
+ * a link of a continuation chain, or a fork that no longer exists as gone, not as a live link.
  * @module
  */
 import type { Page, Request } from 'playwright-core';
@@ -71,7 +71,7 @@ export function goneSessionSpecs(suite: WebSuite): void {
     }
   });
 
-  it('shows the deleted source of a fork, and a deleted link of a continuation chain, as gone: no link', async () => {
+  it('shows the deleted source of a fork, a deleted link of a continuation chain, and a deleted fork as gone: no link', async () => {
     const store = suite.tenantA;
     const manager = new SessionManager({ store, autoSaveIntervalMs: false, ownsStore: false });
     try {
@@ -82,6 +82,13 @@ export function goneSessionSpecs(suite: WebSuite): void {
       await manager.fork('fork-origin', { atMessageId: answer?.id ?? '', id: 'orphan-fork' });
       await store.save(Session.create({ id: 'chain-start', messages: [Message.user('The first part')] }));
       const successor = (await manager.continueSession('chain-start')).id;
+      await store.save(
+        Session.create({
+          id: 'fork-holder',
+          metadata: withForkEntry({}, { sessionId: 'vanished-fork', createdAt: new Date().toISOString() }),
+          messages: [Message.user('A session whose fork was deleted')],
+        }),
+      );
       await store.delete('fork-origin');
       await store.delete('chain-start');
 
@@ -97,6 +104,11 @@ export function goneSessionSpecs(suite: WebSuite): void {
       await until('the predecessor shown as gone', async () => /\(gone/.test((await previous.textContent()) ?? ''));
       expect(await previous.evaluate((element) => element.tagName)).not.toBe('A');
       expect(await page.locator('a[href*="chain-start"]').count()).toBe(0);
+
+      await suite.openSession(page, 'fork-holder');
+      const fork = page.getByTestId('fork-gone');
+      await until('the deleted fork shown as gone', async () => /\(gone/.test((await fork.textContent()) ?? ''));
+      expect(await page.locator('a[href*="vanished-fork"]').count()).toBe(0);
       await page.close();
     } finally {
       await manager.close();
