@@ -127,6 +127,8 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
     // Only the categories that hold tokens: an empty one would still stroke a line along the others.
     const categories = drawnCategories(timeline);
     const order = [...categories].reverse();
+    const single = points.length === 1;
+    const bars = uPlot.paths.bars?.({ size: [0.5, 64] });
     const series: uPlot.Series[] = [
       { label: 'Turn' },
       ...order.map((category) => ({
@@ -135,6 +137,8 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
         fill: cssVar(`--cat-${category}-fill`),
         width: 1,
         points: { show: false },
+        // One point makes no line nor area: it is drawn as a stacked bar, in the areas' colours.
+        ...(single ? { paths: bars } : {}),
       })),
       ...(window === undefined
         ? []

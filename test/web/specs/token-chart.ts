@@ -146,6 +146,8 @@ export function tokenChartSpecs(suite: WebSuite): void {
     await suite.openSession(page, SEEDED.bob);
     await page.locator('.chart-canvas canvas').waitFor();
     expect(await legend()).toEqual(['Dialog']);
+    // One turn, one point: drawn all the same, in the legend's colour.
+    expect(await mismatches(page, ['Dialog'])).toEqual([]);
     // Every kind of mark: compactions, a summary, tool-heavy turns, and the context window.
     await suite.openSession(page, SEEDED.research);
     await page.locator('.chart-canvas canvas').waitFor();
