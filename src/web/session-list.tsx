@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type ListFilters } from './api.js';
 import { groupRows, type ListGroup } from './chains.js';
-import { formatAge, formatCount, formatTokens } from './format.js';
+import { formatAge, formatCountOf, formatTokens } from './format.js';
 import { sessionHref } from './router.js';
 import { isKnowledge, titleOf } from './session-title.js';
 import type { SessionRow } from './types.js';
@@ -52,7 +52,7 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
         <span class="mono">{row.id}</span>
         {row.userId !== undefined && <span>user {row.userId}</span>}
         {row.agentId !== undefined && <span>agent {row.agentId}</span>}
-        <span>{formatCount(row.messageCount)} messages</span>
+        <span>{formatCountOf(row.messageCount, 'message')}</span>
         <span>{formatTokens(row.tokenCount)} tokens</span>
         <span title={row.updatedAt}>{formatAge(row.updatedAt)}</span>
       </span>

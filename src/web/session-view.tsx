@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import { NotFound } from './app.js';
-import { formatAge, formatCount, formatTokens } from './format.js';
+import { formatAge, formatCountOf, formatTokens } from './format.js';
 import { Heights } from './heights.js';
 import { followSession } from './live.js';
 import { MessageRow, PendingRow, type RowContext } from './message-row.js';
@@ -259,7 +259,7 @@ export function SessionView(props: {
           <span class="mono">{row.id}</span>
           {row.userId !== undefined && <span>user {row.userId}</span>}
           {row.agentId !== undefined && <span>agent {row.agentId}</span>}
-          <span data-testid="message-count">{formatCount(window.count)} messages</span>
+          <span data-testid="message-count">{formatCountOf(window.count, 'message')}</span>
           <span>{formatTokens(row.tokenCount)} tokens</span>
           <span>version {row.version}</span>
           <span title={row.updatedAt}>updated {formatAge(row.updatedAt)}</span>
