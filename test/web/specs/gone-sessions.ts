@@ -58,12 +58,14 @@ export function goneSessionSpecs(suite: WebSuite): void {
       expect((await server.call('DELETE', '/sessions/trip-b', { key: server.keys.adminA })).status).toBe(204);
 
       const page = await suite.loggedIn(server);
-      // Whatever the first load asked settles; from then on the page is idle.
-      await page.waitForTimeout(500);
-      expect(await requestsDuring(page, IDLE_MS)).toEqual([]);
+      // The gone fork is shown once its summary was answered: the first load is done.
       const gone = page.locator('[data-testid=gone-session][data-session-id="trip-c"]');
+      await gone.waitFor({ timeout: 10_000 });
       expect(await gone.textContent()).toMatch(/\(gone/);
       expect(await gone.locator('a').count()).toBe(0);
+      // From then on the page is idle: nothing is asked again.
+      await page.waitForTimeout(500);
+      expect(await requestsDuring(page, IDLE_MS)).toEqual([]);
       await page.close();
     } finally {
       await server.close();
