@@ -3,7 +3,7 @@
  * login set (the page never holds a key after logging in). Every failure is an `ApiError` with
  * the server's error code.
  */
-import type { Message, SessionPage, SessionRow, SessionStats, Timeline, Who } from './types.js';
+import type { MessageRange, SessionPage, SessionRow, SessionStats, Timeline, Who } from './types.js';
 
 /** An answer of the API that was not a success. */
 export class ApiError extends Error {
@@ -83,11 +83,11 @@ export const api = {
   summary: (id: string): Promise<SessionRow> => call('GET', `/sessions/${enc(id)}/summary`),
   stats: (id: string): Promise<SessionStats> => call('GET', `/sessions/${enc(id)}/stats`),
   timeline: (id: string): Promise<Timeline> => call('GET', `/sessions/${enc(id)}/timeline`),
-  /** Messages with `afterSeq < seq < beforeSeq`, the last `limit` of them. */
+  /** Messages with `afterSeq < seq < beforeSeq`, the last `limit` of them, with their tokens. */
   messages: (
     id: string,
     range: { readonly afterSeq?: number; readonly beforeSeq?: number; readonly limit: number },
-  ): Promise<{ messages: Message[] }> => call('GET', `/sessions/${enc(id)}/messages${query(range)}`),
+  ): Promise<MessageRange> => call('GET', `/sessions/${enc(id)}/messages${query(range)}`),
   /** The URL of the session's event stream. */
   eventsUrl: (id: string): string => `/sessions/${enc(id)}/events`,
 };

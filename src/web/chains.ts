@@ -23,6 +23,8 @@ export interface ListGroup {
   readonly pending: number;
   /** Forks of the chain's sessions past `MAX_GROUP_FORKS`, not shown. */
   readonly moreForks: number;
+  /** Ids of forks a member lists that are gone (deleted, or not the caller's): shown as gone, never asked for again. */
+  readonly gone: readonly string[];
 }
 
 /** The grouped list, and the ids whose summaries it still needs. */
@@ -87,6 +89,7 @@ export function groupRows(
     if (anchor !== row) placed.add(row.id);
     let slots = MAX_GROUP_FORKS - forks.length;
     let moreForks = 0;
+    const gone: string[] = [];
     for (const member of chain) {
       // The newest first: they are the ones worth a glance.
       const ids = [...new Set([...(member.forks ?? []), ...(forksBySource.get(member.id) ?? [])])].reverse();
@@ -97,14 +100,20 @@ export function groupRows(
           continue;
         }
         slots -= 1;
-        const fork = known(id);
+        const fork = lookup(id);
+        if (fork === null) {
+          placed.add(id);
+          gone.push(id);
+          continue;
+        }
+        if (fork === undefined) pending += 1;
         // A fork that starts a chain of its own is shown as that chain, in its own group.
         if (fork === undefined || chained(fork)) continue;
         placed.add(fork.id);
         forks.push(fork);
       }
     }
-    groups.push({ chain, forks, pending, moreForks });
+    groups.push({ chain, forks, pending, moreForks, gone });
   }
   return { groups, wanted: [...wanted] };
 }

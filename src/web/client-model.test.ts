@@ -1,7 +1,7 @@
 /**
  * The browser client's pure parts, run under Node: row heights (the virtualized list's offsets),
- * the window of held messages (positions ↔ sequence numbers, chunk ranges), and the grouping of
- * list rows into continuation chains.
+ * the window of held messages (positions ↔ sequence numbers, chunk ranges), the grouping of
+ * list rows into continuation chains, and the names of sessions (a knowledge session's).
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from './chains.js';
@@ -77,6 +77,17 @@ describe('MessageWindow', () => {
     expect(window.resultOf('c1')?.seq).toBe(2);
     expect(window.append([message(5)])).toBe(0);
   });
+
+  it('keeps each message’s tokens by position, those of a live append too (its repeats left out)', () => {
+    const window = new MessageWindow(2);
+    window.put(0, [message(1), message(2)], [7, 11]);
+    expect([window.tokensAt(0), window.tokensAt(1)]).toEqual([7, 11]);
+    expect(window.append([message(2), message(3)], [11, 13])).toBe(1);
+    expect(window.tokensAt(2)).toBe(13);
+    // Without counts (an older server), the message is held all the same.
+    expect(window.append([message(4)])).toBe(1);
+    expect(window.tokensAt(3)).toBeUndefined();
+  });
 });
 
 describe('groupRows', () => {
@@ -108,6 +119,18 @@ describe('groupRows', () => {
     // The link off the page is wanted; once it is known to be gone, nothing is.
     expect(grouping.wanted).toEqual(['not-on-this-page']);
     expect(groupRows(rows, new Map([['not-on-this-page', null]])).wanted).toEqual([]);
+  });
+
+  it('lists a fork its source names that is gone as gone, and wants it no more', () => {
+    const source = row('source', { forks: ['gone-fork', 'fork'] });
+    const fork = row('fork', { forkedFrom: { sessionId: 'source' } });
+    expect(groupRows([source, fork]).wanted).toEqual(['gone-fork']);
+    const grouping = groupRows([source, fork], new Map([['gone-fork', null]]));
+    expect(grouping.wanted).toEqual([]);
+    expect(grouping.groups).toHaveLength(1);
+    expect(grouping.groups[0]?.gone).toEqual(['gone-fork']);
+    expect(grouping.groups[0]?.pending).toBe(0);
+    expect(ids(grouping.groups)).toEqual([{ chain: ['source'], forks: ['fork'] }]);
   });
 
   it('ends a walk over links that loop', () => {

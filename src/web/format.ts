@@ -7,6 +7,11 @@ export function formatCount(value: number): string {
   return integer.format(Math.round(value));
 }
 
+/** `1 message`, `12,345 messages`: a count with its noun, singular for one. */
+export function formatCountOf(value: number, noun: string): string {
+  return `${formatCount(value)} ${noun}${Math.round(value) === 1 ? '' : 's'}`;
+}
+
 /** `12.3k` for large token counts, the plain number below 10,000. */
 export function formatTokens(value: number): string {
   if (Math.abs(value) < 10_000) return formatCount(value);

@@ -8,7 +8,8 @@ import type { Message } from './types.js';
 /** What the stream tells. */
 export interface LiveHandlers {
   readonly ready: (version: number) => void;
-  readonly appended: (messages: readonly Message[], version: number) => void;
+  /** Messages appended, with the tokens of each when the server tells them. */
+  readonly appended: (messages: readonly Message[], version: number, tokenCounts?: readonly number[]) => void;
   readonly replaced: (version: number) => void;
   readonly deleted: () => void;
 }
@@ -27,7 +28,12 @@ export function followSession(id: string, handlers: LiveHandlers): () => void {
   source.addEventListener('change', (event) => {
     const change = data(event as MessageEvent);
     const version = Number(change.version);
-    if (Array.isArray(change.messages)) handlers.appended(change.messages as Message[], version);
+    if (Array.isArray(change.messages))
+      handlers.appended(
+        change.messages as Message[],
+        version,
+        Array.isArray(change.tokenCounts) ? (change.tokenCounts as number[]) : undefined,
+      );
     else handlers.replaced(version);
   });
   source.addEventListener('deleted', () => {

@@ -19,6 +19,8 @@ export interface RowContext {
   readonly toggle: (callId: string) => void;
   /** The message jumped to (highlighted). */
   readonly targetSeq?: number;
+  /** Ids of related sessions known to be gone: a mark that names one is no link. */
+  readonly gone: ReadonlySet<string>;
 }
 
 function textOf(content: Message['content']): string {
@@ -66,7 +68,7 @@ function Content({ content }: { readonly content: Message['content'] }) {
 }
 
 /** The marks of a message: a summary, a continuation marker, a recovery notice. */
-function Marks({ message }: { readonly message: Message }) {
+function Marks({ message, gone }: { readonly message: Message; readonly gone: ReadonlySet<string> }) {
   const { metadata } = message;
   const marks = [];
   if (metadata.summary === true)
@@ -78,9 +80,15 @@ function Marks({ message }: { readonly message: Message }) {
     );
   if (metadata.transition === true && typeof metadata.continuedFrom === 'string')
     marks.push(
-      <a key="transition" class="mark transition" href={sessionHref(metadata.continuedFrom)}>
-        Continues {metadata.continuedFrom}
-      </a>,
+      gone.has(metadata.continuedFrom) ? (
+        <span key="transition" class="mark transition gone">
+          Continues {metadata.continuedFrom} (gone)
+        </span>
+      ) : (
+        <a key="transition" class="mark transition" href={sessionHref(metadata.continuedFrom)}>
+          Continues {metadata.continuedFrom}
+        </a>
+      ),
     );
   if (typeof metadata.recovery === 'object' && metadata.recovery !== null)
     marks.push(
@@ -132,8 +140,26 @@ function ToolCalls({ message, context }: { readonly message: Message; readonly c
   );
 }
 
-/** A message row. */
-export function MessageRow({ message, context }: { readonly message: Message; readonly context: RowContext }) {
+/** A message's tokens, as the server counted them. */
+function Tokens({ tokens }: { readonly tokens: number | undefined }) {
+  if (tokens === undefined) return null;
+  return (
+    <span class="msg-tokens" data-testid="message-tokens" title="This message’s tokens (counted as in the chart)">
+      {formatCount(tokens)} tokens
+    </span>
+  );
+}
+
+/** A message row, with its tokens when known. */
+export function MessageRow({
+  message,
+  tokens,
+  context,
+}: {
+  readonly message: Message;
+  readonly tokens: number | undefined;
+  readonly context: RowContext;
+}) {
   const folded = message.role === 'tool' && context.foldedIntoCall(message);
   const classes = [
     'msg',
@@ -147,7 +173,8 @@ export function MessageRow({ message, context }: { readonly message: Message; re
       <div class={classes} data-seq={message.seq} data-testid="message">
         <span class="seq">#{message.seq}</span> <span class="role">result</span> of{' '}
         <span class="tool-name">{message.name ?? message.toolCallId}</span>
-        <span class="muted"> · shown with its call above</span>
+        <span class="muted"> · shown with its call above{tokens === undefined ? '' : ' · '}</span>
+        <Tokens tokens={tokens} />
       </div>
     );
   return (
@@ -157,7 +184,8 @@ export function MessageRow({ message, context }: { readonly message: Message; re
         <span class="role">{message.role}</span>
         {message.name !== undefined && <span class="tool-name">{message.name}</span>}
         <span class="category">{message.category.replace('_', ' ')}</span>
-        <Marks message={message} />
+        <Marks message={message} gone={context.gone} />
+        <Tokens tokens={tokens} />
         <time class="muted" dateTime={message.timestamp}>
           {message.timestamp.replace('T', ' ').slice(0, 19)}
         </time>

@@ -20,6 +20,7 @@ export interface ChunkRange {
 /** The held part of a history. */
 export class MessageWindow {
   private messages = new Map<number, Message>();
+  private tokens = new Map<number, number>();
   private byToolCall = new Map<string, number>();
   private results = new Map<string, Message>();
   private runs: Array<[number, number]> | undefined;
@@ -35,6 +36,11 @@ export class MessageWindow {
   /** The message at `index`, when held. */
   get(index: number): Message | undefined {
     return this.messages.get(index);
+  }
+
+  /** The tokens of the message at `index`, when the server told them. */
+  tokensAt(index: number): number | undefined {
+    return this.tokens.get(index);
   }
 
   /** The position of the assistant message that made tool call `id`, when held. */
@@ -87,23 +93,30 @@ export class MessageWindow {
     return run[0] + (index - start);
   }
 
-  /** Holds `messages` from position `start` on. */
-  put(start: number, messages: readonly Message[]): void {
+  /** Holds `messages` from position `start` on, with the tokens of each (`tokenCounts[i]` counts `messages[i]`). */
+  put(start: number, messages: readonly Message[], tokenCounts?: readonly number[]): void {
     messages.forEach((message, i) => {
       this.messages.set(start + i, message);
+      const tokens = tokenCounts?.[i];
+      if (tokens !== undefined) this.tokens.set(start + i, tokens);
       for (const call of message.toolCalls ?? []) this.byToolCall.set(call.id, start + i);
       if (message.toolCallId !== undefined) this.results.set(message.toolCallId, message);
     });
   }
 
   /** Adds messages appended after the newest held one (an event of the live stream); returns how many were new. */
-  append(messages: readonly Message[]): number {
+  append(messages: readonly Message[], tokenCounts?: readonly number[]): number {
     const newest = this.seqAt(this.count - 1) ?? 0;
-    const fresh = messages.filter((message) => message.seq > newest);
+    const isFresh = (message: Message): boolean => message.seq > newest;
+    const fresh = messages.filter(isFresh);
     if (fresh.length === 0) return 0;
     const start = this.count;
     this.count += fresh.length;
-    this.put(start, fresh);
+    this.put(
+      start,
+      fresh,
+      tokenCounts?.filter((_, i) => isFresh(messages[i] as Message)),
+    );
     if (this.runs !== undefined) {
       fresh.forEach((message, i) => {
         const tail = this.runs?.at(-1);

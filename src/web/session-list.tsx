@@ -6,8 +6,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type ListFilters } from './api.js';
 import { groupRows, type ListGroup } from './chains.js';
-import { formatAge, formatCount, formatTokens } from './format.js';
+import { formatAge, formatCountOf, formatTokens } from './format.js';
 import { sessionHref } from './router.js';
+import { isKnowledge, titleOf } from './session-title.js';
 import type { SessionRow } from './types.js';
 
 /** Activity filters: how recent a session's last change must be. */
@@ -25,7 +26,11 @@ const FETCH_BATCH = 16;
 /** Summaries fetched by id at most per list (a new search starts again): the list's requests stay bounded. */
 const MAX_FETCHED = 400;
 
-/** Waits until typing pauses before searching. */
+/**
+ * Waits until typing pauses before searching. `value` must keep its identity while it does not
+ * change (a primitive, or an object from `useMemo`): a new object each render would restart the
+ * timer on every render, and each settle would render again — a request loop.
+ */
 function useDebounced<T>(value: T, ms: number): T {
   const [settled, setSettled] = useState(value);
   useEffect(() => {
@@ -39,16 +44,28 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
   return (
     <li class="session-row" data-testid="session-row" data-session-id={row.id}>
       <a href={sessionHref(row.id)} class="session-link">
-        <span class="session-title">{row.title ?? row.id}</span>
+        <span class="session-title">{titleOf(row)}</span>
+        {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
         {role !== undefined && <span class="badge">{role}</span>}
       </a>
       <span class="session-meta">
         <span class="mono">{row.id}</span>
         {row.userId !== undefined && <span>user {row.userId}</span>}
         {row.agentId !== undefined && <span>agent {row.agentId}</span>}
-        <span>{formatCount(row.messageCount)} messages</span>
+        <span>{formatCountOf(row.messageCount, 'message')}</span>
         <span>{formatTokens(row.tokenCount)} tokens</span>
         <span title={row.updatedAt}>{formatAge(row.updatedAt)}</span>
+      </span>
+    </li>
+  );
+}
+
+/** A fork its source still lists that no longer exists (or is not the caller's): no link to follow. */
+function GoneRow({ id }: { readonly id: string }) {
+  return (
+    <li class="session-row gone" data-testid="gone-session" data-session-id={id}>
+      <span class="session-title">
+        <span class="mono">{id}</span> <span class="muted">(gone: deleted, or not yours to see)</span>
       </span>
     </li>
   );
@@ -57,7 +74,7 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
 function groupLabel(group: ListGroup): string {
   let title = 'Related sessions';
   if (group.chain.length > 1) title = `Continuation chain · ${group.chain.length} sessions`;
-  else if (group.forks.length > 0) title = 'Session and forks';
+  else if (group.forks.length > 0 || group.gone.length > 0) title = 'Session and forks';
   const parts = [title];
   if (group.forks.length > 0 && group.chain.length > 1)
     parts.push(`${group.forks.length} fork${group.forks.length === 1 ? '' : 's'}`);
@@ -67,7 +84,7 @@ function groupLabel(group: ListGroup): string {
 }
 
 function Group({ group }: { readonly group: ListGroup }) {
-  const single = group.chain.length === 1 && group.forks.length === 0 && group.pending === 0;
+  const single = group.chain.length === 1 && group.forks.length === 0 && group.pending === 0 && group.gone.length === 0;
   if (single) return <Row row={group.chain[0] as SessionRow} />;
   return (
     <li class="chain" data-testid="chain" aria-busy={group.pending > 0}>
@@ -78,6 +95,9 @@ function Group({ group }: { readonly group: ListGroup }) {
         ))}
         {group.forks.map((row) => (
           <Row key={row.id} row={row} role={`fork of ${row.forkedFrom?.sessionId ?? ''}`} />
+        ))}
+        {group.gone.map((id) => (
+          <GoneRow key={id} id={id} />
         ))}
       </ol>
     </li>
@@ -140,7 +160,8 @@ export function SessionList({ onUnauthorized }: { readonly onUnauthorized: (erro
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [status, setStatus] = useState<'loading' | 'idle' | 'error'>('loading');
   const [error, setError] = useState<string | undefined>(undefined);
-  const filters = useDebounced({ q, userId, agentId, activity }, 250);
+  const typed = useMemo(() => ({ q, userId, agentId, activity }), [q, userId, agentId, activity]);
+  const filters = useDebounced(typed, 250);
 
   const query = useMemo((): ListFilters => {
     const since = ACTIVITY.find((option) => option.value === filters.activity)?.ms;

@@ -1,23 +1,26 @@
 /**
  * The session view: its header with continuation and fork links, the token chart, the stats panel
  * and the messages in a virtualized list. It opens on the newest messages (the list row and the
- * tail, two small requests whatever the session's length), then fetches the chart, the stats and
+ * tail, two small requests whatever the session's length), at the start of the newest turn (the
+ * user message that began it at the top of the pane), then fetches the chart, the stats and
  * the map of sequence numbers; older messages are fetched by sequence range as they scroll into
  * view. Appends by any process arrive over server-sent events.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import { NotFound } from './app.js';
-import { formatAge, formatCount, formatTokens } from './format.js';
+import { formatAge, formatCountOf, formatTokens } from './format.js';
 import { Heights } from './heights.js';
 import { followSession } from './live.js';
 import { MessageRow, PendingRow, type RowContext } from './message-row.js';
 import { CHUNK, MessageWindow } from './message-window.js';
 import { sessionHref } from './router.js';
+import { SessionLinks } from './session-links.js';
+import { isKnowledge, titleOf } from './session-title.js';
 import { StatsPanel } from './stats-panel.js';
-import { isDark } from './theme.js';
+import { useDark } from './theme.js';
 import { TokenChart } from './token-chart.js';
-import type { ForkedFrom, Message, SessionRow, SessionStats, Timeline } from './types.js';
+import type { Message, SessionRow, SessionStats, Timeline } from './types.js';
 import { VirtualList, type VirtualListHandle } from './virtual-list.js';
 
 /** Height a message row is taken to have until it is measured. */
@@ -33,39 +36,20 @@ interface Loaded {
   readonly row: SessionRow;
   readonly window: MessageWindow;
   readonly heights: Heights;
+  /** The row the list opens with at its top: the start of the newest turn. */
+  readonly start: number;
+  /** Which opening this is: a history read again (after a compaction) is a new list. */
+  readonly generation: number;
 }
 
-/** The link from a fork to its source, opened at the message the fork was taken at (when its sequence number is known). */
-function ForkedFromLink({ from }: { readonly from: ForkedFrom }) {
-  let at = '';
-  if (from.seq !== undefined) at = ` at message #${from.seq}`;
-  else if (from.messageId !== undefined) at = ` at ${from.messageId}`;
-  return (
-    <a href={sessionHref(from.sessionId, from.seq)} data-testid="forked-from" rel="up">
-      ← fork of {from.sessionId}
-      {at}
-    </a>
-  );
-}
-
-/** The session's own forks, oldest first. */
-function ForkLinks({ forks }: { readonly forks: readonly string[] }) {
-  return (
-    <span class="forks-nav" data-testid="forks">
-      <span id="forks-label">
-        {forks.length} fork{forks.length === 1 ? '' : 's'}:
-      </span>
-      <ul class="inline-list" aria-labelledby="forks-label">
-        {forks.map((fork) => (
-          <li key={fork}>
-            <a href={sessionHref(fork)} data-testid="fork-link" aria-label={`Fork ${fork}`}>
-              {fork}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </span>
-  );
+/**
+ * The position of the message that began the newest turn among `tail` (the newest messages, from
+ * `first` on): the last user message; the newest message when the tail holds none (a long run of
+ * tool calls), so that at least its header is in view.
+ */
+function newestTurnStart(tail: readonly Message[], first: number): number {
+  for (let i = tail.length - 1; i >= 0; i--) if (tail[i]?.role === 'user') return first + i;
+  return first + Math.max(0, tail.length - 1);
 }
 
 /** The view of session `id` (opened at message `seq`, when given). */
@@ -84,7 +68,7 @@ export function SessionView(props: {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [targetSeq, setTargetSeq] = useState<number | undefined>(props.seq);
   const [live, setLive] = useState<'connecting' | 'live' | 'deleted'>('connecting');
-  const [dark, setDark] = useState(isDark);
+  const dark = useDark();
   const handle = useRef<VirtualListHandle | undefined>(undefined);
   const generation = useRef(0);
 
@@ -120,8 +104,15 @@ export function SessionView(props: {
       if (asked !== generation.current) return;
       const count = Math.max(row.messageCount, tail.messages.length);
       const window = new MessageWindow(count);
-      window.put(count - tail.messages.length, tail.messages);
-      setLoaded({ row, window, heights: new Heights(count, ESTIMATED_ROW) });
+      const first = count - tail.messages.length;
+      window.put(first, tail.messages, tail.tokenCounts);
+      setLoaded({
+        row,
+        window,
+        heights: new Heights(count, ESTIMATED_ROW),
+        start: newestTurnStart(tail.messages, first),
+        generation: asked,
+      });
       setVersion((n) => n + 1);
       // After the first messages are on screen: nothing here delays them.
       setTimeout(() => refreshViews(window), 0);
@@ -153,8 +144,8 @@ export function SessionView(props: {
         setLive('live');
         if (current !== loaded.row.version) refreshSoon();
       },
-      appended: (messages: readonly Message[]) => {
-        if (loaded.window.append(messages) === 0) return;
+      appended: (messages: readonly Message[], _version, tokenCounts) => {
+        if (loaded.window.append(messages, tokenCounts) === 0) return;
         loaded.heights.resize(loaded.window.count);
         setVersion((n) => n + 1);
         refreshSoon();
@@ -167,13 +158,6 @@ export function SessionView(props: {
       if (timer !== undefined) clearTimeout(timer);
     };
   }, [loaded?.window, id]);
-
-  // Follow the theme, so the chart's colours do.
-  useEffect(() => {
-    const observer = new MutationObserver(() => setDark(isDark()));
-    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
-    return () => observer.disconnect();
-  }, []);
 
   /** Fetches the chunks of the rows in view that the page does not hold. */
   const onVisible = useCallback(
@@ -190,7 +174,7 @@ export function SessionView(props: {
           .then((answer) => {
             if (asked !== generation.current) return;
             const end = Math.min(window.count, (chunk + 1) * CHUNK);
-            window.put(end - answer.messages.length, answer.messages);
+            window.put(end - answer.messages.length, answer.messages, answer.tokenCounts);
             setVersion((n) => n + 1);
           }, fail)
           .finally(() => window.setLoading(chunk, false));
@@ -245,8 +229,9 @@ export function SessionView(props: {
           return next;
         }),
       ...(targetSeq === undefined ? {} : { targetSeq }),
+      gone: new Set(stats?.chain.missing ?? []),
     };
-  }, [loaded, expanded, targetSeq, version]);
+  }, [loaded, expanded, targetSeq, version, stats]);
 
   if (missing) return <NotFound what={`No session ${id} (or not yours to see).`} />;
   if (failure !== undefined)
@@ -256,16 +241,25 @@ export function SessionView(props: {
       </p>
     );
   if (loaded === undefined || context === undefined) return <p class="muted">Opening {id}…</p>;
-  const { row, window, heights } = loaded;
+  const { row, window, heights, start } = loaded;
   return (
     <div class="session-view" data-testid="session-view" data-session-id={id}>
       <header class="session-head">
-        <h1>{row.title ?? row.id}</h1>
+        <h1>
+          {titleOf(row)}
+          {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
+        </h1>
+        {isKnowledge(row) && (
+          <p class="muted" data-testid="knowledge-note">
+            What active memory was asked to remember for {row.userId ?? 'this user'}: recall searches it with the user’s
+            other sessions.
+          </p>
+        )}
         <p class="session-meta">
           <span class="mono">{row.id}</span>
           {row.userId !== undefined && <span>user {row.userId}</span>}
           {row.agentId !== undefined && <span>agent {row.agentId}</span>}
-          <span data-testid="message-count">{formatCount(window.count)} messages</span>
+          <span data-testid="message-count">{formatCountOf(window.count, 'message')}</span>
           <span>{formatTokens(row.tokenCount)} tokens</span>
           <span>version {row.version}</span>
           <span title={row.updatedAt}>updated {formatAge(row.updatedAt)}</span>
@@ -273,36 +267,7 @@ export function SessionView(props: {
             {live === 'live' ? 'live' : live === 'deleted' ? 'deleted' : 'connecting…'}
           </span>
         </p>
-        <nav class="links" aria-label="Related sessions">
-          {row.continuedFrom !== undefined && (
-            <a href={sessionHref(row.continuedFrom)} data-testid="continued-from" rel="prev">
-              ← continues {row.continuedFrom}
-            </a>
-          )}
-          {row.continuedTo !== undefined && (
-            <a href={sessionHref(row.continuedTo)} data-testid="continued-to" rel="next">
-              continued in {row.continuedTo} →
-            </a>
-          )}
-          {row.forkedFrom !== undefined && <ForkedFromLink from={row.forkedFrom} />}
-          {row.forks !== undefined && row.forks.length > 0 && <ForkLinks forks={row.forks} />}
-          {stats !== undefined && stats.chain.ids.length > 1 && (
-            <span class="chain-nav" data-testid="chain-nav">
-              chain:{' '}
-              {stats.chain.ids.map((link, i) =>
-                link === id ? (
-                  <strong key={link} aria-current="page">
-                    {i + 1}
-                  </strong>
-                ) : (
-                  <a key={link} href={sessionHref(link)} title={link}>
-                    {i + 1}
-                  </a>
-                ),
-              )}
-            </span>
-          )}
-        </nav>
+        <SessionLinks row={row} stats={stats} />
       </header>
       {timeline !== undefined ? (
         <TokenChart timeline={timeline} onJump={jump} dark={dark} firstMessageOf={firstMessageOf} />
@@ -311,6 +276,8 @@ export function SessionView(props: {
       )}
       <div class="session-body">
         <VirtualList
+          key={loaded.generation}
+          initialIndex={start}
           count={window.count}
           heights={heights}
           version={version}
@@ -322,7 +289,7 @@ export function SessionView(props: {
             return message === undefined ? (
               <PendingRow index={index} />
             ) : (
-              <MessageRow message={message} context={context} />
+              <MessageRow message={message} tokens={window.tokensAt(index)} context={context} />
             );
           }}
         />

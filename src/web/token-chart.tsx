@@ -6,6 +6,8 @@
  */
 import uPlot from 'uplot';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { LABELS, drawnCategories, drawnWindow, peakOf, totalOf } from './chart-data.js';
+import { ChartLegend } from './chart-legend.js';
 import { formatCount, formatTokens, preview } from './format.js';
 import { CATEGORIES, type Category, type Timeline, type TimelinePoint } from './types.js';
 
@@ -20,22 +22,8 @@ export interface TokenChartProps {
   readonly dark: boolean;
 }
 
-const LABELS: Readonly<Record<Category, string>> = {
-  system: 'System',
-  context: 'Context',
-  dialog: 'Dialog',
-  tool_output: 'Tool output',
-};
-
-/** The context window line is drawn when it is at most this many times the session's peak. */
-const WINDOW_SHOWN_WITHIN = 4;
-
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
-}
-
-function totalOf(point: TimelinePoint): number {
-  return CATEGORIES.reduce((sum, category) => sum + point.tokens[category], 0);
 }
 
 /** A point's tokens by category, in words. */
@@ -45,14 +33,16 @@ function describe(point: TimelinePoint): string {
   );
 }
 
-function peakOf(points: readonly TimelinePoint[]): number {
-  return Math.max(1, ...points.map(totalOf));
-}
-
-/** The stacked series, top first: uPlot paints them in order, each over the one before. */
-function stacked(points: readonly TimelinePoint[]): number[][] {
-  const levels = CATEGORIES.map((_, level) =>
-    points.map((point) => CATEGORIES.slice(0, level + 1).reduce((sum, category) => sum + point.tokens[category], 0)),
+/**
+ * The stacked series of `categories` (in stacking order), top first: uPlot fills each from zero
+ * up to its level, in order, each over the one before — so with opaque fills each band shows its
+ * own colour alone, the colour its legend entry shows.
+ */
+function stacked(points: readonly TimelinePoint[], categories: readonly Category[]): number[][] {
+  const levels = categories.map((category) =>
+    points.map((point) =>
+      CATEGORIES.slice(0, CATEGORIES.indexOf(category) + 1).reduce((sum, below) => sum + point.tokens[below], 0),
+    ),
   );
   return levels.reverse();
 }
@@ -68,7 +58,7 @@ function drawMarks(u: uPlot, timeline: Timeline): void {
   for (const mark of timeline.marks) {
     const x = Math.round(u.valToPos(mark.x, 'x', true));
     if (x < left || x > left + width) continue;
-    const colour = cssVar(mark.kind === 'compaction' ? '--mark-compaction' : '--mark-summary');
+    const colour = cssVar(`--mark-${mark.kind}`);
     ctx.strokeStyle = colour;
     ctx.fillStyle = colour;
     ctx.lineWidth = 1.5 * ratio;
@@ -133,11 +123,12 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
     const x = points.map((point) => point.x);
     const peak = peakOf(points);
     // A window far above the session would flatten it: then the line is left out and the text says so.
-    const window =
-      timeline.contextWindow !== undefined && timeline.contextWindow <= peak * WINDOW_SHOWN_WITHIN
-        ? timeline.contextWindow
-        : undefined;
-    const order = [...CATEGORIES].reverse();
+    const window = drawnWindow(timeline);
+    // Only the categories that hold tokens: an empty one would still stroke a line along the others.
+    const categories = drawnCategories(timeline);
+    const order = [...categories].reverse();
+    const single = points.length === 1;
+    const bars = uPlot.paths.bars?.({ size: [0.5, 64] });
     const series: uPlot.Series[] = [
       { label: 'Turn' },
       ...order.map((category) => ({
@@ -146,6 +137,8 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
         fill: cssVar(`--cat-${category}-fill`),
         width: 1,
         points: { show: false },
+        // One point makes no line nor area: it is drawn as a stacked bar, in the areas' colours.
+        ...(single ? { paths: bars } : {}),
       })),
       ...(window === undefined
         ? []
@@ -153,7 +146,7 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
     ];
     const data = [
       x,
-      ...stacked(points),
+      ...stacked(points, categories),
       ...(window === undefined ? [] : [points.map(() => window)]),
     ] as uPlot.AlignedData;
     const maxY = Math.max(window ?? 0, peak) * 1.08;
@@ -237,29 +230,10 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
         {timeline.downsampled ? ' (downsampled: each point the peak of its span)' : ''}
         {timeline.contextWindow === undefined
           ? ''
-          : ` · context window ${formatTokens(timeline.contextWindow)}${timeline.contextWindow > peakOf(points) * WINDOW_SHOWN_WITHIN ? ' (far above this session: not drawn)' : ''}`}
+          : ` · context window ${formatTokens(timeline.contextWindow)}${drawnWindow(timeline) === undefined ? ' (far above this session: not drawn)' : ''}`}
         {` · ${compactions} compaction${compactions === 1 ? '' : 's'} · counted by ${timeline.counter}`}
       </p>
-      <ul class="legend" aria-label="Legend">
-        {CATEGORIES.map((category) => (
-          <li key={category}>
-            <span class={`swatch cat-${category}`} aria-hidden="true" />
-            {LABELS[category]}
-          </li>
-        ))}
-        <li>
-          <span class="swatch window" aria-hidden="true" />
-          Context window
-        </li>
-        <li>
-          <span class="swatch compaction" aria-hidden="true" />
-          Compaction (before → after)
-        </li>
-        <li>
-          <span class="swatch tool" aria-hidden="true" />
-          Tool-heavy turn
-        </li>
-      </ul>
+      <ChartLegend timeline={timeline} />
       <div
         ref={holder}
         class="chart-canvas"

@@ -48,6 +48,14 @@ export interface Message {
   readonly metadata: { readonly [key: string]: Json };
 }
 
+/** Messages of `GET /sessions/{id}/messages`, with the tokens of each (`tokenCounts[i]` counts `messages[i]`). */
+export interface MessageRange {
+  readonly messages: readonly Message[];
+  /** The token counter (the one the stats and the timeline count with). */
+  readonly counter: string;
+  readonly tokenCounts: readonly number[];
+}
+
 /** A row of the session list. */
 export interface SessionRow {
   readonly id: string;

@@ -1,8 +1,10 @@
 /**
  * A virtualized list: only the rows in view (and a few around them) exist in the page, placed by
  * their measured heights (`Heights`), so a 100k-row list opens and scrolls like a short one. It
- * keeps the row in view still while rows above it are measured, and stays at the bottom while new
- * rows arrive when it was there.
+ * opens with a chosen row at the top (or at its end), and a row scrolled to stays at the top while
+ * the rows around it are measured — until the person scrolls. Otherwise it keeps the row in view
+ * still while rows above it are measured, and stays at the bottom while new rows arrive when it
+ * was there.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -27,7 +29,7 @@ export interface VirtualListProps {
   /** Told the rows in view after each scroll or render. */
   readonly onVisible: (first: number, last: number) => void;
   readonly handle: { current: VirtualListHandle | undefined };
-  /** Row to show first; without one the list opens at its end. */
+  /** Row to show first, at the top; without one the list opens at its end. */
   readonly initialIndex?: number;
   readonly label: string;
 }
@@ -40,14 +42,28 @@ export function VirtualList(props: VirtualListProps) {
   const [viewport, setViewport] = useState(600);
   const [, setMeasured] = useState(0);
   const atBottom = useRef(props.initialIndex === undefined);
-  const opened = useRef(false);
+  /**
+   * The row held at the top: the rows' heights are estimates until they are rendered and
+   * measured, so its offset moves as they are; it is scrolled to again after each measure.
+   * Dropped when the person scrolls (wheel, touch, keys, the scrollbar) or rows are added.
+   */
+  const pinned = useRef<number | undefined>(props.initialIndex);
+  const pinnedCount = useRef(count);
+  if (pinnedCount.current !== count) {
+    pinnedCount.current = count;
+    pinned.current = undefined;
+  }
+  const unpin = (): void => {
+    pinned.current = undefined;
+  };
 
   props.handle.current = {
     scrollToIndex(index: number) {
       const element = scroller.current;
       if (element === null) return;
       atBottom.current = false;
-      element.scrollTop = heights.offsetOf(Math.max(0, Math.min(index, count - 1)));
+      pinned.current = Math.max(0, Math.min(index, count - 1));
+      element.scrollTop = heights.offsetOf(pinned.current);
       setScrollTop(element.scrollTop);
     },
   };
@@ -79,11 +95,8 @@ export function VirtualList(props: VirtualListProps) {
         if (index < anchor) shift += delta;
       }
     }
-    if (!opened.current && count > 0) {
-      opened.current = true;
-      if (props.initialIndex !== undefined) element.scrollTop = heights.offsetOf(props.initialIndex);
-    }
-    if (atBottom.current) element.scrollTop = element.scrollHeight;
+    if (pinned.current !== undefined) element.scrollTop = heights.offsetOf(pinned.current);
+    else if (atBottom.current) element.scrollTop = element.scrollHeight;
     else if (shift !== 0) element.scrollTop += shift;
     if (changed) setMeasured((n) => n + 1);
     else props.onVisible(heights.indexAt(element.scrollTop), heights.indexAt(element.scrollTop + element.clientHeight));
@@ -120,6 +133,10 @@ export function VirtualList(props: VirtualListProps) {
       aria-label={props.label}
       aria-busy={false}
       onScroll={onScroll}
+      onWheel={unpin}
+      onTouchStart={unpin}
+      onKeyDown={unpin}
+      onPointerDown={unpin}
       data-testid="messages"
     >
       <div class="spacer-rows" style={{ height: `${heights.total()}px` }}>

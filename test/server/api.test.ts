@@ -364,11 +364,22 @@ describe('the event stream of a session', () => {
       // Each change waits for its event before the next one: no timing assumptions.
       expect(await stream.next()).toMatchObject({ event: 'ready', id: '1', data: { version: 1 } });
       await events.call('POST', '/sessions/live/messages', { key, body: { messages: [hello('m2', 'over HTTP')] } });
+      // Each message's tokens come with it, as GET /sessions/{id}/messages counts them.
+      const counted = (await events.call('GET', '/sessions/live/messages?afterSeq=1', { key })).json as {
+        counter: string;
+        tokenCounts: number[];
+      };
       expect(await stream.next()).toMatchObject({
         event: 'change',
         id: '2',
-        data: { version: 2, messages: [{ id: 'm2', seq: 2 }] },
+        data: {
+          version: 2,
+          messages: [{ id: 'm2', seq: 2 }],
+          counter: counted.counter,
+          tokenCounts: counted.tokenCounts,
+        },
       });
+      expect(counted.tokenCounts).toHaveLength(1);
       // Another writer: straight into the store, under the tenant's name (found by polling).
       await local.append('tenant-a.live', [{ id: 'm3', role: 'assistant', content: 'from another process' }]);
       expect(await stream.next()).toMatchObject({

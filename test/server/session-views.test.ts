@@ -89,6 +89,24 @@ describe('session views', () => {
     expect(second.stats.messages).toBe(first.stats.messages + 1);
   });
 
+  it('gives each message’s tokens beside the messages, by the stats’ counter: they add up to the stats’ total', async () => {
+    type Range = { messages: Array<{ seq: number }>; counter: string; tokenCounts: number[] };
+    const all = (await get(`/sessions/${SEEDED.research}/messages?limit=10000`)).json as Range;
+    const stats = (await get(`/sessions/${SEEDED.research}/stats`)).json as {
+      stats: { tokens: { total: number; counter: string } };
+    };
+    expect(all.counter).toBe(stats.stats.tokens.counter);
+    expect(all.tokenCounts).toHaveLength(all.messages.length);
+    expect(all.tokenCounts.every((count) => Number.isInteger(count) && count > 0)).toBe(true);
+    expect(all.tokenCounts.reduce((sum, count) => sum + count, 0)).toBe(stats.stats.tokens.total);
+    // A range gives the counts of its own messages, in their order.
+    const [third, fifth] = [all.messages[2]?.seq ?? 0, all.messages[4]?.seq ?? 0];
+    const range = (await get(`/sessions/${SEEDED.research}/messages?afterSeq=${third - 1}&beforeSeq=${fifth + 1}`))
+      .json as Range;
+    expect(range.messages.map((message) => message.seq)).toEqual(all.messages.slice(2, 5).map((m) => m.seq));
+    expect(range.tokenCounts).toEqual(all.tokenCounts.slice(2, 5));
+  });
+
   it('gives a bounded timeline of a long session, the server’s context window, and the seq runs', async () => {
     const answer = await get('/sessions/long/timeline');
     const timeline = answer.json as {

@@ -16,21 +16,17 @@ import type { SessionStore } from '../../src/store/types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { startTestServer, type TestServer } from '../server/server-harness.js';
-import { builtWeb, chromiumMissing, startBrowser, type TestBrowser } from './browser.js';
-import { PAYLOADS, SEEDED, seedBrowserSessions, seedLongSession, type Seeded } from './seed.js';
+import { builtWeb, chromiumMissing } from './browser.js';
+import { PAYLOADS, SEEDED, type Seeded } from './seed.js';
+import { goneSessionSpecs } from './specs/gone-sessions.js';
+import { knowledgeSessionSpecs } from './specs/knowledge-sessions.js';
+import { messageTokenSpecs } from './specs/message-tokens.js';
+import { openAtTurnSpecs } from './specs/open-at-turn.js';
+import { tokenChartSpecs } from './specs/token-chart.js';
+import { until, WebSuite } from './web-suite.js';
 
 const missing = chromiumMissing();
 const required = process.env.CI === 'true';
-
-/** Waits until `check` holds (polling), or fails naming `what`. */
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 if (missing !== undefined && required) {
   describe('the web session browser', () => {
@@ -42,56 +38,22 @@ if (missing !== undefined && required) {
   describe.skipIf(missing !== undefined)(
     `the web session browser in Chromium${missing === undefined ? '' : ` (skipped: ${missing})`}`,
     () => {
+      const suite = new WebSuite();
       let store: SessionStore;
       let tenantA: SessionStore;
       let server: TestServer;
-      let browser: TestBrowser;
       let seeded: Seeded;
 
       beforeAll(async () => {
-        const web = await builtWeb();
-        store = memoryStore();
-        tenantA = tenantStore(store, { tenant: 'tenant-a' });
-        seeded = await seedBrowserSessions(tenantA);
-        await seedLongSession(tenantA, 'long-20k', 20_000);
-        await tenantStore(store, { tenant: 'tenant-b' }).save(
-          Session.create({ id: 'secret-b', messages: [Message.user('tenant B only: the launch date')] }),
-        );
-        server = await startTestServer(store, { web, eventPollMs: 100 });
-        browser = await startBrowser();
+        await suite.start();
+        ({ store, tenantA, server, seeded } = suite);
       }, 120_000);
 
-      afterAll(async () => {
-        await browser?.close();
-        await server?.close();
-        await store?.close();
-      });
+      afterAll(() => suite.close());
 
-      /** What the pages reported: a refusal by the Content-Security-Policy, or an uncaught error. */
-      const problems: string[] = [];
-
-      /** A fresh page, logged in with tenant A's admin key through the login form (of `target`). */
-      async function loggedIn(target: TestServer = server): Promise<Page> {
-        await browser.context.clearCookies();
-        const page = await browser.context.newPage();
-        page.on('console', (message) => {
-          if (/Content.Security.Policy|Refused to/i.test(message.text())) problems.push(message.text());
-        });
-        page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-        await page.goto(`${target.url}/`);
-        await page.getByLabel('API key').fill(target.keys.adminA);
-        await page.getByRole('button', { name: 'Log in' }).click();
-        await page.locator('[data-testid=session-row]').first().waitFor();
-        return page;
-      }
-
-      async function openSession(page: Page, id: string): Promise<void> {
-        await page.goto(`${server.url}/#/s/${id}`);
-        await page
-          .locator(`[data-testid=session-view][data-session-id="${id}"] [data-testid=message]`)
-          .first()
-          .waitFor();
-      }
+      const problems = suite.problems;
+      const loggedIn = (target?: TestServer): Promise<Page> => suite.loggedIn(target);
+      const openSession = (page: Page, id: string): Promise<void> => suite.openSession(page, id);
 
       it('serves the page under the strict policy, never cached, and its hashed assets cached for a year', async () => {
         const page = await fetch(`${server.url}/`);
@@ -379,6 +341,12 @@ if (missing !== undefined && required) {
         await page.close();
       });
 
+      goneSessionSpecs(suite);
+      tokenChartSpecs(suite);
+      knowledgeSessionSpecs(suite);
+      messageTokenSpecs(suite);
+      openAtTurnSpecs(suite);
+
       it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
         expect(problems).toEqual([]);
       });
@@ -386,7 +354,7 @@ if (missing !== undefined && required) {
       it('needs no login from a server without keys (loopback only)', async () => {
         const open = await startTestServer(store, { withKeys: false, web: await builtWeb() });
         try {
-          const page = await browser.context.newPage();
+          const page = await suite.browser.context.newPage();
           await page.goto(`${open.url}/`);
           await page.locator('[data-testid=session-row]').first().waitFor();
           expect(await page.getByLabel('API key').count()).toBe(0);

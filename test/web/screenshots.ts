@@ -1,8 +1,10 @@
 /**
  * `npm run screenshots`: the README's pictures of the web session browser — the list, a session,
- * and its token chart — taken in Chromium against the seeded sessions, into `docs/`.
+ * and its token chart — taken in Chromium against the seeded sessions (and alice's knowledge
+ * session, which active memory keeps), into `docs/`.
  */
 import { fileURLToPath } from 'node:url';
+import { rememberFor } from '../../src/active-memory/knowledge.js';
 import { startServer } from '../../src/server/node.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { builtWeb, startBrowser } from './browser.js';
@@ -12,6 +14,7 @@ const DOCS = fileURLToPath(new URL('../../docs/', import.meta.url));
 
 const store = memoryStore();
 await seedBrowserSessions(store);
+await rememberFor(store, 'alice', 'Alice reads studies from the last five years only.');
 const server = await startServer({ store, port: 0, web: await builtWeb(), log: () => undefined });
 const browser = await startBrowser({ width: 1280, height: 1180 });
 try {

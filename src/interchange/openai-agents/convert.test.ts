@@ -6,7 +6,7 @@
 import type { AgentInputItem } from '@openai/agents-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { itemArb, itemsArb, runnerItemArb } from '../../../test/adapters/openai-agents/items.arbitrary.js';
+import { itemsArb, runnerItemArb } from '../../../test/adapters/openai-agents/items.arbitrary.js';
 import { Message } from '../../message/message.js';
 import { batches } from '../../../test/adapters/openai-agents/batches.js';
 import { canonicalJson } from '../../internal/canonical-json.js';

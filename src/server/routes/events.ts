@@ -1,8 +1,8 @@
 /**
  * `GET /sessions/{id}/events`: a server-sent events stream of a session's changes. Each change is
- * one `change` event whose id is the session's version: the messages added since the last event,
- * or `replaced: true` when the history changed otherwise (a compaction), so the client reads it
- * again. `Last-Event-ID` (a version) resumes; a deleted session ends the stream with `deleted`.
+ * one `change` event whose id is the session's version: the messages added since the last event
+ * (with each one's tokens, as `GET /sessions/{id}/messages` gives them), or `replaced: true` when
+ * the history changed otherwise (a compaction), so the client reads it again. `Last-Event-ID` (a version) resumes; a deleted session ends the stream with `deleted`.
  * A stream wakes on the store's change feed (other servers' writes too, on Postgres and Redis)
  * and polls the store only as a fallback (see `pollInterval`).
  * @module
@@ -13,6 +13,7 @@ import { NotFoundError } from '../../errors.js';
 import type { ChangeFeed } from '../../store/change-types.js';
 import { ChangeHub } from '../change-hub.js';
 import type { ServerEnv } from '../env.js';
+import { messageTokens } from '../message-tokens.js';
 import { sessionIdParam } from '../schemas.js';
 import { errors } from './common.js';
 
@@ -55,7 +56,8 @@ const route = createRoute({
   request: { params: sessionIdParam },
   responses: {
     200: {
-      description: 'An event stream: ready, change (messages added, or replaced), deleted',
+      description:
+        'An event stream: ready, change (messages added with their counter and tokenCounts, or replaced), deleted',
       content: { 'text/event-stream': { schema: z.string() } },
     },
     ...errors(400, 401, 404, 503),
@@ -116,7 +118,9 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, options: EventStreamOpt
           await stream.writeSSE({
             event: 'change',
             id: String(version),
-            data: JSON.stringify(appended ? { version, messages: added } : { version, replaced: true }),
+            data: JSON.stringify(
+              appended ? { version, messages: added, ...messageTokens(added) } : { version, replaced: true },
+            ),
           });
         }
       } finally {

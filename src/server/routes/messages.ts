@@ -1,5 +1,5 @@
 /**
- * Messages: a range by sequence number (or the tail), and the append with optimistic concurrency
+ * Messages: a range by sequence number (or the tail), with each message's tokens, and the append with optimistic concurrency
  * over HTTP (`If-Match` is the expected version; a retry with the same message ids adds nothing).
  * @module
  */
@@ -7,6 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ChatstateError, ConflictError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf, expectedVersionOf } from '../etag.js';
+import { messageTokens, messageTokensFields } from '../message-tokens.js';
 import { appendResultSchema, appendSchema, messageSchema, messagesQuerySchema, sessionIdParam } from '../schemas.js';
 import { errors, json, jsonBody } from './common.js';
 
@@ -17,7 +18,10 @@ const range = createRoute({
   summary: 'Messages by sequence range; limit alone gives the tail',
   request: { params: sessionIdParam, query: messagesQuerySchema },
   responses: {
-    200: json(z.object({ messages: z.array(messageSchema) }), 'The messages, oldest first'),
+    200: json(
+      z.object({ messages: z.array(messageSchema), ...messageTokensFields }).openapi('MessageRange'),
+      'The messages, oldest first, and the tokens of each',
+    ),
     ...errors(400, 401, 404, 503),
   },
 });
@@ -45,7 +49,7 @@ export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(range, async (c) => {
     const { id } = c.req.valid('param');
     const messages = await c.var.store.readMessages(id, c.req.valid('query'));
-    return c.json({ messages } as never, 200);
+    return c.json({ messages, ...messageTokens(messages) } as never, 200);
   });
 
   app.openapi(append, async (c) => {

@@ -14,9 +14,9 @@ import type { Session } from '../../session/session.js';
 import { tokenTimeline } from '../../session/timeline.js';
 import { costOf, usageTotals, type Prices } from '../../session/usage-totals.js';
 import type { SessionStore, SessionSummary } from '../../store/types.js';
-import { estimate } from '../../tokens/estimate.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
+import { VIEW_COUNTER } from '../message-tokens.js';
 import { sessionIdParam, summarySchema } from '../schemas.js';
 import { ViewCache } from '../view-cache.js';
 import { sessionStatsSchema, timelineQuerySchema, timelineSchema } from '../view-schemas.js';
@@ -103,7 +103,7 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
       return {
         id: session.id,
         version: session.version,
-        stats: session.stats(estimate),
+        stats: session.stats(VIEW_COUNTER),
         usage,
         ...(session.lastUsage === undefined ? {} : { lastUsage: { ...session.lastUsage } }),
         ...(options.prices === undefined ? {} : { cost: costOf(usage, options.prices) }),
@@ -134,7 +134,7 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
         version: session.version,
         ...(contextWindow === undefined ? {} : { contextWindow }),
         ...tokenTimeline(session.history, session.metadata, {
-          counter: estimate,
+          counter: VIEW_COUNTER,
           ...(points === undefined ? {} : { maxPoints: points }),
         }),
       };
