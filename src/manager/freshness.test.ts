@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
 import { createSessionStore } from '../store/session-store.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { memoryStore } from '../stores/memory.js';
 import { SessionManager } from './session-manager.js';
 import { wrappedStore } from '../../test/support/wrapped-store.js';

@@ -6,7 +6,7 @@
  */
 import { compaction, type CompactionResult, type SyncCompactor } from '../compaction/index.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { tokens } from '../tokens/index.js';
 

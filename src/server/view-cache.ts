@@ -7,7 +7,7 @@
  */
 import { NotFoundError } from '../errors.js';
 import type { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 
 /** Computed views kept at most. */
 const MAX_VIEWS = 64;

@@ -40,15 +40,17 @@ import {
 } from './codec.js';
 import type {
   AnyStoreDriver,
-  AppendOptions,
   AppendOutcome,
-  AppendResult,
   HeadRecord,
-  ListQuery,
-  MessageRange,
   MessageRecord,
   PendingMessage,
   RecoveryNote,
+} from './driver-types.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  ListQuery,
+  MessageRange,
   RecoveryNotice,
   SaveOptions,
   SessionStore,
@@ -56,7 +58,7 @@ import type {
   TextSearchHit,
   TextSearchQuery,
   ValueStore,
-} from './types.js';
+} from './session-store-types.js';
 
 /** Options of `createSessionStore`. */
 export interface SessionStoreOptions {

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError, type ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { StoreDriver } from '../../src/store/types.js';
+import type { StoreDriver } from '../../src/store/driver-types.js';
 import { INDEX_BATCH } from '../../src/stores/sqlite/driver.js';
 import {
   SQLITE_SCHEMA_VERSION,

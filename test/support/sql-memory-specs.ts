@@ -5,7 +5,8 @@
  * text, Unicode, and upkeep on append, replace, delete and expiry.
  */
 import { describe, expect, it } from 'vitest';
-import type { HeadRecord, StoreDriver, TextSearchHit, TextSearchQuery } from '../../src/store/types.js';
+import type { HeadRecord, StoreDriver } from '../../src/store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../src/store/session-store-types.js';
 
 /** A backend under test: fresh empty drivers, and a look inside its index. */
 export interface SqlMemoryTarget {

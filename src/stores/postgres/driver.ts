@@ -25,10 +25,9 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
-  TextSearchHit,
-  TextSearchQuery,
   ValueRecord,
-} from '../../store/types.js';
+} from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import type { DriverChangeSink } from '../../store/change-types.js';
 import type { ConnectionLimits } from '../network.js';
 import {

@@ -5,7 +5,8 @@
  * @module
  */
 import { DataError } from '../../errors.js';
-import type { MessageRecord, TextSearchHit, TextSearchQuery, ValueRecord } from '../../store/types.js';
+import type { MessageRecord, ValueRecord } from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import { MAX_QUERY_TERMS, foldText, relativeScores, sessionNamespaces } from '../sql-search.js';
 import type { PgClientLike } from './driver.js';
 import { assertStorable, isStorable, type Tables } from './sql.js';

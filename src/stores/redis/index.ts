@@ -35,10 +35,10 @@ import type {
   HeadRecord,
   MessageRecord,
   ReplaceCommit,
-  SessionStore,
   StoreDriver,
   ValueRecord,
-} from '../../store/types.js';
+} from '../../store/driver-types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { namespaceSession } from '../../store/values.js';
 import { STORE, headFields, redisRecords, text, type RedisRecords } from './records.js';
 import { SCRIPTS, type Script } from './scripts.js';

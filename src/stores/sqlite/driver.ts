@@ -13,10 +13,9 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
-  TextSearchHit,
-  TextSearchQuery,
   ValueRecord,
-} from '../../store/types.js';
+} from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import type { DatabaseLabel } from './schema.js';
 import {
   checkedValues,

@@ -13,7 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DataError } from '../../errors.js';
-import type { TextSearchHit, TextSearchQuery, ValueRecord } from '../../store/types.js';
+import type { ValueRecord } from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import { foldText, relativeScores, searchTerms, sessionNamespaces } from '../sql-search.js';
 import type { DatabaseLabel } from './schema.js';
 import { assertStorable, isStorable, type SqliteDatabaseLike } from './sql.js';
