@@ -19,7 +19,7 @@ import {
   sqliteStore,
   type SqliteDatabaseLike,
 } from '../../src/stores/sqlite/index.js';
-import { places, seed, sqlMemorySpecs } from '../support/sql-memory-specs.js';
+import { places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
 
 let directory: string;
 const open: Array<{ close(): unknown }> = [];
@@ -55,7 +55,7 @@ function fileOf(driver: StoreDriver): string {
 
 describe('sqlite: active memory (shared SQL specs)', () => {
   let count = 0;
-  sqlMemorySpecs(() => ({
+  sqlActiveMemorySpecs(() => ({
     open: () => driverOn(join(directory, `memory-${(count += 1)}.db`)),
     reopen: (driver) => driverOn(fileOf(driver)),
     async indexRows(driver, id) {
