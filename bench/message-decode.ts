@@ -10,7 +10,7 @@ import { Message, type MessageInput } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
 import { recordCipher } from '../src/store/at-rest.js';
 import { decodeMessage, encodeMessage } from '../src/store/codec.js';
-import type { MessageRecord } from '../src/store/types.js';
+import type { MessageRecord } from '../src/store/driver-types.js';
 import {
   formatCount,
   formatMs,

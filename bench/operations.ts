@@ -11,7 +11,7 @@
  */
 import { Session } from '../src/session/session.js';
 import { exportSessions, migrateSessions, verifySessions } from '../src/operations/index.js';
-import type { SessionStore, SessionSummary } from '../src/store/types.js';
+import type { SessionStore, SessionSummary } from '../src/store/session-store-types.js';
 import {
   formatCount,
   formatMs,

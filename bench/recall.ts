@@ -10,7 +10,7 @@ import { tokenize } from '../src/active-memory/text-index.js';
 import type { Embed } from '../src/active-memory/types.js';
 import { Message } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { REPORT_SEED } from './corpus.js';
 import { formatCount, formatMs, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';

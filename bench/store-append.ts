@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { INDEX_BATCH } from '../src/stores/sqlite/driver.js';
 import { WAL_CHECKPOINT_PAGES } from '../src/stores/sqlite/schema.js';
 import {

@@ -12,7 +12,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Message } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { fileStore, type FileDriverOptions } from '../src/stores/file/index.js';
 import { memoryStore } from '../src/stores/memory.js';
 import { postgresStore } from '../src/stores/postgres/index.js';

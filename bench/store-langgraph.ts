@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { ChatstateSaver } from '../src/adapters/langgraph/index.js';
 import type { Message } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { formatCount, formatMs, formatRatio, median, verdict, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';
 import { toLangChain } from './langchain.js';

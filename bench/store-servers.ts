@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { formatCount, formatMs, median, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';
 import {

@@ -11,7 +11,7 @@ import { openaiChatModel } from '../src/models/openai-chat.js';
 import type { ChatModel } from '../src/models/types.js';
 import { Conversation } from '../src/runtime/conversation.js';
 import { Session } from '../src/session/session.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { startProtocolServer, type ProtocolServer } from '../test/support/protocol-server.js';
 import {
   formatCount,

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startServer } from '../src/server/node.js';
-import type { SessionStore } from '../src/store/types.js';
+import type { SessionStore } from '../src/store/session-store-types.js';
 import { openStore } from '../src/stores/open-store.js';
 import { builtWeb, chromiumMissing, startBrowser } from '../test/web/browser.js';
 import { seedLongSession } from '../test/web/seed.js';

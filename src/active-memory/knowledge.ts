@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ChatstateError, DataError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { RecallHit } from './types.js';
 
 /** Session ids starting with this are reserved for knowledge sessions: a turn may not create one. */

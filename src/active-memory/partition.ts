@@ -8,7 +8,7 @@
 import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
-import type { SessionStore, SessionSummary } from '../store/types.js';
+import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { eachLimited, readAfter } from './read-after.js';
 import { TextIndex, type TextIndexOptions, type TextMatch } from './text-index.js';
 import { EMBED_BATCH, chunkPrefix, decodeChunk, embedTexts, encodeChunks } from './vectors.js';

@@ -5,7 +5,7 @@
  */
 import { ChatstateError } from '../errors.js';
 import type { Message } from '../message/message.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 
 /** Messages per `readMessages` call while indexing. */
 const READ_PAGE = 2_000;

@@ -19,7 +19,7 @@
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { KeyedLock } from '../internal/keyed-lock.js';
 import { Message } from '../message/message.js';
-import type { SessionStore, SessionSummary } from '../store/types.js';
+import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { MAX_LIST_LIMIT } from '../store/session-store.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';

@@ -9,7 +9,7 @@ import { assertValidId } from '../ids.js';
 import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import { Session } from '../session/session.js';
-import type { SessionStore, ValueOwner } from '../store/types.js';
+import type { SessionStore, ValueOwner } from '../store/session-store-types.js';
 import {
   MAX_HISTORY_LIMIT,
   MAX_RECALL_K,

@@ -5,7 +5,7 @@
  */
 import { ChatstateError, UnavailableError, errorMessage } from '../errors.js';
 import type { AtRestKey } from '../store/at-rest.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { openStore } from '../stores/open-store.js';
 import type { CliIo } from './io.js';
 import { loadKey } from './keys.js';

@@ -10,7 +10,7 @@ import { basename, dirname } from 'node:path';
 import { InvalidInputError, NotFoundError } from '../errors.js';
 import { isValidId } from '../ids.js';
 import { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { registeredSchemes } from '../stores/open-store.js';
 import { decodeName } from '../stores/file/paths.js';
 import type { CliContext } from './context.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { ManagerErrorContext, SavedEvent } from './events.js';
 import { setup } from '../../test/support/managers.js';
 import { wrappedStore } from '../../test/support/wrapped-store.js';

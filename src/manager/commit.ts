@@ -9,7 +9,7 @@ import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import { MessageLog } from '../session/message-log.js';
 import { Session, sessionJson } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { SaveReason } from './events.js';
 import type { Entry, ManagedSessions } from './managed-sessions.js';

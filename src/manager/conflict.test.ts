@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { ManagerErrorContext } from './events.js';
 import { SessionManager } from './index.js';
 import { wrappedStore } from '../../test/support/wrapped-store.js';

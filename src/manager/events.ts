@@ -5,7 +5,7 @@
 import type { CompactionResult } from '../compaction/types.js';
 import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
-import type { RecoveryNotice } from '../store/types.js';
+import type { RecoveryNotice } from '../store/session-store-types.js';
 
 /** Why a session was written whole. */
 export type SaveReason = 'create' | 'save' | 'flush' | 'auto-save' | 'evict' | 'continue' | 'fork' | 'close';

@@ -4,7 +4,7 @@ import { Message } from '../message/message.js';
 import { FORKS_KEY, MAX_FORK_ENTRIES, forkLog } from '../session/fork-log.js';
 import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { tenantStore } from '../tenancy/tenant-store.js';
 import { RECORD_ATTEMPTS } from './fork.js';
 import { SessionManager } from './index.js';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { createSessionStore } from '../store/session-store.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { memoryStore } from '../stores/memory.js';
 import { SessionManager } from './session-manager.js';
 import { Freshness } from './freshness.js';

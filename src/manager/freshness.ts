@@ -19,7 +19,7 @@
 import { InvalidInputError } from '../errors.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import type { ChangeEvent, ChangeFeed } from '../store/change-types.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 
 /** How the manager's cache learns that another writer changed a session (see the module). */
 export type CacheFreshness = 'revalidate' | 'feed';

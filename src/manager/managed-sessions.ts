@@ -9,7 +9,7 @@ import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import { Session } from '../session/session.js';
 import { noticesOf } from '../store/recovery.js';
-import type { AppendResult, RecoveryNotice, SessionStore } from '../store/types.js';
+import type { AppendResult, RecoveryNotice, SessionStore } from '../store/session-store-types.js';
 import type { ManagerErrorContext, SaveReason } from './events.js';
 import type { Freshness } from './freshness.js';
 import { KeyedLock } from '../internal/keyed-lock.js';

@@ -4,7 +4,7 @@
  */
 import type { Compactor, Strategy } from '../compaction/types.js';
 import { InvalidInputError } from '../errors.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import type { CacheFreshness } from './freshness.js';
 import { estimate } from '../tokens/estimate.js';

@@ -25,7 +25,7 @@ import { assertValidId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
 import { noSessionError } from '../store/driver-helpers.js';
-import type { ListQuery, SessionStore, SessionSummary } from '../store/types.js';
+import type { ListQuery, SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { appendAlongChain, type AppendHost, type ManagerAppendResult } from './append.js';
 import { chainStatsOf, type ChainStats } from './chain.js';
 import { checkChange, commitChange, type CheckedChange, type SessionChange } from './commit.js';

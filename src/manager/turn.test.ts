@@ -11,7 +11,7 @@ import { messageLimit } from '../compaction/message-limit.js';
 import type { Compactor } from '../compaction/types.js';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { fileStore } from '../stores/file/index.js';
 import { memoryStore } from '../stores/memory.js';
 import { wrappedStore } from '../../test/support/wrapped-store.js';

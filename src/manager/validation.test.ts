@@ -3,7 +3,7 @@ import { ChatstateError } from '../errors.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryStore } from '../stores/memory.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { SessionManager, type SessionManagerOptions, type SessionUpdater } from './index.js';
 
 const managers: SessionManager[] = [];

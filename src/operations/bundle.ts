@@ -11,7 +11,7 @@
 import { ChatstateError, ConflictError } from '../errors.js';
 import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
-import type { SessionStore, SessionSummary, ValueOwner } from '../store/types.js';
+import type { SessionStore, SessionSummary, ValueOwner } from '../store/session-store-types.js';
 import { valueNamespace } from '../store/values.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import { canonicalJson } from '../internal/canonical-json.js';

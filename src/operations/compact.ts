@@ -12,7 +12,7 @@ import {
   type StrategySpec,
 } from '../compaction/strategy-registry.js';
 import { InvalidInputError, NotFoundError } from '../errors.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { tokens } from '../tokens/index.js';
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { ChatstateError, errorMessage } from '../errors.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { BUNDLE_SCOPES, readAppValues, readBundle, sameSession, type SessionBundle } from './bundle.js';
 import { canonicalJson } from '../internal/canonical-json.js';
 import { mapOrdered } from './pool.js';

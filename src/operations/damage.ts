@@ -4,7 +4,7 @@
  * @module
  */
 import type { OpenStoreOptions } from '../store/registry.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { openStore } from '../stores/open-store.js';
 import type { DamageReport } from '../stores/file/session-repair.js';
 

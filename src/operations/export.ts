@@ -9,7 +9,7 @@ import { appValuesLine, sessionLineBytes } from './lines.js';
 import { mapOrdered } from './pool.js';
 import { concurrencyOf, report, type LongRunOptions } from './progress.js';
 import { selected, selectionOf } from './walk.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 
 /** Options of `exportSessions`: the ids named, or `all` (which also exports the app scope's values). */
 export interface ExportOptions extends LongRunOptions {

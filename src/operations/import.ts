@@ -8,7 +8,7 @@
 import { ChatstateError, errorMessage, type ErrorCode } from '../errors.js';
 import type { ImportItem, ImportRepair, SourcePlace } from '../interchange/types.js';
 import type { JsonValue } from '../message/schema.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { SharedValues, writeBundle, type SessionBundle, type WriteOutcome } from './bundle.js';
 import { parseLine } from './lines.js';
 import { mapOrdered } from './pool.js';

@@ -7,7 +7,7 @@
  * @module
  */
 import { ChatstateError, errorMessage } from '../errors.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { SharedValues, readAppValues, readBundle, writeBundle, type WriteOutcome } from './bundle.js';
 import { compareStores, type CompareReport } from './compare.js';
 import type { ImportProblem } from './import.js';

@@ -11,7 +11,7 @@
  */
 import { ChatstateError, errorMessage, type ErrorCode } from '../errors.js';
 import { repairToolPairs } from '../interchange/repair.js';
-import type { SessionStore, SessionSummary } from '../store/types.js';
+import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import type { Session } from '../session/session.js';
 import type { DamageLog } from './damage.js';
 import { mapOrdered } from './pool.js';

@@ -12,7 +12,7 @@ import { formats, validate } from '../formats/index.js';
 import { repairToolPairs } from '../interchange/repair.js';
 import { PROVIDERS, type ProviderName } from '../message/schema.js';
 import { noticesOf } from '../store/recovery.js';
-import type { SessionStore, SessionSummary } from '../store/types.js';
+import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import type { Session } from '../session/session.js';
 import { readValues } from './bundle.js';
 import type { DamageLog } from './damage.js';

@@ -5,7 +5,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';
-import type { SessionStore, SessionSummary } from '../store/types.js';
+import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 
 /** Rows asked of `list` per page (its largest limit is 1000). */
 export const PAGE_SIZE = 500;

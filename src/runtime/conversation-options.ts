@@ -7,7 +7,7 @@ import type { Embed } from '../active-memory/types.js';
 import { InvalidInputError } from '../errors.js';
 import { SessionManager } from '../manager/index.js';
 import { checkTools } from '../models/tools.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { memoryTools } from './memory-tools.js';

@@ -8,7 +8,7 @@ import { createSessionHandle, type Embed, type SessionAccessor, type SessionHand
 import { InvalidInputError } from '../errors.js';
 import type { JsonValue, ProviderName } from '../message/schema.js';
 import { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { throwIfAborted } from './abort.js';
 
 /** What a memory factory receives for one turn. */

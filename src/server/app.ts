@@ -11,7 +11,7 @@ import { HTTPException } from 'hono/http-exception';
 import { ClosedError, InvalidInputError, NotFoundError, errorMessage } from '../errors.js';
 import { checkPrices, type Prices } from '../session/usage-totals.js';
 import type { StateKey } from '../state/types.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { AgentSet, type ServerAgent } from './agents/server-agent.js';
 import type { KeyRing } from './auth/api-keys.js';
 import { authenticate } from './auth/authenticate.js';

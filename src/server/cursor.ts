@@ -3,7 +3,7 @@
  * @module
  */
 import { InvalidInputError } from '../errors.js';
-import type { ListCursor } from '../store/types.js';
+import type { ListCursor } from '../store/session-store-types.js';
 
 /** The cursor of the page after `row`. */
 export function encodeCursor(row: ListCursor): string {

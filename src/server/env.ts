@@ -3,7 +3,7 @@
  * (a tenant's view), and its request id.
  * @module
  */
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { Principal } from './auth/api-keys.js';
 
 /** The Hono environment of the server's routes. */

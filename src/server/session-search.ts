@@ -4,7 +4,7 @@
  * so a search over a large store answers in bounded time and pages on with its cursor.
  * @module
  */
-import type { ListCursor, SessionStore, SessionSummary } from '../store/types.js';
+import type { ListCursor, SessionStore, SessionSummary } from '../store/session-store-types.js';
 
 /** Rows a filtered request reads at most before it answers (with a cursor to go on from). */
 export const MAX_SCANNED_ROWS = 2000;

@@ -8,7 +8,7 @@
 import { NotFoundError } from '../errors.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import type { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 
 /** Computed views kept at most. */
 const MAX_VIEWS = 64;

@@ -3,7 +3,7 @@ import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { recordCipher } from './at-rest.js';
 import { decodeMessage, encodeMessage, messageText, sessionJsonBytes, sessionJsonParts, sessionText } from './codec.js';
-import type { MessageRecord } from './types.js';
+import type { MessageRecord } from './driver-types.js';
 
 const plain = recordCipher(undefined, 'test');
 const message = Message.create({

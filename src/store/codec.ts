@@ -13,7 +13,7 @@ import { sessionJson, type Session } from '../session/session.js';
 import { checkJsonRecord, checkUsage, checkVariableNames } from '../session/session-checks.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { RecordCipher } from './at-rest.js';
-import type { MessageRecord } from './types.js';
+import type { MessageRecord } from './driver-types.js';
 
 /** Schema version of the records this version writes. */
 export const RECORD_SCHEMA = 1;

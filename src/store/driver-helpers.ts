@@ -4,7 +4,8 @@
  * @module
  */
 import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import type { AppendCommit, DriverListQuery, HeadRecord, ListCursor, MessageRange, MessageRecord } from './types.js';
+import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord } from './driver-types.js';
+import type { ListCursor, MessageRange } from './session-store-types.js';
 
 /** True when a session expiring at `expiresAt` has expired at `now` (no check without `now` or without an expiry). */
 export function isExpired(expiresAt: number | null | undefined, now: number | undefined): boolean {

@@ -6,7 +6,7 @@
  */
 import { ChatstateError } from '../errors.js';
 import { DRIVER_CAPABILITIES, hasCapability, type DriverCapability } from './driver-check.js';
-import type { AnyStoreDriver, DriverCapabilities } from './types.js';
+import type { AnyStoreDriver, DriverCapabilities } from './driver-types.js';
 
 /** What a driver is known to be before its module loads: its name, capabilities and the optional interfaces it implements. */
 export interface DriverShape {

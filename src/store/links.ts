@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from '../message/schema.js';
 import { FORKS_KEY, MAX_FORK_ENTRIES, forkLog } from '../session/fork-log.js';
-import type { SessionSummary } from './types.js';
+import type { SessionSummary } from './session-store-types.js';
 
 /** The link fields of a list row. */
 export type SessionLinks = Pick<SessionSummary, 'continuedFrom' | 'continuedTo' | 'forkedFrom' | 'forks'>;

@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { assertOwnerId, isValidId, isWellFormed } from '../ids.js';
-import type { ListCursor } from './types.js';
+import type { ListCursor } from './session-store-types.js';
 
 /** Largest page `list` returns. */
 export const MAX_LIST_LIMIT = 1000;

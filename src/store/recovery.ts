@@ -8,7 +8,7 @@
  */
 import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
-import type { RecoveryNotice } from './types.js';
+import type { RecoveryNotice } from './session-store-types.js';
 
 /** The metadata key listing a session's recovery notices. */
 export const RECOVERY_KEY = 'recovery';

@@ -5,7 +5,7 @@ import { Session } from '../session/session.js';
 import { memoryDriver } from '../stores/memory.js';
 import { openRegisteredStore, registerStore, registeredSchemes, type StoreLoader } from './registry.js';
 import type * as Registry from './registry.js';
-import type { AnyStoreDriver } from './types.js';
+import type { AnyStoreDriver } from './driver-types.js';
 
 async function failure(run: () => unknown): Promise<ChatstateError> {
   try {

@@ -10,7 +10,8 @@ import { homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { InvalidInputError } from '../errors.js';
 import { createSessionStore, type SessionStoreOptions } from './session-store.js';
-import type { AnyStoreDriver, SessionStore } from './types.js';
+import type { AnyStoreDriver } from './driver-types.js';
+import type { SessionStore } from './session-store-types.js';
 
 /** Options every loader receives: the core store options (`encryption`, `counter`, `defaultTtlMs`, `now`). */
 export type OpenStoreOptions = SessionStoreOptions;

@@ -4,14 +4,8 @@ import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import { memoryDriver } from '../stores/memory.js';
 import { createSessionStore } from './session-store.js';
-import type {
-  AppendCommit,
-  ReplaceCommit,
-  SessionDriver,
-  StoreDriver,
-  TextSearchHit,
-  TextSearchQuery,
-} from './types.js';
+import type { AppendCommit, ReplaceCommit, SessionDriver, StoreDriver } from './driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from './session-store-types.js';
 
 async function codeOf(run: () => Promise<unknown>): Promise<string> {
   try {

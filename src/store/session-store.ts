@@ -41,15 +41,17 @@ import {
 } from './codec.js';
 import type {
   AnyStoreDriver,
-  AppendOptions,
   AppendOutcome,
-  AppendResult,
   HeadRecord,
-  ListQuery,
-  MessageRange,
   MessageRecord,
   PendingMessage,
   RecoveryNote,
+} from './driver-types.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  ListQuery,
+  MessageRange,
   RecoveryNotice,
   SaveOptions,
   SessionStore,
@@ -57,7 +59,7 @@ import type {
   TextSearchHit,
   TextSearchQuery,
   ValueStore,
-} from './types.js';
+} from './session-store-types.js';
 
 /** Options of `createSessionStore`. */
 export interface SessionStoreOptions {

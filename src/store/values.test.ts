@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ChatstateError } from '../errors.js';
 import { memoryDriver } from '../stores/memory.js';
 import { createSessionStore } from './session-store.js';
-import type { StoreDriver, ValueOwner } from './types.js';
+import type { StoreDriver } from './driver-types.js';
+import type { ValueOwner } from './session-store-types.js';
 import { MAX_VALUE_BYTES, checkValueKey, encodeOwnerId, namespaceSession, valueNamespace } from './values.js';
 
 const SECRET = 'values-unit-test-secret-0123456789';

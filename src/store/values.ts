@@ -10,7 +10,8 @@ import { checkJson, readJson } from '../message/json-value.js';
 import type { JsonValue } from '../message/schema.js';
 import type { RecordCipher } from './at-rest.js';
 import { hasCapability } from './driver-check.js';
-import type { SessionDriver, TextSearchQuery, ValueDriver, ValueOwner, ValueStore } from './types.js';
+import type { SessionDriver, ValueDriver } from './driver-types.js';
+import type { TextSearchQuery, ValueOwner, ValueStore } from './session-store-types.js';
 
 /** Longest key of a stored value, in UTF-16 code units. */
 export const MAX_VALUE_KEY_CHARS = 256;

@@ -16,7 +16,7 @@ import type {
   ReplaceCommit,
   StoreDriver,
   ValueRecord,
-} from '../store/types.js';
+} from '../store/driver-types.js';
 import { namespaceSession } from '../store/values.js';
 import { MEMORY_DRIVER_SHAPE } from './memory-store.js';
 import {

@@ -6,7 +6,7 @@
 import { storeName } from '../store/driver-helpers.js';
 import { lazyDriver, type DriverShape } from '../store/lazy-driver.js';
 import { createSessionStore, type SessionStoreOptions } from '../store/session-store.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { MemoryDriverOptions } from './memory-driver.js';
 
 /**

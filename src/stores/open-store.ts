@@ -20,7 +20,7 @@ import {
   type OpenStoreOptions,
   type StoreLoader,
 } from '../store/registry.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 
 export {
   registerStore,

@@ -3,7 +3,7 @@
  * mapping of a `HeadRecord` to bound values, so the two schemas cannot drift apart.
  * @module
  */
-import type { HeadRecord } from '../store/types.js';
+import type { HeadRecord } from '../store/driver-types.js';
 
 /** The head columns, in the order of `headValues`. */
 export const HEAD_COLUMNS =

@@ -12,7 +12,7 @@ import type {
   ChangeListener,
   SessionChangedEvent,
 } from '../store/change-types.js';
-import type { SessionSummary } from '../store/types.js';
+import type { SessionSummary } from '../store/session-store-types.js';
 import type { TenantMapping } from './tenant-mapping.js';
 
 /** What the filter needs of the view. */

@@ -8,7 +8,13 @@
 import { ChatstateError, ForbiddenError } from '../errors.js';
 import type { Session } from '../session/session.js';
 import { checkListQuery } from '../store/list-query.js';
-import type { ListQuery, SessionSummary, TextSearchHit, TextSearchQuery, ValueOwner } from '../store/types.js';
+import type {
+  ListQuery,
+  SessionSummary,
+  TextSearchHit,
+  TextSearchQuery,
+  ValueOwner,
+} from '../store/session-store-types.js';
 import { checkTextQuery } from '../store/values.js';
 import { TenantNames } from './names.js';
 

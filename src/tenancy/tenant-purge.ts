@@ -3,7 +3,7 @@
  * lists, the way the store purges over a driver without a purge of its own.
  * @module
  */
-import type { ListCursor, SessionStore } from '../store/types.js';
+import type { ListCursor, SessionStore } from '../store/session-store-types.js';
 
 /** Rows of `list` read at a time. */
 const PURGE_PAGE = 500;

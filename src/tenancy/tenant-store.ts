@@ -10,7 +10,7 @@ import { ForbiddenError } from '../errors.js';
 import { Session } from '../session/session.js';
 import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.js';
 import { closedError, noSessionError } from '../store/driver-helpers.js';
-import type { SessionStore, ValueOwner } from '../store/types.js';
+import type { SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
 import { purgeListed } from './tenant-purge.js';

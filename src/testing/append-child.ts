@@ -12,7 +12,7 @@ import { deserialize } from 'node:v8';
 import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { openRegisteredStore } from '../store/registry.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import { GO, PLAN, READY, REPORT, type ChildAppendOutcome, type ChildPlan, type ChildReport } from './processes.js';
 
 /** Writes to stdout and waits until the line is handed to the pipe (the process exits right after). */

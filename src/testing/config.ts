@@ -5,7 +5,7 @@
  * @module
  */
 import type { SessionStoreOptions } from '../store/session-store.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { SpecScope } from './suite.js';
 
 /** The behaviours the suite checks, one spec file each; also the keys of `skip`. */

@@ -8,7 +8,7 @@ import { ChatstateError, type ErrorCode } from '../errors.js';
 import { newId } from '../ids.js';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 
 /** A clock the test moves by hand (`SessionStoreOptions.now`), for retention and list order. */

@@ -7,7 +7,7 @@ import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, it } from 'vitest';
 import type { SessionStoreOptions } from '../store/session-store.js';
-import type { SessionStore } from '../store/types.js';
+import type { SessionStore } from '../store/session-store-types.js';
 import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from './config.js';
 
 /**

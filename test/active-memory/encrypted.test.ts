@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSessionHandle } from '../../src/active-memory/session-handle.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { hashedEmbed, seedSession } from './harness.js';
 

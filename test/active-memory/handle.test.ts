@@ -10,7 +10,7 @@ import { InvalidInputError } from '../../src/errors.js';
 import { KNOWLEDGE_PREFIX, knowledgeSessionId } from '../../src/index.js';
 import type { JsonValue } from '../../src/message/schema.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { expectRejection, seedSession } from './harness.js';
 

@@ -18,7 +18,7 @@ import {
   type Stores,
   type StoreUnderTest,
 } from '../support/stores-under-test.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 
 export { fileSubject, memorySubject, postgresSubject, redisSubject, sqliteSubject, storesOf };
 export type { Stores, StoreUnderTest };

@@ -4,7 +4,7 @@ import { createSessionHandle } from '../../src/active-memory/session-handle.js';
 import type { Scope } from '../../src/active-memory/types.js';
 import { InvalidInputError } from '../../src/errors.js';
 import type { JsonValue } from '../../src/message/schema.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { expectRejection, seedSession, type Stores } from './harness.js';
 
 const SCOPES: readonly Scope[] = ['session', 'user', 'agent', 'app', 'temp'];

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import type { StoreConformanceConfig } from '../../src/testing/index.js';
 import { codeBlocks, docsSection, toSource } from '../support/readme-example.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/stores/open-store.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 
 /** Temporary directories made by `tempDir`, for `cleanup`. */
 const made: string[] = [];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { Conversation } from '../../src/runtime/conversation.js';
 import type { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { fileStore } from '../../src/stores/file/index.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';

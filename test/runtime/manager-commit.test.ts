@@ -8,7 +8,7 @@ import { wrappedStore } from '../support/wrapped-store.js';
 import { SessionManager } from '../../src/manager/session-manager.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { STORE_KINDS, openStoreOf, shape, snapshot } from './fixtures.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyRing } from '../../src/server/auth/api-keys.js';
 import { SESSION_COOKIE, SessionSigner } from '../../src/server/auth/browser-session.js';
 import { startServer } from '../../src/server/node.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { startTestServer, type TestServer } from './server-harness.js';
 

@@ -10,7 +10,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { createServerApp } from '../../src/server/app.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { boundedCall } from './bounded-call.js';
 import { documentedRoutes, routeKey, type DocRoute, type OpenApiDocument } from './openapi-doc.js';
 import { startProtocolServer } from '../support/protocol-server.js';

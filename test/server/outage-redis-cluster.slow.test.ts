@@ -7,7 +7,7 @@
  * serves everything again with no acknowledged append lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { masterPortOf, redisClusterTestServer } from '../support/redis-cluster.js';
 import { TIMEOUTS, eventually } from '../support/store-outage.js';

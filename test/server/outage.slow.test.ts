@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/errors.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { ServerAgent } from '../../src/server/agents/server-agent.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { KeyRing, newKey, type KeyEntry, type Role } from '../../src/server/auth/api-keys.js';
 import type { LogLine } from '../../src/server/request-log.js';
 import { startServer, type RunningServer } from '../../src/server/node.js';

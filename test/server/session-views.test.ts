@@ -9,7 +9,7 @@ import { Message } from '../../src/message/message.js';
 import { createServerApp } from '../../src/server/app.js';
 import { forkLog } from '../../src/session/fork-log.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { wrappedStore } from '../support/wrapped-store.js';

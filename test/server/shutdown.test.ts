@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createServerApp } from '../../src/server/app.js';
 import type { LoadedAgents } from '../../src/server/agents/load-agents.js';
 import { startServer, type RunningServer } from '../../src/server/node.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { scriptedProvider } from '../support/scripted-provider.js';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../src/stores/memory.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { startTestServer, type TestServer } from './server-harness.js';
 
 let store: SessionStore;

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { forkLog } from '../../src/session/fork-log.js';
-import type { SessionStore, ValueOwner } from '../../src/store/types.js';
+import type { SessionStore, ValueOwner } from '../../src/store/session-store-types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { cliStores } from '../cli/cli-stores.js';
 import { describeEachStore } from '../support/stores-under-test.js';

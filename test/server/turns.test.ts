@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgents } from '../../src/server/agents/load-agents.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { startProtocolServer, type ProtocolServer } from '../support/protocol-server.js';
 import { scriptedProvider } from '../support/scripted-provider.js';

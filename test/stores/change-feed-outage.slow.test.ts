@@ -14,7 +14,7 @@ import { SessionManager } from '../../src/manager/index.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { ChangeEvent } from '../../src/store/change-types.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';

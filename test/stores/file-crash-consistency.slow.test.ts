@@ -32,7 +32,7 @@ import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import type { JsonObject, JsonValue } from '../../src/message/schema.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { fileStore, type DamageReport, type FileStoreOptions } from '../../src/stores/file/index.js';
 import { CrashRecorder, describeOp, type Trace, type TraceOp } from '../support/crash-fs.js';
 import {

@@ -15,7 +15,7 @@ import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { RECORD_SCHEMA } from '../../src/store/codec.js';
 import { rangeOf } from '../../src/store/driver-helpers.js';
-import type { HeadRecord, MessageRecord } from '../../src/store/types.js';
+import type { HeadRecord, MessageRecord } from '../../src/store/driver-types.js';
 import { frameLine } from '../../src/stores/file/frame.js';
 import { fileDriver, fileStore, type DamageReport } from '../../src/stores/file/index.js';
 import { nodeFileSystem } from '../../src/stores/file/file-system.js';

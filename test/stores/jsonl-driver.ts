@@ -37,7 +37,7 @@ import type {
   MessageRecord,
   ReplaceCommit,
   SessionDriver,
-} from '../../src/store/types.js';
+} from '../../src/store/driver-types.js';
 
 /** Options of `jsonlDriver`. */
 export interface JsonlDriverOptions {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { openStore, registeredSchemes } from '../../src/stores/open-store.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { jsonlDriver } from './jsonl-driver.js';

@@ -10,7 +10,7 @@ import { memoryDriver } from '../../src/stores/memory-driver.js';
 import { MEMORY_DRIVER_SHAPE } from '../../src/stores/memory-store.js';
 import { lazyDriver } from '../../src/store/lazy-driver.js';
 import { createSessionStore } from '../../src/store/session-store.js';
-import type { AnyStoreDriver } from '../../src/store/types.js';
+import type { AnyStoreDriver } from '../../src/store/driver-types.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -6,7 +6,8 @@
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { createSessionStore } from '../../src/store/session-store.js';
-import type { SessionStore, StoreDriver } from '../../src/store/types.js';
+import type { StoreDriver } from '../../src/store/driver-types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryDriver, memoryStore } from '../../src/stores/memory.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { describe, expect, it } from 'vitest';

@@ -13,7 +13,7 @@ import { Session } from '../../src/session/session.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { POSTGRES_SCHEMA_VERSION, postgresStore, type PgPoolLike } from '../../src/stores/postgres/index.js';
 import { statements, tablesFor } from '../../src/stores/postgres/sql.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
 
 async function codeOf(run: () => Promise<unknown>): Promise<{ code: string; message: string } | undefined> {

@@ -4,7 +4,7 @@
  * with another tenant's session of the same id and user beside it in the same schema.
  */
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { runStoreConformance } from '../../src/testing/index.js';

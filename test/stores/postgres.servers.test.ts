@@ -4,7 +4,7 @@
  * tests never see each other's sessions even on a shared server.
  */
 import { postgresStore } from '../../src/stores/postgres/index.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';

@@ -12,7 +12,7 @@ import { Redis, type Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import {
   clusterAdmin,

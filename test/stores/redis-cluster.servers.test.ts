@@ -10,7 +10,7 @@ import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore, type RedisLike } from '../../src/stores/redis/index.js';
 import { CLUSTER_BUCKETS } from '../../src/stores/redis/layout.js';
 import { SCRIPTS } from '../../src/stores/redis/scripts.js';

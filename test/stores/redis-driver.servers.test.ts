@@ -12,7 +12,7 @@ import { ChatstateError, DataError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { rangeOf } from '../../src/store/driver-helpers.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { redisDriver, redisStore, type RedisStoreOptions } from '../../src/stores/redis/index.js';
 import { SCRIPTS } from '../../src/stores/redis/scripts.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, it } from 'vitest';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { runStoreConformance } from '../../src/testing/index.js';

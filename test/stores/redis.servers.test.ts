@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, it } from 'vitest';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';

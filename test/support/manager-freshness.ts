@@ -11,7 +11,7 @@ import { ChatstateError } from '../../src/errors.js';
 import { SessionManager } from '../../src/manager/index.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 
 /** Two store objects over the same data: the manager's, and the other writer's. */
 export interface TwoStores {

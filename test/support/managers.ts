@@ -1,7 +1,7 @@
 /** Shared support for SessionManager tests: managers made for a test are closed after it. */
 import { afterEach } from 'vitest';
 import { SessionManager, type SessionManagerOptions } from '../../src/manager/index.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 
 const managers: SessionManager[] = [];

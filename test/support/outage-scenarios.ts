@@ -11,7 +11,7 @@
  * the scenarios use are in store-outage.ts.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import {

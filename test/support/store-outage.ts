@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import type { FaultProxy } from './fault-proxy.js';
 
 /** The timeouts the suites open their stores with (the defaults are 2 s and 10 s). */

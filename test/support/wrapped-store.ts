@@ -2,7 +2,7 @@
  * A store that forwards every call to a real one, except those a test overrides (to count calls,
  * inject a failure, or let another writer in): one place to follow when `SessionStore` grows.
  */
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 
 /** `inner` with `overrides` in place of its own members. */
 export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStore> = {}): SessionStore {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ChatstateError, ConflictError, UnavailableError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { wrappedStore } from '../support/wrapped-store.js';

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { ChangeEvent } from '../../src/store/change-types.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';

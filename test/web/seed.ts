@@ -7,7 +7,7 @@ import { compaction } from '../../src/compaction/index.js';
 import { SessionManager } from '../../src/manager/session-manager.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 
 /** Ids of the seeded sessions. */
 export const SEEDED = {

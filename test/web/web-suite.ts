@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
 import { startTestServer, type TestServer } from '../server/server-harness.js';

@@ -8,7 +8,7 @@ import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.j
 import { newId } from '../../ids.js';
 import { BoundedMap } from '../../internal/bounded-map.js';
 import { Session } from '../../session/session.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { planSave } from './chat-plan.js';
 import { decodeUiMessages, type StoredUiMessage } from './decode.js';
 import { readUiMessages, toUiMessage, type UiMessageJson } from './ui-json.js';

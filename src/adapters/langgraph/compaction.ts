@@ -10,7 +10,7 @@ import { newId } from '../../ids.js';
 import { Message } from '../../message/message.js';
 import type { JsonObject } from '../../message/schema.js';
 import { compactionEntry, withCompactionEntry } from '../../session/compaction-log.js';
-import type { SessionStore, ValueOwner } from '../../store/types.js';
+import type { SessionStore, ValueOwner } from '../../store/session-store-types.js';
 import { estimate } from '../../tokens/estimate.js';
 import type { Entry } from './message-list.js';
 import type { SaverCompaction } from './options.js';

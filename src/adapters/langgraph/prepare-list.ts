@@ -6,7 +6,7 @@
 import type { SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
-import type { SessionStore, ValueOwner } from '../../store/types.js';
+import type { SessionStore, ValueOwner } from '../../store/session-store-types.js';
 import { compactList, freshCopy } from './compaction.js';
 import { deltaOf, toRanges, type Entry, type Known, type StoredList } from './message-list.js';
 import type { SaverCompaction } from './options.js';

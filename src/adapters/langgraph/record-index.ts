@@ -7,7 +7,7 @@
 import { ChatstateError } from '../../errors.js';
 import { BoundedMap } from '../../internal/bounded-map.js';
 import type { Message } from '../../message/message.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { withTail } from './ranges.js';
 import { readRecord, type CheckpointRecord, type MessageRef } from './records.js';
 import type { ThreadSessions } from './thread-ids.js';

@@ -33,7 +33,7 @@ import { KeyedLock } from '../../internal/keyed-lock.js';
 import { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
-import type { SessionStore, ValueOwner } from '../../store/types.js';
+import type { SessionStore, ValueOwner } from '../../store/session-store-types.js';
 import { freshCopy } from './compaction.js';
 import { prepareList, type ListContext, type PreparedList } from './prepare-list.js';
 import { RECORD_KEY, RecordIndex } from './record-index.js';

@@ -27,7 +27,7 @@ import { messageItems } from '../../interchange/openai-agents/items.js';
 import type { Message } from '../../message/message.js';
 import type { JsonObject } from '../../message/schema.js';
 import { Session as ChatSession } from '../../session/session.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { estimate } from '../../tokens/estimate.js';
 import { sessionCompactor, type SessionCompactionOptions } from './compaction.js';
 import { CLEARED_LOG, appliedHash, noneApplied, recordApplied, transactionHash } from './operations.js';

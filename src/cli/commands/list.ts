@@ -4,7 +4,7 @@
  */
 import { Option } from 'commander';
 import { KNOWLEDGE_PREFIX } from '../../active-memory/knowledge.js';
-import type { SessionStore, SessionSummary } from '../../store/types.js';
+import type { SessionStore, SessionSummary } from '../../store/session-store-types.js';
 import { dateOption, integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { Column } from '../output.js';

@@ -11,7 +11,7 @@ import { knowledgeSessionId } from '../../active-memory/knowledge.js';
 import type { SessionHandle } from '../../active-memory/types.js';
 import { InvalidInputError, NotFoundError } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
-import type { SessionStore, ValueOwner } from '../../store/types.js';
+import type { SessionStore, ValueOwner } from '../../store/session-store-types.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';

@@ -6,7 +6,7 @@
  */
 import { PROVIDERS, type ProviderName } from '../../message/schema.js';
 import { countSessions, openWatched, selectionOf, verifySessions, type VerifyFinding } from '../../operations/index.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import { storeOpenError, type CliContext } from '../context.js';

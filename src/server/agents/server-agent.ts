@@ -7,7 +7,7 @@
 import { InvalidInputError, errorMessage } from '../../errors.js';
 import { Conversation } from '../../runtime/conversation.js';
 import type { Agent, TurnCompactor } from '../../runtime/types.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { memoryStore } from '../../stores/memory-store.js';
 import type { TokenCounter } from '../../tokens/counter.js';
 

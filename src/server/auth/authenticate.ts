@@ -9,7 +9,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { tenantStore } from '../../tenancy/tenant-store.js';
 import type { ServerEnv } from '../env.js';
 import type { KeyRing, Principal } from './api-keys.js';

@@ -4,7 +4,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { UnavailableError, errorMessage } from '../../errors.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
 import { errors, json } from './common.js';
 

@@ -7,7 +7,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { SessionManager } from '../../manager/session-manager.js';
 import { COUNTERS, STRATEGY_NAMES, compactStored, compactorOf, counterNamed } from '../../operations/compact.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
 import { sessionIdParam, sessionSchema } from '../schemas.js';

@@ -13,7 +13,7 @@ import { compactionLog } from '../../session/compaction-log.js';
 import type { Session } from '../../session/session.js';
 import { tokenTimeline } from '../../session/timeline.js';
 import { costOf, usageTotals, type Prices } from '../../session/usage-totals.js';
-import type { SessionStore, SessionSummary } from '../../store/types.js';
+import type { SessionStore, SessionSummary } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
 import { VIEW_COUNTER } from '../message-tokens.js';

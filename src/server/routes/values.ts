@@ -7,7 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ForbiddenError } from '../../errors.js';
 import { defineField } from '../../internal/define-field.js';
 import type { JsonValue } from '../../message/schema.js';
-import type { ValueOwner } from '../../store/types.js';
+import type { ValueOwner } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
 import { sessionIdParam, valuesPatchSchema, valuesSchema } from '../schemas.js';
 import { errors, json, jsonBody } from './common.js';

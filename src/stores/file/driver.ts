@@ -29,7 +29,7 @@ import type {
   RecoveryNote,
   ReplaceCommit,
   StoreDriver,
-} from '../../store/types.js';
+} from '../../store/driver-types.js';
 import { FlushPolicy } from './flush-policy.js';
 import { FoldScheduler } from './fold-scheduler.js';
 import { GroupCommit } from './group-commit.js';

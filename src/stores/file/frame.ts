@@ -9,7 +9,7 @@
 import { crc32 } from 'node:zlib';
 import { DataError } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 
 /**
  * Schema of the file store's own records (journal lines, snapshot headers, the index), and the

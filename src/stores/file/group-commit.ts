@@ -5,7 +5,7 @@
  * @module
  */
 import { noSessionError } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome } from '../../store/driver-types.js';
 import type { FlushPolicy } from './flush-policy.js';
 import type { FoldScheduler } from './fold-scheduler.js';
 import type { Leases } from './leases.js';

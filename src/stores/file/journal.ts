@@ -6,7 +6,7 @@
  */
 import { constants } from 'node:fs';
 import type { JsonValue } from '../../message/schema.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import {
   FrameError,
   journalLine,

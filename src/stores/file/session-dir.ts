@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import path from 'node:path';
-import type { RecoveryNote } from '../../store/types.js';
+import type { RecoveryNote } from '../../store/driver-types.js';
 import { FrameError, frameLine, journalRecord, newerFormatError, parseLine, type BeginCause } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { JsonValue } from '../../message/schema.js';
-import type { HeadRecord } from '../../store/types.js';
+import type { HeadRecord } from '../../store/driver-types.js';
 import { journalLine } from './frame.js';
 import {
   closeQuietly,

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ChatstateError } from '../../errors.js';
-import type { HeadRecord } from '../../store/types.js';
+import type { HeadRecord } from '../../store/driver-types.js';
 import { FrameError, frameLine, parseLine } from './frame.js';
 import { errorCode, isMissing, stampOf, statOrUndefined, unlinkIfPresent } from './fs-util.js';
 import { decodeName, type SessionPaths, type StorePaths } from './paths.js';

@@ -8,7 +8,7 @@
  * a locked read, which repairs (see `session-repair.ts`).
  * @module
  */
-import type { HeadRecord, RecoveryNote } from '../../store/types.js';
+import type { HeadRecord, RecoveryNote } from '../../store/driver-types.js';
 import { closeQuietly, stampOf, statOrUndefined } from './fs-util.js';
 import { openJournal, replayOpen } from './journal.js';
 import type { SessionPaths } from './paths.js';

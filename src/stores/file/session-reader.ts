@@ -4,7 +4,7 @@
  * lease still held. The slot keeps what was read.
  * @module
  */
-import type { RecoveryNote } from '../../store/types.js';
+import type { RecoveryNote } from '../../store/driver-types.js';
 import type { Leases } from './leases.js';
 import type { FilesContext } from './session-dir.js';
 import { refresh, type ReadResult } from './session-read.js';

@@ -5,7 +5,8 @@
  * aside (moved or copied to lost+found), never deleted.
  * @module
  */
-import type { HeadRecord, RecoveryNote, RecoveryNotice } from '../../store/types.js';
+import type { HeadRecord, RecoveryNote } from '../../store/driver-types.js';
+import type { RecoveryNotice } from '../../store/session-store-types.js';
 import { fsyncDirectory, statOrUndefined, unlinkIfPresent } from './fs-util.js';
 import type { ReplayEnd } from './journal.js';
 import type { SessionPaths } from './paths.js';

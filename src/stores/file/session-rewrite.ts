@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { JsonValue } from '../../message/schema.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import type { BeginCause } from './frame.js';
 import { closeQuietly, fsyncDirectory, stampOf, statOrUndefined, unlinkIfPresent } from './fs-util.js';
 import type { SessionPaths } from './paths.js';

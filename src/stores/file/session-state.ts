@@ -8,7 +8,8 @@
  */
 import type { JsonValue } from '../../message/schema.js';
 import { rangeOf } from '../../store/driver-helpers.js';
-import type { HeadRecord, MessageRange, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
+import type { MessageRange } from '../../store/session-store-types.js';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly } from './fs-util.js';
 import type { SessionPaths } from './paths.js';

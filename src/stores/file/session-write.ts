@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { JsonValue } from '../../message/schema.js';
 import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, ReplaceCommit } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, ReplaceCommit } from '../../store/driver-types.js';
 import { journalLine } from './frame.js';
 import { fdatasync, fsyncDirectory, removeTree, writeFully } from './fs-util.js';
 import type { SessionPaths } from './paths.js';

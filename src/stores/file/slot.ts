@@ -5,7 +5,7 @@
  * and its share of the cache's totals (`session-cache.ts`).
  * @module
  */
-import type { AppendCommit, AppendOutcome } from '../../store/types.js';
+import type { AppendCommit, AppendOutcome } from '../../store/driver-types.js';
 import type { HeldLock } from './lock.js';
 import type { SessionPaths } from './paths.js';
 import { release, type SessionState } from './session-state.js';

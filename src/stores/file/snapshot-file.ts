@@ -12,7 +12,8 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { countBelow, rangeOf } from '../../store/driver-helpers.js';
-import type { MessageRange, MessageRecord } from '../../store/types.js';
+import type { MessageRecord } from '../../store/driver-types.js';
+import type { MessageRange } from '../../store/session-store-types.js';
 import { FrameError, newerFormatError } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { closeQuietly, fsync, isMissing, readAt, stampOf, unlinkIfPresent, writeFullyAsync } from './fs-util.js';

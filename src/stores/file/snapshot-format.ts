@@ -23,7 +23,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { JsonValue } from '../../message/schema.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import {
   FILE_SCHEMA,
   FrameError,

@@ -5,7 +5,7 @@
  */
 import { lazyDriver } from '../../store/lazy-driver.js';
 import { createSessionStore, type SessionStoreOptions } from '../../store/session-store.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { FILE_DRIVER_SHAPE, fileDriverSettings, type FileDriverOptions } from './options.js';
 
 /** Options of `fileStore`: the core store options and the driver's. */

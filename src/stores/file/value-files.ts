@@ -19,7 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DataError } from '../../errors.js';
 import { KeyedLock } from '../../internal/keyed-lock.js';
-import type { ValueRecord } from '../../store/types.js';
+import type { ValueRecord } from '../../store/driver-types.js';
 import { namespaceSession } from '../../store/values.js';
 import { nodeFileSystem } from './file-system.js';
 import {

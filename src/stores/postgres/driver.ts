@@ -25,10 +25,9 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
-  TextSearchHit,
-  TextSearchQuery,
   ValueRecord,
-} from '../../store/types.js';
+} from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import type { DriverChangeSink } from '../../store/change-types.js';
 import type { ConnectionLimits } from '../network.js';
 import {
@@ -43,13 +42,13 @@ import {
   forgetManySessionValues,
   forgetSessionValues,
   indexMessages,
-  memoryStatements,
+  activeMemoryStatements,
   plannedWrites,
   readValues,
   searchIndex,
   writeValues,
-  type MemoryStatements,
-} from './memory-sql.js';
+  type ActiveMemoryStatements,
+} from './active-memory-sql.js';
 import {
   assertStorable,
   headOf,
@@ -135,7 +134,7 @@ export class PostgresDriver implements StoreDriver {
   /** Message text is indexed as a `tsvector` and searched by `searchText`; expiry is checked inside appends and range reads. */
   readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
   private readonly sql: Statements;
-  private readonly memory: MemoryStatements;
+  private readonly activeMemory: ActiveMemoryStatements;
   private readonly pending = new Set<Promise<unknown>>();
   /** The change feed's channel and statements; `undefined` with `changeFeed: false`. */
   private readonly feed: { readonly channel: string; readonly sql: NotifyStatements } | undefined;
@@ -151,7 +150,7 @@ export class PostgresDriver implements StoreDriver {
   ) {
     this.name = tables.store;
     this.sql = statements(tables);
-    this.memory = memoryStatements(tables);
+    this.activeMemory = activeMemoryStatements(tables);
     if (changeFeed) {
       const feed = { channel: changeChannel(tables), sql: notifyStatements(this.sql) };
       this.feed = feed;
@@ -297,7 +296,7 @@ export class PostgresDriver implements StoreDriver {
         await this.insertMessages(client, id, next.appended);
         const texts = new Map(commit.messages.map((message) => [message.id, message.text]));
         const indexed = next.appended.map((record) => ({ seq: record.seq, id: record.id, text: texts.get(record.id) }));
-        await indexMessages(client, this.memory, id, head.userId, indexed);
+        await indexMessages(client, this.activeMemory, id, head.userId, indexed);
         const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data, keys } = next.head;
         const values = [
           id,
@@ -332,7 +331,7 @@ export class PostgresDriver implements StoreDriver {
           checkVersion(this.name, id, current.version, commit.expectedVersion);
           await client.query(this.sql.deleteMessages, [id]);
           // Rewritten with the messages: old rows may name messages that are gone, or a former user.
-          await client.query(this.memory.deleteIndex, [id]);
+          await client.query(this.activeMemory.deleteIndex, [id]);
           await client.query(this.sql.replaceHead, values);
         } else {
           checkVersion(this.name, id, 0, commit.expectedVersion ?? 0);
@@ -348,7 +347,7 @@ export class PostgresDriver implements StoreDriver {
           }
         }
         await this.insertMessages(client, id, commit.messages);
-        await indexMessages(client, this.memory, id, commit.head.userId, commit.messages);
+        await indexMessages(client, this.activeMemory, id, commit.head.userId, commit.messages);
         if (this.feed !== undefined) {
           const { version, userId } = commit.head;
           const payload = changePayload({ kind: 'replace', id, version, ...(userId === undefined ? {} : { userId }) });
@@ -404,7 +403,7 @@ export class PostgresDriver implements StoreDriver {
   async remove(id: string): Promise<boolean> {
     // Messages and index rows go with their head (ON DELETE CASCADE); values by their namespaces.
     const result = await this.transaction(async (client) => {
-      await forgetSessionValues(client, this.memory, id);
+      await forgetSessionValues(client, this.activeMemory, id);
       const feed = this.feed;
       return feed === undefined
         ? client.query(this.sql.remove, [id])
@@ -417,14 +416,14 @@ export class PostgresDriver implements StoreDriver {
     return this.transaction(async (client) => {
       const gone = await client.query(this.sql.purgeExpired, [now]);
       const ids = gone.rows.map((row) => String((row as { id: unknown }).id));
-      await forgetManySessionValues(client, this.memory, ids);
+      await forgetManySessionValues(client, this.activeMemory, ids);
       if (this.feed !== undefined && ids.length > 0) await client.query(this.feed.sql.purged, [this.feed.channel, ids]);
       return gone.rows.length;
     });
   }
 
   async readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
-    return this.withClient((client) => readValues(client, this.memory, ns, keys));
+    return this.withClient((client) => readValues(client, this.activeMemory, ns, keys));
   }
 
   async writeValues(
@@ -434,11 +433,11 @@ export class PostgresDriver implements StoreDriver {
     const planned = plannedWrites(this.name, ns, entries);
     if (planned.puts.length === 0 && planned.deletes.length === 0) return;
     const now = Date.now();
-    await this.transaction((client) => writeValues(client, this.memory, ns, planned, now));
+    await this.transaction((client) => writeValues(client, this.activeMemory, ns, planned, now));
   }
 
   async searchText(query: TextSearchQuery): Promise<TextSearchHit[]> {
-    return this.withClient((client) => searchIndex(client, this.memory, query));
+    return this.withClient((client) => searchIndex(client, this.activeMemory, query));
   }
 
   async close(): Promise<void> {

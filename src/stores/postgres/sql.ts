@@ -4,7 +4,7 @@
  * @module
  */
 import { DataError, InvalidInputError } from '../../errors.js';
-import type { HeadRecord, MessageRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import { HEAD_COLUMNS, headValues } from '../sql-head.js';
 
 /** Name of the store in error messages, unless its `name` option gives another. */

@@ -6,7 +6,7 @@
  */
 import { ChatstateError, InvalidInputError } from '../../errors.js';
 import { parseConnectionUrl, type ConnectionLimits } from '../network.js';
-import type { RedisConfirm, RedisLike } from './index.js';
+import type { RedisConfirm, RedisLike } from './driver.js';
 
 /** A client the store created, and so closes: `ioredis`'s `Redis`, by the members the store uses. */
 export interface OwnedClient extends RedisLike {

@@ -25,7 +25,7 @@ import { closedError } from '../../store/driver-helpers.js';
 import type { OwnedClient } from './client.js';
 import type { NodeConnection } from './cluster.js';
 import { redisConnectionFailure } from './connection-errors.js';
-import type { RedisLike } from './index.js';
+import type { RedisLike } from './driver.js';
 
 /** Whether a command changes data: a failed write whose request was sent may have run. */
 export type Effect = 'read' | 'write';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { HeadRecord, ListCursor } from '../../store/types.js';
+import type { HeadRecord } from '../../store/driver-types.js';
+import type { ListCursor } from '../../store/session-store-types.js';
 import { listOrder, mergedList, type BucketPage } from './list-merge.js';
 
 const head = (id: string, ms: number): HeadRecord => ({

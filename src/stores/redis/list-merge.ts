@@ -12,7 +12,8 @@
  * page, as between two keyset pages of any store.
  * @module
  */
-import type { HeadRecord, ListCursor } from '../../store/types.js';
+import type { HeadRecord } from '../../store/driver-types.js';
+import type { ListCursor } from '../../store/session-store-types.js';
 
 /** Reads one bucket: at most `limit` rows strictly after `after` in list order. */
 export type BucketPage = (bucket: number, after: ListCursor | undefined, limit: number) => Promise<HeadRecord[]>;

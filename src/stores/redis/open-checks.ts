@@ -6,7 +6,7 @@
  */
 import { ChatstateError, InvalidInputError } from '../../errors.js';
 import type { RedisConnection } from './connection.js';
-import type { RedisConfirm } from './index.js';
+import type { RedisConfirm } from './driver.js';
 import { text } from './records.js';
 
 /** Write confirmation needs `WAIT` on the connection of the node that took the write, which a cluster client does not expose. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { DataError } from '../../errors.js';
-import type { HeadRecord, MessageRecord, ValueRecord } from '../../store/types.js';
+import type { HeadRecord, MessageRecord, ValueRecord } from '../../store/driver-types.js';
 
 /** Name of the store in error messages, unless its `name` option gives another. */
 export const STORE = 'redis';

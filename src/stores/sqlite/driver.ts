@@ -13,10 +13,9 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
-  TextSearchHit,
-  TextSearchQuery,
   ValueRecord,
-} from '../../store/types.js';
+} from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import type { DatabaseLabel } from './schema.js';
 import {
   checkedValues,
@@ -25,12 +24,12 @@ import {
   forgetText,
   indexMessages,
   indexQueued,
-  prepareMemoryStatements,
+  prepareActiveMemoryStatements,
   queueMessages,
   readValues,
   searchIndex,
   writeValues,
-} from './memory-sql.js';
+} from './active-memory-sql.js';
 import {
   assertStorable,
   headOf,
@@ -76,7 +75,7 @@ export class SqliteDriver implements StoreDriver {
   /** Message text is indexed with FTS5 and searched by `searchText`; expiry is checked inside appends and range reads. */
   readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
   private readonly statements: ReturnType<typeof prepareStatements>;
-  private readonly memory: ReturnType<typeof prepareMemoryStatements>;
+  private readonly activeMemory: ReturnType<typeof prepareActiveMemoryStatements>;
   private queue: PendingWrite[] = [];
   private scheduled = false;
   /** Until when writes wait for `setImmediate` to gather a group (several were committed together lately). */
@@ -92,8 +91,8 @@ export class SqliteDriver implements StoreDriver {
   ) {
     this.name = label.store;
     this.statements = this.guard(() => prepareStatements(db));
-    this.memory = this.guard(() => prepareMemoryStatements(db));
-    this.unindexed = this.guard(() => (this.memory.countQueued.get() as { queued: number }).queued);
+    this.activeMemory = this.guard(() => prepareActiveMemoryStatements(db));
+    this.unindexed = this.guard(() => (this.activeMemory.countQueued.get() as { queued: number }).queued);
   }
 
   /** Runs `work`, turning SQLite errors into chatstate errors that name the store. */
@@ -166,7 +165,7 @@ export class SqliteDriver implements StoreDriver {
     this.unindexed = 0;
     this.db.exec('SAVEPOINT chatstate_index');
     try {
-      indexQueued(this.memory);
+      indexQueued(this.activeMemory);
       this.db.exec('RELEASE chatstate_index');
     } catch {
       // These throw when SQLite has ended the whole transaction (it does on some I/O errors): the group fails then.
@@ -286,7 +285,7 @@ export class SqliteDriver implements StoreDriver {
       }
       if (appended.length === 0) return { version: head.version, appended, duplicates };
       if (queued.length > 0) {
-        queueMessages(this.memory, id, head.user_id, queued);
+        queueMessages(this.activeMemory, id, head.user_id, queued);
         this.unindexed += queued.length;
       }
       // An append never removes a key check (only a save rewrites it): '' leaves the stored one.
@@ -325,11 +324,11 @@ export class SqliteDriver implements StoreDriver {
       this.statements.deleteMessages.run(id);
       // The index is rewritten with the messages (at once: one segment for the whole session): the
       // old rows, queued or indexed, may name messages that are gone, or a user the session no longer has.
-      forgetText(this.memory, id);
+      forgetText(this.activeMemory, id);
       this.statements.upsertHead.run(...headValues({ ...head, id }));
       for (const message of commit.messages)
         this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
-      indexMessages(this.memory, id, head.userId, commit.messages);
+      indexMessages(this.activeMemory, id, head.userId, commit.messages);
     });
   }
 
@@ -342,7 +341,7 @@ export class SqliteDriver implements StoreDriver {
 
   remove(id: string): Promise<boolean> {
     return this.write(() => {
-      forgetSession(this.memory, id);
+      forgetSession(this.activeMemory, id);
       this.statements.deleteMessages.run(id);
       return this.statements.deleteHead.run(id).changes > 0;
     });
@@ -350,14 +349,14 @@ export class SqliteDriver implements StoreDriver {
 
   purgeExpired(now: number): Promise<number> {
     return this.write(() => {
-      forgetExpired(this.memory, now);
+      forgetExpired(this.activeMemory, now);
       this.statements.purgeMessages.run(now);
       return this.statements.purgeHeads.run(now).changes;
     });
   }
 
   readValues(ns: string, keys?: readonly string[]): Promise<ValueRecord[]> {
-    return this.read(() => readValues(this.memory, this.label, ns, keys));
+    return this.read(() => readValues(this.activeMemory, this.label, ns, keys));
   }
 
   writeValues(
@@ -370,20 +369,20 @@ export class SqliteDriver implements StoreDriver {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.write(() => writeValues(this.memory, ns, checked, Date.now()));
+    return this.write(() => writeValues(this.activeMemory, ns, checked, Date.now()));
   }
 
   async searchText(query: TextSearchQuery): Promise<TextSearchHit[]> {
     this.checkOpen();
     // Text still queued (by this connection or another process) is indexed first, in a write that
     // joins the group commit: a search sees every append acknowledged before it was called.
-    if (this.guard(() => this.memory.anyQueued.get() !== undefined)) {
+    if (this.guard(() => this.activeMemory.anyQueued.get() !== undefined)) {
       await this.write(() => {
         this.unindexed = 0;
-        indexQueued(this.memory);
+        indexQueued(this.activeMemory);
       });
     }
-    return this.read(() => searchIndex(this.memory, query));
+    return this.read(() => searchIndex(this.activeMemory, query));
   }
 
   /** Commits the writes still queued (and indexes the queued text), then closes the connection if the driver opened it. */

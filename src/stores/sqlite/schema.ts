@@ -80,7 +80,7 @@ const MIGRATIONS: readonly (readonly string[])[] = [
   // 2 → 3: the index queue. FTS5 writes a new segment at every commit that touches it (and merges
   // segments every few commits): indexed at once, a message doubled its append's pages and CPU. An
   // append queues its text here instead (one row on the table's last page), and the driver moves
-  // the queue into message_text and message_fts in batches (see memory-sql.ts). A rowid table:
+  // the queue into message_text and message_fts in batches (see active-memory-sql.ts). A rowid table:
   // rowids ascend with insertion, so the queue is read in append order.
   [
     `CREATE TABLE message_text_queue (

@@ -12,7 +12,7 @@ import {
   errorMessage,
 } from '../../errors.js';
 import { prefixEnd } from '../../store/driver-helpers.js';
-import type { DriverListQuery, HeadRecord, MessageRecord } from '../../store/types.js';
+import type { DriverListQuery, HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import type { DatabaseLabel } from './schema.js';
 import { HEAD_COLUMNS } from '../sql-head.js';
 

@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
-import type { AppendOptions, SessionStore } from '../../store/types.js';
+import type { AppendOptions, SessionStore } from '../../store/session-store-types.js';
 import { conversation, expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 

@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { ChangeEvent, ChangeFeed, SessionChangedEvent } from '../../store/change-types.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { conversation, expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 

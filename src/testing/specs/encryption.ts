@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { StateKeyRing } from '../../state/types.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { everyKindOfMessage, expectCode, freshId, richSession, withSeqs } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 

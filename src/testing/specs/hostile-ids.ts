@@ -9,7 +9,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { expect } from 'vitest';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
-import type { SessionStore } from '../../store/types.js';
+import type { SessionStore } from '../../store/session-store-types.js';
 import { expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import { MAX_LIST_LIMIT } from '../../store/session-store.js';
-import type { ListCursor, ListQuery, SessionStore } from '../../store/types.js';
+import type { ListCursor, ListQuery, SessionStore } from '../../store/session-store-types.js';
 import { FakeClock, conversation, expectCode, freshId, lengthCounter } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 

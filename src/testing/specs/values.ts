@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import type { JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
 import type { StateKeyRing } from '../../state/types.js';
-import type { SessionStore, ValueOwner } from '../../store/types.js';
+import type { SessionStore, ValueOwner } from '../../store/session-store-types.js';
 import { FakeClock, expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
 

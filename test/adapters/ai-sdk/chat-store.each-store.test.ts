@@ -12,7 +12,7 @@ import { formats } from '../../../src/formats/index.js';
 import { MAX_MESSAGE_CHARS, Message } from '../../../src/message/message.js';
 import { Session } from '../../../src/session/session.js';
 import type { ChangeKind } from '../../../src/store/change-types.js';
-import type { SessionStore } from '../../../src/store/types.js';
+import type { SessionStore } from '../../../src/store/session-store-types.js';
 import { memoryStore } from '../../../src/stores/memory.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { everyPartChat, interruptedChat } from './fixtures.js';

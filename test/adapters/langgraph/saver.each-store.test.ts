@@ -14,7 +14,7 @@ import { writesOwnerId } from '../../../src/adapters/langgraph/records.js';
 import { isValidId } from '../../../src/ids.js';
 import { openStore } from '../../../src/stores/open-store.js';
 import { Session } from '../../../src/session/session.js';
-import type { SessionStore, ValueStore } from '../../../src/store/types.js';
+import type { SessionStore, ValueStore } from '../../../src/store/session-store-types.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { wrappedStore } from '../../support/wrapped-store.js';
 

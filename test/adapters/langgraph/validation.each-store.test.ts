@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, test } from 'vitest';
 import { ChatstateSaver } from '../../../src/adapters/langgraph/index.js';
-import type { SessionStore } from '../../../src/store/types.js';
+import type { SessionStore } from '../../../src/store/session-store-types.js';
 import { describeEveryStore } from '../../support/stores-under-test.js';
 
 Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, test });

@@ -18,7 +18,7 @@ import type { AgentInputItem, SessionHistoryTransactionArgs } from '@openai/agen
 import { expect, it } from 'vitest';
 import { chatstateSession } from '../../../src/adapters/openai-agents/index.js';
 import type { ChatstateSession } from '../../../src/adapters/openai-agents/session.js';
-import type { SessionStore } from '../../../src/store/types.js';
+import type { SessionStore } from '../../../src/store/session-store-types.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 
 const createUserMessage = (text: string): AgentInputItem => ({

@@ -5,7 +5,8 @@
  * @module
  */
 import { DataError } from '../../errors.js';
-import type { MessageRecord, TextSearchHit, TextSearchQuery, ValueRecord } from '../../store/types.js';
+import type { MessageRecord, ValueRecord } from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import { MAX_QUERY_TERMS, foldText, relativeScores, sessionNamespaces } from '../sql-search.js';
 import type { PgClientLike } from './driver.js';
 import { assertStorable, isStorable, type Tables } from './sql.js';
@@ -26,7 +27,7 @@ const INDEX_BATCH_ROWS = 1000;
 const INDEX_BATCH_CHARS = 4_000_000;
 
 /** The statements of active memory, for one store's tables. */
-export function memoryStatements(tables: Tables) {
+export function activeMemoryStatements(tables: Tables) {
   const { values, search } = tables;
   return {
     /** Name of the store in error messages. */
@@ -61,12 +62,12 @@ export function memoryStatements(tables: Tables) {
 }
 
 /** The statements of active memory. */
-export type MemoryStatements = ReturnType<typeof memoryStatements>;
+export type ActiveMemoryStatements = ReturnType<typeof activeMemoryStatements>;
 
 /** Indexes the messages that carry text, in bounded batches. */
 export async function indexMessages(
   client: PgClientLike,
-  sql: MemoryStatements,
+  sql: ActiveMemoryStatements,
   sessionId: string,
   userId: string | undefined,
   messages: ReadonlyArray<Pick<MessageRecord, 'seq' | 'id'> & { readonly text?: string }>,
@@ -96,7 +97,11 @@ export async function indexMessages(
 }
 
 /** Deletes the values of session `id` (its index rows go with its head, by the foreign key). */
-export async function forgetSessionValues(client: PgClientLike, sql: MemoryStatements, id: string): Promise<void> {
+export async function forgetSessionValues(
+  client: PgClientLike,
+  sql: ActiveMemoryStatements,
+  id: string,
+): Promise<void> {
   const { exact, children, end } = sessionNamespaces(id);
   await client.query(sql.deleteSessionValues, [exact, end, children]);
 }
@@ -104,7 +109,7 @@ export async function forgetSessionValues(client: PgClientLike, sql: MemoryState
 /** Deletes the values of the sessions `ids`. */
 export async function forgetManySessionValues(
   client: PgClientLike,
-  sql: MemoryStatements,
+  sql: ActiveMemoryStatements,
   ids: readonly string[],
 ): Promise<void> {
   if (ids.length === 0) return;
@@ -119,7 +124,7 @@ export async function forgetManySessionValues(
 /** The values of `ns` (only `keys`, when given), keys ascending. */
 export async function readValues(
   client: PgClientLike,
-  sql: MemoryStatements,
+  sql: ActiveMemoryStatements,
   ns: string,
   keys: readonly string[] | undefined,
 ): Promise<ValueRecord[]> {
@@ -171,7 +176,7 @@ export function plannedWrites(
 /** Applies planned writes inside the caller's transaction. */
 export async function writeValues(
   client: PgClientLike,
-  sql: MemoryStatements,
+  sql: ActiveMemoryStatements,
   ns: string,
   planned: ReturnType<typeof plannedWrites>,
   now: number,
@@ -190,7 +195,7 @@ export async function writeValues(
 /** The best hits of a search; `ts_rank_cd` normalized by `relativeScores`. */
 export async function searchIndex(
   client: PgClientLike,
-  sql: MemoryStatements,
+  sql: ActiveMemoryStatements,
   query: TextSearchQuery,
 ): Promise<TextSearchHit[]> {
   if (!(query.limit >= 1) || !isStorable(query.userId)) return [];

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidInputError, type ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { StoreDriver } from '../../src/store/types.js';
+import type { StoreDriver } from '../../src/store/driver-types.js';
 import { INDEX_BATCH } from '../../src/stores/sqlite/driver.js';
 import {
   SQLITE_SCHEMA_VERSION,
@@ -19,7 +19,7 @@ import {
   sqliteStore,
   type SqliteDatabaseLike,
 } from '../../src/stores/sqlite/index.js';
-import { places, seed, sqlMemorySpecs } from '../support/sql-memory-specs.js';
+import { places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
 
 let directory: string;
 const open: Array<{ close(): unknown }> = [];
@@ -55,7 +55,7 @@ function fileOf(driver: StoreDriver): string {
 
 describe('sqlite: active memory (shared SQL specs)', () => {
   let count = 0;
-  sqlMemorySpecs(() => ({
+  sqlActiveMemorySpecs(() => ({
     open: () => driverOn(join(directory, `memory-${(count += 1)}.db`)),
     reopen: (driver) => driverOn(fileOf(driver)),
     async indexRows(driver, id) {

@@ -8,13 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
-import type { SessionStore, StoreDriver } from '../../src/store/types.js';
+import type { StoreDriver } from '../../src/store/driver-types.js';
+import type { SessionStore } from '../../src/store/session-store-types.js';
 import { postgresDriver, postgresStore } from '../../src/stores/postgres/index.js';
-import { memoryStatements } from '../../src/stores/postgres/memory-sql.js';
+import { activeMemoryStatements } from '../../src/stores/postgres/active-memory-sql.js';
 import { SCHEMA_VERSION } from '../../src/stores/postgres/migrations.js';
 import { tablesFor } from '../../src/stores/postgres/sql.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
-import { places, seed, sqlMemorySpecs } from '../support/sql-memory-specs.js';
+import { places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
 
 describeWithPostgres('postgres: active memory', (server) => {
   const schemas: string[] = [];
@@ -57,7 +58,7 @@ describeWithPostgres('postgres: active memory', (server) => {
   });
 
   describe('shared SQL specs', () => {
-    sqlMemorySpecs(() => ({
+    sqlActiveMemorySpecs(() => ({
       open: () => driverIn(schema('memory')),
       reopen: (driver) => driverIn(nameOf(driver)),
       async indexRows(driver, id) {
@@ -150,7 +151,7 @@ describeWithPostgres('postgres: active memory', (server) => {
       's4-3#501',
     ]);
 
-    const sql = memoryStatements(tablesFor(name, 'chatstate_'));
+    const sql = activeMemoryStatements(tablesFor(name, 'chatstate_'));
     const planOf = async (tsquery: string, userId: string): Promise<string> => {
       const result = await adminQuery(server().url, `EXPLAIN ${sql.search({ user: true, sessions: false })}`, [
         tsquery,

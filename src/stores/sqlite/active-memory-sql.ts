@@ -13,13 +13,14 @@
  */
 import { createHash } from 'node:crypto';
 import { DataError } from '../../errors.js';
-import type { TextSearchHit, TextSearchQuery, ValueRecord } from '../../store/types.js';
+import type { ValueRecord } from '../../store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import { foldText, relativeScores, searchTerms, sessionNamespaces } from '../sql-search.js';
 import type { DatabaseLabel } from './schema.js';
 import { assertStorable, isStorable, type SqliteDatabaseLike } from './sql.js';
 
 /** The statements of active memory, prepared once per connection. */
-export function prepareMemoryStatements(db: SqliteDatabaseLike) {
+export function prepareActiveMemoryStatements(db: SqliteDatabaseLike) {
   // The join drives from the FTS5 MATCH (the index), then finds each hit's row by rowid; the exact
   // user check is in SQL (`IS` also matches "no user" to "no user"), whatever the owner token says.
   const searchSql = (
@@ -66,7 +67,7 @@ export function prepareMemoryStatements(db: SqliteDatabaseLike) {
 }
 
 /** The statements of active memory. */
-export type MemoryStatements = ReturnType<typeof prepareMemoryStatements>;
+export type ActiveMemoryStatements = ReturnType<typeof prepareActiveMemoryStatements>;
 
 /**
  * The token of the `owner` column: `n` for sessions without a user, otherwise `u` and 128 bits of
@@ -87,7 +88,7 @@ function matchExpression(terms: readonly string[], userId: string | undefined): 
 
 /** Adds the index rows of a session's messages that carry text. */
 export function indexMessages(
-  statements: MemoryStatements,
+  statements: ActiveMemoryStatements,
   sessionId: string,
   userId: string | undefined,
   messages: ReadonlyArray<{ readonly seq: number; readonly id: string; readonly text?: string }>,
@@ -104,7 +105,7 @@ export function indexMessages(
 
 /** Queues the text of appended messages for the index (see `indexQueued`). */
 export function queueMessages(
-  statements: MemoryStatements,
+  statements: ActiveMemoryStatements,
   sessionId: string,
   userId: string | null,
   messages: ReadonlyArray<{ readonly seq: number; readonly id: string; readonly text: string }>,
@@ -114,7 +115,7 @@ export function queueMessages(
 }
 
 /** Moves every queued text into the index (one FTS5 segment for the whole batch); returns how many. */
-export function indexQueued(statements: MemoryStatements): number {
+export function indexQueued(statements: ActiveMemoryStatements): number {
   const rows = statements.readQueue.all() as Array<{
     session_id: string;
     seq: number;
@@ -146,20 +147,20 @@ export function indexQueued(statements: MemoryStatements): number {
 }
 
 /** Deletes session `id`'s index rows and its queued text. */
-export function forgetText(statements: MemoryStatements, id: string): void {
+export function forgetText(statements: ActiveMemoryStatements, id: string): void {
   statements.deleteText.run(id);
   statements.deleteQueued.run(id);
 }
 
 /** Deletes what belongs to session `id` besides its head and messages: its values, index rows and queued text. */
-export function forgetSession(statements: MemoryStatements, id: string): void {
+export function forgetSession(statements: ActiveMemoryStatements, id: string): void {
   const { exact, children, end } = sessionNamespaces(id);
   statements.deleteSessionValues.run(exact, end, exact, children);
   forgetText(statements, id);
 }
 
 /** Forgets every session expiring at or before `now` (before their heads are deleted). */
-export function forgetExpired(statements: MemoryStatements, now: number): void {
+export function forgetExpired(statements: ActiveMemoryStatements, now: number): void {
   for (const row of statements.expiredIds.all(now) as Array<{ id: string }>) forgetSession(statements, row.id);
 }
 
@@ -169,7 +170,7 @@ function corrupt(label: DatabaseLabel, what: string): DataError {
 
 /** The values of `ns` (only `keys`, when given), keys ascending. */
 export function readValues(
-  statements: MemoryStatements,
+  statements: ActiveMemoryStatements,
   label: DatabaseLabel,
   ns: string,
   keys: readonly string[] | undefined,
@@ -207,7 +208,7 @@ export function checkedValues(
 
 /** Writes and deletes values of `ns` (a later entry for the same key wins). */
 export function writeValues(
-  statements: MemoryStatements,
+  statements: ActiveMemoryStatements,
   ns: string,
   entries: ReadonlyArray<{ readonly key: string; readonly data: string | null }>,
   now: number,
@@ -219,7 +220,7 @@ export function writeValues(
 }
 
 /** The best hits of a search; BM25 (lower is better in SQLite) normalized by `relativeScores`. */
-export function searchIndex(statements: MemoryStatements, query: TextSearchQuery): TextSearchHit[] {
+export function searchIndex(statements: ActiveMemoryStatements, query: TextSearchQuery): TextSearchHit[] {
   const terms = searchTerms(query.text);
   if (terms.length === 0 || !(query.limit >= 1)) return [];
   if (query.userId !== undefined && !isStorable(query.userId)) return [];

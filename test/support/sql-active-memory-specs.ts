@@ -5,10 +5,11 @@
  * text, Unicode, and upkeep on append, replace, delete and expiry.
  */
 import { describe, expect, it } from 'vitest';
-import type { HeadRecord, StoreDriver, TextSearchHit, TextSearchQuery } from '../../src/store/types.js';
+import type { HeadRecord, StoreDriver } from '../../src/store/driver-types.js';
+import type { TextSearchHit, TextSearchQuery } from '../../src/store/session-store-types.js';
 
 /** A backend under test: fresh empty drivers, and a look inside its index. */
-export interface SqlMemoryTarget {
+export interface SqlActiveMemoryTarget {
   /** A driver over fresh, empty tables (closed and removed by the caller's cleanup). */
   open(): Promise<StoreDriver>;
   /** A second driver over the same tables (closed by the caller's cleanup). */
@@ -69,7 +70,7 @@ async function search(
 const FILLER = Array.from({ length: 12 }, (_, index) => `unrelated chatter number ${index} about nothing much`);
 
 /** Registers the shared tests; `target` is read when the tests run. */
-export function sqlMemorySpecs(target: () => SqlMemoryTarget): void {
+export function sqlActiveMemorySpecs(target: () => SqlActiveMemoryTarget): void {
   describe('values', () => {
     it('round-trips values by namespace, keys ascending; null deletes; the last entry for a key wins; namespaces are apart', async () => {
       const driver = await target().open();

@@ -1,0 +1,266 @@
+/**
+ * What users of a store call: the ✱ `SessionStore` contract every store fulfils, and the types of
+ * its calls — `list`'s query and rows (`ListQuery`, `SessionSummary`), the options and results of
+ * `save` and `append`, message ranges, active memory's `ValueStore`, full-text search, and the
+ * recovery notices a repaired session carries.
+ *
+ * `createSessionStore` (`session-store.ts`) builds a `SessionStore` over a driver; what a driver
+ * implements is in `driver-types.ts`, and the change feed's types in `change-types.ts`.
+ * @module
+ */
+import type { JsonObject, JsonValue } from '../message/schema.js';
+import type { Message, MessageInput } from '../message/message.js';
+import type { Session } from '../session/session.js';
+import type { RecordedUsage } from '../tokens/usage.js';
+import type { ChangeFeed } from './change-types.js';
+
+/** One row of `list`: Penguin's session index. */
+export interface SessionSummary {
+  readonly id: string;
+  readonly agentId?: string;
+  readonly userId?: string;
+  /**
+   * The session's title, shortened to 120 characters: a string `metadata.title` when the caller
+   * sets one (saving a session whose `metadata.title` changed changes it; an `append` whose
+   * `state` carries one gives it to a session without a title yet); otherwise the text of the first
+   * user message the session ever had. Once set it stays, even when compaction removes that
+   * message, until the caller changes `metadata.title`. `undefined` before there is either.
+   */
+  readonly title?: string;
+  readonly messageCount: number;
+  readonly tokenCount: number;
+  readonly version: number;
+  readonly createdAt: string;
+  /** Last activity; `list` is sorted by it, newest first. */
+  readonly updatedAt: string;
+  /** When the session expires (ISO-8601), if it has a retention limit. */
+  readonly expiresAt?: string;
+  /** Damage the store repaired in this session, with what it lost: a loss of acknowledged data is never silent. */
+  readonly recovery?: readonly RecoveryNotice[];
+  /** The session this one continues (`metadata.continuedFrom`): its predecessor in a continuation chain. */
+  readonly continuedFrom?: string;
+  /** The session that continues this one (`metadata.continuedTo`). */
+  readonly continuedTo?: string;
+  /** Where this session was forked from (`metadata.forkedFrom`): the source session and the last message copied (its sequence number). */
+  readonly forkedFrom?: { readonly sessionId: string; readonly messageId?: string; readonly seq?: number };
+  /** Ids of this session's forks (`metadata.forks`, the newest `MAX_FORK_ENTRIES`), oldest first. */
+  readonly forks?: readonly string[];
+}
+
+/**
+ * A recovery notice (Penguin's): the store found a session damaged, repaired it, and says what it
+ * could not give back. It is kept with the session's head (so `list` shows it), in the session's
+ * `metadata.recovery`, and as a `context` message with the notice's `id` at the point where the
+ * session resumed, so the model reads it too.
+ */
+export interface RecoveryNotice {
+  /** Stable id of the notice; also the id of the message that tells it in the session. */
+  readonly id: string;
+  /** When the store repaired the session (ISO-8601). */
+  readonly at: string;
+  /**
+   * `restored-from-backup`: the snapshot was damaged or missing, the backup was used;
+   * `journal-damaged`: the journal was damaged, cut or missing;
+   * `unreadable`: nothing of the session could be read, a recovery session took its place.
+   */
+  readonly kind: 'restored-from-backup' | 'journal-damaged' | 'unreadable';
+  /** What was wrong, for people. */
+  readonly reason: string;
+  /**
+   * What acknowledged data is gone, when the store knows (its high-water mark): sequence numbers
+   * and versions, inclusive. They are never given again.
+   */
+  readonly lost?: {
+    readonly fromSeq: number;
+    readonly toSeq: number;
+    readonly fromVersion: number;
+    readonly toVersion: number;
+  };
+  /** Where the damaged files were kept (relative to the store), never deleted. */
+  readonly keptAside: readonly string[];
+}
+
+/**
+ * A position in `list` order: a row's `updatedAt` and `id`. Any `SessionSummary` is one, so the
+ * last row of a page is the cursor of the next.
+ */
+export interface ListCursor {
+  /** The row's `updatedAt` (ISO-8601), as `list` gave it. */
+  readonly updatedAt: string;
+  /** The row's session id. */
+  readonly id: string;
+}
+
+/**
+ * Query of `list`. Rows come in one total order, the same in every store: `updatedAt` descending
+ * (newest activity first), then `id` ascending (code-unit order) among equal `updatedAt`.
+ */
+export interface ListQuery {
+  /** Most rows returned. @default 100 */
+  readonly limit?: number;
+  /** Rows skipped (in list order, after `after` when both are given). @default 0 */
+  readonly offset?: number;
+  /**
+   * Only rows strictly after this one in list order (keyset paging): pass the last row of the
+   * previous page. Unlike `offset`, a session deleted between pages makes no other one skipped,
+   * and each page costs the same however deep the walk is.
+   */
+  readonly after?: ListCursor;
+  readonly userId?: string;
+  readonly agentId?: string;
+  /**
+   * Only sessions whose retention has ended (`expiresAt` at or before now) that `purgeExpired` has
+   * not removed yet: what a purge would remove. Redis removes expired keys itself, so it lists
+   * only those its own clock has not expired yet. @default false (expired sessions are not listed)
+   */
+  readonly expired?: boolean;
+  /**
+   * Only sessions whose id starts with this (letters, digits, `.`, `_` and `-`): one namespace of
+   * a shared store, such as a tenant's (see `tenantStore`).
+   */
+  readonly idPrefix?: string;
+}
+
+/** Options of `save`. */
+export interface SaveOptions {
+  /** Fail with `CONFLICT` unless the stored version is this (0 or `undefined` for "must not exist" when `create` is true). */
+  readonly expectedVersion?: number;
+  /** Retention: the session expires this many milliseconds after this save. */
+  readonly ttlMs?: number;
+  /**
+   * Store the session's own `updatedAt` instead of the time of this save: for imports and
+   * migrations, so a copy keeps when its conversation last changed (and lists in that order). @default false
+   */
+  readonly keepUpdatedAt?: boolean;
+}
+
+/** Options of `append`. */
+export interface AppendOptions {
+  /** Fail with `CONFLICT` unless the stored version is this. */
+  readonly expectedVersion?: number;
+  /**
+   * Replaces the session's metadata, variables and last usage in the same atomic commit (a turn
+   * stores its messages and its state changes together). Written only when a message is added.
+   */
+  readonly state?: {
+    readonly metadata: JsonObject;
+    readonly variables: Readonly<Record<string, JsonValue>>;
+    readonly lastUsage?: RecordedUsage;
+  };
+}
+
+/** What `append` did. */
+export interface AppendResult {
+  /** The session's version after the append (unchanged when every message was already there). */
+  readonly version: number;
+  /** The messages that were added, with their sequence numbers. */
+  readonly appended: readonly Message[];
+  /** Ids of messages that were already stored (an idempotent retry adds nothing). */
+  readonly duplicates: readonly string[];
+}
+
+/** Range of `readMessages`, by sequence number. */
+export interface MessageRange {
+  /** Only messages with `seq` greater than this. */
+  readonly afterSeq?: number;
+  /** Only messages with `seq` less than this. */
+  readonly beforeSeq?: number;
+  /** Most messages returned: the newest ones of the range, in order. */
+  readonly limit?: number;
+}
+
+/**
+ * Whose a stored value is (active memory). The core turns a scope into a namespace, so one user's
+ * values can never be reached through another user's scope.
+ * - `user`: one user, across all their sessions;
+ * - `agent`: one agent's memory about one user (`userId` required: agents never share a user's data);
+ * - `app`: shared by every user of the application (written by the application, never by a model);
+ * - `session`: side data of one session (e.g. embeddings), deleted with it.
+ */
+export type ValueOwner =
+  | { readonly scope: 'user'; readonly userId: string }
+  | { readonly scope: 'agent'; readonly agentId: string; readonly userId: string }
+  | { readonly scope: 'app' }
+  | { readonly scope: 'session'; readonly sessionId: string };
+
+/** Durable key/value data of active memory, by owner. Values are JSON; `undefined` deletes. */
+export interface ValueStore {
+  get(owner: ValueOwner, key: string): Promise<JsonValue | undefined>;
+  /** Every value of an owner (keys ascending). */
+  getAll(owner: ValueOwner): Promise<Record<string, JsonValue>>;
+  /** Writes several keys atomically and durably; a key set to `undefined` is deleted. */
+  set(owner: ValueOwner, entries: Readonly<Record<string, JsonValue | undefined>>): Promise<void>;
+}
+
+/** Query of the store's own full-text search. */
+export interface TextSearchQuery {
+  /** Words to look for (plain text; the store quotes it for its query language). */
+  readonly text: string;
+  /** Only sessions of this user; `undefined` searches the sessions that have no user. */
+  readonly userId?: string;
+  /** Only these sessions (e.g. the current one, for a user-less handle). */
+  readonly sessionIds?: readonly string[];
+  /** Most hits. */
+  readonly limit: number;
+}
+
+/** One hit of a full-text search: where it is and how well it matches (higher is better). */
+export interface TextSearchHit {
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly messageId: string;
+  /** The backend's relevance (BM25 for SQLite, ts_rank for Postgres), normalized to (0, 1]. */
+  readonly score: number;
+}
+
+/** ✱ A durable home for sessions. */
+export interface SessionStore {
+  /** Name of the store, used in error messages. */
+  readonly name: string;
+  /** The session with every message; throws `NOT_FOUND`. */
+  load(id: string): Promise<Session>;
+  /** The session, or `undefined` when there is none. */
+  get(id: string): Promise<Session | undefined>;
+  /**
+   * The session `get` returns, as JSON text that `Session.fromJSON` reads back equal, built from
+   * the stored records without serializing each message again (for export and HTTP responses);
+   * `undefined` when there is none.
+   */
+  getJson(id: string): Promise<string | undefined>;
+  /** `getJson`'s text as UTF-8 bytes, built piece by piece: for large sessions, much faster than encoding the text. */
+  getJsonBytes(id: string): Promise<Uint8Array | undefined>;
+  /** Writes the whole session (compare-and-replace on `expectedVersion`); returns it as stored, with sequence numbers. */
+  save(session: Session, options?: SaveOptions): Promise<Session>;
+  /** Adds messages atomically and durably; idempotent by message id; cost independent of the session's size. */
+  append(id: string, messages: ReadonlyArray<Message | MessageInput>, options?: AppendOptions): Promise<AppendResult>;
+  /** Messages of a session by sequence range (the last `limit` of the range), oldest first. */
+  readMessages(id: string, range?: MessageRange): Promise<Message[]>;
+  /** Sessions, newest activity first (`updatedAt` descending, then `id` ascending: see `ListQuery`). */
+  list(query?: ListQuery): Promise<SessionSummary[]>;
+  /** One session's row of `list` (owner, counts, version) without reading its messages; `undefined` when there is none. */
+  summary(id: string): Promise<SessionSummary | undefined>;
+  /** Deletes a session; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Deletes expired sessions; returns how many. */
+  purgeExpired(): Promise<number>;
+  /**
+   * Active memory's durable values (user, agent, app and session scopes). Over a driver without the
+   * values capability every call is refused with `UNSUPPORTED` (`UnsupportedError`).
+   */
+  readonly values: ValueStore;
+  /**
+   * The backend's own full-text search over message text (SQLite FTS5, Postgres full-text), or
+   * `undefined` when it has none or records are encrypted at rest (an index would leak them):
+   * active memory then keeps an in-process index.
+   */
+  readonly searchText: ((query: TextSearchQuery) => Promise<TextSearchHit[]>) | undefined;
+  /**
+   * Committed changes of the store's sessions, as they happen (see `ChangeFeed`): every store made
+   * by `createSessionStore` tells its own writes, and a driver with a shared feed (Postgres, Redis)
+   * adds every other process's. `undefined` for a store that keeps no feed (callers then read the
+   * version, e.g. with `summary`).
+   */
+  readonly changes?: ChangeFeed;
+  /** Releases connections and file handles; pending writes finish first. */
+  close(): Promise<void>;
+}
