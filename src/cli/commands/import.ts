@@ -128,11 +128,13 @@ export const importCommand = defineCommand('import', (command) =>
     .action(
       action<ImportOptions>(async (context, args, options) => {
         const [path] = args as [string];
-        const store = await context.store();
+        // The input first: a missing file is refused before a new store is started for it.
+        const inputs = await inputsOf(context, path, options);
+        const store = await context.store(context.storeUrl, { create: true });
         const progress = context.progress('sessions');
         let report: ImportReport;
         try {
-          report = await importSessions(store, await inputsOf(context, path, options), {
+          report = await importSessions(store, inputs, {
             mode: options.replace === true ? 'replace' : 'skip',
             ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
             onProgress: () => progress.increment(),
