@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/stores/open-store.js';
-import { storesToTest } from '../support/stores-under-test.js';
 import { ensureBuilt, runCli } from './cli-process.js';
 import { seed } from './seed.js';
 
@@ -51,92 +50,90 @@ let count = 0;
 /** A path under the test directory that does not exist. */
 const fresh = (name: string): string => join(dir, `${name}-${++count}`, name === 'sqlite' ? 'chat.db' : 'store');
 
-describe.each(KINDS.filter((kind) => storesToTest(['file', 'sqlite']).includes(kind.name)))(
-  'a $name: store that does not exist',
-  (kind) => {
-    it.each(READS.map((command) => [command.join(' '), command] as const))(
-      'is refused by "%s" with NOT_FOUND naming the path, and nothing is created',
-      async (_name, command) => {
-        const path = fresh(kind.name);
-        const url = kind.url(path);
-        const result = await runCli([...command, '--store', url]);
-        expect(result.stdout).toBe('');
-        expect(result.stderr).toBe(
-          `error NOT_FOUND: Cannot open store ${JSON.stringify(url)}: no store at ${path} (the ${kind.what} does not exist): ` +
-            'check --store or CHATSTATE_STORE; a command that writes (import, values set, migrate --to, serve) creates it\n',
-        );
-        expect(result.code).toBe(1);
-        expect(existsSync(path)).toBe(false);
-        expect(existsSync(join(path, '..'))).toBe(false);
-      },
-    );
-
-    it('is started by import, values set and migrate --to, each saying so on stderr (not with --quiet)', async () => {
-      const backup = join(dir, `backup-${kind.name}.jsonl`);
-      const seeded = `file:${fresh('seeded')}`;
-      await seed(seeded);
-      await writeFile(backup, (await runCli(['export', 'trip', '--store', seeded])).stdout);
-
-      const imported = fresh(kind.name);
-      expect(await runCli(['import', backup, '--store', kind.url(imported)])).toEqual({
-        code: 0,
-        stdout: '1 imported, 0 already there\n',
-        stderr: `new store at ${imported} (it did not exist)\n`,
-      });
-      // There now: no note the second time.
-      expect(await runCli(['import', backup, '--store', kind.url(imported)])).toEqual({
-        code: 0,
-        stdout: '0 imported, 1 already there\n',
-        stderr: '',
-      });
-      expect((await runCli(['show', 'trip', '--store', kind.url(imported)])).code).toBe(0);
-
-      const quiet = fresh(kind.name);
-      expect(await runCli(['import', backup, '--quiet', '--store', kind.url(quiet)])).toEqual({
-        code: 0,
-        stdout: '1 imported, 0 already there\n',
-        stderr: '',
-      });
-
-      const valued = fresh(kind.name);
-      const set = await runCli(['values', 'set', 'theme', 'dark', '--scope', 'app', '--store', kind.url(valued)]);
-      expect(set).toEqual({
-        code: 0,
-        stdout: '',
-        stderr: `new store at ${valued} (it did not exist)\nset theme (app scope)\n`,
-      });
-      expect(await runCli(['values', 'get', 'theme', '--scope', 'app', '--store', kind.url(valued)])).toMatchObject({
-        code: 0,
-        stdout: '"dark"\n',
-      });
-
-      const migrated = fresh(kind.name);
-      const copied = await runCli(['migrate', '--from', seeded, '--to', kind.url(migrated)]);
-      expect(copied.code).toBe(0);
-      expect(copied.stderr).toBe(`new store at ${migrated} (it did not exist)\n`);
-      const store = await openStore(kind.url(migrated));
-      try {
-        expect((await store.list()).map((row) => row.id).sort()).toEqual(['chain-a', 'chain-b', 'old', 'trip']);
-      } finally {
-        await store.close();
-      }
-    });
-
-    it('is refused as the source of a migrate, and an import of a missing file starts no store', async () => {
-      const source = fresh(kind.name);
-      const target = join(dir, `target-${kind.name}-${++count}.db`);
-      const refused = await runCli(['migrate', '--from', kind.url(source), '--to', `sqlite:${target}`]);
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toMatch(/^error NOT_FOUND: Cannot open store "[^"]+": no store at /);
-      expect([existsSync(source), existsSync(target)]).toEqual([false, false]);
+// The local stores only: a path that is not there means nothing to memory:, Postgres or Redis.
+describe.each(KINDS)('a $name: store that does not exist', (kind) => {
+  it.each(READS.map((command) => [command.join(' '), command] as const))(
+    'is refused by "%s" with NOT_FOUND naming the path, and nothing is created',
+    async (_name, command) => {
       const path = fresh(kind.name);
-      const missing = await runCli(['import', join(dir, 'no-such-backup.jsonl'), '--store', kind.url(path)]);
-      expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/^error NOT_FOUND: Cannot read /);
+      const url = kind.url(path);
+      const result = await runCli([...command, '--store', url]);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `error NOT_FOUND: Cannot open store ${JSON.stringify(url)}: no store at ${path} (the ${kind.what} does not exist): ` +
+          'check --store or CHATSTATE_STORE; a command that writes (import, values set, migrate --to, serve) creates it\n',
+      );
+      expect(result.code).toBe(1);
       expect(existsSync(path)).toBe(false);
+      expect(existsSync(join(path, '..'))).toBe(false);
+    },
+  );
+
+  it('is started by import, values set and migrate --to, each saying so on stderr (not with --quiet)', async () => {
+    const backup = join(dir, `backup-${kind.name}.jsonl`);
+    const seeded = `file:${fresh('seeded')}`;
+    await seed(seeded);
+    await writeFile(backup, (await runCli(['export', 'trip', '--store', seeded])).stdout);
+
+    const imported = fresh(kind.name);
+    expect(await runCli(['import', backup, '--store', kind.url(imported)])).toEqual({
+      code: 0,
+      stdout: '1 imported, 0 already there\n',
+      stderr: `new store at ${imported} (it did not exist)\n`,
     });
-  },
-);
+    // There now: no note the second time.
+    expect(await runCli(['import', backup, '--store', kind.url(imported)])).toEqual({
+      code: 0,
+      stdout: '0 imported, 1 already there\n',
+      stderr: '',
+    });
+    expect((await runCli(['show', 'trip', '--store', kind.url(imported)])).code).toBe(0);
+
+    const quiet = fresh(kind.name);
+    expect(await runCli(['import', backup, '--quiet', '--store', kind.url(quiet)])).toEqual({
+      code: 0,
+      stdout: '1 imported, 0 already there\n',
+      stderr: '',
+    });
+
+    const valued = fresh(kind.name);
+    const set = await runCli(['values', 'set', 'theme', 'dark', '--scope', 'app', '--store', kind.url(valued)]);
+    expect(set).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `new store at ${valued} (it did not exist)\nset theme (app scope)\n`,
+    });
+    expect(await runCli(['values', 'get', 'theme', '--scope', 'app', '--store', kind.url(valued)])).toMatchObject({
+      code: 0,
+      stdout: '"dark"\n',
+    });
+
+    const migrated = fresh(kind.name);
+    const copied = await runCli(['migrate', '--from', seeded, '--to', kind.url(migrated)]);
+    expect(copied.code).toBe(0);
+    expect(copied.stderr).toBe(`new store at ${migrated} (it did not exist)\n`);
+    const store = await openStore(kind.url(migrated));
+    try {
+      expect((await store.list()).map((row) => row.id).sort()).toEqual(['chain-a', 'chain-b', 'old', 'trip']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('is refused as the source of a migrate, and an import of a missing file starts no store', async () => {
+    const source = fresh(kind.name);
+    const target = join(dir, `target-${kind.name}-${++count}.db`);
+    const refused = await runCli(['migrate', '--from', kind.url(source), '--to', `sqlite:${target}`]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error NOT_FOUND: Cannot open store "[^"]+": no store at /);
+    expect([existsSync(source), existsSync(target)]).toEqual([false, false]);
+    const path = fresh(kind.name);
+    const missing = await runCli(['import', join(dir, 'no-such-backup.jsonl'), '--store', kind.url(path)]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error NOT_FOUND: Cannot read /);
+    expect(existsSync(path)).toBe(false);
+  });
+});
 
 describe('the default store, and a file: URL naming a file', () => {
   it('file:./.chatstate in a directory without one is refused by list, naming the directory', async () => {

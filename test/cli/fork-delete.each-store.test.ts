@@ -21,7 +21,14 @@ async function forksOf(url: string, id: string): Promise<string[]> {
   }
 }
 
-describe.each(cliStores())('chatstate fork, then delete of the fork, on the $name store', (store) => {
+const matrix = cliStores();
+// Vitest fails a file without tests: a run that leaves out every store of the matrix says so instead.
+if (matrix.length === 0)
+  describe.skip('chatstate fork, then delete of the fork [skipped: CHATSTATE_TEST_STORES leaves out every store]', () => {
+    it('runs on the stores of this run', () => undefined);
+  });
+
+describe.each(matrix)('chatstate fork, then delete of the fork, on the $name store', (store) => {
   let skipped: string | undefined;
   beforeAll(async () => {
     skipped = await store.start();
