@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { forkLog } from '../../src/session/fork-log.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/index.js';
 import { describeEveryStore, storesOf } from '../support/stores-under-test.js';
 import { startTestServer, type TestServer } from './server-harness.js';
 

@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { SessionManager } from '../../src/manager/index.js';
 import { Message } from '../../src/message/message.js';
 import { forkLog } from '../../src/session/fork-log.js';
-import type { SessionStore } from '../../src/store/types.js';
+import type { SessionStore } from '../../src/index.js';
 import { describeEveryStore, storesOf } from '../support/stores-under-test.js';
 
 const forkIds = async (store: SessionStore, id: string): Promise<string[]> =>

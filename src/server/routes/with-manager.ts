@@ -5,14 +5,14 @@
  * @module
  */
 import { SessionManager } from '../../manager/session-manager.js';
-import type { SessionStore } from '../../store/types.js';
 
 /**
  * Runs `work` with a manager over `store` (no auto-save, not owning the store), closed after;
  * `changed` hears of each session the manager writes.
  */
 export async function withManager<T>(
-  store: SessionStore,
+  // The manager's own store type: whichever module the store contract lives in.
+  store: SessionManager['store'],
   changed: (sessionId: string) => void,
   work: (manager: SessionManager) => Promise<T>,
 ): Promise<T> {
