@@ -11,6 +11,7 @@ import type { CliIo } from './io.js';
 import { loadKey } from './keys.js';
 import { Output } from './output.js';
 import { startProgress, type Progress } from './progress.js';
+import { checkLocalStore } from './store-presence.js';
 
 /** The store opened when neither `--store` nor `CHATSTATE_STORE` names one. */
 export const DEFAULT_STORE = 'file:./.chatstate';
@@ -76,15 +77,26 @@ export class CliContext {
   /**
    * The store at `url` (the command's store by default), opened once with the encryption key
    * through `openStore` (every registered scheme works) and closed when the command ends. A store
-   * that cannot be opened is an error naming it (password hidden), with the store's own code.
+   * that cannot be opened is an error naming it (password hidden), with the store's own code. A
+   * `file:` or `sqlite:` store that does not exist is `NOT_FOUND` naming its path, unless the
+   * command can start one (`create`: import, values set, migrate's target, serve), which says on
+   * stderr that the store is new: a mistyped `--store` never reads as an empty store.
    */
-  async store(url: string = this.storeUrl): Promise<SessionStore> {
+  async store(url: string = this.storeUrl, options: { readonly create?: boolean } = {}): Promise<SessionStore> {
     let opening = this.opened.get(url);
     if (opening === undefined) {
-      opening = this.open(url);
+      opening = this.open(url, options.create === true);
       this.opened.set(url, opening);
     }
     return opening;
+  }
+
+  /**
+   * `NOT_FOUND` when the `file:` or `sqlite:` store at `url` does not exist, as `store()` checks it:
+   * for a command that opens its store another way (`verify`, `repair`).
+   */
+  async requireStore(url: string = this.storeUrl): Promise<void> {
+    await this.opening(url, () => checkLocalStore(url, false));
   }
 
   /** A progress indicator on stderr for long work (silent when piped or with `--quiet`). */
@@ -105,10 +117,20 @@ export class CliContext {
     );
   }
 
-  private async open(url: string): Promise<SessionStore> {
+  private async open(url: string, create: boolean): Promise<SessionStore> {
     const encryption = await this.encryptionKey();
+    return this.opening(url, async () => {
+      const { created } = await checkLocalStore(url, create);
+      const store = await openStore(url, encryption === undefined ? {} : { encryption });
+      if (created !== undefined) this.output.note(`new store at ${created} (it did not exist)`);
+      return store;
+    });
+  }
+
+  /** Runs `work` (opening the store at `url`); its error names the store, password hidden, and keeps its code. */
+  private async opening<T>(url: string, work: () => Promise<T>): Promise<T> {
     try {
-      return await openStore(url, encryption === undefined ? {} : { encryption });
+      return await work();
     } catch (error) {
       throw storeOpenError(url, error);
     }

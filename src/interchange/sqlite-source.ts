@@ -74,10 +74,17 @@ export function sourceError(error: unknown, system: string, path: string): Chats
   );
 }
 
-/** `path` opened read-only; MISSING_DEPENDENCY without better-sqlite3, NOT_FOUND when absent, CORRUPT when not a database. */
-export async function openSourceDatabase(path: string, system: string): Promise<SourceDatabase> {
+/**
+ * `path` opened read-only; MISSING_DEPENDENCY without better-sqlite3, NOT_FOUND when absent,
+ * CORRUPT when not a database (saying what was `expected`, when given).
+ */
+export async function openSourceDatabase(path: string, system: string, expected?: string): Promise<SourceDatabase> {
   if (!isSqliteFile(path, system))
-    throw new DataError('CORRUPT', `${system}: ${path} is not a SQLite database`, { details: { path } });
+    throw new DataError(
+      'CORRUPT',
+      `${system}: ${path} is not a SQLite database${expected === undefined ? '' : `; expected ${expected}`}`,
+      { details: { path } },
+    );
   const user = { who: system, needs: 'reading a SQLite database' };
   const Database = await loadBetterSqlite3<DatabaseConstructor>(user);
   try {

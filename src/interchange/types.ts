@@ -64,7 +64,12 @@ export interface Importer {
   readonly system: string;
   /** One line: what `path` must be (a directory, a file, a database). */
   readonly describe: string;
-  /** Yields each session of `path` as it is read, and a problem for each part that could not be. */
+  /**
+   * Yields each session of `path` as it is read, and a problem for each part that could not be (a
+   * file refused whole says what the system's file must be). A `path` that does not exist is
+   * `NOT_FOUND`, and one of a kind the importer does not read (a directory where it reads a file)
+   * is `INVALID_ARGUMENT`: thrown, saying what was expected (`describe`).
+   */
   read(path: string, options?: ImportOptions): AsyncIterable<ImportItem>;
 }
 

@@ -7,15 +7,18 @@ import type { JsonValue } from '../message/schema.js';
 import type { Session } from '../session/session.js';
 import type { RecoveryNotice } from '../store/session-store-types.js';
 
-/** Why a session was written whole. */
-export type SaveReason = 'create' | 'save' | 'flush' | 'auto-save' | 'evict' | 'continue' | 'fork' | 'close';
+/** Why a session was written whole (`fork-deleted`: a fork of it was deleted and left its `metadata.forks`). */
+export type SaveReason =
+  'create' | 'save' | 'flush' | 'auto-save' | 'evict' | 'continue' | 'fork' | 'fork-deleted' | 'close';
 
 /**
- * Work nobody awaits, whose failures are reported as `error` events: the interval's auto-save,
- * saving a session evicted from the cache, compaction after an append, replaying local changes on
- * a newer stored copy after an append met a `CONFLICT`, and an event listener that threw.
+ * Work whose failures are reported as `error` events, not thrown, because what the caller asked
+ * for is done: the interval's auto-save, saving a session evicted from the cache, compaction after
+ * an append, replaying local changes on a newer stored copy after an append met a `CONFLICT`, an
+ * event listener that threw, and removing a deleted fork from its source's `metadata.forks`
+ * (`unlink-fork`: the fork is deleted; its source still lists it).
  */
-export type BackgroundOperation = 'auto-save' | 'evict' | 'compact' | 'rebase' | 'listener';
+export type BackgroundOperation = 'auto-save' | 'evict' | 'compact' | 'rebase' | 'listener' | 'unlink-fork';
 
 /** A session was written whole (its local changes are now stored). */
 export interface SavedEvent {

@@ -256,3 +256,150 @@ describe('forks recorded on their source', () => {
     expect((await raw.load('acme.fork-1')).metadata.forkedFrom).toMatchObject({ sessionId: 'source' });
   });
 });
+
+describe('a deleted fork leaves its source', () => {
+  /** Source `source` with forks `fork-1` and `fork-2`, through `manager`. */
+  async function forked(manager: SessionManager): Promise<{ id: string; at: Message }> {
+    const made = await sourceWithMessages(manager);
+    await manager.fork(made.id, { atMessageId: made.at.id, id: 'fork-1' });
+    await manager.fork(made.id, { atMessageId: made.at.id, id: 'fork-2' });
+    return made;
+  }
+
+  it("removes the fork from the source's metadata.forks and list row, keeping the others", async () => {
+    const store = memoryStore();
+    const manager = managerOf(store);
+    const { id } = await forked(manager);
+    expect(await manager.delete('fork-1')).toBe(true);
+    const stored = await store.load(id);
+    expect(forkLog(stored.metadata).map((entry) => entry.sessionId)).toEqual(['fork-2']);
+    expect((await store.summary(id))?.forks).toEqual(['fork-2']);
+    // The manager's own copy says the same.
+    expect(forkLog((await manager.load(id)).metadata).map((entry) => entry.sessionId)).toEqual(['fork-2']);
+    expect(await manager.delete('fork-2')).toBe(true);
+    // The last one gone: an empty log, and no forks on the list row.
+    expect((await store.load(id)).metadata[FORKS_KEY]).toEqual([]);
+    expect((await store.summary(id))?.forks).toBeUndefined();
+  });
+
+  it('a fresh manager (another process) unlinks it too; deleting the source or a plain session writes nothing else', async () => {
+    const { store, calls } = countingStore();
+    const first = managerOf(store);
+    const { id } = await forked(first);
+    const second = managerOf(store);
+    calls.length = 0;
+    expect(await second.delete('fork-1')).toBe(true);
+    expect(calls.filter((call) => call.startsWith('save'))).toEqual([`save ${id}`]);
+    expect((await store.summary(id))?.forks).toEqual(['fork-2']);
+    // The source deleted first: its fork's delete has nothing to mend, and no error.
+    const errors: unknown[] = [];
+    second.on('error', (error) => errors.push(error));
+    expect(await second.delete(id)).toBe(true);
+    calls.length = 0;
+    expect(await second.delete('fork-2')).toBe(true);
+    expect(calls.filter((call) => call.startsWith('save'))).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(await store.get('fork-2')).toBeUndefined();
+  });
+
+  it('a source that does not list the fork is not written', async () => {
+    const { store, calls } = countingStore();
+    const manager = managerOf(store);
+    const { id, at } = await sourceWithMessages(manager);
+    await manager.fork(id, { atMessageId: at.id, id: 'fork-1' });
+    const listed = await store.load(id);
+    // Metadata is anyone's to write: another writer emptied the log.
+    await store.save(listed.withMetadata({ [FORKS_KEY]: [] }), { expectedVersion: listed.version });
+    const before = (await store.load(id)).version;
+    calls.length = 0;
+    expect(await manager.delete('fork-1')).toBe(true);
+    expect(calls.filter((call) => call.startsWith('save'))).toEqual([]);
+    expect((await store.load(id)).version).toBe(before);
+  });
+
+  it('a concurrent writer is never overwritten: the removal is replayed on its newer version', async () => {
+    const inner = memoryStore();
+    let armed = false;
+    let interfered = false;
+    const store = wrappedStore(inner, {
+      save: async (session, options) => {
+        // Another process writes the source between the manager's read and its write.
+        if (armed && session.id === 'source' && !interfered) {
+          interfered = true;
+          const current = await inner.load('source');
+          await inner.save(current.withMetadata({ ...current.metadata, other: 'writer' }), {
+            expectedVersion: current.version,
+          });
+          await inner.append('source', [Message.user('from the other writer')]);
+        }
+        return inner.save(session, options);
+      },
+    });
+    const manager = managerOf(store);
+    const { id } = await forked(manager);
+    armed = true;
+    expect(await manager.delete('fork-1')).toBe(true);
+    expect(interfered).toBe(true);
+    const stored = await inner.load(id);
+    expect(stored.metadata.other).toBe('writer');
+    expect(stored.messages.map((message) => message.content)).toContain('from the other writer');
+    expect(forkLog(stored.metadata).map((entry) => entry.sessionId)).toEqual(['fork-2']);
+  });
+
+  it('unsaved local changes of the source are written with the removal, never lost', async () => {
+    const store = memoryStore();
+    const manager = managerOf(store);
+    const { id } = await forked(manager);
+    await manager.update(id, (session) => session.withVariable('plan', 'B'));
+    expect(manager.isDirty(id)).toBe(true);
+    await manager.delete('fork-1');
+    expect(manager.isDirty(id)).toBe(false);
+    const stored = await store.load(id);
+    expect(stored.variables).toMatchObject({ plan: 'B' });
+    expect(forkLog(stored.metadata).map((entry) => entry.sessionId)).toEqual(['fork-2']);
+  });
+
+  it('a failure to update the source is retried, then reported as an error event; the fork stays deleted', async () => {
+    const inner = memoryStore();
+    let failing = false;
+    let sourceSaves = 0;
+    const store = wrappedStore(inner, {
+      save: async (session, options) => {
+        if (failing && session.id === 'source') {
+          sourceSaves += 1;
+          throw new UnavailableError('test: the store is down', { store: 'test', reason: 'CONNECTION' });
+        }
+        return inner.save(session, options);
+      },
+    });
+    const manager = managerOf(store);
+    const { id } = await forked(manager);
+    const reported: Array<{ code: unknown; operation: string; sessionId?: string }> = [];
+    manager.on('error', (error, context) =>
+      reported.push({ code: (error as DataError).code, operation: context.operation, sessionId: context.sessionId }),
+    );
+    failing = true;
+    expect(await manager.delete('fork-1')).toBe(true);
+    expect(sourceSaves).toBe(RECORD_ATTEMPTS);
+    expect(reported).toEqual([{ code: 'UNAVAILABLE', operation: 'unlink-fork', sessionId: id }]);
+    expect(await inner.get('fork-1')).toBeUndefined();
+    expect(forkLog((await inner.load(id)).metadata).map((entry) => entry.sessionId)).toEqual(['fork-1', 'fork-2']);
+  });
+
+  it("through a tenant's view: the source is found by the tenant's own id; another tenant's session is never touched", async () => {
+    const raw = memoryStore();
+    const manager = managerOf(tenantStore(raw, { tenant: 'acme' }));
+    const { id } = await forked(manager);
+    // Tenant "other" holds a session of the same id, listing a fork of the same id.
+    await raw.save(
+      Session.create({
+        id: 'other.source',
+        metadata: { [FORKS_KEY]: [{ sessionId: 'fork-1', createdAt: '2026-01-01T00:00:00.000Z' }] },
+      }),
+    );
+    expect(await manager.delete('fork-1')).toBe(true);
+    expect(forkLog((await raw.load('acme.source')).metadata).map((entry) => entry.sessionId)).toEqual(['fork-2']);
+    expect((await manager.store.summary(id))?.forks).toEqual(['fork-2']);
+    expect(forkLog((await raw.load('other.source')).metadata).map((entry) => entry.sessionId)).toEqual(['fork-1']);
+  });
+});

@@ -21,10 +21,11 @@ import {
   NotFoundError,
   errorMessage,
 } from '../errors.js';
-import { assertValidId } from '../ids.js';
+import { assertValidId, isValidId } from '../ids.js';
 import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
 import { noSessionError } from '../store/driver-helpers.js';
+import { linksOfMetadata, type SessionLinks } from '../store/links.js';
 import type { ListQuery, SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { appendAlongChain, type AppendHost, type ManagerAppendResult } from './append.js';
 import { chainStatsOf, type ChainStats } from './chain.js';
@@ -40,7 +41,7 @@ import {
   successorOf,
 } from './continuation.js';
 import type { ManagerErrorContext, SaveReason, SessionManagerEvents } from './events.js';
-import { recordFork, type ForkOptions, type ForkResult } from './fork.js';
+import { recordFork, unrecordFork, type ForkOptions, type ForkResult } from './fork.js';
 import { Freshness } from './freshness.js';
 import { KeyedLock } from '../internal/keyed-lock.js';
 import { ManagedSessions, checkUpdated, type Entry, type SessionUpdater } from './managed-sessions.js';
@@ -48,6 +49,11 @@ import { resolveManagerOptions, type ResolvedManagerOptions, type SessionManager
 import { resolveTurnOptions, runTurnOn, type TurnEnd, type TurnHost, type TurnOptions, type TurnWork } from './turn.js';
 
 export type { ForkOptions, ForkResult } from './fork.js';
+
+/** The links of a stored session (`undefined` when there is none). */
+function linksOfStored(session: Session | undefined): SessionLinks | undefined {
+  return session === undefined ? undefined : linksOfMetadata(session.metadata);
+}
 
 /** The error of every call after `close()`. */
 function managerClosed(): ClosedError {
@@ -241,14 +247,28 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     return this.track(() => this.store.list(query));
   }
 
-  /** Deletes a session from the cache (dropping unsaved changes) and the store; false when the store had none. */
+  /**
+   * Deletes a session from the cache (dropping unsaved changes) and the store; false when the store
+   * had none. A deleted fork then leaves its source's `metadata.forks` (written with
+   * `expectedVersion`, replayed on a newer copy after a `CONFLICT`, retried); a source that is gone
+   * is left alone, and a failure is reported as an `error` event (`unlink-fork`): the delete stands.
+   */
   async delete(id: string): Promise<boolean> {
     return this.track(async () => {
       assertValidId(id, 'session id');
-      return this.sessions.locks.run(id, async () => {
+      const { deleted, source } = await this.sessions.locks.run(id, async () => {
+        // Read first: once the fork is deleted nothing says where it came from.
+        const source = await this.forkSourceOf(id);
         this.sessions.drop(id);
-        return this.store.delete(id);
+        return { deleted: await this.store.delete(id), source };
       });
+      if (deleted && source !== undefined) {
+        const outcome = await unrecordFork(this.sessions, source, id);
+        if (outcome.outcome === 'failed')
+          this.reportError(outcome.error, { operation: 'unlink-fork', sessionId: source });
+        await this.sessions.evictOverflow();
+      }
+      return deleted;
     });
   }
 
@@ -412,6 +432,14 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
     if (typeof target !== 'string')
       throw new InvalidInputError('INVALID_ARGUMENT', `SessionManager.${method} needs a Session or a session id`);
     return assertValidId(target, 'session id');
+  }
+
+  /** The session stored session `id` was forked from (its `metadata.forkedFrom`), if it names one that can be. */
+  private async forkSourceOf(id: string): Promise<string | undefined> {
+    const links =
+      typeof this.store.summary === 'function' ? await this.store.summary(id) : linksOfStored(await this.store.get(id));
+    const source = links?.forkedFrom?.sessionId;
+    return source !== undefined && source !== id && isValidId(source) ? source : undefined;
   }
 
   /** Stores a session that must not exist yet (`CONFLICT` otherwise) and caches it. */

@@ -168,9 +168,19 @@ export async function* inputsFromStream(stream: Readable, options: SourceOptions
     lines.close();
   }
   if (mode === 'lines') return;
+  // One document, refused whole: the problem says what the source must be.
+  const expected =
+    options.from === undefined
+      ? 'chatstate export lines, a session JSON or JSON lines of sessions'
+      : `a wire history of ${options.from}`;
   const text = buffered.join('\n');
   if (text.trim().length === 0) {
-    yield { kind: 'problem', code: 'INVALID_ARGUMENT', message: `${path} is empty`, source: { path } };
+    yield {
+      kind: 'problem',
+      code: 'INVALID_ARGUMENT',
+      message: `${path} is empty; expected ${expected}`,
+      source: { path },
+    };
     return;
   }
   try {
@@ -186,7 +196,8 @@ export async function* inputsFromStream(stream: Readable, options: SourceOptions
       );
     yield asInput(entryOf(parsed, 1), path, undefined);
   } catch (error) {
-    yield problemOf(error, path);
+    const problem = problemOf(error, path);
+    yield problem.kind === 'problem' ? { ...problem, message: `${problem.message}; expected ${expected}` } : problem;
   }
 }
 

@@ -35,6 +35,22 @@ export const messageSchema = messageInputSchema
 /** A session, as the API returns it. */
 export const sessionSchema = sessionJsonSchema.extend({ messages: z.array(messageSchema) }).openapi('Session');
 
+/** Where a session was forked from; `missing` only where a route looks the source up. */
+export const forkedFromSchema = z
+  .object({
+    sessionId: z.string(),
+    messageId: z.string().optional(),
+    seq: z.number().int().positive().optional(),
+    missing: z.literal(true).optional().openapi({
+      description:
+        'The source is gone (deleted, or not the caller’s). Told by GET /sessions/{id}/summary and /stats, which look the source up; list rows do not',
+    }),
+  })
+  .optional()
+  .openapi({
+    description: 'The session (and its last message copied, by id and sequence number) this one was forked from',
+  });
+
 /** A row of the session list. */
 export const summarySchema = z
   .object({
@@ -51,12 +67,7 @@ export const summarySchema = z
     recovery: z.array(z.record(z.string(), z.unknown())).optional(),
     continuedFrom: z.string().optional().openapi({ description: 'The session this one continues' }),
     continuedTo: z.string().optional().openapi({ description: 'The session that continues this one' }),
-    forkedFrom: z
-      .object({ sessionId: z.string(), messageId: z.string().optional(), seq: z.number().int().positive().optional() })
-      .optional()
-      .openapi({
-        description: 'The session (and its last message copied, by id and sequence number) this one was forked from',
-      }),
+    forkedFrom: forkedFromSchema,
     forks: z
       .array(z.string())
       .optional()

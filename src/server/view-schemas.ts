@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { CATEGORIES } from '../message/schema.js';
 import { MAX_TIMELINE_POINTS } from '../session/timeline.js';
+import { forkedFromSchema } from './schemas.js';
 
 const count = z.number().int().nonnegative();
 const byCategory = z.object(Object.fromEntries(CATEGORIES.map((category) => [category, z.number()])) as never);
@@ -52,9 +53,7 @@ export const sessionStatsSchema = z
         missing: z.array(z.string()),
       })
       .openapi({ description: 'The continuation chain, root first, and where this session stands in it' }),
-    forkedFrom: z
-      .object({ sessionId: z.string(), messageId: z.string().optional(), seq: z.number().int().positive().optional() })
-      .optional(),
+    forkedFrom: forkedFromSchema,
     compactions: count.openapi({ description: 'Entries of the compaction log' }),
   })
   .openapi('SessionStats');

@@ -51,6 +51,18 @@ export function withForkEntry(metadata: JsonObject, entry: ForkEntry): JsonObjec
   return { ...metadata, [FORKS_KEY]: [...log.slice(-(MAX_FORK_ENTRIES - 1)), entryJson(entry)] };
 }
 
+/**
+ * `metadata` without the log's entries for fork `forkId` (a fork that was deleted); the same object
+ * when the log names no such fork, so a caller can tell there is nothing to write.
+ */
+export function withoutForkEntry(metadata: JsonObject, forkId: string): JsonObject {
+  const previous = metadata[FORKS_KEY];
+  if (!Array.isArray(previous)) return metadata;
+  const log = previous as readonly JsonValue[];
+  const kept = log.filter((item) => forkEntryOf(item)?.sessionId !== forkId);
+  return kept.length === log.length ? metadata : { ...metadata, [FORKS_KEY]: kept };
+}
+
 /** One entry of the log, or `undefined` for anything that is not one (metadata is anyone's to write). */
 function forkEntryOf(item: unknown): ForkEntry | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return undefined;

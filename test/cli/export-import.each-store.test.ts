@@ -26,6 +26,12 @@ function comparable(stdout: string): string[] {
     .sort();
 }
 
+/** The note a command that writes gives when the `file:` or `sqlite:` store at `url` is new ('' for other stores). */
+function newStoreNote(url: string): string {
+  const path = /^(?:file|sqlite):(.*)$/.exec(url)?.[1];
+  return path === undefined ? '' : `new store at ${path} (it did not exist)\n`;
+}
+
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
@@ -63,7 +69,11 @@ describeEachStore(
       await writeFile(file, exported.stdout);
       const target = await store.freshUrl();
       const imported = await runCli(['import', file, '--store', target]);
-      expect(imported).toMatchObject({ code: 0, stdout: '4 imported, 0 already there\n', stderr: '' });
+      expect(imported).toMatchObject({
+        code: 0,
+        stdout: '4 imported, 0 already there\n',
+        stderr: newStoreNote(target),
+      });
       const again = await runCli(['import', '-', '--store', target], { input: exported.stdout });
       expect(again).toMatchObject({ code: 0, stdout: '0 imported, 4 already there\n' });
       expect(comparable((await runCli(['export', '--all', '--store', target])).stdout)).toEqual(lines);
@@ -98,7 +108,7 @@ describeEachStore(
       if (skipped !== undefined) context.skip(skipped);
       const target = `sqlite:${await tempFile('target.db')}`;
       const first = await runCli(['migrate', '--from', seeded, '--to', target, '--verify']);
-      expect(first.stderr).toBe('');
+      expect(first.stderr).toBe(newStoreNote(target));
       expect(first.code).toBe(0);
       expect(first.stdout).toMatch(/: 4 copied, 0 already there\nverified: the target holds all 4 sessions, equal\n$/);
       const second = await runCli(['migrate', '--from', seeded, '--to', target, '--verify', '--json']);
@@ -147,7 +157,9 @@ describe('import and export usage', () => {
     const result = await runCli(['import', '-', '--store', url], { input: `${good}\n{oops\n` });
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('1 imported, 0 already there, 1 not readable\n');
-    expect(result.stderr).toMatch(/^warning: -:2: INVALID_ARGUMENT: line 2: not JSON/);
+    expect(result.stderr).toMatch(
+      /^new store at .* \(it did not exist\)\nwarning: -:2: INVALID_ARGUMENT: line 2: not JSON/,
+    );
   });
 
   it('imports a provider wire history as a new session', async () => {

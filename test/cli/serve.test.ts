@@ -65,6 +65,8 @@ describe('chatstate keys and serve', () => {
       const stopped = await server.stop();
       expect(stopped.code).toBe(0);
       expect(stopped.stderr).toContain('SIGTERM: finishing requests in flight');
+      // A server writes: the store it was given did not exist, so it was started, and that is said.
+      expect(stopped.stderr).toContain(`new store at ${join(dir, 'store')} (it did not exist)\n`);
     }
     // The tenant's session is in the store under the tenant's namespace.
     expect((await runCli(['list', '--store', store, '--json'])).stdout).toContain('"id":"acme.hello"');

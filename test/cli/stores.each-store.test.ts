@@ -3,6 +3,8 @@
  * checked by its stdout, stderr and exit code, over sessions the test wrote through the library.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Session } from '../../src/session/session.js';
+import { openStore } from '../../src/stores/open-store.js';
 import { runCli, type CliResult } from './cli-process.js';
 import { cliStores } from './cli-stores.js';
 import { describeEachStore } from '../support/stores-under-test.js';
@@ -14,6 +16,17 @@ function jsonLines(result: CliResult): Array<Record<string, unknown>> {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Makes the store at `url` exist with no sessions: a session written, then deleted. */
+async function emptied(url: string): Promise<void> {
+  const opened = await openStore(url);
+  try {
+    await opened.save(Session.create({ id: 'scratch' }));
+    await opened.delete('scratch');
+  } finally {
+    await opened.close();
+  }
 }
 
 const MEMORY_REASON = 'memory: lives in one process, so sessions the test seeds are not in the CLI process';
@@ -51,6 +64,8 @@ describeEachStore(cliStores(), 'chatstate against the $name store', (store) => {
   it('lists an empty store with a note and exit 0; purge-expired of nothing says 0', async (context) => {
     if (skipped !== undefined) context.skip(skipped);
     const url = await store.freshUrl();
+    // A store that exists with no sessions (one that does not exist is refused: missing-store.test.ts).
+    if (store.shared) await emptied(url);
     const listed = await runCli(['list', '--store', url]);
     expect(listed).toMatchObject({ code: 0 });
     expect(listed.stdout.trim()).toMatch(/^ID\s+USER/);

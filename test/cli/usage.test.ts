@@ -4,7 +4,7 @@
  * the default store, encryption keys, and the cases the issue found broken.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +127,7 @@ describe('usage errors exit 2 with one error line', () => {
 
 describe('errors of the operation exit 1 with one line, and a stack with --debug', () => {
   it('an unreadable key file, and a key that is too short', async () => {
+    await mkdir(join(dir, 'keyed'), { recursive: true });
     const missing = await runCli([
       'list',
       '--store',
@@ -163,6 +164,7 @@ describe('errors of the operation exit 1 with one line, and a stack with --debug
   });
 
   it('--debug adds the stack', async () => {
+    await mkdir(join(dir, 'empty-store'), { recursive: true });
     const store = `file:${join(dir, 'empty-store')}`;
     const plain = await runCli(['show', 'nope', '--store', store]);
     expect(plain.stderr.trim().split('\n')).toHaveLength(1);

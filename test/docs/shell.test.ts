@@ -9,6 +9,7 @@ import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forkLog } from '../../src/session/fork-log.js';
 import { openStore } from '../../src/stores/open-store.js';
 import { BIN, ROOT, ensureBuilt } from '../cli/cli-process.js';
 import { startServe } from '../support/serve-process.js';
@@ -129,6 +130,15 @@ describe('docs: the chatstate command', () => {
     expect(result.stdout).toMatch(/^deleted trip-lisbon-b$/m);
     expect(result.stdout).toMatch(/^session trip-rome /m);
     expect(JSON.parse(await readFile(join(cwd, 'request.json'), 'utf8'))).toHaveProperty('messages');
+    // The fork the block made and deleted is not left in its source's list of forks (issue 21).
+    const store = await openStore(`file:${join(cwd, '.chatstate')}`);
+    try {
+      expect(forkLog((await store.load('trip-lisbon')).metadata).map((entry) => entry.sessionId)).not.toContain(
+        'trip-lisbon-b',
+      );
+    } finally {
+      await store.close();
+    }
   });
 
   it("runs the README's shell block after npm start", async () => {

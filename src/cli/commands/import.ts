@@ -4,6 +4,7 @@
  * @module
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { importerFor, importerNames, importerSettings } from '../../interchange/index.js';
@@ -28,8 +29,24 @@ interface ImportOptions {
   readonly set?: Readonly<Record<string, string>>;
 }
 
-async function openInput(path: string, stdin: Readable): Promise<Readable> {
+/** What an import without `--from SYSTEM` reads (`from`: a provider's wire history), for its messages. */
+function expectedInput(from: ProviderName | undefined): string {
+  return from === undefined
+    ? 'a file of chatstate export lines, a session JSON or JSON lines of sessions, or - for stdin'
+    : `a wire history of ${from} (a JSON file), or - for stdin`;
+}
+
+async function openInput(path: string, stdin: Readable, from: ProviderName | undefined): Promise<Readable> {
   if (path === '-') return stdin;
+  const expected = expectedInput(from);
+  // A directory opens (and fails on the first read, with an untyped EISDIR): refused first.
+  if ((await stat(path).catch(() => undefined))?.isDirectory() === true) {
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `Cannot read ${JSON.stringify(path)}: it is a directory; expected ${expected} (another system's directory: --from ${importerNames().join('|')})`,
+      { details: { path } },
+    );
+  }
   const stream = createReadStream(path);
   // Opened before reading, so a missing file is NOT_FOUND rather than a stream error later.
   await new Promise<void>((resolve, reject) => {
@@ -37,13 +54,28 @@ async function openInput(path: string, stdin: Readable): Promise<Readable> {
     stream.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         new NotFoundError(
-          `Cannot read ${JSON.stringify(path)}: ${error.code === 'EISDIR' ? 'it is a directory' : (error.code ?? error.message)}`,
+          `Cannot read ${JSON.stringify(path)}: ${error.code === 'ENOENT' ? 'it does not exist' : (error.code ?? error.message)}; expected ${expected}`,
           { cause: error, details: { path } },
         ),
       ),
     );
   });
   return stream;
+}
+
+/**
+ * `items` with its first item read now: a path the importer refuses (missing, of the wrong kind)
+ * fails before the store is opened, so no new store is started for it.
+ */
+async function started<T>(items: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+  const iterator = items[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  const rest: AsyncIterable<T> = { [Symbol.asyncIterator]: () => iterator };
+  return (async function* () {
+    if (first.done === true) return;
+    yield first.value;
+    yield* rest;
+  })();
 }
 
 async function inputsOf(
@@ -54,11 +86,11 @@ async function inputsOf(
   const from = options.from;
   if (from !== undefined && !(PROVIDERS as readonly string[]).includes(from)) {
     const importer = await importerFor(from, options.set);
-    return itemsToInputs(importer.read(path));
+    return itemsToInputs(await started(importer.read(path)));
   }
   if (options.set !== undefined)
     throw new InvalidInputError('INVALID_ARGUMENT', '--set is for the importers of other systems (--from SYSTEM)');
-  return inputsFromStream(await openInput(path, context.io.stdin), {
+  return inputsFromStream(await openInput(path, context.io.stdin, from as ProviderName | undefined), {
     path,
     ...(from === undefined ? {} : { from: from as ProviderName }),
     ...(options.id === undefined ? {} : { id: options.id }),
@@ -128,11 +160,13 @@ export const importCommand = defineCommand('import', (command) =>
     .action(
       action<ImportOptions>(async (context, args, options) => {
         const [path] = args as [string];
-        const store = await context.store();
+        // The input first: a missing file is refused before a new store is started for it.
+        const inputs = await inputsOf(context, path, options);
+        const store = await context.store(context.storeUrl, { create: true });
         const progress = context.progress('sessions');
         let report: ImportReport;
         try {
-          report = await importSessions(store, await inputsOf(context, path, options), {
+          report = await importSessions(store, inputs, {
             mode: options.replace === true ? 'replace' : 'skip',
             ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
             onProgress: () => progress.increment(),

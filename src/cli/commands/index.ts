@@ -8,7 +8,8 @@
  *    `.addHelpText('after', examples('NAME …'))` for `--help`, and `.action(action(async (context,
  *    args, options) => { … }))`.
  * 2. In the handler, use `context.store()` (the `--store` store, opened with the encryption key and
- *    closed for you), `context.output` (tables, JSON lines with `--json`, notes, warnings) and
+ *    closed for you; a `file:` or `sqlite:` store that does not exist is refused, unless the command
+ *    can start one and passes `{ create: true }`), `context.output` (tables, JSON lines with `--json`, notes, warnings) and
  *    `context.progress(label, total)` for long work. Throw a `ChatstateError` for failures (one line
  *    `error CODE: message` on stderr; exit 2 for `INVALID_ARGUMENT`/`INVALID_ID`, else 1); return
  *    `EXIT.problems` (1) when the command found problems.

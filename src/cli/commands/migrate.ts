@@ -69,7 +69,7 @@ export const migrate = defineCommand('migrate', (command) =>
       action<MigrateOptions>(async (context, _args, options) => {
         const from = options.from ?? context.storeUrl;
         const source = await context.store(from);
-        const target = await context.store(options.to);
+        const target = await context.store(options.to, { create: true });
         const progress = context.progress(
           'sessions',
           await progressTotal(context, () => countSessions(source, { all: true })),

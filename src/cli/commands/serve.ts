@@ -157,7 +157,8 @@ export const serve = defineCommand('serve', (command) =>
         const agents =
           options.agents === undefined ? undefined : await server.loadAgents(options.agents, { env: context.io.env });
         const prices = options.prices === undefined ? undefined : await readPrices(server, options.prices);
-        const store = await context.store();
+        // A server writes: a new store is started (and said so) rather than refused.
+        const store = await context.store(context.storeUrl, { create: true });
         const stateKey = context.io.env.CHATSTATE_STATE_KEY;
         const sessionSecret = context.io.env.CHATSTATE_SESSION_SECRET;
         const running = await server.startServer({

@@ -160,7 +160,8 @@ export const values = defineCommand('values', (command) => {
             value = text;
           }
         }
-        await (await handleFor(await context.store(), options)).store(key, value, { scope: options.scope });
+        const store = await context.store(context.storeUrl, { create: true });
+        await (await handleFor(store, options)).store(key, value, { scope: options.scope });
         context.output.note(`set ${key} (${options.scope} scope)`);
       }),
     );

@@ -21,6 +21,8 @@ interface VerifyOptions {
 
 /** The command's store opened with a damage log (the file store reports what its reads repair), closed by the caller. */
 export async function openForChecks(context: CliContext): Promise<Awaited<ReturnType<typeof openWatched>>> {
+  // A mistyped store is refused, not checked as an empty one.
+  await context.requireStore();
   const encryption = await context.encryptionKey();
   try {
     return await openWatched(context.storeUrl, encryption === undefined ? {} : { encryption });

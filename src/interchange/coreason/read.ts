@@ -5,7 +5,7 @@
  * `updated_at` and flagged.
  * @module
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import { isValidOwnerId } from '../../ids.js';
@@ -24,8 +24,14 @@ import {
   type Draft,
 } from '../build.js';
 import { isObject, lineOfKey, parseJson, type JsonProblem } from '../json-text.js';
+import { expecting, sourceKind } from '../source-path.js';
 import { readEpochSeconds, readTimestamp } from '../timestamps.js';
 import type { ImportItem, ImportOptions, ImportRepair, Importer, SourcePlace } from '../types.js';
+
+/** What the importer reads, for its messages. */
+const EXPECTED = 'a Coreason SessionState JSON dump (state.dump() / to_json()), or a directory of them (*.json)';
+/** What a dump must hold, for the problems of one that does not. */
+const EXPECTED_FILE = 'a Coreason SessionState dump (a JSON object with agent_id, user_id, created_at, history)';
 
 /** The keys of a v0.17.0 `SessionState`, in field order. */
 const STATE_KEYS = ['id', 'agent_id', 'user_id', 'created_at', 'updated_at', 'history', 'variables'];
@@ -199,29 +205,17 @@ function interactionDrafts(
 
 /** The session item of a dump read from `text`. */
 export function coreasonItem(text: string, source: SourcePlace): ImportItem {
+  // A file refused whole: the problem says what a dump is.
+  const refused = (found: JsonProblem): ImportItem => {
+    const { code, message, line } = expecting(found, EXPECTED_FILE);
+    return { kind: 'problem', code, message, source: { ...source, line } };
+  };
   const parsed = parseJson(text);
-  if (!parsed.ok)
-    return {
-      kind: 'problem',
-      code: parsed.problem.code,
-      message: parsed.problem.message,
-      source: { ...source, line: parsed.problem.line },
-    };
+  if (!parsed.ok) return refused(parsed.problem);
   if (!isObject(parsed.value))
-    return {
-      kind: 'problem',
-      code: 'INVALID_ARGUMENT',
-      message: 'A SessionState dump must be a JSON object',
-      source: { ...source, line: 1 },
-    };
+    return refused({ code: 'INVALID_ARGUMENT', message: 'A SessionState dump must be a JSON object', line: 1 });
   const checked = checkState(text, parsed.value);
-  if (!checked.ok)
-    return {
-      kind: 'problem',
-      code: checked.problem.code,
-      message: checked.problem.message,
-      source: { ...source, line: checked.problem.line },
-    };
+  if (!checked.ok) return refused(checked.problem);
   const state = checked.value;
   const repairs: ImportRepair[] = [];
   // Quirk 6: Coreason would invent a random id; a hash of the dump is the same on every import.
@@ -291,11 +285,8 @@ async function* readOne(path: string): AsyncGenerator<ImportItem> {
 }
 
 async function* readCoreason(path: string, options: ImportOptions = {}): AsyncGenerator<ImportItem> {
-  const directory = await stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-  if (!directory) {
+  const kind = await sourceKind(path, { system: 'coreason', expected: EXPECTED, kinds: ['file', 'directory'] });
+  if (kind === 'file') {
     yield* readOne(path);
     return;
   }

@@ -12,8 +12,15 @@ import type { MessageInput } from '../../message/message.js';
 import type { JsonValue } from '../../message/schema.js';
 import { compact, digest, json, materialize, problemFrom, sessionIdOr, sessionItem, type Draft } from '../build.js';
 import { isObject } from '../json-text.js';
+import { expecting, sourceKind } from '../source-path.js';
 import type { ImportItem, ImportOptions, ImportRepair, Importer } from '../types.js';
 import { readBlob, type StateBlob } from './blob.js';
+
+/** What the importer reads, for its messages. */
+const EXPECTED = 'a goaitools ConversationState blob (raw JSON or base64), or a directory of them';
+/** What a blob must be, for the problems of one that is not. */
+const EXPECTED_FILE =
+  'a goaitools ConversationState blob (a JSON object with version 1 and messages, or base64 of one)';
 
 /** Why goaitools could not unmarshal `message` into its struct (it then drops the whole state), or undefined. */
 export function unmarshalProblem(message: unknown): string | undefined {
@@ -135,12 +142,9 @@ async function* readOne(path: string): AsyncGenerator<ImportItem> {
   }
   const read = readBlob(text);
   if (!read.ok) {
-    yield {
-      kind: 'problem',
-      code: read.problem.code,
-      message: read.problem.message,
-      source: { path, line: read.problem.line },
-    };
+    // Refused whole: the problem says what a blob is.
+    const { code, message, line } = expecting(read.problem, EXPECTED_FILE);
+    yield { kind: 'problem', code, message, source: { path, line } };
     return;
   }
   const bad = read.blob.messages.findIndex((message) => unmarshalProblem(message) !== undefined);
@@ -161,13 +165,8 @@ async function* readOne(path: string): AsyncGenerator<ImportItem> {
 }
 
 async function* readGoaitools(path: string, options: ImportOptions = {}): AsyncGenerator<ImportItem> {
-  let directory = false;
-  try {
-    directory = (await stat(path)).isDirectory();
-  } catch {
-    // readOne reports the missing file.
-  }
-  if (!directory) {
+  const kind = await sourceKind(path, { system: 'goaitools', expected: EXPECTED, kinds: ['file', 'directory'] });
+  if (kind === 'file') {
     yield* readOne(path);
     return;
   }

@@ -8,11 +8,14 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
+import { sourceKind } from '../source-path.js';
 import { openSourceDatabase, sourceError, tableNames } from '../sqlite-source.js';
 import type { ImportItem, ImportOptions, Importer } from '../types.js';
 import { problemOf, readThread } from './thread.js';
 
 const SYSTEM = 'langgraph';
+/** What the importer reads, for its messages. */
+const EXPECTED = 'a LangGraph.js SqliteSaver database file (each thread becomes a session)';
 
 /** Options of `langgraphImporter`. */
 export interface LanggraphImporterOptions {
@@ -27,16 +30,17 @@ export function langgraphImporter(options: LanggraphImporterOptions = {}): Impor
     throw new InvalidInputError('INVALID_ARGUMENT', `${SYSTEM}: channel must be a non-empty string`);
   return {
     system: SYSTEM,
-    describe: 'a LangGraph.js SqliteSaver database file (each thread becomes a session)',
+    describe: EXPECTED,
     async *read(path: string, readOptions: ImportOptions = {}): AsyncGenerator<ImportItem> {
-      const db = await openSourceDatabase(path, SYSTEM);
+      await sourceKind(path, { system: SYSTEM, expected: EXPECTED, kinds: ['file'] });
+      const db = await openSourceDatabase(path, SYSTEM, EXPECTED);
       try {
         let threads: string[];
         try {
           if (!tableNames(db).has('checkpoints'))
             throw new InvalidInputError(
               'INVALID_ARGUMENT',
-              `${SYSTEM}: ${path} is not a LangGraph SqliteSaver database (it has no checkpoints table)`,
+              `${SYSTEM}: ${path} is not a LangGraph SqliteSaver database (it has no checkpoints table); expected ${EXPECTED}`,
               { details: { path } },
             );
           threads = (

@@ -11,6 +11,7 @@ import { errorMessage } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
 import { compact, json, materialize, problemFrom, sessionIdOr, sessionItem, type Draft } from '../build.js';
 import { isObject, lineOfKey, parseJson, type JsonProblem } from '../json-text.js';
+import { expecting, sourceKind } from '../source-path.js';
 import { readCompactOffset, readEpochSeconds } from '../timestamps.js';
 import type { ImportItem, ImportOptions, ImportRepair, Importer, SourcePlace } from '../types.js';
 import { chronologicalDrafts, g0Drafts } from './chat.js';
@@ -37,6 +38,11 @@ function placeOf(root: string, path: string): JsonValue {
   return { scope: 'global' };
 }
 
+/** What the importer reads, for its messages. */
+const EXPECTED = 'a Magent saved session .json file, or its sessions directory';
+/** What a session file must hold, for the problems of one that does not. */
+const EXPECTED_FILE = 'a Magent saved session (a JSON object with timestamp, buffer-content or schema-version)';
+
 const fail = (problem: JsonProblem): { ok: false; problem: JsonProblem } => ({ ok: false, problem });
 
 /** The item of one file's text. */
@@ -48,13 +54,15 @@ export function magentItem(text: string, modified: string, place: JsonValue, sou
     message: found.message,
     source: { ...source, line: found.line },
   });
-  if (!parsed.ok) return problem(parsed.problem);
+  // Not a Magent session at all: the problem says what one is.
+  const notMagent = (found: JsonProblem): ImportItem => problem(expecting(found, EXPECTED_FILE));
+  if (!parsed.ok) return notMagent(parsed.problem);
   if (!isObject(parsed.value))
-    return problem({ code: 'INVALID_ARGUMENT', message: 'A Magent session must be a JSON object', line: 1 });
+    return notMagent({ code: 'INVALID_ARGUMENT', message: 'A Magent session must be a JSON object', line: 1 });
   const data = parsed.value;
   const generation = generationOf(data);
   if (generation === undefined)
-    return problem({
+    return notMagent({
       code: 'INVALID_ARGUMENT',
       message: 'Not a Magent session: it has no timestamp, buffer-content or known schema-version',
       line: lineOfKey(text, 'schema-version'),
@@ -166,11 +174,8 @@ async function filesOf(directory: string, depth = 0): Promise<string[]> {
 }
 
 async function* readMagent(path: string, options: ImportOptions = {}): AsyncGenerator<ImportItem> {
-  const directory = await stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
-  if (!directory) {
+  const kind = await sourceKind(path, { system: 'magent', expected: EXPECTED, kinds: ['file', 'directory'] });
+  if (kind === 'file') {
     yield* readOne(join(path, '..'), path);
     return;
   }

@@ -16,6 +16,8 @@ import type { SourceItem } from './items.js';
 import { sessionItems } from './session.js';
 
 const SYSTEM = 'openai-agents';
+/** What a file must be, for the problems of one that is not. */
+export const EXPECTED = 'an Agents SDK SQLiteSession database (Python), or a JSON array of AgentInputItems (JS)';
 
 /** The 1-based line where each element of the top-level JSON array in `text` starts. */
 export function elementLines(text: string): number[] {
@@ -68,7 +70,7 @@ export async function* readJsonItems(path: string): AsyncGenerator<ImportItem> {
     yield {
       kind: 'problem',
       code: parsed.problem.code,
-      message: parsed.problem.message,
+      message: `${parsed.problem.message}; expected ${EXPECTED}`,
       source: { path, line: parsed.problem.line, record: key },
     };
     return;
@@ -77,7 +79,7 @@ export async function* readJsonItems(path: string): AsyncGenerator<ImportItem> {
     yield {
       kind: 'problem',
       code: 'INVALID_ARGUMENT',
-      message: `${path} must be a JSON array of Agents input items`,
+      message: `${path} must be a JSON array of Agents input items; expected ${EXPECTED}`,
       source: { path, line: lineAt(text, text.search(/\S/)), record: key },
     };
     return;

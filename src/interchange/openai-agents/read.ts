@@ -7,10 +7,11 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
+import { sourceKind } from '../source-path.js';
 import { isSqliteFile } from '../sqlite-source.js';
 import type { ImportItem, ImportOptions, Importer } from '../types.js';
 import { readDatabase } from './database.js';
-import { readJsonItems } from './json-items.js';
+import { EXPECTED, readJsonItems } from './json-items.js';
 
 const SYSTEM = 'openai-agents';
 
@@ -39,8 +40,9 @@ export function openaiAgentsImporter(options: OpenaiAgentsImporterOptions = {}):
   };
   return {
     system: SYSTEM,
-    describe: 'an Agents SDK SQLiteSession database (Python), or a JSON array of AgentInputItems (JS)',
+    describe: EXPECTED,
     async *read(path: string, readOptions: ImportOptions = {}): AsyncGenerator<ImportItem> {
+      await sourceKind(path, { system: SYSTEM, expected: EXPECTED, kinds: ['file'] });
       if (isSqliteFile(path, SYSTEM)) yield* readDatabase(path, tables, readOptions);
       else yield* readJsonItems(path);
     },

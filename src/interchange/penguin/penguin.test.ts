@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -333,10 +333,75 @@ describe('penguin importer', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('a path that is not a directory is one NOT_FOUND problem', async () => {
+  it('a path that does not exist is NOT_FOUND saying what was expected', async () => {
     const importer = await importerFor('penguin');
-    const read = await collect(importer.read(join(dir, 'absent')));
-    expect(read).toEqual([expect.objectContaining({ kind: 'problem', code: 'NOT_FOUND' })]);
+    const absent = join(dir, 'absent');
+    await expect(collect(importer.read(absent))).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: `penguin: ${absent} does not exist; expected a Penguin conversations/ directory, or one of its session files (<id>.json)`,
+    });
+  });
+});
+
+describe('penguin importer: one session file (issue 21: it was ENOTDIR, "not readable")', () => {
+  const read = async (...path: string[]): Promise<ImportItem[]> =>
+    collect((await importerFor('penguin')).read(join(dir, 'conversations', ...path), { timeZone: ZONE }));
+  /** What importing the whole directory gave for the same session, to compare. */
+  const fromDirectory = (id: string) => {
+    const { session, repairs } = imported(id);
+    return { session: session.toJSON(), repairs };
+  };
+
+  it('imports the session exactly as the directory import does (index entry and chain depth included)', async () => {
+    for (const id of [ROOT, NEXT, CLEAN, DOC_ERA]) {
+      const [item, ...rest] = await read(`${id}.json`);
+      expect(rest).toEqual([]);
+      if (item?.kind !== 'session') throw new Error(`${id}: ${JSON.stringify(item)}`);
+      expect({ session: item.session.toJSON(), repairs: item.repairs }).toEqual(fromDirectory(id));
+    }
+  });
+
+  it("a file of an agent's subdirectory gets the agent's id, as in the directory import", async () => {
+    const [item] = await read(AGENT, `${CLEAN}.json`);
+    if (item?.kind !== 'session') throw new Error(JSON.stringify(item));
+    expect(item.session.toJSON()).toEqual(imported(`${AGENT}.${CLEAN}`).session.toJSON());
+  });
+
+  it('a damaged file falls back to its .bak, as in the directory; a .bak given is read as it is', async () => {
+    const [restored] = await read(`${FROM_BACKUP}.json`);
+    if (restored?.kind !== 'session') throw new Error(JSON.stringify(restored));
+    expect(restored.session.toJSON()).toEqual(imported(FROM_BACKUP).session.toJSON());
+    expect(restored.repairs[0]).toMatchObject({ kind: 'restored_from_backup' });
+    const [backup] = await read(`${BACKUP_ONLY}.json.bak`);
+    expect(backup).toMatchObject({ kind: 'session', session: { id: BACKUP_ONLY } });
+  });
+
+  it('a file without a backup that is not a session is one problem saying what a session file is', async () => {
+    const [truncated, ...rest] = await read(`${TRUNCATED}.json`);
+    expect(rest).toEqual([]);
+    expect(truncated).toMatchObject({ kind: 'problem', code: 'CORRUPT', source: { record: TRUNCATED } });
+    const other = join(dir, 'notes.txt');
+    await writeFile(other, 'plain words');
+    const items = await collect((await importerFor('penguin')).read(other));
+    expect(items).toEqual([
+      {
+        kind: 'problem',
+        code: 'CORRUPT',
+        message: expect.stringMatching(
+          /^Not valid JSON: .*; expected a Penguin session file \(<id>\.json: a JSON object with "id" and "messages"\)$/,
+        ),
+        source: { path: other, line: 1, record: 'notes' },
+      },
+    ]);
+    const array = join(dir, 'array.json');
+    await writeFile(array, '[1, 2]');
+    expect(await collect((await importerFor('penguin')).read(array))).toEqual([
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        message:
+          'A session file must hold a JSON object; expected a Penguin session file (<id>.json: a JSON object with "id" and "messages")',
+      }),
+    ]);
   });
 });
 

@@ -1,20 +1,26 @@
 /**
  * The Penguin importer: a `conversations/` directory (seed-formats.md §1.1, §1.6, §1.8) — session
  * files, `.bak` backups when a primary is missing or damaged, per-agent subdirectories, the index
- * read as a cache. Streams one session at a time; a damaged file is a problem beside the others.
+ * read as a cache — or one session file of such a directory. Streams one session at a time; a
+ * damaged file is a problem beside the others.
  * @module
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { errorMessage } from '../../errors.js';
 import type { JsonValue } from '../../message/schema.js';
 import { json, problemFrom } from '../build.js';
 import { isObject, parseJson, type JsonProblem } from '../json-text.js';
+import { expecting, sourceKind } from '../source-path.js';
 import { checkTimeZone, processTimeZone } from '../timestamps.js';
 import type { ImportItem, ImportOptions, Importer, SourcePlace } from '../types.js';
 import { checkSessionFile, penguinSessionItem, type PenguinFile } from './session.js';
 
 const INDEX = 'session_index.json';
+/** What the importer reads, for its messages. */
+const EXPECTED = 'a Penguin conversations/ directory, or one of its session files (<id>.json)';
+/** What a session file must hold, for the problems of one that does not. */
+const EXPECTED_FILE = 'a Penguin session file (<id>.json: a JSON object with "id" and "messages")';
 // Full tool outputs, referenced by tool-result records: never an agent store (§1.1).
 const NOT_AN_AGENT = 'tool-results';
 
@@ -22,6 +28,19 @@ const NOT_AN_AGENT = 'tool-results';
 interface Store {
   readonly directory: string;
   readonly agent?: string;
+}
+
+/** One session's files: the primary, and the backup tried when the primary is missing or damaged. */
+interface SessionFiles {
+  /** The file's stem (the id Penguin would use). */
+  readonly stem: string;
+  readonly primary: string;
+  readonly backup?: string;
+}
+
+/** The files of session `stem` in `directory`. */
+function filesOf(directory: string, stem: string): SessionFiles {
+  return { stem, primary: join(directory, `${stem}.json`), backup: join(directory, `${stem}.json.bak`) };
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -124,18 +143,36 @@ function depthFinder(directory: string): {
   };
 }
 
-async function* readStore(store: Store, timeZone: string, options: ImportOptions): AsyncGenerator<ImportItem> {
+/**
+ * The sessions of `store`: every one of its files, then the index entries without one (index
+ * drift); or only the session `only` (one file given), without the index drift.
+ */
+async function* readStore(
+  store: Store,
+  timeZone: string,
+  options: ImportOptions,
+  only?: SessionFiles,
+): AsyncGenerator<ImportItem> {
   const index = await readIndex(store.directory);
-  const stems = await stemsOf(store.directory);
+  const stems = only === undefined ? await stemsOf(store.directory) : [only.stem];
   const chain = depthFinder(store.directory);
   for (const stem of stems) {
     if (options.signal?.aborted === true) return;
-    const primaryPath = join(store.directory, `${stem}.json`);
-    const backupPath = join(store.directory, `${stem}.json.bak`);
+    const files = only ?? filesOf(store.directory, stem);
+    const primaryPath = files.primary;
     let chosen = await attempt(primaryPath);
     let place: SourcePlace = { path: primaryPath, record: stem };
     let restoredFromBackup: { reason: string; line?: number } | undefined;
     if (!chosen.ok) {
+      if (files.backup === undefined) {
+        yield {
+          kind: 'problem',
+          ...problemOf(chosen.problem),
+          source: { path: primaryPath, line: chosen.problem.line, record: stem },
+        };
+        continue;
+      }
+      const backupPath = files.backup;
       // Quirk 8: a missing or damaged primary falls back to its backup (Penguin itself never tries it when missing).
       const backup = await attempt(backupPath);
       if (backup.ok) {
@@ -148,15 +185,13 @@ async function* readStore(store: Store, timeZone: string, options: ImportOptions
         chosen = backup;
         place = { path: backupPath, record: stem };
       } else {
-        const bad = chosen.missing ? backup : chosen;
-        const path = chosen.missing ? backupPath : primaryPath;
+        // The backup's problem when only the backup is there; else the primary's (a file given alone
+        // that cannot be read has no backup either).
+        const onlyBackup = chosen.missing === true && backup.missing !== true;
+        const bad = onlyBackup ? backup : chosen;
+        const path = onlyBackup ? backupPath : primaryPath;
         if (!bad.ok)
-          yield {
-            kind: 'problem',
-            code: bad.problem.code,
-            message: bad.problem.message,
-            source: { path, line: bad.problem.line, record: stem },
-          };
+          yield { kind: 'problem', ...problemOf(bad.problem), source: { path, line: bad.problem.line, record: stem } };
         continue;
       }
     }
@@ -185,6 +220,7 @@ async function* readStore(store: Store, timeZone: string, options: ImportOptions
     }
   }
   // Index drift (quirk 9): an entry without a file is a recovery session Penguin never saved, or a deleted one.
+  if (only !== undefined) return;
   const present = new Set(stems);
   for (const [id, entry] of Object.entries(index)) {
     if (present.has(id)) continue;
@@ -199,8 +235,41 @@ async function* readStore(store: Store, timeZone: string, options: ImportOptions
   }
 }
 
+/** The code and message of a file refused for its content, saying what a session file must be. */
+function problemOf(problem: JsonProblem): { code: JsonProblem['code']; message: string } {
+  const { code, message } = expecting(problem, EXPECTED_FILE);
+  return { code, message };
+}
+
+/**
+ * The store a session file given alone belongs to: an agent's subdirectory when its directory
+ * sits in a Penguin root (one with an index) and is not the root itself, so that its session gets
+ * the same id as when the whole directory is imported; else a root store.
+ */
+async function storeOfFile(path: string): Promise<Store> {
+  const directory = dirname(path);
+  const name = basename(directory);
+  if (name === 'conversations' || name === NOT_AN_AGENT) return { directory };
+  return (await exists(join(dirname(directory), INDEX))) ? { directory, agent: name } : { directory };
+}
+
+/** The files of the session file at `path`: `<id>.json` falls back to its `.bak`; another file is read alone. */
+function filesOfPath(path: string): SessionFiles {
+  const name = basename(path);
+  if (name.endsWith('.json') && name.length > '.json'.length)
+    return { stem: name.slice(0, -'.json'.length), primary: path, backup: `${path}.bak` };
+  if (name.endsWith('.json.bak') && name.length > '.json.bak'.length)
+    return { stem: name.slice(0, -'.json.bak'.length), primary: path };
+  return { stem: basename(name, extname(name)) || name, primary: path };
+}
+
 async function* readPenguin(path: string, options: ImportOptions = {}): AsyncGenerator<ImportItem> {
   const timeZone = checkTimeZone(options.timeZone ?? processTimeZone());
+  const kind = await sourceKind(path, { system: 'penguin', expected: EXPECTED, kinds: ['directory', 'file'] });
+  if (kind === 'file') {
+    yield* readStore(await storeOfFile(path), timeZone, options, filesOfPath(path));
+    return;
+  }
   let stores: Store[];
   try {
     stores = await storesOf(path);
@@ -208,7 +277,7 @@ async function* readPenguin(path: string, options: ImportOptions = {}): AsyncGen
     yield {
       kind: 'problem',
       code: 'NOT_FOUND',
-      message: `Cannot read the directory: ${errorMessage(error)}`,
+      message: `Cannot read the directory: ${errorMessage(error)}; expected ${EXPECTED}`,
       source: { path },
     };
     return;
@@ -216,10 +285,10 @@ async function* readPenguin(path: string, options: ImportOptions = {}): AsyncGen
   for (const store of stores) yield* readStore(store, timeZone, options);
 }
 
-/** Reads a Penguin `conversations/` directory. */
+/** Reads a Penguin `conversations/` directory, or one session file of it. */
 export const penguinImporter: Importer = Object.freeze({
   system: 'penguin',
   describe:
-    'a Penguin conversations/ directory (session_index.json, <id>.json sessions, .bak backups, per-agent subdirectories)',
+    'a Penguin conversations/ directory (session_index.json, <id>.json sessions, .bak backups, per-agent subdirectories), or one <id>.json session file',
   read: readPenguin,
 });

@@ -5,13 +5,12 @@
  * @module
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { SessionManager } from '../../manager/session-manager.js';
 import { COUNTERS, STRATEGY_NAMES, compactStored, compactorOf, counterNamed } from '../../operations/compact.js';
-import type { SessionStore } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
 import { sessionIdParam, sessionSchema } from '../schemas.js';
 import { errors, json, jsonBody } from './common.js';
+import { withManager } from './with-manager.js';
 
 const limit = z.number().int().positive();
 
@@ -92,16 +91,6 @@ const continuation = createRoute({
   responses: { 201: json(sessionSchema, 'The successor'), ...errors(400, 401, 404, 409, 413, 503) },
 });
 
-/** Runs `work` with a manager over `store` (no auto-save, not owning the store), closed after. */
-async function withManager<T>(store: SessionStore, work: (manager: SessionManager) => Promise<T>): Promise<T> {
-  const manager = new SessionManager({ store, autoSaveIntervalMs: false, ownsStore: false });
-  try {
-    return await work(manager);
-  } finally {
-    await manager.close();
-  }
-}
-
 /** Registers compact, fork and continue. */
 export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(compact, async (c) => {
@@ -119,7 +108,7 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(fork, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const result = await withManager(c.var.store, (manager) =>
+    const result = await withManager(c.var.store, c.var.changed, (manager) =>
       manager.fork(id, { atMessageId: body.atMessageId, ...(body.id === undefined ? {} : { id: body.id }) }),
     );
     const forked = result.session;
@@ -132,7 +121,7 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
 
   app.openapi(continuation, async (c) => {
     const { id } = c.req.valid('param');
-    const successor = await withManager(c.var.store, (manager) => manager.continueSession(id));
+    const successor = await withManager(c.var.store, c.var.changed, (manager) => manager.continueSession(id));
     c.var.changed(id);
     c.header('ETag', etagOf(successor.version));
     c.header('Location', `/sessions/${successor.id}`);

@@ -8,6 +8,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { NotFoundError } from '../../errors.js';
+import { isValidId } from '../../ids.js';
 import { walkChain } from '../../manager/chain.js';
 import { compactionLog } from '../../session/compaction-log.js';
 import type { Session } from '../../session/session.js';
@@ -37,7 +38,8 @@ const summary = createRoute({
   method: 'get',
   path: '/sessions/{id}/summary',
   tags: ['sessions'],
-  summary: 'The session’s list row (owner, title, counts, version, links) without its messages',
+  summary:
+    'The session’s list row (owner, title, counts, version, links) without its messages; forkedFrom.missing when the source is gone',
   request: { params: sessionIdParam },
   responses: { 200: json(summarySchema, 'The row; its ETag is the version'), ...errors(400, 401, 404, 503) },
 });
@@ -77,6 +79,21 @@ async function chainOf(
   return { ids: [...before, start, ...after].map((row) => row.id), position: before.length, missing };
 }
 
+/**
+ * The row's `forkedFrom`, with `missing: true` when the source is gone (deleted, or not the
+ * caller's): a client then shows it as gone instead of linking to a 404. Read each time: deleting
+ * the source does not change this session's version.
+ */
+async function forkedFromOf(
+  store: SessionStore,
+  row: SessionSummary,
+): Promise<{ forkedFrom?: NonNullable<SessionSummary['forkedFrom']> & { missing?: true } }> {
+  const from = row.forkedFrom;
+  if (from === undefined) return {};
+  const present = isValidId(from.sessionId) && (await store.summary(from.sessionId)) !== undefined;
+  return { forkedFrom: present ? from : { ...from, missing: true } };
+}
+
 /** A session's context window: its own `metadata.contextWindow`, else the server's. */
 function contextWindowOf(session: Session, fallback: number | undefined): number | undefined {
   const own = session.metadata.contextWindow;
@@ -92,7 +109,7 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
     const row = await c.var.store.summary(id);
     if (row === undefined) throw new NotFoundError(`No session ${id}`);
     c.header('ETag', etagOf(row.version));
-    return c.json(row as never, 200);
+    return c.json({ ...row, ...(await forkedFromOf(c.var.store, row)) } as never, 200);
   });
 
   app.openapi(stats, async (c) => {
@@ -118,7 +135,7 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
       {
         ...computed,
         chain: await chainOf(store, row),
-        ...(row.forkedFrom === undefined ? {} : { forkedFrom: row.forkedFrom }),
+        ...(await forkedFromOf(store, row)),
       } as never,
       200,
     );

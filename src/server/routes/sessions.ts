@@ -11,6 +11,7 @@ import { etagOf } from '../etag.js';
 import { filteredPage } from '../session-search.js';
 import { createSessionSchema, listPageSchema, listQuerySchema, sessionIdParam, sessionSchema } from '../schemas.js';
 import { errors, json, jsonBody } from './common.js';
+import { withManager } from './with-manager.js';
 
 /** Rows of a page when the query names no limit. */
 const DEFAULT_PAGE = 50;
@@ -46,7 +47,7 @@ const remove = createRoute({
   method: 'delete',
   path: '/sessions/{id}',
   tags: ['sessions'],
-  summary: 'Delete a session with its messages and session values',
+  summary: 'Delete a session with its messages and session values (a fork also leaves its source’s metadata.forks)',
   request: { params: sessionIdParam },
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404, 503) },
 });
@@ -113,7 +114,9 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
 
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid('param');
-    if (!(await c.var.store.delete(id))) throw new NotFoundError(`No session ${id}`);
+    // Through the manager: a deleted fork also leaves its source's metadata.forks.
+    const deleted = await withManager(c.var.store, c.var.changed, (manager) => manager.delete(id));
+    if (!deleted) throw new NotFoundError(`No session ${id}`);
     c.var.changed(id);
     return c.body(null, 204);
   });
