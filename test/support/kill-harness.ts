@@ -6,6 +6,7 @@
  * was never acknowledged.
  */
 import { spawn } from 'node:child_process';
+import { bundledScript } from './bundled-script.js';
 
 /** A deterministic random source in [0, 1) (mulberry32), so failing kill timings can be replayed. */
 export function seededRandom(seed: number): () => number {
@@ -37,7 +38,7 @@ export interface ChildRun {
 }
 
 /**
- * Runs `script` (TypeScript, through tsx) with `args` and kills it `delayMs` after it printed
+ * Runs `script` (TypeScript, bundled once by `bundledScript`) with `args` and kills it `delayMs` after it printed
  * READY and then `afterWrites` acknowledged writes, or `delayMs` after it started when `early`
  * (then kills land while the store is being opened). Counting writes, not only time, makes a run
  * do the same work on a loaded machine as on an idle one.
@@ -49,8 +50,18 @@ export function runKilledChild(
   early: boolean,
   afterWrites = 0,
 ): Promise<ChildRun> {
+  return bundledScript(script).then((bundle) => killedRun(bundle, args, delayMs, early, afterWrites));
+}
+
+function killedRun(
+  bundle: string,
+  args: readonly string[],
+  delayMs: number,
+  early: boolean,
+  afterWrites: number,
+): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timer: NodeJS.Timeout | undefined;

@@ -13,6 +13,7 @@ import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import type { FaultProxy } from './fault-proxy.js';
+import { bundledScript } from './bundled-script.js';
 
 /** The timeouts the suites open their stores with (the defaults are 2 s and 10 s). */
 export const TIMEOUTS = { connectTimeoutMs: 1000, commandTimeoutMs: 1000 } as const;
@@ -289,9 +290,18 @@ export function runOutageChild(
   onLine: (line: string, report: { acked: string[] }) => void = () => undefined,
   timeoutMs = 45_000,
 ): Promise<ChildReport> {
+  return bundledScript(CHILD).then((bundle) => outageRun(bundle, args, onLine, timeoutMs));
+}
+
+function outageRun(
+  bundle: string,
+  args: readonly string[],
+  onLine: (line: string, report: { acked: string[] }) => void,
+  timeoutMs: number,
+): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     const acked: string[] = [];
     let partial = '';
