@@ -4,11 +4,12 @@
  * dist/cli/bin.js`, after `ensureBuilt` has built `dist/` when it is older than `src/` (one build at
  * a time across test files, under a lock).
  */
-import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand, type CommandRun } from '../support/run-command.js';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -71,11 +72,7 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 /** What a run of the bin gave. */
-export interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+export type CliResult = CommandRun;
 
 /** Options of `runCli`. */
 export interface RunOptions {
@@ -111,21 +108,10 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Promi
 
 /** Runs `node dist/cli/bin.js ...args` as a process of its own and collects its output and exit code. */
 export function runCliProcess(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
-  const env = commandEnv(options.env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? ROOT,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
+  return runCommand(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: commandEnv(options.env),
+    input: options.input,
   });
 }
 

@@ -6,38 +6,22 @@
  * TypeScript; the same project without `"type": "module"` fails with the CommonJS top-level-await
  * error the README warns about, and app.mts runs there.
  */
-import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, ensureBuilt } from '../cli/cli-process.js';
 import { codeBlocks, docsSection } from '../support/readme-example.js';
+import { environmentWithout, runCommand, type CommandRun } from '../support/run-command.js';
 
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const directories: string[] = [];
 let section = '';
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env };
-    for (const key of Object.keys(env))
-      if (key.startsWith('CHATSTATE_') || key.startsWith('npm_') || key === 'NODE_OPTIONS') delete env[key];
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs a command in `cwd` as a newcomer's shell would: without this run's chatstate, npm and Node options. */
+function run(command: string, args: readonly string[], cwd: string): Promise<CommandRun> {
+  return runCommand(command, args, { cwd, env: environmentWithout(['CHATSTATE_', 'npm_'], ['NODE_OPTIONS']) });
 }
 
 /**

@@ -4,7 +4,6 @@
  * example, and `curl` against a real `chatstate serve` over the store `npm start` left; every
  * command exits 0. The ids and versions the pages quote are the ones `npm start` leaves.
  */
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { openStore } from '../../src/stores/open-store.js';
 import { BIN, ROOT, ensureBuilt } from '../cli/cli-process.js';
 import { startServe } from '../support/serve-process.js';
 import { codeBlocks, docsSection } from '../support/readme-example.js';
+import { environmentWithout, runCommand, type CommandRun } from '../support/run-command.js';
 
 const TSX = join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const EXAMPLE = join(ROOT, 'examples', 'agent-conversation.ts');
@@ -29,24 +29,9 @@ async function directory(): Promise<string> {
   return made;
 }
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env };
-    for (const key of Object.keys(env)) if (key.startsWith('CHATSTATE_')) delete env[key];
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** Runs a command in `cwd` without this run's CHATSTATE_* variables. */
+function run(command: string, args: readonly string[], cwd: string): Promise<CommandRun> {
+  return runCommand(command, args, { cwd, env: environmentWithout(['CHATSTATE_']) });
 }
 
 beforeAll(async () => {
@@ -78,7 +63,7 @@ async function shellBlock(page: string, heading: string, index = 0): Promise<str
  * built bin (`npx chatstate serve` is the server `serving` already started: `localhost:3000` is
  * pointed at it).
  */
-function bash(block: string, cwd: string, serving?: string): Promise<Run> {
+function bash(block: string, cwd: string, serving?: string): Promise<CommandRun> {
   const prelude = [
     'set -eE -o pipefail',
     // Which line failed, for the assertion message.
@@ -91,7 +76,7 @@ function bash(block: string, cwd: string, serving?: string): Promise<Run> {
 }
 
 /** Runs `block` against `chatstate serve` over a copy of what `npm start` left. */
-async function againstServer(block: string): Promise<Run> {
+async function againstServer(block: string): Promise<CommandRun> {
   const cwd = await workingDirectory(true);
   const server = await startServe(['--store', `file:${join(cwd, '.chatstate')}`]);
   try {
@@ -101,13 +86,13 @@ async function againstServer(block: string): Promise<Run> {
   }
 }
 
-function expectSuccess(result: Run): void {
+function expectSuccess(result: CommandRun): void {
   expect(result.stderr).not.toContain('command failed');
   expect(result.code).toBe(0);
 }
 
 /** Every `etag: "N"` a comment of `block` promises is printed as such. */
-function expectQuotedEtags(block: string, result: Run): void {
+function expectQuotedEtags(block: string, result: CommandRun): void {
   const promised = [...block.matchAll(/# etag: "(\d+)"/gi)].map((match) => match[1]);
   // The JSON before it ends without a newline.
   const printed = [...result.stdout.matchAll(/etag: "(\d+)"/gi)].map((match) => match[1]);

@@ -83,8 +83,4 @@ export async function exportedLines(lines: AsyncIterable<Uint8Array>): Promise<s
   return texts;
 }
 
-export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
+export { collect } from '../support/async-iterables.js';

@@ -124,6 +124,26 @@ function victimsInOwnTenant(victim: Victim, id: string): boolean {
   return victim.tenant === ATTACKER_TENANT && victim.sessions.some((session) => session.id === id);
 }
 
+/**
+ * The owners an attacker tries when creating session `id` (the victim's user, then none: the key's
+ * own) and the statuses each may get: 403 for a user the key may not act for, 403/409 when the id
+ * is taken in the attacker's own namespace, else 201.
+ */
+function creations(
+  attacker: Attacker,
+  victim: Victim,
+  id: string,
+  userId: string | undefined,
+): Array<{ owner: string | undefined; expected: number[] }> {
+  return [userId, undefined]
+    .filter((owner, index, all) => all.indexOf(owner) === index)
+    .map((owner) => {
+      if (owner !== undefined && !userAllowed(attacker, owner)) return { owner, expected: [403] };
+      if (victimsInOwnTenant(victim, id)) return { owner, expected: [403, 409] };
+      return { owner, expected: [201] };
+    });
+}
+
 /** Sets of request headers, one probe each. */
 function headerSets(...sets: Array<Record<string, string>>): Array<Record<string, string>> {
   return sets;
@@ -311,30 +331,25 @@ const CASES: Readonly<Record<string, Case>> = {
   'POST /sessions': (context) => {
     const { attacker, victim } = context;
     return probeSessions(victim).flatMap(({ id, userId }) =>
-      [userId, undefined]
-        .filter((owner, index, all) => all.indexOf(owner) === index)
-        .map((owner): Probe => {
-          let expected = [201];
-          if (owner !== undefined && !userAllowed(attacker, owner)) expected = [403];
-          else if (victimsInOwnTenant(victim, id)) expected = [403, 409];
-          return {
-            method: 'POST',
-            path: '/sessions',
-            body: {
-              id,
-              ...(owner === undefined ? {} : { userId: owner }),
-              agentId: victim.agents[0],
-              messages: [message('m1', context.mark())],
-            },
-            expect: expected,
-            check: async (answer) => {
-              const wanted = owner ?? attacker.userId;
-              const got = (answer.json as { userId?: string } | undefined)?.userId;
-              if (answer.status === 201 && got !== wanted) return `created for user ${got}, not ${wanted}`;
-              return createdProblem(context, answer, id);
-            },
-          };
-        }),
+      creations(attacker, victim, id, userId).map(({ owner, expected }): Probe => {
+        return {
+          method: 'POST',
+          path: '/sessions',
+          body: {
+            id,
+            ...(owner === undefined ? {} : { userId: owner }),
+            agentId: victim.agents[0],
+            messages: [message('m1', context.mark())],
+          },
+          expect: expected,
+          check: async (answer) => {
+            const wanted = owner ?? attacker.userId;
+            const got = (answer.json as { userId?: string } | undefined)?.userId;
+            if (answer.status === 201 && got !== wanted) return `created for user ${got}, not ${wanted}`;
+            return createdProblem(context, answer, id);
+          },
+        };
+      }),
     );
   },
 
@@ -450,22 +465,17 @@ const CASES: Readonly<Record<string, Case>> = {
   'POST /sessions/{id}/turns': (context) => {
     const { attacker, victim } = context;
     return probeSessions(victim).flatMap(({ id, userId }) => [
-      ...[userId, undefined]
-        .filter((owner, index, all) => all.indexOf(owner) === index)
-        .map((owner): Probe => {
-          // The turn runs in the attacker's namespace (a new session there), or is refused.
-          let expected = [201];
-          if (owner !== undefined && !userAllowed(attacker, owner)) expected = [403];
-          else if (victimsInOwnTenant(victim, id)) expected = [403, 409];
-          return {
-            method: 'POST',
-            path: `/sessions/${id}/turns`,
-            // The victim's message id: a turn that reached the victim's session would find it stored.
-            body: { input: [message('m1', context.mark())], ...(owner === undefined ? {} : { userId: owner }) },
-            expect: expected,
-            check: (answer) => turnProblem(context, answer, id, owner ?? attacker.userId),
-          };
-        }),
+      // The turn runs in the attacker's namespace (a new session there), or is refused.
+      ...creations(attacker, victim, id, userId).map(({ owner, expected }): Probe => {
+        return {
+          method: 'POST',
+          path: `/sessions/${id}/turns`,
+          // The victim's message id: a turn that reached the victim's session would find it stored.
+          body: { input: [message('m1', context.mark())], ...(owner === undefined ? {} : { userId: owner }) },
+          expect: expected,
+          check: (answer) => turnProblem(context, answer, id, owner ?? attacker.userId),
+        };
+      }),
       // The victim's agent is not one of this server's: refused before anything runs.
       {
         method: 'POST',

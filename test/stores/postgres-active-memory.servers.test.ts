@@ -15,7 +15,7 @@ import { activeMemoryStatements } from '../../src/stores/postgres/active-memory-
 import { SCHEMA_VERSION } from '../../src/stores/postgres/migrations.js';
 import { tablesFor } from '../../src/stores/postgres/sql.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
-import { places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
+import { expectMigratedSessionKept, places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
 
 describeWithPostgres('postgres: active memory', (server) => {
   const schemas: string[] = [];
@@ -108,22 +108,7 @@ describeWithPostgres('postgres: active memory', (server) => {
     );
     expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     expect(SCHEMA_VERSION).toBe(3);
-    const loaded = await store.load('old');
-    expect(loaded.messages).toEqual(original.messages);
-    expect(loaded.metadata).toEqual({ kept: true });
-    expect(loaded.version).toBe(original.version);
-    await store.values.set({ scope: 'user', userId: 'alice' }, { tone: 'brief' });
-    expect(await store.values.get({ scope: 'user', userId: 'alice' }, 'tone')).toBe('brief');
-    await store.append('old', [Message.user('a new budget question', { id: 'u2' })]);
-    const search = store.searchText;
-    if (search === undefined) throw new Error('the migrated store has no search');
-    // Messages of version 1 were stored without their text; a save indexes them.
-    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId)).toEqual(['u2']);
-    await store.save(await store.load('old'));
-    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual([
-      'u1',
-      'u2',
-    ]);
+    await expectMigratedSessionKept(store, original);
   });
 
   it('searches over 100k messages of 10 users use the GIN index for rare words and an index for common ones: never a sequential scan', async () => {

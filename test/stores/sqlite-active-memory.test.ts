@@ -19,7 +19,7 @@ import {
   sqliteStore,
   type SqliteDatabaseLike,
 } from '../../src/stores/sqlite/index.js';
-import { places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
+import { expectMigratedSessionKept, places, seed, sqlActiveMemorySpecs } from '../support/sql-active-memory-specs.js';
 
 let directory: string;
 const open: Array<{ close(): unknown }> = [];
@@ -127,23 +127,7 @@ describe('sqlite: upgrade from schema version 1', () => {
         .pluck()
         .all(),
     ).toEqual(['memory_values', 'message_fts', 'message_text', 'message_text_queue']);
-    const loaded = await store.load('old');
-    expect(loaded.messages).toEqual(original.messages);
-    expect(loaded.metadata).toEqual({ kept: true });
-    expect(loaded.version).toBe(original.version);
-
-    await store.values.set({ scope: 'user', userId: 'alice' }, { tone: 'brief' });
-    expect(await store.values.get({ scope: 'user', userId: 'alice' }, 'tone')).toBe('brief');
-    await store.append('old', [Message.user('a new budget question', { id: 'u2' })]);
-    const search = store.searchText;
-    if (search === undefined) throw new Error('the migrated store has no search');
-    // Messages of version 1 were stored without their text; a save indexes them.
-    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId)).toEqual(['u2']);
-    await store.save(await store.load('old'));
-    expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual([
-      'u1',
-      'u2',
-    ]);
+    await expectMigratedSessionKept(store, original);
   });
 });
 

@@ -5,8 +5,10 @@
  * text, Unicode, and upkeep on append, replace, delete and expiry.
  */
 import { describe, expect, it } from 'vitest';
+import { Message } from '../../src/message/message.js';
+import type { Session } from '../../src/session/session.js';
 import type { HeadRecord, StoreDriver } from '../../src/store/driver-types.js';
-import type { TextSearchHit, TextSearchQuery } from '../../src/store/session-store-types.js';
+import type { SessionStore, TextSearchHit, TextSearchQuery } from '../../src/store/session-store-types.js';
 
 /** A backend under test: fresh empty drivers, and a look inside its index. */
 export interface SqlActiveMemoryTarget {
@@ -321,4 +323,27 @@ export function sqlActiveMemorySpecs(target: () => SqlActiveMemoryTarget): void 
       expect(await target().indexRows(driver, 's')).toBe(0);
     });
   });
+}
+
+/**
+ * After a store of schema version 1 was migrated: session `old` (`original`, metadata `{ kept: true }`,
+ * a message `u1` about a budget) loads as it was, values work, and search finds old and new messages.
+ */
+export async function expectMigratedSessionKept(store: SessionStore, original: Session): Promise<void> {
+  const loaded = await store.load('old');
+  expect(loaded.messages).toEqual(original.messages);
+  expect(loaded.metadata).toEqual({ kept: true });
+  expect(loaded.version).toBe(original.version);
+  await store.values.set({ scope: 'user', userId: 'alice' }, { tone: 'brief' });
+  expect(await store.values.get({ scope: 'user', userId: 'alice' }, 'tone')).toBe('brief');
+  await store.append('old', [Message.user('a new budget question', { id: 'u2' })]);
+  const search = store.searchText;
+  if (search === undefined) throw new Error('the migrated store has no search');
+  // Messages of version 1 were stored without their text; a save indexes them.
+  expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId)).toEqual(['u2']);
+  await store.save(await store.load('old'));
+  expect((await search({ text: 'budget', userId: 'alice', limit: 10 })).map((hit) => hit.messageId).sort()).toEqual([
+    'u1',
+    'u2',
+  ]);
 }

@@ -5,18 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importerFor } from '../index.js';
 import type { ImportItem } from '../types.js';
 import { DOC_STATE, writeCoreasonDumps } from '../../../test/fixtures/interchange/coreason/make.js';
-
-type SessionItem = Extract<ImportItem, { kind: 'session' }>;
-type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;
+import { collect } from '../../../test/support/async-iterables.js';
+import { type SessionItem, type ProblemItem } from '../../../test/fixtures/interchange/items.js';
 
 let dir: string;
 let items: ImportItem[];
-
-async function collect(iterable: AsyncIterable<ImportItem>): Promise<ImportItem[]> {
-  const out: ImportItem[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
 
 const from = (name: string): ImportItem => {
   const found = items.find((item) => item.source.path.endsWith(`/${name}`));

@@ -7,33 +7,18 @@ import type { ImportItem } from '../types.js';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import { DOC_BLOB, writeGoaitoolsBlobs } from '../../../test/fixtures/interchange/goaitools/make.js';
-
-type SessionItem = Extract<ImportItem, { kind: 'session' }>;
-type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;
+import { collect, each } from '../../../test/support/async-iterables.js';
+import {
+  problemItem,
+  sessionItem,
+  type SessionItem,
+  type ProblemItem,
+} from '../../../test/fixtures/interchange/items.js';
 
 let dir: string;
 let items: ImportItem[];
-
-async function collect(iterable: AsyncIterable<ImportItem>): Promise<ImportItem[]> {
-  const out: ImportItem[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
-
-async function* each<T>(values: readonly T[]): AsyncIterable<T> {
-  yield* values;
-}
-
-const imported = (id: string): SessionItem => {
-  const found = items.find((item) => item.kind === 'session' && item.session.id === id);
-  if (found === undefined) throw new Error(`no session ${id}`);
-  return found as SessionItem;
-};
-const problem = (name: string): ProblemItem => {
-  const found = items.find((item) => item.kind === 'problem' && item.source.path.endsWith(name));
-  if (found === undefined) throw new Error(`no problem for ${name}`);
-  return found as ProblemItem;
-};
+const imported = (id: string): SessionItem => sessionItem(items, id);
+const problem = (name: string): ProblemItem => problemItem(items, name);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'goaitools-'));

@@ -5,24 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importerFor } from '../index.js';
 import type { ImportItem } from '../types.js';
 import { PROJECT, writeMagentSessions } from '../../../test/fixtures/interchange/magent/make.js';
-
-type SessionItem = Extract<ImportItem, { kind: 'session' }>;
+import { collect } from '../../../test/support/async-iterables.js';
+import {
+  problemItem,
+  sessionItem,
+  type SessionItem,
+  type ProblemItem,
+} from '../../../test/fixtures/interchange/items.js';
 
 let dir: string;
 let items: ImportItem[];
-
-async function collect(iterable: AsyncIterable<ImportItem>): Promise<ImportItem[]> {
-  const out: ImportItem[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
-
-const imported = (id: string): SessionItem => {
-  const found = items.find((item) => item.kind === 'session' && item.session.id === id);
-  if (found === undefined) throw new Error(`no session ${id}`);
-  return found as SessionItem;
-};
-const problem = (name: string) => items.find((item) => item.kind === 'problem' && item.source.path.endsWith(name));
+const imported = (id: string): SessionItem => sessionItem(items, id);
+const problem = (name: string): ProblemItem => problemItem(items, name);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'magent-'));

@@ -23,23 +23,12 @@ import {
   cleanSession,
   writePenguinDirectory,
 } from '../../../test/fixtures/interchange/penguin/make.js';
-
-type SessionItem = Extract<ImportItem, { kind: 'session' }>;
-type ProblemItem = Extract<ImportItem, { kind: 'problem' }>;
+import { collect, each } from '../../../test/support/async-iterables.js';
+import { type SessionItem, type ProblemItem } from '../../../test/fixtures/interchange/items.js';
 
 const ZONE = 'America/New_York';
 let dir: string;
 let items: ImportItem[];
-
-async function collect(iterable: AsyncIterable<ImportItem>): Promise<ImportItem[]> {
-  const out: ImportItem[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
-
-async function* each<T>(values: readonly T[]): AsyncIterable<T> {
-  yield* values;
-}
 
 const sessions = () => items.filter((item): item is SessionItem => item.kind === 'session');
 const problems = () => items.filter((item): item is ProblemItem => item.kind === 'problem');
