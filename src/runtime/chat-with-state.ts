@@ -22,7 +22,9 @@ import type { StateKey, StateRejection } from '../state/types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import type { Usage } from '../tokens/usage.js';
+import { resolveContextPolicy, type ContextWindowOption } from './context-options.js';
 import { detachedMemory } from './detached-memory.js';
+import type { TurnFit } from './request-fit.js';
 import { runToolLoop } from './tool-loop.js';
 import { inputMessages, type TurnInput } from './turn-input.js';
 import type { Tool, ToolContext, TurnCompactor } from './types.js';
@@ -46,8 +48,8 @@ export interface ChatWithStateOptions {
   readonly maxIterations?: number;
   /** Tool calls of one answer running at once. @default 8 */
   readonly toolConcurrency?: number;
-  /** Sends only the newest whole turns that fit this many tokens. @default the whole history */
-  readonly contextWindow?: number;
+  /** What each request holds (see `ConversationOptions.contextWindow`). @default the whole history, until the provider says it is too long */
+  readonly contextWindow?: ContextWindowOption;
   /** Active memory for the tools. @default history of the state and `temp` values only */
   readonly memory?: SessionHandle;
   /** The id tools see as `context.sessionId`. @default 'state' */
@@ -71,6 +73,8 @@ export interface ChatWithStateResult {
   readonly rejected?: StateRejection;
   /** The compaction after the answer, when one ran. */
   readonly compaction?: CompactionResult;
+  /** What was done to fit the requests to the model's context, when more than the window's usual work was needed. */
+  readonly fitted?: TurnFit;
 }
 
 /**
@@ -145,8 +149,8 @@ export async function chatWithState(
   if (options.system !== undefined && typeof options.system !== 'string') throw invalid('system must be a string');
   const maxIterations = positiveInteger(options.maxIterations, 'maxIterations', 8) as number;
   const toolConcurrency = positiveInteger(options.toolConcurrency, 'toolConcurrency', 8) as number;
-  const budget = positiveInteger(options.contextWindow, 'contextWindow', undefined);
   const counter = options.counter ?? estimate;
+  const context = resolveContextPolicy(options.contextWindow, counter, options.compactor, invalid);
   const tools = options.tools ?? [];
   if (!Array.isArray(tools) || tools.some((tool: Partial<Tool>) => typeof tool?.execute !== 'function'))
     throw invalid('tools must be an array of tools with execute');
@@ -182,7 +186,7 @@ export async function chatWithState(
     toolConcurrency,
     contextFor,
     signal,
-    ...(budget === undefined ? {} : { window: { budget, counter } }),
+    context,
   });
   let messages: readonly Message[] = concatArrays(history, loop.messages);
   let compaction: CompactionResult | undefined;
@@ -219,5 +223,6 @@ export async function chatWithState(
     iterations: loop.iterations,
     ...(decoded.rejected === undefined ? {} : { rejected: decoded.rejected }),
     ...(compaction === undefined ? {} : { compaction }),
+    ...(loop.fitted === undefined ? {} : { fitted: loop.fitted }),
   };
 }

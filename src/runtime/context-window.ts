@@ -220,3 +220,83 @@ export function contextWindow(
   if (view.length <= pinnedBefore) return { messages: concatSequence(history, added), full: true };
   return { messages: view, full: false };
 }
+
+/**
+ * Where a window that cuts in steps starts in `history`: a turn boundary (or 0), the same for
+ * every request until the next cut, so the prompt's prefix stays byte-identical and the
+ * provider's prompt cache keeps hitting. It is replayed from the start of the history, turn by
+ * turn: when the messages since the start plus one more turn the size of the last one would pass
+ * `high` tokens, the start moves to the first turn from which at most `low` remain. The replay
+ * depends on nothing but the history, so every process (and every server) cuts in the same place.
+ */
+function stepStart(history: MessageSequence, counter: TokenCounter, high: number, low: number): number {
+  const { facts } = scanHistory(history);
+  const boundaries: number[] = [];
+  const before: number[] = [];
+  let droppable = 0;
+  let start = 0;
+  let startTokens = 0;
+  // A turn starts at message `i`: cut when what the window holds plus one more turn the size of the last would pass `high`.
+  const turnStarts = (i: number): void => {
+    const lastTokens = before.length === 0 ? 0 : droppable - (before[before.length - 1] as number);
+    boundaries.push(i);
+    before.push(droppable);
+    if (droppable - startTokens + lastTokens <= high) return;
+    // The first boundary at or after the start from which at most `low` tokens remain (this one at the latest).
+    let lo = 0;
+    let hi = boundaries.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((before[mid] as number) < startTokens || droppable - (before[mid] as number) > low) lo = mid + 1;
+      else hi = mid;
+    }
+    start = boundaries[lo] as number;
+    startTokens = before[lo] as number;
+  };
+  for (let i = 0; i < history.length; i++) {
+    const bits = facts.flags[i] as number;
+    if ((bits & USER_TURN) !== 0) turnStarts(i);
+    if ((bits & PINNED) === 0) droppable += countAt(facts, history, i, counter);
+  }
+  // The turn in flight starts where the history ends; the next turn's replay takes the same decision there.
+  turnStarts(history.length);
+  return start;
+}
+
+/** The marks of a window that cuts in steps: it holds up to `high` tokens, and a cut leaves at most `low`. */
+export interface WindowMarks {
+  readonly high: number;
+  readonly low: number;
+}
+
+/**
+ * Like `contextWindow`, but cut in steps (`stepStart`): between cuts the request starts at the
+ * same message, so consecutive turns share their prefix. Falls back to the tightest window when
+ * the turn in flight outgrows `high` before the next cut.
+ */
+export function steppedWindow(
+  history: MessageSequence,
+  added: readonly Message[],
+  marks: WindowMarks,
+  counter: TokenCounter,
+): ContextView {
+  const start = stepStart(history, counter, marks.high, marks.low);
+  const head = scanHistory(history);
+  const { facts } = head;
+  let tokens = 0;
+  for (const i of head.pinned) tokens += countAt(facts, history, i, counter);
+  for (let i = start; i < history.length; i++)
+    if (((facts.flags[i] as number) & PINNED) === 0) tokens += countAt(facts, history, i, counter);
+  for (const message of added) tokens += counter.countMessage(message);
+  if (tokens > marks.high) return contextWindow(history, added, marks.high, counter);
+  if (start === 0) return { messages: concatSequence(history, added), full: true };
+  const candidate: Message[] = [];
+  for (const i of head.pinned) if (i < start) candidate.push(history.at(i) as Message);
+  const pinnedBefore = candidate.length;
+  for (let i = start; i < history.length; i++) candidate.push(history.at(i) as Message);
+  candidate.push(...added);
+  // The same rule as the tight window: whole tool exchanges, from a turn's start.
+  const view = advanceToFirstUserMessage(candidate);
+  if (view.length <= pinnedBefore) return { messages: concatSequence(history, added), full: true };
+  return { messages: view, full: false };
+}

@@ -10,7 +10,9 @@ import { checkTools } from '../models/tools.js';
 import type { SessionStore } from '../store/session-store-types.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
+import { resolveContextPolicy, type ContextWindowOption } from './context-options.js';
 import { memoryTools } from './memory-tools.js';
+import type { ContextPolicy } from './request-fit.js';
 import { defaultMemory, type MemoryFactory } from './turn-memory.js';
 import type { Agent, Tool, TurnCompactor } from './types.js';
 
@@ -32,8 +34,14 @@ export interface ConversationOptions {
   readonly maxIterations?: number;
   /** Tool calls of one answer running at once. @default 8 */
   readonly toolConcurrency?: number;
-  /** Sends only the newest whole turns that fit this many tokens (system messages always) instead of the whole history. @default the whole history */
-  readonly contextWindow?: number;
+  /**
+   * What each request holds: a number sends the newest whole turns that fit that many tokens
+   * (system messages always); `'auto'` takes the budget from the model's context window (a table
+   * of common models) minus room for the answer; the window cuts in steps so the prompt's prefix
+   * stays cached. Whatever is set, a request the provider refuses as too long is fitted and sent
+   * again. @default the whole history, until a provider says it is too long
+   */
+  readonly contextWindow?: ContextWindowOption;
   /** Makes the `SessionHandle` tools get as `context.memory`. @default createSessionHandle over the store */
   readonly memory?: MemoryFactory;
   /** Adds vector ranking to the default memory's `recall`. */
@@ -57,7 +65,8 @@ export interface ResolvedConversationOptions {
   readonly counter: TokenCounter;
   readonly maxIterations: number;
   readonly toolConcurrency: number;
-  readonly contextWindow: number | undefined;
+  /** How requests are chosen and fitted; one per conversation (what it learns of models is shared by its sessions). */
+  readonly context: ContextPolicy;
   readonly memory: MemoryFactory;
   readonly continueAtBoundary: boolean;
 }
@@ -158,7 +167,7 @@ export function resolveConversationOptions(options: ConversationOptions): Resolv
     counter,
     maxIterations: positiveInteger(options.maxIterations, 'maxIterations', 8) as number,
     toolConcurrency: positiveInteger(options.toolConcurrency, 'toolConcurrency', 8) as number,
-    contextWindow: positiveInteger(options.contextWindow, 'contextWindow', undefined),
+    context: resolveContextPolicy(options.contextWindow, counter, compactor, invalid),
     memory: options.memory ?? defaultMemory(options.embed),
     continueAtBoundary: options.continueAtBoundary ?? false,
   };

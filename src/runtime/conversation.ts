@@ -156,7 +156,7 @@ export class Conversation {
           ...continued,
         };
       // The committed history is the one the model was sent plus this turn's messages.
-      if (this.options.contextWindow !== undefined) continueHistory(ran.history, end.committed.history);
+      continueHistory(ran.history, end.committed.history);
       return {
         reply: end.messages.at(-1) ?? ran.loop.reply,
         session,
@@ -164,6 +164,7 @@ export class Conversation {
         usage: ran.loop.usage,
         iterations: ran.loop.iterations,
         ...(end.compaction === undefined ? {} : { compaction: end.compaction }),
+        ...(ran.loop.fitted === undefined ? {} : { fitted: ran.loop.fitted }),
         ...continued,
       };
     } finally {
@@ -228,7 +229,6 @@ export class Conversation {
         return memory();
       },
     });
-    const window = this.options.contextWindow;
     const loop = await runToolLoop({
       model: agent.model,
       ...(system === undefined ? {} : { system }),
@@ -239,7 +239,7 @@ export class Conversation {
       toolConcurrency: this.options.toolConcurrency,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       contextFor,
-      ...(window === undefined ? {} : { window: { budget: window, counter: this.options.counter } }),
+      context: this.options.context,
     });
     // An abort that came after the answer still means "do not store this turn".
     throwIfAborted(options.signal, provider);

@@ -5,16 +5,15 @@
  * failure anywhere in the loop leaves nothing behind.
  * @module
  */
-import { CollaboratorError, errorMessage, type ChatstateError } from '../errors.js';
+import { ChatstateError, CollaboratorError, errorMessage } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { ToolCall } from '../message/schema.js';
 import { concatSequence, type MessageSequence } from '../session/message-log.js';
 import { toModelError, unreadableAnswer } from '../models/model-error.js';
 import type { ChatModel, ChatRequest, ChatResponse, ToolSpec } from '../models/types.js';
-import type { TokenCounter } from '../tokens/counter.js';
 import type { Usage } from '../tokens/usage.js';
 import { throwIfAborted } from './abort.js';
-import { contextWindow, type ContextView } from './context-window.js';
+import { RequestFitter, type ContextPolicy, type FittedView, type TurnFit } from './request-fit.js';
 import { runToolCalls } from './run-tools.js';
 import type { Tool, ToolContext } from './types.js';
 
@@ -35,8 +34,8 @@ export interface ToolLoopInput {
   readonly signal?: AbortSignal;
   /** The context of one tool call. */
   readonly contextFor: (call: ToolCall) => ToolContext;
-  /** Sends only the newest turns that fit this many tokens (by `counter`) instead of the whole history. */
-  readonly window?: { readonly budget: number; readonly counter: TokenCounter };
+  /** How each request's messages are chosen and fitted to the model's context (the whole history without). */
+  readonly context?: ContextPolicy;
 }
 
 /** The usage of the last call and how many messages (history first) its prompt was. */
@@ -55,9 +54,14 @@ export interface ToolLoopResult {
   readonly usage: Usage;
   /** The final call's usage, when it reported one and its prompt was the whole history (not a window). */
   readonly measured?: MeasuredPrompt;
-  /** Model calls made. */
+  /** Model calls made (calls repeated after the provider refused them as too long included). */
   readonly iterations: number;
+  /** What was done to fit the requests, when the provider refused one or the counter said it would. */
+  readonly fitted?: TurnFit;
 }
+
+/** Most times one model call is fitted again after the provider refused it as too long. */
+const MAX_REFITS = 3;
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
@@ -142,6 +146,86 @@ export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
   }));
 }
 
+/** Records what fitting did over a loop's calls. */
+class FitLog {
+  private reason: TurnFit['reason'] | undefined;
+  private retries = 0;
+  private shortened = 0;
+  private compacted = false;
+  private leftOut = 0;
+
+  constructor(
+    private readonly policy: ContextPolicy | undefined,
+    private readonly model: ChatModel,
+  ) {}
+
+  /** Notes a request about to be sent; `total` is the history and turn it was chosen from. */
+  sent(view: FittedView, total: number): void {
+    this.leftOut = total - view.messages.length;
+    this.shortened = Math.max(this.shortened, view.shortened);
+    if (view.compacted) this.compacted = true;
+    if ((view.shortened > 0 || view.compacted) && this.reason === undefined) this.reason = 'predicted';
+  }
+
+  refused(): void {
+    this.reason = 'overflow';
+    this.retries += 1;
+  }
+
+  result(): TurnFit | undefined {
+    if (this.reason === undefined) return undefined;
+    const known = this.policy?.limits.limit(this.model.model);
+    return {
+      reason: this.reason,
+      retries: this.retries,
+      ...(known === undefined ? {} : { limitTokens: known.contextTokens, limitSource: known.source }),
+      shortenedToolOutputs: this.shortened,
+      leftOutMessages: Math.max(0, this.leftOut),
+      compacted: this.compacted,
+    };
+  }
+}
+
+/**
+ * One model call for the turn so far, fitted to the model's context: a request the provider
+ * refuses as too long is fitted again with what the refusal taught (at most `MAX_REFITS` times).
+ */
+async function fittedCall(
+  input: ToolLoopInput,
+  fitter: RequestFitter | undefined,
+  log: FitLog,
+  turn: readonly Message[],
+  specs: readonly ToolSpec[],
+): Promise<{ response: ChatResponse; view: FittedView }> {
+  const { model, history, signal } = input;
+  for (let attempt = 0; ; attempt++) {
+    throwIfAborted(signal, model.provider);
+    const view: FittedView =
+      fitter === undefined
+        ? { messages: concatSequence(history, turn), full: true, counted: 0, shortened: 0, compacted: false }
+        : await fitter.view(history, turn, signal);
+    log.sent(view, history.length + turn.length);
+    try {
+      const response = await callModel(model, {
+        messages: view.messages,
+        ...(input.system === undefined ? {} : { system: input.system }),
+        ...(specs.length > 0 ? { tools: specs } : {}),
+        ...(signal === undefined ? {} : { signal }),
+      });
+      return { response, view };
+    } catch (error) {
+      if (fitter === undefined || attempt >= MAX_REFITS || !ChatstateError.hasCode(error, 'CONTEXT_OVERFLOW'))
+        throw error;
+      const before = fitter.budget();
+      input.context?.limits.observeOverflow(model.model, error, view.counted);
+      // A refusal that taught nothing new (the same budget again) must still send less.
+      const after = fitter.budget();
+      if (before !== undefined && after !== undefined && after >= before) fitter.tighten();
+      log.refused();
+    }
+  }
+}
+
 /** Runs the loop; throws `ABORTED`, `TOOL_LOOP_LIMIT` or the model's error (nothing is stored by it either way). */
 export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult> {
   const { model, history, signal } = input;
@@ -149,26 +233,28 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
   const specs = toolSpecs(input.tools);
   const turn: Message[] = [...input.input];
   let usage: Usage = { inputTokens: 0 };
+  const fitter = input.context === undefined ? undefined : new RequestFitter(input.context, model, input.system, specs);
+  const log = new FitLog(input.context, model);
   for (let iteration = 1; ; iteration++) {
-    throwIfAborted(signal, model.provider);
-    const view: ContextView =
-      input.window === undefined
-        ? { messages: concatSequence(history, turn), full: true }
-        : contextWindow(history, turn, input.window.budget, input.window.counter);
-    const response = await callModel(model, {
-      messages: view.messages,
-      ...(input.system === undefined ? {} : { system: input.system }),
-      ...(specs.length > 0 ? { tools: specs } : {}),
-      ...(signal === undefined ? {} : { signal }),
-    });
+    const { response, view } = await fittedCall(input, fitter, log, turn, specs);
     const reported = checkedUsage(response.usage);
+    if (reported !== undefined && fitter !== undefined)
+      input.context?.limits.observeUsage(model.model, view.counted, reported.inputTokens);
     const reply = withCallUsage(answerOf(response, model), reported, response.modelId ?? model.model);
     usage = addUsage(usage, reported);
     const promptLength = history.length + turn.length;
     turn.push(reply);
     if (reply.toolCalls === undefined || reply.toolCalls.length === 0) {
       const measured = reported !== undefined && view.full ? { usage: reported, promptLength } : undefined;
-      return { messages: turn, reply, usage, iterations: iteration, ...(measured === undefined ? {} : { measured }) };
+      const fitted = log.result();
+      return {
+        messages: turn,
+        reply,
+        usage,
+        iterations: iteration + (fitted?.retries ?? 0),
+        ...(measured === undefined ? {} : { measured }),
+        ...(fitted === undefined ? {} : { fitted }),
+      };
     }
     // The bound counts model calls: the answer to these tools would be one call too many.
     if (iteration >= input.maxIterations) throw toolLoopLimit(input.maxIterations);

@@ -10,6 +10,7 @@ import type { JsonValue } from '../message/schema.js';
 import type { ChatModel, ToolSpec } from '../models/types.js';
 import type { Session } from '../session/session.js';
 import type { Usage } from '../tokens/usage.js';
+import type { TurnFit } from './request-fit.js';
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -70,6 +71,11 @@ export interface TurnResult {
   readonly compaction?: CompactionResult;
   /** The id `send` was given, when the turn ran in a continuation of it: use `session.id` from now on. */
   readonly continuedFrom?: string;
+  /**
+   * What was done to fit the turn's requests to the model's context, when the provider refused one
+   * as too long or the counter said it would be: the stored turn is whole either way.
+   */
+  readonly fitted?: TurnFit;
   /** The successor this turn's session was continued to once full (`continueAtBoundary`): later turns run there. */
   readonly continuedTo?: string;
 }
