@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…] [--out=FILE]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`, `load`, `web`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`, `load`, `web`, `context`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -11,6 +11,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { runCompactionSafetyBench } from './compaction-safety.js';
 import { runCompactionBench } from './compaction.js';
+import { runContextBench } from './context.js';
 import { REPORT_SEED } from './corpus.js';
 import { runHttpApiBench } from './http-api.js';
 import { runLoadBench } from './load.js';
@@ -42,6 +43,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   http: runHttpApiBench,
   load: runLoadBench,
   web: runWebBrowserBench,
+  context: runContextBench,
 };
 
 /** Names that stand for several suites. */
