@@ -10,6 +10,7 @@
  */
 import OpenAI from 'openai';
 import { tokenLimit } from '../src/compaction/token-limit.js';
+import { recommendedContext } from '../src/runtime/recommended.js';
 import { openaiChat } from '../src/formats/openai-chat.js';
 import type { Message } from '../src/message/message.js';
 import { openaiChatModel } from '../src/models/openai-chat.js';
@@ -52,7 +53,7 @@ const LIMITS = [
 /** One configuration a user may choose: the Conversation options it sets at a limit. */
 interface Configuration {
   readonly name: string;
-  readonly options: (limit: number) => Partial<ConversationOptions>;
+  readonly options: (limit: number, model: string) => Partial<ConversationOptions>;
 }
 
 const CONFIGURATIONS: readonly Configuration[] = [
@@ -70,12 +71,10 @@ const CONFIGURATIONS: readonly Configuration[] = [
     }),
   },
   {
-    name: 'recommended default',
-    // TODO(issue 22): the recommended default (for now the same as the configuration above).
-    options: (limit) => ({
-      compactor: tokenLimit({ maxTokens: Math.floor(0.8 * limit), targetTokens: Math.floor(limit / 2) }),
-      contextWindow: limit,
-    }),
+    name: 'recommended default (`recommendedContext()`)',
+    // The simulated models are not in the table of common models: their windows are given as a user of an unlisted model would.
+    options: (limit, model) =>
+      recommendedContext({ models: { [model]: { contextTokens: limit, maxOutputTokens: 4096 } } }),
   },
 ];
 
@@ -183,7 +182,7 @@ async function runConversation(
   const conversation = new Conversation({
     store,
     agents: { id: 'agent', model, system: SYSTEM, tools: [tool] },
-    ...configuration.options(limit),
+    ...configuration.options(limit, modelId),
   });
   const failures = new Map<string, number>();
   let failed = 0;

@@ -18,6 +18,7 @@ export { contextWindow, steppedWindow, type ContextView, type WindowMarks } from
 export type { ContextWindowOption, ContextWindowOptions } from './context-options.js';
 export { ModelLimits, type KnownLimit, type LimitSource } from './model-limits.js';
 export type { TurnFit } from './request-fit.js';
+export { recommendedContext, type RecommendedContext } from './recommended.js';
 export type { TurnInput } from './turn-input.js';
 export type { MemoryFactory, TurnMemoryContext } from './turn-memory.js';
 export type { ToolErrorKind } from './run-tools.js';
