@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   'ARCHIVE_FAILED',
   'MODEL_FAILED',
   'RATE_LIMITED',
+  'CONTEXT_OVERFLOW',
   'ABORTED',
   'TOOL_LOOP_LIMIT',
   'TOOL_FAILED',
@@ -205,11 +206,20 @@ export interface ModelErrorDetails {
   readonly requestId?: string;
   /** How long the provider asked the caller to wait before trying again (its `retry-after`), in milliseconds. */
   readonly retryAfterMs?: number;
+  /** `CONTEXT_OVERFLOW`: the model's context window in tokens, when the provider said it. */
+  readonly limitTokens?: number;
+  /**
+   * `CONTEXT_OVERFLOW`: the tokens the provider counted against `limitTokens`, when it said them (the
+   * prompt, or the prompt plus the requested output where the provider adds them up).
+   */
+  readonly requestedTokens?: number;
 }
 
 /**
- * A model call failed: `RATE_LIMITED` (429), `ABORTED` (the caller's signal), or `MODEL_FAILED`
- * (any other provider or transport failure). `retryable` says whether trying again can help.
+ * A model call failed: `RATE_LIMITED` (429), `CONTEXT_OVERFLOW` (the request is longer than the
+ * model's context window: never retryable as it is, it must be made shorter), `ABORTED` (the
+ * caller's signal), or `MODEL_FAILED` (any other provider or transport failure). `retryable` says
+ * whether trying again can help.
  */
 export class ModelError extends CollaboratorError {
   readonly provider: string;
@@ -217,7 +227,7 @@ export class ModelError extends CollaboratorError {
   readonly retryable: boolean;
 
   constructor(
-    code: 'MODEL_FAILED' | 'RATE_LIMITED' | 'ABORTED',
+    code: 'MODEL_FAILED' | 'RATE_LIMITED' | 'CONTEXT_OVERFLOW' | 'ABORTED',
     message: string,
     details: ModelErrorDetails,
     options: { cause?: unknown } = {},

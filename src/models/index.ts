@@ -5,7 +5,8 @@
  * @module
  */
 export type { ChatModel, ChatRequest, ChatResponse, FinishReason, ToolChoice, ToolSpec } from './types.js';
-export { toModelError } from './model-error.js';
+export { contextOverflowOf, toModelError, type ContextOverflow } from './model-error.js';
+export { modelContextWindow, type ModelWindow } from './context-windows.js';
 export { TOOL_NAME_PATTERN } from './tools.js';
 export { openaiChatModel, type OpenaiChatModelOptions } from './openai-chat.js';
 export { openaiResponsesModel, type OpenaiResponsesModelOptions } from './openai-responses.js';

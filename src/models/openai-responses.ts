@@ -12,7 +12,7 @@ import type { FormatWarning } from '../formats/types.js';
 import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
-import { toModelError, unreadableAnswer } from './model-error.js';
+import { contextOverflowError, contextOverflowOf, toModelError, unreadableAnswer } from './model-error.js';
 import type {
   OpenaiResponsesClientLike,
   OpenaiResponsesFunctionTool,
@@ -89,6 +89,9 @@ function failedResponse(answer: unknown): ModelError {
   const code = field(error, 'code');
   const text = field(error, 'message');
   const detail = `${typeof code === 'string' ? code : 'unknown error'}${typeof text === 'string' ? `: ${text}` : ''}`;
+  // The API also reports an overflow this way (`context_length_exceeded`), besides its 400.
+  const overflow = contextOverflowOf(error);
+  if (overflow !== undefined) return contextOverflowError(PROVIDER, overflow, `the response failed: ${detail}`);
   // `server_error` and `rate_limit_exceeded` are transient; every other code (invalid_prompt, bad images) repeats.
   const retryable = code === 'server_error' || code === 'rate_limit_exceeded';
   const kind = code === 'rate_limit_exceeded' ? 'RATE_LIMITED' : 'MODEL_FAILED';

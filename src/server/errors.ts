@@ -20,6 +20,8 @@ export const STATUS_OF_CODE: Readonly<Record<ErrorCode, number>> = Object.freeze
   TOO_LARGE: 413,
   PROVIDER_RULE: 422,
   TOOL_LOOP_LIMIT: 422,
+  // The request is valid but too long for the model: retrying it as it is cannot help (not a 502, which is retryable).
+  CONTEXT_OVERFLOW: 422,
   RATE_LIMITED: 429,
   // The store holds data this server cannot read: damage, or keys that do not open it.
   CORRUPT: 500,

@@ -1,10 +1,13 @@
 /**
  * `aiSdkModel` end to end: the real `generateText` of `ai` with the real `@ai-sdk/openai` chat
  * model, talking HTTP (Chat Completions) to the local protocol server, which replays recorded
- * bodies and records what was sent.
+ * bodies and records what was sent. The overflow tests also speak through `@ai-sdk/anthropic` and
+ * `@ai-sdk/google`, since each provider package reads its own error body into the APICallError.
  */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText } from 'ai';
+import { generateText, type LanguageModel } from 'ai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
@@ -273,6 +276,57 @@ describe('aiSdkModel: failures', () => {
     const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
     expect(error.code).toBe('MODEL_FAILED');
     expect(error).toMatchObject({ status: 400, retryable: false });
+  });
+
+  it.each<[string, () => LanguageModel, string, string, Record<string, number>]>([
+    [
+      'OpenAI (context_length_exceeded)',
+      () => languageModel,
+      'error-context-overflow',
+      '/v1/chat/completions',
+      { limitTokens: 128_000, requestedTokens: 173_172 },
+    ],
+    [
+      'Anthropic (prompt is too long)',
+      () => createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' })('claude-sonnet-4-5'),
+      'error-context-overflow-anthropic',
+      '/v1/messages',
+      { limitTokens: 180_000, requestedTokens: 191_989 },
+    ],
+    [
+      'Anthropic (413 request_too_large)',
+      () => createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' })('claude-sonnet-4-5'),
+      'error-context-overflow-anthropic-413',
+      '/v1/messages',
+      {},
+    ],
+    [
+      'Gemini (INVALID_ARGUMENT input token count)',
+      () => createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test' })('gemini-2.5-pro'),
+      'error-context-overflow-gemini',
+      '/v1beta/models/gemini-2.5-pro:generateContent',
+      { limitTokens: 1_048_576, requestedTokens: 1_054_016 },
+    ],
+  ])(
+    'throws CONTEXT_OVERFLOW, not retryable, for the APICallError of %s',
+    async (_provider, make, name, path, figures) => {
+      const answer = fixture(name);
+      server.enqueue(answer);
+      const error = await failure(
+        aiSdkModel({ generateText, model: make(), maxRetries: 0 }).complete({ messages: [Message.user('Hi')] }),
+      );
+      expect(server.requests.map((request) => request.path)).toEqual([path]);
+      expect(error).toBeInstanceOf(ModelError);
+      expect(error.code).toBe('CONTEXT_OVERFLOW');
+      expect(error.details).toEqual({ provider: 'aiSdk', status: answer.status, retryable: false, ...figures });
+    },
+  );
+
+  it('keeps the 429 "Request too large … tokens per min" a rate limit', async () => {
+    server.enqueue(fixture('error-429-request-too-large'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error).toMatchObject({ status: 429, retryable: true });
   });
 
   it('throws ABORTED when the signal fires while the server is still answering', async () => {

@@ -306,6 +306,35 @@ describe('anthropicModel: failures', () => {
     expect(error.message).toContain('invalid_request_error');
   });
 
+  it.each([
+    ['error-context-overflow', 400, { limitTokens: 200_000, requestedTokens: 208_310 }],
+    // The prompt plus the max_tokens asked for, counted against the window.
+    ['error-context-overflow-max-tokens', 400, { limitTokens: 204_648, requestedTokens: 209_136 }],
+    // Too many bytes (Cloudflare answers it before the API): an overflow without token figures.
+    ['error-context-overflow-413', 413, {}],
+  ] as const)('throws CONTEXT_OVERFLOW, not retryable, for %s', async (name, status, figures) => {
+    server.enqueue(fixture(name));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('CONTEXT_OVERFLOW');
+    expect(error).toMatchObject({ provider: 'anthropic', status, retryable: false });
+    expect(error.details).toEqual({
+      provider: 'anthropic',
+      status,
+      retryable: false,
+      ...(fixture(name).headers === undefined ? {} : { requestId: fixture(name).headers?.['request-id'] }),
+      ...figures,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('keeps a 400 about max_tokens alone a MODEL_FAILED: the prompt fits, the setting is wrong', async () => {
+    server.enqueue(fixture('error-400-max-tokens'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error).toMatchObject({ status: 400, retryable: false });
+  });
+
   it('throws ABORTED when the signal fires while the server is still answering', async () => {
     const controller = new AbortController();
     server.respondWith(() => {

@@ -256,6 +256,40 @@ describe('openaiChatModel: failures', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it.each([
+    ['error-context-overflow', 128_000, 173_172],
+    ['error-context-overflow-requested', 4097, 4268],
+  ] as const)(
+    'turns the 400 context_length_exceeded of %s into CONTEXT_OVERFLOW with its figures',
+    async (name, limitTokens, requestedTokens) => {
+      server.enqueue({ status: 400, body: fixture(name), headers: { 'x-request-id': 'req_overflow' } });
+      const error = await failure(
+        openaiChatModel({ client, model: 'gpt-4o' }).complete({ messages: [Message.user('Hi')] }),
+      );
+      expect(error).toBeInstanceOf(ModelError);
+      expect(error.code).toBe('CONTEXT_OVERFLOW');
+      expect(error.details).toEqual({
+        provider: 'openaiChat',
+        status: 400,
+        retryable: false,
+        requestId: 'req_overflow',
+        limitTokens,
+        requestedTokens,
+      });
+      expect(error.message).toContain(`(${requestedTokens} tokens > ${limitTokens})`);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it('keeps the 429 "Request too large … tokens per min" a rate limit: it is not the context window', async () => {
+    server.enqueue({ status: 429, body: fixture('error-429-request-too-large') });
+    const error = await failure(
+      openaiChatModel({ client, model: 'gpt-4o' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error.details).not.toHaveProperty('limitTokens');
+  });
+
   it("relies on the client's own retry: a 500 then a 200 succeeds", async () => {
     server.enqueue(
       { status: 500, body: fixture('error-500'), headers: { 'retry-after-ms': '0' } },

@@ -243,6 +243,45 @@ describe('openaiResponsesModel: failures', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('turns the 400 context_length_exceeded of Responses into CONTEXT_OVERFLOW, without figures (it gives none)', async () => {
+    server.enqueue({
+      status: 400,
+      body: fixture('error-context-overflow-responses'),
+      headers: { 'x-request-id': 'req_overflow' },
+    });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-5' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('CONTEXT_OVERFLOW');
+    expect(error.details).toEqual({
+      provider: 'openaiResponses',
+      status: 400,
+      retryable: false,
+      requestId: 'req_overflow',
+    });
+    expect(error.message).toContain('Your input exceeds the context window of this model');
+  });
+
+  it('turns a failed response whose error is context_length_exceeded into CONTEXT_OVERFLOW', async () => {
+    server.enqueue({ body: fixture('responses-failed-context-overflow') });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-5' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('CONTEXT_OVERFLOW');
+    expect(error.details).toEqual({ provider: 'openaiResponses', retryable: false });
+    expect(error.message).toContain('the response failed: context_length_exceeded');
+  });
+
+  it('keeps the 429 "Request too large … tokens per min" a rate limit', async () => {
+    server.enqueue({ status: 429, body: fixture('error-429-request-too-large') });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4o' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error.code).toBe('RATE_LIMITED');
+  });
+
   it("relies on the client's own retry: a 429 then a 200 succeeds", async () => {
     server.enqueue(
       { status: 429, body: fixture('error-429'), headers: { 'retry-after-ms': '0' } },

@@ -23,7 +23,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   409: 'A concurrent write came first (CONFLICT)',
   412: 'If-Match names a version that is not the session’s (CONFLICT); ETag gives the session’s version now',
   413: 'The body is too large (TOO_LARGE)',
-  422: 'The model still asked for tools after the agent’s most model calls (TOOL_LOOP_LIMIT), or broke a provider rule (PROVIDER_RULE)',
+  422: 'The model still asked for tools after the agent’s most model calls (TOOL_LOOP_LIMIT), broke a provider rule (PROVIDER_RULE), or the request is longer than the model’s context window (CONTEXT_OVERFLOW)',
   429: 'The model provider is rate limiting (RATE_LIMITED); Retry-After says how long, when the provider did',
   501: 'This server is not set up for this (UNSUPPORTED): no state key, or no agents',
   502: 'The model call failed (MODEL_FAILED)',
