@@ -5,6 +5,7 @@
  * @module
  */
 export { DEFAULT_CONTEXT_WINDOW, createServerApp, type ServerAppOptions } from './app.js';
+export { PUBLISHED_PRICES } from '../session/published-prices.js';
 export { checkPrices, type Price, type Prices } from '../session/usage-totals.js';
 export { startServer, DEFAULT_GRACE_MS, type RunningServer, type StartServerOptions } from './node.js';
 export { isLoopback } from './loopback.js';
