@@ -244,6 +244,83 @@ describe('aiSdkModel: tools', () => {
   });
 });
 
+describe('aiSdkModel: prompt caching', () => {
+  it('sends request.cacheKey to an OpenAI model as providerOptions.openai.promptCacheKey, the adapter’s own winning', async () => {
+    server.enqueue(fixture('text'), fixture('text'));
+    await model().complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(0)['prompt_cache_key']).toBe('session-trip-lisbon');
+
+    const pinned = model({ providerOptions: { openai: { promptCacheKey: 'shared-policy', user: 'u-1' } } });
+    await pinned.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(1)).toMatchObject({ prompt_cache_key: 'shared-policy', user: 'u-1' });
+  });
+
+  /** A `generateText` that records its options and answers with `usage`, for a model of another provider. */
+  function recording(usage: Record<string, unknown>): {
+    readonly calls: Array<Record<string, unknown>>;
+    readonly generate: AiSdkGenerateText<AiSdkLanguageModel>;
+  } {
+    const calls: Array<Record<string, unknown>> = [];
+    const generate: AiSdkGenerateText<AiSdkLanguageModel> = async (options) => {
+      calls.push(options as unknown as Record<string, unknown>);
+      return {
+        finishReason: 'stop',
+        usage: usage as never,
+        content: [{ type: 'text', text: 'Done.' }],
+        response: { modelId: 'claude-sonnet-4-6', messages: [{ role: 'assistant', content: 'Done.' }] },
+      };
+    };
+    return { calls, generate };
+  }
+
+  const claude = { specificationVersion: 'v3', provider: 'anthropic.messages', modelId: 'claude-sonnet-4-6' };
+  const mark = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+  const history = [
+    Message.user('Summarise the contract.'),
+    Message.assistant('It renews yearly.'),
+    Message.user('When?'),
+  ];
+
+  it('places Anthropic breakpoints on an Anthropic model’s parts and system prompt, and reads cache writes', async () => {
+    const { calls, generate } = recording({
+      inputTokens: 2100,
+      outputTokens: 5,
+      inputTokenDetails: { noCacheTokens: 48, cacheReadTokens: 1800, cacheWriteTokens: 252 },
+    });
+    const chat = aiSdkModel({ generateText: generate, model: claude });
+    const response = await chat.complete({ system: 'You read contracts.', messages: history, cacheKey: 'session-1' });
+    expect(response.usage).toEqual({
+      inputTokens: 2100,
+      outputTokens: 5,
+      cachedInputTokens: 1800,
+      cacheWriteInputTokens: 252,
+    });
+    const [call] = calls;
+    expect(call?.['system']).toEqual({ role: 'system', content: 'You read contracts.', providerOptions: mark });
+    expect(call?.['messages']).toEqual([
+      { role: 'user', content: 'Summarise the contract.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'It renews yearly.', providerOptions: mark }] },
+      { role: 'user', content: [{ type: 'text', text: 'When?', providerOptions: mark }] },
+    ]);
+    // The cache key is OpenAI's: an Anthropic model gets none.
+    expect(call?.['providerOptions']).toBeUndefined();
+  });
+
+  it('places none with cache: off, nor for a model of another provider', async () => {
+    const { calls, generate } = recording({ inputTokens: 10, outputTokens: 1 });
+    await aiSdkModel({ generateText: generate, model: claude, cache: 'off' }).complete({
+      system: 'S',
+      messages: history,
+    });
+    const google = { specificationVersion: 'v3', provider: 'google.generative-ai', modelId: 'gemini-2.5-flash' };
+    await aiSdkModel({ generateText: generate, model: google }).complete({ system: 'S', messages: history });
+    for (const call of calls) {
+      expect(call['system']).toBe('S');
+      expect(JSON.stringify(call['messages'])).not.toContain('cacheControl');
+    }
+  });
+});
+
 describe('aiSdkModel: failures', () => {
   it('throws RATE_LIMITED for a 429, retryable, with the status', async () => {
     server.enqueue(fixture('error-429'));

@@ -3,6 +3,7 @@
  * which replays recorded Chat Completions bodies; tests check the exact wire the client sent and
  * the `ChatResponse` read back.
  */
+import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
@@ -69,6 +70,38 @@ describe('openaiChatModel: answers', () => {
     expect(response.finishReason).toBe('stop');
     expect(response.usage).toEqual({ inputTokens: 2006, outputTokens: 9, cachedInputTokens: 1920 });
     expect(response.modelId).toBe('gpt-4.1-2025-04-14');
+  });
+
+  it('sends request.cacheKey as prompt_cache_key (hashed past 64 characters; extraBody wins) and reads cache writes', async () => {
+    const chatText = fixture('chat-text');
+    const usage = chatText['usage'] as Record<string, unknown>;
+    const written = {
+      ...chatText,
+      usage: { ...usage, prompt_tokens_details: { cached_tokens: 1920, cache_write_tokens: 86 } },
+    };
+    server.enqueue({ body: written }, { body: chatText }, { body: chatText });
+    const model = openaiChatModel({ client, model: 'gpt-4.1' });
+    const response = await model.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(0)['prompt_cache_key']).toBe('session-trip-lisbon');
+    expect(response.usage).toEqual({
+      inputTokens: 2006,
+      outputTokens: 9,
+      cachedInputTokens: 1920,
+      cacheWriteInputTokens: 86,
+    });
+
+    const long = `tenant-${'x'.repeat(80)}/session-1`;
+    await model.complete({ messages: [Message.user('Hi')], cacheKey: long });
+    expect(sent(1)['prompt_cache_key']).toBe(createHash('sha256').update(long).digest('hex'));
+    expect(sent(1)['prompt_cache_key']).toHaveLength(64);
+
+    const pinned = openaiChatModel({ client, model: 'gpt-4.1', extraBody: { prompt_cache_key: 'shared-policy' } });
+    await pinned.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(2)['prompt_cache_key']).toBe('shared-policy');
+
+    const error = await failure(model.complete({ messages: [Message.user('Hi')], cacheKey: '' }));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(server.requests).toHaveLength(3);
   });
 
   it('uses the adapter defaults when the request sets none, and sends extraBody fields', async () => {
