@@ -25,6 +25,10 @@ export default defineConfig({
     // them, so Vitest's experimental typecheck mode is not used.
     testTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time on this 2-core machine (Vitest's default is one fewer worker than cores):
+    // most suites wait on child processes, servers and sockets rather than on the CPU, and one
+    // worker left a core idle for most of a run.
+    maxWorkers: 2,
     projects: [
       // Pure code: its files share worker processes (a fresh process per file was two thirds of the
       // tier's time); a test that changes global state puts it back.

@@ -5,7 +5,7 @@
  * and a real provider model assign to these.
  * @module
  */
-import type { AiSdkModelMessage, AiSdkProviderOptions } from '../formats/ai-sdk-wire.js';
+import type { AiSdkModelMessage, AiSdkProviderOptions, AiSdkSystemMessage } from '../formats/ai-sdk-wire.js';
 
 /** A language model as `generateText` takes it: a provider package's model object, or a gateway model id. */
 export type AiSdkLanguageModel =
@@ -35,7 +35,8 @@ export type AiSdkStopCondition = (options: { readonly steps: readonly unknown[] 
 /** The `generateText` options the adapter sends. */
 export interface AiSdkGenerateTextOptions<Model = AiSdkLanguageModel> {
   model: Model;
-  system?: string;
+  /** A system message when it carries provider options (an Anthropic cache breakpoint). */
+  system?: string | AiSdkSystemMessage;
   messages: AiSdkModelMessage[];
   /** Set when the history has mid-conversation system messages: they are the application's, not a user's. */
   allowSystemInMessages?: boolean;
@@ -53,7 +54,10 @@ export interface AiSdkGenerateTextOptions<Model = AiSdkLanguageModel> {
 export interface AiSdkUsage {
   readonly inputTokens: number | undefined;
   readonly outputTokens: number | undefined;
-  readonly inputTokenDetails?: { readonly cacheReadTokens: number | undefined };
+  readonly inputTokenDetails?: {
+    readonly cacheReadTokens: number | undefined;
+    readonly cacheWriteTokens?: number | undefined;
+  };
   /** Deprecated in `ai` 6 in favour of `inputTokenDetails.cacheReadTokens`; read as a fallback. */
   readonly cachedInputTokens?: number | undefined;
 }

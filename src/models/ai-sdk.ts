@@ -23,7 +23,8 @@ import type {
 } from './ai-sdk-client.js';
 import { finishReasonOf, type FinishReasonTable } from './finish-reason.js';
 import { toModelError, unreadableAnswer } from './model-error.js';
-import { checkSettings, invalidRequest, promptMessages } from './request.js';
+import { withAiSdkBreakpoints, type CachePolicy } from './cache-breakpoints.js';
+import { checkSettings, invalidRequest, promptCacheKey, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedTool, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
@@ -49,6 +50,13 @@ export interface AiSdkModelOptions<Model extends AiSdkLanguageModel = AiSdkLangu
   readonly providerOptions?: Readonly<Record<string, JsonObject>>;
   /** Called with what `formats.aiSdk.to` could not carry exactly (foreign raw parts, dropped signatures). */
   readonly onWarning?: (warning: FormatWarning) => void;
+  /**
+   * For an Anthropic model (`@ai-sdk/anthropic`, or a gateway id `anthropic/…`): `auto` places
+   * prompt-cache breakpoints (`providerOptions.anthropic.cacheControl`) on the stable prefix as
+   * `anthropicModel` does; `off` sends only the caller's. Other providers are not affected.
+   * @default 'auto'
+   */
+  readonly cache?: CachePolicy;
 }
 
 /** What `jsonSchema(parameters)` of `ai` returns, without a validator: the model's arguments pass through unchecked. */
@@ -135,7 +143,12 @@ function readAnswer(result: AiSdkGenerateTextResult): ChatResponse {
   // The result is a class instance whose fields are getters: read `usage` itself, then its plain fields.
   const counts: unknown = result.usage;
   const cached = tokenCount(counts, 'inputTokenDetails', 'cacheReadTokens') ?? tokenCount(counts, 'cachedInputTokens');
-  const usage = usageOf(tokenCount(counts, 'inputTokens'), tokenCount(counts, 'outputTokens'), cached);
+  const usage = usageOf(
+    tokenCount(counts, 'inputTokens'),
+    tokenCount(counts, 'outputTokens'),
+    cached,
+    tokenCount(counts, 'inputTokenDetails', 'cacheWriteTokens'),
+  );
   const modelId: unknown = isRecord(result.response) ? result.response['modelId'] : undefined;
   return {
     message,
@@ -215,6 +228,19 @@ function checkProviderOptions(options: unknown): AiSdkProviderOptions | undefine
 
 const stopAfterFirstStep = (): boolean => true;
 
+/** The provider behind a language model: `openai` of `openai.chat`, `anthropic` of a gateway id `anthropic/claude-…`. */
+function providerOf(model: AiSdkLanguageModel): string {
+  const name = typeof model === 'string' ? model.split('/')[0] : field(model, 'provider');
+  return typeof name === 'string' ? (name.split('.')[0] ?? '') : '';
+}
+
+/** `options` with `openai.promptCacheKey` set to `key`, unless the caller set one on the adapter. */
+function withPromptCacheKey(options: AiSdkProviderOptions | undefined, key: string): AiSdkProviderOptions {
+  const openai = options?.['openai'];
+  if (openai?.['promptCacheKey'] !== undefined) return options as AiSdkProviderOptions;
+  return { ...options, openai: { ...openai, promptCacheKey: key } };
+}
+
 /**
  * A `ChatModel` over `generateText` of the `ai` package and any of its language models. Each call
  * is one `generateText` step: tools are declared without `execute`, so tool calls come back in the
@@ -232,19 +258,27 @@ export function aiSdkModel<Model extends AiSdkLanguageModel>(options: AiSdkModel
     throw invalidRequest(PROVIDER, `maxRetries must be an integer of at least 0, got ${String(maxRetries)}`);
   const providerOptions = checkProviderOptions(options.providerOptions);
   const defaults = checkSettings(options, {}, PROVIDER);
+  const cache = options.cache ?? 'auto';
+  if (cache !== 'auto' && cache !== 'off') throw invalidRequest(PROVIDER, "cache must be 'auto' or 'off'");
+  const provider = providerOf(model);
+  const placeBreakpoints = cache === 'auto' && provider === 'anthropic';
 
   async function complete(request: ChatRequest): Promise<ChatResponse> {
     const prompt = promptMessages(request, PROVIDER);
     const { tools, choice } = checkTools(request.tools, request.toolChoice, PROVIDER);
     const settings = checkSettings(request, defaults, PROVIDER);
-    const { system, messages, warnings } = aiSdk.to(prompt);
-    for (const warning of warnings) onWarning?.(warning);
+    const wire = aiSdk.to(prompt);
+    for (const warning of wire.warnings) onWarning?.(warning);
     // `to` stands a placeholder turn in for an empty conversation; a model call refuses it instead.
-    if (warnings.some((warning) => warning.code === 'empty_conversation'))
+    if (wire.warnings.some((warning) => warning.code === 'empty_conversation'))
       throw invalidRequest(
         PROVIDER,
         'the request has only system messages: the model needs at least one other message',
       );
+    const { system, messages } = placeBreakpoints ? withAiSdkBreakpoints(wire) : wire;
+    // Only OpenAI's provider takes a cache key; the others would ignore it or warn about it.
+    const cacheKey = provider === 'openai' ? promptCacheKey(request, PROVIDER) : undefined;
+    const callOptions = cacheKey === undefined ? providerOptions : withPromptCacheKey(providerOptions, cacheKey);
     const call: AiSdkGenerateTextOptions<Model> = {
       model,
       ...(system === undefined ? {} : { system }),
@@ -257,7 +291,7 @@ export function aiSdkModel<Model extends AiSdkLanguageModel>(options: AiSdkModel
       ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
       ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
-      ...(providerOptions === undefined ? {} : { providerOptions }),
+      ...(callOptions === undefined ? {} : { providerOptions: callOptions }),
     };
     let result: AiSdkGenerateTextResult;
     try {

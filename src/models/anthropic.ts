@@ -11,6 +11,7 @@ import type { FormatWarning } from '../formats/types.js';
 import { isRecord } from '../formats/wire-json.js';
 import type { Message } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
+import { withAnthropicBreakpoints, type CachePolicy } from './cache-breakpoints.js';
 import type {
   AnthropicClientLike,
   AnthropicRequestBody,
@@ -46,6 +47,14 @@ export interface AnthropicModelOptions {
   readonly extraBody?: JsonObject;
   /** Called with what `formats.anthropic.to` could not carry exactly (foreign reasoning, media in the wrong role). */
   readonly onWarning?: (warning: FormatWarning) => void;
+  /**
+   * `auto` places prompt-cache breakpoints (`cache_control`) on the stable prefix of every request:
+   * the end of the system prompt, the end of the last message, and the end of the previous turn,
+   * never more than Anthropic's 4 counting the caller's own markers (which are kept). `off` sends
+   * only the caller's markers.
+   * @default 'auto'
+   */
+  readonly cache?: CachePolicy;
 }
 
 function toolOf(tool: CheckedTool): AnthropicTool {
@@ -135,7 +144,7 @@ function readAnswer(answer: unknown): ChatResponse {
   const cacheRead = tokenCount(answer, 'usage', 'cache_read_input_tokens');
   const cacheWrite = tokenCount(answer, 'usage', 'cache_creation_input_tokens');
   const input = uncached === undefined ? undefined : uncached + (cacheRead ?? 0) + (cacheWrite ?? 0);
-  const usage = usageOf(input, tokenCount(answer, 'usage', 'output_tokens'), cacheRead);
+  const usage = usageOf(input, tokenCount(answer, 'usage', 'output_tokens'), cacheRead, cacheWrite);
   const modelId = answer['model'];
   return {
     message,
@@ -170,16 +179,21 @@ export function anthropicModel(options: AnthropicModelOptions): ChatModel {
   }
   const extraBody = checkExtraBody(options.extraBody, OWNED_FIELDS, PROVIDER);
   const defaults = checkSettings({ maxOutputTokens: maxTokens, temperature: options.temperature }, {}, PROVIDER);
+  const cache = options.cache ?? 'auto';
+  if (cache !== 'auto' && cache !== 'off') throw invalidRequest(PROVIDER, "cache must be 'auto' or 'off'");
+  // A top-level cache_control (Anthropic's own automatic breakpoint) takes one of the 4.
+  const breakpointsElsewhere = extraBody['cache_control'] === undefined || extraBody['cache_control'] === null ? 0 : 1;
 
   async function complete(request: ChatRequest): Promise<ChatResponse> {
     const prompt = promptMessages(request, PROVIDER);
     const { tools, choice } = checkTools(request.tools, request.toolChoice, PROVIDER);
     const settings = checkSettings(request, defaults, PROVIDER);
-    const { system, messages, warnings } = anthropic.to(prompt);
-    for (const warning of warnings) onWarning?.(warning);
+    const wire = anthropic.to(prompt);
+    for (const warning of wire.warnings) onWarning?.(warning);
     // `to` stands a placeholder turn in for an empty conversation; a model call refuses it instead.
-    if (warnings.some((warning) => warning.code === 'empty_conversation'))
+    if (wire.warnings.some((warning) => warning.code === 'empty_conversation'))
       throw invalidRequest(PROVIDER, 'the request has only system messages: Anthropic needs at least one user turn');
+    const { system, messages } = cache === 'auto' ? withAnthropicBreakpoints(wire, breakpointsElsewhere) : wire;
     const body: AnthropicRequestBody = {
       ...extraBody,
       model,

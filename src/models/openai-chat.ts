@@ -17,7 +17,7 @@ import type {
   OpenaiChatRequestBody,
   OpenaiChatToolChoice,
 } from './openai-client.js';
-import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
+import { checkExtraBody, checkSettings, invalidRequest, promptCacheKey, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
@@ -88,6 +88,7 @@ function readAnswer(answer: unknown): ChatResponse {
     tokenCount(answer, 'usage', 'prompt_tokens'),
     tokenCount(answer, 'usage', 'completion_tokens'),
     tokenCount(answer, 'usage', 'prompt_tokens_details', 'cached_tokens'),
+    tokenCount(answer, 'usage', 'prompt_tokens_details', 'cache_write_tokens'),
   );
   const modelId = (answer as Record<string, unknown>)['model'];
   return {
@@ -118,12 +119,15 @@ export function openaiChatModel(options: OpenaiChatModelOptions): ChatModel {
     const prompt = promptMessages(request, PROVIDER);
     const { tools, choice } = checkTools(request.tools, request.toolChoice, PROVIDER);
     const settings = checkSettings(request, defaults, PROVIDER);
+    const cacheKey = promptCacheKey(request, PROVIDER);
     const { messages, warnings } = openaiChat.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder message in for an empty conversation; a model call refuses it instead.
     if (warnings.some((warning) => warning.code === 'empty_conversation'))
       throw invalidRequest(PROVIDER, 'the request has no message Chat Completions can carry');
     const body: OpenaiChatRequestBody = {
+      // Before extraBody: a prompt_cache_key the caller set on the adapter is a deliberate choice and wins.
+      ...(cacheKey === undefined ? {} : { prompt_cache_key: cacheKey }),
       ...extraBody,
       model,
       messages,

@@ -39,6 +39,8 @@ export interface OpenaiChatRequestBody {
   /** Chat Completions' name for the output token limit (`max_tokens` is deprecated and refused by reasoning models). */
   max_completion_tokens?: number;
   temperature?: number;
+  /** Routes requests with the same prefix to the same prompt cache (at most 64 characters). */
+  prompt_cache_key?: string;
 }
 
 /** What `openaiChatModel` calls: `client.chat.completions.create(body, { signal })`. */
@@ -75,6 +77,8 @@ export interface OpenaiResponsesRequestBody {
   tool_choice?: OpenaiResponsesToolChoice;
   max_output_tokens?: number;
   temperature?: number;
+  /** Routes requests with the same prefix to the same prompt cache (at most 64 characters). */
+  prompt_cache_key?: string;
 }
 
 /** What `openaiResponsesModel` calls: `client.responses.create(body, { signal })`. */

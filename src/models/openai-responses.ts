@@ -19,7 +19,7 @@ import type {
   OpenaiResponsesRequestBody,
   OpenaiResponsesToolChoice,
 } from './openai-client.js';
-import { checkExtraBody, checkSettings, invalidRequest, promptMessages } from './request.js';
+import { checkExtraBody, checkSettings, invalidRequest, promptCacheKey, promptMessages } from './request.js';
 import { checkTools, toolChoiceWith, type CheckedToolChoice } from './tools.js';
 import type { ChatModel, ChatRequest, ChatResponse } from './types.js';
 import { tokenCount, usageOf } from './usage.js';
@@ -119,6 +119,7 @@ function readAnswer(answer: unknown): ChatResponse {
     tokenCount(answer, 'usage', 'input_tokens'),
     tokenCount(answer, 'usage', 'output_tokens'),
     tokenCount(answer, 'usage', 'input_tokens_details', 'cached_tokens'),
+    tokenCount(answer, 'usage', 'input_tokens_details', 'cache_write_tokens'),
   );
   const modelId = field(answer, 'model');
   return {
@@ -169,12 +170,15 @@ export function openaiResponsesModel(options: OpenaiResponsesModelOptions): Chat
     const prompt = promptMessages(request, PROVIDER);
     const { tools, choice } = checkTools(request.tools, request.toolChoice, PROVIDER);
     const settings = checkSettings(request, defaults, PROVIDER);
+    const cacheKey = promptCacheKey(request, PROVIDER);
     const { instructions, input, warnings } = openaiResponses.to(prompt);
     for (const warning of warnings) onWarning?.(warning);
     // `to` stands a placeholder item in for an empty input; a model call refuses it instead (the API would).
     if (warnings.some((warning) => warning.code === 'empty_conversation'))
       throw invalidRequest(PROVIDER, 'the request has only system messages: Responses needs at least one input item');
     const body: OpenaiResponsesRequestBody = {
+      // Before extraBody: a prompt_cache_key the caller set on the adapter is a deliberate choice and wins.
+      ...(cacheKey === undefined ? {} : { prompt_cache_key: cacheKey }),
       ...extraBody,
       model,
       ...(instructions === undefined ? {} : { instructions }),

@@ -4,6 +4,7 @@
  * provider 400 after one.
  * @module
  */
+import { createHash } from 'node:crypto';
 import { InvalidInputError } from '../errors.js';
 import { Message } from '../message/message.js';
 import type { ProviderName } from '../message/schema.js';
@@ -85,4 +86,21 @@ export function checkExtraBody(
   if (clash !== undefined)
     throw invalid(provider, `extraBody may not set "${clash}": the adapter sets it from the request`);
   return extraBody as Readonly<Record<string, unknown>>;
+}
+
+/** The longest `prompt_cache_key` OpenAI accepts (a longer one is a 400 `string_above_max_length`). */
+export const MAX_PROMPT_CACHE_KEY_LENGTH = 64;
+
+/**
+ * `request.cacheKey` as a provider may take it: undefined when absent, the key itself when it fits
+ * in `MAX_PROMPT_CACHE_KEY_LENGTH`, else its SHA-256 in hex (64 characters: as stable per
+ * conversation as the key, so the cache routing is the same). `INVALID_ARGUMENT` for a non-string
+ * or empty key.
+ */
+export function promptCacheKey(request: ChatRequest, provider: ProviderName): string | undefined {
+  const key: unknown = request.cacheKey;
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key.length === 0)
+    throw invalid(provider, 'request.cacheKey must be a non-empty string');
+  return key.length <= MAX_PROMPT_CACHE_KEY_LENGTH ? key : createHash('sha256').update(key, 'utf8').digest('hex');
 }

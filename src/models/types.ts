@@ -40,6 +40,14 @@ export interface ChatRequest {
   readonly temperature?: number;
   /** Aborts the HTTP request; the adapter then throws `ModelError` with code `ABORTED`. */
   readonly signal?: AbortSignal;
+  /**
+   * A stable key per conversation (the runtime passes one per session) that lets the provider route
+   * requests sharing a prompt prefix to the same cache. OpenAI's adapters send it as
+   * `prompt_cache_key` (hashed to 64 hex characters when longer than OpenAI's 64), the AI SDK's
+   * adapter as `providerOptions.openai.promptCacheKey` for an OpenAI model; Anthropic has no such
+   * field and ignores it. A key the caller set on the adapter (`extraBody`, `providerOptions`) wins.
+   */
+  readonly cacheKey?: string;
 }
 
 /** What a model call returned. */

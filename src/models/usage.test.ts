@@ -30,6 +30,12 @@ describe('usageOf', () => {
   it('keeps the counts that are known', () => {
     expect(usageOf(10, 2, 3)).toEqual({ inputTokens: 10, outputTokens: 2, cachedInputTokens: 3 });
     expect(usageOf(10, undefined, undefined)).toEqual({ inputTokens: 10 });
+    expect(usageOf(10, 2, 3, 4)).toEqual({
+      inputTokens: 10,
+      outputTokens: 2,
+      cachedInputTokens: 3,
+      cacheWriteInputTokens: 4,
+    });
   });
 
   it('gives no usage without the input count', () => {

@@ -21,16 +21,18 @@ export function tokenCount(value: unknown, ...path: string[]): number | undefine
   return typeof count === 'number' && Number.isSafeInteger(count) && count >= 0 ? count : undefined;
 }
 
-/** Usage from the three counts; undefined when the input count (the one `Usage` requires) is missing. */
+/** Usage from the counts read; undefined when the input count (the one `Usage` requires) is missing. */
 export function usageOf(
   inputTokens: number | undefined,
   outputTokens: number | undefined,
   cachedInputTokens: number | undefined,
+  cacheWriteInputTokens?: number,
 ): Usage | undefined {
   if (inputTokens === undefined) return undefined;
   return {
     inputTokens,
     ...(outputTokens === undefined ? {} : { outputTokens }),
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(cacheWriteInputTokens === undefined ? {} : { cacheWriteInputTokens }),
   };
 }

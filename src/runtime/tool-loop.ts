@@ -70,12 +70,13 @@ function isCount(value: unknown): value is number {
 /** The usage a model reported, when it is well-formed (a malformed one is ignored, never fatal). */
 function checkedUsage(usage: unknown): Usage | undefined {
   if (typeof usage !== 'object' || usage === null) return undefined;
-  const { inputTokens, outputTokens, cachedInputTokens } = usage as Record<string, unknown>;
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens } = usage as Record<string, unknown>;
   if (!isCount(inputTokens)) return undefined;
   return {
     inputTokens,
     ...(isCount(outputTokens) ? { outputTokens } : {}),
     ...(isCount(cachedInputTokens) ? { cachedInputTokens } : {}),
+    ...(isCount(cacheWriteInputTokens) ? { cacheWriteInputTokens } : {}),
   };
 }
 
@@ -86,10 +87,12 @@ export function addUsage(total: Usage, usage: Usage | undefined): Usage {
     a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
   const outputTokens = sum(total.outputTokens, usage.outputTokens);
   const cachedInputTokens = sum(total.cachedInputTokens, usage.cachedInputTokens);
+  const cacheWriteInputTokens = sum(total.cacheWriteInputTokens, usage.cacheWriteInputTokens);
   return {
     inputTokens: total.inputTokens + usage.inputTokens,
     ...(outputTokens === undefined ? {} : { outputTokens }),
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(cacheWriteInputTokens === undefined ? {} : { cacheWriteInputTokens }),
   };
 }
 

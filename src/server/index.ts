@@ -5,7 +5,18 @@
  * @module
  */
 export { DEFAULT_CONTEXT_WINDOW, createServerApp, type ServerAppOptions } from './app.js';
-export { checkPrices, type Price, type Prices } from '../session/usage-totals.js';
+export { PUBLISHED_PRICES } from '../session/published-prices.js';
+export {
+  cachedShare,
+  checkPrices,
+  costOf,
+  usageTotals,
+  type Cost,
+  type Price,
+  type Prices,
+  type UsageCounts,
+  type UsageTotals,
+} from '../session/usage-totals.js';
 export { startServer, DEFAULT_GRACE_MS, type RunningServer, type StartServerOptions } from './node.js';
 export { isLoopback } from './loopback.js';
 export { loadAgents, type LoadAgentsOptions, type LoadedAgents } from './agents/load-agents.js';

@@ -15,7 +15,8 @@ const usageCounts = z.object({
   calls: count,
   inputTokens: z.number(),
   outputTokens: z.number(),
-  cachedInputTokens: z.number(),
+  cachedInputTokens: z.number().openapi({ description: "Input tokens read from the provider's prompt cache" }),
+  cacheWriteInputTokens: z.number().openapi({ description: "Input tokens written to the provider's prompt cache" }),
 });
 
 /** Answer of `GET /sessions/{id}/stats`. */
@@ -34,7 +35,13 @@ export const sessionStatsSchema = z
       })
       .openapi({ description: 'Session.stats: messages by role and category, tokens by category, tool calls by name' }),
     usage: usageCounts
-      .extend({ byModel: z.record(z.string(), usageCounts) })
+      .extend({
+        byModel: z.record(z.string(), usageCounts),
+        cachedShare: z.number().min(0).max(1).optional().openapi({
+          description:
+            'cachedInputTokens / inputTokens: the share of input the prompt cache served (absent without input)',
+        }),
+      })
       .openapi({ description: 'Measured usage of the model calls whose replies the session holds' }),
     lastUsage: z.record(z.string(), z.unknown()).optional(),
     cost: z

@@ -49,18 +49,20 @@ function isCount(value: unknown): value is number {
 
 /** The known fields of a provider's usage, validated: extra fields would make `toJSON` unreadable by `fromJSON`. */
 export function checkUsage(usage: Usage): Usage {
-  const { inputTokens, outputTokens, cachedInputTokens } = (
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteInputTokens } = (
     typeof usage === 'object' && usage !== null ? usage : {}
   ) as Partial<Usage>;
   const valid =
     isCount(inputTokens) &&
     (outputTokens === undefined || isCount(outputTokens)) &&
-    (cachedInputTokens === undefined || isCount(cachedInputTokens));
+    (cachedInputTokens === undefined || isCount(cachedInputTokens)) &&
+    (cacheWriteInputTokens === undefined || isCount(cacheWriteInputTokens));
   if (!valid) throw new InvalidInputError('INVALID_ARGUMENT', 'Usage token counts must be non-negative integers');
   return {
     inputTokens,
     ...(outputTokens === undefined ? {} : { outputTokens }),
     ...(cachedInputTokens === undefined ? {} : { cachedInputTokens }),
+    ...(cacheWriteInputTokens === undefined ? {} : { cacheWriteInputTokens }),
   };
 }
 

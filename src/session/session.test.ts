@@ -197,6 +197,17 @@ describe('Session edge cases (review regressions)', () => {
       'INVALID_ARGUMENT',
     );
     expect(codeOf(() => Session.create().withUsage(null as never))).toBe('INVALID_ARGUMENT');
+    // Cache reads and writes are kept and read back.
+    const cached = Session.create().withUsage({ inputTokens: 10, cachedInputTokens: 6, cacheWriteInputTokens: 3 });
+    expect(Session.fromJSON(json(cached)).lastUsage).toEqual({
+      inputTokens: 10,
+      cachedInputTokens: 6,
+      cacheWriteInputTokens: 3,
+      messageCount: 0,
+    });
+    expect(codeOf(() => Session.create().withUsage({ inputTokens: 10, cacheWriteInputTokens: -1 }))).toBe(
+      'INVALID_ARGUMENT',
+    );
   });
 
   it('fromJSON rejects the ids assertValidId rejects', () => {

@@ -1,7 +1,8 @@
 /**
  * A session's measured usage and what it cost: the runtime keeps each model call's usage on the
- * reply it wrote (`metadata.usage`: `inputTokens`, `outputTokens`, `cachedInputTokens`, `model`);
- * `usageTotals` adds them up by model, and `costOf` prices them.
+ * reply it wrote (`metadata.usage`: `inputTokens`, `outputTokens`, `cachedInputTokens`,
+ * `cacheWriteInputTokens`, `model`); `usageTotals` adds them up by model, `cachedShare` says how
+ * much of the input the provider's cache served, and `costOf` prices them.
  * @module
  */
 import { InvalidInputError } from '../errors.js';
@@ -18,7 +19,10 @@ export interface UsageCounts {
   readonly calls: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's cache (part of `inputTokens`). */
   readonly cachedInputTokens: number;
+  /** Input tokens written to the provider's cache (part of `inputTokens`). */
+  readonly cacheWriteInputTokens: number;
 }
 
 /** Usage of a history: all calls, and by model. */
@@ -30,8 +34,10 @@ export interface UsageTotals extends UsageCounts {
 export interface Price {
   readonly input: number;
   readonly output: number;
-  /** Cached input tokens (part of `inputTokens`). @default input */
+  /** Cached input tokens, read from the cache (part of `inputTokens`). @default input */
   readonly cachedInput?: number;
+  /** Input tokens written to the cache (part of `inputTokens`; Anthropic bills them above input). @default input */
+  readonly cacheWriteInput?: number;
 }
 
 /** Prices by model name; `*` prices every model without its own. */
@@ -50,6 +56,12 @@ export interface Cost {
   readonly unpriced: readonly string[];
 }
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function zeroCounts(): Mutable<UsageCounts> {
+  return { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0 };
+}
+
 function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
@@ -57,29 +69,40 @@ function count(value: unknown): number {
 /** Adds up the usage the runtime kept on the replies of `history`. */
 export function usageTotals(history: { readonly length: number; at(index: number): Message | undefined }): UsageTotals {
   // A null-prototype map: model names come from providers and may be "__proto__".
-  const byModel: Record<
-    string,
-    { calls: number; inputTokens: number; outputTokens: number; cachedInputTokens: number }
-  > = Object.create(null) as Record<string, never>;
-  const all = { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
+  const byModel: Record<string, Mutable<UsageCounts>> = Object.create(null) as Record<string, never>;
+  const all = zeroCounts();
   for (let i = 0; i < history.length; i++) {
     const message = history.at(i) as Message;
     const usage = message.role === 'assistant' ? message.metadata.usage : undefined;
     if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) continue;
     const fields = usage as Readonly<Record<string, unknown>>;
     const model = typeof fields.model === 'string' && fields.model !== '' ? fields.model : UNKNOWN_MODEL;
-    const entry = (byModel[model] ??= { calls: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 });
+    const entry = (byModel[model] ??= zeroCounts());
     for (const target of [entry, all]) {
       target.calls += 1;
       target.inputTokens += count(fields.inputTokens);
       target.outputTokens += count(fields.outputTokens);
       target.cachedInputTokens += count(fields.cachedInputTokens);
+      target.cacheWriteInputTokens += count(fields.cacheWriteInputTokens);
     }
   }
   return { ...all, byModel: { ...byModel } };
 }
 
-/** What `totals` cost at `prices` (cached input at its own price, the rest of the input at the input price). */
+/**
+ * The share of input tokens the provider's cache served (cache reads / input tokens, 0 to 1), or
+ * undefined without input. What prompt caching saves follows from it: cached input costs a tenth of
+ * uncached at OpenAI and Anthropic.
+ */
+export function cachedShare(counts: Pick<UsageCounts, 'inputTokens' | 'cachedInputTokens'>): number | undefined {
+  if (!(counts.inputTokens > 0)) return undefined;
+  return Math.min(1, Math.max(0, counts.cachedInputTokens / counts.inputTokens));
+}
+
+/**
+ * What `totals` cost at `prices`: cache reads at `cachedInput`, cache writes at `cacheWriteInput`
+ * (both default to `input`), the rest of the input at `input`, output at `output`.
+ */
 export function costOf(totals: UsageTotals, prices: Prices): Cost {
   const byModel: Record<string, number> = Object.create(null) as Record<string, number>;
   const unpriced: string[] = [];
@@ -90,10 +113,13 @@ export function costOf(totals: UsageTotals, prices: Prices): Cost {
       unpriced.push(model);
       continue;
     }
+    // Counts from a provider are trusted only as far as they fit inside the input they are part of.
     const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+    const written = Math.min(usage.cacheWriteInputTokens, usage.inputTokens - cached);
     const cost =
-      ((usage.inputTokens - cached) * price.input +
+      ((usage.inputTokens - cached - written) * price.input +
         cached * (price.cachedInput ?? price.input) +
+        written * (price.cacheWriteInput ?? price.input) +
         usage.outputTokens * price.output) /
       1_000_000;
     byModel[model] = cost;
@@ -108,7 +134,8 @@ function invalidPrices(message: string): InvalidInputError {
 
 /**
  * Checks prices given as JSON (`{ "currency": "USD", "models": { "gpt-4.1-mini": { "input": 0.4,
- * "output": 1.6, "cachedInput": 0.1 } } }`): `INVALID_ARGUMENT` naming the first problem.
+ * "output": 1.6, "cachedInput": 0.1 } } }`, `cacheWriteInput` too): `INVALID_ARGUMENT` naming the
+ * first problem.
  */
 export function checkPrices(value: unknown): Prices {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidPrices('not an object');
@@ -123,7 +150,7 @@ export function checkPrices(value: unknown): Prices {
   for (const [model, price] of Object.entries(models as Record<string, unknown>)) {
     if (typeof price !== 'object' || price === null || Array.isArray(price))
       throw invalidPrices(`the price of ${JSON.stringify(model)} is not an object`);
-    const { input, output, cachedInput, ...extra } = price as Record<string, unknown>;
+    const { input, output, cachedInput, cacheWriteInput, ...extra } = price as Record<string, unknown>;
     const field = Object.keys(extra)[0];
     if (field !== undefined) throw invalidPrices(`unknown field ${JSON.stringify(field)} in ${JSON.stringify(model)}`);
     const amount = (name: string, amountValue: unknown): number => {
@@ -135,6 +162,7 @@ export function checkPrices(value: unknown): Prices {
       input: amount('input', input),
       output: amount('output', output),
       ...(cachedInput === undefined ? {} : { cachedInput: amount('cachedInput', cachedInput) }),
+      ...(cacheWriteInput === undefined ? {} : { cacheWriteInput: amount('cacheWriteInput', cacheWriteInput) }),
     };
   }
   return { ...(currency === undefined ? {} : { currency }), models: { ...checked } };

@@ -10,8 +10,18 @@ export interface Usage {
   readonly inputTokens: number;
   /** Tokens it generated. */
   readonly outputTokens?: number;
-  /** Prompt tokens served from the provider's cache. */
+  /**
+   * Prompt tokens read from the provider's cache (part of `inputTokens`): OpenAI `cached_tokens`,
+   * Anthropic `cache_read_input_tokens`, the AI SDK's `cacheReadTokens` (Gemini's
+   * `cachedContentTokenCount` among them).
+   */
   readonly cachedInputTokens?: number;
+  /**
+   * Prompt tokens written to the provider's cache by this call (part of `inputTokens`; Anthropic
+   * bills them above the input price): Anthropic `cache_creation_input_tokens`, OpenAI
+   * `cache_write_tokens`, the AI SDK's `cacheWriteTokens`.
+   */
+  readonly cacheWriteInputTokens?: number;
 }
 
 /** Usage tied to the history it measured: the first `messageCount` messages were the prompt. */

@@ -1,13 +1,16 @@
 /**
  * The browser client's pure parts, run under Node: row heights (the virtualized list's offsets),
  * the window of held messages (positions ↔ sequence numbers, chunk ranges), the grouping of
- * list rows into continuation chains, and the names of sessions (a knowledge session's).
+ * list rows into continuation chains, the names of sessions (a knowledge session's), and the
+ * cached share of a session's input.
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from './chains.js';
 import { Heights } from './heights.js';
+import { formatShare } from './format.js';
 import { CHUNK, MessageWindow } from './message-window.js';
 import type { Message, SessionRow } from './types.js';
+import { cachedShareOf, shareWidth } from './usage-share.js';
 
 function message(seq: number, extra: Partial<Message> = {}): Message {
   return {
@@ -208,3 +211,22 @@ function ids(groups: readonly ListGroup[]): Array<{ chain: string[]; forks: stri
     forks: group.forks.map((member) => member.id),
   }));
 }
+
+describe('the cached share', () => {
+  const usage = { calls: 2, inputTokens: 6100, outputTokens: 30, cachedInputTokens: 2800, cacheWriteInputTokens: 2800 };
+
+  it('is the server’s figure, else cache reads over input, and none without input', () => {
+    expect(cachedShareOf({ ...usage, cachedShare: 0.25 })).toBe(0.25);
+    expect(cachedShareOf(usage)).toBeCloseTo(2800 / 6100);
+    // A server from before cache writes were counted.
+    expect(cachedShareOf({ calls: 1, inputTokens: 100, outputTokens: 1, cachedInputTokens: 40 })).toBe(0.4);
+    expect(cachedShareOf({ ...usage, inputTokens: 0, cachedInputTokens: 0 })).toBeUndefined();
+  });
+
+  it('reads as a percentage and a bar width, a dash and an empty bar without input', () => {
+    expect(formatShare(2800 / 6100)).toBe('45.9%');
+    expect(shareWidth(2800 / 6100)).toBe('45.9%');
+    expect(formatShare(undefined)).toBe('–');
+    expect(shareWidth(undefined)).toBe('0.0%');
+  });
+});

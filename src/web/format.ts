@@ -19,6 +19,11 @@ export function formatTokens(value: number): string {
   return `${(value / 1_000_000).toFixed(2)}M`;
 }
 
+/** A share (0 to 1) as a percentage, `45.9%`; `–` when there is none. */
+export function formatShare(share: number | undefined): string {
+  return share === undefined ? '–' : `${(share * 100).toFixed(1)}%`;
+}
+
 /** A money amount with its currency. */
 export function formatCost(value: number, currency: string): string {
   return new Intl.NumberFormat('en-US', { style: 'currency', currency, maximumFractionDigits: 4 }).format(value);

@@ -1,11 +1,16 @@
-/** The stats panel: messages and tokens by category, tool calls by name, measured usage, and cost when priced. */
-import { formatCost, formatCount, formatTokens } from './format.js';
+/**
+ * The stats panel: messages and tokens by category, tool calls by name, measured usage with the
+ * cached share of the input (a figure and a bar), and cost when priced.
+ */
+import { formatCost, formatCount, formatShare, formatTokens } from './format.js';
 import { CATEGORIES, type SessionStats } from './types.js';
+import { cachedShareOf, shareWidth } from './usage-share.js';
 
 /** The panel. */
 export function StatsPanel({ stats }: { readonly stats: SessionStats }) {
   const tools = Object.entries(stats.stats.toolCalls.byName).sort((a, b) => b[1] - a[1]);
   const models = Object.entries(stats.usage.byModel);
+  const share = cachedShareOf(stats.usage);
   return (
     <section class="stats card" aria-labelledby="stats-title" data-testid="stats">
       <h2 id="stats-title">Statistics</h2>
@@ -62,8 +67,27 @@ export function StatsPanel({ stats }: { readonly stats: SessionStats }) {
             <td>{formatCount(stats.usage.inputTokens)}</td>
           </tr>
           <tr>
-            <th scope="row">Cached input</th>
+            <th scope="row">
+              <span class="swatch cached" aria-hidden="true" /> Cached input
+            </th>
             <td>{formatCount(stats.usage.cachedInputTokens)}</td>
+          </tr>
+          <tr>
+            <th scope="row">Cache writes</th>
+            <td>{formatCount(stats.usage.cacheWriteInputTokens ?? 0)}</td>
+          </tr>
+          <tr data-testid="cached-share">
+            <th scope="row">Cached share</th>
+            <td>
+              <span
+                class="share-bar"
+                role="img"
+                aria-label={`${formatShare(share)} of input tokens served from the prompt cache`}
+              >
+                <span class="share-cached" style={{ width: shareWidth(share) }} />
+              </span>{' '}
+              {formatShare(share)}
+            </td>
           </tr>
           <tr>
             <th scope="row">Output tokens</th>
@@ -75,8 +99,8 @@ export function StatsPanel({ stats }: { readonly stats: SessionStats }) {
                 {model}
               </th>
               <td>
-                {formatCount(usage.calls)} calls · {formatTokens(usage.inputTokens)} in ·{' '}
-                {formatTokens(usage.outputTokens)} out
+                {formatCount(usage.calls)} calls · {formatTokens(usage.inputTokens)} in (
+                {formatShare(cachedShareOf(usage))} cached) · {formatTokens(usage.outputTokens)} out
               </td>
             </tr>
           ))}

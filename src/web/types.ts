@@ -99,7 +99,10 @@ export interface UsageCounts {
   readonly calls: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Input tokens read from the provider's prompt cache. */
   readonly cachedInputTokens: number;
+  /** Input tokens written to the prompt cache (absent from servers before it was counted). */
+  readonly cacheWriteInputTokens?: number;
 }
 
 /** A session's statistics. */
@@ -118,7 +121,11 @@ export interface SessionStats {
     readonly toolCalls: { readonly total: number; readonly byName: Readonly<Record<string, number>> };
     readonly toolResults: number;
   };
-  readonly usage: UsageCounts & { readonly byModel: Readonly<Record<string, UsageCounts>> };
+  readonly usage: UsageCounts & {
+    readonly byModel: Readonly<Record<string, UsageCounts>>;
+    /** Cached input / input tokens, 0 to 1; absent without input. */
+    readonly cachedShare?: number;
+  };
   readonly cost?: {
     readonly currency: string;
     readonly total: number;

@@ -190,10 +190,13 @@ export function recallSpec(stores: Stores): void {
     const store = await stores.open();
     await seedSession(store, 'kept', 'u1', ['Biscuit learned to sit', 'Good dog']);
     const messages = [Message.user('Biscuit ate the birthday cake'), Message.assistant('Oh no')];
-    await store.save(Session.create({ id: 'gone', userId: 'u1', messages }), { ttlMs: 30 });
+    // A second to live: long enough that the recall before it expires is not late on a loaded machine.
+    const ttlMs = 1000;
+    const saved = Date.now();
+    await store.save(Session.create({ id: 'gone', userId: 'u1', messages }), { ttlMs });
     const handle = createSessionHandle({ store, sessionId: 'kept', userId: 'u1' });
     expect((await handle.recall('Biscuit')).map((hit) => hit.sessionId).sort()).toEqual(['gone', 'kept']);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, saved + ttlMs + 30 - Date.now())));
     expect((await handle.recall('Biscuit cake')).map((hit) => hit.sessionId)).toEqual(['kept']);
     expect(
       (

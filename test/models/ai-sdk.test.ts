@@ -1,10 +1,13 @@
 /**
  * `aiSdkModel` end to end: the real `generateText` of `ai` with the real `@ai-sdk/openai` chat
  * model, talking HTTP (Chat Completions) to the local protocol server, which replays recorded
- * bodies and records what was sent.
+ * bodies and records what was sent. The overflow tests also speak through `@ai-sdk/anthropic` and
+ * `@ai-sdk/google`, since each provider package reads its own error body into the APICallError.
  */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText } from 'ai';
+import { generateText, type LanguageModel } from 'ai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ModelError } from '../../src/errors.js';
 import { formats } from '../../src/formats/index.js';
@@ -241,6 +244,83 @@ describe('aiSdkModel: tools', () => {
   });
 });
 
+describe('aiSdkModel: prompt caching', () => {
+  it('sends request.cacheKey to an OpenAI model as providerOptions.openai.promptCacheKey, the adapter’s own winning', async () => {
+    server.enqueue(fixture('text'), fixture('text'));
+    await model().complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(0)['prompt_cache_key']).toBe('session-trip-lisbon');
+
+    const pinned = model({ providerOptions: { openai: { promptCacheKey: 'shared-policy', user: 'u-1' } } });
+    await pinned.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(1)).toMatchObject({ prompt_cache_key: 'shared-policy', user: 'u-1' });
+  });
+
+  /** A `generateText` that records its options and answers with `usage`, for a model of another provider. */
+  function recording(usage: Record<string, unknown>): {
+    readonly calls: Array<Record<string, unknown>>;
+    readonly generate: AiSdkGenerateText<AiSdkLanguageModel>;
+  } {
+    const calls: Array<Record<string, unknown>> = [];
+    const generate: AiSdkGenerateText<AiSdkLanguageModel> = async (options) => {
+      calls.push(options as unknown as Record<string, unknown>);
+      return {
+        finishReason: 'stop',
+        usage: usage as never,
+        content: [{ type: 'text', text: 'Done.' }],
+        response: { modelId: 'claude-sonnet-4-6', messages: [{ role: 'assistant', content: 'Done.' }] },
+      };
+    };
+    return { calls, generate };
+  }
+
+  const claude = { specificationVersion: 'v3', provider: 'anthropic.messages', modelId: 'claude-sonnet-4-6' };
+  const mark = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+  const history = [
+    Message.user('Summarise the contract.'),
+    Message.assistant('It renews yearly.'),
+    Message.user('When?'),
+  ];
+
+  it('places Anthropic breakpoints on an Anthropic model’s parts and system prompt, and reads cache writes', async () => {
+    const { calls, generate } = recording({
+      inputTokens: 2100,
+      outputTokens: 5,
+      inputTokenDetails: { noCacheTokens: 48, cacheReadTokens: 1800, cacheWriteTokens: 252 },
+    });
+    const chat = aiSdkModel({ generateText: generate, model: claude });
+    const response = await chat.complete({ system: 'You read contracts.', messages: history, cacheKey: 'session-1' });
+    expect(response.usage).toEqual({
+      inputTokens: 2100,
+      outputTokens: 5,
+      cachedInputTokens: 1800,
+      cacheWriteInputTokens: 252,
+    });
+    const [call] = calls;
+    expect(call?.['system']).toEqual({ role: 'system', content: 'You read contracts.', providerOptions: mark });
+    expect(call?.['messages']).toEqual([
+      { role: 'user', content: 'Summarise the contract.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'It renews yearly.', providerOptions: mark }] },
+      { role: 'user', content: [{ type: 'text', text: 'When?', providerOptions: mark }] },
+    ]);
+    // The cache key is OpenAI's: an Anthropic model gets none.
+    expect(call?.['providerOptions']).toBeUndefined();
+  });
+
+  it('places none with cache: off, nor for a model of another provider', async () => {
+    const { calls, generate } = recording({ inputTokens: 10, outputTokens: 1 });
+    await aiSdkModel({ generateText: generate, model: claude, cache: 'off' }).complete({
+      system: 'S',
+      messages: history,
+    });
+    const google = { specificationVersion: 'v3', provider: 'google.generative-ai', modelId: 'gemini-2.5-flash' };
+    await aiSdkModel({ generateText: generate, model: google }).complete({ system: 'S', messages: history });
+    for (const call of calls) {
+      expect(call['system']).toBe('S');
+      expect(JSON.stringify(call['messages'])).not.toContain('cacheControl');
+    }
+  });
+});
+
 describe('aiSdkModel: failures', () => {
   it('throws RATE_LIMITED for a 429, retryable, with the status', async () => {
     server.enqueue(fixture('error-429'));
@@ -273,6 +353,57 @@ describe('aiSdkModel: failures', () => {
     const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
     expect(error.code).toBe('MODEL_FAILED');
     expect(error).toMatchObject({ status: 400, retryable: false });
+  });
+
+  it.each<[string, () => LanguageModel, string, string, Record<string, number>]>([
+    [
+      'OpenAI (context_length_exceeded)',
+      () => languageModel,
+      'error-context-overflow',
+      '/v1/chat/completions',
+      { limitTokens: 128_000, requestedTokens: 173_172 },
+    ],
+    [
+      'Anthropic (prompt is too long)',
+      () => createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' })('claude-sonnet-4-5'),
+      'error-context-overflow-anthropic',
+      '/v1/messages',
+      { limitTokens: 180_000, requestedTokens: 191_989 },
+    ],
+    [
+      'Anthropic (413 request_too_large)',
+      () => createAnthropic({ baseURL: `${server.url}/v1`, apiKey: 'test' })('claude-sonnet-4-5'),
+      'error-context-overflow-anthropic-413',
+      '/v1/messages',
+      {},
+    ],
+    [
+      'Gemini (INVALID_ARGUMENT input token count)',
+      () => createGoogleGenerativeAI({ baseURL: `${server.url}/v1beta`, apiKey: 'test' })('gemini-2.5-pro'),
+      'error-context-overflow-gemini',
+      '/v1beta/models/gemini-2.5-pro:generateContent',
+      { limitTokens: 1_048_576, requestedTokens: 1_054_016 },
+    ],
+  ])(
+    'throws CONTEXT_OVERFLOW, not retryable, for the APICallError of %s',
+    async (_provider, make, name, path, figures) => {
+      const answer = fixture(name);
+      server.enqueue(answer);
+      const error = await failure(
+        aiSdkModel({ generateText, model: make(), maxRetries: 0 }).complete({ messages: [Message.user('Hi')] }),
+      );
+      expect(server.requests.map((request) => request.path)).toEqual([path]);
+      expect(error).toBeInstanceOf(ModelError);
+      expect(error.code).toBe('CONTEXT_OVERFLOW');
+      expect(error.details).toEqual({ provider: 'aiSdk', status: answer.status, retryable: false, ...figures });
+    },
+  );
+
+  it('keeps the 429 "Request too large … tokens per min" a rate limit', async () => {
+    server.enqueue(fixture('error-429-request-too-large'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error).toMatchObject({ status: 429, retryable: true });
   });
 
   it('throws ABORTED when the signal fires while the server is still answering', async () => {

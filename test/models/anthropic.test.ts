@@ -68,15 +68,26 @@ describe('anthropicModel: answers', () => {
     expect(response.message.role).toBe('assistant');
     expect(response.message.content).toBe('Paris is the capital of France.');
     expect(response.finishReason).toBe('stop');
-    expect(response.usage).toEqual({ inputTokens: 21, outputTokens: 9, cachedInputTokens: 0 });
+    expect(response.usage).toEqual({
+      inputTokens: 21,
+      outputTokens: 9,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+    });
     expect(response.modelId).toBe('claude-opus-4-5-20251101');
 
     const body = sent();
     expect(body).toEqual({
       model: 'claude-opus-4-5',
       max_tokens: 1024,
-      system: [{ type: 'text', text: 'Answer in one sentence.' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] }],
+      // The automatic prompt-cache breakpoints: the end of the system prompt and of the last message.
+      system: [{ type: 'text', text: 'Answer in one sentence.', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'What is the capital of France?', cache_control: { type: 'ephemeral' } }],
+        },
+      ],
       temperature: 0.2,
     });
     expectValidHistory(body);
@@ -85,7 +96,12 @@ describe('anthropicModel: answers', () => {
   it('counts cache reads and writes into the input tokens, and reads citations: null as plain text', async () => {
     server.enqueue(fixture('text-cached'));
     const response = await model().complete({ messages: [Message.user('When does the contract renew?')] });
-    expect(response.usage).toEqual({ inputTokens: 12 + 248 + 1804, outputTokens: 11, cachedInputTokens: 1804 });
+    expect(response.usage).toEqual({
+      inputTokens: 12 + 248 + 1804,
+      outputTokens: 11,
+      cachedInputTokens: 1804,
+      cacheWriteInputTokens: 248,
+    });
     expect(response.message.content).toBe('The contract renews on 1 March.');
   });
 
@@ -96,7 +112,7 @@ describe('anthropicModel: answers', () => {
     expect(sent()).toMatchObject({ max_tokens: 64, temperature: 0, top_k: 5, metadata: { user_id: 'u-1' } });
   });
 
-  it('puts cache_control markers of system and user parts on the wire', async () => {
+  it('puts cache_control markers of system and user parts on the wire (cache: off adds none)', async () => {
     server.enqueue(fixture('text-cached'));
     const cached = { anthropic: { cacheControl: { type: 'ephemeral' } } } as const;
     const system = [
@@ -113,7 +129,7 @@ describe('anthropicModel: answers', () => {
       },
       { type: 'text', text: 'When does it renew?' },
     ]);
-    await model().complete({ system, messages: [user] });
+    await model({ cache: 'off' }).complete({ system, messages: [user] });
     const body = sent();
     expect(body['system']).toEqual([
       { type: 'text', text: 'A long policy document…', cache_control: { type: 'ephemeral' } },
@@ -229,6 +245,8 @@ describe('anthropicModel: tools', () => {
             tool_use_id: 'toolu_01RomeWeather000000001',
             content: 'lookup failed: timeout',
             is_error: true,
+            // The end of the request: the tool loop's next call reads everything up to here from the cache.
+            cache_control: { type: 'ephemeral' },
           },
         ],
       },
@@ -263,7 +281,8 @@ describe('anthropicModel: tools', () => {
 
   it('keeps server-tool blocks and cited text as raw parts and sends them back verbatim', async () => {
     server.enqueue(fixture('server-tool-use'), fixture('text'));
-    const chat = model();
+    // Without automatic breakpoints, which would add one to the answer's last block (the previous turn's end).
+    const chat = model({ cache: 'off' });
     const question = Message.user('When was Claude Shannon born?');
     const first = await chat.complete({ messages: [question] });
     expect(first.finishReason).toBe('stop');
@@ -275,6 +294,104 @@ describe('anthropicModel: tools', () => {
       role: 'assistant',
       content: fixture('server-tool-use').body['content'],
     });
+  });
+});
+
+/** Where the sent body's breakpoints are: `system[i]`, `messages[i].content[j]` (and inside tool results). */
+function breakpoints(body: Json): string[] {
+  const found: string[] = [];
+  const visit = (blocks: unknown, path: string): void => {
+    if (!Array.isArray(blocks)) return;
+    blocks.forEach((block: Json, index) => {
+      if (block['cache_control'] !== undefined) found.push(`${path}[${index}]`);
+      visit(block['content'], `${path}[${index}].content`);
+    });
+  };
+  visit(body['system'], 'system');
+  (body['messages'] as Json[]).forEach((message, index) => visit(message['content'], `messages[${index}].content`));
+  return found;
+}
+
+describe('anthropicModel: automatic cache breakpoints', () => {
+  const cached = { anthropic: { cacheControl: { type: 'ephemeral', ttl: '1h' } } } as const;
+  const signed = { type: 'reasoning', text: 'Checked the cache.', signature: 'sig-1', provider: 'anthropic' } as const;
+  // A second turn in its tool loop: turn 1 ended with an answer whose last block is thinking.
+  const history = [
+    Message.user('Summarise the contract.'),
+    Message.assistant([{ type: 'text', text: 'It renews yearly.' }, signed]),
+    Message.user('When does it renew?'),
+    Message.assistant('', { toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] }),
+    Message.tool('toolu_1', '18°C', { name: 'get_weather' }),
+  ];
+
+  it('marks the end of the system prompt, of the last message and of the previous turn, never a thinking block', async () => {
+    server.enqueue(fixture('text'));
+    await model().complete({ system: 'You read contracts.', messages: history, tools: [weather] });
+    const body = sent();
+    expect(breakpoints(body)).toEqual(['system[0]', 'messages[1].content[0]', 'messages[4].content[0]']);
+    expect((body['messages'] as Json[])[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'It renews yearly.', cache_control: { type: 'ephemeral' } },
+        { type: 'thinking', thinking: 'Checked the cache.', signature: 'sig-1' },
+      ],
+    });
+    expect((body['messages'] as Json[])[4]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C', cache_control: { type: 'ephemeral' } }],
+    });
+    expect(body['tools']).toEqual([
+      { name: 'get_weather', description: 'Current weather of a city', input_schema: weather.parameters },
+    ]);
+    expectValidHistory(body);
+  });
+
+  it('keeps the caller’s markers and adds only as many as make 4 in all', async () => {
+    server.enqueue(fixture('text'), fixture('text'));
+    const system = [
+      Message.create({ role: 'system', content: [{ type: 'text', text: 'Policy', providerOptions: cached }] }),
+    ];
+    const [question, answer, ...rest] = history;
+    const marked = [
+      Message.user([{ type: 'text', text: 'Summarise the contract.', providerOptions: cached }]),
+      answer as Message,
+      Message.user([{ type: 'text', text: 'When does it renew?', providerOptions: cached }]),
+      ...rest.slice(1),
+    ];
+    expect(question).toBeDefined();
+    await model().complete({ system, messages: marked });
+    const body = sent();
+    // Three of the caller's (with their 1h TTL), then the most valuable place left: the last message.
+    expect(breakpoints(body)).toEqual([
+      'system[0]',
+      'messages[0].content[0]',
+      'messages[2].content[0]',
+      'messages[4].content[0]',
+    ]);
+    expect((body['system'] as Json[])[0]).toEqual({
+      type: 'text',
+      text: 'Policy',
+      cache_control: { type: 'ephemeral', ttl: '1h' },
+    });
+
+    // A top-level cache_control (Anthropic's own automatic breakpoint) takes the last one.
+    await model({ extraBody: { cache_control: { type: 'ephemeral' } } }).complete({ system, messages: marked });
+    const second = sent(1);
+    expect(breakpoints(second)).toEqual(['system[0]', 'messages[0].content[0]', 'messages[2].content[0]']);
+    expect(second['cache_control']).toEqual({ type: 'ephemeral' });
+  });
+
+  it('adds none with cache: off, and sends no cache key (Anthropic has none)', async () => {
+    server.enqueue(fixture('text'));
+    await model({ cache: 'off' }).complete({ system: 'You read contracts.', messages: history, cacheKey: 'session-1' });
+    expect(breakpoints(sent())).toEqual([]);
+    expect(JSON.stringify(sent())).not.toContain('session-1');
+  });
+
+  it('refuses a cache policy it does not know', () => {
+    expect(() => model({ cache: 'always' as 'auto' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as Error,
+    );
   });
 });
 
@@ -304,6 +421,35 @@ describe('anthropicModel: failures', () => {
     expect(error.code).toBe('MODEL_FAILED');
     expect(error).toMatchObject({ status: 400, retryable: false });
     expect(error.message).toContain('invalid_request_error');
+  });
+
+  it.each([
+    ['error-context-overflow', 400, { limitTokens: 200_000, requestedTokens: 208_310 }],
+    // The prompt plus the max_tokens asked for, counted against the window.
+    ['error-context-overflow-max-tokens', 400, { limitTokens: 204_648, requestedTokens: 209_136 }],
+    // Too many bytes (Cloudflare answers it before the API): an overflow without token figures.
+    ['error-context-overflow-413', 413, {}],
+  ] as const)('throws CONTEXT_OVERFLOW, not retryable, for %s', async (name, status, figures) => {
+    server.enqueue(fixture(name));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('CONTEXT_OVERFLOW');
+    expect(error).toMatchObject({ provider: 'anthropic', status, retryable: false });
+    expect(error.details).toEqual({
+      provider: 'anthropic',
+      status,
+      retryable: false,
+      ...(fixture(name).headers === undefined ? {} : { requestId: fixture(name).headers?.['request-id'] }),
+      ...figures,
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('keeps a 400 about max_tokens alone a MODEL_FAILED: the prompt fits, the setting is wrong', async () => {
+    server.enqueue(fixture('error-400-max-tokens'));
+    const error = await failure(model().complete({ messages: [Message.user('Hi')] }));
+    expect(error.code).toBe('MODEL_FAILED');
+    expect(error).toMatchObject({ status: 400, retryable: false });
   });
 
   it('throws ABORTED when the signal fires while the server is still answering', async () => {

@@ -3,6 +3,7 @@
  * which replays recorded Chat Completions bodies; tests check the exact wire the client sent and
  * the `ChatResponse` read back.
  */
+import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
@@ -69,6 +70,38 @@ describe('openaiChatModel: answers', () => {
     expect(response.finishReason).toBe('stop');
     expect(response.usage).toEqual({ inputTokens: 2006, outputTokens: 9, cachedInputTokens: 1920 });
     expect(response.modelId).toBe('gpt-4.1-2025-04-14');
+  });
+
+  it('sends request.cacheKey as prompt_cache_key (hashed past 64 characters; extraBody wins) and reads cache writes', async () => {
+    const chatText = fixture('chat-text');
+    const usage = chatText['usage'] as Record<string, unknown>;
+    const written = {
+      ...chatText,
+      usage: { ...usage, prompt_tokens_details: { cached_tokens: 1920, cache_write_tokens: 86 } },
+    };
+    server.enqueue({ body: written }, { body: chatText }, { body: chatText });
+    const model = openaiChatModel({ client, model: 'gpt-4.1' });
+    const response = await model.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(0)['prompt_cache_key']).toBe('session-trip-lisbon');
+    expect(response.usage).toEqual({
+      inputTokens: 2006,
+      outputTokens: 9,
+      cachedInputTokens: 1920,
+      cacheWriteInputTokens: 86,
+    });
+
+    const long = `tenant-${'x'.repeat(80)}/session-1`;
+    await model.complete({ messages: [Message.user('Hi')], cacheKey: long });
+    expect(sent(1)['prompt_cache_key']).toBe(createHash('sha256').update(long).digest('hex'));
+    expect(sent(1)['prompt_cache_key']).toHaveLength(64);
+
+    const pinned = openaiChatModel({ client, model: 'gpt-4.1', extraBody: { prompt_cache_key: 'shared-policy' } });
+    await pinned.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(2)['prompt_cache_key']).toBe('shared-policy');
+
+    const error = await failure(model.complete({ messages: [Message.user('Hi')], cacheKey: '' }));
+    expect(error.code).toBe('INVALID_ARGUMENT');
+    expect(server.requests).toHaveLength(3);
   });
 
   it('uses the adapter defaults when the request sets none, and sends extraBody fields', async () => {
@@ -254,6 +287,40 @@ describe('openaiChatModel: failures', () => {
     expect(error.details).toMatchObject({ provider: 'openaiChat', status, retryable, requestId: `req_${status}` });
     expect(error.message).toContain(`HTTP ${status}`);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['error-context-overflow', 128_000, 173_172],
+    ['error-context-overflow-requested', 4097, 4268],
+  ] as const)(
+    'turns the 400 context_length_exceeded of %s into CONTEXT_OVERFLOW with its figures',
+    async (name, limitTokens, requestedTokens) => {
+      server.enqueue({ status: 400, body: fixture(name), headers: { 'x-request-id': 'req_overflow' } });
+      const error = await failure(
+        openaiChatModel({ client, model: 'gpt-4o' }).complete({ messages: [Message.user('Hi')] }),
+      );
+      expect(error).toBeInstanceOf(ModelError);
+      expect(error.code).toBe('CONTEXT_OVERFLOW');
+      expect(error.details).toEqual({
+        provider: 'openaiChat',
+        status: 400,
+        retryable: false,
+        requestId: 'req_overflow',
+        limitTokens,
+        requestedTokens,
+      });
+      expect(error.message).toContain(`(${requestedTokens} tokens > ${limitTokens})`);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  it('keeps the 429 "Request too large … tokens per min" a rate limit: it is not the context window', async () => {
+    server.enqueue({ status: 429, body: fixture('error-429-request-too-large') });
+    const error = await failure(
+      openaiChatModel({ client, model: 'gpt-4o' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error.code).toBe('RATE_LIMITED');
+    expect(error.details).not.toHaveProperty('limitTokens');
   });
 
   it("relies on the client's own retry: a 500 then a 200 succeeds", async () => {

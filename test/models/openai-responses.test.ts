@@ -3,6 +3,7 @@
  * server, which replays recorded Responses bodies; tests check the exact wire the client sent and
  * the `ChatResponse` read back — above all that reasoning items return to the API unchanged.
  */
+import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/errors.js';
@@ -73,6 +74,24 @@ describe('openaiResponsesModel: answers', () => {
     expect(response.finishReason).toBe('stop');
     expect(response.usage).toEqual({ inputTokens: 1536, outputTokens: 9, cachedInputTokens: 1280 });
     expect(response.modelId).toBe('gpt-4.1-2025-04-14');
+  });
+
+  it('sends request.cacheKey as prompt_cache_key (hashed past 64 characters) and reads cache writes', async () => {
+    const text = fixture('responses-text');
+    const usage = text['usage'] as Record<string, unknown>;
+    const written = {
+      ...text,
+      usage: { ...usage, input_tokens_details: { cached_tokens: 1280, cache_write_tokens: 256 } },
+    };
+    server.enqueue({ body: written }, { body: text });
+    const model = openaiResponsesModel({ client, model: 'gpt-5-mini' });
+    const response = await model.complete({ messages: [Message.user('Hi')], cacheKey: 'session-trip-lisbon' });
+    expect(sent(0)['prompt_cache_key']).toBe('session-trip-lisbon');
+    expect(response.usage).toMatchObject({ cachedInputTokens: 1280, cacheWriteInputTokens: 256 });
+
+    const long = 'k'.repeat(65);
+    await model.complete({ messages: [Message.user('Hi')], cacheKey: long });
+    expect(sent(1)['prompt_cache_key']).toBe(createHash('sha256').update(long).digest('hex'));
   });
 
   it('sends extraBody fields and the adapter defaults', async () => {
@@ -241,6 +260,45 @@ describe('openaiResponsesModel: failures', () => {
     expect(error.code).toBe(code);
     expect(error.details).toMatchObject({ provider: 'openaiResponses', status, retryable, requestId: `req_${status}` });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('turns the 400 context_length_exceeded of Responses into CONTEXT_OVERFLOW, without figures (it gives none)', async () => {
+    server.enqueue({
+      status: 400,
+      body: fixture('error-context-overflow-responses'),
+      headers: { 'x-request-id': 'req_overflow' },
+    });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-5' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('CONTEXT_OVERFLOW');
+    expect(error.details).toEqual({
+      provider: 'openaiResponses',
+      status: 400,
+      retryable: false,
+      requestId: 'req_overflow',
+    });
+    expect(error.message).toContain('Your input exceeds the context window of this model');
+  });
+
+  it('turns a failed response whose error is context_length_exceeded into CONTEXT_OVERFLOW', async () => {
+    server.enqueue({ body: fixture('responses-failed-context-overflow') });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-5' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error.code).toBe('CONTEXT_OVERFLOW');
+    expect(error.details).toEqual({ provider: 'openaiResponses', retryable: false });
+    expect(error.message).toContain('the response failed: context_length_exceeded');
+  });
+
+  it('keeps the 429 "Request too large … tokens per min" a rate limit', async () => {
+    server.enqueue({ status: 429, body: fixture('error-429-request-too-large') });
+    const error = await failure(
+      openaiResponsesModel({ client, model: 'gpt-4o' }).complete({ messages: [Message.user('Hi')] }),
+    );
+    expect(error.code).toBe('RATE_LIMITED');
   });
 
   it("relies on the client's own retry: a 429 then a 200 succeeds", async () => {

@@ -55,11 +55,16 @@ describe('Conversation through the @anthropic-ai/sdk client', () => {
     const turn = await conversation.send('paris', 'Weather in Paris?');
     expect(Message.text(turn.reply)).toBe('Paris is 18°C and cloudy; Rome is 24°C and sunny.');
     expect(turn.iterations).toBe(2);
+    // The reply keeps its call's cache reads and writes (Anthropic reports both).
+    expect(turn.reply.metadata.usage).toMatchObject({ cachedInputTokens: 0, cacheWriteInputTokens: 0 });
 
     // The second call carries the first answer's blocks unchanged, then the tool result.
     const recorded = (fixture('anthropic', 'thinking-tool-use').body as { content: unknown[] }).content;
     const second = body(1) as { system: unknown; messages: Array<{ role: string; content: unknown }> };
-    expect(second.system).toEqual([{ type: 'text', text: 'You report the weather.' }]);
+    // The adapter's automatic prompt-cache breakpoint ends the system prompt.
+    expect(second.system).toEqual([
+      { type: 'text', text: 'You report the weather.', cache_control: { type: 'ephemeral' } },
+    ]);
     expect(second.messages[1]).toEqual({ role: 'assistant', content: recorded });
     expect(second.messages[2]?.content).toEqual([
       expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_01ThinkingWeather000001' }),

@@ -69,6 +69,37 @@ describe('session views', () => {
     expect(chained.chain).toEqual({ ids: seeded.chain, position: 2, missing: [] });
   });
 
+  it('gives cache reads and writes, the cached share, and prices cached input at the input price by default', async () => {
+    const reply = (text: string, usage: Record<string, number>) =>
+      Message.assistant(text, { metadata: { usage: { model: 'gpt-4.1-mini', ...usage } } });
+    await view.save(
+      Session.create({ id: 'cached-calls' }).append(
+        Message.user('Summarise the contract.'),
+        reply('It renews yearly.', { inputTokens: 3000, outputTokens: 20, cacheWriteInputTokens: 2800 }),
+        Message.user('When?'),
+        reply('On 1 March.', { inputTokens: 3100, outputTokens: 10, cachedInputTokens: 2800 }),
+      ),
+    );
+    const answer = await get('/sessions/cached-calls/stats');
+    expect(answer.status).toBe(200);
+    const stats = answer.json as { usage: Record<string, unknown>; cost: { total: number } };
+    expect(stats.usage).toMatchObject({
+      calls: 2,
+      inputTokens: 6100,
+      cachedInputTokens: 2800,
+      cacheWriteInputTokens: 2800,
+      cachedShare: 2800 / 6100,
+      byModel: { 'gpt-4.1-mini': { calls: 2, cachedInputTokens: 2800, cacheWriteInputTokens: 2800 } },
+    });
+    // The server's price has neither cachedInput nor cacheWriteInput: all input at the input price.
+    expect(stats.cost.total).toBeCloseTo((6100 * 0.4 + 30 * 1.6) / 1e6);
+
+    await view.save(Session.create({ id: 'no-calls' }).append(Message.user('Hello?')));
+    const none = (await get('/sessions/no-calls/stats')).json as { usage: Record<string, unknown> };
+    expect(none.usage).toMatchObject({ calls: 0, inputTokens: 0, cacheWriteInputTokens: 0 });
+    expect(none.usage).not.toHaveProperty('cachedShare');
+  });
+
   it('answers 500 CORRUPT for continuation links that loop or are not ids, not a quietly cut chain', async () => {
     await view.save(Session.create({ id: 'loop-a', metadata: { continuedTo: 'loop-b' } }));
     await view.save(Session.create({ id: 'loop-b', metadata: { continuedFrom: 'loop-a', continuedTo: 'loop-a' } }));

@@ -1,17 +1,20 @@
 /**
- * `chatstate stats SESSION | --all`: tokens by category, tool usage, and for a stored session the
- * totals of its continuation chain.
+ * `chatstate stats SESSION | --all`: tokens by category, tool usage, the measured usage of model
+ * calls with the share of input the provider's cache served, and for a stored session the totals of
+ * its continuation chain.
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
 import { SessionManager } from '../../manager/session-manager.js';
 import type { Category } from '../../message/schema.js';
 import type { HistoryStats } from '../../session/stats.js';
+import { usageTotals } from '../../session/usage-totals.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { CliContext } from '../context.js';
 import { counterNamed, counterOption } from '../counters.js';
 import type { Output } from '../output.js';
 import { sessionFrom } from '../session-source.js';
+import { addUsageCounts, emptyUsage, usageJson, usageLines, type UsageSum } from '../usage-summary.js';
 import { listAll } from './list.js';
 import { SESSION_ADDRESSING } from './show.js';
 
@@ -47,6 +50,7 @@ interface StoreTotals {
   byCategory: Record<Category, { messages: number; tokens: number }>;
   toolCalls: Record<string, number>;
   toolResults: number;
+  usage: UsageSum;
 }
 
 async function storeTotals(context: CliContext, counterName: string): Promise<StoreTotals> {
@@ -64,6 +68,7 @@ async function storeTotals(context: CliContext, counterName: string): Promise<St
     },
     toolCalls: Object.create(null) as Record<string, number>,
     toolResults: 0,
+    usage: emptyUsage(),
   };
   const ids: string[] = [];
   for await (const summary of listAll(store)) ids.push(summary.id);
@@ -85,6 +90,7 @@ async function storeTotals(context: CliContext, counterName: string): Promise<St
       for (const [name, count] of Object.entries(stats.toolCalls.byName))
         totals.toolCalls[name] = (totals.toolCalls[name] ?? 0) + count;
       totals.toolResults += stats.toolResults;
+      addUsageCounts(totals.usage, usageTotals(session.history));
     }
   } finally {
     progress.stop();
@@ -97,7 +103,9 @@ export const stats = defineCommand('stats', (command) =>
   command
     .summary('tokens by category, tool usage and chain totals')
     .description(
-      'Statistics of one session: messages by role, messages and tokens by category, tool calls by name.\n' +
+      'Statistics of one session: messages by role, messages and tokens by category, tool calls by name,\n' +
+        "and the usage the model calls measured: input tokens, the cached share (input the provider's\n" +
+        'prompt cache served), cache writes, output tokens.\n' +
         'For a session in a store, also the totals of its continuation chain (every linked session).\n' +
         'With --all, the totals over every session of the store.\n\n' +
         SESSION_ADDRESSING,
@@ -127,6 +135,7 @@ export const stats = defineCommand('stats', (command) =>
               counter: options.counter,
               ...totals,
               toolCalls: { ...totals.toolCalls },
+              usage: usageJson(totals.usage),
             }));
           await output.line(`sessions   ${totals.sessions}`);
           await output.line(`messages   ${totals.messages}`);
@@ -140,11 +149,13 @@ export const stats = defineCommand('stats', (command) =>
           await output.line(`tool results ${totals.toolResults}`);
           for (const [name, count] of Object.entries(totals.toolCalls).sort((a, b) => b[1] - a[1]))
             await output.line(`  ${name.padEnd(24)} ${String(count).padStart(8)}`);
+          for (const line of usageLines(totals.usage)) await output.line(line);
           return;
         }
         const counter = counterNamed(options.counter);
         const { session, store } = await sessionFrom(context, reference, 'stats');
         const sessionStats = session.stats(counter);
+        const usage = usageTotals(session.history);
         let chain;
         if (store !== undefined) {
           const manager = new SessionManager({ store, autoSaveIntervalMs: false, counter });
@@ -158,10 +169,17 @@ export const stats = defineCommand('stats', (command) =>
           return void (await output.document({
             id: session.id,
             ...sessionStats,
+            usage: {
+              ...usageJson(usage),
+              byModel: Object.fromEntries(
+                Object.entries(usage.byModel).map(([model, counts]) => [model, usageJson(counts)]),
+              ),
+            },
             ...(chain === undefined ? {} : { chain }),
           }));
         await output.line(output.style('bold', `session ${session.id}`));
         await writeStats(output, sessionStats);
+        for (const line of usageLines(usage)) await output.line(line);
         if (chain !== undefined && chain.links.length > 1) {
           await output.line(
             `chain      ${chain.links.length} sessions, ${chain.messageCount} messages, ${chain.tokenCount} tokens`,

@@ -13,7 +13,7 @@ import { walkChain } from '../../manager/chain.js';
 import { compactionLog } from '../../session/compaction-log.js';
 import type { Session } from '../../session/session.js';
 import { tokenTimeline } from '../../session/timeline.js';
-import { costOf, usageTotals, type Prices } from '../../session/usage-totals.js';
+import { cachedShare, costOf, usageTotals, type Prices } from '../../session/usage-totals.js';
 import type { SessionStore, SessionSummary } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
@@ -117,11 +117,12 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
     const store = c.var.store;
     const computed = await cache.view(store, id, 'stats', (session) => {
       const usage = usageTotals(session.history);
+      const share = cachedShare(usage);
       return {
         id: session.id,
         version: session.version,
         stats: session.stats(VIEW_COUNTER),
-        usage,
+        usage: share === undefined ? usage : { ...usage, cachedShare: share },
         ...(session.lastUsage === undefined ? {} : { lastUsage: { ...session.lastUsage } }),
         ...(options.prices === undefined ? {} : { cost: costOf(usage, options.prices) }),
         compactions: compactionLog(session.metadata).length,

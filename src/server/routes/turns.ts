@@ -42,7 +42,12 @@ const usageSchema = z
   .object({
     inputTokens: z.number().int(),
     outputTokens: z.number().int().optional(),
-    cachedInputTokens: z.number().int().optional(),
+    cachedInputTokens: z.number().int().optional().openapi({ description: 'Input tokens read from the prompt cache' }),
+    cacheWriteInputTokens: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: 'Input tokens written to the prompt cache (Anthropic bills them above input)' }),
   })
   .openapi('Usage');
 
