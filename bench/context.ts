@@ -10,7 +10,7 @@
  */
 import OpenAI from 'openai';
 import { tokenLimit } from '../src/compaction/token-limit.js';
-import { recommendedContext } from '../src/runtime/recommended.js';
+import { recommendedContext } from '../src/runtime/context-options.js';
 import { openaiChat } from '../src/formats/openai-chat.js';
 import type { Message } from '../src/message/message.js';
 import { openaiChatModel } from '../src/models/openai-chat.js';

@@ -163,6 +163,8 @@ export {
   type FinishReason,
   type ToolChoice,
   type ToolSpec,
+  modelContextWindow,
+  type ModelWindow,
 } from './models/index.js';
 export {
   KNOWLEDGE_PREFIX,
@@ -181,7 +183,11 @@ export {
   chatWithState,
   memoryTools,
   modelSummarizer,
+  recommendedContext,
   type Agent,
+  type ContextWindowOption,
+  type ContextWindowOptions,
+  type TurnFit,
   type ChatWithStateOptions,
   type ChatWithStateResult,
   type ConversationOptions,

@@ -1,6 +1,6 @@
 /**
  * The `contextWindow` option of `Conversation` and `chatWithState`, checked and turned into the
- * `ContextPolicy` the tool loop fits its requests with.
+ * `ContextPolicy` the tool loop fits its requests with; and the recommended setting of it.
  * @module
  */
 import type { InvalidInputError } from '../errors.js';
@@ -78,5 +78,29 @@ export function resolveContextPolicy(
     lowMark,
     limits: new ModelLimits(tokens, models),
     ...(compactor === undefined ? {} : { compactor }),
+  };
+}
+
+/**
+ * The recommended context: every request holds the newest whole turns that fit the model's own
+ * window (the table of common models, or `models`) minus room for the answer, cut in steps so the
+ * provider's prompt cache keeps hitting between cuts; a request the provider still refuses is
+ * fitted and sent again. The stored session keeps every message: add a compactor when it should not.
+ */
+/** What `recommendedContext` sets: spread it into `new Conversation({ … })` or `chatWithState`'s options. */
+export interface RecommendedContext {
+  readonly contextWindow: ContextWindowOptions;
+}
+
+/** The recommended `contextWindow`: `'auto'` with cuts to half the window; `models` adds or overrides models' windows. */
+export function recommendedContext(
+  options: { readonly models?: Readonly<Record<string, ModelWindow>> } = {},
+): RecommendedContext {
+  return {
+    contextWindow: {
+      tokens: 'auto',
+      lowMark: 0.5,
+      ...(options.models === undefined ? {} : { models: options.models }),
+    },
   };
 }

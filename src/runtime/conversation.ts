@@ -5,6 +5,7 @@
  * the final answer, continuation at the boundary. A failed turn stores nothing.
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { SessionHandle } from '../active-memory/types.js';
 import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
 import { isPreambleMessage } from '../compaction/turns.js';
@@ -240,6 +241,7 @@ export class Conversation {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       contextFor,
       context: this.options.context,
+      cacheKey: cacheKeyOf(base.id),
     });
     // An abort that came after the answer still means "do not store this turn".
     throwIfAborted(options.signal, provider);
@@ -260,6 +262,14 @@ export class Conversation {
       );
     return agent;
   }
+}
+
+/**
+ * The provider cache key of a session: a hash of its id (stable across turns and processes, so the
+ * provider routes its requests to the cache that holds its prefix; the id itself is not sent).
+ */
+function cacheKeyOf(sessionId: string): string {
+  return `chatstate-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
 }
 
 /**

@@ -15,10 +15,14 @@ export {
 export { modelSummarizer, DEFAULT_SUMMARY_PROMPT, type ModelSummarizerOptions } from './summarizer.js';
 export { memoryTools } from './memory-tools.js';
 export { contextWindow, steppedWindow, type ContextView, type WindowMarks } from './context-window.js';
-export type { ContextWindowOption, ContextWindowOptions } from './context-options.js';
+export {
+  recommendedContext,
+  type ContextWindowOption,
+  type ContextWindowOptions,
+  type RecommendedContext,
+} from './context-options.js';
 export { ModelLimits, type KnownLimit, type LimitSource } from './model-limits.js';
 export type { TurnFit } from './request-fit.js';
-export { recommendedContext, type RecommendedContext } from './recommended.js';
 export type { TurnInput } from './turn-input.js';
 export type { MemoryFactory, TurnMemoryContext } from './turn-memory.js';
 export type { ToolErrorKind } from './run-tools.js';

@@ -36,6 +36,8 @@ export interface ToolLoopInput {
   readonly contextFor: (call: ToolCall) => ToolContext;
   /** How each request's messages are chosen and fitted to the model's context (the whole history without). */
   readonly context?: ContextPolicy;
+  /** Sent as `ChatRequest.cacheKey`: the same for every call of a conversation, so its prefix stays in one cache. */
+  readonly cacheKey?: string;
 }
 
 /** The usage of the last call and how many messages (history first) its prompt was. */
@@ -213,6 +215,7 @@ async function fittedCall(
         messages: view.messages,
         ...(input.system === undefined ? {} : { system: input.system }),
         ...(specs.length > 0 ? { tools: specs } : {}),
+        ...(input.cacheKey === undefined ? {} : { cacheKey: input.cacheKey }),
         ...(signal === undefined ? {} : { signal }),
       });
       return { response, view };
