@@ -13,7 +13,7 @@ import { formats, validate } from '../src/formats/index.js';
 import { Message } from '../src/message/message.js';
 import { PROVIDERS, type JsonValue } from '../src/message/schema.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/models/types.js';
-import { Conversation, chatWithState, type Tool } from '../src/runtime/index.js';
+import { Conversation, chatWithState, recommendedContext, type Tool } from '../src/runtime/index.js';
 import { openStore } from '../src/stores/open-store.js';
 import { tokens } from '../src/tokens/index.js';
 
@@ -138,7 +138,9 @@ const conversation = new Conversation({
     tools,
     memoryTools: true,
   },
-  // Runs only after a final answer, never inside a tool loop.
+  // Each request fits the model's context window, cut in steps so the provider's prompt cache keeps hitting.
+  ...recommendedContext(),
+  // Keeps the stored session small; runs only after a final answer, never inside a tool loop.
   compactor: compaction.tokenLimit({ maxTokens: 900, targetTokens: 600 }),
 });
 

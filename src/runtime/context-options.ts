@@ -22,6 +22,11 @@ export interface ContextWindowOptions {
   readonly lowMark?: number;
   /** Context windows of models the table lacks, or that differ from it, by model id. */
   readonly models?: Readonly<Record<string, ModelWindow>>;
+  /**
+   * What is learned of models' limits when a provider refuses a request, shared by the
+   * conversations given the same `ModelLimits` (a server gives one per agent). @default one per conversation
+   */
+  readonly limits?: ModelLimits;
 }
 
 /** `contextWindow`: a budget in tokens, `'auto'`, or the options in full. */
@@ -72,11 +77,15 @@ export function resolveContextPolicy(
   if (typeof lowMark !== 'number' || !(lowMark > 0) || lowMark > 1)
     throw invalid(`contextWindow.lowMark must be a number above 0 and at most 1, not ${String(lowMark)}`);
   const models = checkModels(full?.models, invalid);
+  const limits = full?.limits ?? new ModelLimits();
+  if (!(limits instanceof ModelLimits)) throw invalid('contextWindow.limits must be a ModelLimits');
   return {
     counter,
     ...(typeof tokens === 'number' ? { budget: tokens } : {}),
+    ...(tokens === undefined ? {} : { tokens }),
+    models,
     lowMark,
-    limits: new ModelLimits(tokens, models),
+    limits,
     ...(compactor === undefined ? {} : { compactor }),
   };
 }

@@ -42,24 +42,29 @@ export function answerRoom(contextTokens: number, maxOutputTokens: number | unde
   return Math.max(Math.min(MIN_ANSWER_ROOM, share), Math.min(maxOutputTokens ?? share, share));
 }
 
-/** The limits of the models a conversation talks to; one per conversation, shared by its sessions. */
+/**
+ * What is learned of the models requests go to: the limit each provider stated, and its count
+ * against the counter. One per conversation by default; give the same one to several (a server
+ * gives one per agent) so that what one turn learned spares the next its refused call.
+ */
 export class ModelLimits {
   private readonly learned = new Map<string, Learned>();
 
-  constructor(
-    /** `auto`: the table of known models; a number: that limit for every model; undefined: only what providers say. */
-    private readonly configured: 'auto' | number | undefined,
-    private readonly overrides: Readonly<Record<string, ModelWindow>> = {},
-  ) {}
-
-  /** The limit requests to `model` must fit, or undefined while none is known. */
-  limit(model: string): KnownLimit | undefined {
+  /**
+   * The limit requests to `model` must fit, or undefined while none is known: what its provider
+   * stated, else with `configured` `'auto'` its window in the table (or `overrides`). A configured
+   * number budgets the messages itself and gives no limit here.
+   */
+  limit(
+    model: string,
+    configured: 'auto' | number | undefined,
+    overrides: Readonly<Record<string, ModelWindow>> = {},
+  ): KnownLimit | undefined {
     const stated = this.learned.get(model)?.limit;
-    const window = modelContextWindow(model, this.overrides);
+    const window = modelContextWindow(model, overrides);
     if (stated !== undefined)
       return { contextTokens: stated, answerTokens: answerRoom(stated, window?.maxOutputTokens), source: 'provider' };
-    if (typeof this.configured === 'number') return undefined; // a configured window budgets messages itself
-    if (this.configured === 'auto' && window !== undefined)
+    if (configured === 'auto' && window !== undefined)
       return {
         contextTokens: window.contextTokens,
         answerTokens: answerRoom(window.contextTokens, window.maxOutputTokens),

@@ -9,11 +9,12 @@
  */
 import { truncateToolOutputs } from '../compaction/truncate-tool-outputs.js';
 import type { Message } from '../message/message.js';
+import type { ModelWindow } from '../models/context-windows.js';
 import type { ChatModel, ToolSpec } from '../models/types.js';
 import { concatSequence, type MessageSequence } from '../session/message-log.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { steppedWindow, type ContextView } from './context-window.js';
-import type { LimitSource, ModelLimits } from './model-limits.js';
+import type { KnownLimit, LimitSource, ModelLimits } from './model-limits.js';
 import type { TurnCompactor } from './types.js';
 
 /** How the context of a request is chosen. */
@@ -23,7 +24,11 @@ export interface ContextPolicy {
   readonly budget?: number;
   /** The share of the budget a cut of the window leaves (the rest is room to grow between cuts). */
   readonly lowMark: number;
-  /** What is known of each model's limit and of its count against the counter. */
+  /** `'auto'`: models' windows from the table (and `models`) limit the requests too. */
+  readonly tokens?: 'auto' | number;
+  /** Context windows of models the table lacks or that differ from it. */
+  readonly models: Readonly<Record<string, ModelWindow>>;
+  /** What is learned of each model's limit and of its count against the counter. */
   readonly limits: ModelLimits;
   /** Runs over the request when the window and shortening are not enough. */
   readonly compactor?: TurnCompactor;
@@ -62,6 +67,11 @@ const MIN_TOOL_OUTPUT = 64;
 /** Budgets derived from a limit aim this far below it: the counter's ratio is learned, not known. */
 const SAFETY = 0.95;
 
+/** The limit `policy` knows for `model`, if any. */
+export function knownLimit(policy: ContextPolicy, model: string): KnownLimit | undefined {
+  return policy.limits.limit(model, policy.tokens, policy.models);
+}
+
 function sum(messages: readonly Message[], counter: TokenCounter): number {
   let total = 0;
   for (const message of messages) total += counter.countMessage(message);
@@ -87,7 +97,7 @@ export class RequestFitter {
 
   /** The messages' budget in counter units, or undefined when nothing limits them. */
   budget(): number | undefined {
-    const known = this.policy.limits.limit(this.model.model);
+    const known = knownLimit(this.policy, this.model.model);
     let budget = this.policy.budget;
     if (known !== undefined) {
       const ratio = this.policy.limits.ratio(this.model.model);

@@ -13,7 +13,7 @@ import { toModelError, unreadableAnswer } from '../models/model-error.js';
 import type { ChatModel, ChatRequest, ChatResponse, ToolSpec } from '../models/types.js';
 import type { Usage } from '../tokens/usage.js';
 import { throwIfAborted } from './abort.js';
-import { RequestFitter, type ContextPolicy, type FittedView, type TurnFit } from './request-fit.js';
+import { RequestFitter, knownLimit, type ContextPolicy, type FittedView, type TurnFit } from './request-fit.js';
 import { runToolCalls } from './run-tools.js';
 import type { Tool, ToolContext } from './types.js';
 
@@ -179,7 +179,7 @@ class FitLog {
 
   result(): TurnFit | undefined {
     if (this.reason === undefined) return undefined;
-    const known = this.policy?.limits.limit(this.model.model);
+    const known = this.policy === undefined ? undefined : knownLimit(this.policy, this.model.model);
     return {
       reason: this.reason,
       retries: this.retries,

@@ -1,4 +1,4 @@
-/** docs/runtime.md's turn example runs with the real `openai` client, against the local protocol server. */
+/** docs/runtime.md's examples run: the turn with the real `openai` client against the local protocol server, the recommended context as written. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,5 +58,16 @@ describe('docs/runtime.md', () => {
       await server.close();
       await rm(directory, { recursive: true, force: true });
     }
+  });
+
+  it('has a recommended-context example that runs as written', async () => {
+    const example = await docsExample('docs/runtime.md', '## The context: fitted to the model, and cached');
+    expect(example).toContain('recommendedContext()');
+    const module = await importExample<{ fitted: unknown }>(
+      'docs-runtime-context.ts',
+      `${example}\nexport { fitted };\n`,
+    );
+    // A short conversation with a known model: nothing to fit.
+    expect(module.fitted).toBeUndefined();
   });
 });

@@ -99,7 +99,8 @@ const agentFields = {
   memoryTools: z.boolean().optional(),
   maxIterations: positive.max(100).optional(),
   toolConcurrency: positive.max(64).optional(),
-  contextWindow: positive.optional(),
+  /** Tokens of the messages each request holds, or "auto" (the model's own window). @default "auto", cut in steps */
+  contextWindow: z.union([positive, z.literal('auto')]).optional(),
   compaction: compactionSpecSchema.optional(),
   /** A compactor object (a module only), e.g. `compaction.summarize` with `modelSummarizer`. */
   compactor: z

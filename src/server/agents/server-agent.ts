@@ -5,7 +5,13 @@
  * @module
  */
 import { InvalidInputError, errorMessage } from '../../errors.js';
+import {
+  recommendedContext,
+  type ContextWindowOption,
+  type ContextWindowOptions,
+} from '../../runtime/context-options.js';
 import { Conversation } from '../../runtime/conversation.js';
+import { ModelLimits } from '../../runtime/model-limits.js';
 import type { Agent, TurnCompactor } from '../../runtime/types.js';
 import type { SessionStore } from '../../store/session-store-types.js';
 import { memoryStore } from '../../stores/memory-store.js';
@@ -17,8 +23,8 @@ export interface ServerAgent extends Agent {
   readonly maxIterations?: number;
   /** Tool calls of one answer running at once. @default 8 */
   readonly toolConcurrency?: number;
-  /** Sends only the newest whole turns that fit this many tokens instead of the whole history. @default the whole history */
-  readonly contextWindow?: number;
+  /** What each request holds (`ConversationOptions.contextWindow`). @default recommendedContext(): the model's own window, cut in steps */
+  readonly contextWindow?: ContextWindowOption;
   /** Compacts the session after each final answer. @default none */
   readonly compactor?: TurnCompactor;
   /** Counts tokens for the context window and compaction. @default tokens.estimate */
@@ -27,16 +33,30 @@ export interface ServerAgent extends Agent {
   readonly continueAtBoundary?: boolean;
 }
 
+// A Conversation runs one turn here: what a provider's refusal taught is kept per agent, so the next turn does not pay for it again.
+const learned = new WeakMap<ServerAgent, ModelLimits>();
+
+/** `agent`'s context window (the recommended one by default), with the limits its turns share. */
+function contextOf(agent: ServerAgent): ContextWindowOptions {
+  let limits = learned.get(agent);
+  if (limits === undefined) {
+    limits = new ModelLimits();
+    learned.set(agent, limits);
+  }
+  const option: ContextWindowOption = agent.contextWindow ?? recommendedContext().contextWindow;
+  return typeof option === 'object' ? { limits, ...option } : { tokens: option, limits };
+}
+
 /** The options of the `Conversation` that runs `agent`'s turns over `store`. */
 function conversationOptions(store: SessionStore, agent: ServerAgent) {
-  const { maxIterations, toolConcurrency, contextWindow, compactor, counter, continueAtBoundary } = agent;
+  const { maxIterations, toolConcurrency, compactor, counter, continueAtBoundary } = agent;
   return {
     store,
     agents: [agent],
     defaultAgentId: agent.id,
     ...(maxIterations === undefined ? {} : { maxIterations }),
     ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
-    ...(contextWindow === undefined ? {} : { contextWindow }),
+    contextWindow: contextOf(agent),
     ...(compactor === undefined ? {} : { compactor }),
     ...(counter === undefined ? {} : { counter }),
     ...(continueAtBoundary === undefined ? {} : { continueAtBoundary }),
