@@ -3,23 +3,16 @@
  * figures from two runs (or two machines) are measured on the same text.
  * @module
  */
+import { seededRandom } from '../test/support/seeded-random.js';
 
 /** A deterministic random source (mulberry32: fast, 32-bit state, good enough for test data). */
 export class Random {
-  private state: number;
+  /** A float in [0, 1). */
+  readonly next: () => number;
 
   /** A generator seeded with `seed` (any integer). */
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = seededRandom(seed);
   }
 
   /** An integer in [min, max], both included. */

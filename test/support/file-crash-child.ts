@@ -14,6 +14,7 @@ import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { fileStore } from '../../src/stores/file/index.js';
+import { seededRandom } from './seeded-random.js';
 
 const [directory, sessionId, tag, seedText, foldText] = process.argv.slice(2);
 if (
@@ -26,15 +27,8 @@ if (
   throw new Error('usage: file-crash-child.ts <directory> <sessionId> <tag> <seed> <foldBytes>');
 }
 
-// mulberry32: a small seeded generator, so a failing run can be replayed with its seed.
-let state = Number(seedText) >>> 0;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+// Seeded, so a failing run can be replayed with its seed.
+const random = seededRandom(Number(seedText));
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);

@@ -8,17 +8,7 @@
 import { spawn } from 'node:child_process';
 import { bundledScript } from './bundled-script.js';
 
-/** A deterministic random source in [0, 1) (mulberry32), so failing kill timings can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from './seeded-random.js';
 
 /** Complete `A`/`S` lines in `stdout` so far. */
 function acknowledgedLines(stdout: string): number {

@@ -23,6 +23,7 @@
  * @module
  */
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
+import { seededRandom } from './seeded-random.js';
 import type { JsonValue } from '../../src/message/schema.js';
 import type { Tool } from '../../src/runtime/types.js';
 import {
@@ -350,18 +351,6 @@ function hash(seed: number, text: string): number {
   return h;
 }
 
-/** A mulberry32 generator of floats in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const WORDS = (
   'the of and to in is that for it as with was on be by this are from at or an which have not ' +
   'state session message turn model window cache token prompt history store tool result answer ' +
@@ -401,7 +390,7 @@ function documentLine(next: () => number, index: number): string {
 
 /** Deterministic text of at least `tokens` tokens (by `o200k_base`, a line more at most) from `seed`. */
 export function documentText(seed: number, tokens: number): string {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const lines: string[] = [];
   let count = 0;
   // Lines counted one by one overcount the whole text (a line break merges with what follows):
@@ -552,7 +541,7 @@ export function providerSimulator(options: ProviderSimulatorOptions = {}): Provi
 
   function moveFor(wire: 'chat' | 'anthropic', body: Json, position: TurnPosition): Move {
     const names = toolNames(wire, body);
-    const random01 = random(hash(seed, `rounds\u0000${position.userText}`));
+    const random01 = seededRandom(hash(seed, `rounds\u0000${position.userText}`));
     const wanted = rounds.min + Math.floor(random01() * (rounds.max - rounds.min + 1));
     const name = names[0];
     if (name !== undefined && position.userText !== '' && position.roundsDone < wanted) {
@@ -566,7 +555,7 @@ export function providerSimulator(options: ProviderSimulatorOptions = {}): Provi
         args: { query: position.userText.slice(0, 80), part },
       };
     }
-    const next = random(hash(seed, `answer\u0000${position.userText}\u0000${position.results}`));
+    const next = seededRandom(hash(seed, `answer\u0000${position.userText}\u0000${position.results}`));
     const text = `I read ${position.results} tool result${position.results === 1 ? '' : 's'}. ${sentence(next, 30 + Math.floor(next() * 60))}`;
     return { kind: 'text', text };
   }

@@ -13,21 +13,15 @@ import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
+import { seededRandom } from './seeded-random.js';
 
 const [file, sessionId, tag, seedText] = process.argv.slice(2);
 if (file === undefined || sessionId === undefined || tag === undefined || seedText === undefined) {
   throw new Error('usage: sqlite-crash-child.ts <file> <sessionId> <tag> <seed>');
 }
 
-// mulberry32: a small seeded generator, so a failing run can be replayed with its seed.
-let state = Number(seedText) >>> 0;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+// Seeded, so a failing run can be replayed with its seed.
+const random = seededRandom(Number(seedText));
 
 function out(line: string): void {
   process.stdout.write(`${line}\n`);
