@@ -48,6 +48,22 @@ interface HistoryScan {
   readonly inPreamble: boolean;
   /** Ids of calls made by pinned messages: their results are pinned with them. */
   readonly pinnedCalls: ReadonlySet<string>;
+  /** Where a stepped window's replay got to over this history (`stepStart`), carried to the histories that extend it. */
+  steps?: StepReplay;
+}
+
+/** A stepped window's replay over the first `length` messages, for one counter and pair of marks. */
+interface StepReplay {
+  readonly counter: TokenCounter;
+  readonly high: number;
+  readonly low: number;
+  length: number;
+  droppable: number;
+  start: number;
+  startTokens: number;
+  /** Turn boundaries so far, and the droppable tokens before each. */
+  readonly boundaries: number[];
+  readonly before: number[];
 }
 
 /** The running state of a scan; `pinned` holds what it found itself. */
@@ -143,7 +159,12 @@ function scanHistory(history: MessageSequence): HistoryScan {
 export function continueHistory(earlier: MessageSequence, later: MessageSequence): void {
   const known = scans.get(earlier);
   if (known === undefined || later.length < earlier.length || scans.has(later)) return;
-  remember(later, scan(later, known));
+  const extended = scan(later, known);
+  // The replay goes on from where the earlier history's stopped, handed over rather than copied (a
+  // long session has a boundary per turn): the earlier history, if asked again, replays afresh.
+  extended.steps = known.steps;
+  known.steps = undefined;
+  remember(later, extended);
 }
 
 function isUserTurn(message: Message): boolean {
@@ -230,37 +251,54 @@ export function contextWindow(
  * depends on nothing but the history, so every process (and every server) cuts in the same place.
  */
 function stepStart(history: MessageSequence, counter: TokenCounter, high: number, low: number): number {
-  const { facts } = scanHistory(history);
-  const boundaries: number[] = [];
-  const before: number[] = [];
-  let droppable = 0;
-  let start = 0;
-  let startTokens = 0;
-  // A turn starts at message `i`: cut when what the window holds plus one more turn the size of the last would pass `high`.
-  const turnStarts = (i: number): void => {
-    const lastTokens = before.length === 0 ? 0 : droppable - (before[before.length - 1] as number);
-    boundaries.push(i);
-    before.push(droppable);
-    if (droppable - startTokens + lastTokens <= high) return;
-    // The first boundary at or after the start from which at most `low` tokens remain (this one at the latest).
-    let lo = 0;
-    let hi = boundaries.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((before[mid] as number) < startTokens || droppable - (before[mid] as number) > low) lo = mid + 1;
-      else hi = mid;
-    }
-    start = boundaries[lo] as number;
-    startTokens = before[lo] as number;
-  };
-  for (let i = 0; i < history.length; i++) {
-    const bits = facts.flags[i] as number;
-    if ((bits & USER_TURN) !== 0) turnStarts(i);
-    if ((bits & PINNED) === 0) droppable += countAt(facts, history, i, counter);
+  const head = scanHistory(history);
+  const { facts } = head;
+  let replay = head.steps;
+  if (
+    replay === undefined ||
+    replay.counter !== counter ||
+    replay.high !== high ||
+    replay.low !== low ||
+    replay.length > history.length
+  ) {
+    replay = { counter, high, low, length: 0, droppable: 0, start: 0, startTokens: 0, boundaries: [], before: [] };
   }
+  for (let i = replay.length; i < history.length; i++) {
+    const bits = facts.flags[i] as number;
+    if ((bits & USER_TURN) !== 0) turnStarts(replay, i);
+    if ((bits & PINNED) === 0) replay.droppable += countAt(facts, history, i, counter);
+  }
+  replay.length = history.length;
+  head.steps = replay;
   // The turn in flight starts where the history ends; the next turn's replay takes the same decision there.
-  turnStarts(history.length);
-  return start;
+  // Checked on a copy of the position (the arrays get one entry more, taken back after).
+  const inFlight = { ...replay };
+  turnStarts(inFlight, history.length);
+  replay.boundaries.pop();
+  replay.before.pop();
+  return inFlight.start;
+}
+
+/**
+ * A turn starts at message `i`: the replay cuts when what the window holds plus one more turn the
+ * size of the last would pass `high`, to the first boundary from which at most `low` remain.
+ */
+function turnStarts(replay: StepReplay, i: number): void {
+  const { boundaries, before } = replay;
+  const lastTokens = before.length === 0 ? 0 : replay.droppable - (before[before.length - 1] as number);
+  boundaries.push(i);
+  before.push(replay.droppable);
+  if (replay.droppable - replay.startTokens + lastTokens <= replay.high) return;
+  let lo = 0;
+  let hi = boundaries.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((before[mid] as number) < replay.startTokens || replay.droppable - (before[mid] as number) > replay.low)
+      lo = mid + 1;
+    else hi = mid;
+  }
+  replay.start = boundaries[lo] as number;
+  replay.startTokens = before[lo] as number;
 }
 
 /** The marks of a window that cuts in steps: it holds up to `high` tokens, and a cut leaves at most `low`. */

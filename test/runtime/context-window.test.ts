@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Conversation } from '../../src/runtime/conversation.js';
-import { contextWindow, continueHistory } from '../../src/runtime/context-window.js';
+import { contextWindow, continueHistory, steppedWindow } from '../../src/runtime/context-window.js';
 import { Session } from '../../src/session/session.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { estimate } from '../../src/tokens/estimate.js';
@@ -166,5 +166,38 @@ describe('Conversation with a context window', () => {
     expect(result.session.messages).toHaveLength(1002);
     // A window's usage measures the window, not a prefix of the session: the recorded usage stays as it was.
     expect(stored.lastUsage).toEqual({ inputTokens: 9000, messageCount: 1000 });
+  });
+});
+
+describe('steppedWindow', () => {
+  it('cuts where a fresh replay cuts, whatever chain of continued histories led there (every process cuts alike)', () => {
+    fc.assert(
+      fc.property(
+        historyArb({ maxTurns: 14 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 20, max: 1500 }),
+        fc.double({ min: 0.1, max: 1, noNaN: true }),
+        (messages, cuts, high, lowMark) => {
+          const marks = { high, low: Math.floor(high * lowMark) };
+          const lengths = [...cuts.map((cut) => cut % (messages.length + 1)), messages.length].sort((a, b) => a - b);
+          const chain = lengths.map((length) => Object.freeze(messages.slice(0, length)));
+          const ids = (history: readonly Message[]): string[] =>
+            steppedWindow(history, [], marks, estimate).messages.map((message) => message.id);
+          // Each history asked once (as each turn does), the next continuing it.
+          const seen = [ids(chain[0] as readonly Message[])];
+          for (let i = 1; i < chain.length; i++) {
+            continueHistory(chain[i - 1] as readonly Message[], chain[i] as readonly Message[]);
+            seen.push(ids(chain[i] as readonly Message[]));
+          }
+          chain.forEach((history, i) => {
+            const fresh = steppedWindow(history.slice(), [], marks, estimate).messages.map((message) => message.id);
+            expect(seen[i]).toEqual(fresh);
+          });
+          // The whole history is a valid conversation (its prefixes may end inside a tool exchange).
+          expectValidWindow(messages, steppedWindow(messages.slice(), [], marks, estimate).messages);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
