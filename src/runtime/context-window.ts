@@ -250,8 +250,13 @@ export function contextWindow(
  * `high` tokens, the start moves to the first turn from which at most `low` remain. The replay
  * depends on nothing but the history, so every process (and every server) cuts in the same place.
  */
-function stepStart(history: MessageSequence, counter: TokenCounter, high: number, low: number): number {
-  const head = scanHistory(history);
+function stepStart(
+  history: MessageSequence,
+  head: HistoryScan,
+  counter: TokenCounter,
+  high: number,
+  low: number,
+): number {
   const { facts } = head;
   let replay = head.steps;
   if (
@@ -318,8 +323,8 @@ export function steppedWindow(
   marks: WindowMarks,
   counter: TokenCounter,
 ): ContextView {
-  const start = stepStart(history, counter, marks.high, marks.low);
   const head = scanHistory(history);
+  const start = stepStart(history, head, counter, marks.high, marks.low);
   const { facts } = head;
   let tokens = 0;
   for (const i of head.pinned) tokens += countAt(facts, history, i, counter);

@@ -54,8 +54,8 @@ export interface TurnFit {
 
 /** A request's messages, their count by the counter, and what fitting did. */
 export interface FittedView extends ContextView {
-  /** The whole prompt (system, tools, messages) by the counter. */
-  readonly counted: number;
+  /** The whole prompt (system, tools, messages) by the counter: counted when first asked (a whole long history is not counted for nothing). */
+  counted(): number;
   readonly shortened: number;
   readonly compacted: boolean;
 }
@@ -108,9 +108,10 @@ export class RequestFitter {
     return Math.max(1, Math.floor(budget * this.tightened));
   }
 
-  /** Counts a prompt of `messages` (system and tools included). */
-  counted(messages: readonly Message[]): number {
-    return this.fixed + sum(messages, this.policy.counter);
+  /** Counts a prompt of `messages` (system and tools included) when first asked; `messagesTokens` when already known. */
+  private counted(messages: readonly Message[], messagesTokens?: number): () => number {
+    let total = messagesTokens === undefined ? undefined : this.fixed + messagesTokens;
+    return () => (total ??= this.fixed + sum(messages, this.policy.counter));
   }
 
   /** After the provider refused `view` without saying by how much the estimate was off: aim lower next time. */
@@ -136,18 +137,21 @@ export class RequestFitter {
     let messages = window.messages;
     let compacted = false;
     const compactor = this.policy.compactor;
-    if (compactor !== undefined && sum(messages, counter) > budget) {
+    // Counted only where a compactor may need it (and then not again for the prompt's count).
+    let tokens = compactor === undefined ? undefined : sum(messages, counter);
+    if (compactor !== undefined && (tokens as number) > budget) {
       // Pinned messages or a huge turn: the compactor may still find room (it only shapes this request).
       const result = await compactor.compact({ messages, counter, ...(signal === undefined ? {} : { signal }) });
       if (result.error === undefined && result.compacted) {
         messages = result.messages;
         compacted = true;
+        tokens = undefined;
       }
     }
     return {
       messages,
       full: window.full && shortenedTurn.count === 0 && !compacted,
-      counted: this.counted(messages),
+      counted: this.counted(messages, tokens),
       shortened: shortenedTurn.count,
       compacted,
     };

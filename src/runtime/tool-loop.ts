@@ -207,7 +207,7 @@ async function fittedCall(
     throwIfAborted(signal, model.provider);
     const view: FittedView =
       fitter === undefined
-        ? { messages: concatSequence(history, turn), full: true, counted: 0, shortened: 0, compacted: false }
+        ? { messages: concatSequence(history, turn), full: true, counted: () => 0, shortened: 0, compacted: false }
         : await fitter.view(history, turn, signal);
     log.sent(view, history.length + turn.length);
     try {
@@ -223,7 +223,7 @@ async function fittedCall(
       if (fitter === undefined || attempt >= MAX_REFITS || !ChatstateError.hasCode(error, 'CONTEXT_OVERFLOW'))
         throw error;
       const before = fitter.budget();
-      input.context?.limits.observeOverflow(model.model, error, view.counted);
+      input.context?.limits.observeOverflow(model.model, error, view.counted());
       // A refusal that taught nothing new (the same budget again) must still send less.
       const after = fitter.budget();
       if (before !== undefined && after !== undefined && after >= before) fitter.tighten();
@@ -244,8 +244,9 @@ export async function runToolLoop(input: ToolLoopInput): Promise<ToolLoopResult>
   for (let iteration = 1; ; iteration++) {
     const { response, view } = await fittedCall(input, fitter, log, turn, specs);
     const reported = checkedUsage(response.usage);
-    if (reported !== undefined && fitter !== undefined)
-      input.context?.limits.observeUsage(model.model, view.counted, reported.inputTokens);
+    // Only a limit turns the ratio into a budget: until one is known, a whole history is not counted for it.
+    if (reported !== undefined && fitter?.budget() !== undefined)
+      input.context?.limits.observeUsage(model.model, view.counted(), reported.inputTokens);
     const reply = withCallUsage(answerOf(response, model), reported, response.modelId ?? model.model);
     usage = addUsage(usage, reported);
     const promptLength = history.length + turn.length;
