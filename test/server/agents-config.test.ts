@@ -159,6 +159,7 @@ describe('loadAgents', () => {
         'agents[0].compaction.strategy',
       ],
       ['iterations.json', oneAgent({ maxIterations: 0 }), /Too small/, 'agents[0].maxIterations'],
+      ['window.json', oneAgent({ contextWindow: 'huge' }), /Invalid/, 'agents[0].contextWindow'],
       ['counter.json', oneAgent({ counter: 'words' }), /Invalid option/, 'agents[0].counter'],
       [
         'env-name.json',
