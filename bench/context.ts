@@ -111,11 +111,27 @@ interface RunResult {
   readonly outputTokens: number;
   /** Σ over the answered calls of the least prompt that holds the window's content (see the notes). */
   readonly referenceTokens: number;
+  /** The most any window could get from the cache on this conversation (see `cacheCeiling`). */
+  readonly ceiling: number | undefined;
   readonly elapsedMs: number;
 }
 
 function isUserTurn(message: Message): boolean {
   return message.role === 'user' && message.category === 'dialog';
+}
+
+/**
+ * The most of its prompt tokens any window (not only chatstate's) could read from a prefix cache on
+ * a conversation that adds `d` tokens a turn (each sent uncached at least once) in `n` calls a turn,
+ * under a limit of `limit` tokens with a system prompt and tools of `S`. Between two moves of the
+ * window's start the content after the system prompt grows from `L` to at most `H = limit − S`;
+ * a move makes all of it uncached once. A cycle adding x = H − L tokens takes x/d turns, sends
+ * about n·(x/d)·(S + L + x/2) prompt tokens and L + x uncached ones: the uncached share
+ * d·H / (n·x·(S + H − x/2)) is least at x = H (L = 0), which gives 2d / (n·(S + limit)). An upper
+ * bound: it lets every prompt reach the limit and leaves no room for the turn in flight.
+ */
+function cacheCeiling(perTurn: number, callsPerTurn: number, systemTokens: number, limit: number): number {
+  return Math.max(0, 1 - (2 * perTurn) / (callsPerTurn * (systemTokens + limit)));
 }
 
 /** The simulator's count of `messages` as Chat Completions sends them. */
@@ -124,6 +140,16 @@ function wireTokens(simulator: ProviderSimulator, messages: readonly Message[]):
   for (const message of openaiChat.to(messages).messages)
     sum += simulator.countChatMessage(message as unknown as Record<string, unknown>);
   return sum;
+}
+
+/** The simulator's count of `request`'s system prompt and tools. */
+function systemTokensOf(simulator: ProviderSimulator, request: ChatRequest): number {
+  const system = typeof request.system === 'string' ? [{ role: 'system', content: request.system }] : [];
+  const tools = (request.tools ?? []).map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+  return simulator.countChat({ messages: system, tools });
 }
 
 /**
@@ -137,12 +163,7 @@ function referenceOf(
   turns: readonly number[],
   limit: number,
 ): number {
-  const system = typeof request.system === 'string' ? [{ role: 'system', content: request.system }] : [];
-  const tools = (request.tools ?? []).map((tool) => ({
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
-  let sum = simulator.countChat({ messages: system, tools });
+  let sum = systemTokensOf(simulator, request);
   let start = request.messages.length - 1;
   while (start > 0 && !isUserTurn(request.messages[start] as Message)) start--;
   sum += wireTokens(simulator, request.messages.slice(start));
@@ -165,11 +186,13 @@ async function runConversation(
   // The simulator's count of each stored turn, oldest first: what the reference may hold.
   const turns: number[] = [];
   let referenceTokens = 0;
+  let systemTokens = 0;
   const model: ChatModel = {
     provider: inner.provider,
     model: inner.model,
     async complete(request) {
       const reference = referenceOf(simulator, request, turns, limit);
+      systemTokens = systemTokensOf(simulator, request);
       const response = await inner.complete(request);
       referenceTokens += reference;
       return response;
@@ -215,8 +238,24 @@ async function runConversation(
     cachedTokens: sum(answered.map((record) => record.cachedTokens)),
     outputTokens: sum(answered.map((record) => record.outputTokens)),
     referenceTokens,
+    // Turns as the tool gave them: the one output larger than the whole window is left out (no window holds it).
+    ...ceilingOf(turns.filter((tokens) => tokens < limit), answered.length, failed, systemTokens, limit),
     elapsedMs: now() - start,
   };
+}
+
+/** `cacheCeiling` for a conversation's stored turns (by the simulator's count) and answered calls. */
+function ceilingOf(
+  turns: readonly number[],
+  answeredCalls: number,
+  failed: number,
+  systemTokens: number,
+  limit: number,
+): { ceiling: number | undefined } {
+  // A failed turn adds nothing, so the bound says nothing of a conversation that lost turns.
+  if (failed > 0 || turns.length === 0) return { ceiling: undefined };
+  const perTurn = turns.reduce((a, b) => a + b, 0) / turns.length;
+  return { ceiling: cacheCeiling(perTurn, answeredCalls / TURNS, systemTokens, limit) };
 }
 
 function costOf(result: RunResult): number {
@@ -251,6 +290,7 @@ export async function runContextBench(): Promise<SuiteReport> {
           configuration.name,
           `${result.failed}/${TURNS}${failures === '' ? '' : ` (${failures})`}`,
           percent(result.cachedTokens, result.promptTokens),
+          result.ceiling === undefined ? '–' : percent(result.ceiling, 1),
           formatCount(result.promptTokens / TURNS),
           result.referenceTokens === 0 ? '–' : formatRatio(result.promptTokens / result.referenceTokens),
           (result.calls / TURNS).toFixed(2),
@@ -278,6 +318,7 @@ export async function runContextBench(): Promise<SuiteReport> {
         'Configuration',
         'Failed turns',
         'Cached share of prompt tokens',
+        'Most any window could cache',
         'Prompt tokens / turn',
         '÷ least that holds the window',
         'Model calls / turn',
@@ -295,6 +336,7 @@ export async function runContextBench(): Promise<SuiteReport> {
     `Each conversation runs ${TURNS} turns on a fresh memory store and a fresh simulator (empty cache). The model is \`sim-8k\`, \`sim-32k\` or \`sim-128k\` (limits ${Object.values(SIMULATED_CONTEXT_LIMITS).map(formatCount).join(', ')} tokens); the configuration's \`limit\` is that number. For every user message the simulated agent calls \`read_document\` for 2–3 sequential rounds (drawn from the message, seeded), then answers in text; each output is 300–1,300 tokens of prose, code and JSON lines, and turn ${HUGE_TURN}'s first output is 1.5 × the limit (larger than the whole window). No output limit is sent, so a prompt overflows when the simulator's count of it exceeds the limit.`,
     'A turn that throws is a failed turn (the error codes are in brackets) and the conversation goes on with the next user message, as a user retrying with a new message would; a failed turn stores nothing. "Calls refused for overflow" are requests the simulator answered with the 400 `context_length_exceeded` body: each is a model call that bought nothing (they are the extra calls overflow costs). A conversation whose every turn fails resends the same history each time, so its cached share is high and means nothing.',
     "Prompt tokens are the simulator's count of the answered calls (what the provider bills and reports as `prompt_tokens`); the cached share is its `cached_tokens` over them: OpenAI's automatic prefix caching, prompts of 1,024 tokens or more, the longest prefix shared with any earlier prompt (system, tools, then the messages in order) in 128-token steps, with no expiry.",
+    '"Most any window could cache" is an upper bound on the cached share of any way of choosing what to send (not only chatstate\'s) on the same conversation, from its measured figures: each turn adds d tokens (the stored turns\' mean by the simulator\'s count, the one output larger than the window left out) that must be sent uncached once, in n answered calls a turn, under the limit with S tokens of system prompt and tools. Between two moves of the window\'s start the prompt grows to at most the limit, and a move leaves everything after the system prompt uncached once; the best cycle then grows from nothing to the limit, and the uncached share is at least 2d / (n × (S + limit)). The bound lets every prompt reach the limit and keeps no room for the turn in flight, so no window reaches it. It is – where turns failed.',
     '"÷ least that holds the window" is the prompt tokens sent over the sum, for the same answered calls, of the least prompt that holds the window\'s content: the system prompt and tools, the turn so far, and the newest earlier whole turns of the conversation (every turn that succeeded, never compacted) that fit the limit, all by the simulator\'s count. A configuration that sends the newest turns up to the limit scores about 1×; one that cuts to a lower mark scores below 1× between cuts; a whole history over the limit is refused and counts nothing.',
     `Time per conversation: ${times.join('; ')}.`,
   ];
