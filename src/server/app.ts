@@ -77,6 +77,12 @@ export interface ServerAppOptions {
   readonly sessionSecret?: string;
   /** Origins (`https://app.example.com`) whose pages may call the API from a browser. @default none: CORS is off */
   readonly corsOrigins?: readonly string[];
+  /**
+   * Origins the server's own pages are served from when not its own address: a proxy in front of
+   * it (`https://chat.example.com` for one that terminates TLS). Browser-session writes from any
+   * other origin are refused. @default none: only the scheme, host and port the request reached
+   */
+  readonly publicOrigins?: readonly string[];
   /** Prices of model calls by model (`checkPrices` reads them from JSON): session stats then give the cost. */
   readonly prices?: Prices;
   /** The context window token timelines are drawn against, unless a session's `metadata.contextWindow` says. @default 128000 */
@@ -94,8 +100,8 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 /** Response headers a cross-origin page may read. */
 const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'X-Request-Id', FORK_RECORDED_HEADER];
 
-/** Checks the CORS origins: each exactly a scheme and host (and port), as browsers send `Origin`. */
-function checkOrigins(origins: readonly string[]): readonly string[] {
+/** Checks origins (CORS, public): each exactly a scheme and host (and port), as browsers send `Origin`. */
+function checkOrigins(origins: readonly string[], what: string): readonly string[] {
   for (const origin of origins) {
     let parsed: URL | undefined;
     try {
@@ -106,7 +112,7 @@ function checkOrigins(origins: readonly string[]): readonly string[] {
     if (parsed === undefined || parsed.origin !== origin || origin === 'null')
       throw new InvalidInputError(
         'INVALID_ARGUMENT',
-        `CORS origin ${JSON.stringify(origin)} must be a scheme and host, such as https://app.example.com (no path, no trailing slash)`,
+        `${what} ${JSON.stringify(origin)} must be a scheme and host, such as https://app.example.com (no path, no trailing slash)`,
       );
   }
   return origins;
@@ -149,7 +155,8 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   });
   const metrics = new ServerMetrics();
   const signer = new SessionSigner(options.sessionSecret);
-  const corsOrigins = checkOrigins(options.corsOrigins ?? []);
+  const corsOrigins = checkOrigins(options.corsOrigins ?? [], 'CORS origin');
+  const publicOrigins = new Set(checkOrigins(options.publicOrigins ?? [], 'Public origin'));
   const contextWindow = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   if (!Number.isSafeInteger(contextWindow) || contextWindow < 1)
     throw new InvalidInputError('INVALID_ARGUMENT', `contextWindow must be a positive integer of tokens`);
@@ -197,7 +204,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     if (Number(length) > maxSize) throw tooLarge();
     return next();
   });
-  for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys, signer));
+  for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys, signer, publicOrigins));
   const hub = new ChangeHub();
   const feed = followChanges(hub, options.store.changes, closing, log);
   app.use('*', async (c, next) => {

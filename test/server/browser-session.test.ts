@@ -32,8 +32,12 @@ afterAll(async () => {
 });
 
 /** Logs in with `key` and returns the cookie's `name=value` and its whole Set-Cookie line. */
-async function login(key: string, body: Record<string, unknown> = {}): Promise<{ cookie: string; line: string }> {
-  const answer = await server.call('POST', '/auth/session', { body: { key, ...body } });
+async function login(
+  key: string,
+  body: Record<string, unknown> = {},
+  on: TestServer = server,
+): Promise<{ cookie: string; line: string }> {
+  const answer = await on.call('POST', '/auth/session', { body: { key, ...body } });
   expect(answer.status).toBe(200);
   const line = answer.headers.getSetCookie().find((set) => set.startsWith(`${SESSION_COOKIE}=`));
   if (line === undefined) throw new Error('no session cookie was set');
@@ -160,6 +164,10 @@ describe('browser sessions', () => {
       { cookie, 'sec-fetch-site': 'cross-site' },
       { cookie, 'sec-fetch-site': 'same-site' },
       { cookie, origin: 'not a url' },
+      // The same host by another scheme or port is another origin.
+      { cookie, origin: `https://${host}` },
+      { cookie, origin: `http://${new URL(server.url).hostname}:1` },
+      { cookie, origin: 'null' },
     ];
     for (const headers of foreign) {
       const answer = await create('csrf', headers);
@@ -175,6 +183,30 @@ describe('browser sessions', () => {
     expect(own.status).toBe(201);
     const byKey = await create('by-key', { origin: 'https://elsewhere.example' }, server.keys.adminA);
     expect(byKey.status).toBe(201);
+  });
+
+  it('accept cookie writes from a public origin a proxy serves the pages at, and refuse a malformed one at start', async () => {
+    const proxied = await startTestServer(store, {
+      sessionSecret: SECRET,
+      publicOrigins: ['https://chat.example.com'],
+    });
+    try {
+      const { cookie } = await login(proxied.keys.adminA, {}, proxied);
+      const create = (id: string, origin: string) =>
+        proxied.call('POST', '/sessions', {
+          body: { id },
+          headers: { cookie, origin, 'sec-fetch-site': 'same-origin' },
+        });
+      expect((await create('via-proxy', 'https://chat.example.com')).status).toBe(201);
+      expect((await create('other-port', 'https://chat.example.com:8443')).status).toBe(403);
+      expect((await create('plain-http', 'http://chat.example.com')).status).toBe(403);
+    } finally {
+      await proxied.close();
+    }
+    await expect(startTestServer(store, { publicOrigins: ['https://chat.example.com/'] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('Public origin') as unknown as string,
+    });
   });
 
   it('end with DELETE /auth/session, which clears the cookie', async () => {

@@ -67,6 +67,7 @@ export async function startTestServer(
     stateKey?: string;
     sessionSecret?: string;
     corsOrigins?: readonly string[];
+    publicOrigins?: readonly string[];
     /** The agents turns run (none: turns answer 501). */
     agents?: readonly ServerAgent[];
     defaultAgentId?: string;
@@ -95,6 +96,7 @@ export async function startTestServer(
     ...(options.stateKey === undefined ? {} : { stateKey: options.stateKey }),
     ...(options.sessionSecret === undefined ? {} : { sessionSecret: options.sessionSecret }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
+    ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
     ...(options.defaultAgentId === undefined ? {} : { defaultAgentId: options.defaultAgentId }),
     ...(options.prices === undefined ? {} : { prices: options.prices }),

@@ -23,6 +23,7 @@ interface ServeOptions {
   readonly maxBodyBytes?: number;
   readonly eventPollMs?: number;
   readonly corsOrigin?: string[];
+  readonly publicOrigin?: string[];
   readonly prices?: string;
   readonly contextWindow?: number;
   readonly web: boolean;
@@ -131,6 +132,10 @@ export const serve = defineCommand('serve', (command) =>
     )
     .option('--cors-origin <origin...>', 'origins whose pages may call the API (CORS; default: none)')
     .option(
+      '--public-origin <origin...>',
+      "origins this server's pages are served from through a proxy (https://chat.example.com for one that terminates TLS): browser-session writes must come from one of them or from the address the request reached",
+    )
+    .option(
       '--prices <file>',
       'model prices per million tokens, as JSON: {"currency":"USD","models":{"gpt-4.1-mini":{"input":0.4,"output":1.6}}} ("*" prices any other model); session stats then show the cost',
     )
@@ -172,6 +177,7 @@ export const serve = defineCommand('serve', (command) =>
           ...(options.eventPollMs === undefined ? {} : { eventPollMs: options.eventPollMs }),
           ...(sessionSecret === undefined || sessionSecret === '' ? {} : { sessionSecret }),
           ...(options.corsOrigin === undefined ? {} : { corsOrigins: options.corsOrigin }),
+          ...(options.publicOrigin === undefined ? {} : { publicOrigins: options.publicOrigin }),
           ...(prices === undefined ? {} : { prices }),
           ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
           ...(options.web ? {} : { web: false as const }),

@@ -58,21 +58,16 @@ export function principalOfRequest(c: Context, keys: KeyRing, signer: SessionSig
 /**
  * Refuses a cookie-borne request that changes something when it did not come from the server's
  * own pages (cross-site request forgery): SameSite=Strict already keeps the cookie off cross-site
- * requests; this also covers browsers and subdomains that SameSite does not.
+ * requests; this also covers browsers and subdomains that SameSite does not. `Origin` must equal
+ * the server's own origin — scheme, host and port, as the request reached it — or one of
+ * `publicOrigins` (the origins of a proxy in front of it, e.g. one that terminates TLS).
  */
-function checkSameOrigin(c: Context): void {
+function checkSameOrigin(c: Context, publicOrigins: ReadonlySet<string>): void {
   if (SAFE_METHODS.has(c.req.method)) return;
   const site = c.req.header('sec-fetch-site');
   const origin = c.req.header('origin');
-  let sameHost = true;
-  if (origin !== undefined) {
-    try {
-      sameHost = new URL(origin).host === c.req.header('host');
-    } catch {
-      sameHost = false;
-    }
-  }
-  if ((site !== undefined && site !== 'same-origin' && site !== 'none') || !sameHost)
+  const sameOrigin = origin === undefined || origin === new URL(c.req.url).origin || publicOrigins.has(origin);
+  if ((site !== undefined && site !== 'same-origin' && site !== 'none') || !sameOrigin)
     throw new ForbiddenError('A browser session may change data only from this server’s own pages');
 }
 
@@ -81,6 +76,7 @@ export function authenticate(
   store: SessionStore,
   keys: KeyRing | undefined,
   signer: SessionSigner,
+  publicOrigins: ReadonlySet<string> = new Set(),
 ): MiddlewareHandler<ServerEnv> {
   // One view per key, kept: what a view keeps in process (recall's index) lasts across requests.
   const views = new Map<string, SessionStore>();
@@ -106,7 +102,7 @@ export function authenticate(
       throw new UnauthorizedError(
         'This server needs an API key: Authorization: Bearer KEY, or X-Api-Key: KEY (or a browser session: POST /auth/session)',
       );
-    if (found.via === 'cookie') checkSameOrigin(c);
+    if (found.via === 'cookie') checkSameOrigin(c, publicOrigins);
     c.set('principal', found.principal);
     c.set('store', viewOf(found.principal));
     return next();
