@@ -123,9 +123,32 @@ function checkOrigins(origins: readonly string[], what: string): readonly string
  * answer in the one shape; anything else as it is.
  */
 function fromFramework(error: unknown): unknown {
+  if (isBodyStreamError(error))
+    return new InvalidInputError(
+      'INVALID_ARGUMENT',
+      'The request body could not be read: its chunked encoding is malformed or the client reset the connection',
+      { cause: error },
+    );
   if (!(error instanceof HTTPException) || error.status >= 500) return error;
   const code = error.status === 413 ? 'TOO_LARGE' : error.status === 404 ? 'NOT_FOUND' : 'INVALID_ARGUMENT';
   return new InvalidInputError(code, error.message === '' ? `HTTP ${error.status}` : error.message, { cause: error });
+}
+
+/**
+ * An error of the request's own body stream, as Node raises it while a handler reads the body:
+ * `aborted` (ECONNRESET) when the parser gave up on a bad chunk or the client hung up, a parser
+ * error (`HPE_*`), or a stream closed early. The client's fault, not the server's: a 400 in the
+ * log and the metrics (Node has already answered 400 on the socket). Store drivers wrap their own
+ * connection errors in typed errors, so a raw one here is the request's.
+ */
+function isBodyStreamError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return (
+    (code === 'ECONNRESET' && error.message === 'aborted') ||
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    (typeof code === 'string' && code.startsWith('HPE_'))
+  );
 }
 
 /** The title and version the OpenAPI document gives. */
