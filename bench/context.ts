@@ -239,7 +239,13 @@ async function runConversation(
     outputTokens: sum(answered.map((record) => record.outputTokens)),
     referenceTokens,
     // Turns as the tool gave them: the one output larger than the whole window is left out (no window holds it).
-    ...ceilingOf(turns.filter((tokens) => tokens < limit), answered.length, failed, systemTokens, limit),
+    ...ceilingOf(
+      turns.filter((tokens) => tokens < limit),
+      answered.length,
+      failed,
+      systemTokens,
+      limit,
+    ),
     elapsedMs: now() - start,
   };
 }
@@ -336,7 +342,7 @@ export async function runContextBench(): Promise<SuiteReport> {
     `Each conversation runs ${TURNS} turns on a fresh memory store and a fresh simulator (empty cache). The model is \`sim-8k\`, \`sim-32k\` or \`sim-128k\` (limits ${Object.values(SIMULATED_CONTEXT_LIMITS).map(formatCount).join(', ')} tokens); the configuration's \`limit\` is that number. For every user message the simulated agent calls \`read_document\` for 2–3 sequential rounds (drawn from the message, seeded), then answers in text; each output is 300–1,300 tokens of prose, code and JSON lines, and turn ${HUGE_TURN}'s first output is 1.5 × the limit (larger than the whole window). No output limit is sent, so a prompt overflows when the simulator's count of it exceeds the limit.`,
     'A turn that throws is a failed turn (the error codes are in brackets) and the conversation goes on with the next user message, as a user retrying with a new message would; a failed turn stores nothing. "Calls refused for overflow" are requests the simulator answered with the 400 `context_length_exceeded` body: each is a model call that bought nothing (they are the extra calls overflow costs). A conversation whose every turn fails resends the same history each time, so its cached share is high and means nothing.',
     "Prompt tokens are the simulator's count of the answered calls (what the provider bills and reports as `prompt_tokens`); the cached share is its `cached_tokens` over them: OpenAI's automatic prefix caching, prompts of 1,024 tokens or more, the longest prefix shared with any earlier prompt (system, tools, then the messages in order) in 128-token steps, with no expiry.",
-    '"Most any window could cache" is an upper bound on the cached share of any way of choosing what to send (not only chatstate\'s) on the same conversation, from its measured figures: each turn adds d tokens (the stored turns\' mean by the simulator\'s count, the one output larger than the window left out) that must be sent uncached once, in n answered calls a turn, under the limit with S tokens of system prompt and tools. Between two moves of the window\'s start the prompt grows to at most the limit, and a move leaves everything after the system prompt uncached once; the best cycle then grows from nothing to the limit, and the uncached share is at least 2d / (n × (S + limit)). The bound lets every prompt reach the limit and keeps no room for the turn in flight, so no window reaches it. It is – where turns failed.',
+    "\"Most any window could cache\" is an upper bound on the cached share of any way of choosing what to send (not only chatstate's) on the same conversation, from its measured figures: each turn adds d tokens (the stored turns' mean by the simulator's count, the one output larger than the window left out) that must be sent uncached once, in n answered calls a turn, under the limit with S tokens of system prompt and tools. Between two moves of the window's start the prompt grows to at most the limit, and a move leaves everything after the system prompt uncached once; the best cycle then grows from nothing to the limit, and the uncached share is at least 2d / (n × (S + limit)). The bound lets every prompt reach the limit and keeps no room for the turn in flight, so no window reaches it. It is – where turns failed.",
     '"÷ least that holds the window" is the prompt tokens sent over the sum, for the same answered calls, of the least prompt that holds the window\'s content: the system prompt and tools, the turn so far, and the newest earlier whole turns of the conversation (every turn that succeeded, never compacted) that fit the limit, all by the simulator\'s count. A configuration that sends the newest turns up to the limit scores about 1×; one that cuts to a lower mark scores below 1× between cuts; a whole history over the limit is refused and counts nothing.',
     `Time per conversation: ${times.join('; ')}.`,
   ];

@@ -14,7 +14,7 @@ import type { StateKey } from '../state/types.js';
 import type { SessionStore } from '../store/session-store-types.js';
 import { AgentSet, type ServerAgent } from './agents/server-agent.js';
 import type { KeyRing } from './auth/api-keys.js';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, requireMetricsKey } from './auth/authenticate.js';
 import { SessionSigner } from './auth/browser-session.js';
 import { ChangeHub, followChanges } from './change-hub.js';
 import type { ServerEnv } from './env.js';
@@ -83,6 +83,11 @@ export interface ServerAppOptions {
    * other origin are refused. @default none: only the scheme, host and port the request reached
    */
   readonly publicOrigins?: readonly string[];
+  /**
+   * The key `/metrics` asks for (16 characters or more, no spaces; an admin key of the ring also opens it).
+   * @default none: `/metrics` answers anyone who can reach it — expose it to the scraper only
+   */
+  readonly metricsKey?: string;
   /** Prices of model calls by model (`checkPrices` reads them from JSON): session stats then give the cost. */
   readonly prices?: Prices;
   /** The context window token timelines are drawn against, unless a session's `metadata.contextWindow` says. @default 128000 */
@@ -184,6 +189,9 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   if (!Number.isSafeInteger(contextWindow) || contextWindow < 1)
     throw new InvalidInputError('INVALID_ARGUMENT', `contextWindow must be a positive integer of tokens`);
   const prices = options.prices === undefined ? undefined : checkPrices(options.prices);
+  // Sent as `Authorization: Bearer KEY`, so no whitespace.
+  if (options.metricsKey !== undefined && !/^\S{16,}$/.test(options.metricsKey))
+    throw new InvalidInputError('INVALID_ARGUMENT', 'metricsKey must be 16 characters or more, without spaces');
   app.use('*', requestLog(log));
   app.use('*', metrics.middleware());
   app.use('*', securityHeaders());
@@ -248,14 +256,19 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
-  // Operational only (no tenant labels): expose it to the scraper, not to the internet.
+  // Operational only (no tenant labels): expose it to the scraper, not to the internet, or set a key.
+  if (options.metricsKey !== undefined) app.use('/metrics', requireMetricsKey(options.metricsKey, options.keys));
   app.openapi(
     createRoute({
       method: 'get',
       path: '/metrics',
       tags: ['operations'],
       summary: 'Prometheus metrics: requests, latency, store errors',
-      responses: { 200: { description: 'The exposition text', content: { 'text/plain': { schema: z.string() } } } },
+      description: 'Needs the metrics key or an admin key when the server has a metrics key.',
+      responses: {
+        200: { description: 'The exposition text', content: { 'text/plain': { schema: z.string() } } },
+        401: { description: 'The server has a metrics key and the request showed neither it nor an admin key' },
+      },
     }),
     async (c) => {
       const { text, contentType } = await metrics.exposition();

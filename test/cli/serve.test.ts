@@ -1,7 +1,7 @@
 /**
  * `chatstate keys` and `chatstate serve` as real processes: a key made by `keys add` opens its
  * tenant on a served store; no key is a 401; SIGTERM stops the server with exit 0; without keys
- * the server refuses a non-loopback address (usage error, exit 2); the web session browser is
+ * the server refuses a non-loopback address (usage error, exit 2); `--metrics-key` guards /metrics; the web session browser is
  * served at / (with prices and a context window), or not with --no-web.
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -79,11 +79,15 @@ describe('chatstate keys and serve', () => {
     await runCli(['import', '-', '--from', 'openaiChat', '--id', 'local-1', '--store', store], {
       input: JSON.stringify([{ role: 'user', content: 'hi' }]),
     });
-    const server = await serve(['--store', store]);
+    const metricsKey = 'scraper-key-0123456789';
+    const server = await serve(['--store', store, '--metrics-key', metricsKey]);
     try {
       const read = await fetch(`${server.url}/sessions/local-1`);
       expect(read.status).toBe(200);
       expect(((await read.json()) as { id: string }).id).toBe('local-1');
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+      const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsKey}` } });
+      expect(metrics.status).toBe(200);
     } finally {
       expect((await server.stop()).code).toBe(0);
     }

@@ -270,6 +270,27 @@ describe('the chatstate HTTP API', () => {
     expect(metrics.text).not.toContain('tenant-a');
   });
 
+  it('asks for the metrics key or an admin key at /metrics once a metrics key is set', async () => {
+    const metricsKey = 'the-scraper-key-of-sixteen-or-more';
+    const guarded = await startTestServer(store, { metricsKey });
+    try {
+      const status = async (headers: Record<string, string>) =>
+        (await guarded.call('GET', '/metrics', { headers })).status;
+      expect(await status({})).toBe(401);
+      expect(await status({ authorization: `Bearer ${guarded.keys.memberA}` })).toBe(401);
+      expect(await status({ authorization: `Bearer ${metricsKey.slice(0, -1)}` })).toBe(401);
+      expect(await status({ authorization: `Bearer ${metricsKey}` })).toBe(200);
+      expect(await status({ 'x-api-key': guarded.keys.adminB })).toBe(200);
+      const byKey = await guarded.call('GET', '/metrics', { headers: { 'x-api-key': metricsKey } });
+      expect(byKey.status).toBe(200);
+      expect(byKey.text).toContain('chatstate_http_requests_total');
+    } finally {
+      await guarded.close();
+    }
+    for (const bad of ['short', 'sixteen chars with spaces'])
+      await expect(startTestServer(store, { metricsKey: bad })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+
   it('logs one JSON line per request with its request id, and echoes a sane X-Request-Id', async () => {
     const answer = await server.call('GET', '/healthz', { headers: { 'x-request-id': 'trace-42' } });
     expect(answer.headers.get('x-request-id')).toBe('trace-42');

@@ -68,6 +68,7 @@ export async function startTestServer(
     sessionSecret?: string;
     corsOrigins?: readonly string[];
     publicOrigins?: readonly string[];
+    metricsKey?: string;
     /** The agents turns run (none: turns answer 501). */
     agents?: readonly ServerAgent[];
     defaultAgentId?: string;
@@ -97,6 +98,7 @@ export async function startTestServer(
     ...(options.sessionSecret === undefined ? {} : { sessionSecret: options.sessionSecret }),
     ...(options.corsOrigins === undefined ? {} : { corsOrigins: options.corsOrigins }),
     ...(options.publicOrigins === undefined ? {} : { publicOrigins: options.publicOrigins }),
+    ...(options.metricsKey === undefined ? {} : { metricsKey: options.metricsKey }),
     ...(options.agents === undefined ? {} : { agents: options.agents }),
     ...(options.defaultAgentId === undefined ? {} : { defaultAgentId: options.defaultAgentId }),
     ...(options.prices === undefined ? {} : { prices: options.prices }),

@@ -24,6 +24,7 @@ interface ServeOptions {
   readonly eventPollMs?: number;
   readonly corsOrigin?: string[];
   readonly publicOrigin?: string[];
+  readonly metricsKey?: string;
   readonly prices?: string;
   readonly contextWindow?: number;
   readonly web: boolean;
@@ -136,6 +137,10 @@ export const serve = defineCommand('serve', (command) =>
       "origins this server's pages are served from through a proxy (https://chat.example.com for one that terminates TLS): browser-session writes must come from one of them or from the address the request reached",
     )
     .option(
+      '--metrics-key <key>',
+      '/metrics then needs this key (or an admin key) as Authorization: Bearer; CHATSTATE_METRICS_KEY keeps it out of the process list (default: /metrics is open)',
+    )
+    .option(
       '--prices <file>',
       'model prices per million tokens, as JSON: {"currency":"USD","models":{"gpt-4.1-mini":{"input":0.4,"output":1.6}}} ("*" prices any other model); session stats then show the cost',
     )
@@ -166,6 +171,8 @@ export const serve = defineCommand('serve', (command) =>
         const store = await context.store(context.storeUrl, { create: true });
         const stateKey = context.io.env.CHATSTATE_STATE_KEY;
         const sessionSecret = context.io.env.CHATSTATE_SESSION_SECRET;
+        // The flag wins; the environment keeps the key out of the process list.
+        const metricsKey = options.metricsKey ?? context.io.env.CHATSTATE_METRICS_KEY;
         const running = await server.startServer({
           store,
           port: options.port,
@@ -178,6 +185,7 @@ export const serve = defineCommand('serve', (command) =>
           ...(sessionSecret === undefined || sessionSecret === '' ? {} : { sessionSecret }),
           ...(options.corsOrigin === undefined ? {} : { corsOrigins: options.corsOrigin }),
           ...(options.publicOrigin === undefined ? {} : { publicOrigins: options.publicOrigin }),
+          ...(metricsKey === undefined || metricsKey === '' ? {} : { metricsKey }),
           ...(prices === undefined ? {} : { prices }),
           ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
           ...(options.web ? {} : { web: false as const }),

@@ -6,6 +6,7 @@
  * which is why it then listens on loopback only.
  * @module
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
@@ -105,6 +106,27 @@ export function authenticate(
     if (found.via === 'cookie') checkSameOrigin(c, publicOrigins);
     c.set('principal', found.principal);
     c.set('store', viewOf(found.principal));
+    return next();
+  };
+}
+
+/** True when `presented` is `expected` (compared in constant time: a key must not leak by timing). */
+function sameSecret(presented: string, expected: string): boolean {
+  const a = Buffer.from(presented);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Middleware that lets a request through only with the metrics key or an admin key of the ring
+ * (by `Authorization: Bearer` or `X-Api-Key`): what `/metrics` needs once a metrics key is set.
+ */
+export function requireMetricsKey(metricsKey: string, keys: KeyRing | undefined): MiddlewareHandler<ServerEnv> {
+  return async (c, next) => {
+    const secret = presentedKey(c);
+    if (secret === undefined) throw new UnauthorizedError('/metrics needs the metrics key or an admin key');
+    if (!sameSecret(secret, metricsKey) && keys?.principalOf(secret)?.role !== 'admin')
+      throw new UnauthorizedError('/metrics needs the metrics key or an admin key');
     return next();
   };
 }
