@@ -4,7 +4,7 @@
  * test-only files are left out: a test may reach for anything.
  */
 const LAYERS = [
-  ['errors.ts', 'freeze.ts', 'ids.ts', 'json-position.ts', 'internal'],
+  ['errors.ts', 'bounds.ts', 'freeze.ts', 'ids.ts', 'json-position.ts', 'internal'],
   ['message'],
   ['tokens'],
   ['compaction', 'formats'],

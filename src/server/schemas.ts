@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from '@hono/zod-openapi';
+import { MAX_TTL_MS } from '../bounds.js';
 import { ERROR_CODES } from '../errors.js';
 import { ID_PATTERN } from '../ids.js';
 import { jsonObjectSchema, jsonValueSchema, messageInputSchema } from '../message/schema.js';
@@ -105,7 +106,7 @@ export const createSessionSchema = z
     messages: z.array(messageInputSchema).optional(),
     variables: z.record(z.string(), jsonValueSchema).optional(),
     metadata: jsonObjectSchema.optional(),
-    ttlMs: z.number().int().positive().optional(),
+    ttlMs: z.number().int().positive().max(MAX_TTL_MS).optional(),
   })
   .openapi('CreateSession');
 

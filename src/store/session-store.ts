@@ -4,6 +4,7 @@
  * active memory's values and full-text search.
  * @module
  */
+import { MAX_SEQ, MAX_TTL_MS } from '../bounds.js';
 import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
 import { assertOwnerId, assertValidId } from '../ids.js';
 import { BoundedMap } from '../internal/bounded-map.js';
@@ -146,7 +147,7 @@ class CoreSessionStore implements SessionStore {
     this.counter = options.counter ?? estimate;
     this.now = options.now ?? Date.now;
     if (options.defaultTtlMs !== undefined)
-      nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true });
+      nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true, max: MAX_TTL_MS });
     this.values = createValueStore(driver, this.cipher, (operation) => this.run(operation));
     const search = driver.searchText?.bind(driver);
     this.expiryInCommit = driver.capabilities?.expiryInCommit === true;
@@ -401,7 +402,7 @@ class CoreSessionStore implements SessionStore {
     if (session.agentId !== undefined) assertOwnerId(session.agentId, 'agentId');
     let expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
-    if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true });
+    if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true, max: MAX_TTL_MS });
     if (options.keepUpdatedAt !== undefined && typeof options.keepUpdatedAt !== 'boolean') {
       throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: keepUpdatedAt must be a boolean`);
     }
@@ -422,10 +423,14 @@ class CoreSessionStore implements SessionStore {
     const records: Array<MessageRecord & { text?: string }> = [];
     let tokenCount = 0;
     for (const message of session.messages) {
-      const seq =
-        message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0)
-          ? message.seq
-          : Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
+      const next = Math.max(lastSeq, records.at(-1)?.seq ?? 0) + 1;
+      // A caller may skip numbers ahead, but not past MAX_SEQ: numbers after it must stay exact.
+      if (message.seq !== undefined && message.seq > next && message.seq > MAX_SEQ)
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          `${this.name}: message ${message.id} of ${session.id} gives seq ${message.seq}, above the largest a caller may give (${MAX_SEQ})`,
+        );
+      const seq = message.seq !== undefined && message.seq > (records.at(-1)?.seq ?? 0) ? message.seq : next;
       // A session holds `Message` values only: each is given its seq without being validated again.
       const withSeq = message.seq === seq ? message : storedAt(message, seq);
       messages.push(withSeq);

@@ -3,6 +3,7 @@
  * ETag/If-Match, values, errors in one shape, body limits, keys and the no-key loopback rule.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SEQ, MAX_TTL_MS } from '../../src/bounds.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { startServer } from '../../src/server/node.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
@@ -223,6 +224,26 @@ describe('the chatstate HTTP API', () => {
     expect(small.status).toBe(201);
     const health = await server.call('GET', '/healthz');
     expect(health.json).toEqual({ status: 'ok' });
+    expect((await server.call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('refuses a ttlMs or seq past its bound with 400, writes nothing, and the tenant goes on listing', async () => {
+    const key = server.keys.adminA;
+    const bodies = [
+      { id: 'far-ttl', ttlMs: Number.MAX_SAFE_INTEGER },
+      { id: 'far-ttl-2', ttlMs: MAX_TTL_MS + 1 },
+      { id: 'far-seq', messages: [{ role: 'user', content: 'x', seq: Number.MAX_SAFE_INTEGER }] },
+      { id: 'far-seq-2', messages: [{ role: 'user', content: 'x', seq: MAX_SEQ + 1 }] },
+    ];
+    for (const body of bodies) {
+      const answer = await server.call('POST', '/sessions', { key, body });
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.json).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect(await store.get(`tenant-a.${body.id}`)).toBeUndefined();
+    }
+    const longest = await server.call('POST', '/sessions', { key, body: { id: 'longest-ttl', ttlMs: MAX_TTL_MS } });
+    expect(longest.status).toBe(201);
+    expect((await server.call('GET', '/sessions', { key })).status).toBe(200);
     expect((await server.call('GET', '/readyz')).status).toBe(200);
   });
 

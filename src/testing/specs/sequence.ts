@@ -4,6 +4,7 @@
  * @module
  */
 import { expect } from 'vitest';
+import { MAX_SEQ } from '../../bounds.js';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/session-store-types.js';
@@ -68,6 +69,26 @@ export function sequenceSpec(suite: ConformanceSuite): void {
       const appended = await store.append(id, [Message.user('after truncation', { id: 'after' })]);
       expect(appended.appended[0]?.seq).toBe(17);
       expect(await seqs(store, id)).toEqual([11, 12, 17]);
+    });
+
+    spec.it('a given number above MAX_SEQ is refused before anything is written; MAX_SEQ itself goes on', async () => {
+      const store = await spec.open();
+      const id = freshId();
+      for (const seq of [MAX_SEQ + 1, Number.MAX_SAFE_INTEGER])
+        await expectCode(
+          () => store.save(Session.create({ id, messages: [Message.user('first'), Message.user('far', { seq })] })),
+          'INVALID_ARGUMENT',
+        );
+      expect(await store.get(id)).toBeUndefined();
+      // The highest number a caller may give leaves room for appends after it.
+      await store.save(Session.create({ id, messages: [Message.user('last given', { seq: MAX_SEQ })] }));
+      const appended = await store.append(id, [Message.user('after it')]);
+      expect(appended.appended[0]?.seq).toBe(MAX_SEQ + 1);
+      expect(await seqs(store, id, { afterSeq: MAX_SEQ - 1 })).toEqual([MAX_SEQ, MAX_SEQ + 1]);
+      // Numbers the store gave past it are kept by a save of what was read.
+      const read = (await store.get(id)) as Session;
+      await store.save(read.append(Message.user('saved again')));
+      expect(await seqs(store, id, { afterSeq: MAX_SEQ - 1 })).toEqual([MAX_SEQ, MAX_SEQ + 1, MAX_SEQ + 2]);
     });
 
     spec.it('numbers kept by a save stay strictly increasing', async () => {

@@ -4,6 +4,7 @@
  * @module
  */
 import { expect } from 'vitest';
+import { MAX_TTL_MS } from '../../bounds.js';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import { FakeClock, conversation, expectCode, freshId } from '../fixtures.js';
@@ -134,7 +135,16 @@ export function ttlSpec(suite: ConformanceSuite): void {
     spec.it('an invalid ttlMs fails with INVALID_ARGUMENT and stores nothing', async () => {
       const store = await spec.open();
       const id = freshId();
-      for (const ttlMs of [0, -1, 1.5, Number.NaN, '60000' as unknown as number]) {
+      // Past MAX_TTL_MS (100 years) an expiry would leave the dates a store can write.
+      for (const ttlMs of [
+        0,
+        -1,
+        1.5,
+        Number.NaN,
+        '60000' as unknown as number,
+        MAX_TTL_MS + 1,
+        Number.MAX_SAFE_INTEGER,
+      ]) {
         await expectCode(() => store.save(Session.create({ id }), { ttlMs }), 'INVALID_ARGUMENT');
       }
       expect(await store.get(id)).toBeUndefined();

@@ -1,0 +1,15 @@
+/**
+ * Bounds of the numbers a caller gives: checked where they enter (schemas of the API, the CLI and
+ * importers) and again in the core, so that no arithmetic on them — a next sequence number, an
+ * expiry time — leaves the range where it is exact and where dates exist.
+ * @module
+ */
+
+/**
+ * The largest sequence number a caller may give a message (2^48). Stores number the messages after
+ * it on from there; 2^53 − 2^48 appends later they would still be exact integers.
+ */
+export const MAX_SEQ = 2 ** 48;
+
+/** The longest retention a session may be given: 100 years, in milliseconds. */
+export const MAX_TTL_MS = 100 * 365 * 24 * 60 * 60 * 1000;
