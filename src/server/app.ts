@@ -244,7 +244,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   });
   const webDirectory = options.web === false ? undefined : (options.web ?? defaultWebDirectory());
   pageRoutes(app, webDirectory === undefined ? undefined : readWebAssets(webDirectory));
-  healthRoutes(app, options.store);
+  healthRoutes(app, options.store, log);
   authRoutes(app, options.keys, signer);
   sessionRoutes(app);
   messageRoutes(app);

@@ -236,6 +236,15 @@ export interface ValueDriver {
   ): Promise<void>;
 }
 
+/**
+ * Capability: a readiness check that reads no session. Without it the core reads the head of an id
+ * no session has; a backend that spreads its data (Redis Cluster) checks every part it needs.
+ */
+export interface PingDriver {
+  /** Resolves when the backend answers; a typed error when it does not. */
+  ping(probeId: string): Promise<void>;
+}
+
 /** Capability: the backend's own full-text search over indexed message text (with `capabilities.fullTextSearch`). */
 export interface TextSearchDriver {
   /** Hits for `query` (already checked by the core), best first. */
@@ -250,7 +259,8 @@ export type AnyStoreDriver = SessionDriver &
   Partial<PurgeDriver> &
   Partial<ValueDriver> &
   Partial<TextSearchDriver> &
-  Partial<ChangeFeedDriver>;
+  Partial<ChangeFeedDriver> &
+  Partial<PingDriver>;
 
 /**
  * The full driver: the session primitives with purge and values, and full-text search when
@@ -261,6 +271,8 @@ export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver {
   searchText?(query: TextSearchQuery): Promise<TextSearchHit[]>;
   /** The shared change feed (Postgres, Redis); see `ChangeFeedDriver`. */
   watchChanges?: ChangeFeedDriver['watchChanges'];
+  /** A readiness check of every part of the backend; see `PingDriver`. */
+  ping?: PingDriver['ping'];
 }
 
 /** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */

@@ -243,6 +243,8 @@ export interface SessionStore {
   delete(id: string): Promise<boolean>;
   /** Deletes expired sessions; returns how many. */
   purgeExpired(): Promise<number>;
+  /** Resolves when the backend answers a read, reading no stored session (for readiness probes). */
+  ping(): Promise<void>;
   /**
    * Active memory's durable values (user, agent, app and session scopes). Over a driver without the
    * values capability every call is refused with `UNSUPPORTED` (`UnsupportedError`).

@@ -117,6 +117,9 @@ function recoveryOf(current: HeadRecord | undefined, session: Session): { recove
   return notices.length === 0 ? {} : { recovery: notices };
 }
 
+/** The id a readiness probe reads: no tenant's id can be it (tenant ids are lowercase), and no session is expected under it. */
+const PROBE_ID = 'Chatstate_readiness_probe';
+
 class CoreSessionStore implements SessionStore {
   readonly name: string;
   private readonly cipher: RecordCipher;
@@ -229,6 +232,14 @@ class CoreSessionStore implements SessionStore {
 
   private live(head: HeadRecord | undefined): head is HeadRecord {
     return head !== undefined && !isExpired(head.expiresAt, this.now());
+  }
+
+  /** Resolves when the driver answers a read of an id no session has (tenant ids are lowercase, this one is not). */
+  async ping(): Promise<void> {
+    await this.run(async () => {
+      if (this.driver.ping !== undefined) await this.driver.ping(PROBE_ID);
+      else await this.driver.readHead(PROBE_ID);
+    });
   }
 
   /** The one "closed" check of every store: drivers guard only their own resources. */

@@ -137,6 +137,10 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
             checkOpen,
           }),
         }),
+    async ping() {
+      checkOpen();
+      await store.ping();
+    },
     // A view owns nothing: it stops answering, and the store it looks through stays open for whoever opened it.
     async close() {
       closed = true;

@@ -7,6 +7,7 @@ import { MAX_SEQ, MAX_TTL_MS } from '../../src/bounds.js';
 import { memoryStore } from '../../src/stores/memory.js';
 import { startServer } from '../../src/server/node.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
+import { wrappedStore } from '../support/wrapped-store.js';
 import { startTestServer, type TestServer } from './server-harness.js';
 
 let store: SessionStore;
@@ -245,6 +246,26 @@ describe('the chatstate HTTP API', () => {
     expect(longest.status).toBe(201);
     expect((await server.call('GET', '/sessions', { key })).status).toBe(200);
     expect((await server.call('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('answers /readyz from the store itself, never from a session, and names nothing stored when not ready', async () => {
+    const broken = () => Promise.reject(new Error('the row of session "tenant-b.private-1" is damaged'));
+    const damaged = await startTestServer(wrappedStore(store, { list: broken, get: broken, load: broken }));
+    try {
+      expect((await damaged.call('GET', '/readyz')).status).toBe(200);
+    } finally {
+      await damaged.close();
+    }
+    const down = await startTestServer(wrappedStore(store, { ping: broken }));
+    try {
+      const answer = await down.call('GET', '/readyz');
+      expect(answer.status).toBe(503);
+      expect(answer.json).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(answer.text).not.toContain('private-1');
+      expect(down.logs.some((line) => line.level === 'warn' && String(line.message).includes('private-1'))).toBe(true);
+    } finally {
+      await down.close();
+    }
   });
 
   it("recalls a user's messages, best first, only within the key's tenant and user", async () => {

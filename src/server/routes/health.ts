@@ -1,11 +1,13 @@
 /**
- * `/healthz` (the process answers) and `/readyz` (the store answers a one-row list in time).
+ * `/healthz` (the process answers) and `/readyz` (the store answers a read in time, reading no session:
+ * a keyless answer must name nothing stored, and no damaged session may make the server unready).
  * @module
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { UnavailableError, errorMessage } from '../../errors.js';
 import type { SessionStore } from '../../store/session-store-types.js';
 import type { ServerEnv } from '../env.js';
+import type { LogLine } from '../request-log.js';
 import { errors, json } from './common.js';
 
 /** How long `/readyz` waits for the store. */
@@ -14,7 +16,7 @@ const READY_TIMEOUT_MS = 2_000;
 const status = z.object({ status: z.literal('ok') }).openapi('Status');
 
 /** Registers the health routes (no key needed: they reveal nothing but liveness). */
-export function healthRoutes(app: OpenAPIHono<ServerEnv>, store: SessionStore): void {
+export function healthRoutes(app: OpenAPIHono<ServerEnv>, store: SessionStore, log: (line: LogLine) => void): void {
   app.openapi(
     createRoute({
       method: 'get',
@@ -37,16 +39,15 @@ export function healthRoutes(app: OpenAPIHono<ServerEnv>, store: SessionStore): 
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
-          store.list({ limit: 1 }),
+          store.ping(),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error(`no answer in ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
           }),
         ]);
       } catch (error) {
-        throw new UnavailableError(`${store.name} is not ready: ${errorMessage(error)}`, {
-          store: store.name,
-          reason: 'NOT_READY',
-        });
+        // Why goes to the log: the answer is keyless, so it says nothing the store said.
+        log({ level: 'warn', requestId: c.var.requestId, message: `not ready: ${errorMessage(error)}` });
+        throw new UnavailableError(`${store.name} is not ready`, { store: store.name, reason: 'NOT_READY' });
       } finally {
         clearTimeout(timer);
       }

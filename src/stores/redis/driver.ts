@@ -188,6 +188,13 @@ export class RedisDriver implements StoreDriver {
     );
   }
 
+  /** Reads `probeId`'s head in every bucket: on a cluster, every master that holds sessions answers. */
+  ping(probeId: string): Promise<void> {
+    return this.track(async () => {
+      await Promise.all(this.layout.bases.map((base) => this.run(SCRIPTS.readHead, base, [probeId], 'read')));
+    });
+  }
+
   readAll(id: string): Promise<{ head: HeadRecord; messages: MessageRecord[] } | undefined> {
     return this.track(async () => {
       const reply = await this.run(SCRIPTS.readAll, this.layout.sessionBase(id), [id], 'read');
