@@ -76,6 +76,14 @@ const point = z.object({
   added: z.number(),
   toolCalls: count,
   toolTokens: z.number(),
+  usage: z
+    .object({ calls: count, inputTokens: z.number(), cachedInputTokens: z.number() })
+    .optional()
+    .openapi({
+      description:
+        'Measured usage of the model calls whose replies the turn holds (cachedInputTokens / inputTokens is its cached share); ' +
+        'on a downsampled point, summed over its whole bucket of turns. Absent when none has usage, and on compaction points',
+    }),
 });
 
 const mark = z.object({
@@ -113,11 +121,7 @@ export const timelineSchema = z
 
 /** Query of `GET /sessions/{id}/timeline`. */
 export const timelineQuerySchema = z.object({
-  points: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TIMELINE_POINTS)
-    .optional()
-    .openapi({ description: 'Most points (turns); more turns are downsampled, each bucket keeping its peak' }),
+  points: z.coerce.number().int().min(1).max(MAX_TIMELINE_POINTS).optional().openapi({
+    description: 'Most points (turns); more turns are downsampled, each bucket keeping its peak (and its summed usage)',
+  }),
 });

@@ -119,6 +119,70 @@ describe('tokenTimeline', () => {
     expect(timeline.seqRuns).toEqual([[1, 2000]]);
   });
 
+  it('gives each turn the usage of its replies’ calls, none for a turn without, none for a compaction', () => {
+    const reply = (text: string, inputTokens: number, cachedInputTokens?: number): Message =>
+      Message.assistant(text, {
+        metadata: {
+          usage: { model: 'm', inputTokens, outputTokens: 5, ...(cachedInputTokens ? { cachedInputTokens } : {}) },
+        },
+      });
+    let session = Session.create({ messages: [Message.system('rules')] });
+    session = session.append(Message.user('first'), reply('calling', 1000), reply('done', 1200, 900));
+    session = session.append(Message.user('second'), Message.assistant('no usage kept'));
+    // Usage on a user message is not a call's: it is not read.
+    session = session.append(
+      Message.user('third', { metadata: { usage: { inputTokens: 50 } } }),
+      reply('cached', 2000, 1800),
+    );
+    session = session.compact(compaction.slidingWindow({ turns: 2 }), { force: true }).session;
+    session = session.append(Message.user('fourth'), reply('after', 400, 0));
+    const timeline = tokenTimeline(session.history, session.metadata, { counter: estimate });
+    const turns = timeline.points.filter((point) => point.kind === 'turn');
+    expect(turns.map((point) => point.usage)).toEqual([
+      undefined,
+      { calls: 1, inputTokens: 2000, cachedInputTokens: 1800 },
+      { calls: 1, inputTokens: 400, cachedInputTokens: 0 },
+    ]);
+    expect(turns[0]).not.toHaveProperty('usage');
+    const compacted = timeline.points.filter((point) => point.kind !== 'turn');
+    expect(compacted.length).toBeGreaterThan(0);
+    for (const point of compacted) expect(point).not.toHaveProperty('usage');
+    // Before the compaction: the first turn, its two calls summed.
+    const whole = tokenTimeline(
+      [Message.user('first'), reply('calling', 1000), reply('done', 1200, 900)],
+      {},
+      { counter: estimate },
+    );
+    expect(whole.points[0]?.usage).toEqual({ calls: 2, inputTokens: 2200, cachedInputTokens: 900 });
+  });
+
+  it('gives a downsampled point the usage of its whole bucket, not of the turn it keeps', () => {
+    /** Turns whose reply has usage (100 input tokens, `i` cached) when `measured(i)`. */
+    const turns = (count: number, measured: (i: number) => boolean): Message[] =>
+      Array.from({ length: count }, (_, i) => [
+        Message.user(`question ${i}`),
+        Message.assistant(
+          `answer ${i}`,
+          measured(i) ? { metadata: { usage: { inputTokens: 100, cachedInputTokens: i } } } : {},
+        ),
+      ]).flat();
+    // Buckets of 4 turns (0–3, 4–7, 8–9), each keeping its peak (its last: the context only grows); every third turn without usage.
+    const timeline = tokenTimeline(numbered(turns(10, (i) => i % 3 !== 2)), {}, { counter: estimate, maxPoints: 3 });
+    expect(timeline.downsampled).toBe(true);
+    expect(timeline.points.map((point) => [point.turn, point.usage])).toEqual([
+      [3, { calls: 3, inputTokens: 300, cachedInputTokens: 0 + 1 + 3 }],
+      [7, { calls: 3, inputTokens: 300, cachedInputTokens: 4 + 6 + 7 }],
+      [9, { calls: 1, inputTokens: 100, cachedInputTokens: 9 }],
+    ]);
+    // A bucket none of whose turns has usage carries none.
+    const early = tokenTimeline(numbered(turns(4, (i) => i < 2)), {}, { counter: estimate, maxPoints: 2 });
+    expect(early.points.map((point) => point.usage)).toEqual([
+      { calls: 2, inputTokens: 200, cachedInputTokens: 1 },
+      undefined,
+    ]);
+    expect(early.points[1]).not.toHaveProperty('usage');
+  });
+
   it.each([0, MAX_TIMELINE_POINTS + 1, 1.5])('refuses maxPoints %s with INVALID_ARGUMENT', (maxPoints) => {
     expect(() => tokenTimeline([], {}, { counter: estimate, maxPoints })).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }) as ChatstateError,

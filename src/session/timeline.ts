@@ -2,7 +2,8 @@
  * `tokenTimeline`: how a session's context grew over its life — tokens by category at the end of
  * each turn it holds, and before and after each compaction (from the compaction log, also for
  * compactions whose messages are long gone), summaries, cuts the log does not explain (gaps in the
- * sequence numbers), and tool-heavy turns. Points stand at sequence numbers (`x`), which only grow
+ * sequence numbers), tool-heavy turns, and the measured usage of each turn's model calls (how much of
+ * their input the provider's cache served). Points stand at sequence numbers (`x`), which only grow
  * over a session's life, so the chart shows every rise and every drop in order. Downsampled to a
  * bounded number of points, so a 100k-message session gives an answer as small as a short one.
  * @module
@@ -12,6 +13,7 @@ import type { Message } from '../message/message.js';
 import { CATEGORIES, type Category, type JsonObject } from '../message/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { compactionLog, type CategoryTokens } from './compaction-log.js';
+import { messageUsage, type UsageCounts } from './usage-totals.js';
 
 /** Points a timeline gives at most unless asked otherwise. */
 export const DEFAULT_TIMELINE_POINTS = 600;
@@ -34,6 +36,9 @@ const HEAVY_TOKENS = 200;
 
 /** Tokens by category. */
 export type TokensByCategory = Readonly<Record<Category, number>>;
+
+/** Measured usage of the model calls of a turn (or of a downsampled point's bucket of turns). */
+export type TurnUsage = Pick<UsageCounts, 'calls' | 'inputTokens' | 'cachedInputTokens'>;
 
 /**
  * One point of the timeline: the end of a turn (a user message and what followed it; the first
@@ -59,6 +64,13 @@ export interface TimelinePoint {
   readonly toolCalls: number;
   /** Tokens of the tool results the turn added. */
   readonly toolTokens: number;
+  /**
+   * Measured usage of the model calls whose replies the turn holds (`metadata.usage`), so a client
+   * can show the cached share of their input. On a downsampled point it is the sum over every turn
+   * of its bucket, not the kept turn's alone: the share it gives is the bucket's. Absent when no
+   * reply it covers has usage, and on compaction points.
+   */
+  readonly usage?: TurnUsage;
 }
 
 /** Where the history was compacted. */
@@ -94,7 +106,10 @@ export interface TokenTimeline {
   readonly counter: string;
   readonly messageCount: number;
   readonly turnCount: number;
-  /** One point per turn (or per bucket of turns, its largest, when `downsampled`) and two per compaction, by `x`. */
+  /**
+   * One point per turn (or per bucket of turns, its largest with the bucket's summed usage, when
+   * `downsampled`) and two per compaction, by `x`.
+   */
   readonly points: readonly TimelinePoint[];
   readonly downsampled: boolean;
   readonly marks: readonly TimelineMark[];
@@ -118,6 +133,19 @@ export interface TimelineOptions {
 export interface HistoryLike {
   readonly length: number;
   at(index: number): Message | undefined;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function noUsage(): Mutable<TurnUsage> {
+  return { calls: 0, inputTokens: 0, cachedInputTokens: 0 };
+}
+
+/** Adds `usage` of `calls` calls (one reply's, or a turn's) to `sum`. */
+function addUsage(sum: Mutable<TurnUsage>, usage: Omit<TurnUsage, 'calls'>, calls: number): void {
+  sum.calls += calls;
+  sum.inputTokens += usage.inputTokens;
+  sum.cachedInputTokens += usage.cachedInputTokens;
 }
 
 function zero(): Record<Category, number> {
@@ -146,17 +174,24 @@ function scan(history: HistoryLike, counter: TokenCounter) {
   const seqRuns: Array<[number, number]> = [];
   const gaps: Array<{ index: number; removed: number }> = [];
   const summaries: Array<{ index: number; count: number }> = [];
+  // By turn, as `starts`: undefined until a reply of the turn has usage.
+  const usage: Array<Mutable<TurnUsage> | undefined> = [];
   let previousSeq: number | undefined;
   let seenUser = false;
   for (let i = 0; i < n; i++) {
     const message = history.at(i) as Message;
     // A turn starts at a user message; what comes before the first one belongs to the first turn.
-    if (i === 0 || (message.role === 'user' && seenUser)) starts.push(i);
+    if (i === 0 || (message.role === 'user' && seenUser)) {
+      starts.push(i);
+      usage.push(undefined);
+    }
     if (message.role === 'user') seenUser = true;
     sums[message.category] += counter.countMessage(message);
     CATEGORIES.forEach((category, c) => (prefix[i * 4 + c] = sums[category]));
     ids.set(message.id, i);
     calls[i] = message.toolCalls?.length ?? 0;
+    const measured = messageUsage(message);
+    if (measured !== undefined) addUsage((usage[starts.length - 1] ??= noUsage()), measured, 1);
     if (message.metadata.summary === true && message.category === 'context') {
       const count = message.metadata.summarizedCount;
       summaries.push({ index: i, count: typeof count === 'number' ? count : 0 });
@@ -172,7 +207,7 @@ function scan(history: HistoryLike, counter: TokenCounter) {
       gaps.push({ index: i - 1, removed: seq - previousSeq - 1 });
     previousSeq = seq;
   }
-  return { prefix, starts, ids, calls, xs, seqRuns, gaps, summaries };
+  return { prefix, starts, ids, calls, xs, seqRuns, gaps, summaries, usage };
 }
 
 function prefixAt(prefix: Float64Array, index: number): Record<Category, number> {
@@ -209,7 +244,7 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
     );
   const { counter } = options;
   const n = history.length;
-  const { prefix, starts, ids, calls, xs, seqRuns, gaps, summaries } = scan(history, counter);
+  const { prefix, starts, ids, calls, xs, seqRuns, gaps, summaries, usage } = scan(history, counter);
   const log = compactionLog(metadata);
   // Where each logged compaction happened: after its newest message, when that one is still stored.
   const logged = log.map((entry) => ({
@@ -238,6 +273,7 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
     const beforeTurn = prefixAt(prefix, index - 1);
     let toolCalls = 0;
     for (let i = index; i <= end; i++) toolCalls += calls[i] as number;
+    const measured = usage[t];
     turns.push({
       x: xs[end] as number,
       kind: 'turn',
@@ -249,6 +285,7 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
       added: total(inTurn) - total(beforeTurn),
       toolCalls,
       toolTokens: inTurn.tool_output - beforeTurn.tool_output,
+      ...(measured === undefined ? {} : { usage: measured }),
     });
   }
 
@@ -344,22 +381,25 @@ export function tokenTimeline(history: HistoryLike, metadata: JsonObject, option
   };
 }
 
-/** At most `max` points: each bucket of consecutive turns keeps its largest, so peaks survive. */
+/**
+ * At most `max` points: each bucket of consecutive turns keeps its largest, so peaks survive, with
+ * the usage of the whole bucket (so the cached share it shows is the bucket's).
+ */
 function downsample(turns: readonly TimelinePoint[], max: number): TimelinePoint[] {
   if (turns.length <= max) return turns.slice();
   const size = Math.ceil(turns.length / max);
   const out: TimelinePoint[] = [];
   for (let start = 0; start < turns.length; start += size) {
-    let best = turns[start] as TimelinePoint;
     const end = Math.min(turns.length, start + size);
-    for (let i = start + 1; i < end; i++) {
+    // The newest turn is always shown: it is where the session stands now.
+    let kept = turns[end === turns.length ? end - 1 : start] as TimelinePoint;
+    let sum: Mutable<TurnUsage> | undefined;
+    for (let i = start; i < end; i++) {
       const point = turns[i] as TimelinePoint;
-      if (total(point.tokens) > total(best.tokens)) best = point;
+      if (end < turns.length && total(point.tokens) > total(kept.tokens)) kept = point;
+      if (point.usage !== undefined) addUsage((sum ??= noUsage()), point.usage, point.usage.calls);
     }
-    out.push(best);
+    out.push(sum === undefined ? kept : { ...kept, usage: sum });
   }
-  // The newest turn is always shown: it is where the session stands now.
-  const last = turns.at(-1) as TimelinePoint;
-  if (out.at(-1) !== last) out[out.length - 1] = last;
   return out;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChatstateError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { PUBLISHED_PRICES } from './published-prices.js';
-import { cachedShare, checkPrices, costOf, usageTotals } from './usage-totals.js';
+import { UNKNOWN_MODEL, cachedShare, checkPrices, costOf, messageUsage, usageTotals } from './usage-totals.js';
 
 const history = [
   Message.user('hi'),
@@ -32,6 +32,24 @@ describe('usage totals and cost', () => {
       large: { calls: 1, inputTokens: 2000, outputTokens: 50, cachedInputTokens: 0, cacheWriteInputTokens: 1500 },
       unknown: { calls: 1, inputTokens: 10, outputTokens: 0, cachedInputTokens: 0, cacheWriteInputTokens: 0 },
     });
+  });
+
+  it('reads one reply’s usage: counts that are no non-negative numbers as 0, nothing from other messages', () => {
+    expect(
+      messageUsage(
+        Message.assistant('x', {
+          metadata: { usage: { inputTokens: 7, outputTokens: -1, cachedInputTokens: 'many' } },
+        }),
+      ),
+    ).toEqual({
+      model: UNKNOWN_MODEL,
+      inputTokens: 7,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      cacheWriteInputTokens: 0,
+    });
+    expect(messageUsage(history[4] as Message)).toBeUndefined();
+    expect(messageUsage(history[5] as Message)).toBeUndefined();
   });
 
   it('prices cached input apart, falls back to "*", and lists models without a price', () => {

@@ -66,24 +66,48 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
+/** Measured usage of one model call, as kept on the reply it wrote. */
+export interface CallUsage {
+  /** The model's name (`UNKNOWN_MODEL` when the usage names none). */
+  readonly model: string;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly cacheWriteInputTokens: number;
+}
+
+/**
+ * The usage the runtime kept on `message`: an assistant reply's `metadata.usage`, counts that are
+ * not non-negative numbers read as 0; undefined for any other message or without an object there.
+ */
+export function messageUsage(message: Message): CallUsage | undefined {
+  const usage = message.role === 'assistant' ? message.metadata.usage : undefined;
+  if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return undefined;
+  const fields = usage as Readonly<Record<string, unknown>>;
+  return {
+    model: typeof fields.model === 'string' && fields.model !== '' ? fields.model : UNKNOWN_MODEL,
+    inputTokens: count(fields.inputTokens),
+    outputTokens: count(fields.outputTokens),
+    cachedInputTokens: count(fields.cachedInputTokens),
+    cacheWriteInputTokens: count(fields.cacheWriteInputTokens),
+  };
+}
+
 /** Adds up the usage the runtime kept on the replies of `history`. */
 export function usageTotals(history: { readonly length: number; at(index: number): Message | undefined }): UsageTotals {
   // A null-prototype map: model names come from providers and may be "__proto__".
   const byModel: Record<string, Mutable<UsageCounts>> = Object.create(null) as Record<string, never>;
   const all = zeroCounts();
   for (let i = 0; i < history.length; i++) {
-    const message = history.at(i) as Message;
-    const usage = message.role === 'assistant' ? message.metadata.usage : undefined;
-    if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) continue;
-    const fields = usage as Readonly<Record<string, unknown>>;
-    const model = typeof fields.model === 'string' && fields.model !== '' ? fields.model : UNKNOWN_MODEL;
-    const entry = (byModel[model] ??= zeroCounts());
+    const usage = messageUsage(history.at(i) as Message);
+    if (usage === undefined) continue;
+    const entry = (byModel[usage.model] ??= zeroCounts());
     for (const target of [entry, all]) {
       target.calls += 1;
-      target.inputTokens += count(fields.inputTokens);
-      target.outputTokens += count(fields.outputTokens);
-      target.cachedInputTokens += count(fields.cachedInputTokens);
-      target.cacheWriteInputTokens += count(fields.cacheWriteInputTokens);
+      target.inputTokens += usage.inputTokens;
+      target.outputTokens += usage.outputTokens;
+      target.cachedInputTokens += usage.cachedInputTokens;
+      target.cacheWriteInputTokens += usage.cacheWriteInputTokens;
     }
   }
   return { ...all, byModel: { ...byModel } };

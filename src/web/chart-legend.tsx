@@ -1,9 +1,11 @@
 /**
  * The token chart's legend: an entry for each thing the chart draws — the categories that hold
- * tokens, the context window line when drawn, and each kind of mark the timeline has — and none
- * for what it does not. Swatches take their colours from the same style variables as the canvas.
+ * tokens, the context window line when drawn, the cached share line when some turn has measured
+ * usage, and each kind of mark the timeline has — and none for what it does not. Swatches take
+ * their colours from the same style variables as the canvas.
  * @module
  */
+import { CACHED_SHARE_LABEL, drawsCachedShare } from './cached-share-line.js';
 import { LABELS, drawnCategories, drawnWindow } from './chart-data.js';
 import type { Timeline } from './types.js';
 
@@ -19,6 +21,7 @@ function entries(timeline: Timeline): Entry[] {
   return [
     ...drawnCategories(timeline).map((category) => ({ swatch: `cat-${category}`, label: LABELS[category] })),
     ...(drawnWindow(timeline) === undefined ? [] : [{ swatch: 'window', label: 'Context window' }]),
+    ...(drawsCachedShare(timeline) ? [{ swatch: 'cached-line', label: CACHED_SHARE_LABEL }] : []),
     ...(kinds.has('compaction') ? [{ swatch: 'compaction', label: 'Compaction (before → after)' }] : []),
     ...(kinds.has('summary') ? [{ swatch: 'summary', label: 'Summary' }] : []),
     ...(kinds.has('cut') ? [{ swatch: 'cut', label: 'Cut (messages removed)' }] : []),

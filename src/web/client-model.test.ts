@@ -2,14 +2,15 @@
  * The browser client's pure parts, run under Node: row heights (the virtualized list's offsets),
  * the window of held messages (positions ↔ sequence numbers, chunk ranges), the grouping of
  * list rows into continuation chains, the names of sessions (a knowledge session's), and the
- * cached share of a session's input.
+ * cached share of a session's input and of each turn's (the token chart's line).
  */
 import { describe, expect, it } from 'vitest';
+import { CACHED_SHARE_LABEL, cachedShareLayer, cachedShareText, drawsCachedShare } from './cached-share-line.js';
 import { MAX_CHAIN_LINKS, MAX_GROUP_FORKS, groupRows, type ListGroup } from './chains.js';
 import { Heights } from './heights.js';
 import { formatShare } from './format.js';
 import { CHUNK, MessageWindow } from './message-window.js';
-import type { Message, SessionRow } from './types.js';
+import type { Message, SessionRow, Timeline, TimelinePoint } from './types.js';
 import { cachedShareOf, shareWidth } from './usage-share.js';
 
 function message(seq: number, extra: Partial<Message> = {}): Message {
@@ -228,5 +229,51 @@ describe('the cached share', () => {
     expect(shareWidth(2800 / 6100)).toBe('45.9%');
     expect(formatShare(undefined)).toBe('–');
     expect(shareWidth(undefined)).toBe('0.0%');
+  });
+});
+
+describe('the token chart’s cached share line', () => {
+  const point = (x: number, extra: Partial<TimelinePoint> = {}): TimelinePoint => ({
+    x,
+    kind: 'turn',
+    turn: x,
+    index: x,
+    messages: 2,
+    tokens: { system: 0, context: 0, dialog: 100, tool_output: 0 },
+    added: 100,
+    toolCalls: 0,
+    toolTokens: 0,
+    ...extra,
+  });
+  const timeline = (points: TimelinePoint[]): Timeline => ({
+    id: 's',
+    version: 1,
+    counter: 'estimate',
+    messageCount: points.length * 2,
+    turnCount: points.length,
+    points,
+    downsampled: false,
+    marks: [],
+    toolHeavy: [],
+    seqRuns: [],
+  });
+  const measured = point(2, { usage: { calls: 2, inputTokens: 3100, cachedInputTokens: 2883 } });
+  const noInput = point(3, { usage: { calls: 1, inputTokens: 0, cachedInputTokens: 0 } });
+  const compaction = point(2.5, { kind: 'after-compaction' });
+
+  it('says a turn’s share of its input tokens, nothing for a point without usage or input', () => {
+    expect(cachedShareText(measured)).toBe('cached 93% of 3,100 input tokens');
+    expect(cachedShareText(point(1))).toBeUndefined();
+    expect(cachedShareText(noInput)).toBeUndefined();
+  });
+
+  it('is drawn only when some point has a share, in percent, with gaps where there is none', () => {
+    expect(drawsCachedShare(timeline([point(1), noInput]))).toBe(false);
+    expect(drawsCachedShare(timeline([point(1), measured]))).toBe(true);
+    const layer = cachedShareLayer([point(1), measured, compaction, noInput], { line: '#000', axis: '#111' });
+    expect(layer.values).toEqual([null, (2883 / 3100) * 100, null, null]);
+    expect(layer.series).toMatchObject({ label: CACHED_SHARE_LABEL, scale: layer.scaleKey, spanGaps: true });
+    expect(layer.axis).toMatchObject({ scale: layer.scaleKey, side: 1, label: CACHED_SHARE_LABEL });
+    expect(layer.scale.range).toEqual([0, 100]);
   });
 });

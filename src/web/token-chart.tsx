@@ -1,11 +1,13 @@
 /**
  * The token chart (uPlot): tokens of the context by category, stacked, turn by turn, against the
  * context window; every compaction marked with its tokens before → after, summaries and cuts
- * marked, tool-heavy turns flagged. Hovering (or the arrow keys) shows a turn; clicking (or Enter)
- * jumps to it. The points are also a table, for keyboards, screen readers and tests.
+ * marked, tool-heavy turns flagged; the cached share of each turn's input, when measured, as a
+ * line on a right axis (cached-share-line.ts). Hovering (or the arrow keys) shows a turn; clicking
+ * (or Enter) jumps to it. The points are also a table, for keyboards, screen readers and tests.
  */
 import uPlot from 'uplot';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { cachedShareLayer, cachedShareText, drawsCachedShare } from './cached-share-line.js';
 import { LABELS, drawnCategories, drawnWindow, peakOf, totalOf } from './chart-data.js';
 import { ChartLegend } from './chart-legend.js';
 import { formatCount, formatTokens, preview } from './format.js';
@@ -128,6 +130,9 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
     const categories = drawnCategories(timeline);
     const order = [...categories].reverse();
     const single = points.length === 1;
+    const share = drawsCachedShare(timeline)
+      ? cachedShareLayer(points, { line: cssVar('--cached'), axis: cssVar('--muted') })
+      : undefined;
     const bars = uPlot.paths.bars?.({ size: [0.5, 64] });
     const series: uPlot.Series[] = [
       { label: 'Turn' },
@@ -143,11 +148,13 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
       ...(window === undefined
         ? []
         : [{ label: 'Context window', stroke: cssVar('--window'), width: 1.5, dash: [6, 4], points: { show: false } }]),
+      ...(share === undefined ? [] : [share.series]),
     ];
     const data = [
       x,
       ...stacked(points, categories),
       ...(window === undefined ? [] : [points.map(() => window)]),
+      ...(share === undefined ? [] : [share.values]),
     ] as uPlot.AlignedData;
     const maxY = Math.max(window ?? 0, peak) * 1.08;
     const u = new uPlot(
@@ -156,7 +163,11 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
         height: 260,
         legend: { show: false },
         cursor: { drag: { x: false, y: false }, points: { show: false } },
-        scales: { x: { time: false }, y: { range: [0, Math.max(1, maxY)] } },
+        scales: {
+          x: { time: false },
+          y: { range: [0, Math.max(1, maxY)] },
+          ...(share === undefined ? {} : { [share.scaleKey]: share.scale }),
+        },
         axes: [
           {
             label: 'message (sequence number)',
@@ -172,6 +183,7 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
             size: 60,
             values: (_, ticks) => ticks.map((tick) => formatTokens(tick)),
           },
+          ...(share === undefined ? [] : [share.axis]),
         ],
         series,
         hooks: {
@@ -221,6 +233,8 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
   };
 
   const shown = hover === undefined ? undefined : points[hover];
+  const shownShare = shown === undefined ? undefined : cachedShareText(shown);
+  const withShare = drawsCachedShare(timeline);
   const compactions = timeline.marks.filter((mark) => mark.kind === 'compaction').length;
   return (
     <section class="chart card" aria-labelledby="chart-title" data-testid="token-chart">
@@ -253,6 +267,7 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
             (to message #{Math.round(shown.x)}) · {formatTokens(totalOf(shown))} tokens in context ({describe(shown)}) ·{' '}
             {shown.messages} messages, +{formatTokens(shown.added)} tokens · {shown.toolCalls} tool calls
             {shown.toolTokens > 0 ? `, ${formatTokens(shown.toolTokens)} tokens of tool output` : ''}
+            {shownShare === undefined ? '' : ` · ${shownShare}`}
             {shown.seq !== undefined && previews.has(shown.seq) && (
               <span class="turn-preview" data-testid="chart-hover-preview">
                 “{previews.get(shown.seq)}”
@@ -280,6 +295,7 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
               ))}
               <th scope="col">Total</th>
               <th scope="col">Tool calls</th>
+              {withShare && <th scope="col">Cached share</th>}
               <th scope="col">Open</th>
             </tr>
           </thead>
@@ -301,6 +317,7 @@ export function TokenChart({ timeline, onJump, dark, firstMessageOf }: TokenChar
                 ))}
                 <td data-total>{totalOf(point)}</td>
                 <td>{point.toolCalls}</td>
+                {withShare && <td data-cached-share>{cachedShareText(point) ?? ''}</td>}
                 <td>
                   <button type="button" class="link" onClick={() => onJump(point.index)}>
                     Go to message {point.index + 1}

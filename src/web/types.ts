@@ -150,7 +150,12 @@ export interface TimelinePoint {
   readonly added: number;
   readonly toolCalls: number;
   readonly toolTokens: number;
+  /** Measured usage of the turn's calls (a downsampled point: its bucket's, summed); absent without. */
+  readonly usage?: TurnUsage;
 }
+
+/** Measured usage of the calls of a turn, or of a bucket of turns. */
+export type TurnUsage = Pick<UsageCounts, 'calls' | 'inputTokens' | 'cachedInputTokens'>;
 
 /** A compaction mark of a timeline. */
 export interface TimelineMark {

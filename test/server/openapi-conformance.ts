@@ -319,7 +319,16 @@ const FIXTURES: ReadonlyArray<{ id: string; key: keyof TestKeys; body?: Record<s
     body: {
       userId: 'alice',
       agentId: 'planner',
-      messages: [hello('m1', 'Lisbon in May?'), { id: 'm2', role: 'assistant', content: 'Yes.' }],
+      messages: [
+        hello('m1', 'Lisbon in May?'),
+        // Measured usage: the timeline's points carry it.
+        {
+          id: 'm2',
+          role: 'assistant',
+          content: 'Yes.',
+          metadata: { usage: { model: 'doc', inputTokens: 120, outputTokens: 2, cachedInputTokens: 100 } },
+        },
+      ],
     },
   },
   { id: 'doc-delete', key: 'adminA' },

@@ -100,6 +100,40 @@ describe('session views', () => {
     expect(none.usage).not.toHaveProperty('cachedShare');
   });
 
+  it('gives each point of the timeline the measured usage of its turn’s calls (a bucket’s, downsampled)', async () => {
+    const reply = (text: string, usage: Record<string, number>) =>
+      Message.assistant(text, { metadata: { usage: { model: 'gpt-4.1-mini', ...usage } } });
+    await view.save(
+      Session.create({ id: 'turn-usage' }).append(
+        Message.user('Summarise the contract.'),
+        reply('It renews yearly.', { inputTokens: 3000, outputTokens: 20, cacheWriteInputTokens: 2800 }),
+        Message.user('When?'),
+        reply('On 1 March.', { inputTokens: 3100, outputTokens: 10, cachedInputTokens: 2800 }),
+        Message.user('Thanks.'),
+        Message.assistant('You are welcome.'),
+      ),
+    );
+    type Points = { points: Array<{ kind: string; turn: number; usage?: unknown }> };
+    const answer = await get('/sessions/turn-usage/timeline');
+    expect(answer.status).toBe(200);
+    const { points } = answer.json as Points;
+    expect(points.map((point) => point.usage)).toEqual([
+      { calls: 1, inputTokens: 3000, cachedInputTokens: 0 },
+      { calls: 1, inputTokens: 3100, cachedInputTokens: 2800 },
+      undefined,
+    ]);
+    expect(points[2]).not.toHaveProperty('usage');
+    const one = (await get('/sessions/turn-usage/timeline?points=1')).json as Points;
+    expect(one.points).toEqual([
+      expect.objectContaining({ turn: 2, usage: { calls: 2, inputTokens: 6100, cachedInputTokens: 2800 } }),
+    ]);
+    // The seeded research session: every turn has a measured call, no compaction's point has usage.
+    const research = (await get(`/sessions/${SEEDED.research}/timeline`)).json as Points;
+    const turns = research.points.filter((point) => point.kind === 'turn');
+    expect(turns.every((point) => point.usage !== undefined)).toBe(true);
+    expect(research.points.filter((point) => point.kind !== 'turn' && point.usage !== undefined)).toEqual([]);
+  });
+
   it('answers 500 CORRUPT for continuation links that loop or are not ids, not a quietly cut chain', async () => {
     await view.save(Session.create({ id: 'loop-a', metadata: { continuedTo: 'loop-b' } }));
     await view.save(Session.create({ id: 'loop-b', metadata: { continuedFrom: 'loop-a', continuedTo: 'loop-a' } }));

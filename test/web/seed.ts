@@ -1,7 +1,8 @@
 /**
  * Sessions for the web session browser's tests, screenshots and benchmark, made with the library
- * itself: a research session with tool calls, two compactions and a summary; a continuation chain
- * of three; a fork; a session whose content carries script payloads; and sessions of any length.
+ * itself: a research session with tool calls, two compactions and a summary, and its calls'
+ * measured usage (the prompt cache cold after each compaction); a continuation chain of three; a
+ * fork; a session whose content carries script payloads; and sessions of any length.
  */
 import { compaction } from '../../src/compaction/index.js';
 import { SessionManager } from '../../src/manager/session-manager.js';
@@ -27,6 +28,10 @@ export const PAYLOADS = [
   '<iframe src="javascript:window.__xss = 1"></iframe>',
 ] as const;
 
+/** The research session's turns after which it is compacted: by token limit, and (the last) by a summary. */
+const TOKEN_LIMIT_AFTER = [9, 18];
+const SUMMARY_AFTER = 25;
+
 const TOPICS = ['solar panels', 'heat pumps', 'battery storage', 'grid tariffs', 'insulation', 'wind turbines'];
 
 function toolTurn(turn: number): Message[] {
@@ -34,6 +39,9 @@ function toolTurn(turn: number): Message[] {
   const callId = `call_${turn}_a`;
   const readId = `call_${turn}_b`;
   const heavy = turn % 5 === 3;
+  // The prompt cache serves what the previous call sent, unless there was none or a compaction changed it.
+  const cold = turn === 0 || [...TOKEN_LIMIT_AFTER, SUMMARY_AFTER].includes(turn - 1);
+  const inputTokens = 900 + turn * 150;
   const results = Array.from({ length: heavy ? 12 : 3 }, (_, i) => ({
     title: `${topic} study ${i + 1}`,
     url: `https://example.org/${topic.replace(/ /g, '-')}/${i + 1}`,
@@ -56,7 +64,16 @@ function toolTurn(turn: number): Message[] {
         .slice(0, 2)
         .map((result) => result.summary)
         .join(' ')}`,
-      { metadata: { usage: { model: 'gpt-4.1-mini', inputTokens: 900 + turn * 150, outputTokens: 120 } } },
+      {
+        metadata: {
+          usage: {
+            model: 'gpt-4.1-mini',
+            inputTokens,
+            outputTokens: 120,
+            cachedInputTokens: cold ? 0 : inputTokens - 150,
+          },
+        },
+      },
     ),
   ];
 }
@@ -83,9 +100,9 @@ async function research(store: SessionStore): Promise<void> {
   );
   for (let turn = 0; turn < 30; turn++) {
     await store.append(id, toolTurn(turn));
-    if (turn === 9 || turn === 18)
+    if (TOKEN_LIMIT_AFTER.includes(turn))
       await compactStored(store, id, compaction.tokenLimit({ maxTokens: 9000, targetTokens: 3000 }));
-    if (turn === 25)
+    if (turn === SUMMARY_AFTER)
       await compactStored(
         store,
         id,

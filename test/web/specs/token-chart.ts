@@ -1,7 +1,8 @@
 /**
  * The token chart's colours and legend, read from the canvas: the stacked areas are painted in
  * the colours their legend entries show, in the light and the dark theme; a change of the
- * system's colour scheme repaints the chart; and the legend names only what the chart draws.
+ * system's colour scheme repaints the chart; the legend names only what the chart draws; and the
+ * points table says each turn's cached share of input where usage was measured.
  * @module
  */
 import type { Page } from 'playwright-core';
@@ -67,6 +68,17 @@ const LEGEND = `[...document.querySelectorAll('[data-testid=token-chart] .legend
   const edge = style.borderTopStyle === 'none' ? [] : [style.borderTopColor];
   return { label: item.textContent.trim(), colours: [style.backgroundColor, ...edge] };
 })`;
+
+/** Runs in the page: how many opaque pixels of the chart's canvas are within 3 of `colour` in each channel. */
+const pixelsOf = (colour: Rgb): string => `(() => {
+  const target = ${JSON.stringify(colour)};
+  const canvas = document.querySelector('.chart-canvas canvas');
+  const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+  let count = 0;
+  for (let i = 0; i < pixels.length; i += 4)
+    if (pixels[i + 3] === 255 && target.every((value, k) => Math.abs(pixels[i + k] - value) <= 3)) count += 1;
+  return count;
+})()`;
 
 interface LegendEntry {
   readonly label: string;
@@ -152,7 +164,7 @@ export function tokenChartSpecs(suite: WebSuite): void {
     const page = await suite.loggedIn();
     const legend = async (): Promise<string[]> =>
       ((await page.evaluate(LEGEND)) as LegendEntry[]).map((entry) => entry.label);
-    // Dialog alone: no system prompt, no tools, no compaction, no context window known.
+    // Dialog alone: no system prompt, no tools, no compaction, no context window known, no usage measured.
     await suite.openSession(page, SEEDED.bob);
     await page.locator('.chart-canvas canvas').waitFor();
     expect(await legend()).toEqual(['Dialog']);
@@ -171,10 +183,61 @@ export function tokenChartSpecs(suite: WebSuite): void {
       'Dialog',
       'Tool output',
       'Context window',
+      'Cached share of input',
       'Compaction (before → after)',
       'Summary',
       'Tool-heavy turn',
     ]);
+    await page.close();
+  });
+
+  it("says each turn's cached share of input in the points table, and none where no usage was measured", async () => {
+    const page = await suite.loggedIn();
+    await suite.openSession(page, SEEDED.research);
+    await page.locator('[data-testid=chart-data] tbody tr').first().waitFor({ state: 'attached' });
+    const timeline = (await page.evaluate(`fetch('/sessions/${SEEDED.research}/timeline').then((r) => r.json())`)) as {
+      points: Array<{ x: number; usage?: { inputTokens: number; cachedInputTokens: number } }>;
+    };
+    const cells = await page
+      .locator('[data-testid=chart-data] tbody tr')
+      .evaluateAll((rows) =>
+        rows.map((row) => [Number(row.getAttribute('data-x')), row.querySelector('[data-cached-share]')?.textContent]),
+      );
+    const expected = timeline.points.map((point) => [
+      point.x,
+      point.usage === undefined
+        ? ''
+        : `cached ${Math.round((point.usage.cachedInputTokens / point.usage.inputTokens) * 100)}% of ${point.usage.inputTokens.toLocaleString('en-US')} input tokens`,
+    ]);
+    expect(cells).toEqual(expected);
+    // The seeded calls: a warm cache serves most of the input; a compaction leaves it cold.
+    const said = cells.map(([, text]) => text);
+    expect(said.some((text) => /^cached 9\d% of [\d,]+ input tokens$/.test(String(text)))).toBe(true);
+    expect(said.some((text) => /^cached 0% of [\d,]+ input tokens$/.test(String(text)))).toBe(true);
+    // The line is drawn in its legend entry's colour.
+    const entry = ((await page.evaluate(LEGEND)) as LegendEntry[]).find(
+      (found) => found.label === 'Cached share of input',
+    );
+    expect(entry).toBeDefined();
+    // (Read until it shows, for at most 3 s: the chart paints after the page shows it.)
+    const painted = async (): Promise<number> =>
+      (await page.evaluate(pixelsOf(rgb(entry?.colours[0] ?? '')))) as number;
+    const end = Date.now() + 3000;
+    while ((await painted()) <= 50 && Date.now() < end) await page.waitForTimeout(100);
+    expect(await painted()).toBeGreaterThan(50);
+    // The hover readout says it too: the newest turn, by keyboard.
+    await page.locator('.chart-canvas').focus();
+    await page.keyboard.press('End');
+    await page
+      .getByTestId('chart-hover')
+      .filter({ hasText: String(said.at(-1)) })
+      .waitFor();
+    // A session without measured usage: no share column, no legend entry.
+    await suite.openSession(page, SEEDED.bob);
+    const bob = page.locator(`[data-testid=session-view][data-session-id="${SEEDED.bob}"]`);
+    await bob.locator('[data-testid=chart-data] tbody tr').first().waitFor({ state: 'attached' });
+    expect(await bob.locator('[data-testid=chart-data] [data-cached-share]').count()).toBe(0);
+    expect(await bob.locator('[data-testid=token-chart] .legend .swatch.cached-line').count()).toBe(0);
     await page.close();
   });
 }
