@@ -19,6 +19,7 @@ export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStor
     summary: (id) => inner.summary(id),
     delete: (id) => inner.delete(id),
     purgeExpired: () => inner.purgeExpired(),
+    forgetUser: (userId) => inner.forgetUser(userId),
     values: inner.values,
     searchText: inner.searchText,
     ...(inner.changes === undefined ? {} : { changes: inner.changes }),
