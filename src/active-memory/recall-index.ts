@@ -21,6 +21,7 @@ import { KeyedLock } from '../internal/keyed-lock.js';
 import { Message } from '../message/message.js';
 import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { MAX_LIST_LIMIT } from '../store/session-store.js';
+import { onUserForgotten } from '../store/forget.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
 import type { TextIndexOptions } from './text-index.js';
@@ -296,6 +297,13 @@ export function recallIndexFor(store: SessionStore): RecallIndex {
   if (index === undefined) {
     index = new RecallIndex(store);
     shared.set(store, index);
+    // A forgotten user's partition goes with them (issue 23): what it held is counted as dropped.
+    const forgetting = index;
+    onUserForgotten(store, (userId) => {
+      const before = forgetting.size;
+      forgetting.forget(userId);
+      return before - forgetting.size;
+    });
   }
   return index;
 }

@@ -119,6 +119,11 @@ export class ManagedSessions {
     this.cache.set(session.id, this.clean(session));
   }
 
+  /** The owner of cached session `id` (`undefined` when it has none or is not cached), without touching the LRU order. */
+  ownerOf(id: string): string | undefined {
+    return this.cache.get(id)?.session.userId;
+  }
+
   /** Drops a cached session, local changes included. */
   drop(id: string): void {
     this.cache.delete(id);

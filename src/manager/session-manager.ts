@@ -26,7 +26,8 @@ import { Message, type MessageInput } from '../message/message.js';
 import { Session, type SessionInit } from '../session/session.js';
 import { noSessionError } from '../store/driver-helpers.js';
 import { linksOfMetadata, type SessionLinks } from '../store/links.js';
-import type { ListQuery, SessionStore, SessionSummary } from '../store/session-store-types.js';
+import { receiptOf } from '../store/forget.js';
+import type { ForgetReceipt, ListQuery, SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { appendAlongChain, type AppendHost, type ManagerAppendResult } from './append.js';
 import { chainStatsOf, type ChainStats } from './chain.js';
 import { checkChange, commitChange, type CheckedChange, type SessionChange } from './commit.js';
@@ -269,6 +270,36 @@ export class SessionManager extends EventEmitter<SessionManagerEvents> {
         await this.sessions.evictOverflow();
       }
       return deleted;
+    });
+  }
+
+  /**
+   * Forgets user `userId` (see `SessionStore.forgetUser`): their cached sessions are dropped
+   * first, unsaved changes with them (an auto-save must not write a forgotten session back), then
+   * the store removes the rest; the receipt counts the dropped copies as `cached`.
+   */
+  async forgetUser(userId: string): Promise<ForgetReceipt> {
+    return this.track(async () => {
+      const dropOwned = async (): Promise<number> => {
+        let dropped = 0;
+        for (const id of this.sessions.ids) {
+          await this.sessions.locks.run(id, async () => {
+            if (this.sessions.ownerOf(id) !== userId) return;
+            this.sessions.drop(id);
+            dropped += 1;
+          });
+        }
+        return dropped;
+      };
+      const before = await dropOwned();
+      const receipt = await this.store.forgetUser(userId);
+      // A load that ran meanwhile may have cached one again before the store removed it.
+      const after = await dropOwned();
+      return receiptOf(
+        receipt.userId,
+        { ...receipt.removed, cached: receipt.removed.cached + before + after },
+        Date.parse(receipt.at),
+      );
     });
   }
 

@@ -33,6 +33,7 @@ import { sessionViewRoutes } from './routes/session-views.js';
 import { stateRoutes } from './routes/state.js';
 import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
+import { userRoutes } from './routes/users.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
@@ -163,7 +164,7 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall'] as const;
+const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall', '/users/*'] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
@@ -253,6 +254,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   turnRoutes(app, { agents, abort: options.turnSignal ?? new AbortController().signal });
   sessionViewRoutes(app, { contextWindow, ...(prices === undefined ? {} : { prices }) });
   valueRoutes(app);
+  userRoutes(app);
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });

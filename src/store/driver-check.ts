@@ -24,6 +24,7 @@ export const DRIVER_CAPABILITIES = {
   values: ['readValues', 'writeValues'],
   textSearch: ['searchText'],
   changeFeed: ['watchChanges'],
+  forget: ['forgetUser'],
   ping: ['ping'],
 } as const;
 

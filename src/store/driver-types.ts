@@ -13,7 +13,14 @@
  */
 import type { JsonObject } from '../message/schema.js';
 import type { ChangeFeedDriver } from './change-types.js';
-import type { ListQuery, MessageRange, RecoveryNotice, TextSearchHit, TextSearchQuery } from './session-store-types.js';
+import type {
+  ForgetCounts,
+  ListQuery,
+  MessageRange,
+  RecoveryNotice,
+  TextSearchHit,
+  TextSearchQuery,
+} from './session-store-types.js';
 
 /** A stored message: its sequence number, id and encoded body (JSON or an encrypted envelope). */
 export interface MessageRecord {
@@ -251,6 +258,33 @@ export interface TextSearchDriver {
   searchText(query: TextSearchQuery): Promise<TextSearchHit[]>;
 }
 
+/** Whose data a driver's `forgetUser` removes: the user, and their value namespaces as the core names them. */
+export interface ForgetTarget {
+  readonly userId: string;
+  /** The user's own namespace (`user:<u>`). */
+  readonly userNamespace: string;
+  /** A namespace `agent:<a>` followed by this (`/user:<u>`) is one of the user's agent namespaces. */
+  readonly agentSuffix: string;
+}
+
+/** What a driver's `forgetUser` removed, by kind (the core adds what it dropped from memory). */
+export type DriverForgetCounts = Omit<ForgetCounts, 'cached'>;
+
+/** What a driver's `forgetUser` did: its counts and the ids of the sessions it removed (the change feed tells each). */
+export interface DriverForgetResult extends DriverForgetCounts {
+  readonly sessionIds: readonly string[];
+}
+
+/**
+ * Capability: removes everything of one user — every session whose head names them (with its
+ * messages, session namespaces and index rows), the user's value namespaces (see `isUserNamespace`),
+ * and every copy the backend keeps of them (backups, journals, kept-aside files, caches). Safe to
+ * run again after it was cut short; a run that finds nothing returns zeros.
+ */
+export interface ForgetDriver {
+  forgetUser(target: ForgetTarget): Promise<DriverForgetResult>;
+}
+
 /**
  * What `createSessionStore` accepts: the required `SessionDriver` and any of the capability
  * interfaces (a driver declares one by implementing its methods).
@@ -259,14 +293,15 @@ export type AnyStoreDriver = SessionDriver &
   Partial<PurgeDriver> &
   Partial<ValueDriver> &
   Partial<TextSearchDriver> &
+  Partial<ForgetDriver> &
   Partial<ChangeFeedDriver> &
   Partial<PingDriver>;
 
 /**
- * The full driver: the session primitives with purge and values, and full-text search when
+ * The full driver: the session primitives with purge, values and forgetting a user, and full-text search when
  * `capabilities.fullTextSearch` is set. Every built-in driver is one.
  */
-export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver {
+export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver, ForgetDriver {
   /** Full-text search over indexed message text (only with `capabilities.fullTextSearch`). */
   searchText?(query: TextSearchQuery): Promise<TextSearchHit[]>;
   /** The shared change feed (Postgres, Redis); see `ChangeFeedDriver`. */

@@ -49,7 +49,11 @@ export type {
   AppendCommit,
   AppendOutcome,
   DriverCapabilities,
+  DriverForgetCounts,
+  DriverForgetResult,
   DriverListQuery,
+  ForgetDriver,
+  ForgetTarget,
   DriverRange,
   HeadRecord,
   MessageRecord,
@@ -66,6 +70,8 @@ export type {
 export type {
   AppendOptions,
   AppendResult,
+  ForgetCounts,
+  ForgetReceipt,
   ListCursor,
   ListQuery,
   MessageRange,
@@ -78,4 +84,14 @@ export type {
   ValueOwner,
   ValueStore,
 } from './session-store-types.js';
-export { MAX_SEARCH_LIMIT, MAX_VALUE_BYTES, MAX_VALUE_KEY_CHARS, namespaceSession, valueNamespace } from './values.js';
+export {
+  MAX_SEARCH_LIMIT,
+  MAX_VALUE_BYTES,
+  MAX_VALUE_KEY_CHARS,
+  VECTOR_KEY_PREFIX,
+  forgetTarget,
+  isUserNamespace,
+  namespaceSession,
+  valueNamespace,
+} from './values.js';
+export { onUserForgotten } from './forget.js';

@@ -213,6 +213,37 @@ export interface TextSearchHit {
   readonly score: number;
 }
 
+/**
+ * What `forgetUser` removed, by kind. Counts are of what the store found: a second call finds
+ * nothing and counts zeros.
+ */
+export interface ForgetCounts {
+  /** Sessions owned by the user (their knowledge session included). */
+  readonly sessions: number;
+  /** Messages of those sessions. */
+  readonly messages: number;
+  /** The user's values: user scope and agent scope (`ValueOwner`). */
+  readonly values: number;
+  /** Values of the removed sessions (session scope: side data, stored vectors among them). */
+  readonly sessionValues: number;
+  /** Stored embedding chunks among `sessionValues` (active memory's vectors, keys under `embed/`). */
+  readonly vectors: number;
+  /** Rows of the backend's full-text index (SQLite FTS5, Postgres full-text; 0 elsewhere). */
+  readonly textRows: number;
+  /** Files removed from disk beyond the sessions' own: backups, journals, lost+found, leftovers (file store). */
+  readonly files: number;
+  /** Copies held in process memory that were dropped (session caches, recall partitions). */
+  readonly cached: number;
+}
+
+/** The receipt of `forgetUser`: whose data was removed, what, and when the removal finished. */
+export interface ForgetReceipt {
+  readonly userId: string;
+  /** When the removal finished (ISO-8601). */
+  readonly at: string;
+  readonly removed: ForgetCounts;
+}
+
 /** ✱ A durable home for sessions. */
 export interface SessionStore {
   /** Name of the store, used in error messages. */
@@ -245,6 +276,14 @@ export interface SessionStore {
   purgeExpired(): Promise<number>;
   /** Resolves when the backend answers a read, reading no stored session (for readiness probes). */
   ping(): Promise<void>;
+  /**
+   * Removes everything of user `userId`: their sessions (with messages, session values, stored
+   * vectors and full-text rows), their user- and agent-scope values, the store's files that held
+   * them, and copies cached in this process. Idempotent: a second call removes nothing and returns
+   * zeros; a call cut short (a crash, a lost connection) is completed by calling again.
+   * `INVALID_ID` for an id that is not a user id.
+   */
+  forgetUser(userId: string): Promise<ForgetReceipt>;
   /**
    * Active memory's durable values (user, agent, app and session scopes). Over a driver without the
    * values capability every call is refused with `UNSUPPORTED` (`UnsupportedError`).

@@ -25,7 +25,8 @@ import { LINK_MARKS, linksOfMetadata, type SessionLinks } from './links.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
-import { checkTextQuery, createValueStore } from './values.js';
+import { checkTextQuery, createValueStore, forgetTarget } from './values.js';
+import { forgetByListing, receiptOf, runForgetHooks } from './forget.js';
 import {
   RECORD_SCHEMA,
   checkHeadState,
@@ -51,6 +52,7 @@ import type {
 import type {
   AppendOptions,
   AppendResult,
+  ForgetReceipt,
   ListQuery,
   MessageRange,
   RecoveryNotice,
@@ -730,6 +732,26 @@ class CoreSessionStore implements SessionStore {
       }
     }
     return purged;
+  }
+
+  async forgetUser(userId: string): Promise<ForgetReceipt> {
+    return this.run(async () => {
+      const target = forgetTarget(userId);
+      const { sessionIds, ...counts } =
+        this.driver.forgetUser === undefined
+          ? await forgetByListing(this.driver, target)
+          : await this.driver.forgetUser(target);
+      for (const id of sessionIds) {
+        this.sawOwner(id, userId);
+        this.told('delete', id, 0);
+      }
+      // What this store remembers of the user's sessions (owner, key check) goes with them.
+      const gone = new Set<string>(sessionIds);
+      this.owners.deleteWhere((id, owner) => (owner === userId ? gone.add(id).has(id) : gone.has(id)));
+      this.keyChecks.deleteWhere((id) => gone.has(id));
+      const cached = runForgetHooks(this, userId);
+      return receiptOf(userId, { ...counts, cached }, this.now());
+    });
   }
 
   async close(): Promise<void> {

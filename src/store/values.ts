@@ -10,7 +10,7 @@ import { checkJson, readJson } from '../message/json-value.js';
 import type { JsonValue } from '../message/schema.js';
 import type { RecordCipher } from './at-rest.js';
 import { hasCapability } from './driver-check.js';
-import type { SessionDriver, ValueDriver } from './driver-types.js';
+import type { ForgetTarget, SessionDriver, ValueDriver } from './driver-types.js';
 import type { TextSearchQuery, ValueOwner, ValueStore } from './session-store-types.js';
 
 /** Longest key of a stored value, in UTF-16 code units. */
@@ -64,6 +64,23 @@ export function valueNamespace(owner: ValueOwner): string {
         `Invalid value owner: scope must be user, agent, app or session, got ${JSON.stringify(String(scope)).slice(0, 40)}`,
       );
   }
+}
+
+/** Keys of session values that hold stored embeddings (active memory's vector chunks, `embed/<id>/<dims>/…`). */
+export const VECTOR_KEY_PREFIX = 'embed/';
+
+/** What a driver's `forgetUser` removes for `userId` (`INVALID_ID` for an id that is not a user id). */
+export function forgetTarget(userId: string): ForgetTarget {
+  const encoded = ownerId(userId, 'userId');
+  return Object.freeze({ userId, userNamespace: `user:${encoded}`, agentSuffix: `/user:${encoded}` });
+}
+
+/**
+ * True when `ns` is one of the user's value namespaces: `user:<u>`, or `agent:<a>/user:<u>` for
+ * any agent (an encoded agent id holds no `/`, so the suffix can only be the user part).
+ */
+export function isUserNamespace(ns: string, target: ForgetTarget): boolean {
+  return ns === target.userNamespace || (ns.startsWith('agent:') && ns.endsWith(target.agentSuffix));
 }
 
 /** The session a namespace belongs to (`session:<id>` or `session:<id>/…`), for drivers that remove it with the session. */

@@ -17,7 +17,7 @@ import type {
   StoreDriver,
   ValueRecord,
 } from '../store/driver-types.js';
-import { namespaceSession } from '../store/values.js';
+import { VECTOR_KEY_PREFIX, isUserNamespace, namespaceSession } from '../store/values.js';
 import { MEMORY_DRIVER_SHAPE } from './memory-store.js';
 import {
   appendToHead,
@@ -47,8 +47,16 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
   const name = storeName(options.name, 'memory');
   const sessions = new Map<string, Entry>();
   const values = new Map<string, Map<string, string>>();
-  const dropValues = (id: string): void => {
-    for (const ns of [...values.keys()]) if (namespaceSession(ns) === id) values.delete(ns);
+  /** Drops session `id`'s namespaces; returns how many values they held, and how many were vectors. */
+  const dropValues = (id: string): { values: number; vectors: number } => {
+    const dropped = { values: 0, vectors: 0 };
+    for (const [ns, stored] of [...values]) {
+      if (namespaceSession(ns) !== id) continue;
+      dropped.values += stored.size;
+      for (const key of stored.keys()) if (key.startsWith(VECTOR_KEY_PREFIX)) dropped.vectors += 1;
+      values.delete(ns);
+    }
+    return dropped;
   };
   const removeSession = (id: string): boolean => {
     dropValues(id);
@@ -118,6 +126,37 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
     },
     async remove(id) {
       return removeSession(id);
+    },
+    async forgetUser(target) {
+      const sessionIds: string[] = [];
+      let messages = 0;
+      let sessionValues = 0;
+      let vectors = 0;
+      for (const [id, entry] of [...sessions]) {
+        if (entry.head.userId !== target.userId) continue;
+        messages += entry.messages.length;
+        const dropped = dropValues(id);
+        sessionValues += dropped.values;
+        vectors += dropped.vectors;
+        removeSession(id);
+        sessionIds.push(id);
+      }
+      let userValues = 0;
+      for (const [ns, stored] of [...values]) {
+        if (!isUserNamespace(ns, target)) continue;
+        userValues += stored.size;
+        values.delete(ns);
+      }
+      return {
+        sessionIds,
+        sessions: sessionIds.length,
+        messages,
+        values: userValues,
+        sessionValues,
+        vectors,
+        textRows: 0,
+        files: 0,
+      };
     },
     async purgeExpired(now) {
       let purged = 0;

@@ -10,6 +10,7 @@ import { ForbiddenError } from '../errors.js';
 import { Session } from '../session/session.js';
 import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.js';
 import { closedError, noSessionError } from '../store/driver-helpers.js';
+import { receiptOf, runForgetHooks } from '../store/forget.js';
 import type { SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
@@ -116,6 +117,15 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
     purgeExpired: open(() =>
       purgeListed(view, async (id) => (await forward('summary', id)) === undefined && forward('delete', id)),
     ),
+    // The tenant's user only (their stored id carries the tenant's prefix): no other tenant's user
+    // can be named. A view bound to one user forgets nobody: that is an administrator's act.
+    forgetUser: open(async (userId) => {
+      if (map.boundUser !== undefined)
+        throw new ForbiddenError(`${store.name}: a view bound to one user cannot forget users`);
+      const receipt = await store.forgetUser(map.names.userId(userId));
+      const cached = receipt.removed.cached + runForgetHooks(view, userId);
+      return receiptOf(userId, { ...receipt.removed, cached }, Date.parse(receipt.at));
+    }),
     values: {
       get: async (of, key) => store.values.get(await owner(of, 'read'), key),
       getAll: async (of) => store.values.getAll(await owner(of, 'read')),

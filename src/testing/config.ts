@@ -29,6 +29,7 @@ export const CONFORMANCE_SPECS = [
   'titles',
   'text-search',
   'change-feed',
+  'forget-user',
 ] as const;
 
 /** Name of one spec of the suite. */

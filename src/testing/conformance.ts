@@ -24,6 +24,7 @@ import { appendStateSpec } from './specs/append-state.js';
 import { textSearchSpec } from './specs/text-search.js';
 import { titlesSpec } from './specs/titles.js';
 import { changeFeedSpec } from './specs/change-feed.js';
+import { forgetUserSpec } from './specs/forget-user.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -46,6 +47,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   titles: titlesSpec,
   'text-search': textSearchSpec,
   'change-feed': changeFeedSpec,
+  'forget-user': forgetUserSpec,
 };
 
 /**

@@ -226,6 +226,11 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 400, path: `/values/users/${tooLong}` },
     { status: 403, path: '/values/users/bob', key: 'aliceA' },
   ],
+  'DELETE /users/{userId}': [
+    { status: 200, path: '/users/doc-forgotten' },
+    { status: 400, path: `/users/${tooLong}` },
+    { status: 403, path: '/users/doc-forgotten', key: 'aliceA' },
+  ],
   'PATCH /values/users/{userId}': [
     { status: 200, path: '/values/users/alice', body: { colour: 'red' } },
     { status: 400, path: '/values/users/alice', body: 'true' },

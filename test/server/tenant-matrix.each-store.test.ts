@@ -510,6 +510,24 @@ const CASES: Readonly<Record<string, Case>> = {
       };
     }),
 
+  // A member key is refused. An admin's request names a user of its own tenant whatever it spells:
+  // the victim's stored spelling (`tenant-b/bob`) names the admin's own `tenant-a/tenant-b/bob`, and
+  // the victim's data must come out byte for byte (checked after the matrix). The victim's plain
+  // names are not sent with an admin key: in tenant A they are the attacker's own users, whose
+  // sessions the other cases use.
+  'DELETE /users/{userId}': ({ attacker, victim }) =>
+    probeUsers(victim)
+      .filter((user) => !attacker.admin || user.startsWith(`${victim.tenant}/`))
+      .map((user) => ({
+        method: 'DELETE',
+        path: `/users/${enc(user)}`,
+        expect: attacker.admin ? [200] : [403],
+        check: (answer) =>
+          answer.status === 200 && (answer.json as { userId?: unknown } | undefined)?.userId !== user
+            ? `answers the receipt of ${JSON.stringify((answer.json as { userId?: unknown } | undefined)?.userId)}`
+            : undefined,
+      })),
+
   'GET /values/users/{userId}': ({ attacker, victim }) =>
     probeUsers(victim).map((user) => ({
       method: 'GET',

@@ -106,6 +106,9 @@ describe('lazyDriver', () => {
       purgeExpired(now: number) {
         return this.inner.purgeExpired(now);
       }
+      forgetUser(...args: Parameters<NonNullable<AnyStoreDriver['forgetUser']>>) {
+        return this.inner.forgetUser(...args);
+      }
       readValues(...args: Parameters<NonNullable<AnyStoreDriver['readValues']>>) {
         return this.inner.readValues(...args);
       }

@@ -20,6 +20,7 @@ export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStor
     delete: (id) => inner.delete(id),
     purgeExpired: () => inner.purgeExpired(),
     ping: () => inner.ping(),
+    forgetUser: (userId) => inner.forgetUser(userId),
     values: inner.values,
     searchText: inner.searchText,
     ...(inner.changes === undefined ? {} : { changes: inner.changes }),

@@ -22,6 +22,7 @@ import { compact } from './compact.js';
 import { remove } from './delete.js';
 import { exportCommand } from './export.js';
 import { fork } from './fork.js';
+import { forgetUser } from './forget-user.js';
 import { format } from './format.js';
 import { importCommand } from './import.js';
 import { keys } from './keys.js';
@@ -46,6 +47,7 @@ export const COMMANDS: readonly CliCommand[] = [
   fork,
   remove,
   purgeExpired,
+  forgetUser,
   search,
   values,
   exportCommand,

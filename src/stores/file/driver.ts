@@ -18,12 +18,16 @@
  * @module
  */
 import { RECORD_SCHEMA } from '../../store/codec.js';
+import { NO_COUNTS, addCounts } from '../../store/forget.js';
+import { VECTOR_KEY_PREFIX, isUserNamespace } from '../../store/values.js';
 import { closedError, isExpired, sortAndPage } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
   DriverCapabilities,
+  DriverForgetResult,
   DriverRange,
+  ForgetTarget,
   HeadRecord,
   MessageRecord,
   RecoveryNote,
@@ -34,13 +38,16 @@ import { FlushPolicy } from './flush-policy.js';
 import { FoldScheduler } from './fold-scheduler.js';
 import { GroupCommit } from './group-commit.js';
 import { Leases } from './leases.js';
-import { processIsGone } from './lock.js';
+import { mentions, ownerMark, removeLeftovers, removeLostAndFound, unlistedSessionsOf } from './forget-user.js';
+import { processIsGone, tryLock, unlock } from './lock.js';
 import { FILE_DRIVER_SHAPE, fileDriverSettings, type FileDriverOptions } from './options.js';
 import { storePaths } from './paths.js';
 import { SessionCache } from './session-cache.js';
 import type { FilesContext } from './session-dir.js';
 import { SessionIndex } from './session-index.js';
 import { SessionReader } from './session-reader.js';
+import { inventory } from './session-dir.js';
+import { readHeadOnly } from './session-read.js';
 import { allRecords, rangeRecords, release } from './session-state.js';
 import { removeSession, replaceSession } from './session-write.js';
 import { checkedUnderLease, forgetState, type Slot } from './slot.js';
@@ -230,6 +237,79 @@ class FileDriver implements StoreDriver {
     return purged;
   }
 
+  /** Removes everything of one user (see `forget-user.ts`): safe to run again after a crash cut it short. */
+  async forgetUser(target: ForgetTarget): Promise<DriverForgetResult> {
+    this.checkOpen();
+    const { paths } = this.context;
+    const mark = ownerMark(target.userId);
+    const heads = await this.index.heads();
+    const candidates = heads.filter((head) => head.userId === target.userId).map((head) => head.id);
+    candidates.push(...unlistedSessionsOf(paths, new Set(heads.map((head) => head.id)), mark));
+    let counts = NO_COUNTS;
+    const sessionIds: string[] = [];
+    const forget = async (id: string, owned: (userId: string | undefined) => boolean): Promise<void> => {
+      const removed = await this.forgetSession(id, owned, mark);
+      if (removed === undefined) return;
+      counts = addCounts(counts, removed);
+      if ((removed.sessions ?? 0) > 0) sessionIds.push(id);
+    };
+    for (const id of candidates) await forget(id, (userId) => userId === target.userId);
+    const lost = await removeLostAndFound(paths, new Set(sessionIds), mark);
+    // A recovery session (no owner) in the place of a lost session of the user's goes with it.
+    for (const id of lost.sessions) if (!sessionIds.includes(id)) await forget(id, (userId) => userId === undefined);
+    const values = await this.values.removeOwned((ns) => isUserNamespace(ns, target));
+    const leftovers = (await removeLeftovers(paths)) + (await this.values.removeTrash());
+    counts = addCounts(counts, { values: values.values, files: lost.files + values.files + leftovers });
+    // The index file held the removed heads (titles are message text): it is written again without them.
+    await this.index.heads();
+    return { ...counts, sessionIds };
+  }
+
+  /**
+   * Removes session `id` under its lock when its head says `owned` (or, unreadable, its files hold
+   * `mark`): its values first, then its directory. `undefined` when it is not the user's.
+   */
+  private async forgetSession(
+    id: string,
+    owned: (userId: string | undefined) => boolean,
+    mark: Buffer,
+  ): Promise<Partial<DriverForgetResult> | undefined> {
+    const slot = this.cache.slot(id);
+    const removed = await this.cache.run(slot, () =>
+      this.leases.locked(slot, async () => {
+        let head: HeadRecord | undefined;
+        try {
+          head = readHeadOnly(slot.paths)?.head;
+        } catch {
+          head = undefined;
+        }
+        const found = inventory(slot.paths);
+        if (!found.exists) return undefined;
+        const ours =
+          head !== undefined ? owned(head.userId) : owned(undefined) || mentions(slot.paths.fs, slot.paths.dir, mark);
+        if (!ours) return undefined;
+        const values = await this.values.removeSessionValues(id, VECTOR_KEY_PREFIX);
+        forgetState(slot);
+        const existed = await removeSession(this.context, slot.paths);
+        return {
+          sessions: existed || head !== undefined ? 1 : 0,
+          messages: head?.messageCount ?? 0,
+          sessionValues: values.values,
+          vectors: values.vectors,
+          files: found.names.length + values.files,
+        };
+      }),
+    );
+    this.leases.release(slot);
+    // A fold lock a killed folder left names the session: it goes too, unless a live process holds it.
+    if (!slot.folding) {
+      const fold = tryLock(slot.paths.foldLock, { foreignStaleMs: FOREIGN_STALE_MS });
+      if (fold !== undefined) unlock(fold);
+    }
+    this.cache.drop(id);
+    return removed;
+  }
+
   /** Deletes the session of `slot` and its values (under its lock). */
   private async removeLocked(slot: Slot): Promise<boolean> {
     forgetState(slot);
@@ -267,6 +347,7 @@ export function fileDriver(directory: string, options: FileDriverOptions = {}): 
     list: (query) => guarded(store, () => driver.list(query)),
     remove: (id) => guarded(store, () => driver.remove(id)),
     purgeExpired: (now) => guarded(store, () => driver.purgeExpired(now)),
+    forgetUser: (target) => guarded(store, () => driver.forgetUser(target)),
     readValues: (ns, keys) => guarded(store, () => driver.readValues(ns, keys)),
     writeValues: (ns, entries) => guarded(store, () => driver.writeValues(ns, entries)),
     close: () => guarded(store, () => driver.close()),

@@ -61,6 +61,17 @@ export class SessionCache {
     this.openCount = 0;
   }
 
+  /** Forgets the slot of `id` (a removed session's) when nothing uses it any more; true when it was dropped. */
+  drop(id: string): boolean {
+    const slot = this.slots.get(id);
+    if (slot === undefined || !isIdle(slot)) return false;
+    release(slot.state);
+    slot.state = undefined;
+    this.account(slot);
+    this.slots.delete(id);
+    return true;
+  }
+
   private done(slot: Slot): void {
     slot.busy -= 1;
     this.account(slot);

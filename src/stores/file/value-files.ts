@@ -204,6 +204,87 @@ export class ValueFiles {
   }
 
   /**
+   * Removes every namespace of session `id` (forgetting a user: before the session itself, so a
+   * crash in between leaves the session to be found again); returns the values, vectors and files removed.
+   */
+  async removeSessionValues(
+    id: string,
+    vectorPrefix: string,
+  ): Promise<{ values: number; vectors: number; files: number }> {
+    const { fs } = this.paths;
+    const group = this.groupOf(id);
+    const counts = { values: 0, vectors: 0, files: 0 };
+    if (!fs.existsSync(group.dir)) return counts;
+    await this.exclusive(group.lock, async () => {
+      let names: string[];
+      try {
+        names = fs.readdirSync(group.dir);
+      } catch (error) {
+        if (isMissing(error)) return;
+        throw error;
+      }
+      for (const name of names) {
+        const { keys } = peekValues(fs.readFileSync(path.join(group.dir, name)));
+        counts.values += keys.length;
+        counts.vectors += keys.filter((key) => key.startsWith(vectorPrefix)).length;
+        counts.files += 1;
+      }
+      const trash = inside(
+        this.options.store,
+        this.root,
+        `.trash-${path.basename(group.dir)}-${randomBytes(4).toString('hex')}`,
+      );
+      fs.renameSync(group.dir, trash);
+      await fsyncDirectory(fs, this.root);
+      await removeTree(fs, trash);
+    });
+    return counts;
+  }
+
+  /**
+   * Removes the namespaces `owned` picks among the store-wide ones (a user's and their agents'),
+   * with any temporary file a crashed writer left of them, each under its lock; returns the values
+   * and files removed. A file is judged by the namespace it names, damaged or not.
+   */
+  async removeOwned(owned: (ns: string) => boolean): Promise<{ values: number; files: number }> {
+    const { fs } = this.paths;
+    const counts = { values: 0, files: 0 };
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.root);
+    } catch (error) {
+      if (isMissing(error)) return counts;
+      throw error;
+    }
+    for (const name of names) {
+      const match = /^([0-9a-f]{40})(\.tmp)?$/.exec(name);
+      if (match === null) continue;
+      const file = path.join(this.root, name);
+      let peeked: ReturnType<typeof peekValues>;
+      try {
+        peeked = peekValues(fs.readFileSync(file));
+      } catch (error) {
+        if (isMissing(error)) continue;
+        throw error;
+      }
+      if (peeked.ns === undefined || !owned(peeked.ns)) continue;
+      await this.exclusive(inside(this.options.store, this.paths.locks, `v-${match[1] as string}`), async () => {
+        if (!fs.existsSync(file)) return;
+        unlinkIfPresent(fs, file);
+        await fsyncDirectory(fs, this.root);
+        counts.files += 1;
+        if (match[2] === undefined) counts.values += peeked.keys.length;
+      });
+    }
+    return counts;
+  }
+
+  /** Removes what removals cut short by a crash left in the values directory; returns how many entries. */
+  async removeTrash(): Promise<number> {
+    return removeTrashIn(this.paths.fs, this.root);
+  }
+
+  /**
    * Removes every namespace of session `id` (after the session itself was removed) and returns
    * `result`: the directory is renamed away in one step, so no reader sees part of it.
    */
@@ -230,6 +311,36 @@ export class ValueFiles {
     });
     return result;
   }
+}
+
+/** What a values file (or a leftover temporary one) says of itself, read without trusting it: its namespace and keys. */
+export function peekValues(bytes: Buffer): { ns?: string; keys: string[] } {
+  const body = bytes.subarray(bytes.indexOf(0x0a) + 1).toString('utf8');
+  try {
+    const parsed = JSON.parse(body) as { ns?: unknown; values?: unknown };
+    const keys = Array.isArray(parsed.values)
+      ? (parsed.values as unknown[]).map((pair) => (Array.isArray(pair) ? String(pair[0]) : ''))
+      : [];
+    return typeof parsed.ns === 'string' ? { ns: parsed.ns, keys } : { keys };
+  } catch {
+    // Damaged or cut short: the namespace is near the start, written before any value.
+    const match = /^\{"ns":("(?:[^"\\]|\\.)*")/.exec(body);
+    return match === null ? { keys: [] } : { ns: JSON.parse(match[1] as string) as string, keys: [] };
+  }
+}
+
+/** Removes the `.trash-*` entries of `dir` (removals a crash cut short: garbage by construction); returns how many. */
+export async function removeTrashIn(fs: StorePaths['fs'], dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  const trash = names.filter((name) => name.startsWith('.trash-'));
+  for (const name of trash) await removeTree(fs, path.join(dir, name));
+  return trash.length;
 }
 
 function ascending(a: string, b: string): number {

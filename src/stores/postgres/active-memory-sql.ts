@@ -5,7 +5,8 @@
  * @module
  */
 import { DataError } from '../../errors.js';
-import type { MessageRecord, ValueRecord } from '../../store/driver-types.js';
+import type { DriverForgetResult, ForgetTarget, MessageRecord, ValueRecord } from '../../store/driver-types.js';
+import { VECTOR_KEY_PREFIX } from '../../store/values.js';
 import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import { MAX_QUERY_TERMS, foldText, relativeScores, sessionNamespaces } from '../sql-search.js';
 import type { PgClientLike } from './driver.js';
@@ -119,6 +120,60 @@ export async function forgetManySessionValues(
     ranges.map((range) => range.children),
     ranges.map((range) => range.end),
   ]);
+}
+
+/** The statements of `forgetUserRows`, for one store's tables. */
+export function forgetStatements(tables: {
+  readonly sessions: string;
+  readonly messages: string;
+  readonly values: string;
+  readonly search: string;
+}) {
+  const { sessions, messages, values, search } = tables;
+  return {
+    // Locked, so a concurrent append to one of them waits and then finds it gone.
+    userSessions: `SELECT id FROM ${sessions} WHERE user_id = $1 ORDER BY id FOR UPDATE`,
+    sessionValues: `WITH gone AS (DELETE FROM ${values} v USING unnest($1::text[], $2::text[], $3::text[]) AS s(exact, children, ends)
+      WHERE v.ns >= s.exact AND v.ns < s.ends AND (v.ns = s.exact OR v.ns >= s.children) RETURNING v.key)
+      SELECT count(*)::int AS n, (count(*) FILTER (WHERE left(key, ${VECTOR_KEY_PREFIX.length}) = '${VECTOR_KEY_PREFIX}'))::int AS vectors FROM gone`,
+    textRows: `DELETE FROM ${search} WHERE user_id = $1 OR session_id = ANY($2::text[])`,
+    messages: `DELETE FROM ${messages} WHERE session_id = ANY($1::text[])`,
+    sessions: `DELETE FROM ${sessions} WHERE id = ANY($1::text[]) RETURNING id`,
+    userValues: `DELETE FROM ${values} WHERE ns = $1 OR (ns >= 'agent:' AND ns < 'agent;' AND right(ns, length($2)) = $2)`,
+  };
+}
+
+/** Removes every row of one user, inside the driver's transaction (see `ForgetDriver`). */
+export async function forgetUserRows(
+  client: PgClientLike,
+  sql: ReturnType<typeof forgetStatements>,
+  target: ForgetTarget,
+): Promise<DriverForgetResult> {
+  const ids = (await client.query(sql.userSessions, [target.userId])).rows.map((row) =>
+    String((row as { id: unknown }).id),
+  );
+  const ranges = ids.map(sessionNamespaces);
+  const side = (
+    await client.query(sql.sessionValues, [
+      ranges.map((range) => range.exact),
+      ranges.map((range) => range.children),
+      ranges.map((range) => range.end),
+    ])
+  ).rows[0] as { n: number; vectors: number };
+  const textRows = (await client.query(sql.textRows, [target.userId, ids])).rowCount ?? 0;
+  const messages = (await client.query(sql.messages, [ids])).rowCount ?? 0;
+  const gone = (await client.query(sql.sessions, [ids])).rows.map((row) => String((row as { id: unknown }).id));
+  const values = (await client.query(sql.userValues, [target.userNamespace, target.agentSuffix])).rowCount ?? 0;
+  return {
+    sessionIds: gone,
+    sessions: gone.length,
+    messages,
+    values,
+    sessionValues: side.n,
+    vectors: side.vectors,
+    textRows,
+    files: 0,
+  };
 }
 
 /** The values of `ns` (only `keys`, when given), keys ascending. */

@@ -19,7 +19,9 @@ import type {
   AppendCommit,
   AppendOutcome,
   DriverCapabilities,
+  DriverForgetResult,
   DriverListQuery,
+  ForgetTarget,
   HeadRecord,
   DriverRange,
   MessageRecord,
@@ -41,6 +43,8 @@ import { checkout, endPool, type Checkout, type OwnedPool, type SocketTracker } 
 import {
   forgetManySessionValues,
   forgetSessionValues,
+  forgetStatements,
+  forgetUserRows,
   indexMessages,
   activeMemoryStatements,
   plannedWrites,
@@ -135,6 +139,7 @@ export class PostgresDriver implements StoreDriver {
   readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
   private readonly sql: Statements;
   private readonly activeMemory: ActiveMemoryStatements;
+  private readonly forget: ReturnType<typeof forgetStatements>;
   private readonly pending = new Set<Promise<unknown>>();
   /** The change feed's channel and statements; `undefined` with `changeFeed: false`. */
   private readonly feed: { readonly channel: string; readonly sql: NotifyStatements } | undefined;
@@ -151,6 +156,7 @@ export class PostgresDriver implements StoreDriver {
     this.name = tables.store;
     this.sql = statements(tables);
     this.activeMemory = activeMemoryStatements(tables);
+    this.forget = forgetStatements(tables);
     if (changeFeed) {
       const feed = { channel: changeChannel(tables), sql: notifyStatements(this.sql) };
       this.feed = feed;
@@ -410,6 +416,16 @@ export class PostgresDriver implements StoreDriver {
         : client.query(feed.sql.remove, [id, feed.channel]);
     });
     return (result.rowCount ?? 0) > 0;
+  }
+
+  /** One transaction: a connection lost or a process killed mid-way leaves all of the user's rows or none. */
+  async forgetUser(target: ForgetTarget): Promise<DriverForgetResult> {
+    return this.transaction(async (client) => {
+      const result = await forgetUserRows(client, this.forget, target);
+      if (this.feed !== undefined && result.sessionIds.length > 0)
+        await client.query(this.feed.sql.purged, [this.feed.channel, result.sessionIds]);
+      return result;
+    });
   }
 
   async purgeExpired(now: number): Promise<number> {

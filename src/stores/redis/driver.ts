@@ -19,8 +19,11 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
+  DriverForgetResult,
+  ForgetTarget,
   ValueRecord,
 } from '../../store/driver-types.js';
+import { NO_COUNTS, addCounts } from '../../store/forget.js';
 import { namespaceSession } from '../../store/values.js';
 import type { RedisChangeFeed } from './change-feed.js';
 import type { Effect, RedisConnection } from './connection.js';
@@ -52,6 +55,14 @@ export interface RedisConfirm {
   aof?: boolean;
   /** How long to wait for the confirmation before failing. @default 1000 */
   timeoutMs?: number;
+}
+
+/** Keys one SCAN step of `forgetUser` examines. */
+const SCAN_COUNT = 1000;
+
+/** `text` as a literal in a SCAN pattern. */
+function globEscape(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (char) => `\\${char}`);
 }
 
 // Sessions a `purgeExpired` script handles at once: bounds how long one script blocks the server.
@@ -394,6 +405,59 @@ export class RedisDriver implements StoreDriver {
       if (removed) await this.feed.publish({ kind: 'delete', id, version: 0 });
       await this.confirmed(id);
       return removed;
+    });
+  }
+
+  /**
+   * Each bucket's sessions of the user in batches (one script each), then their values: the
+   * user's namespace by name and agent namespaces by a SCAN of each bucket's keys (Redis keeps no
+   * index of them). A connection lost mid-way is an `UNAVAILABLE` error; calling again finishes.
+   */
+  forgetUser(target: ForgetTarget): Promise<DriverForgetResult> {
+    return this.track(async () => {
+      let counts = NO_COUNTS;
+      const sessionIds: string[] = [];
+      for (const base of this.layout.bases) {
+        for (;;) {
+          const [examined, removed] = this.records.list(
+            await this.run(SCRIPTS.forgetSessions, base, [target.userId, PURGE_BATCH], 'write'),
+            '(forget)',
+            'the forget reply',
+          );
+          const rows = this.records.list(removed, '(forget)', 'the forget reply');
+          for (let at = 0; at < rows.length; at += 5) {
+            const id = String(rows[at]);
+            const [existed, messages, values, vectors] = [1, 2, 3, 4].map((offset) =>
+              this.records.integer(rows[at + offset], id, 'the forget reply'),
+            ) as [number, number, number, number];
+            if (existed === 1) sessionIds.push(id);
+            counts = addCounts(counts, { sessions: existed, messages, sessionValues: values, vectors });
+          }
+          if (this.records.integer(examined, '(forget)', 'the forget reply') < PURGE_BATCH) break;
+        }
+      }
+      for (const id of sessionIds) await this.feed.publish({ kind: 'delete', id, version: 0 });
+      const userBase = this.layout.valueBase(target.userNamespace);
+      for (const base of this.layout.bases) {
+        const pattern = `${globEscape(base)}v:agent:*${globEscape(target.agentSuffix)}`;
+        let cursor = '0';
+        do {
+          const [next, values] = this.records.list(
+            await this.run(
+              SCRIPTS.forgetValues,
+              base,
+              [cursor, SCAN_COUNT, pattern, base === userBase && cursor === '0' ? target.userNamespace : ''],
+              'write',
+            ),
+            '(forget)',
+            'the forget reply',
+          );
+          cursor = String(next);
+          counts = addCounts(counts, { values: this.records.integer(values, '(forget)', 'the forget reply') });
+        } while (cursor !== '0');
+      }
+      await this.confirmed('(forget)');
+      return { ...counts, sessionIds };
     });
   }
 

@@ -28,6 +28,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { VECTOR_KEY_PREFIX as VECTOR_PREFIX } from '../../store/values.js';
 
 /** A script and its SHA-1, the name `EVALSHA` knows it by. */
 export interface Script {
@@ -411,6 +412,65 @@ end
 return 'OK'
 `;
 
+// ARGV: P, userId, batch. {id, existed, messages, sessionValues, vectors, ...}: one batch of the
+// user's sessions (from their index, expired ones too), each removed with its values, as REMOVE
+// does. An index entry whose head names another user is only dropped from this user's index.
+const FORGET_SESSIONS = `
+local user = ARGV[2]
+local ids = redis.call('ZRANGE', P .. 'u:' .. user, 0, tonumber(ARGV[3]) - 1)
+local out = {}
+for _, id in ipairs(ids) do
+  local h = skey(id, 'h')
+  local existed = redis.call('EXISTS', h)
+  local userId, agentId
+  if existed == 1 then
+    local f = redis.call('HMGET', h, 'userId', 'agentId')
+    userId, agentId = f[1], f[2]
+  else
+    userId, agentId = owner(id)
+  end
+  redis.call('ZREM', P .. 'u:' .. user, id)
+  if userId == user then
+    local messages = redis.call('ZCARD', skey(id, 'm'))
+    local values, vectors = 0, 0
+    for _, ns in ipairs(redis.call('SMEMBERS', skey(id, 'v'))) do
+      for _, key in ipairs(redis.call('HKEYS', P .. 'v:' .. ns)) do
+        values = values + 1
+        if string.sub(key, 1, ${VECTOR_PREFIX.length}) == '${VECTOR_PREFIX}' then vectors = vectors + 1 end
+      end
+    end
+    unindex(id, userId, agentId)
+    drop(id)
+    dropValues(id)
+    out[#out + 1] = id
+    out[#out + 1] = existed
+    out[#out + 1] = messages
+    out[#out + 1] = values
+    out[#out + 1] = vectors
+  end
+end
+return {#ids, out}
+`;
+
+// ARGV: P, cursor, count, pattern, ns. {cursor, values}: deletes namespace ns (when given) and one
+// SCAN step's keys matching the pattern that lie under P (a node also holds other buckets' keys).
+const FORGET_VALUES = `
+local values = 0
+if ARGV[5] ~= '' then
+  local key = P .. 'v:' .. ARGV[5]
+  values = values + redis.call('HLEN', key)
+  redis.call('DEL', key)
+end
+local found = redis.call('SCAN', ARGV[2], 'MATCH', ARGV[4], 'COUNT', tonumber(ARGV[3]))
+for _, key in ipairs(found[2]) do
+  if string.sub(key, 1, #P) == P then
+    values = values + redis.call('HLEN', key)
+    redis.call('DEL', key)
+  end
+end
+return {found[1], values}
+`;
+
 function script(name: string, body: string): Script {
   const source = PRELUDE + body;
   return Object.freeze({ name, source, sha: createHash('sha1').update(source).digest('hex') });
@@ -436,4 +496,6 @@ export const SCRIPTS = Object.freeze({
   readValues: script('readValues', READ_VALUES),
   writeValues: script('writeValues', WRITE_VALUES),
   publish: script('publish', PUBLISH),
+  forgetSessions: script('forgetSessions', FORGET_SESSIONS),
+  forgetValues: script('forgetValues', FORGET_VALUES),
 });

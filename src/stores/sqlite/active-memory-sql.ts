@@ -13,7 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DataError } from '../../errors.js';
-import type { ValueRecord } from '../../store/driver-types.js';
+import type { DriverForgetResult, ForgetTarget, ValueRecord } from '../../store/driver-types.js';
+import { VECTOR_KEY_PREFIX } from '../../store/values.js';
 import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
 import { foldText, relativeScores, searchTerms, sessionNamespaces } from '../sql-search.js';
 import type { DatabaseLabel } from './schema.js';
@@ -60,6 +61,19 @@ export function prepareActiveMemoryStatements(db: SqliteDatabaseLike) {
     insertQueuedText: db.prepare(
       `INSERT INTO message_text (session_id, seq, message_id, user_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING rowid`,
     ),
+    // forgetUser: the user's sessions, their vectors (counted before their namespaces go), the
+    // index rows still naming the user, and the user's own and agent namespaces (`isUserNamespace`).
+    userSessions: db.prepare(`SELECT id FROM sessions WHERE user_id = ? ORDER BY id`),
+    countSessionVectors: db.prepare(
+      `SELECT count(*) AS n FROM memory_values WHERE ns >= ? AND ns < ? AND (ns = ? OR ns >= ?) AND substr(key, 1, ${VECTOR_KEY_PREFIX.length}) = '${VECTOR_KEY_PREFIX}'`,
+    ),
+    deleteUserText: db.prepare(`DELETE FROM message_text WHERE user_id = ?`),
+    deleteUserQueued: db.prepare(`DELETE FROM message_text_queue WHERE user_id = ?`),
+    deleteUserValues: db.prepare(
+      `DELETE FROM memory_values WHERE ns = ? OR (ns >= 'agent:' AND ns < 'agent;' AND substr(ns, -length(?)) = ?)`,
+    ),
+    // Merges the index's segments, so the terms of deleted rows leave the file (a delete only marks them).
+    optimizeIndex: db.prepare(`INSERT INTO message_fts (message_fts) VALUES ('optimize')`),
     expiredIds: db.prepare(`SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
     search: db.prepare(searchSql('')),
     searchIn: db.prepare(searchSql(' AND t.session_id IN (SELECT value FROM json_each(?))')),
@@ -157,6 +171,39 @@ export function forgetSession(statements: ActiveMemoryStatements, id: string): v
   const { exact, children, end } = sessionNamespaces(id);
   statements.deleteSessionValues.run(exact, end, exact, children);
   forgetText(statements, id);
+}
+
+/**
+ * Removes everything of one user (inside the driver's write transaction): each of their
+ * sessions with its messages, values and index rows, the index rows and queued text still naming
+ * them, and their user and agent namespaces; then the index is merged so no term of theirs stays.
+ */
+export function forgetUserRows(
+  statements: ActiveMemoryStatements,
+  sessions: {
+    readonly deleteMessages: { run(id: string): { changes: number } };
+    readonly deleteHead: { run(id: string): { changes: number } };
+  },
+  target: ForgetTarget,
+): DriverForgetResult {
+  const sessionIds: string[] = [];
+  let messages = 0;
+  let sessionValues = 0;
+  let vectors = 0;
+  let textRows = 0;
+  for (const row of statements.userSessions.all(target.userId) as Array<{ id: string }>) {
+    const { exact, children, end } = sessionNamespaces(row.id);
+    vectors += (statements.countSessionVectors.get(exact, end, exact, children) as { n: number }).n;
+    sessionValues += statements.deleteSessionValues.run(exact, end, exact, children).changes;
+    textRows += statements.deleteText.run(row.id).changes + statements.deleteQueued.run(row.id).changes;
+    messages += sessions.deleteMessages.run(row.id).changes;
+    if (sessions.deleteHead.run(row.id).changes > 0) sessionIds.push(row.id);
+  }
+  textRows += statements.deleteUserText.run(target.userId).changes;
+  textRows += statements.deleteUserQueued.run(target.userId).changes;
+  const values = statements.deleteUserValues.run(target.userNamespace, target.agentSuffix, target.agentSuffix).changes;
+  if (textRows > 0) statements.optimizeIndex.run();
+  return { sessionIds, sessions: sessionIds.length, messages, values, sessionValues, vectors, textRows, files: 0 };
 }
 
 /** Forgets every session expiring at or before `now` (before their heads are deleted). */

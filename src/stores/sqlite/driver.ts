@@ -8,6 +8,8 @@ import type {
   AppendCommit,
   AppendOutcome,
   DriverCapabilities,
+  DriverForgetResult,
+  ForgetTarget,
   HeadRecord,
   DriverRange,
   MessageRecord,
@@ -22,6 +24,7 @@ import {
   forgetExpired,
   forgetSession,
   forgetText,
+  forgetUserRows,
   indexMessages,
   indexQueued,
   prepareActiveMemoryStatements,
@@ -345,6 +348,26 @@ export class SqliteDriver implements StoreDriver {
       this.statements.deleteMessages.run(id);
       return this.statements.deleteHead.run(id).changes > 0;
     });
+  }
+
+  /**
+   * Removes the user's rows in one write transaction (a crash leaves all or none), with
+   * `secure_delete` on so freed pages are zeroed, then checkpoints the write-ahead log to empty,
+   * so no copy of a removed page stays in the log either.
+   */
+  async forgetUser(target: ForgetTarget): Promise<DriverForgetResult> {
+    const result = await this.write(() => {
+      const before = (this.db.prepare('PRAGMA secure_delete').get() as { secure_delete: number }).secure_delete;
+      this.db.exec('PRAGMA secure_delete = ON');
+      try {
+        return forgetUserRows(this.activeMemory, this.statements, target);
+      } finally {
+        this.db.exec(`PRAGMA secure_delete = ${before === 1 ? 'ON' : 'OFF'}`);
+      }
+    });
+    // Another connection reading may keep part of the log; its next checkpoint overwrites the rest.
+    this.guard(() => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
+    return result;
   }
 
   purgeExpired(now: number): Promise<number> {

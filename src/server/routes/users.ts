@@ -1,0 +1,51 @@
+/**
+ * Forgetting a user (`DELETE /users/{userId}`): an admin's request that removes everything the
+ * tenant's store holds of one of its users and answers the receipt (`SessionStore.forgetUser`).
+ * @module
+ */
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ForbiddenError } from '../../errors.js';
+import type { ServerEnv } from '../env.js';
+import { errors, json } from './common.js';
+
+const count = z.number().int().min(0);
+
+/** The receipt of a forget, as the API answers it. */
+export const forgetReceiptSchema = z
+  .object({
+    userId: z.string(),
+    at: z.string().openapi({ description: 'When the removal finished (ISO-8601)' }),
+    removed: z.object({
+      sessions: count,
+      messages: count,
+      values: count.openapi({ description: 'User- and agent-scope values' }),
+      sessionValues: count.openapi({ description: 'Values of the removed sessions (stored vectors among them)' }),
+      vectors: count.openapi({ description: 'Stored embedding chunks among sessionValues' }),
+      textRows: count.openapi({ description: 'Rows of the full-text index' }),
+      files: count.openapi({ description: 'Files removed from disk (file store)' }),
+      cached: count.openapi({ description: 'Copies dropped from process memory' }),
+    }),
+  })
+  .openapi('ForgetReceipt');
+
+const forget = createRoute({
+  method: 'delete',
+  path: '/users/{userId}',
+  tags: ['users'],
+  summary: 'Forget a user: remove every session, value, index row and file of theirs (admin keys only)',
+  description:
+    'Idempotent: forgetting a user again (or one with nothing stored) answers a receipt of zeros. A request cut short can be sent again to finish.',
+  request: { params: z.object({ userId: z.string().min(1).max(256) }) },
+  responses: { 200: json(forgetReceiptSchema, 'What was removed, by kind, and when'), ...errors(400, 401, 403, 503) },
+});
+
+/** Registers the user routes. */
+export function userRoutes(app: OpenAPIHono<ServerEnv>): void {
+  app.openapi(forget, async (c) => {
+    // Removing a user is the tenant's act, not one of its users' keys.
+    if (c.var.principal !== undefined && c.var.principal.role !== 'admin')
+      throw new ForbiddenError('Only an admin key may forget a user');
+    const receipt = await c.var.store.forgetUser(c.req.valid('param').userId);
+    return c.json(receipt, 200);
+  });
+}
