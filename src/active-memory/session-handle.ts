@@ -299,9 +299,13 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       index.forget(userId);
     },
 
-    readWorkingMemory: () => workingMemory().read(),
+    async readWorkingMemory() {
+      return workingMemory().read();
+    },
 
-    updateWorkingMemory: (patch, updateOptions) => workingMemory().update(patch, updateOptions),
+    async updateWorkingMemory(patch, updateOptions) {
+      return workingMemory().update(patch, updateOptions);
+    },
   };
   return Object.freeze(handle);
 }
