@@ -100,6 +100,20 @@ export async function rememberFor(
   });
 }
 
+/**
+ * Saves the knowledge session once more, unchanged. A store that keeps the state before a rewrite
+ * as its crash backup (the file store: the previous snapshot and its journals) still holds the
+ * forgotten text after the first save; after the second, its backup is the state without it.
+ * When another writer came in between, its write stands and the backup clears at the next rewrite.
+ */
+async function settle(store: SessionStore, saved: Session): Promise<void> {
+  try {
+    await store.save(saved, { expectedVersion: saved.version });
+  } catch (error) {
+    if (!ChatstateError.hasCode(error, 'CONFLICT', 'NOT_FOUND')) throw error;
+  }
+}
+
 /** Attempts of `forgetFor` when other writers keep changing the knowledge session. */
 const FORGET_ATTEMPTS = 5;
 
@@ -119,9 +133,10 @@ export async function forgetFor(store: SessionStore, userId: string, factId: str
     )
       throw new NotFoundError(`forget: this user has no fact ${JSON.stringify(fact)}`, { details: { id: fact } });
     try {
-      await store.save(session.withMessages(session.messages.filter((message) => message.id !== fact)), {
+      const saved = await store.save(session.withMessages(session.messages.filter((message) => message.id !== fact)), {
         expectedVersion: session.version,
       });
+      await settle(store, saved);
       return;
     } catch (error) {
       // A fact remembered meanwhile: forget on the newest version, so that it is kept.
