@@ -33,6 +33,7 @@ import { sessionViewRoutes } from './routes/session-views.js';
 import { stateRoutes } from './routes/state.js';
 import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
+import { workingMemoryRoutes } from './routes/working-memory.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
@@ -129,7 +130,7 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall'] as const;
+const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall', '/working-memory/*'] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
@@ -217,6 +218,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   valueRoutes(app);
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
+  workingMemoryRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet.
   app.openapi(

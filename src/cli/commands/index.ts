@@ -36,6 +36,7 @@ import { stats } from './stats.js';
 import { validate } from './validate.js';
 import { verify } from './verify.js';
 import { values } from './values.js';
+import { workingMemory } from './working-memory.js';
 
 /** Every command, in the order `chatstate --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -48,6 +49,7 @@ export const COMMANDS: readonly CliCommand[] = [
   purgeExpired,
   search,
   values,
+  workingMemory,
   exportCommand,
   importCommand,
   verify,
