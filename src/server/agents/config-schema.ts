@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { MAX_VALUE_BYTES } from '../../active-memory/checks.js';
+import type { JsonSchema } from '../../active-memory/working-memory-schema.js';
 import { ID_PATTERN } from '../../ids.js';
 import type { ChatModel } from '../../models/types.js';
 import { COUNTERS, STRATEGY_NAMES } from '../../operations/compact.js';
@@ -108,7 +109,12 @@ const agentFields = {
       z.strictObject({
         scope: z.enum(['user', 'agent']).optional(),
         maxBytes: positive.max(MAX_VALUE_BYTES).optional(),
-        schema: z.record(z.string(), z.unknown()).optional(),
+        schema: z
+          .custom<JsonSchema>(
+            (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+            'expected a JSON Schema object',
+          )
+          .optional(),
       }),
     ])
     .optional(),
