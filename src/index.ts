@@ -171,14 +171,23 @@ export {
 } from './models/index.js';
 export {
   KNOWLEDGE_PREFIX,
+  WORKING_MEMORY_PREFIX,
+  WorkingMemory,
   createSessionHandle,
   knowledgeSessionId,
+  mergePatch,
+  workingMemorySessionId,
   type Embed,
   type HistoryPage,
   type RecallHit,
   type RecallOptions,
+  type RememberOptions,
   type Scope,
   type SessionHandle,
+  type UpdateWorkingMemoryOptions,
+  type WorkingMemoryOptions,
+  type WorkingMemorySchema,
+  type WorkingMemoryVersion,
 } from './active-memory/index.js';
 export {
   Conversation,

@@ -3,7 +3,25 @@
  * over any store.
  * @module
  */
-export { createSessionHandle, type SessionAccessor, type SessionHandleOptions } from './session-handle.js';
+export {
+  createSessionHandle,
+  type HandleWorkingMemoryOptions,
+  type SessionAccessor,
+  type SessionHandleOptions,
+} from './session-handle.js';
+export {
+  DEFAULT_WORKING_MEMORY_BYTES,
+  WORKING_MEMORY_PREFIX,
+  WorkingMemory,
+  workingMemorySessionId,
+  type UpdateWorkingMemoryOptions,
+  type WorkingMemoryHistoryOptions,
+  type WorkingMemoryHistoryPage,
+  type WorkingMemoryOptions,
+  type WorkingMemoryVersion,
+} from './working-memory.js';
+export type { JsonSchema, WorkingMemorySchema } from './working-memory-schema.js';
+export { mergePatch } from './merge-patch.js';
 export { RecallIndex, recallIndexFor, type RecallIndexOptions, type RecallRequest } from './recall-index.js';
 export { TextIndex, type TextIndexOptions, type TextMatch } from './text-index.js';
 export { KNOWLEDGE_PREFIX, knowledgeSessionId } from './knowledge.js';
@@ -15,6 +33,7 @@ export type {
   HistoryPage,
   RecallHit,
   RecallOptions,
+  RememberOptions,
   Scope,
   SessionHandle,
   StoreValueOptions,

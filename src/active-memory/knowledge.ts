@@ -4,11 +4,12 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { ChatstateError, DataError } from '../errors.js';
+import { ChatstateError, ConflictError, DataError, NotFoundError } from '../errors.js';
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import type { SessionStore } from '../store/session-store-types.js';
-import type { RecallHit } from './types.js';
+import { checkFactId, factIndex, factMetadata, requireFact } from './knowledge-lifecycle.js';
+import type { RecallHit, RememberOptions } from './types.js';
 
 /** Session ids starting with this are reserved for knowledge sessions: a turn may not create one. */
 export const KNOWLEDGE_PREFIX = 'knowledge-';
@@ -61,10 +62,19 @@ async function ensureKnowledgeSession(store: SessionStore, userId: string, id: s
 }
 
 /** Appends `text` to `userId`'s knowledge; returns it as `recall` would report it. */
-export async function rememberFor(store: SessionStore, userId: string, text: string): Promise<RecallHit> {
+export async function rememberFor(
+  store: SessionStore,
+  userId: string,
+  text: string,
+  options: RememberOptions = {},
+): Promise<RecallHit> {
   const id = knowledgeSessionId(userId);
+  const metadata = factMetadata(options);
   await ensureKnowledgeSession(store, userId, id);
-  const message = Message.context(text, { metadata: { knowledge: true } });
+  // A correction must name a fact of this user: a dangling one would hide nothing and mislead.
+  if (typeof metadata.supersedes === 'string')
+    requireFact(await factIndex(store, id), metadata.supersedes, 'remember: supersedes');
+  const message = Message.context(text, { metadata });
   let result;
   try {
     result = await store.append(id, [message]);
@@ -84,5 +94,57 @@ export async function rememberFor(store: SessionStore, userId: string, text: str
     text,
     source: 'knowledge',
     timestamp: stored.timestamp,
+    validFrom: typeof metadata.validFrom === 'string' ? metadata.validFrom : stored.timestamp,
+    ...(typeof metadata.supersedes === 'string' ? { supersedes: metadata.supersedes } : {}),
+    ...(Array.isArray(metadata.tags) ? { tags: metadata.tags as string[] } : {}),
   });
+}
+
+/**
+ * Saves the knowledge session once more, unchanged. A store that keeps the state before a rewrite
+ * as its crash backup (the file store: the previous snapshot and its journals) still holds the
+ * forgotten text after the first save; after the second, its backup is the state without it.
+ * When another writer came in between, its write stands and the backup clears at the next rewrite.
+ */
+async function settle(store: SessionStore, saved: Session): Promise<void> {
+  try {
+    await store.save(saved, { expectedVersion: saved.version });
+  } catch (error) {
+    if (!ChatstateError.hasCode(error, 'CONFLICT', 'NOT_FOUND')) throw error;
+  }
+}
+
+/** Attempts of `forgetFor` when other writers keep changing the knowledge session. */
+const FORGET_ATTEMPTS = 5;
+
+/**
+ * Deletes fact `factId` from `userId`'s knowledge: the knowledge session is saved again without
+ * its message (compare-and-replace on its version), so its text is gone from the store, not
+ * hidden. `NOT_FOUND` when the user has no such fact.
+ */
+export async function forgetFor(store: SessionStore, userId: string, factId: string): Promise<void> {
+  const fact = checkFactId(factId);
+  const id = knowledgeSessionId(userId);
+  for (let attempt = 1; ; attempt += 1) {
+    const session = await store.get(id);
+    if (
+      session?.userId !== userId ||
+      !session.messages.some((message) => message.id === fact && message.metadata.knowledge === true)
+    )
+      throw new NotFoundError(`forget: this user has no fact ${JSON.stringify(fact)}`, { details: { id: fact } });
+    try {
+      const saved = await store.save(session.withMessages(session.messages.filter((message) => message.id !== fact)), {
+        expectedVersion: session.version,
+      });
+      await settle(store, saved);
+      return;
+    } catch (error) {
+      // A fact remembered meanwhile: forget on the newest version, so that it is kept.
+      if (!ChatstateError.hasCode(error, 'CONFLICT') || attempt >= FORGET_ATTEMPTS) {
+        if (ChatstateError.hasCode(error, 'CONFLICT'))
+          throw new ConflictError(`forget: the knowledge kept changing; try again`, { cause: error });
+        throw error;
+      }
+    }
+  }
 }

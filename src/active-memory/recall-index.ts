@@ -53,6 +53,10 @@ export interface RecallRequest {
   readonly embed?: Embed;
   /** Names the embedding model; stored vectors of another id are not used. @default 'default' */
   readonly embedId?: string;
+  /** Leaves out messages it refuses (a hit it refuses does not count toward `k`): lifecycle filters such as `asOf`. */
+  readonly keep?: (sessionId: string, message: Message) => boolean;
+  /** Text candidates ranked at least (raise it with `keep`, so that enough are left). @default k × 2 + 5 */
+  readonly candidates?: number;
 }
 
 interface Candidate {
@@ -60,6 +64,11 @@ interface Candidate {
   readonly seq: number;
   readonly messageId: string;
   readonly score: number;
+}
+
+/** Text candidates a request ranks. */
+function candidateCount(request: RecallRequest): number {
+  return Math.max(request.k * 2 + 5, request.candidates ?? 0);
 }
 
 /** Higher score first; among equal scores the later message (stable across runs). */
@@ -112,7 +121,7 @@ export class RecallIndex {
     // session is ranked in process (a store search filters by owner, and that session's owner is unknown).
     const native = request.userId !== undefined && this.store.searchText !== undefined;
     if (native && space === undefined)
-      return this.hydrate(await this.nativeCandidates(request, request.k * 2 + 5), request, undefined);
+      return this.hydrate(await this.nativeCandidates(request, candidateCount(request)), request, undefined);
     const key = request.userId === undefined ? `session:${request.sessionId}` : `user:${request.userId}`;
     return this.locks.run(key, async () => {
       const partition = this.partition(key, native);
@@ -193,7 +202,8 @@ export class RecallIndex {
   }
 
   private localCandidates(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Candidate[] {
-    const limit = space === undefined ? request.k * 2 + 5 : Math.max(100, request.k * 10);
+    const limit =
+      space === undefined ? candidateCount(request) : Math.max(100, request.k * 10, candidateCount(request));
     return partition
       .searchText(request.query, limit)
       .map(({ doc, score }) => ({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score }));
@@ -256,6 +266,7 @@ export class RecallIndex {
           stale?.add(candidate.sessionId);
           return;
         }
+        if (request.keep !== undefined && !request.keep(candidate.sessionId, message)) return;
         const knowledge = candidate.sessionId === request.knowledgeSessionId && message.metadata.knowledge === true;
         hits.push(
           Object.freeze({

@@ -23,7 +23,8 @@ import {
   checkThreshold,
   checkValue,
 } from './checks.js';
-import { knowledgeSessionId, rememberFor } from './knowledge.js';
+import { forgetFor, knowledgeSessionId, rememberFor } from './knowledge.js';
+import { recallLifecycle } from './knowledge-lifecycle.js';
 import { recallIndexFor, type RecallIndex } from './recall-index.js';
 import type {
   Embed,
@@ -32,9 +33,11 @@ import type {
   HistoryPage,
   RecallHit,
   RecallOptions,
+  RememberOptions,
   SessionHandle,
   StoreValueOptions,
 } from './types.js';
+import { WorkingMemory, type WorkingMemoryOptions } from './working-memory.js';
 
 /** The in-flight session of a turn: the runtime reads and replaces it, and saves it with the turn. */
 export interface SessionAccessor {
@@ -63,6 +66,19 @@ export interface SessionHandleOptions {
   readonly embedId?: string;
   /** The recall index to use. @default recallIndexFor(store), shared by every handle on the store */
   readonly index?: RecallIndex;
+  /** The working memory's schema and size limit, and whether each agent keeps its own. */
+  readonly workingMemory?: HandleWorkingMemoryOptions;
+}
+
+/** Working memory options of a handle (and of an agent). */
+export interface HandleWorkingMemoryOptions extends Pick<WorkingMemoryOptions, 'schema' | 'maxBytes'> {
+  /** `agent`: a memory per agent and user; `user`: one per user, shared by their agents. @default 'user' */
+  readonly scope?: 'user' | 'agent';
+}
+
+/** Text candidates ranked when a lifecycle filter may drop some: enough that `k` hits remain. */
+function filteredCandidates(k: number): number {
+  return Math.min(1000, k * 8 + 50);
 }
 
 /** Default page size of `history`. */
@@ -98,6 +114,23 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
   const index = options.index ?? recallIndexFor(store);
   if (index.store !== store) throw invalid('The recall index belongs to another store');
   const temp = options.temp ?? new Map<string, JsonValue>();
+  const workingOptions = options.workingMemory ?? {};
+  if (workingOptions.scope !== undefined && workingOptions.scope !== 'user' && workingOptions.scope !== 'agent')
+    throw invalid('workingMemory.scope must be "user" or "agent"');
+  let working: WorkingMemory | undefined;
+  function workingMemory(): WorkingMemory {
+    if (userId === undefined) throw invalid('The working memory needs a handle with a userId: it belongs to a user');
+    const perAgent = workingOptions.scope === 'agent';
+    if (perAgent && agentId === undefined)
+      throw invalid('An agent-scoped working memory needs a handle with an agentId');
+    return (working ??= new WorkingMemory({
+      store,
+      userId,
+      ...(perAgent && agentId !== undefined ? { agentId } : {}),
+      ...(workingOptions.schema === undefined ? {} : { schema: workingOptions.schema }),
+      ...(workingOptions.maxBytes === undefined ? {} : { maxBytes: workingOptions.maxBytes }),
+    }));
+  }
 
   function ownerOf(scope: 'user' | 'agent' | 'app'): ValueOwner {
     switch (scope) {
@@ -236,20 +269,42 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
     },
 
     async recall(query: string, recallOptions: RecallOptions = {}): Promise<RecallHit[]> {
-      return index.recall({
-        query: checkQuery(query),
-        k: checkInteger(recallOptions.k, 'k', 1, MAX_RECALL_K, DEFAULT_RECALL_K),
-        threshold: checkThreshold(recallOptions.threshold),
+      const checkedQuery = checkQuery(query);
+      const k = checkInteger(recallOptions.k, 'k', 1, MAX_RECALL_K, DEFAULT_RECALL_K);
+      const threshold = checkThreshold(recallOptions.threshold);
+      const knowledge = userId === undefined ? undefined : knowledgeSessionId(userId);
+      const lifecycle = await recallLifecycle(store, knowledge, recallOptions);
+      const hits = await index.recall({
+        query: checkedQuery,
+        k,
+        threshold,
         sessionId,
-        ...(userId === undefined ? {} : { userId, knowledgeSessionId: knowledgeSessionId(userId) }),
+        ...(userId === undefined ? {} : { userId, knowledgeSessionId: knowledge }),
         ...(embed === undefined ? {} : { embed }),
         embedId,
+        ...(lifecycle === undefined ? {} : { keep: lifecycle.keep, candidates: filteredCandidates(k) }),
       });
+      return lifecycle === undefined ? hits : hits.map((hit) => lifecycle.describe(hit));
     },
 
-    async remember(text: string): Promise<RecallHit> {
+    async remember(text: string, rememberOptions: RememberOptions = {}): Promise<RecallHit> {
       if (userId === undefined) throw invalid('remember needs a handle with a userId: knowledge belongs to a user');
-      return rememberFor(store, userId, checkKnowledge(text));
+      return rememberFor(store, userId, checkKnowledge(text), rememberOptions);
+    },
+
+    async forget(id: string): Promise<void> {
+      if (userId === undefined) throw invalid('forget needs a handle with a userId: knowledge belongs to a user');
+      await forgetFor(store, userId, id);
+      // The in-process index notices the rewrite by itself; dropping it now also frees the text at once.
+      index.forget(userId);
+    },
+
+    async readWorkingMemory() {
+      return workingMemory().read();
+    },
+
+    async updateWorkingMemory(patch, updateOptions) {
+      return workingMemory().update(patch, updateOptions);
     },
   };
   return Object.freeze(handle);

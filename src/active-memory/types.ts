@@ -4,7 +4,8 @@
  * @module
  */
 import type { Message } from '../message/message.js';
-import type { JsonValue } from '../message/schema.js';
+import type { JsonObject, JsonValue } from '../message/schema.js';
+import type { UpdateWorkingMemoryOptions, WorkingMemoryVersion } from './working-memory.js';
 
 /**
  * Where a value lives:
@@ -51,6 +52,24 @@ export interface RecallOptions {
   readonly k?: number;
   /** Results scoring below this (0–1) are left out. @default 0 */
   readonly threshold?: number;
+  /**
+   * Answer as of this time (ISO-8601 or a `Date`): only messages written by then, and only facts
+   * valid then (`validFrom` at or before it, not superseded by a fact valid at or before it).
+   * Without it, facts superseded by a fact already in effect are left out.
+   */
+  readonly asOf?: string | Date;
+  /** Also return facts that a later fact superseded (marked with `supersededBy`). @default false */
+  readonly includeSuperseded?: boolean;
+}
+
+/** Options of `SessionHandle.remember`. */
+export interface RememberOptions {
+  /** The id of the fact this one corrects or replaces (`messageId` of its hit): that fact is no longer recalled. */
+  readonly supersedes?: string;
+  /** From when the fact holds (ISO-8601 or a `Date`). @default now */
+  readonly validFrom?: string | Date;
+  /** Labels kept with the fact (at most 20, each 1–64 characters). */
+  readonly tags?: readonly string[];
 }
 
 /** One recalled message or piece of knowledge, and where it came from. */
@@ -65,6 +84,14 @@ export interface RecallHit {
   /** `message` for conversation history, `knowledge` for something stored with `remember`. */
   readonly source: 'message' | 'knowledge';
   readonly timestamp: string;
+  /** A fact's: from when it holds (its `validFrom`, else when it was stored). */
+  readonly validFrom?: string;
+  /** A fact's: the fact it superseded. */
+  readonly supersedes?: string;
+  /** A superseded fact's (with `includeSuperseded`): the fact that superseded it. */
+  readonly supersededBy?: string;
+  /** A fact's tags. */
+  readonly tags?: readonly string[];
 }
 
 /** ✱ An agent's handle on its memory for one session (and its user and agent). */
@@ -80,8 +107,17 @@ export interface SessionHandle {
   get<T extends JsonValue = JsonValue>(key: string, options?: GetValueOptions<T>): Promise<T | undefined>;
   /** Past messages and knowledge of this user (only this session's, without a user) that match `query`, best first. */
   recall(query: string, options?: RecallOptions): Promise<RecallHit[]>;
-  /** Stores a piece of knowledge about this user, found later by `recall`. */
-  remember(text: string): Promise<RecallHit>;
+  /** Stores a piece of knowledge (a fact) about this user, found later by `recall`; its id is the hit's `messageId`. */
+  remember(text: string, options?: RememberOptions): Promise<RecallHit>;
+  /**
+   * Deletes fact `id` of this user's knowledge: its text is removed from the store (the knowledge
+   * session is rewritten without it), not hidden. `NOT_FOUND` when the user has no such fact.
+   */
+  forget(id: string): Promise<void>;
+  /** This user's working memory (this agent's, when the handle keeps one per agent): the newest version. */
+  readWorkingMemory(): Promise<WorkingMemoryVersion>;
+  /** Applies a JSON merge patch to the working memory (see `WorkingMemory.update`). */
+  updateWorkingMemory(patch: JsonObject, options?: UpdateWorkingMemoryOptions): Promise<WorkingMemoryVersion>;
 }
 
 /** A caller-supplied embedding function: one vector per text, all of one length. */

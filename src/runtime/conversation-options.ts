@@ -3,6 +3,8 @@
  * conversation is made, not a surprise in the middle of a turn.
  * @module
  */
+import { MAX_VALUE_BYTES } from '../active-memory/checks.js';
+import type { HandleWorkingMemoryOptions } from '../active-memory/session-handle.js';
 import type { Embed } from '../active-memory/types.js';
 import { InvalidInputError } from '../errors.js';
 import { SessionManager } from '../manager/index.js';
@@ -12,6 +14,7 @@ import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { resolveContextPolicy, type ContextWindowOption } from './context-options.js';
 import { memoryTools } from './memory-tools.js';
+import { workingMemoryJsonSchema, workingMemoryTool } from './working-memory-tool.js';
 import type { ContextPolicy } from './request-fit.js';
 import { defaultMemory, type MemoryFactory } from './turn-memory.js';
 import type { Agent, Tool, TurnCompactor } from './types.js';
@@ -85,7 +88,16 @@ function positiveInteger(value: unknown, name: string, fallback: number | undefi
 /** The tools an agent gives its model: its own, plus `recall` and `remember` with `memoryTools`. */
 export function toolsOf(agent: Agent): readonly Tool[] {
   const own = agent.tools ?? [];
-  return agent.memoryTools === true ? [...own, ...memoryTools()] : own;
+  const withMemory = agent.memoryTools === true ? [...own, ...memoryTools()] : own;
+  return workingMemoryOf(agent) === undefined ? withMemory : [...withMemory, workingMemoryTool()];
+}
+
+const PLAIN_WORKING_MEMORY: HandleWorkingMemoryOptions = Object.freeze({});
+
+/** An agent's working memory options, or `undefined` when it has none. */
+export function workingMemoryOf(agent: Agent): HandleWorkingMemoryOptions | undefined {
+  const option = agent.workingMemory;
+  return option === undefined || option === false ? undefined : option === true ? PLAIN_WORKING_MEMORY : option;
 }
 
 function checkAgent(agent: unknown, index: number): Agent {
@@ -107,6 +119,7 @@ function checkAgent(agent: unknown, index: number): Agent {
     throw invalid(`agent "${id}": memoryTools must be a boolean`);
   if (tools !== undefined && !Array.isArray(tools)) throw invalid(`agent "${id}": tools must be an array`);
   const checked = agent as Agent;
+  checkWorkingMemory(checked, id);
   for (const tool of tools ?? []) {
     if (typeof (tool as Partial<Tool>).execute !== 'function')
       throw invalid(`agent "${id}": tool "${String((tool as Partial<Tool>).name)}" has no execute function`);
@@ -114,6 +127,20 @@ function checkAgent(agent: unknown, index: number): Agent {
   // Names, schemas and duplicates (e.g. an own tool named `recall` beside the memory tools).
   checkTools(toolsOf(checked), undefined, model.provider);
   return checked;
+}
+
+/** Refuses an agent's working memory options that could only fail later, in a turn. */
+function checkWorkingMemory(agent: Agent, id: string): void {
+  const option = agent.workingMemory as unknown;
+  if (option === undefined || typeof option === 'boolean') return;
+  if (typeof option !== 'object' || option === null)
+    throw invalid(`agent "${id}": workingMemory must be a boolean or an object`);
+  const { scope, maxBytes } = option as HandleWorkingMemoryOptions;
+  if (scope !== undefined && scope !== 'user' && scope !== 'agent')
+    throw invalid(`agent "${id}": workingMemory.scope must be "user" or "agent"`);
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || maxBytes < 2 || maxBytes > MAX_VALUE_BYTES))
+    throw invalid(`agent "${id}": workingMemory.maxBytes must be an integer from 2 to ${MAX_VALUE_BYTES}`);
+  workingMemoryJsonSchema(option as HandleWorkingMemoryOptions);
 }
 
 /** Checks `options` and fills defaults; throws `INVALID_ARGUMENT`. */

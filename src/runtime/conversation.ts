@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { SessionHandle } from '../active-memory/types.js';
 import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
+import { WORKING_MEMORY_PREFIX } from '../active-memory/working-memory.js';
 import { isPreambleMessage } from '../compaction/turns.js';
 import { InvalidInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';
@@ -21,12 +22,14 @@ import { continueHistory } from './context-window.js';
 import {
   resolveConversationOptions,
   toolsOf,
+  workingMemoryOf,
   type ConversationOptions,
   type ResolvedConversationOptions,
 } from './conversation-options.js';
 import { runToolLoop, type ToolLoopResult } from './tool-loop.js';
 import { findPriorTurn, inputMessages, type CheckedInput, type PriorTurn, type TurnInput } from './turn-input.js';
 import { endsWithTurn, turnSession } from './turn-memory.js';
+import { workingMemoryJsonSchema, workingMemorySection } from './working-memory-tool.js';
 import type { Agent, SendOptions, ToolContext, TurnResult } from './types.js';
 
 function invalid(message: string): InvalidInputError {
@@ -120,12 +123,16 @@ export class Conversation {
    */
   async send(sessionId: string, input: TurnInput, options: SendOptions = {}): Promise<TurnResult> {
     assertValidId(sessionId, 'session id');
-    // Knowledge session ids are derived from user ids: a turn creating one could squat another user's.
-    if (sessionId.startsWith(KNOWLEDGE_PREFIX)) {
-      throw new InvalidInputError(
-        'INVALID_ID',
-        `Conversation: session ids starting with "${KNOWLEDGE_PREFIX}" are reserved for knowledge sessions`,
-      );
+    // Knowledge and working memory session ids are derived from user ids: a turn creating one could squat another user's.
+    for (const [prefix, what] of [
+      [KNOWLEDGE_PREFIX, 'knowledge sessions'],
+      [WORKING_MEMORY_PREFIX, 'working memories'],
+    ] as const) {
+      if (sessionId.startsWith(prefix))
+        throw new InvalidInputError(
+          'INVALID_ID',
+          `Conversation: session ids starting with "${prefix}" are reserved for ${what}`,
+        );
     }
     checkSendOptions(options);
     const checked = inputMessages(input);
@@ -203,8 +210,9 @@ export class Conversation {
     // A new session keeps the agent of its first turn; an explicit agentId reassigns the session.
     const reassign = base.agentId !== agent.id && (base.version === 0 || options.agentId !== undefined);
     const working = reassign ? base.withAgent(agent.id) : base;
-    const system = await systemPrompt(agent, working);
+    const prompt = await systemPrompt(agent, working);
     const state = turnSession(working);
+    const workingMemory = working.userId === undefined ? undefined : workingMemoryOf(agent);
     const temp = new Map<string, JsonValue>();
     let handle: SessionHandle | undefined;
     const memory = (): SessionHandle => {
@@ -217,11 +225,19 @@ export class Conversation {
           temp,
           agentId: agent.id,
           signal,
+          ...(workingMemory === undefined ? {} : { workingMemory }),
         }),
         signal,
         provider,
       ));
     };
+    // The working memory is read once per turn: the model sees its own updates in the tool results.
+    const system =
+      workingMemory === undefined
+        ? prompt
+        : [prompt, workingMemorySection(await memory().readWorkingMemory(), workingMemoryJsonSchema(workingMemory))]
+            .filter((part) => part !== undefined)
+            .join('\n\n');
     const contextFor = (call: { id: string }): ToolContext => ({
       sessionId: base.id,
       toolCallId: call.id,

@@ -13,6 +13,7 @@ import type {
   SessionHandle,
   StoreValueOptions,
 } from '../active-memory/types.js';
+import type { WorkingMemoryVersion } from '../active-memory/working-memory.js';
 import { deepFreeze } from '../freeze.js';
 import { InvalidInputError } from '../errors.js';
 import type { Message } from '../message/message.js';
@@ -68,6 +69,15 @@ export function detachedMemory(sessionId: string, history: readonly Message[]): 
     },
     async remember(): Promise<RecallHit> {
       throw noStore('remember');
+    },
+    async forget(): Promise<void> {
+      throw noStore('forget');
+    },
+    async readWorkingMemory(): Promise<WorkingMemoryVersion> {
+      throw noStore('working memory');
+    },
+    async updateWorkingMemory(): Promise<WorkingMemoryVersion> {
+      throw noStore('working memory');
     },
   });
 }

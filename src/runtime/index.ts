@@ -14,6 +14,7 @@ export {
 } from './chat-with-state.js';
 export { modelSummarizer, DEFAULT_SUMMARY_PROMPT, type ModelSummarizerOptions } from './summarizer.js';
 export { memoryTools } from './memory-tools.js';
+export { UPDATE_WORKING_MEMORY, workingMemoryTool } from './working-memory-tool.js';
 export { contextWindow, steppedWindow, type ContextView, type WindowMarks } from './context-window.js';
 export {
   recommendedContext,

@@ -55,10 +55,12 @@ export function memoryTools(handle?: SessionHandle): Tool[] {
       }
       const hits = await memoryOf(context).recall(query, limit === undefined ? {} : { k: limit });
       if (hits.length === 0) return 'Nothing found.';
-      // What the model needs to use and cite a memory; scores are rounded to keep the result short.
+      // What the model needs to use and cite a memory (a fact's id, to correct it with `remember`);
+      // scores are rounded to keep the result short.
       return hits.map((hit) => ({
         text: hit.text,
         source: hit.source,
+        ...(hit.source === 'knowledge' ? { id: hit.messageId } : {}),
         sessionId: hit.sessionId,
         timestamp: hit.timestamp,
         score: Math.round(hit.score * 1000) / 1000,
@@ -68,15 +70,24 @@ export function memoryTools(handle?: SessionHandle): Tool[] {
   const remember: Tool = {
     name: 'remember',
     description:
-      'Stores a fact about the user, a decision or a preference so that it can be recalled in later conversations. Write it as one self-contained sentence.',
+      "Stores a fact about the user, a decision or a preference so that it can be recalled in later conversations. Write it as one self-contained sentence. When it corrects or replaces a fact found with `recall`, pass that fact's id as `supersedes`: the old fact is then no longer recalled.",
     parameters: {
       type: 'object',
-      properties: { text: { type: 'string', description: 'The fact to remember, as one self-contained sentence.' } },
+      properties: {
+        text: { type: 'string', description: 'The fact to remember, as one self-contained sentence.' },
+        supersedes: {
+          type: 'string',
+          description: 'The id of the fact this one corrects or replaces (from `recall`).',
+        },
+      },
       required: ['text'],
     },
     async execute(args, context) {
-      const hit = await memoryOf(context).remember(text(args, 'text'));
-      return { remembered: hit.text };
+      const supersedes = argument(args, 'supersedes');
+      if (supersedes !== undefined && typeof supersedes !== 'string')
+        throw new InvalidInputError('INVALID_ARGUMENT', '"supersedes" must be the id of a fact');
+      const hit = await memoryOf(context).remember(text(args, 'text'), supersedes === undefined ? {} : { supersedes });
+      return { remembered: hit.text, id: hit.messageId, ...(supersedes === undefined ? {} : { supersedes }) };
     },
   };
   return [recall, remember];

@@ -4,7 +4,13 @@
  * failed turn), its `temp` values only as long as the turn.
  * @module
  */
-import { createSessionHandle, type Embed, type SessionAccessor, type SessionHandle } from '../active-memory/index.js';
+import {
+  createSessionHandle,
+  type Embed,
+  type HandleWorkingMemoryOptions,
+  type SessionAccessor,
+  type SessionHandle,
+} from '../active-memory/index.js';
 import { InvalidInputError } from '../errors.js';
 import type { JsonValue, ProviderName } from '../message/schema.js';
 import { Session } from '../session/session.js';
@@ -23,6 +29,8 @@ export interface TurnMemoryContext {
   readonly agentId: string;
   /** Aborted when the turn is. */
   readonly signal: AbortSignal;
+  /** The agent's working memory options, when it has one. */
+  readonly workingMemory?: HandleWorkingMemoryOptions;
 }
 
 /** Makes the `SessionHandle` of one turn (called at most once per turn, when a tool first uses memory). */
@@ -38,11 +46,13 @@ export function defaultMemory(embed?: Embed): MemoryFactory {
       session: context.session,
       temp: context.temp,
       ...(embed === undefined ? {} : { embed }),
+      ...(context.workingMemory === undefined ? {} : { workingMemory: context.workingMemory }),
     });
 }
 
 /**
- * `handle`, refusing durable writes (`store` outside the `temp` and `session` scopes, `remember`)
+ * `handle`, refusing durable writes (`store` outside the `temp` and `session` scopes, `remember`,
+ * `forget`, working memory updates)
  * with `ABORTED` once `signal` fired: a tool that ignores its signal and runs on after the turn
  * failed must not write the user's memory behind the caller's back.
  */
@@ -59,9 +69,18 @@ export function endsWithTurn(handle: SessionHandle, signal: AbortSignal, provide
       if (scope !== undefined && scope !== 'temp' && scope !== 'session') throwIfAborted(signal, provider);
       return handle.store(key, value, options);
     },
-    async remember(text) {
+    async remember(text, options) {
       throwIfAborted(signal, provider);
-      return handle.remember(text);
+      return handle.remember(text, options);
+    },
+    async forget(id) {
+      throwIfAborted(signal, provider);
+      return handle.forget(id);
+    },
+    readWorkingMemory: () => handle.readWorkingMemory(),
+    async updateWorkingMemory(patch, options) {
+      throwIfAborted(signal, provider);
+      return handle.updateWorkingMemory(patch, options);
     },
   } satisfies SessionHandle);
 }

@@ -3,6 +3,7 @@
  * tools it asks for until it answers → append → compact (only after a final answer) → save.
  * @module
  */
+import type { HandleWorkingMemoryOptions } from '../active-memory/session-handle.js';
 import type { SessionHandle } from '../active-memory/types.js';
 import type { CompactionResult, Compactor, Strategy } from '../compaction/types.js';
 import type { Message } from '../message/message.js';
@@ -37,6 +38,12 @@ export interface Agent {
   readonly tools?: readonly Tool[];
   /** Gives the model `recall` and `remember` tools over its active memory. @default false */
   readonly memoryTools?: boolean;
+  /**
+   * Shows the model its working memory of the session's user in the system prompt of every call,
+   * and gives it the `update_working_memory` tool (`true`: one memory per user, no schema, 32 KiB).
+   * A session without a user has none. @default false
+   */
+  readonly workingMemory?: boolean | HandleWorkingMemoryOptions;
 }
 
 /** Options of `Conversation.send`. */

@@ -34,6 +34,7 @@ import { stateRoutes } from './routes/state.js';
 import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
 import { userRoutes } from './routes/users.js';
+import { workingMemoryRoutes } from './routes/working-memory.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
@@ -164,7 +165,15 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall', '/users/*'] as const;
+const PROTECTED = [
+  '/sessions',
+  '/sessions/*',
+  '/values/*',
+  '/state/*',
+  '/recall',
+  '/users/*',
+  '/working-memory/*',
+] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
@@ -257,6 +266,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   userRoutes(app);
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
+  workingMemoryRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet, or set a key.
   if (options.metricsKey !== undefined) app.use('/metrics', requireMetricsKey(options.metricsKey, options.keys));

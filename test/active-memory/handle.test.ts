@@ -125,7 +125,8 @@ describe('createSessionHandle', () => {
     expect(calls.get('load') ?? 0).toBe(0);
     // History ranges do not say whose they are: the owner is read from the head, once per handle, not per page.
     expect(calls.get('get') ?? 0).toBe(0);
-    expect(calls.get('summary')).toBe(1);
+    // And each recall reads the head of the user's knowledge session: which facts are superseded.
+    expect(calls.get('summary')).toBe(1 + 2);
     expect(calls.get('readMessages')).toBe(2 + 1 + 3 + 3);
     // With the turn's session in hand, the owner is known: nothing is loaded.
     calls.clear();

@@ -1,13 +1,15 @@
 /**
  * The active-memory spec: one set of tests run against every store (each *.test.ts here names
- * one store). Split by concern: history, scoped values, recall, isolation.
+ * one store). Split by concern: history, scoped values, recall, isolation, working memory, facts.
  */
 import { describe } from 'vitest';
 import { storesOf, type StoreUnderTest } from './harness.js';
 import { historySpec } from './spec-history.js';
 import { isolationSpec } from './spec-isolation.js';
+import { lifecycleSpec } from './spec-lifecycle.js';
 import { recallSpec } from './spec-recall.js';
 import { valuesSpec } from './spec-values.js';
+import { workingMemorySpec } from './spec-working-memory.js';
 
 /** Registers the whole spec for `subject`. */
 export function runActiveMemorySpec(subject: StoreUnderTest): void {
@@ -17,5 +19,7 @@ export function runActiveMemorySpec(subject: StoreUnderTest): void {
     describe('scoped values', () => valuesSpec(stores));
     describe('recall and remember', () => recallSpec(stores));
     describe('isolation between users', () => isolationSpec(stores));
+    describe('working memory', () => workingMemorySpec(stores));
+    describe('facts with a lifecycle', () => lifecycleSpec(stores));
   });
 }

@@ -380,4 +380,36 @@ describeEachStore(cliStores(), 'chatstate against the $name store', (store) => {
       await runCli(['values', 'get', 'x', '--scope', 'session', '--session', 'nope', '--store', url]),
     ).toMatchObject({ code: 1 });
   });
+
+  it("shows, patches and lists the versions of a user's working memory", async (context) => {
+    if (skipped !== undefined) context.skip(skipped);
+    if (!store.shared) context.skip(MEMORY_REASON);
+    const url = await store.freshUrl();
+    const wm = (...args: string[]) => runCli(['working-memory', ...args, '--user', 'alice', '--store', url]);
+    expect(await wm('patch', '{"city":"Oslo","pets":{"cat":"Tom"}}')).toMatchObject({ code: 0 });
+    const patched = await wm('patch', '{"pets":{"cat":null,"dog":"Rex"}}', '--by', 'alice', '--json');
+    expect(JSON.parse(patched.stdout)).toMatchObject({
+      version: 3,
+      by: 'alice',
+      document: { city: 'Oslo', pets: { dog: 'Rex' } },
+    });
+    const history = jsonLines(await wm('history', '--json'));
+    expect(history.map((row) => [row.version, row.by])).toEqual([
+      [1, 'cli'],
+      [2, 'cli'],
+      [3, 'alice'],
+    ]);
+    // A stale expected version is refused (exit 1, CONFLICT); a patch that is not an object is a usage error.
+    expect(await wm('patch', '{"city":"Rome"}', '--expected-version', '2')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^error CONFLICT: /),
+    });
+    expect(await wm('patch', '[1]')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^error INVALID_ARGUMENT/),
+    });
+    expect(JSON.parse((await wm('show', '--json')).stdout)).toMatchObject({ version: 3 });
+    // An agent's own memory is apart from the user's.
+    expect(await wm('show', '--agent', 'coach', '--json')).toMatchObject({ stdout: '{"version":0,"document":{}}\n' });
+  });
 });

@@ -24,4 +24,24 @@ describe('docs/active-memory.md', () => {
     // "the two messages of trip-1"
     expect(module.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
   });
+
+  it('has an example of a corrected fact, recalled now and as of a time', async () => {
+    const logged: unknown[][] = [];
+    vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => void logged.push(values));
+    await importExample(
+      'docs-active-memory-facts.ts',
+      await docsExample('docs/active-memory.md', '## Facts with a lifecycle'),
+    );
+    expect(logged).toEqual([[['The user lives in Porto.'], ['The user lives in Lisbon.']]]);
+  });
+
+  it('has an example of a working memory patched twice, with its versions', async () => {
+    const logged: unknown[][] = [];
+    vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => void logged.push(values));
+    await importExample(
+      'docs-active-memory-working.ts',
+      await docsExample('docs/active-memory.md', '## Working memory', 1),
+    );
+    expect(logged).toEqual([[{ goals: ['marathon'] }, ['1 onboarding', '2 onboarding', '3 agent:coach']]]);
+  });
 });

@@ -30,7 +30,10 @@ describe('memoryTools', () => {
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'pal', model, memoryTools: true } }));
     const first = await conversation.send('monday', 'My dog is called Rex.', { userId: 'alice' });
     expect(model.requests[0]?.tools?.map((tool) => tool.name)).toEqual(['recall', 'remember']);
-    expect(toolResults(first.messages)).toEqual(['{"remembered":"The user’s dog is called Rex."}']);
+    expect(JSON.parse(toolResults(first.messages)[0] as string)).toEqual({
+      remembered: 'The user’s dog is called Rex.',
+      id: expect.stringMatching(/^msg/),
+    });
 
     const second = await conversation.send('tuesday', "What is my dog's name?", { userId: 'alice' });
     const hits = JSON.parse(toolResults(second.messages)[0] as string) as Array<{
@@ -65,6 +68,29 @@ describe('memoryTools', () => {
     expect(results[1]).toBe('Error: recall failed: "limit" must be an integer from 1 to 20');
     expect(results[2]).toMatch(/^Error: remember failed: remember needs a handle with a userId/);
     expect(results[3]).toBe('Error: recall failed: the arguments must be a JSON object');
+  });
+
+  it('lets the model correct a fact it recalled: the superseded fact is no longer recalled', async () => {
+    const store = memoryStore();
+    const handle = createSessionHandle({ store, sessionId: 'notes', userId: 'bob' });
+    const old = await handle.remember('Bob works at Initech.');
+    const model = scriptedModel([
+      callTools([
+        { name: 'remember', arguments: { text: 'Bob works at Globex.', supersedes: old.messageId } },
+        { id: 'bad', name: 'remember', arguments: { text: 'Bob works at Hooli.', supersedes: 'msg-none' } },
+      ]),
+      say('Noted: Globex.'),
+    ]);
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'pal', model, memoryTools: true } }));
+    const result = await conversation.send('monday', 'I moved to Globex.', { userId: 'bob' });
+    const [corrected, refused] = toolResults(result.messages);
+    expect(JSON.parse(corrected as string)).toMatchObject({
+      remembered: 'Bob works at Globex.',
+      supersedes: old.messageId,
+    });
+    expect(refused).toMatch(/^Error: remember failed: .*no fact "msg-none"/);
+    const facts = (await handle.recall('where does Bob work', { k: 10 })).filter((hit) => hit.source === 'knowledge');
+    expect(facts.map((hit) => hit.text)).toEqual(['Bob works at Globex.']);
   });
 
   it('works over an explicit handle, outside a conversation', async () => {

@@ -251,6 +251,23 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 403, path: '/recall', key: 'aliceA', body: { userId: 'bob', query: 'Lisbon' } },
     { status: 400, path: '/recall', body: { userId: 'alice' } },
   ],
+  'GET /working-memory/users/{userId}': [
+    { status: 200, path: '/working-memory/users/alice' },
+    { status: 200, path: '/working-memory/users/alice?agentId=planner' },
+    { status: 400, path: `/working-memory/users/${tooLong}` },
+    { status: 403, path: '/working-memory/users/bob', key: 'aliceA' },
+  ],
+  'PATCH /working-memory/users/{userId}': [
+    { status: 200, path: '/working-memory/users/alice', body: { patch: { city: 'Oslo', pets: { cat: 'Tom' } } } },
+    { status: 400, path: '/working-memory/users/alice', body: { patch: [] } },
+    { status: 403, path: '/working-memory/users/bob', key: 'aliceA', body: { patch: { city: 'Oslo' } } },
+    { status: 409, path: '/working-memory/users/alice', body: { patch: { city: 'Rome' }, expectedVersion: 999 } },
+  ],
+  'GET /working-memory/users/{userId}/versions': [
+    { status: 200, path: '/working-memory/users/alice/versions?limit=2' },
+    { status: 400, path: '/working-memory/users/alice/versions?limit=0' },
+    { status: 403, path: '/working-memory/users/bob/versions', key: 'aliceA' },
+  ],
   'POST /state/encode': [
     { status: 200, path: '/state/encode', body: { provider: 'anthropic', messages: [hello('s1')] } },
     { status: 200, path: '/state/encode', body: { provider: 'gemini', messages: [hello('s1')], encrypt: true } },

@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WORKING_MEMORY_PREFIX, workingMemorySessionId } from '../../src/active-memory/working-memory.js';
 import { forkLog } from '../../src/session/fork-log.js';
 import type { SessionStore, ValueOwner } from '../../src/store/session-store-types.js';
 import { openStore } from '../../src/stores/open-store.js';
@@ -585,6 +586,38 @@ const CASES: Readonly<Record<string, Case>> = {
       })),
     ),
 
+  'GET /working-memory/users/{userId}': ({ attacker, victim }) =>
+    probeUsers(victim).flatMap((user) =>
+      [undefined, ...victim.agents].map((agent) => ({
+        method: 'GET',
+        path: `/working-memory/users/${enc(user)}${agent === undefined ? '' : `?agentId=${enc(agent)}`}`,
+        expect: userAllowed(attacker, user) ? [200] : [403],
+      })),
+    ),
+
+  'GET /working-memory/users/{userId}/versions': ({ attacker, victim }) =>
+    probeUsers(victim).flatMap((user) =>
+      [undefined, ...victim.agents].map((agent) => ({
+        method: 'GET',
+        path: `/working-memory/users/${enc(user)}/versions${agent === undefined ? '' : `?agentId=${enc(agent)}`}`,
+        expect: userAllowed(attacker, user) ? [200] : [403],
+      })),
+    ),
+
+  'PATCH /working-memory/users/{userId}': (context) =>
+    probeUsers(context.victim).flatMap((user) =>
+      [undefined, ...context.victim.agents].map((agent) => {
+        const marker = context.mark();
+        return {
+          method: 'PATCH',
+          path: `/working-memory/users/${enc(user)}`,
+          body: { patch: { note: marker }, ...(agent === undefined ? {} : { agentId: agent }) },
+          expect: userAllowed(context.attacker, user) ? [200] : [403],
+          check: (answer: Answer) => wroteOwn(answer, marker),
+        };
+      }),
+    ),
+
   'POST /state/encode': (context) => [
     {
       method: 'POST',
@@ -682,6 +715,13 @@ async function rawView(raw: SessionStore, victim: Victim): Promise<string> {
       return `session ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
     }),
     ...rawOwners(victim).map(async ([name, owner]) => `${name} ${JSON.stringify(await raw.values.getAll(owner))}`),
+    // Working memories: sessions of the tenant, under ids derived from the tenant's own user ids.
+    ...victim.users.flatMap((user) =>
+      [undefined, ...victim.agents].map(async (agent) => {
+        const id = `${victim.tenant}.${workingMemorySessionId(user, agent)}`;
+        return `working memory ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
+      }),
+    ),
   ]);
   return parts.join('\n');
 }
@@ -694,6 +734,12 @@ async function apiView(server: TestServer, victim: Victim): Promise<string> {
     ...victim.users.map((user) => `/values/users/${enc(user)}`),
     ...victim.agents.flatMap((agent) => victim.users.map((user) => `/values/agents/${enc(agent)}/users/${enc(user)}`)),
     ...(victim.app ? ['/values/app'] : []),
+    ...victim.users.flatMap((user) =>
+      [undefined, ...victim.agents].flatMap((agent) => {
+        const query = agent === undefined ? '' : `?agentId=${enc(agent)}`;
+        return [`/working-memory/users/${enc(user)}${query}`, `/working-memory/users/${enc(user)}/versions${query}`];
+      }),
+    ),
   ];
   const parts: string[] = [];
   for (const path of paths) {
@@ -754,6 +800,21 @@ async function seed(server: TestServer, victim: Victim): Promise<void> {
         }),
         200,
         `seeding values of agent ${agent} for ${user}`,
+      );
+    }
+  }
+  for (const user of victim.users) {
+    for (const agent of [undefined, ...victim.agents]) {
+      await expectStatus(
+        server.call('PATCH', `/working-memory/users/${enc(user)}`, {
+          key: victim.writerKey(user),
+          body: {
+            patch: { note: mark(`working-memory-${agent ?? 'user'}-${user}`) },
+            ...(agent === undefined ? {} : { agentId: agent }),
+          },
+        }),
+        200,
+        `seeding the working memory of ${user}${agent === undefined ? '' : ` with ${agent}`}`,
       );
     }
   }
@@ -1009,6 +1070,11 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
     // The views see the data (so an unchanged view is unchanged data), under B's stored names.
     expect(apiBefore).toContain(`${tenantB.token}-trip-anon-m2`);
     expect(rawBefore).toContain(`${tenantB.token}-app`);
+    expect(await raw.summary(`tenant-b.${workingMemorySessionId('alice', 'planner-b')}`)).toMatchObject({
+      userId: 'tenant-b/alice',
+      agentId: 'planner-b',
+    });
+    expect(apiBefore).toContain(`${tenantB.token}-working-memory-planner-b-alice`);
     expect(await raw.summary('tenant-b.trip-alice')).toMatchObject({ userId: 'tenant-b/alice' });
     // B's recall finds its words and B's blobs open for B: were isolation gone, A would get them too.
     const recalled = await server.call('POST', '/recall', {
@@ -1056,7 +1122,10 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
       201,
       'chat-alice',
     );
-    const own = rowsOf(await server.call('GET', '/sessions', { key: aliceA })).map((row) => row.id);
+    // Alice's working memories (written by the matrix above, with her own key) are sessions of hers too.
+    const own = rowsOf(await server.call('GET', '/sessions', { key: aliceA }))
+      .map((row) => row.id)
+      .filter((id) => !id.startsWith(WORKING_MEMORY_PREFIX));
     expect(own.sort()).toEqual(['anchor-alice', 'chat-alice']);
     const apiBefore = await apiView(server, bob);
     const rawBefore = await rawView(raw, bob);

@@ -37,6 +37,7 @@ import { stats } from './stats.js';
 import { validate } from './validate.js';
 import { verify } from './verify.js';
 import { values } from './values.js';
+import { workingMemory } from './working-memory.js';
 
 /** Every command, in the order `chatstate --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
@@ -50,6 +51,7 @@ export const COMMANDS: readonly CliCommand[] = [
   forgetUser,
   search,
   values,
+  workingMemory,
   exportCommand,
   importCommand,
   verify,

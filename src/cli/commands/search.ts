@@ -15,6 +15,8 @@ import type { RecallHit } from '../../active-memory/types.js';
 interface SearchOptions {
   readonly user: string;
   readonly limit: number;
+  readonly asOf?: string;
+  readonly includeSuperseded?: boolean;
 }
 
 const COLUMNS: ReadonlyArray<Column<RecallHit>> = [
@@ -40,6 +42,8 @@ export const search = defineCommand('search', (command) =>
     .argument('<query>', 'words to look for')
     .requiredOption('--user <id>', 'the user whose history is searched')
     .option('--limit <n>', `most results (at most ${MAX_RECALL_K})`, integerOption(1), 10)
+    .option('--as-of <time>', 'answer as of this ISO-8601 time: messages written by then, facts valid then')
+    .option('--include-superseded', 'also show facts a later fact superseded')
     .addHelpText(
       'after',
       examples('search "window seat" --user alice', 'search lisbon --user demo-user --json --store file:./.chatstate'),
@@ -53,7 +57,11 @@ export const search = defineCommand('search', (command) =>
           sessionId: knowledgeSessionId(options.user),
           userId: options.user,
         });
-        const hits = await handle.recall(args[0] as string, { k: Math.min(options.limit, MAX_RECALL_K) });
+        const hits = await handle.recall(args[0] as string, {
+          k: Math.min(options.limit, MAX_RECALL_K),
+          ...(options.asOf === undefined ? {} : { asOf: options.asOf }),
+          ...(options.includeSuperseded === true ? { includeSuperseded: true } : {}),
+        });
         await context.output.table(COLUMNS, hits, (hit) => hit);
         return hits.length === 0 ? EXIT.problems : EXIT.ok;
       }),

@@ -7,6 +7,8 @@
  * @module
  */
 import { z } from 'zod';
+import { MAX_VALUE_BYTES } from '../../active-memory/checks.js';
+import type { JsonSchema } from '../../active-memory/working-memory-schema.js';
 import { ID_PATTERN } from '../../ids.js';
 import type { ChatModel } from '../../models/types.js';
 import { COUNTERS, STRATEGY_NAMES } from '../../operations/compact.js';
@@ -97,6 +99,25 @@ const agentFields = {
     .optional(),
   /** Gives the model `recall` and `remember` over the user's active memory. */
   memoryTools: z.boolean().optional(),
+  /**
+   * Shows the model the user's working memory in the system prompt and gives it
+   * `update_working_memory`: `true`, or `{ scope: "user" | "agent", maxBytes, schema }` (a JSON Schema).
+   */
+  workingMemory: z
+    .union([
+      z.boolean(),
+      z.strictObject({
+        scope: z.enum(['user', 'agent']).optional(),
+        maxBytes: positive.max(MAX_VALUE_BYTES).optional(),
+        schema: z
+          .custom<JsonSchema>(
+            (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+            'expected a JSON Schema object',
+          )
+          .optional(),
+      }),
+    ])
+    .optional(),
   maxIterations: positive.max(100).optional(),
   toolConcurrency: positive.max(64).optional(),
   /** Tokens of the messages each request holds, or "auto" (the model's own window). @default "auto", cut in steps */

@@ -20,6 +20,10 @@ const hit = z
     text: z.string(),
     source: z.enum(['message', 'knowledge']),
     timestamp: z.string(),
+    validFrom: z.string().optional(),
+    supersedes: z.string().optional(),
+    supersededBy: z.string().optional(),
+    tags: z.array(z.string()).optional(),
   })
   .openapi('RecallHit');
 
@@ -36,6 +40,10 @@ const route = createRoute({
           query: z.string().min(1).max(MAX_QUERY_CHARS),
           k: z.number().int().min(1).max(MAX_RECALL_K).optional(),
           threshold: z.number().min(0).max(1).optional(),
+          /** Answer as of this time (ISO-8601): messages written by then, facts valid then. */
+          asOf: z.string().min(1).max(64).optional(),
+          /** Also return facts a later fact superseded. */
+          includeSuperseded: z.boolean().optional(),
         })
         .openapi('Recall'),
     ),
@@ -46,7 +54,7 @@ const route = createRoute({
 /** Registers recall. */
 export function recallRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(route, async (c) => {
-    const { userId, query, k, threshold } = c.req.valid('json');
+    const { userId, query, k, threshold, asOf, includeSuperseded } = c.req.valid('json');
     // As for values: a key bound to a user is refused another user's memory (not shown an empty one).
     const bound = c.var.principal?.userId;
     if (bound !== undefined && bound !== userId)
@@ -56,6 +64,8 @@ export function recallRoutes(app: OpenAPIHono<ServerEnv>): void {
     const hits = await handle.recall(query, {
       ...(k === undefined ? {} : { k }),
       ...(threshold === undefined ? {} : { threshold }),
+      ...(asOf === undefined ? {} : { asOf }),
+      ...(includeSuperseded === undefined ? {} : { includeSuperseded }),
     });
     return c.json({ hits } as never, 200);
   });
