@@ -41,7 +41,20 @@ export interface Conversation {
   readonly questions: readonly Question[];
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** "1:56 pm on 8 May, 2023" as milliseconds (UTC). */
 export function parseLocomoDate(text: string): number {
@@ -63,7 +76,9 @@ interface RawTurn {
 /** The split's conversations, or `undefined` when it is not there. */
 export function loadLocomo(dir: string = LOCOMO_DIR): Conversation[] | undefined {
   if (!existsSync(dir)) return undefined;
-  const files = readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
   return files.map((file) => {
     const raw = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8')) as Record<string, unknown>;
     const numbers = Object.keys(raw)

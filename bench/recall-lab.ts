@@ -30,7 +30,10 @@ function run(params: RankingParams, plainToo: boolean): { ours: Ranked[]; plain:
       for (const turn of session.turns) {
         const docId = ids.length;
         ids.push(turn.id);
-        ranker.add(docId, turn.text, { timestampMs: Date.parse(turn.timestamp), ...(after === undefined ? {} : { after }) });
+        ranker.add(docId, turn.text, {
+          timestampMs: Date.parse(turn.timestamp),
+          ...(after === undefined ? {} : { after }),
+        });
         if (plainToo) bm25.add(docId, turn.text);
         after = docId;
       }
@@ -41,16 +44,28 @@ function run(params: RankingParams, plainToo: boolean): { ours: Ranked[]; plain:
       const ranked = ranker.search(question.question, 10).map((match) => ids[match.docId] as string);
       ours.push({ category, ranked, evidence: question.evidence });
       if (plainToo)
-        plain.push({ category, ranked: bm25.search(question.question, 10).map((match) => ids[match.docId] as string), evidence: question.evidence });
+        plain.push({
+          category,
+          ranked: bm25.search(question.question, 10).map((match) => ids[match.docId] as string),
+          evidence: question.evidence,
+        });
       if (verbose && !ranked.slice(0, 5).some((id) => question.evidence.includes(id)))
-        console.log(`MISS [${category}] ${question.question}\n  want: ${question.evidence.map((id) => text.get(id)).join(' || ')}\n  got:  ${ranked.slice(0, 2).map((id) => text.get(id)).join(' || ')}`);
+        console.log(
+          `MISS [${category}] ${question.question}\n  want: ${question.evidence.map((id) => text.get(id)).join(' || ')}\n  got:  ${ranked
+            .slice(0, 2)
+            .map((id) => text.get(id))
+            .join(' || ')}`,
+        );
     }
   }
   return { ours, plain };
 }
 
 if (sets.length === 1) {
-  const { ours, plain } = run({ ...DEFAULT_RANKING, ...(JSON.parse(sets[0] as string) as Partial<RankingParams>) }, true);
+  const { ours, plain } = run(
+    { ...DEFAULT_RANKING, ...(JSON.parse(sets[0] as string) as Partial<RankingParams>) },
+    true,
+  );
   const a = hitRates(ours);
   const b = hitRates(plain);
   for (const group of [...Object.values(CATEGORIES), 'overall']) {

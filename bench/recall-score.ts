@@ -26,7 +26,8 @@ export function hitRates(results: readonly Ranked[]): Map<string, { count: numbe
       }
       entry.count += 1;
       CUTOFFS.forEach((k, index) => {
-        if (result.ranked.slice(0, k).some((id) => result.evidence.includes(id))) entry.hits[index] = (entry.hits[index] as number) + 1;
+        if (result.ranked.slice(0, k).some((id) => result.evidence.includes(id)))
+          entry.hits[index] = (entry.hits[index] as number) + 1;
       });
     }
   }

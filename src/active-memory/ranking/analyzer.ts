@@ -40,11 +40,3 @@ export function stem(word: string): string {
 export function analyze(text: string, stopwords: ReadonlySet<string> = RECALL_STOPWORDS): string[] {
   return tokenize(text, stopwords).map(stem);
 }
-
-/** Adjacent content words of `text` joined into one term ("road trip" → `roadtrip`, as the compound is written), stemmed. */
-export function pairTerms(text: string, stopwords: ReadonlySet<string> = RECALL_STOPWORDS): string[] {
-  const words = tokenize(text, stopwords);
-  const pairs: string[] = [];
-  for (let i = 1; i < words.length; i++) pairs.push(stem(`${words[i - 1] as string}${words[i] as string}`));
-  return pairs;
-}

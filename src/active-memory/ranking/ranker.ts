@@ -1,20 +1,20 @@
 /**
  * `Ranker`: recall's in-process ranking of one owner's messages, the same on every store.
  *
- * A query is scored in four steps, all over an inverted index of stemmed terms (`analyze`):
+ * A query is scored over an inverted index of stemmed terms (`analyze`), in three steps:
  * 1. Okapi BM25 of the query's terms.
- * 2. Feedback: the rarest terms of the best few messages are searched again at a lower weight
- *    (pseudo-relevance feedback), which finds the second fact of a question that needs two, and
- *    messages that name the same people, places and things in other words.
- * 3. Context: a message also scores a share of its neighbours' scores in its conversation (the
- *    message before and after it): an answer often shares no word with the question but follows a
- *    message that does ("What did you adopt?" → "A puppy!").
- * 4. Time: a question asking when prefers messages that place things in time; a question naming a
- *    month, season or year prefers messages written in it.
- * Ties go to the newer message. Everything is deterministic: no randomness, no model.
+ * 2. Conversation: a message gets a share of the score of the message before it (a large share
+ *    when that one asks a question: the answer often shares no word with the question asked
+ *    later, "How long have you been married?" → "5 years already!"), a smaller share of the one
+ *    after it, and a share of the best score in its session (a conversation about the topic).
+ * 3. Boosts: a question asking when prefers messages that place things in time (read with their
+ *    timestamps); a question naming a month, season or year prefers messages written in it; a
+ *    message whose author (a transcript's leading "Name:") the question names is preferred.
+ * The weights were chosen on LoCoMo's development split and hold over a plateau around them
+ * (`bench/recall-lab.ts`). Ties go to the newer message. Deterministic: no randomness, no model.
  * @module
  */
-import { analyze, pairTerms } from './analyzer.js';
+import { RECALL_STOPWORDS, analyze } from './analyzer.js';
 import { inPeriods, mentionsTime, timeIntent } from './time-intent.js';
 
 /** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
@@ -30,18 +30,10 @@ export interface RankingParams {
   readonly contextBack: number;
   /** Share of the previous message's score a message gets when that message asks a question (in place of `context`). */
   readonly answer: number;
-  /** Messages whose terms feed the second search (0: no feedback). */
-  readonly feedbackDocs: number;
-  /** Terms taken from them. */
-  readonly feedbackTerms: number;
-  /** Weight of the feedback search against the query's own. */
-  readonly feedbackWeight: number;
   /** Boost of a message that places something in time, for a question asking when. */
   readonly timeMention: number;
   /** Boost of a message written in the period a question names. */
   readonly period: number;
-  /** Weight of word pairs (adjacent content words, joined: "road trip" meets "roadtrip"); 0: none. */
-  readonly pairs: number;
   /** Share of the best score of its session a message gets (0: none). */
   readonly session: number;
   /** Boost of a message whose author (a leading "Name:") the query names. */
@@ -50,19 +42,15 @@ export interface RankingParams {
 
 /** The ranking recall uses. */
 export const DEFAULT_RANKING: RankingParams = Object.freeze({
-  k1: 1.2,
-  b: 0.75,
-  context: 0,
-  contextBack: 0,
-  answer: 0,
-  feedbackDocs: 0,
-  feedbackTerms: 0,
-  feedbackWeight: 0,
-  timeMention: 0,
-  period: 0,
-  pairs: 0,
-  session: 0,
-  author: 0,
+  k1: 0.9,
+  b: 0.4,
+  context: 0.2,
+  contextBack: 0.1,
+  answer: 0.8,
+  session: 0.2,
+  timeMention: 0.5,
+  period: 0.5,
+  author: 0.7,
 });
 
 /** One match of `Ranker.search`. */
@@ -146,7 +134,8 @@ class Scores {
 
 /** The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id. */
 function best(docIds: readonly number[], scores: Scores, limit: number): number[] {
-  const better = (a: number, b: number): boolean => scores.get(a) > scores.get(b) || (scores.get(a) === scores.get(b) && a > b);
+  const better = (a: number, b: number): boolean =>
+    scores.get(a) > scores.get(b) || (scores.get(a) === scores.get(b) && a > b);
   if (docIds.length <= limit * 4) return [...docIds].sort((a, b) => (better(a, b) ? -1 : 1)).slice(0, limit);
   // A bounded selection: keep the best `limit` in a sorted array (limit is small).
   const top: number[] = [];
@@ -178,8 +167,6 @@ export class Ranker {
   private groups = new Uint32Array(1024);
   /** Per document, the term id + 1 of its author's name (a leading "Name:"), 0 when none. */
   private authors = new Uint32Array(1024);
-  /** Per document, its distinct term ids (what feedback reads). */
-  private forward: Array<Uint32Array | undefined> = [];
   private live = 0;
   private removals = 0;
   private removedSinceSweep = 0;
@@ -187,7 +174,11 @@ export class Ranker {
   private readonly base = new Scores();
   private readonly final = new Scores();
 
-  constructor(readonly params: RankingParams = DEFAULT_RANKING) {}
+  constructor(
+    readonly params: RankingParams = DEFAULT_RANKING,
+    /** Words left out of documents and queries. @default RECALL_STOPWORDS */
+    private readonly stopwords: ReadonlySet<string> = RECALL_STOPWORDS,
+  ) {}
 
   /** Documents in the index. */
   get size(): number {
@@ -196,11 +187,11 @@ export class Ranker {
 
   /** Indexes `text` as document `docId` (a new id: ids are never reused); false when it has no terms. */
   add(docId: number, text: string, placement: DocPlacement = {}): boolean {
-    const words = analyze(text);
+    const words = analyze(text, this.stopwords);
     if (words.length === 0) return false;
     this.grow(docId);
     const counts = new Map<number, number>();
-    for (const word of this.params.pairs > 0 ? [...words, ...pairTerms(text)] : words) {
+    for (const word of words) {
       let termId = this.terms.get(word);
       if (termId === undefined) {
         termId = this.postings.length;
@@ -212,9 +203,8 @@ export class Ranker {
       counts.set(termId, (counts.get(termId) ?? 0) + 1);
     }
     for (const [termId, count] of counts) (this.postings[termId] as Postings).push(docId, count);
-    this.forward[docId] = Uint32Array.from(counts.keys());
     const author = AUTHOR.exec(text)?.[1];
-    const authorId = author === undefined ? undefined : this.terms.get(analyze(author)[0] ?? '');
+    const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
     this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
     this.lengths[docId] = words.length;
     this.times[docId] = placement.timestampMs ?? Number.NaN;
@@ -244,7 +234,6 @@ export class Ranker {
     if (after !== 0) this.prev[after] = before;
     this.prev[docId] = 0;
     this.next[docId] = 0;
-    this.forward[docId] = undefined;
     this.live -= 1;
     this.totalLength -= this.lengths[docId] as number;
     this.removals += 1;
@@ -259,23 +248,23 @@ export class Ranker {
       const termId = this.terms.get(term);
       return termId === undefined ? [] : [termId];
     };
-    const termIds = [...new Set(analyze(query))].flatMap(known);
+    const termIds = [...new Set(analyze(query, this.stopwords))].flatMap(known);
     if (termIds.length === 0) return [];
-    const pairIds = params.pairs > 0 ? [...new Set(pairTerms(query))].flatMap(known) : [];
     const { base, final } = this;
     try {
       for (const termId of termIds) this.scoreTerm(termId, 1, params);
-      for (const termId of pairIds) if (!termIds.includes(termId)) this.scoreTerm(termId, params.pairs, params);
-      if (params.feedbackDocs > 0 && params.feedbackTerms > 0 && params.feedbackWeight > 0) this.feedback(termIds, params);
-      // Context: each message passes a share of its own score to the messages beside it.
+      // Context: a matching message passes a share of its score to matching messages beside it, and
+      // to the next one whatever its words when it asks a question (that one may be the answer).
       for (const docId of base.touched) {
         const score = base.get(docId);
         final.add(docId, score);
         const before = this.prev[docId] as number;
         const after = this.next[docId] as number;
-        if (before !== 0 && params.contextBack > 0) final.add(before, params.contextBack * score);
-        const forward = this.asks[docId] === 1 ? params.answer : params.context;
-        if (after !== 0 && forward > 0) final.add(after, forward * score);
+        if (before !== 0 && params.contextBack > 0 && base.get(before) > 0)
+          final.add(before, params.contextBack * score);
+        const asks = this.asks[docId] === 1;
+        const forward = asks ? params.answer : params.context;
+        if (after !== 0 && forward > 0 && (asks || base.get(after) > 0)) final.add(after, forward * score);
       }
       if (params.session > 0) {
         // A conversation that matches as a whole lends its messages a share of its best message's score.
@@ -284,15 +273,23 @@ export class Ranker {
           const group = this.groups[docId] as number;
           bestOf.set(group, Math.max(bestOf.get(group) ?? 0, final.get(docId)));
         }
-        for (const docId of final.touched) final.values[docId] = (final.values[docId] as number) + params.session * (bestOf.get(this.groups[docId] as number) ?? 0);
+        for (const docId of final.touched)
+          final.values[docId] =
+            (final.values[docId] as number) + params.session * (bestOf.get(this.groups[docId] as number) ?? 0);
       }
       const intent = timeIntent(query);
-      if ((intent.asksWhen && params.timeMention > 0) || (intent.periods.length > 0 && params.period > 0) || params.author > 0) {
+      if (
+        (intent.asksWhen && params.timeMention > 0) ||
+        (intent.periods.length > 0 && params.period > 0) ||
+        params.author > 0
+      ) {
         for (const docId of final.touched) {
           let factor = 1;
           if (intent.asksWhen && this.timeWords[docId] === 1) factor += params.timeMention;
-          if (intent.periods.length > 0 && inPeriods(this.times[docId] as number, intent.periods)) factor += params.period;
-          if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1)) factor += params.author;
+          if (intent.periods.length > 0 && inPeriods(this.times[docId] as number, intent.periods))
+            factor += params.period;
+          if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
+            factor += params.author;
           final.values[docId] = (final.values[docId] as number) * factor;
         }
       }
@@ -326,30 +323,14 @@ export class Ranker {
     return Math.log(1 + (this.live - frequency + 0.5) / (frequency + 0.5));
   }
 
-  /** Pseudo-relevance feedback: the rarest terms of the best messages, searched at a lower weight. */
-  private feedback(queryTerms: readonly number[], params: RankingParams): void {
-    const top = best(this.base.touched, this.base, params.feedbackDocs);
-    const seen = new Set(queryTerms);
-    const weights = new Map<number, number>();
-    for (const docId of top) {
-      for (const termId of this.forward[docId] ?? []) {
-        if (seen.has(termId)) continue;
-        const list = this.postings[termId] as Postings;
-        const frequency = list.compact(this.removed, this.removals);
-        // A term of one message only adds that message again.
-        if (frequency < 2) continue;
-        weights.set(termId, (weights.get(termId) ?? 0) + this.idf(frequency));
-      }
-    }
-    const chosen = [...weights].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, params.feedbackTerms);
-    for (const [termId] of chosen) this.scoreTerm(termId, params.feedbackWeight, params);
-  }
-
   private grow(docId: number): void {
     if (docId < this.lengths.length) return;
     let size = this.lengths.length;
     while (size <= docId) size *= 2;
-    const widen = <T extends Uint32Array | Uint8Array | Int32Array | Float64Array>(old: T, make: (n: number) => T): T => {
+    const widen = <T extends Uint32Array | Uint8Array | Int32Array | Float64Array>(
+      old: T,
+      make: (n: number) => T,
+    ): T => {
       const array = make(size);
       array.set(old);
       return array;
