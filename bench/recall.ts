@@ -1,7 +1,9 @@
 /**
- * `recall` over 100k stored messages of one user (100 sessions of 1,000 corpus messages), in every
- * store: the index build (the first recall of a fresh `RecallIndex`) apart from the query latency
- * (p50 and p99 of the recalls after it), without and with an `embed` function.
+ * Recall, in every store: its quality (hit@1/5/10 per question category on the LoCoMo dev split
+ * when `../shared/locomo-dev` exists, and on seeded synthetic conversations, beside plain BM25 in
+ * the same run), and its speed over 100k stored messages of one user (100 sessions of 1,000 corpus
+ * messages): the index build (the first recall of a fresh `RecallIndex`) apart from the query
+ * latency (p50 and p99 of the recalls after it), without and with an `embed` function.
  * @module
  */
 import { RecallIndex } from '../src/active-memory/recall-index.js';
@@ -12,6 +14,8 @@ import { Message } from '../src/message/message.js';
 import { Session } from '../src/session/session.js';
 import type { SessionStore } from '../src/store/session-store-types.js';
 import { REPORT_SEED } from './corpus.js';
+import { qualitySets, recallPlainBm25, recallThroughStore, type QualitySet } from './recall-quality.js';
+import { CUTOFFS, hitRates, type Ranked } from './recall-score.js';
 import { formatCount, formatMs, type SuiteReport, type Table } from './harness.js';
 import { benchHistory } from './histories.js';
 import { Random } from './random.js';
@@ -100,7 +104,6 @@ async function measure(store: SessionStore, texts: readonly string[], embed: Emb
 interface StoreResult {
   readonly kind: StoreKind;
   readonly writeMs: number;
-  readonly native: boolean;
   readonly text: ModeResult;
   readonly embedded: ModeResult;
   /** A second fresh index with embed: vectors read back from the store instead of computed. */
@@ -131,7 +134,7 @@ async function measureStore(
     const text = await measure(store, texts, undefined);
     const embedded = await measure(store, texts, hashedEmbed);
     const reloaded = await measure(store, texts, hashedEmbed);
-    return { kind, writeMs, native: store.searchText !== undefined, text, embedded, reloaded };
+    return { kind, writeMs, text, embedded, reloaded };
   } finally {
     await opened.dispose();
   }
@@ -148,14 +151,58 @@ function row(label: string, how: string, mode: ModeResult): string[] {
   ];
 }
 
+/** Every quality set recalled through a fresh store of `kind`. */
+async function measureQuality(kind: StoreKind, sets: readonly QualitySet[]): Promise<Ranked[][] | string> {
+  const opened = await openBenchStore(kind, 'recall-quality');
+  if (typeof opened === 'string') return opened;
+  try {
+    const results: Ranked[][] = [];
+    for (const [index, set] of sets.entries()) results.push(await recallThroughStore(opened.store, set, `q${index}`));
+    return results;
+  } finally {
+    await opened.dispose();
+  }
+}
+
+const percent = (hits: number, count: number): string => `${((100 * hits) / count).toFixed(1)}%`;
+
+/** One table per set: a row per category and overall, hit@1/5/10 of plain BM25 and of each store. */
+function qualityTables(sets: readonly QualitySet[], byStore: ReadonlyArray<[StoreKind, Ranked[][]]>): Table[] {
+  return sets.map((set, index) => {
+    const plain = hitRates(recallPlainBm25(set));
+    const stores = byStore.map(([kind, results]) => [kind, hitRates(results[index] ?? [])] as const);
+    const cell = (rates: ReturnType<typeof hitRates>, group: string): string => {
+      const entry = rates.get(group);
+      return entry === undefined
+        ? '–'
+        : CUTOFFS.map((_, i) => percent(entry.hits[i] as number, entry.count)).join(' / ');
+    };
+    const groups = [...plain.keys()].filter((group) => group !== 'overall').concat('overall');
+    return {
+      title: `Recall quality on the ${set.name}: hit@1 / hit@5 / hit@10 through \`SessionHandle.recall\``,
+      headers: ['Questions', 'n', 'plain BM25 (baseline)', ...stores.map(([kind]) => LABEL[kind])],
+      rows: groups.map((group) => [
+        group === 'overall' ? '**overall**' : group,
+        String(plain.get(group)?.count ?? 0),
+        cell(plain, group),
+        ...stores.map(([, rates]) => cell(rates, group)),
+      ]),
+    };
+  });
+}
+
 /** Runs the recall bench on every store whose server can be had here. */
 export async function runRecallBench(): Promise<SuiteReport> {
+  const sets = qualitySets();
+  const quality: Array<[StoreKind, Ranked[][]]> = [];
   const messages = benchHistory(MESSAGES).messages;
   const texts = queries(messages);
   const results: StoreResult[] = [];
   const skipped: string[] = [];
   for (const kind of STORE_KINDS) {
     console.error(`  recall: ${kind}…`);
+    const scored = await measureQuality(kind, sets);
+    if (typeof scored !== 'string') quality.push([kind, scored]);
     const result = await measureStore(kind, messages, texts);
     if (typeof result === 'string') skipped.push(`${LABEL[kind]} was not measured: ${result}.`);
     else results.push(result);
@@ -164,12 +211,10 @@ export async function runRecallBench(): Promise<SuiteReport> {
   const textTable: Table = {
     title: `recall(query, { k: ${K} }) over ${formatCount(MESSAGES)} messages of one user (${MESSAGES / PER_SESSION} sessions), text only`,
     headers,
-    rows: results.map((result) =>
-      row(LABEL[result.kind], result.native ? 'store full-text search' : 'in-process BM25', result.text),
-    ),
+    rows: results.map((result) => row(LABEL[result.kind], 'in-process ranker', result.text)),
   };
   const embedTable: Table = {
-    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), blended with the text rank`,
+    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text rank (reciprocal-rank fusion)`,
     headers,
     rows: results.flatMap((result) => [
       row(LABEL[result.kind], 'embed: vectors computed and stored', result.embedded),
@@ -183,12 +228,14 @@ export async function runRecallBench(): Promise<SuiteReport> {
   };
   return {
     name: 'recall',
-    title: 'Active memory: recall over 100k stored messages',
-    tables: [textTable, embedTable, writes],
+    title: 'Active memory: recall quality, and recall over 100k stored messages',
+    tables: [...qualityTables(sets, quality), textTable, embedTable, writes],
     notes: [
+      'Quality: each conversation is saved as one user\'s sessions (one message per turn, `"<speaker>: <text>"`, timestamped at its session\'s date) and every question is asked with `recall(question, { k: 10 })` through a `SessionHandle` of that user on a fresh `RecallIndex`; a question is a hit at k when one of its evidence turns is among the first k results. LoCoMo categories as its README numbers them (5, adversarial, left out). The baseline is plain Okapi BM25 (k1 1.2, b 0.75, lowercase alphanumeric words, no stemming, no stopwords) over the same turns, in process, in this run.',
+      'The synthetic set (`test/support/recall-conversations.ts`): seeded two-person conversations of 16 two-weekly sessions of small talk with planted facts and decoys; its questions use other word forms of a fact, ask what was answered to a question, ask when or name the month, or need a second fact.',
       `Corpus: the first ${formatCount(MESSAGES)} messages of \`bench/corpus.ts\` (seed ${REPORT_SEED}), saved as ${MESSAGES / PER_SESSION} sessions of one user. Its vocabulary is small (a few hundred content words), so a query word matches a large share of all messages: a hard case for any full-text index.`,
       `Queries: ${QUERIES} timed recalls (after ${WARMUP} untimed) of two or three words taken from random user messages; each recall also reads its hits' current text from the store (k = ${K} reads).`,
-      '"Index build" is the first recall on a fresh `RecallIndex`: with in-process BM25 it reads and indexes every message; with the store\'s full-text search (SQLite FTS5, Postgres) the index was built when the messages were written, so it is only a first query. With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
+      '"Index build" is the first recall on a fresh `RecallIndex`: it reads and indexes every message (every store ranks in process; the SQL stores\' own full-text search is not used for recall). With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
       "The embedding here is a cheap deterministic function, so the figures are chatstate's cost; a real model adds its own time to the build (once per message) and to every recall (one call for the query).",
       "Later recalls are incremental: one `list` of the user's sessions, then tail reads only of sessions whose version changed.",
       ...skipped,

@@ -10,7 +10,7 @@ import { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { eachLimited, readAfter } from './read-after.js';
-import { TextIndex, type TextIndexOptions, type TextMatch } from './text-index.js';
+import { Ranker, type RankedDoc } from './ranking/ranker.js';
 import { EMBED_BATCH, chunkPrefix, decodeChunk, embedTexts, encodeChunks } from './vectors.js';
 import type { Embed } from './types.js';
 
@@ -49,12 +49,14 @@ interface SessionState {
   vectorsLoaded: string | undefined;
   /** True while every document has a vector of that space (cleared when one is added). */
   vectorsComplete: boolean;
+  /** The document of the session's last indexed message: the next one's conversation neighbour. */
+  lastDoc: number | undefined;
 }
 
 /** The indexed messages of one owner. */
 export class Partition {
-  /** The in-process text index; `undefined` when the store ranks text itself. */
-  readonly text: TextIndex | undefined;
+  /** The text ranking of this owner's messages. */
+  readonly text: Ranker;
   readonly docs = new Map<number, IndexedDoc>();
   private readonly sessions = new Map<string, SessionState>();
   private nextDocId = 1;
@@ -63,9 +65,9 @@ export class Partition {
   constructor(
     readonly key: string,
     private readonly store: SessionStore,
-    textOptions: TextIndexOptions | undefined,
+    stopwords?: ReadonlySet<string>,
   ) {
-    this.text = textOptions === undefined ? undefined : new TextIndex(textOptions);
+    this.text = new Ranker(undefined, stopwords);
   }
 
   /** Indexed messages. */
@@ -98,7 +100,7 @@ export class Partition {
 
   /** The best `limit` text matches, with their documents. */
   searchText(query: string, limit: number): Array<{ doc: IndexedDoc; score: number }> {
-    const matches: TextMatch[] = this.text?.search(query, limit) ?? [];
+    const matches: RankedDoc[] = this.text.search(query, limit);
     return matches.flatMap((match) => {
       const doc = this.docs.get(match.docId);
       return doc === undefined ? [] : [{ doc, score: match.score }];
@@ -128,7 +130,7 @@ export class Partition {
     if (state === undefined) return;
     for (const docId of state.docs.values()) {
       this.docs.delete(docId);
-      this.text?.remove(docId);
+      this.text.remove(docId);
     }
     this.sessions.delete(sessionId);
   }
@@ -178,6 +180,7 @@ export class Partition {
       docs: new Map(),
       vectorsLoaded: undefined,
       vectorsComplete: false,
+      lastDoc: undefined,
     };
     this.sessions.set(id, state);
     return state;
@@ -212,7 +215,13 @@ export class Partition {
       else state.vectorsComplete = false;
       this.docs.set(docId, doc);
       state.docs.set(seq, docId);
-      this.text?.add(docId, text);
+      if (
+        this.text.add(docId, text, {
+          timestampMs: Date.parse(message.timestamp),
+          ...(state.lastDoc === undefined ? {} : { after: state.lastDoc }),
+        })
+      )
+        state.lastDoc = docId;
     }
   }
 

@@ -1,19 +1,20 @@
 /**
  * `RecallIndex`: what `recall` searches, shared by every handle on one store in a process.
  *
- * Text ranking uses the store's own full-text search (`store.searchText`: SQLite FTS5, Postgres
- * full-text) for a user's recall when the store has one, and otherwise an in-process BM25 index
- * (`TextIndex`) built lazily from `readMessages` and kept up to date incrementally. With an
- * `embed` function, every indexed message also gets an embedding (stored beside the session's
- * messages, cached here), and the final score blends both:
+ * Every store ranks with the same in-process `Ranker` (stemmed BM25 with conversation context and
+ * time; see its module), built lazily from `readMessages` and kept up to date incrementally. The
+ * SQL stores' own full-text search (`store.searchText`: SQLite FTS5, Postgres) is not used for
+ * recall: its ranking cannot read a message's neighbours or timestamp, re-ranking its top results
+ * would still miss an answer that shares no word with the question, and one ranker makes every
+ * store answer alike. The cost is memory in process (the index of the owners searched recently,
+ * bounded by `maxDocuments`) and reading an owner's messages once per process.
  *
- *   score = RECALL_BLEND.text × text + RECALL_BLEND.vector × max(0, cosine)
- *
- * where `text` is the text rank relative to the query's best match (1 for the best, 0 for no
- * match). Without `embed`, the score is the text rank alone.
+ * With an `embed` function, every indexed message also gets an embedding (stored beside the
+ * session's messages, cached here), and the text scores and the cosine similarities are fused
+ * (`fuseScores`).
  *
  * Isolation: each owner (a user, or a user-less session) has a partition of its own, filled only
- * from `list({ userId })` (or the one session); native searches are filtered by user in the store.
+ * from `list({ userId })` (or the one session).
  * @module
  */
 import { ChatstateError, InvalidInputError } from '../errors.js';
@@ -24,13 +25,14 @@ import { MAX_LIST_LIMIT } from '../store/session-store.js';
 import { onUserForgotten } from '../store/forget.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
+import { fuseScores } from './ranking/fusion.js';
 import type { TextIndexOptions } from './text-index.js';
 import type { Embed, RecallHit } from './types.js';
 import { TopK } from './top-k.js';
 import { cosine, embedTexts } from './vectors.js';
 
-/** Weights of the blended score when embeddings are on (they sum to 1, so scores stay in (0, 1]). */
-export const RECALL_BLEND = Object.freeze({ text: 0.5, vector: 0.5 });
+/** Candidates each ranking gives the fusion when embeddings are on. */
+const FUSED_CANDIDATES = 100;
 
 /** Options of `RecallIndex`. */
 export interface RecallIndexOptions {
@@ -117,21 +119,14 @@ export class RecallIndex {
       request.embed === undefined || queryVector === undefined
         ? undefined
         : { embed: request.embed, embedId, dimensions: queryVector.length };
-    // A user's recall uses the store's full-text search when it has one; a user-less handle's one
-    // session is ranked in process (a store search filters by owner, and that session's owner is unknown).
-    const native = request.userId !== undefined && this.store.searchText !== undefined;
-    if (native && space === undefined)
-      return this.hydrate(await this.nativeCandidates(request, candidateCount(request)), request, undefined);
     const key = request.userId === undefined ? `session:${request.sessionId}` : `user:${request.userId}`;
     return this.locks.run(key, async () => {
-      const partition = this.partition(key, native);
+      const partition = this.partition(key);
       for (let attempt = 0; ; attempt += 1) {
         await this.sync(partition, request, space);
-        const text = native
-          ? await this.nativeCandidates(request, Math.max(100, request.k * 10))
-          : this.localCandidates(partition, request, space);
+        const text = this.textCandidates(partition, request, space);
         const candidates =
-          space === undefined || queryVector === undefined ? text : this.blend(partition, text, queryVector, request);
+          space === undefined || queryVector === undefined ? text : this.fuse(partition, text, queryVector, request);
         const stale = new Set<string>();
         const hits = await this.hydrate(candidates, request, stale);
         // A hit that no longer matched the store: that session changed in place; re-index it and search again once.
@@ -141,14 +136,11 @@ export class RecallIndex {
     });
   }
 
-  private partition(key: string, native: boolean): Partition {
+  private partition(key: string): Partition {
     let partition = this.partitions.get(key);
     if (partition === undefined) {
-      partition = new Partition(
-        key,
-        this.store,
-        native ? undefined : { ...(this.options.stopwords === undefined ? {} : { stopwords: this.options.stopwords }) },
-      );
+      const { stopwords } = this.options;
+      partition = new Partition(key, this.store, stopwords === false ? new Set() : stopwords);
     }
     // Most recently used last: eviction takes from the front.
     this.partitions.delete(key);
@@ -185,63 +177,58 @@ export class RecallIndex {
     }
   }
 
-  private async nativeCandidates(request: RecallRequest, limit: number): Promise<Candidate[]> {
-    const search = this.store.searchText;
-    if (search === undefined) return [];
-    const hits = await search({ text: request.query, userId: request.userId, limit: Math.min(limit, 1000) });
-    const best = hits.reduce((max, hit) => Math.max(max, hit.score), 0);
-    return hits
-      .filter((hit) => hit.score > 0)
-      .map((hit) => ({
-        sessionId: hit.sessionId,
-        seq: hit.seq,
-        messageId: hit.messageId,
-        score: best > 0 ? hit.score / best : 0,
-      }))
-      .sort(byScore);
-  }
-
-  private localCandidates(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Candidate[] {
-    const limit =
-      space === undefined ? candidateCount(request) : Math.max(100, request.k * 10, candidateCount(request));
+  private textCandidates(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Candidate[] {
+    const limit = space === undefined ? candidateCount(request) : Math.max(FUSED_CANDIDATES, candidateCount(request));
     return partition
       .searchText(request.query, limit)
       .map(({ doc, score }) => ({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score }));
   }
 
   /**
-   * Blends text ranks with cosine similarity over every message that has a vector, keeping the best
-   * `limit` at or above the threshold (a bounded heap: a full sort of 100k scores would dominate a recall).
+   * The text candidates fused with the messages most similar to the query (of every message that
+   * has a vector, kept in a bounded heap: a full sort of 100k similarities would dominate a recall).
+   * A text candidate outside the most similar is fused with similarity 0.
    */
-  private blend(
+  private fuse(
     partition: Partition,
     text: readonly Candidate[],
     query: Float32Array,
     request: RecallRequest,
   ): Candidate[] {
-    const textScores = new Map<IndexedDoc, number>();
-    const unplaced: Candidate[] = [];
-    for (const candidate of text) {
-      const doc = partition.docAt(candidate.sessionId, candidate.seq);
-      if (doc?.messageId === candidate.messageId) textScores.set(doc, candidate.score);
-      // A text match the partition does not hold (written since it synced) still counts for its text.
-      else unplaced.push({ ...candidate, score: RECALL_BLEND.text * candidate.score });
-    }
-    const top = new TopK<Candidate>(request.k * 2 + 5, byScore);
-    const floor = Math.max(request.threshold, Number.MIN_VALUE);
+    const limit = text.length;
+    const nearest = new TopK<{ doc: IndexedDoc; similarity: number }>(
+      Math.max(FUSED_CANDIDATES, request.k * 2 + 5),
+      (a, b) =>
+        b.similarity - a.similarity ||
+        b.doc.seq - a.doc.seq ||
+        (a.doc.sessionId < b.doc.sessionId ? -1 : a.doc.sessionId > b.doc.sessionId ? 1 : 0),
+    );
     for (const doc of partition.docs.values()) {
-      const similarity = doc.vector === undefined ? 0 : cosine(query, doc.vector);
-      const score = Math.min(
-        1,
-        RECALL_BLEND.text * (textScores.get(doc) ?? 0) + RECALL_BLEND.vector * Math.max(0, similarity),
-      );
-      if (score < floor) continue;
-      const worst = top.floor;
-      if (worst !== undefined && score < worst.score) continue;
-      top.offer({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score });
+      if (doc.vector === undefined) continue;
+      const similarity = cosine(query, doc.vector);
+      // A vector pointing away from the query is no evidence of relevance.
+      if (similarity <= 0) continue;
+      const worst = nearest.floor;
+      if (worst !== undefined && similarity < worst.similarity) continue;
+      nearest.offer({ doc, similarity });
     }
-    for (const candidate of unplaced) if (candidate.score >= floor) top.offer(candidate);
-    return top.sorted();
+    const key = (sessionId: string, seq: number, messageId: string): string =>
+      `${seq}\u0000${messageId}\u0000${sessionId}`;
+    const fused = new Map<string, Candidate>();
+    const offer = (candidate: Candidate, similarity: number): void => {
+      const score = fuseScores(candidate.score, similarity);
+      if (score >= request.threshold && score > 0)
+        fused.set(key(candidate.sessionId, candidate.seq, candidate.messageId), { ...candidate, score });
+    };
+    for (const candidate of text) {
+      const vector = partition.docAt(candidate.sessionId, candidate.seq)?.vector;
+      offer(candidate, vector === undefined ? 0 : cosine(query, vector));
+    }
+    for (const { doc, similarity } of nearest.sorted()) {
+      if (fused.has(key(doc.sessionId, doc.seq, doc.messageId))) continue;
+      offer({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score: 0 }, similarity);
+    }
+    return [...fused.values()].sort(byScore).slice(0, Math.max(limit, request.k * 2 + 5));
   }
 
   /**

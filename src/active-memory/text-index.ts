@@ -1,6 +1,6 @@
 /**
- * An in-process BM25 index over message text: what `recall` ranks with on stores that have no
- * full-text search of their own (memory, file, Redis, or any store encrypted at rest).
+ * A plain in-process BM25 index over message text (recall itself ranks with `ranking/ranker.ts`,
+ * which adds stemming and conversation context; this one is kept for callers and as the baseline).
  *
  * Terms are runs of letters and digits, lowercased (NFKC first for non-ASCII text), without
  * stemming; one-character terms, terms longer than 64 characters (hashes, base64) and, by

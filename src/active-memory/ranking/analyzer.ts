@@ -1,0 +1,42 @@
+/**
+ * How recall turns text into index terms: the words of `tokenize` (lowercase letters and digits),
+ * without function words, each reduced to its Porter stem, so that "adopted", "adopting" and
+ * "adoption" meet at "adopt". Questions and messages go through the same analyzer; its stopwords
+ * add the words questions are made of ("when", "did", "likely", …), which say what is asked, not
+ * what about.
+ * @module
+ */
+import { stemmer } from 'stemmer';
+import { ENGLISH_STOPWORDS, tokenize } from '../text-index.js';
+
+/** Words left out of recall's terms: common English words and the words that shape a question. */
+export const RECALL_STOPWORDS: ReadonlySet<string> = new Set([
+  ...ENGLISH_STOPWORDS,
+  ...(
+    'about after again all also am any anything around because before being both each else even ever ' +
+    'few get got going gonna just kind likely lot lots many may maybe might more most much must ' +
+    'now off once only other own really same should some something still such sure thing things ' +
+    'those though through type up very way ways well whose yes yet ll ve re don didn doesn isn wasn'
+  ).split(' '),
+]);
+
+// Stems of recently seen words: stemming is the costliest step of indexing, and words repeat.
+const STEMS = new Map<string, string>();
+const MAX_CACHED_STEMS = 200_000;
+
+/** The Porter stem of a lowercase `word` (words with digits or non-Latin letters are kept whole). */
+export function stem(word: string): string {
+  let stemmed = STEMS.get(word);
+  if (stemmed === undefined) {
+    stemmed = /^[a-z]+$/.test(word) ? stemmer(word) : word;
+    if (stemmed.length < 2) stemmed = word;
+    if (STEMS.size >= MAX_CACHED_STEMS) STEMS.clear();
+    STEMS.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+/** The index terms of `text`, in order with repeats: stems of its words, stopwords left out. */
+export function analyze(text: string, stopwords: ReadonlySet<string> = RECALL_STOPWORDS): string[] {
+  return tokenize(text, stopwords).map(stem);
+}

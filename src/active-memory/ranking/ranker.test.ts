@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RANKING, Ranker } from './ranker.js';
+
+const MAY = Date.UTC(2023, 4, 10);
+const JUNE = Date.UTC(2023, 5, 20);
+
+/** A ranker holding `texts` as one conversation (ids 1…n, each after the one before). */
+function conversation(texts: readonly string[], timestampMs = MAY, ranker = new Ranker()): Ranker {
+  texts.forEach((text, index) =>
+    ranker.add(index + 1, text, { timestampMs, ...(index === 0 ? {} : { after: index }) }),
+  );
+  return ranker;
+}
+
+const ids = (ranker: Ranker, query: string, limit = 5): number[] =>
+  ranker.search(query, limit).map((match) => match.docId);
+
+describe('Ranker', () => {
+  it('matches other forms of the query words', () => {
+    const ranker = conversation(['We adopted a rescue puppy', 'The weather is nice']);
+    expect(ids(ranker, 'adoption')).toEqual([1]);
+  });
+
+  it('finds an answer that shares no word with the query after the message that asks it', () => {
+    const ranker = conversation([
+      'I love the beach in summer',
+      'How long have you been married?',
+      'Five years already, time flies!',
+      'Tell me about your garden',
+    ]);
+    // The answer even comes first: the question asks how long, and it says "years".
+    expect(ids(ranker, 'How long has she been married?')).toEqual([3, 2]);
+    // Without the context step, the answer is not found at all.
+    const plain = conversation(
+      ['How long have you been married?', 'Five years already!'],
+      MAY,
+      new Ranker({ ...DEFAULT_RANKING, answer: 0 }),
+    );
+    expect(ids(plain, 'married')).toEqual([1]);
+  });
+
+  it('for a question naming a month, prefers the message written in it', () => {
+    const ranker = new Ranker();
+    ranker.add(1, 'We went camping by the lake', { timestampMs: JUNE });
+    ranker.add(2, 'We went camping by the lake again', { timestampMs: MAY });
+    expect(ids(ranker, 'Where did they go camping in June?')[0]).toBe(1);
+    expect(ids(ranker, 'Where did they go camping in May?')[0]).toBe(2);
+  });
+
+  it('for a question asking when, prefers a message that places the event in time', () => {
+    const ranker = conversation(['I ran a half marathon yesterday!', 'A half marathon is on my list, a half marathon']);
+    expect(ids(ranker, 'When did she run a half marathon?')[0]).toBe(1);
+    expect(ids(ranker, 'Did she run a half marathon?')[0]).toBe(2);
+  });
+
+  it('prefers the message of the author the query names', () => {
+    const ranker = conversation([
+      'Gina: contemporary dance is my favourite',
+      'Jon: contemporary dance is my favourite',
+    ]);
+    expect(ids(ranker, "What is Gina's favourite dance?")[0]).toBe(1);
+    expect(ids(ranker, "What is Jon's favourite dance?")[0]).toBe(2);
+  });
+
+  it('scores relative to the best, and forgets removed messages and their links', () => {
+    const ranker = conversation(['What did you name the kitten?', 'Pepper, after my grandpa', 'kitten food']);
+    const matches = ranker.search('kitten name', 5);
+    expect(matches[0]?.score).toBe(1);
+    for (const match of matches) expect(match.score).toBeGreaterThan(0);
+    expect(matches.map((match) => match.docId)).toContain(2);
+    ranker.remove(1);
+    expect(ranker.size).toBe(2);
+    expect(ids(ranker, 'kitten name')).toEqual([3]);
+    expect(ids(ranker, 'submarine')).toEqual([]);
+  });
+});

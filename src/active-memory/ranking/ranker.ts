@@ -1,0 +1,353 @@
+/**
+ * `Ranker`: recall's in-process ranking of one owner's messages, the same on every store.
+ *
+ * A query is scored over an inverted index of stemmed terms (`analyze`), in three steps:
+ * 1. Okapi BM25 of the query's terms.
+ * 2. Conversation: a message gets a share of the score of the message before it (a large share
+ *    when that one asks a question: the answer often shares no word with the question asked
+ *    later, "How long have you been married?" → "5 years already!"), a smaller share of the one
+ *    after it, and a share of the best score in its session (a conversation about the topic).
+ * 3. Boosts: a question asking when prefers messages that place things in time (read with their
+ *    timestamps); a question naming a month, season or year prefers messages written in it; a
+ *    message whose author (a transcript's leading "Name:") the question names is preferred.
+ * The weights were chosen on LoCoMo's development split and hold over a plateau around them
+ * (`bench/recall-lab.ts`). Ties go to the newer message. Deterministic: no randomness, no model.
+ * @module
+ */
+import { RECALL_STOPWORDS, analyze } from './analyzer.js';
+import { inPeriods, mentionsTime, timeIntent } from './time-intent.js';
+
+/** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
+const AUTHOR = /^\s*(\p{Lu}[\p{L}\p{N}'-]{1,40}):\s/u;
+
+/** The knobs of the ranking (fixed in production; the bench's lab varies them). */
+export interface RankingParams {
+  readonly k1: number;
+  readonly b: number;
+  /** Share of the previous message's score a message gets (0: none). */
+  readonly context: number;
+  /** Share of the next message's score a message gets. */
+  readonly contextBack: number;
+  /** Share of the previous message's score a message gets when that message asks a question (in place of `context`). */
+  readonly answer: number;
+  /** Boost of a message that places something in time, for a question asking when. */
+  readonly timeMention: number;
+  /** Boost of a message written in the period a question names. */
+  readonly period: number;
+  /** Share of the best score of its session a message gets (0: none). */
+  readonly session: number;
+  /** Boost of a message whose author (a leading "Name:") the query names. */
+  readonly author: number;
+}
+
+/** The ranking recall uses. */
+export const DEFAULT_RANKING: RankingParams = Object.freeze({
+  k1: 0.9,
+  b: 0.4,
+  context: 0.2,
+  contextBack: 0.1,
+  answer: 0.8,
+  session: 0.2,
+  timeMention: 0.5,
+  period: 0.5,
+  author: 0.7,
+});
+
+/** One match of `Ranker.search`. */
+export interface RankedDoc {
+  readonly docId: number;
+  /** Score divided by the best match's: the best is 1, the rest in (0, 1]. */
+  readonly score: number;
+}
+
+/** Where a new message sits: its conversation neighbour before it, and when it was written. */
+export interface DocPlacement {
+  /** The document just before this one in its session, if indexed. */
+  readonly after?: number;
+  /** Milliseconds since the epoch (NaN when unknown). */
+  readonly timestampMs?: number;
+}
+
+class Postings {
+  docs = new Uint32Array(4);
+  freqs = new Uint16Array(4);
+  length = 0;
+  /** Removal count when last compacted: equal means nothing to drop. */
+  compactedAt = 0;
+
+  push(docId: number, freq: number): void {
+    if (this.length === this.docs.length) {
+      const docs = new Uint32Array(this.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const freqs = new Uint16Array(this.length * 2);
+      freqs.set(this.freqs);
+      this.freqs = freqs;
+    }
+    this.docs[this.length] = docId;
+    this.freqs[this.length] = Math.min(freq, 0xffff);
+    this.length += 1;
+  }
+
+  compact(removed: Uint8Array, removals: number): number {
+    if (this.compactedAt === removals) return this.length;
+    this.compactedAt = removals;
+    let kept = 0;
+    for (let i = 0; i < this.length; i++) {
+      const docId = this.docs[i] as number;
+      if (removed[docId] === 1) continue;
+      this.docs[kept] = docId;
+      this.freqs[kept] = this.freqs[i] as number;
+      kept += 1;
+    }
+    this.length = kept;
+    return kept;
+  }
+}
+
+/** A scratch score per document and the list of documents it was written for. */
+class Scores {
+  values = new Float64Array(1024);
+  touched: number[] = [];
+
+  add(docId: number, value: number): void {
+    if (docId >= this.values.length) {
+      let size = this.values.length;
+      while (size <= docId) size *= 2;
+      const values = new Float64Array(size);
+      values.set(this.values);
+      this.values = values;
+    }
+    if (this.values[docId] === 0) this.touched.push(docId);
+    this.values[docId] = (this.values[docId] as number) + value;
+  }
+
+  get(docId: number): number {
+    return docId < this.values.length ? (this.values[docId] as number) : 0;
+  }
+
+  clear(): void {
+    for (const docId of this.touched) this.values[docId] = 0;
+    this.touched = [];
+  }
+}
+
+/** The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id. */
+function best(docIds: readonly number[], scores: Scores, limit: number): number[] {
+  const better = (a: number, b: number): boolean =>
+    scores.get(a) > scores.get(b) || (scores.get(a) === scores.get(b) && a > b);
+  if (docIds.length <= limit * 4) return [...docIds].sort((a, b) => (better(a, b) ? -1 : 1)).slice(0, limit);
+  // A bounded selection: keep the best `limit` in a sorted array (limit is small).
+  const top: number[] = [];
+  for (const docId of docIds) {
+    if (top.length === limit && !better(docId, top[limit - 1] as number)) continue;
+    let i = top.length === limit ? limit - 1 : top.length;
+    while (i > 0 && better(docId, top[i - 1] as number)) {
+      top[i] = top[i - 1] as number;
+      i -= 1;
+    }
+    top[i] = docId;
+    if (top.length > limit) top.length = limit;
+  }
+  return top;
+}
+
+/** An index of one owner's messages, ranked as the module comment says. */
+export class Ranker {
+  private readonly terms = new Map<string, number>();
+  private readonly postings: Postings[] = [];
+  private lengths = new Uint32Array(1024);
+  private removed = new Uint8Array(1024);
+  private prev = new Int32Array(1024);
+  private next = new Int32Array(1024);
+  private times = new Float64Array(1024);
+  private timeWords = new Uint8Array(1024);
+  private asks = new Uint8Array(1024);
+  /** Per document, a label of its session (the id of the session's first document indexed). */
+  private groups = new Uint32Array(1024);
+  /** Per document, the term id + 1 of its author's name (a leading "Name:"), 0 when none. */
+  private authors = new Uint32Array(1024);
+  private live = 0;
+  private removals = 0;
+  private removedSinceSweep = 0;
+  private totalLength = 0;
+  private readonly base = new Scores();
+  private readonly final = new Scores();
+
+  constructor(
+    readonly params: RankingParams = DEFAULT_RANKING,
+    /** Words left out of documents and queries. @default RECALL_STOPWORDS */
+    private readonly stopwords: ReadonlySet<string> = RECALL_STOPWORDS,
+  ) {}
+
+  /** Documents in the index. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Indexes `text` as document `docId` (a new id: ids are never reused); false when it has no terms. */
+  add(docId: number, text: string, placement: DocPlacement = {}): boolean {
+    const words = analyze(text, this.stopwords);
+    if (words.length === 0) return false;
+    this.grow(docId);
+    const counts = new Map<number, number>();
+    for (const word of words) {
+      let termId = this.terms.get(word);
+      if (termId === undefined) {
+        termId = this.postings.length;
+        this.terms.set(word, termId);
+        const list = new Postings();
+        list.compactedAt = this.removals;
+        this.postings.push(list);
+      }
+      counts.set(termId, (counts.get(termId) ?? 0) + 1);
+    }
+    for (const [termId, count] of counts) (this.postings[termId] as Postings).push(docId, count);
+    const author = AUTHOR.exec(text)?.[1];
+    const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
+    this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
+    this.lengths[docId] = words.length;
+    this.times[docId] = placement.timestampMs ?? Number.NaN;
+    this.timeWords[docId] = mentionsTime(text) ? 1 : 0;
+    this.asks[docId] = text.includes('?') ? 1 : 0;
+    const after = placement.after;
+    this.groups[docId] = docId;
+    if (after !== undefined && after < this.lengths.length && this.lengths[after] !== 0 && this.removed[after] === 0) {
+      this.groups[docId] = this.groups[after] as number;
+      this.prev[docId] = after;
+      this.next[docId] = this.next[after] as number;
+      if (this.next[after] !== 0) this.prev[this.next[after] as number] = docId;
+      this.next[after] = docId;
+    }
+    this.live += 1;
+    this.totalLength += words.length;
+    return true;
+  }
+
+  /** Removes document `docId` (nothing when it is not indexed). */
+  remove(docId: number): void {
+    if (docId >= this.lengths.length || this.lengths[docId] === 0 || this.removed[docId] === 1) return;
+    this.removed[docId] = 1;
+    const before = this.prev[docId] as number;
+    const after = this.next[docId] as number;
+    if (before !== 0) this.next[before] = after;
+    if (after !== 0) this.prev[after] = before;
+    this.prev[docId] = 0;
+    this.next[docId] = 0;
+    this.live -= 1;
+    this.totalLength -= this.lengths[docId] as number;
+    this.removals += 1;
+    this.removedSinceSweep += 1;
+    if (this.removedSinceSweep > 1024 && this.removedSinceSweep > this.live) this.sweep();
+  }
+
+  /** The best `limit` documents for `query`, best first; empty when no query term is indexed. */
+  search(query: string, limit: number, params: RankingParams = this.params): RankedDoc[] {
+    if (this.live === 0 || limit < 1) return [];
+    const known = (term: string): number[] => {
+      const termId = this.terms.get(term);
+      return termId === undefined ? [] : [termId];
+    };
+    const termIds = [...new Set(analyze(query, this.stopwords))].flatMap(known);
+    if (termIds.length === 0) return [];
+    const { base, final } = this;
+    try {
+      for (const termId of termIds) this.scoreTerm(termId, 1, params);
+      // Context: a matching message passes a share of its score to matching messages beside it, and
+      // to the next one whatever its words when it asks a question (that one may be the answer).
+      for (const docId of base.touched) {
+        const score = base.get(docId);
+        final.add(docId, score);
+        const before = this.prev[docId] as number;
+        const after = this.next[docId] as number;
+        if (before !== 0 && params.contextBack > 0 && base.get(before) > 0)
+          final.add(before, params.contextBack * score);
+        const asks = this.asks[docId] === 1;
+        const forward = asks ? params.answer : params.context;
+        if (after !== 0 && forward > 0 && (asks || base.get(after) > 0)) final.add(after, forward * score);
+      }
+      if (params.session > 0) {
+        // A conversation that matches as a whole lends its messages a share of its best message's score.
+        const bestOf = new Map<number, number>();
+        for (const docId of final.touched) {
+          const group = this.groups[docId] as number;
+          bestOf.set(group, Math.max(bestOf.get(group) ?? 0, final.get(docId)));
+        }
+        for (const docId of final.touched)
+          final.values[docId] =
+            (final.values[docId] as number) + params.session * (bestOf.get(this.groups[docId] as number) ?? 0);
+      }
+      const intent = timeIntent(query);
+      if (
+        (intent.asksWhen && params.timeMention > 0) ||
+        (intent.periods.length > 0 && params.period > 0) ||
+        params.author > 0
+      ) {
+        for (const docId of final.touched) {
+          let factor = 1;
+          if (intent.asksWhen && this.timeWords[docId] === 1) factor += params.timeMention;
+          if (intent.periods.length > 0 && inPeriods(this.times[docId] as number, intent.periods))
+            factor += params.period;
+          if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
+            factor += params.author;
+          final.values[docId] = (final.values[docId] as number) * factor;
+        }
+      }
+      const top = best(final.touched, final, limit);
+      const bestScore = final.get(top[0] as number);
+      return top.map((docId) => ({ docId, score: final.get(docId) / bestScore }));
+    } finally {
+      base.clear();
+      final.clear();
+    }
+  }
+
+  /** Adds BM25 of one term, times `weight`, to the base scores. */
+  private scoreTerm(termId: number, weight: number, params: RankingParams): void {
+    const list = this.postings[termId] as Postings;
+    const frequency = list.compact(this.removed, this.removals);
+    if (frequency === 0) return;
+    const idf = this.idf(frequency);
+    const averageLength = this.totalLength / this.live;
+    const fixed = params.k1 * (1 - params.b);
+    const perTerm = (params.k1 * params.b) / averageLength;
+    const scale = weight * idf * (params.k1 + 1);
+    for (let i = 0; i < list.length; i++) {
+      const docId = list.docs[i] as number;
+      const tf = list.freqs[i] as number;
+      this.base.add(docId, (scale * tf) / (tf + fixed + perTerm * (this.lengths[docId] as number)));
+    }
+  }
+
+  private idf(frequency: number): number {
+    return Math.log(1 + (this.live - frequency + 0.5) / (frequency + 0.5));
+  }
+
+  private grow(docId: number): void {
+    if (docId < this.lengths.length) return;
+    let size = this.lengths.length;
+    while (size <= docId) size *= 2;
+    const widen = <T extends Uint32Array | Uint8Array | Int32Array | Float64Array>(
+      old: T,
+      make: (n: number) => T,
+    ): T => {
+      const array = make(size);
+      array.set(old);
+      return array;
+    };
+    this.lengths = widen(this.lengths, (n) => new Uint32Array(n));
+    this.removed = widen(this.removed, (n) => new Uint8Array(n));
+    this.prev = widen(this.prev, (n) => new Int32Array(n));
+    this.next = widen(this.next, (n) => new Int32Array(n));
+    this.times = widen(this.times, (n) => new Float64Array(n));
+    this.timeWords = widen(this.timeWords, (n) => new Uint8Array(n));
+    this.asks = widen(this.asks, (n) => new Uint8Array(n));
+    this.groups = widen(this.groups, (n) => new Uint32Array(n));
+    this.authors = widen(this.authors, (n) => new Uint32Array(n));
+  }
+
+  private sweep(): void {
+    for (const list of this.postings) list.compact(this.removed, this.removals);
+    this.removedSinceSweep = 0;
+  }
+}
