@@ -22,6 +22,7 @@ import { errorAnswer } from './errors.js';
 import { ServerMetrics } from './metrics.js';
 import { requestLog, type LogLine } from './request-log.js';
 import { authRoutes } from './routes/auth.js';
+import { errors } from './routes/common.js';
 import { healthRoutes } from './routes/health.js';
 import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
@@ -279,7 +280,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
       description: 'Needs the metrics key or an admin key when the server has a metrics key.',
       responses: {
         200: { description: 'The exposition text', content: { 'text/plain': { schema: z.string() } } },
-        401: { description: 'The server has a metrics key and the request showed neither it nor an admin key' },
+        ...errors(401),
       },
     }),
     async (c) => {

@@ -74,7 +74,8 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
   ],
   'DELETE /auth/session': [{ status: 204, path: '/auth/session' }],
   'GET /readyz': [{ status: 200, path: '/readyz', key: null }],
-  'GET /metrics': [{ status: 200, path: '/metrics', key: null }],
+  // The open server has a metrics key: an admin key opens /metrics too, none gets 401.
+  'GET /metrics': [{ status: 200, path: '/metrics' }],
   'GET /': [{ status: 200, path: '/', key: null }],
   'GET /assets/{file}': [
     { status: 200, path: `/assets/${FIXTURE_ASSET}`, key: null },
@@ -461,7 +462,12 @@ export async function startServers(open: () => Promise<SessionStore>): Promise<S
     ],
   });
   const store = await open();
-  const server = await startTestServer(store, { maxBodyBytes: MAX_BODY, stateKey: STATE_KEY, ...agents });
+  const server = await startTestServer(store, {
+    maxBodyBytes: MAX_BODY,
+    stateKey: STATE_KEY,
+    metricsKey: 'the-openapi-test-metrics-key',
+    ...agents,
+  });
   // A server whose store is closed answers 503 wherever it needs the store.
   const closedStore = await open();
   await closedStore.close();
