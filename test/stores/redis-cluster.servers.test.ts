@@ -176,6 +176,12 @@ if (server.url === undefined) {
           await store.values.set({ scope: 'user', userId: 'u' }, { color: 'green' });
           expect(await store.values.get({ scope: 'user', userId: 'u' }, 'color')).toBe('green');
           await store.purgeExpired();
+          // Forgetting a user runs its own scripts: a session of another user, and an agent's values of them.
+          await store.save(
+            Session.create({ id: 'rec-2', userId: 'gone', agentId: 'a', messages: [Message.user('x')] }),
+          );
+          await store.values.set({ scope: 'agent', agentId: 'a', userId: 'gone' }, { mood: 'calm' });
+          expect((await store.forgetUser('gone')).removed).toMatchObject({ sessions: 1 });
           expect(await store.delete('rec-1')).toBe(true);
           expect([...called].sort()).toEqual(
             Object.values(SCRIPTS)
