@@ -34,6 +34,7 @@ import { stateRoutes } from './routes/state.js';
 import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
 import { workingMemoryRoutes } from './routes/working-memory.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
@@ -130,7 +131,7 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall', '/working-memory/*'] as const;
+const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall', '/working-memory/*', '/knowledge/*'] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
@@ -219,6 +220,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
   workingMemoryRoutes(app);
+  knowledgeRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet.
   app.openapi(

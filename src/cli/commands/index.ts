@@ -25,6 +25,7 @@ import { fork } from './fork.js';
 import { format } from './format.js';
 import { importCommand } from './import.js';
 import { keys } from './keys.js';
+import { knowledge } from './knowledge.js';
 import { list } from './list.js';
 import { migrate } from './migrate.js';
 import { purgeExpired } from './purge-expired.js';
@@ -49,6 +50,7 @@ export const COMMANDS: readonly CliCommand[] = [
   purgeExpired,
   search,
   values,
+  knowledge,
   workingMemory,
   exportCommand,
   importCommand,
