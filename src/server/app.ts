@@ -131,7 +131,15 @@ const API_INFO = { title: 'chatstate API', version: '1' } as const;
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Routes that need a key (when the server has keys). */
-const PROTECTED = ['/sessions', '/sessions/*', '/values/*', '/state/*', '/recall', '/working-memory/*', '/knowledge/*'] as const;
+const PROTECTED = [
+  '/sessions',
+  '/sessions/*',
+  '/values/*',
+  '/state/*',
+  '/recall',
+  '/working-memory/*',
+  '/knowledge/*',
+] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
 export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEnv> {
