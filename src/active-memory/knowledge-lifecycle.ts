@@ -6,6 +6,7 @@
  * @module
  */
 import { InvalidInputError, NotFoundError } from '../errors.js';
+import { BoundedMap } from '../internal/bounded-map.js';
 import type { Message } from '../message/message.js';
 import { MESSAGE_ID_PATTERN, type JsonObject } from '../message/schema.js';
 import type { SessionStore } from '../store/session-store-types.js';
@@ -90,15 +91,19 @@ function factOf(message: Message): Fact | undefined {
   };
 }
 
-// Fact indexes by store and knowledge session, valid while the session's version is the one read.
-const cache = new WeakMap<SessionStore, Map<string, { version: number; index: FactIndex }>>();
+/** Knowledge sessions whose fact index a store keeps in process (the most recently used). */
+const CACHED_USERS = 1000;
+
+// Fact indexes by store and knowledge session, valid while the session's version is the one read;
+// bounded, so that a server recalling for many users keeps only its recent ones.
+const cache = new WeakMap<SessionStore, BoundedMap<string, { version: number; index: FactIndex }>>();
 
 /** The facts of knowledge session `id` (empty when there is none), read once per version of it. */
 export async function factIndex(store: SessionStore, id: string): Promise<FactIndex> {
   const summary = await store.summary(id);
   let byId = cache.get(store);
   if (byId === undefined) {
-    byId = new Map();
+    byId = new BoundedMap({ max: CACHED_USERS, renew: 'use' });
     cache.set(store, byId);
   }
   const cached = byId.get(id);

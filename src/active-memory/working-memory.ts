@@ -187,7 +187,6 @@ export class WorkingMemory {
         );
       const document = mergePatch(current.document, checkedPatch) as JsonObject;
       this.check(document);
-      const entry = entryMessage(current.version + 1, document, by, checkedPatch);
       try {
         if (head === undefined) {
           // A new memory starts with its empty version, so the history shows every change as a patch.
@@ -205,6 +204,7 @@ export class WorkingMemory {
           );
           return decode(second, this.sessionId);
         }
+        const entry = entryMessage(current.version + 1, document, by, checkedPatch);
         const result = await this.store.append(this.sessionId, [entry], { expectedVersion: head.sessionVersion });
         return decode(result.appended[0] ?? entry, this.sessionId);
       } catch (error) {

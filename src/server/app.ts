@@ -36,6 +36,7 @@ import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
 import { userRoutes } from './routes/users.js';
 import { workingMemoryRoutes } from './routes/working-memory.js';
+import { knowledgeRoutes } from './routes/knowledge.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
@@ -174,6 +175,7 @@ const PROTECTED = [
   '/recall',
   '/users/*',
   '/working-memory/*',
+  '/knowledge/*',
 ] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
@@ -268,6 +270,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   stateRoutes(app, options.stateKey);
   recallRoutes(app);
   workingMemoryRoutes(app);
+  knowledgeRoutes(app);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet, or set a key.
   if (options.metricsKey !== undefined) app.use('/metrics', requireMetricsKey(options.metricsKey, options.keys));

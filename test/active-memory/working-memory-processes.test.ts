@@ -2,6 +2,9 @@
  * Working memory across processes: two processes patch one user's working memory at once, on a
  * file and on a SQLite store; compare-and-set with retries loses no edit, and every version is kept.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorkingMemory } from '../../src/active-memory/working-memory.js';
 import { bundledScript } from '../support/bundled-script.js';
@@ -19,11 +22,11 @@ describe.each([fileSubject('wm-processes'), sqliteSubject('wm-processes')])('wor
     const store = await stores.open();
     const url = subject.url(store) as string;
     const bundle = await bundledScript(CHILD);
-    // Both start writing at one instant, after both have started and opened the store.
-    const start = String(Date.now() + 1500);
+    // Both start writing once both have started and opened the store.
+    const barrier = mkdtempSync(join(tmpdir(), 'chatstate-wm-barrier-'));
     const runs = await Promise.all(
-      ['a', 'b'].map((writer) => runCommand(process.execPath, [bundle, url, writer, String(EDITS), start])),
-    );
+      ['a', 'b'].map((writer) => runCommand(process.execPath, [bundle, url, writer, String(EDITS), barrier, '2'])),
+    ).finally(() => rmSync(barrier, { recursive: true, force: true }));
     for (const run of runs)
       expect({ code: run.code, stderr: run.stderr, stdout: run.stdout.trim() }).toEqual({
         code: 0,

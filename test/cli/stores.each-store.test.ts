@@ -381,6 +381,37 @@ describeEachStore(cliStores(), 'chatstate against the $name store', (store) => {
     ).toMatchObject({ code: 1 });
   });
 
+  it('remembers, corrects and forgets facts, and searches as of a time', async (context) => {
+    if (skipped !== undefined) context.skip(skipped);
+    if (!store.shared) context.skip(MEMORY_REASON);
+    const url = await store.freshUrl();
+    const facts = (...args: string[]) => runCli(['knowledge', ...args, '--user', 'carol', '--store', url]);
+    const texts = async (...args: string[]) =>
+      jsonLines(await runCli(['search', 'carol lives', '--user', 'carol', '--store', url, '--json', ...args])).map(
+        (hit) => hit.text,
+      );
+    const old = await facts('remember', 'carol lives in Lisbon', '--valid-from', '2024-01-01T00:00:00Z');
+    expect(old).toMatchObject({ code: 0, stdout: expect.stringMatching(/^msg\S+\n$/) });
+    const oldId = old.stdout.trim();
+    const corrected = await facts(
+      'remember',
+      'carol lives in Porto',
+      '--supersedes',
+      oldId,
+      '--valid-from',
+      '2025-06-01T00:00:00Z',
+      '--json',
+    );
+    expect(JSON.parse(corrected.stdout)).toMatchObject({ supersedes: oldId });
+    expect(await texts()).toEqual(['carol lives in Porto']);
+    expect((await texts('--include-superseded')).sort()).toEqual(['carol lives in Lisbon', 'carol lives in Porto']);
+    expect(await texts('--as-of', '2025-01-01T00:00:00Z')).toEqual(['carol lives in Lisbon']);
+    expect(await facts('forget', oldId)).toMatchObject({ code: 0 });
+    expect(await texts('--include-superseded')).toEqual(['carol lives in Porto']);
+    expect(await facts('forget', oldId)).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error NOT_FOUND/) });
+    expect(await facts('remember', 'x', '--supersedes', '../x')).toMatchObject({ code: 2 });
+  });
+
   it("shows, patches and lists the versions of a user's working memory", async (context) => {
     if (skipped !== undefined) context.skip(skipped);
     if (!store.shared) context.skip(MEMORY_REASON);

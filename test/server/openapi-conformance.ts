@@ -35,6 +35,8 @@ const BODY_METHODS = new Set(['post', 'put', 'patch']);
 
 /** A state blob of tenant A's, made in `beforeAll`. */
 let blob = '';
+/** A fact of tenant A's alice, made in `beforeAll`, that the forget sample deletes. */
+let fact = '';
 
 /** One request and the status it must answer. */
 interface Sample {
@@ -47,6 +49,8 @@ interface Sample {
   /** The body, made when the sample is sent (from what `beforeAll` made, or the server it goes to). */
   readonly bodyOf?: (server: TestServer) => unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** The path, made when the sample is sent (from what `beforeAll` made). */
+  readonly pathOf?: () => string;
   /** Sent to the server over a closed store, or to the one without a state key (nor agents). @default the open one */
   readonly server?: 'closed' | 'stateless';
 }
@@ -269,6 +273,22 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 400, path: '/working-memory/users/alice/versions?limit=0' },
     { status: 403, path: '/working-memory/users/bob/versions', key: 'aliceA' },
   ],
+  'POST /knowledge/users/{userId}': [
+    { status: 201, path: '/knowledge/users/alice', body: { text: 'Alice likes Lisbon.', tags: ['travel'] } },
+    { status: 400, path: '/knowledge/users/alice', body: { text: 'x', validFrom: 'someday' } },
+    { status: 403, path: '/knowledge/users/bob', key: 'aliceA', body: { text: 'Bob likes Rome.' } },
+    { status: 404, path: '/knowledge/users/alice', body: { text: 'Alice likes Porto.', supersedes: 'msg-none' } },
+  ],
+  'DELETE /knowledge/users/{userId}/facts/{factId}': [
+    {
+      status: 204,
+      path: '/knowledge/users/alice/facts/(made in beforeAll)',
+      pathOf: () => `/knowledge/users/alice/facts/${fact}`,
+    },
+    { status: 400, path: '/knowledge/users/alice/facts/-dash-first' },
+    { status: 403, path: '/knowledge/users/bob/facts/msg-none', key: 'aliceA' },
+    { status: 404, path: '/knowledge/users/alice/facts/msg-none' },
+  ],
   'POST /state/encode': [
     { status: 200, path: '/state/encode', body: { provider: 'anthropic', messages: [hello('s1')] } },
     { status: 200, path: '/state/encode', body: { provider: 'gemini', messages: [hello('s1')], encrypt: true } },
@@ -319,6 +339,7 @@ const SHARED_VALUE_ERRORS = 'one list of errors for every value scope (routes/va
  * later needs a sample or a line here.
  */
 const UNPRODUCED: Readonly<Record<string, string>> = {
+  'DELETE /knowledge/users/{userId}/facts/{factId} 409': `${RACE} (five in a row)`,
   'GET / 404': 'only a server without a built web browser answers it (test/server/pages.test.ts has that server)',
   'POST /sessions/{id}/messages 409': RACE,
   'POST /sessions/{id}/compact 409': RACE,
@@ -487,6 +508,11 @@ export async function startServers(open: () => Promise<SessionStore>): Promise<S
     body: { provider: 'openaiChat', messages: [hello('s1', 'Lisbon in May?')] },
   });
   blob = (encoded.json as { state: string }).state;
+  const remembered = await server.call('POST', '/knowledge/users/alice', {
+    key: server.keys.adminA,
+    body: { text: 'Alice grows figs.' },
+  });
+  fact = (remembered.json as { id: string }).id;
   return {
     server,
     closedServer,
@@ -519,10 +545,11 @@ export async function expectEveryStatusDeclared(servers: Servers, doc: OpenApiDo
     const to = sample.server === 'closed' ? closedServer : sample.server === 'stateless' ? statelessServer : server;
     const keyName = sample.key === undefined ? 'adminA' : sample.key;
     const body = sample.bodyOf === undefined ? sample.body : sample.bodyOf(to);
+    const path = sample.pathOf?.() ?? sample.path;
     const answer = await boundedCall(
       to.url,
       route.method.toUpperCase(),
-      sample.path,
+      path,
       {
         ...(keyName === null ? {} : { key: to.keys[keyName] }),
         ...(body === undefined ? {} : { body }),
@@ -530,7 +557,7 @@ export async function expectEveryStatusDeclared(servers: Servers, doc: OpenApiDo
       },
       READ_MS,
     );
-    const where = `${route.key} (${why}: ${sample.path})`;
+    const where = `${route.key} (${why}: ${path})`;
     if (answer.status !== sample.status)
       problems.push(
         `${where}: answered ${answer.status}, the sample expects ${sample.status}: ${answer.text.slice(0, 200)}`,

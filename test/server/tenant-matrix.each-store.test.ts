@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KNOWLEDGE_PREFIX, knowledgeSessionId } from '../../src/active-memory/knowledge.js';
 import { WORKING_MEMORY_PREFIX, workingMemorySessionId } from '../../src/active-memory/working-memory.js';
 import { forkLog } from '../../src/session/fork-log.js';
 import type { SessionStore, ValueOwner } from '../../src/store/session-store-types.js';
@@ -58,6 +59,8 @@ interface Victim {
   readonly app: boolean;
   /** State blobs the victim was given (plain, encrypted), filled by `seed`: none for a user (signed per tenant). */
   readonly blobs: string[];
+  /** Ids of the victim's facts (one per user), filled by `seed`. */
+  readonly facts: string[];
 }
 
 /** A key of tenant A. */
@@ -618,6 +621,37 @@ const CASES: Readonly<Record<string, Case>> = {
       }),
     ),
 
+  'POST /knowledge/users/{userId}': (context) =>
+    probeUsers(context.victim).flatMap((user) => {
+      const marker = context.mark();
+      return [
+        {
+          method: 'POST',
+          path: `/knowledge/users/${enc(user)}`,
+          body: { text: marker },
+          expect: userAllowed(context.attacker, user) ? [201] : [403],
+          check: (answer: Answer) =>
+            answer.status === 201 && !answer.text.includes(marker) ? 'answers without the fact just stored' : undefined,
+        },
+        // A correction of the victim's fact: no such fact in the attacker's reach.
+        ...context.victim.facts.map((fact) => ({
+          method: 'POST',
+          path: `/knowledge/users/${enc(user)}`,
+          body: { text: context.mark(), supersedes: fact },
+          expect: userAllowed(context.attacker, user) ? [404] : [403],
+        })),
+      ];
+    }),
+
+  'DELETE /knowledge/users/{userId}/facts/{factId}': ({ attacker, victim }) =>
+    probeUsers(victim).flatMap((user) =>
+      victim.facts.map((fact) => ({
+        method: 'DELETE',
+        path: `/knowledge/users/${enc(user)}/facts/${enc(fact)}`,
+        expect: userAllowed(attacker, user) ? [404] : [403],
+      })),
+    ),
+
   'POST /state/encode': (context) => [
     {
       method: 'POST',
@@ -715,7 +749,11 @@ async function rawView(raw: SessionStore, victim: Victim): Promise<string> {
       return `session ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
     }),
     ...rawOwners(victim).map(async ([name, owner]) => `${name} ${JSON.stringify(await raw.values.getAll(owner))}`),
-    // Working memories: sessions of the tenant, under ids derived from the tenant's own user ids.
+    // Knowledge and working memories: sessions of the tenant, under ids derived from the tenant's own user ids.
+    ...victim.users.map(async (user) => {
+      const id = `${victim.tenant}.${knowledgeSessionId(user)}`;
+      return `knowledge ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
+    }),
     ...victim.users.flatMap((user) =>
       [undefined, ...victim.agents].map(async (agent) => {
         const id = `${victim.tenant}.${workingMemorySessionId(user, agent)}`;
@@ -804,6 +842,15 @@ async function seed(server: TestServer, victim: Victim): Promise<void> {
     }
   }
   for (const user of victim.users) {
+    const remembered = await expectStatus(
+      server.call('POST', `/knowledge/users/${enc(user)}`, {
+        key: victim.writerKey(user),
+        body: { text: mark(`fact-${user}`) },
+      }),
+      201,
+      `seeding a fact of ${user}`,
+    );
+    victim.facts.push((remembered.json as { id: string }).id);
     for (const agent of [undefined, ...victim.agents]) {
       await expectStatus(
         server.call('PATCH', `/working-memory/users/${enc(user)}`, {
@@ -1053,6 +1100,7 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
       agents: ['planner-b'],
       app: true,
       blobs: [],
+      facts: [],
     };
     await seed(server, tenantB);
   }, 180_000);
@@ -1070,6 +1118,7 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
     // The views see the data (so an unchanged view is unchanged data), under B's stored names.
     expect(apiBefore).toContain(`${tenantB.token}-trip-anon-m2`);
     expect(rawBefore).toContain(`${tenantB.token}-app`);
+    expect(rawBefore).toContain(`${tenantB.token}-fact-alice`);
     expect(await raw.summary(`tenant-b.${workingMemorySessionId('alice', 'planner-b')}`)).toMatchObject({
       userId: 'tenant-b/alice',
       agentId: 'planner-b',
@@ -1114,6 +1163,7 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
       agents: ['planner-a'],
       app: false,
       blobs: [],
+      facts: [],
     };
     await seed(server, bob);
     // Alice's key works on her own sessions: it only stops at bob's.
@@ -1122,10 +1172,10 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
       201,
       'chat-alice',
     );
-    // Alice's working memories (written by the matrix above, with her own key) are sessions of hers too.
+    // Alice's knowledge and working memories (written by the matrix above, with her own key) are sessions of hers too.
     const own = rowsOf(await server.call('GET', '/sessions', { key: aliceA }))
       .map((row) => row.id)
-      .filter((id) => !id.startsWith(WORKING_MEMORY_PREFIX));
+      .filter((id) => !id.startsWith(WORKING_MEMORY_PREFIX) && !id.startsWith(KNOWLEDGE_PREFIX));
     expect(own.sort()).toEqual(['anchor-alice', 'chat-alice']);
     const apiBefore = await apiView(server, bob);
     const rawBefore = await rawView(raw, bob);

@@ -26,6 +26,7 @@ import { forgetUser } from './forget-user.js';
 import { format } from './format.js';
 import { importCommand } from './import.js';
 import { keys } from './keys.js';
+import { knowledge } from './knowledge.js';
 import { list } from './list.js';
 import { migrate } from './migrate.js';
 import { purgeExpired } from './purge-expired.js';
@@ -51,6 +52,7 @@ export const COMMANDS: readonly CliCommand[] = [
   forgetUser,
   search,
   values,
+  knowledge,
   workingMemory,
   exportCommand,
   importCommand,
