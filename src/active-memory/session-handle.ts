@@ -6,7 +6,6 @@
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { deepFreeze } from '../freeze.js';
 import { assertValidId } from '../ids.js';
-import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
 import { Session } from '../session/session.js';
 import type { SessionStore, ValueOwner } from '../store/session-store-types.js';
@@ -26,6 +25,7 @@ import {
 import { forgetFor, knowledgeSessionId, rememberFor } from './knowledge.js';
 import { recallLifecycle } from './knowledge-lifecycle.js';
 import { recallIndexFor, type RecallIndex } from './recall-index.js';
+import { messagePage } from './message-page.js';
 import type {
   Embed,
   GetValueOptions,
@@ -205,21 +205,8 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       const limit = checkInteger(historyOptions.limit, 'limit', 1, MAX_HISTORY_LIMIT, DEFAULT_HISTORY_LIMIT);
       const before = checkInteger(historyOptions.before, 'before', 0, Number.MAX_SAFE_INTEGER, -1);
       await checkOwner();
-      let messages: Message[];
-      try {
-        // One more than asked: whether it comes back says if an older page exists.
-        messages = await store.readMessages(sessionId, {
-          limit: limit + 1,
-          ...(before === -1 ? {} : { beforeSeq: before }),
-        });
-      } catch (error) {
-        if (!ChatstateError.hasCode(error, 'NOT_FOUND')) throw error;
-        messages = [];
-      }
-      const older = messages.length > limit;
-      const page = older ? messages.slice(1) : messages;
-      const nextBefore = older ? page[0]?.seq : undefined;
-      return Object.freeze({ messages: Object.freeze(page), ...(nextBefore === undefined ? {} : { nextBefore }) });
+      const { messages, nextBefore } = await messagePage(store, sessionId, limit, before === -1 ? undefined : before);
+      return Object.freeze({ messages: Object.freeze(messages), ...(nextBefore === undefined ? {} : { nextBefore }) });
     },
 
     async store(key: string, value: JsonValue | undefined, valueOptions: StoreValueOptions = {}): Promise<void> {

@@ -20,6 +20,7 @@ import { Session } from '../session/session.js';
 import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import { MAX_HISTORY_LIMIT, MAX_VALUE_BYTES, checkInteger, checkOwnerId } from './checks.js';
 import { mergePatch } from './merge-patch.js';
+import { messagePage } from './message-page.js';
 import { checkSchema, type CheckedSchema, type JsonSchema, type WorkingMemorySchema } from './working-memory-schema.js';
 
 /** Session ids starting with this are reserved for working memories: a turn may not create one. */
@@ -226,19 +227,12 @@ export class WorkingMemory {
     const limit = checkInteger(options.limit, 'limit', 1, MAX_HISTORY_LIMIT, 50);
     const before = checkInteger(options.before, 'before', 1, Number.MAX_SAFE_INTEGER, 0);
     if ((await this.summary()) === undefined) return Object.freeze({ versions: Object.freeze([]) });
-    let messages: Message[];
-    try {
-      messages = await this.store.readMessages(this.sessionId, {
-        limit: limit + 1,
-        ...(before === 0 ? {} : { beforeSeq: before }),
-      });
-    } catch (error) {
-      if (!ChatstateError.hasCode(error, 'NOT_FOUND')) throw error;
-      messages = [];
-    }
-    const older = messages.length > limit;
-    const page = older ? messages.slice(1) : messages;
-    const nextBefore = older ? page[0]?.seq : undefined;
+    const { messages: page, nextBefore } = await messagePage(
+      this.store,
+      this.sessionId,
+      limit,
+      before === 0 ? undefined : before,
+    );
     return Object.freeze({
       versions: Object.freeze(page.map((message) => decode(message, this.sessionId))),
       ...(nextBefore === undefined ? {} : { nextBefore }),
