@@ -12,19 +12,11 @@ import { expect } from 'vitest';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { ForgetCounts, SessionStore } from '../../store/session-store-types.js';
+import { NO_COUNTS } from '../../store/forget.js';
 import { expectCode } from '../fixtures.js';
 import type { ConformanceSuite, SpecScope } from '../suite.js';
 
-const ZEROS: ForgetCounts = {
-  sessions: 0,
-  messages: 0,
-  values: 0,
-  sessionValues: 0,
-  vectors: 0,
-  textRows: 0,
-  files: 0,
-  cached: 0,
-};
+const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
 
 /** A marker no other data holds: lowercase letters, so a full-text index keeps it as one term. */
 function marker(): string {
