@@ -31,8 +31,9 @@ function filesUnder(fs: StorePaths['fs'], dir: string): string[] {
   try {
     names = fs.readdirSync(dir);
   } catch (error) {
-    if (isMissing(error)) return [];
+    // Before `isMissing`, which takes ENOTDIR for a missing entry too: here it means a file.
     if ((error as { code?: string }).code === 'ENOTDIR') return [dir];
+    if (isMissing(error)) return [];
     throw error;
   }
   return names.flatMap((name) => filesUnder(fs, path.join(dir, name)));
