@@ -1,6 +1,6 @@
 /**
  * `forgetUser`: nothing of the user can be read through any API afterwards (list, load, values,
- * search, working memory), another user's data is untouched byte for byte, a second call counts zeros, bad ids
+ * search), another user's data is untouched byte for byte, a second call counts zeros, bad ids
  * are refused with a typed error, and — for a store that keeps files — no byte of its directory
  * names the user or holds their text, backups and journals of earlier saves included.
  * @module
@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { WorkingMemory } from '../../active-memory/working-memory.js';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { ForgetCounts, SessionStore } from '../../store/session-store-types.js';
@@ -169,28 +168,6 @@ export function forgetUserSpec(suite: ConformanceSuite): void {
       const again = await store.forgetUser(`user-${mark}`);
       expect(again.removed).toEqual(ZEROS);
       expect((await store.forgetUser(`nobody-${mark}`)).removed).toEqual(ZEROS);
-    });
-
-    spec.it("removes the user's working memories (shared and per agent), and no other user's", async () => {
-      const store = await spec.open();
-      const [gone, kept] = [marker(), marker()];
-      const memories = (user: string) => [
-        new WorkingMemory({ store, userId: user }),
-        new WorkingMemory({ store, userId: user, agentId: 'helper' }),
-      ];
-      for (const memory of [...memories(`user-${gone}`), ...memories(`user-${kept}`)]) {
-        await memory.update({ note: memory.userId });
-        await memory.update({ more: memory.userId });
-      }
-      const before = await Promise.all(memories(`user-${kept}`).map((memory) => memory.read()));
-      const receipt = await store.forgetUser(`user-${gone}`);
-      // Working memories are sessions of the user: two of them (their messages are the module's business).
-      expect(receipt.removed.sessions).toBe(2);
-      for (const memory of memories(`user-${gone}`)) {
-        expect(await memory.read()).toEqual({ version: 0, document: {} });
-        expect(await store.get(memory.sessionId)).toBeUndefined();
-      }
-      expect(await Promise.all(memories(`user-${kept}`).map((memory) => memory.read()))).toEqual(before);
     });
 
     spec.it('refuses an id that is not a user id with INVALID_ID', async () => {
