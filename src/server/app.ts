@@ -248,7 +248,10 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     if (Number(length) > maxSize) throw tooLarge();
     return next();
   });
-  for (const path of PROTECTED) app.use(path, authenticate(options.store, options.keys, signer, publicOrigins));
+  // One middleware for every path, so one view per key: what a view keeps in process (recall's
+  // partitions, computed stats) is the one a forget through that key's view drops.
+  const auth = authenticate(options.store, options.keys, signer, publicOrigins);
+  for (const path of PROTECTED) app.use(path, auth);
   const hub = new ChangeHub();
   const feed = followChanges(hub, options.store.changes, closing, log);
   app.use('*', async (c, next) => {

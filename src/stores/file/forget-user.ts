@@ -14,8 +14,10 @@
  */
 import path from 'node:path';
 import { isMissing, removeTree, unlinkIfPresent } from './fs-util.js';
-import { processIsGone } from './lock.js';
+import { hasWaiters, processIsGone, tryLock, unlock } from './lock.js';
+import { nodeFileSystem } from './file-system.js';
 import { decodeName, type StorePaths } from './paths.js';
+import { FOREIGN_STALE_MS } from './tuning.js';
 import { removeTrashIn } from './value-files.js';
 
 /** The bytes by which a file names its owner: the head's `"userId":"…"` field, as the store writes it. */
@@ -29,8 +31,9 @@ function filesUnder(fs: StorePaths['fs'], dir: string): string[] {
   try {
     names = fs.readdirSync(dir);
   } catch (error) {
-    if (isMissing(error)) return [];
+    // Before `isMissing`, which takes ENOTDIR for a missing entry too: here it means a file.
     if ((error as { code?: string }).code === 'ENOTDIR') return [dir];
+    if (isMissing(error)) return [];
     throw error;
   }
   return names.flatMap((name) => filesUnder(fs, path.join(dir, name)));
@@ -99,8 +102,9 @@ export async function removeLostAndFound(
 }
 
 /**
- * Removes what crashed writers and removals left: `.trash-*` under `sessions/`, and index
- * temporaries of processes that are gone; returns how many entries.
+ * Removes what crashed writers and removals left: `.trash-*` under `sessions/`, index
+ * temporaries of processes that are gone, and locks (and wait markers) of sessions that no longer
+ * exist whose holder is gone; returns how many entries.
  */
 export async function removeLeftovers(paths: StorePaths): Promise<number> {
   const { fs } = paths;
@@ -119,6 +123,39 @@ export async function removeLeftovers(paths: StorePaths): Promise<number> {
     if (pid === process.pid || !processIsGone(pid)) continue;
     unlinkIfPresent(fs, path.join(paths.root, name));
     count += 1;
+  }
+  return count + removeDeadLocks(paths);
+}
+
+/**
+ * Locks are named by their session (`<name>#write`, `#fold`, `…-waiting`): one that a killed
+ * process held when its session was removed outlives it, and its name is the session id. Broken
+ * here when the session is gone and no live process holds it; returns how many went.
+ */
+function removeDeadLocks(paths: StorePaths): number {
+  let names: string[];
+  try {
+    // Locks live on the real file system, whatever layer sessions go through (see file-system.ts).
+    names = nodeFileSystem.readdirSync(paths.locks);
+  } catch (error) {
+    if (isMissing(error)) return 0;
+    throw error;
+  }
+  let count = 0;
+  for (const name of names) {
+    const found = /^(.+)#(?:write|fold)(-waiting)?$/.exec(name);
+    const session = found?.[1];
+    if (found === null || session === undefined || decodeName(session) === undefined) continue;
+    if (paths.fs.existsSync(path.join(paths.sessions, session))) continue;
+    const file = path.join(paths.locks, name);
+    if (found[2] !== undefined) {
+      // Checking for waiters removes the marker of a waiter that is gone.
+      hasWaiters(file.slice(0, -'-waiting'.length), { foreignStaleMs: FOREIGN_STALE_MS });
+    } else {
+      const held = tryLock(file, { foreignStaleMs: FOREIGN_STALE_MS });
+      if (held !== undefined) unlock(held);
+    }
+    if (!nodeFileSystem.existsSync(file)) count += 1;
   }
   return count;
 }

@@ -190,6 +190,11 @@ function assertFullTextSearch(db: SqliteDatabaseLike, label: DatabaseLabel): voi
  *   append. Readers and recovery after a crash read a log of up to about 16 MiB.
  * - `journal_size_limit`: a log grown past `WAL_SIZE_LIMIT` bytes (by a large save) is cut back to
  *   it when it restarts; below it the file is kept, so commits overwrite allocated blocks.
+ * - `secure_delete`: deleted and overwritten content is zeroed, on every write, not only in
+ *   `forgetUser`: otherwise the old versions of rows (a head rewritten by each append, messages a
+ *   save replaced, indexed text leaving its queue) stay in free space of live pages and in free
+ *   pages, and a forgotten user's text can still be read in the file. Measured on appends and
+ *   deletes here: no difference beside the fsyncs.
  *
  * An up-to-date database costs one read; otherwise the missing steps run in one `BEGIN IMMEDIATE`
  * transaction, so two processes opening a new file at once never both create the tables, and a
@@ -201,6 +206,7 @@ export function prepareDatabase(db: SqliteDatabaseLike, label: DatabaseLabel, bu
   db.exec('PRAGMA synchronous = FULL');
   db.exec(`PRAGMA wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
+  db.exec('PRAGMA secure_delete = ON');
   assertFullTextSearch(db, label);
   const seen = installedVersion(db, label);
   if (seen === SQLITE_SCHEMA_VERSION) return;
