@@ -399,10 +399,9 @@ describe.skipIf(redisServer.url === undefined)(`forgetUser on redis: the server 
       await restart();
       await connectAdmin();
       const left = await admin.zcard(index);
-      if (round.between) {
-        expect(left, 'a batch was removed before the kill, and not all').toBeGreaterThan(0);
-        expect(left).toBeLessThan(SESSIONS);
-      }
+      // A batch was done before the kill. Under load the pause can arrive after the last batch too
+      // (the forget then died in its value pass, still mid-way): the report says which it was.
+      if (round.between) expect(left, 'a batch was removed before the kill').toBeLessThan(SESSIONS);
       await finishAndCheck(store, user, left, kept, round.name);
       expect(await keysHolding(mark), 'keys that still hold the user').toEqual([]);
       report.push(
