@@ -14,11 +14,16 @@
  * (`bench/recall-lab.ts`). Ties go to the newer message. Deterministic: no randomness, no model.
  * @module
  */
-import { RECALL_STOPWORDS, analyze } from './analyzer.js';
-import { inPeriods, mentionsTime, timeIntent } from './time-intent.js';
+import { MAX_TERM_CHARS, NON_ASCII, forEachWord } from '../text-index.js';
+import { RECALL_STOPWORDS, analyze, stem } from './analyzer.js';
+import { THIS_WORD, TIME_AFTER_THIS, TIME_WORD, inPeriods, timeIntent, timeWordFlags } from './time-intent.js';
+import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
 
 /** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
 const AUTHOR = /^\s*(\p{Lu}[\p{L}\p{N}'-]{1,40}):\s/u;
+
+/** Characters of a message indexed: the head of a longer one (a large tool output) stands for it. */
+export const MAX_INDEXED_CHARS = 8_192;
 
 /** The knobs of the ranking (fixed in production; the bench's lab varies them). */
 export interface RankingParams {
@@ -74,6 +79,8 @@ class Postings {
   length = 0;
   /** Removal count when last compacted: equal means nothing to drop. */
   compactedAt = 0;
+  /** Occurrences in the document being added (0 between additions). */
+  pending = 0;
 
   push(docId: number, freq: number): void {
     if (this.length === this.docs.length) {
@@ -155,6 +162,10 @@ function best(docIds: readonly number[], scores: Scores, limit: number): number[
 /** An index of one owner's messages, ranked as the module comment says. */
 export class Ranker {
   private readonly terms = new Map<string, number>();
+  /** Per word seen in a document: its term id (-1 for a stopword) and what it says about time; stemmed once per index. */
+  private readonly table = new WordTable();
+  /** Scratch of `add`: the postings lists of the document being added. */
+  private readonly pending: Postings[] = [];
   private readonly postings: Postings[] = [];
   private lengths = new Uint32Array(1024);
   private removed = new Uint8Array(1024);
@@ -187,29 +198,59 @@ export class Ranker {
 
   /** Indexes `text` as document `docId` (a new id: ids are never reused); false when it has no terms. */
   add(docId: number, text: string, placement: DocPlacement = {}): boolean {
-    const words = analyze(text, this.stopwords);
-    if (words.length === 0) return false;
-    this.grow(docId);
-    const counts = new Map<number, number>();
-    for (const word of words) {
-      let termId = this.terms.get(word);
-      if (termId === undefined) {
-        termId = this.postings.length;
-        this.terms.set(word, termId);
-        const list = new Postings();
-        list.compactedAt = this.removals;
-        this.postings.push(list);
+    // Only the head of a long text is indexed (a large tool output): indexing stays linear in a bounded size.
+    const indexed = text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
+    const lists = this.pending;
+    const table = this.table;
+    let length = 0;
+    let time = false;
+    let afterThis = false;
+    const take = (entry: number): void => {
+      const flags = table.flags[entry] as number;
+      if ((flags & TIME_WORD) !== 0 || (afterThis && (flags & TIME_AFTER_THIS) !== 0)) time = true;
+      afterThis = (flags & THIS_WORD) !== 0;
+      const termId = table.values[entry] as number;
+      if (termId < 0) return;
+      const list = this.postings[termId] as Postings;
+      if (list.pending === 0) lists.push(list);
+      list.pending += 1;
+      length += 1;
+    };
+    if (NON_ASCII.test(indexed)) {
+      forEachWord(indexed, (word) => take(this.entry(word, 0, word.length, hashWord(word))));
+    } else {
+      // The words of `forEachWord`'s ASCII path, hashed while scanned: a known word costs no string.
+      const lower = indexed.toLowerCase();
+      let start = -1;
+      let hash = HASH_START;
+      for (let i = 0; i <= lower.length; i++) {
+        const code = i < lower.length ? lower.charCodeAt(i) : 0;
+        if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+          if (start < 0) {
+            start = i;
+            hash = HASH_START;
+          }
+          hash = hashStep(hash, code);
+        } else if (start >= 0) {
+          if (i - start >= 2 && i - start <= MAX_TERM_CHARS) take(this.entry(lower, start, i, hash));
+          start = -1;
+        }
       }
-      counts.set(termId, (counts.get(termId) ?? 0) + 1);
     }
-    for (const [termId, count] of counts) (this.postings[termId] as Postings).push(docId, count);
+    if (length === 0) return false;
+    this.grow(docId);
+    for (const list of lists) {
+      list.push(docId, list.pending);
+      list.pending = 0;
+    }
+    lists.length = 0;
     const author = AUTHOR.exec(text)?.[1];
     const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
     this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
-    this.lengths[docId] = words.length;
+    this.lengths[docId] = length;
     this.times[docId] = placement.timestampMs ?? Number.NaN;
-    this.timeWords[docId] = mentionsTime(text) ? 1 : 0;
-    this.asks[docId] = text.includes('?') ? 1 : 0;
+    this.timeWords[docId] = time ? 1 : 0;
+    this.asks[docId] = indexed.includes('?') ? 1 : 0;
     const after = placement.after;
     this.groups[docId] = docId;
     if (after !== undefined && after < this.lengths.length && this.lengths[after] !== 0 && this.removed[after] === 0) {
@@ -220,8 +261,30 @@ export class Ranker {
       this.next[after] = docId;
     }
     this.live += 1;
-    this.totalLength += words.length;
+    this.totalLength += length;
     return true;
+  }
+
+  /** The word table entry of `text.slice(start, end)`, made when new. */
+  private entry(text: string, start: number, end: number, hash: number): number {
+    const entry = this.table.find(text, start, end, hash);
+    if (entry >= 0) return entry;
+    const word = text.slice(start, end);
+    const termId = this.stopwords.has(word) ? -1 : this.termId(stem(word));
+    return this.table.insert(word, hash, termId, timeWordFlags(word));
+  }
+
+  /** The id of `term`, made when new. */
+  private termId(term: string): number {
+    let termId = this.terms.get(term);
+    if (termId === undefined) {
+      termId = this.postings.length;
+      this.terms.set(term, termId);
+      const list = new Postings();
+      list.compactedAt = this.removals;
+      this.postings.push(list);
+    }
+    return termId;
   }
 
   /** Removes document `docId` (nothing when it is not indexed). */
