@@ -112,49 +112,53 @@ class Postings {
   }
 }
 
-/** A scratch score per document and the list of documents it was written for. */
+/** A scratch score per document (or session label) and the list of those written, cleared after each query. */
 class Scores {
   values = new Float64Array(1024);
   touched: number[] = [];
 
-  add(docId: number, value: number): void {
-    if (docId >= this.values.length) {
-      let size = this.values.length;
-      while (size <= docId) size *= 2;
-      const values = new Float64Array(size);
-      values.set(this.values);
-      this.values = values;
-    }
-    if (this.values[docId] === 0) this.touched.push(docId);
-    this.values[docId] = (this.values[docId] as number) + value;
+  /** Makes room for ids below `size` (hot loops then index `values` directly). */
+  reserve(size: number): void {
+    if (size <= this.values.length) return;
+    const values = new Float64Array(size);
+    values.set(this.values);
+    this.values = values;
   }
 
-  get(docId: number): number {
-    return docId < this.values.length ? (this.values[docId] as number) : 0;
+  add(docId: number, value: number): void {
+    const values = this.values;
+    if (values[docId] === 0) this.touched.push(docId);
+    values[docId] = (values[docId] as number) + value;
   }
 
   clear(): void {
-    for (const docId of this.touched) this.values[docId] = 0;
+    const values = this.values;
+    for (const docId of this.touched) values[docId] = 0;
     this.touched = [];
   }
 }
 
-/** The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id. */
-function best(docIds: readonly number[], scores: Scores, limit: number): number[] {
-  const better = (a: number, b: number): boolean =>
-    scores.get(a) > scores.get(b) || (scores.get(a) === scores.get(b) && a > b);
-  if (docIds.length <= limit * 4) return [...docIds].sort((a, b) => (better(a, b) ? -1 : 1)).slice(0, limit);
-  // A bounded selection: keep the best `limit` in a sorted array (limit is small).
+/**
+ * The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id: a sorted
+ * array of the best so far (limit is small), and most documents fall below its last at one compare.
+ */
+function best(docIds: readonly number[], scores: Float64Array, limit: number): number[] {
   const top: number[] = [];
+  let floor = -1;
   for (const docId of docIds) {
-    if (top.length === limit && !better(docId, top[limit - 1] as number)) continue;
-    let i = top.length === limit ? limit - 1 : top.length;
-    while (i > 0 && better(docId, top[i - 1] as number)) {
-      top[i] = top[i - 1] as number;
-      i -= 1;
+    const score = scores[docId] as number;
+    if (top.length === limit && score < floor) continue;
+    let i = top.length;
+    while (i > 0) {
+      const other = top[i - 1] as number;
+      const otherScore = scores[other] as number;
+      if (score > otherScore || (score === otherScore && docId > other)) i -= 1;
+      else break;
     }
-    top[i] = docId;
+    if (i >= limit) continue;
+    top.splice(i, 0, docId);
     if (top.length > limit) top.length = limit;
+    floor = top.length === limit ? (scores[top[limit - 1] as number] as number) : -1;
   }
   return top;
 }
@@ -184,6 +188,8 @@ export class Ranker {
   private totalLength = 0;
   private readonly base = new Scores();
   private readonly final = new Scores();
+  /** Per session label, the best score of its messages. */
+  private readonly sessions = new Scores();
 
   constructor(
     readonly params: RankingParams = DEFAULT_RANKING,
@@ -313,55 +319,61 @@ export class Ranker {
     };
     const termIds = [...new Set(analyze(query, this.stopwords))].flatMap(known);
     if (termIds.length === 0) return [];
-    const { base, final } = this;
+    const { base, final, sessions } = this;
+    const size = this.lengths.length;
+    base.reserve(size);
+    final.reserve(size);
+    sessions.reserve(size);
     try {
       for (const termId of termIds) this.scoreTerm(termId, 1, params);
       // Context: a matching message passes a share of its score to matching messages beside it, and
       // to the next one whatever its words when it asks a question (that one may be the answer).
+      const baseValues = base.values;
       for (const docId of base.touched) {
-        const score = base.get(docId);
+        const score = baseValues[docId] as number;
         final.add(docId, score);
         const before = this.prev[docId] as number;
         const after = this.next[docId] as number;
-        if (before !== 0 && params.contextBack > 0 && base.get(before) > 0)
+        if (before !== 0 && params.contextBack > 0 && (baseValues[before] as number) > 0)
           final.add(before, params.contextBack * score);
         const asks = this.asks[docId] === 1;
         const forward = asks ? params.answer : params.context;
-        if (after !== 0 && forward > 0 && (asks || base.get(after) > 0)) final.add(after, forward * score);
+        if (after !== 0 && forward > 0 && (asks || (baseValues[after] as number) > 0))
+          final.add(after, forward * score);
       }
-      if (params.session > 0) {
-        // A conversation that matches as a whole lends its messages a share of its best message's score.
-        const bestOf = new Map<number, number>();
+      const values = final.values;
+      const groups = this.groups;
+      // A conversation that matches as a whole lends its messages a share of its best message's score.
+      const bestOf = sessions.values;
+      if (params.session > 0)
         for (const docId of final.touched) {
-          const group = this.groups[docId] as number;
-          bestOf.set(group, Math.max(bestOf.get(group) ?? 0, final.get(docId)));
+          const group = groups[docId] as number;
+          const score = values[docId] as number;
+          if (score > (bestOf[group] as number)) {
+            if (bestOf[group] === 0) sessions.touched.push(group);
+            bestOf[group] = score;
+          }
         }
-        for (const docId of final.touched)
-          final.values[docId] =
-            (final.values[docId] as number) + params.session * (bestOf.get(this.groups[docId] as number) ?? 0);
-      }
       const intent = timeIntent(query);
-      if (
-        (intent.asksWhen && params.timeMention > 0) ||
-        (intent.periods.length > 0 && params.period > 0) ||
-        params.author > 0
-      ) {
-        for (const docId of final.touched) {
-          let factor = 1;
-          if (intent.asksWhen && this.timeWords[docId] === 1) factor += params.timeMention;
-          if (intent.periods.length > 0 && inPeriods(this.times[docId] as number, intent.periods))
-            factor += params.period;
-          if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
-            factor += params.author;
-          final.values[docId] = (final.values[docId] as number) * factor;
-        }
+      const when = intent.asksWhen && params.timeMention > 0;
+      const period = intent.periods.length > 0 && params.period > 0;
+      for (const docId of final.touched) {
+        let score = values[docId] as number;
+        if (params.session > 0) score += params.session * (bestOf[groups[docId] as number] as number);
+        let factor = 1;
+        if (when && this.timeWords[docId] === 1) factor += params.timeMention;
+        if (period && inPeriods(this.times[docId] as number, intent.periods)) factor += params.period;
+        if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
+          factor += params.author;
+        values[docId] = score * factor;
       }
-      const top = best(final.touched, final, limit);
-      const bestScore = final.get(top[0] as number);
-      return top.map((docId) => ({ docId, score: final.get(docId) / bestScore }));
+      const top = best(final.touched, values, limit);
+      const bestScore = values[top[0] as number] as number;
+      return top.map((docId) => ({ docId, score: (values[docId] as number) / bestScore }));
     } finally {
       base.clear();
       final.clear();
+      sessions.clear();
     }
   }
 
