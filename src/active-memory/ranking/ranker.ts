@@ -17,6 +17,7 @@
 import { MAX_TERM_CHARS, NON_ASCII, forEachWord } from '../text-index.js';
 import { RECALL_STOPWORDS, analyze, stem } from './analyzer.js';
 import { THIS_WORD, TIME_AFTER_THIS, TIME_WORD, inPeriods, timeIntent, timeWordFlags } from './time-intent.js';
+import { variantsOf } from './variants.js';
 import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
 
 /** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
@@ -43,6 +44,8 @@ export interface RankingParams {
   readonly session: number;
   /** Boost of a message whose author (a leading "Name:") the query names. */
   readonly author: number;
+  /** Weight of a query term's lexical variants ("kids" for "children"; `variantsOf`), relative to the term's own. */
+  readonly variant: number;
 }
 
 /** The ranking recall uses. */
@@ -56,6 +59,7 @@ export const DEFAULT_RANKING: RankingParams = Object.freeze({
   timeMention: 0.5,
   period: 0.5,
   author: 0.7,
+  variant: 0.5,
 });
 
 /** One match of `Ranker.search`. */
@@ -317,8 +321,13 @@ export class Ranker {
       const termId = this.terms.get(term);
       return termId === undefined ? [] : [termId];
     };
-    const termIds = [...new Set(analyze(query, this.stopwords))].flatMap(known);
-    if (termIds.length === 0) return [];
+    const terms = [...new Set(analyze(query, this.stopwords))];
+    const termIds = terms.flatMap(known);
+    const variantIds =
+      params.variant > 0
+        ? [...new Set(terms.flatMap(variantsOf))].filter((term) => !terms.includes(term)).flatMap(known)
+        : [];
+    if (termIds.length === 0 && variantIds.length === 0) return [];
     const { base, final, sessions } = this;
     const size = this.lengths.length;
     base.reserve(size);
@@ -326,6 +335,7 @@ export class Ranker {
     sessions.reserve(size);
     try {
       for (const termId of termIds) this.scoreTerm(termId, 1, params);
+      for (const termId of variantIds) this.scoreTerm(termId, params.variant, params);
       // Context: a matching message passes a share of its score to matching messages beside it, and
       // to the next one whatever its words when it asks a question (that one may be the answer).
       const baseValues = base.values;
