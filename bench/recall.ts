@@ -222,7 +222,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
     rows: results.map((result) => row(LABEL[result.kind], 'in-process ranker', result.text)),
   };
   const embedTable: Table = {
-    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text rank (reciprocal-rank fusion)`,
+    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text score (0.7 text, 0.3 cosine: \`ranking/fusion.ts\`)`,
     headers,
     rows: results.flatMap((result) =>
       result.embedded === undefined || result.reloaded === undefined
@@ -244,7 +244,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
     tables: [...(quality.length > 0 ? qualityTables(sets, quality) : []), textTable, embedTable, writes],
     notes: [
       'Quality: each conversation is saved as one user\'s sessions (one message per turn, `"<speaker>: <text>"`, timestamped at its session\'s date) and every question is asked with `recall(question, { k: 10 })` through a `SessionHandle` of that user on a fresh `RecallIndex`; a question is a hit at k when one of its evidence turns is among the first k results. LoCoMo categories as its README numbers them (5, adversarial, left out). The baseline is plain Okapi BM25 (k1 1.2, b 0.75, lowercase alphanumeric words, no stemming, no stopwords) over the same turns, in process, in this run.',
-      'The synthetic set (`test/support/recall-conversations.ts`): seeded two-person conversations of 16 two-weekly sessions of small talk with planted facts and decoys; its questions use other word forms of a fact, ask what was answered to a question, ask when or name the month, or need a second fact.',
+      'The synthetic set (`test/support/recall-conversations.ts`): seeded two-person conversations of 16 two-weekly sessions of small talk with planted facts and decoys (every session has turns sharing words with some question, and every fact a hard decoy said by its owner in another session with as many of the question\'s words); its questions use other word forms or other words of a fact, ask what was answered to a question, ask when or name the month, or need a second fact.',
       `Corpus: the first ${formatCount(MESSAGES)} messages of \`bench/corpus.ts\` (seed ${REPORT_SEED}), saved as ${MESSAGES / PER_SESSION} sessions of one user. Its vocabulary is small (a few hundred content words), so a query word matches a large share of all messages: a hard case for any full-text index.`,
       `Queries: ${QUERIES} timed recalls (after ${WARMUP} untimed) of two or three words taken from random user messages; each recall also reads its hits' current text from the store (k = ${K} reads).`,
       '"Index build" is the first recall on a fresh `RecallIndex`: it reads and indexes every message (every store ranks in process; the SQL stores\' own full-text search is not used for recall). With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
