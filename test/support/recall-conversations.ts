@@ -120,7 +120,7 @@ const FACTS: readonly FactMaker[] = [
     ],
     evidence: 2,
     question: `What is the name of ${o}'s kitten?`,
-    hard: 'The name tag on the kitten\'s collar fell off, I need a new one.',
+    hard: "The name tag on the kitten's collar fell off, I need a new one.",
     kind: 'answer-turn',
     decoys: ['The rescue centre near us is always full.', 'Kittens are adorable but so much work!'],
   }),

@@ -10,8 +10,13 @@
  * 3. Boosts: a question asking when prefers messages that place things in time (read with their
  *    timestamps); a question naming a month, season or year prefers messages written in it; a
  *    message whose author (a transcript's leading "Name:") the question names is preferred.
+ * A query term's lexical variants ("kids" for "children": `variants.ts`) count at a lower weight.
  * The weights were chosen on LoCoMo's development split and hold over a plateau around them
  * (`bench/recall-lab.ts`). Ties go to the newer message. Deterministic: no randomness, no model.
+ *
+ * Cost: indexing looks each word up in a `WordTable` straight from the scanned text (a word is
+ * stemmed once per index), and only the first `MAX_INDEXED_CHARS` of a message are indexed; a
+ * query writes scores into typed scratch arrays and keeps the best few in a bounded selection.
  * @module
  */
 import { MAX_TERM_CHARS, NON_ASCII, forEachWord } from '../text-index.js';
