@@ -21,7 +21,15 @@
  */
 import { MAX_TERM_CHARS, NON_ASCII, forEachWord } from '../text-index.js';
 import { RECALL_STOPWORDS, analyze, stem } from './analyzer.js';
-import { THIS_WORD, TIME_AFTER_THIS, TIME_WORD, inPeriods, timeIntent, timeWordFlags } from './time-intent.js';
+import {
+  THIS_WORD,
+  TIME_AFTER_THIS,
+  TIME_WORD,
+  inPeriodMonth,
+  monthOf,
+  timeIntent,
+  timeWordFlags,
+} from './time-intent.js';
 import { variantsOf } from './variants.js';
 import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
 
@@ -184,7 +192,8 @@ export class Ranker {
   private removed = new Uint8Array(1024);
   private prev = new Int32Array(1024);
   private next = new Int32Array(1024);
-  private times = new Float64Array(1024);
+  /** Per document, the month it was written (`monthOf`: a query naming a period reads it for every match). */
+  private months = new Int32Array(1024);
   private timeWords = new Uint8Array(1024);
   private asks = new Uint8Array(1024);
   /** Per document, a label of its session (the id of the session's first document indexed). */
@@ -263,7 +272,7 @@ export class Ranker {
     const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
     this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
     this.lengths[docId] = length;
-    this.times[docId] = placement.timestampMs ?? Number.NaN;
+    this.months[docId] = monthOf(placement.timestampMs ?? Number.NaN);
     this.timeWords[docId] = time ? 1 : 0;
     this.asks[docId] = indexed.includes('?') ? 1 : 0;
     const after = placement.after;
@@ -377,7 +386,7 @@ export class Ranker {
         if (params.session > 0) score += params.session * (bestOf[groups[docId] as number] as number);
         let factor = 1;
         if (when && this.timeWords[docId] === 1) factor += params.timeMention;
-        if (period && inPeriods(this.times[docId] as number, intent.periods)) factor += params.period;
+        if (period && inPeriodMonth(this.months[docId] as number, intent.periods)) factor += params.period;
         if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
           factor += params.author;
         values[docId] = score * factor;
@@ -429,7 +438,7 @@ export class Ranker {
     this.removed = widen(this.removed, (n) => new Uint8Array(n));
     this.prev = widen(this.prev, (n) => new Int32Array(n));
     this.next = widen(this.next, (n) => new Int32Array(n));
-    this.times = widen(this.times, (n) => new Float64Array(n));
+    this.months = widen(this.months, (n) => new Int32Array(n));
     this.timeWords = widen(this.timeWords, (n) => new Uint8Array(n));
     this.asks = widen(this.asks, (n) => new Uint8Array(n));
     this.groups = widen(this.groups, (n) => new Uint32Array(n));

@@ -115,15 +115,26 @@ export function mentionsTime(text: string): boolean {
   return found;
 }
 
-/** Whether the instant `timestampMs` (UTC) falls in one of `periods`. */
-export function inPeriods(timestampMs: number, periods: readonly NamedPeriod[]): boolean {
-  if (!Number.isFinite(timestampMs)) return false;
+/** The calendar month of the instant `timestampMs` (UTC) as year × 12 + month, or -1 when unknown. */
+export function monthOf(timestampMs: number): number {
+  if (!Number.isFinite(timestampMs)) return -1;
   const date = new Date(timestampMs);
-  const month = date.getUTCMonth();
-  const year = date.getUTCFullYear();
+  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+}
+
+/** Whether the calendar month `month` (as `monthOf` gives it) falls in one of `periods`. */
+export function inPeriodMonth(month: number, periods: readonly NamedPeriod[]): boolean {
+  if (month < 0) return false;
+  const year = Math.floor(month / 12);
+  const inYear = month % 12;
   return periods.some(
     (period) =>
       (period.year === undefined || period.year === year) &&
-      (period.months.length === 0 || period.months.includes(month)),
+      (period.months.length === 0 || period.months.includes(inYear)),
   );
+}
+
+/** Whether the instant `timestampMs` (UTC) falls in one of `periods`. */
+export function inPeriods(timestampMs: number, periods: readonly NamedPeriod[]): boolean {
+  return inPeriodMonth(monthOf(timestampMs), periods);
 }
