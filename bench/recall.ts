@@ -39,6 +39,11 @@ const K = 5;
 /** Dimensions of the bench's embedding (a hashed bag of words: cheap, so the figures are chatstate's own cost). */
 const DIMENSIONS = 64;
 
+/** `BENCH_STORES=memory,sqlite`: only these kinds (a quicker run while working on one store); all by default. */
+const ONLY = process.env.BENCH_STORES?.split(',').map((kind) => kind.trim());
+/** `BENCH_RECALL_PARTS=speed` (or `quality`, `embed`, comma-separated): only these parts; all by default. */
+const PARTS = new Set((process.env.BENCH_RECALL_PARTS ?? 'quality,speed,embed').split(',').map((part) => part.trim()));
+
 const LABEL: Record<StoreKind, string> = {
   memory: 'memory',
   file: 'file',
@@ -105,9 +110,9 @@ interface StoreResult {
   readonly kind: StoreKind;
   readonly writeMs: number;
   readonly text: ModeResult;
-  readonly embedded: ModeResult;
+  readonly embedded: ModeResult | undefined;
   /** A second fresh index with embed: vectors read back from the store instead of computed. */
-  readonly reloaded: ModeResult;
+  readonly reloaded: ModeResult | undefined;
 }
 
 async function measureStore(
@@ -132,8 +137,8 @@ async function measureStore(
     });
     await opened.analyze?.();
     const text = await measure(store, texts, undefined);
-    const embedded = await measure(store, texts, hashedEmbed);
-    const reloaded = await measure(store, texts, hashedEmbed);
+    const embedded = PARTS.has('embed') ? await measure(store, texts, hashedEmbed) : undefined;
+    const reloaded = PARTS.has('embed') ? await measure(store, texts, hashedEmbed) : undefined;
     return { kind, writeMs, text, embedded, reloaded };
   } finally {
     await opened.dispose();
@@ -199,10 +204,13 @@ export async function runRecallBench(): Promise<SuiteReport> {
   const texts = queries(messages);
   const results: StoreResult[] = [];
   const skipped: string[] = [];
-  for (const kind of STORE_KINDS) {
+  for (const kind of STORE_KINDS.filter((kind) => ONLY === undefined || ONLY.includes(kind))) {
     console.error(`  recall: ${kind}…`);
-    const scored = await measureQuality(kind, sets);
-    if (typeof scored !== 'string') quality.push([kind, scored]);
+    if (PARTS.has('quality')) {
+      const scored = await measureQuality(kind, sets);
+      if (typeof scored !== 'string') quality.push([kind, scored]);
+    }
+    if (!PARTS.has('speed') && !PARTS.has('embed')) continue;
     const result = await measureStore(kind, messages, texts);
     if (typeof result === 'string') skipped.push(`${LABEL[kind]} was not measured: ${result}.`);
     else results.push(result);
@@ -214,12 +222,16 @@ export async function runRecallBench(): Promise<SuiteReport> {
     rows: results.map((result) => row(LABEL[result.kind], 'in-process ranker', result.text)),
   };
   const embedTable: Table = {
-    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text rank (reciprocal-rank fusion)`,
+    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text score (0.7 text, 0.3 cosine: \`ranking/fusion.ts\`)`,
     headers,
-    rows: results.flatMap((result) => [
-      row(LABEL[result.kind], 'embed: vectors computed and stored', result.embedded),
-      row(LABEL[result.kind], 'embed: vectors read back from the store', result.reloaded),
-    ]),
+    rows: results.flatMap((result) =>
+      result.embedded === undefined || result.reloaded === undefined
+        ? []
+        : [
+            row(LABEL[result.kind], 'embed: vectors computed and stored', result.embedded),
+            row(LABEL[result.kind], 'embed: vectors read back from the store', result.reloaded),
+          ],
+    ),
   };
   const writes: Table = {
     title: 'Writing the corpus (context, not a recall figure)',
@@ -229,10 +241,10 @@ export async function runRecallBench(): Promise<SuiteReport> {
   return {
     name: 'recall',
     title: 'Active memory: recall quality, and recall over 100k stored messages',
-    tables: [...qualityTables(sets, quality), textTable, embedTable, writes],
+    tables: [...(quality.length > 0 ? qualityTables(sets, quality) : []), textTable, embedTable, writes],
     notes: [
       'Quality: each conversation is saved as one user\'s sessions (one message per turn, `"<speaker>: <text>"`, timestamped at its session\'s date) and every question is asked with `recall(question, { k: 10 })` through a `SessionHandle` of that user on a fresh `RecallIndex`; a question is a hit at k when one of its evidence turns is among the first k results. LoCoMo categories as its README numbers them (5, adversarial, left out). The baseline is plain Okapi BM25 (k1 1.2, b 0.75, lowercase alphanumeric words, no stemming, no stopwords) over the same turns, in process, in this run.',
-      'The synthetic set (`test/support/recall-conversations.ts`): seeded two-person conversations of 16 two-weekly sessions of small talk with planted facts and decoys; its questions use other word forms of a fact, ask what was answered to a question, ask when or name the month, or need a second fact.',
+      "The synthetic set (`test/support/recall-conversations.ts`): seeded two-person conversations of 16 two-weekly sessions of small talk with planted facts and decoys (every session has turns sharing words with some question, and every fact a hard decoy said by its owner in another session with as many of the question's words); its questions use other word forms or other words of a fact, ask what was answered to a question, ask when or name the month, or need a second fact.",
       `Corpus: the first ${formatCount(MESSAGES)} messages of \`bench/corpus.ts\` (seed ${REPORT_SEED}), saved as ${MESSAGES / PER_SESSION} sessions of one user. Its vocabulary is small (a few hundred content words), so a query word matches a large share of all messages: a hard case for any full-text index.`,
       `Queries: ${QUERIES} timed recalls (after ${WARMUP} untimed) of two or three words taken from random user messages; each recall also reads its hits' current text from the store (k = ${K} reads).`,
       '"Index build" is the first recall on a fresh `RecallIndex`: it reads and indexes every message (every store ranks in process; the SQL stores\' own full-text search is not used for recall). With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',

@@ -16,6 +16,12 @@ import type { Embed } from './types.js';
 
 /** Sessions brought up to date at once. */
 const SYNC_CONCURRENCY = 8;
+/**
+ * Messages indexed between two yields to the event loop: a first recall indexes a user's whole
+ * history, and a long synchronous stretch would stall the process's other work (a server store's
+ * connection and command timers fire late and fail requests that were answered in time).
+ */
+const INDEX_SLICE = 256;
 
 /** An indexed message. */
 export interface IndexedDoc {
@@ -157,10 +163,10 @@ export class Partition {
       const all = await readAfter(this.store, id, 0);
       if (all === undefined) return;
       state = this.newState(id, mark);
-      this.index(id, state, all, reused);
+      await this.index(id, state, all, reused);
       read = all;
     } else if (state !== undefined) {
-      this.index(id, state, read, new Map());
+      await this.index(id, state, read, new Map());
     }
     if (state === undefined) return;
     if (mark !== undefined) {
@@ -196,13 +202,15 @@ export class Partition {
     return vectors;
   }
 
-  private index(
+  /** Indexes `messages` of session `id`, yielding to the event loop every `INDEX_SLICE` messages. */
+  private async index(
     id: string,
     state: SessionState,
     messages: readonly Message[],
     vectors: ReadonlyMap<string, Float32Array>,
-  ): void {
-    for (const message of messages) {
+  ): Promise<void> {
+    for (const [position, message] of messages.entries()) {
+      if (position > 0 && position % INDEX_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       const seq = message.seq ?? 0;
       state.count += 1;
       state.lastSeq = Math.max(state.lastSeq, seq);

@@ -7,8 +7,8 @@ import { ChatstateError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { SessionStore } from '../store/session-store-types.js';
 
-/** Messages per `readMessages` call while indexing. */
-const READ_PAGE = 2_000;
+/** Messages per `readMessages` call while indexing: bounded, so that no one statement of a server store runs long. */
+const READ_PAGE = 500;
 
 /** Messages of session `id` after `afterSeq`, oldest first, read newest page first; `undefined` when the session is gone. */
 export async function readAfter(store: SessionStore, id: string, afterSeq: number): Promise<Message[] | undefined> {

@@ -36,7 +36,7 @@ const FUSED_CANDIDATES = 100;
 
 /** Options of `RecallIndex`. */
 export interface RecallIndexOptions {
-  /** Stopwords of the in-process text index (`false` keeps every word). @default ENGLISH_STOPWORDS */
+  /** Stopwords of the in-process text index (`false` keeps every word). @default RECALL_STOPWORDS (English function words and the words questions are made of) */
   readonly stopwords?: TextIndexOptions['stopwords'];
   /** Most messages kept indexed in process; the least recently searched owners are dropped first. @default 2_000_000 */
   readonly maxDocuments?: number;

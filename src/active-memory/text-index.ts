@@ -20,20 +20,20 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
 );
 
 const TERM = /[\p{L}\p{N}]+/gu;
-const MAX_TERM_CHARS = 64;
-const NON_ASCII = /[^ -~\t\n\r]/;
+/** Longest word indexed: longer runs are hashes or base64, not words. */
+export const MAX_TERM_CHARS = 64;
+/** Text that needs the Unicode path of `forEachWord`. */
+export const NON_ASCII = /[^ -~\t\n\r]/;
 
-function keep(term: string, stopwords: ReadonlySet<string>): boolean {
-  return term.length >= 2 && term.length <= MAX_TERM_CHARS && !stopwords.has(term);
-}
-
-/** The terms of `text`, in order (with repeats), lowercased, without `stopwords`. */
-export function tokenize(text: string, stopwords: ReadonlySet<string> = ENGLISH_STOPWORDS): string[] {
-  const terms: string[] = [];
+/**
+ * Calls `visit` with each word of `text` in order (with repeats): runs of letters and digits,
+ * lowercased (NFKC first for non-ASCII text), 2 to 64 characters long; no stopword is left out.
+ */
+export function forEachWord(text: string, visit: (word: string) => void): void {
   if (NON_ASCII.test(text)) {
     for (const match of text.normalize('NFKC').toLowerCase().matchAll(TERM))
-      if (keep(match[0], stopwords)) terms.push(match[0]);
-    return terms;
+      if (match[0].length >= 2 && match[0].length <= MAX_TERM_CHARS) visit(match[0]);
+    return;
   }
   // ASCII text (most of what agents exchange): a plain scan, several times faster than the Unicode regex.
   const lower = text.toLowerCase();
@@ -44,13 +44,18 @@ export function tokenize(text: string, stopwords: ReadonlySet<string> = ENGLISH_
     if (word) {
       if (start < 0) start = i;
     } else if (start >= 0) {
-      if (i - start >= 2 && i - start <= MAX_TERM_CHARS) {
-        const term = lower.slice(start, i);
-        if (!stopwords.has(term)) terms.push(term);
-      }
+      if (i - start >= 2 && i - start <= MAX_TERM_CHARS) visit(lower.slice(start, i));
       start = -1;
     }
   }
+}
+
+/** The terms of `text`, in order (with repeats), lowercased, without `stopwords`. */
+export function tokenize(text: string, stopwords: ReadonlySet<string> = ENGLISH_STOPWORDS): string[] {
+  const terms: string[] = [];
+  forEachWord(text, (word) => {
+    if (!stopwords.has(word)) terms.push(word);
+  });
   return terms;
 }
 

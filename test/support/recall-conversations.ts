@@ -7,7 +7,11 @@
  *   later ("What did you call him?" → "Pepper, after my grandpa's dog");
  * - time: "When did…" (the fact turn says "yesterday"), or "in <month>" with the same activity in
  *   another month as a decoy;
- * - two facts: the question names one fact's subject and its answer is in another turn.
+ * - two facts: the question names one fact's subject and its answer is in another turn;
+ * - other words: "kids" asked, "children" said;
+ * - decoys: every session has turns sharing words with some question, and every fact has a hard
+ *   decoy, said by its owner in another session with as many of the question's words (a
+ *   relative's hobby, a plan for next year).
  * The same seed always gives the same conversations.
  * @module
  */
@@ -73,6 +77,12 @@ interface Fact {
   readonly kind: SyntheticQuestion['kind'];
   /** Turns elsewhere in the conversation that share the question's words but do not answer it. */
   readonly decoys: readonly string[];
+  /**
+   * A harder decoy: said by the fact's owner in another session, sharing as many of the question's
+   * words as the fact does (a relative's hobby, a plan, another place), so only reading the fact,
+   * its neighbours or its time tells them apart.
+   */
+  readonly hard: string;
 }
 
 type FactMaker = (owner: string, other: string, month: string) => Fact;
@@ -82,6 +92,7 @@ const FACTS: readonly FactMaker[] = [
     turns: [['o', 'I volunteered at the animal shelter again, walking the older dogs.']],
     evidence: 0,
     question: `Where does ${o} volunteer?`,
+    hard: 'My cousin asked me to volunteer at her school fair, but I said no.',
     kind: 'word-forms',
     decoys: ['Does the shelter near you take volunteers?', 'Volunteering sounds rewarding, I should try it.'],
   }),
@@ -89,6 +100,7 @@ const FACTS: readonly FactMaker[] = [
     turns: [['o', 'I have been painting watercolours of mountains every evening.']],
     evidence: 0,
     question: `What does ${o} paint?`,
+    hard: 'My brother paints too, mostly portraits, he paints every single day.',
     kind: 'word-forms',
     decoys: ['Do you still paint? I remember your paintings.', 'The painters are finally done with our hallway.'],
   }),
@@ -96,6 +108,7 @@ const FACTS: readonly FactMaker[] = [
     turns: [['o', 'Finally finished knitting the scarves for my nieces.']],
     evidence: 0,
     question: `What did ${o} knit?`,
+    hard: 'My aunt knitted me a hat once, I still wear what she knit.',
     kind: 'word-forms',
     decoys: ['My grandma used to knit me socks.', 'Knitting looks relaxing but I have no patience.'],
   }),
@@ -107,6 +120,7 @@ const FACTS: readonly FactMaker[] = [
     ],
     evidence: 2,
     question: `What is the name of ${o}'s kitten?`,
+    hard: "The name tag on the kitten's collar fell off, I need a new one.",
     kind: 'answer-turn',
     decoys: ['The rescue centre near us is always full.', 'Kittens are adorable but so much work!'],
   }),
@@ -117,6 +131,7 @@ const FACTS: readonly FactMaker[] = [
     ],
     evidence: 1,
     question: `How long has ${o} been married?`,
+    hard: 'My parents have been married for forty years, can you imagine?',
     kind: 'answer-turn',
     decoys: ['My cousin got married last summer, lovely wedding.', 'How long has it been since we last talked?'],
   }),
@@ -127,6 +142,7 @@ const FACTS: readonly FactMaker[] = [
     ],
     evidence: 1,
     question: `What instrument is ${o} learning?`,
+    hard: 'My nephew is learning an instrument too, the trumpet, so loud.',
     kind: 'answer-turn',
     decoys: ['I wish I had learned an instrument as a kid.', 'Learning new things keeps the mind young.'],
   }),
@@ -134,6 +150,7 @@ const FACTS: readonly FactMaker[] = [
     turns: [['o', 'I ran my first half marathon yesterday, my legs are sore!']],
     evidence: 0,
     question: `When did ${o} run a half marathon?`,
+    hard: 'Next year I want to run a full marathon, not just a half.',
     kind: 'time',
     decoys: ['I want to run a half marathon someday.', 'The marathon closed half the streets downtown.'],
   }),
@@ -141,6 +158,7 @@ const FACTS: readonly FactMaker[] = [
     turns: [['o', 'Last weekend I went to a pottery workshop with my cousin.']],
     evidence: 0,
     question: `When did ${o} go to a pottery workshop?`,
+    hard: 'My cousin wants to go to another pottery workshop next month.',
     kind: 'time',
     decoys: ['I would love to try a pottery class sometime.', 'The workshop at work was boring.'],
   }),
@@ -148,6 +166,7 @@ const FACTS: readonly FactMaker[] = [
     turns: [['o', 'Went camping by the lake with my brothers, we caught so many fish.']],
     evidence: 0,
     question: `Where did ${o} go camping in ${month}?`,
+    hard: 'We should go camping somewhere new, maybe the mountains.',
     kind: 'time',
     decoys: ['I have never been camping, is it fun?', 'Camping gear is so expensive now.'],
   }),
@@ -158,6 +177,7 @@ const FACTS: readonly FactMaker[] = [
     ],
     evidence: 1,
     question: `Which city is ${o}'s sister moving to?`,
+    hard: 'My sister is moving her furniture into storage this week, so much work.',
     kind: 'two-facts',
     decoys: ['My sister called, she says hi.', 'Lisbon is on my travel list, have you been?'],
   }),
@@ -168,8 +188,17 @@ const FACTS: readonly FactMaker[] = [
     ],
     evidence: 1,
     question: `What does ${o}'s best friend bake?`,
+    hard: 'My best friend hates to bake, she buys every cake she serves.',
     kind: 'two-facts',
     decoys: ['I tried to bake bread once, it was a disaster.', 'My best friend from school visited me.'],
+  }),
+  (o) => ({
+    turns: [['o', 'Took my children to the aquarium on Saturday, they loved the sharks.']],
+    evidence: 0,
+    question: `Where did ${o} take the kids?`,
+    kind: 'word-forms',
+    hard: 'I take the train to work now, it is quicker than driving.',
+    decoys: ['The kids next door are so loud.', 'Where do you take visitors in town?'],
   }),
 ];
 
@@ -195,6 +224,11 @@ export function syntheticConversations(
     const start = Date.UTC(2023, 0, 4 + conversation, 18, 0);
     const built: SyntheticTurn[][] = [];
     const decoys = new Map<number, [string, string]>();
+    // Each fact's hard decoy, by its owner, three sessions on (wrapping round): before or after the fact.
+    const hardDecoys = new Map<number, [FactMaker, 'a' | 'b']>();
+    for (const [session, fact] of slots)
+      hardDecoys.set((session + 3) % sessions, [FACTS[fact] as FactMaker, random() < 0.5 ? 'a' : 'b']);
+    const owners = new Map<FactMaker, string>();
     const questions: SyntheticQuestion[] = [];
     for (let session = 0; session < sessions; session++) {
       const date = start + session * 14 * 86_400_000;
@@ -218,6 +252,7 @@ export function syntheticConversations(
         if (turn === plantAt && factIndex !== undefined) {
           const owner = random() < 0.5 ? a : b;
           const other = owner === a ? b : a;
+          owners.set(FACTS[factIndex] as FactMaker, owner);
           const fact = (FACTS[factIndex] as FactMaker)(owner, other, month);
           const ids = fact.turns.map(([who, text]) => say(who === 'o' ? owner : other, text));
           questions.push({ question: fact.question, kind: fact.kind, evidence: [ids[fact.evidence] as string] });
@@ -227,6 +262,12 @@ export function syntheticConversations(
           }
         }
         if (turn === 5 || turn === 15) say(turn === 5 ? a : b, decoyTexts[turn === 5 ? 0 : 1] as string);
+        const hardDecoy = hardDecoys.get(session);
+        if (hardDecoy !== undefined && turn === 10) {
+          // By the fact's owner once it was planted (a decoy before the fact: a coin decides who).
+          const [maker, coin] = hardDecoy;
+          say(owners.get(maker) ?? (coin === 'a' ? a : b), maker(a, b, month).hard);
+        }
         const decoy = decoys.get(session);
         if (decoy !== undefined && turn === 1) say(decoy[0], decoy[1]);
         say(turn % 2 === 0 ? a : b, pick(FILLER));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RANKING, Ranker } from './ranker.js';
+import { DEFAULT_RANKING, MAX_INDEXED_CHARS, Ranker } from './ranker.js';
 
 const MAY = Date.UTC(2023, 4, 10);
 const JUNE = Date.UTC(2023, 5, 20);
@@ -72,5 +72,23 @@ describe('Ranker', () => {
     expect(ranker.size).toBe(2);
     expect(ids(ranker, 'kitten name')).toEqual([3]);
     expect(ids(ranker, 'submarine')).toEqual([]);
+  });
+});
+
+describe('Ranker indexing', () => {
+  it('indexes only the head of a long text', () => {
+    const ranker = new Ranker();
+    ranker.add(1, `needle ${'filler '.repeat(MAX_INDEXED_CHARS / 7)} haystack`);
+    expect(ids(ranker, 'needle')).toEqual([1]);
+    expect(ids(ranker, 'haystack')).toEqual([]);
+  });
+
+  it('reads "this morning" as time, and non-ASCII text as the analyzer does', () => {
+    const ranker = conversation(['I fed the cat this morning', 'I fed the cat, the cat, the cat']);
+    expect(ids(ranker, 'When did she feed the cat?')[0]).toBe(1);
+    const unicode = conversation(['Ｃａｆé au lait in Zürich', 'Tea in Bern']);
+    expect(ids(unicode, 'cafe zurich')).toEqual([]);
+    expect(ids(unicode, 'café zürich')).toEqual([1]);
+    expect(ids(unicode, 'ZÜRICH')).toEqual([1]);
   });
 });

@@ -10,15 +10,34 @@
  * 3. Boosts: a question asking when prefers messages that place things in time (read with their
  *    timestamps); a question naming a month, season or year prefers messages written in it; a
  *    message whose author (a transcript's leading "Name:") the question names is preferred.
+ * A query term's lexical variants ("kids" for "children": `variants.ts`) count at a lower weight.
  * The weights were chosen on LoCoMo's development split and hold over a plateau around them
  * (`bench/recall-lab.ts`). Ties go to the newer message. Deterministic: no randomness, no model.
+ *
+ * Cost: indexing looks each word up in a `WordTable` straight from the scanned text (a word is
+ * stemmed once per index), and only the first `MAX_INDEXED_CHARS` of a message are indexed; a
+ * query writes scores into typed scratch arrays and keeps the best few in a bounded selection.
  * @module
  */
-import { RECALL_STOPWORDS, analyze } from './analyzer.js';
-import { inPeriods, mentionsTime, timeIntent } from './time-intent.js';
+import { MAX_TERM_CHARS, NON_ASCII, forEachWord } from '../text-index.js';
+import { RECALL_STOPWORDS, analyze, stem } from './analyzer.js';
+import {
+  THIS_WORD,
+  TIME_AFTER_THIS,
+  TIME_WORD,
+  inPeriodMonth,
+  monthOf,
+  timeIntent,
+  timeWordFlags,
+} from './time-intent.js';
+import { variantsOf } from './variants.js';
+import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
 
 /** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
 const AUTHOR = /^\s*(\p{Lu}[\p{L}\p{N}'-]{1,40}):\s/u;
+
+/** Characters of a message indexed: the head of a longer one (a large tool output) stands for it. */
+export const MAX_INDEXED_CHARS = 8_192;
 
 /** The knobs of the ranking (fixed in production; the bench's lab varies them). */
 export interface RankingParams {
@@ -38,6 +57,8 @@ export interface RankingParams {
   readonly session: number;
   /** Boost of a message whose author (a leading "Name:") the query names. */
   readonly author: number;
+  /** Weight of a query term's lexical variants ("kids" for "children"; `variantsOf`), relative to the term's own. */
+  readonly variant: number;
 }
 
 /** The ranking recall uses. */
@@ -51,6 +72,7 @@ export const DEFAULT_RANKING: RankingParams = Object.freeze({
   timeMention: 0.5,
   period: 0.5,
   author: 0.7,
+  variant: 0.5,
 });
 
 /** One match of `Ranker.search`. */
@@ -74,6 +96,8 @@ class Postings {
   length = 0;
   /** Removal count when last compacted: equal means nothing to drop. */
   compactedAt = 0;
+  /** Occurrences in the document being added (0 between additions). */
+  pending = 0;
 
   push(docId: number, freq: number): void {
     if (this.length === this.docs.length) {
@@ -105,49 +129,53 @@ class Postings {
   }
 }
 
-/** A scratch score per document and the list of documents it was written for. */
+/** A scratch score per document (or session label) and the list of those written, cleared after each query. */
 class Scores {
   values = new Float64Array(1024);
   touched: number[] = [];
 
-  add(docId: number, value: number): void {
-    if (docId >= this.values.length) {
-      let size = this.values.length;
-      while (size <= docId) size *= 2;
-      const values = new Float64Array(size);
-      values.set(this.values);
-      this.values = values;
-    }
-    if (this.values[docId] === 0) this.touched.push(docId);
-    this.values[docId] = (this.values[docId] as number) + value;
+  /** Makes room for ids below `size` (hot loops then index `values` directly). */
+  reserve(size: number): void {
+    if (size <= this.values.length) return;
+    const values = new Float64Array(size);
+    values.set(this.values);
+    this.values = values;
   }
 
-  get(docId: number): number {
-    return docId < this.values.length ? (this.values[docId] as number) : 0;
+  add(docId: number, value: number): void {
+    const values = this.values;
+    if (values[docId] === 0) this.touched.push(docId);
+    values[docId] = (values[docId] as number) + value;
   }
 
   clear(): void {
-    for (const docId of this.touched) this.values[docId] = 0;
+    const values = this.values;
+    for (const docId of this.touched) values[docId] = 0;
     this.touched = [];
   }
 }
 
-/** The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id. */
-function best(docIds: readonly number[], scores: Scores, limit: number): number[] {
-  const better = (a: number, b: number): boolean =>
-    scores.get(a) > scores.get(b) || (scores.get(a) === scores.get(b) && a > b);
-  if (docIds.length <= limit * 4) return [...docIds].sort((a, b) => (better(a, b) ? -1 : 1)).slice(0, limit);
-  // A bounded selection: keep the best `limit` in a sorted array (limit is small).
+/**
+ * The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id: a sorted
+ * array of the best so far (limit is small), and most documents fall below its last at one compare.
+ */
+function best(docIds: readonly number[], scores: Float64Array, limit: number): number[] {
   const top: number[] = [];
+  let floor = -1;
   for (const docId of docIds) {
-    if (top.length === limit && !better(docId, top[limit - 1] as number)) continue;
-    let i = top.length === limit ? limit - 1 : top.length;
-    while (i > 0 && better(docId, top[i - 1] as number)) {
-      top[i] = top[i - 1] as number;
-      i -= 1;
+    const score = scores[docId] as number;
+    if (top.length === limit && score < floor) continue;
+    let i = top.length;
+    while (i > 0) {
+      const other = top[i - 1] as number;
+      const otherScore = scores[other] as number;
+      if (score > otherScore || (score === otherScore && docId > other)) i -= 1;
+      else break;
     }
-    top[i] = docId;
+    if (i >= limit) continue;
+    top.splice(i, 0, docId);
     if (top.length > limit) top.length = limit;
+    floor = top.length === limit ? (scores[top[limit - 1] as number] as number) : -1;
   }
   return top;
 }
@@ -155,12 +183,17 @@ function best(docIds: readonly number[], scores: Scores, limit: number): number[
 /** An index of one owner's messages, ranked as the module comment says. */
 export class Ranker {
   private readonly terms = new Map<string, number>();
+  /** Per word seen in a document: its term id (-1 for a stopword) and what it says about time; stemmed once per index. */
+  private readonly table = new WordTable();
+  /** Scratch of `add`: the postings lists of the document being added. */
+  private readonly pending: Postings[] = [];
   private readonly postings: Postings[] = [];
   private lengths = new Uint32Array(1024);
   private removed = new Uint8Array(1024);
   private prev = new Int32Array(1024);
   private next = new Int32Array(1024);
-  private times = new Float64Array(1024);
+  /** Per document, the month it was written (`monthOf`: a query naming a period reads it for every match). */
+  private months = new Int32Array(1024);
   private timeWords = new Uint8Array(1024);
   private asks = new Uint8Array(1024);
   /** Per document, a label of its session (the id of the session's first document indexed). */
@@ -173,6 +206,8 @@ export class Ranker {
   private totalLength = 0;
   private readonly base = new Scores();
   private readonly final = new Scores();
+  /** Per session label, the best score of its messages. */
+  private readonly sessions = new Scores();
 
   constructor(
     readonly params: RankingParams = DEFAULT_RANKING,
@@ -187,29 +222,59 @@ export class Ranker {
 
   /** Indexes `text` as document `docId` (a new id: ids are never reused); false when it has no terms. */
   add(docId: number, text: string, placement: DocPlacement = {}): boolean {
-    const words = analyze(text, this.stopwords);
-    if (words.length === 0) return false;
-    this.grow(docId);
-    const counts = new Map<number, number>();
-    for (const word of words) {
-      let termId = this.terms.get(word);
-      if (termId === undefined) {
-        termId = this.postings.length;
-        this.terms.set(word, termId);
-        const list = new Postings();
-        list.compactedAt = this.removals;
-        this.postings.push(list);
+    // Only the head of a long text is indexed (a large tool output): indexing stays linear in a bounded size.
+    const indexed = text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
+    const lists = this.pending;
+    const table = this.table;
+    let length = 0;
+    let time = false;
+    let afterThis = false;
+    const take = (entry: number): void => {
+      const flags = table.flags[entry] as number;
+      if ((flags & TIME_WORD) !== 0 || (afterThis && (flags & TIME_AFTER_THIS) !== 0)) time = true;
+      afterThis = (flags & THIS_WORD) !== 0;
+      const termId = table.values[entry] as number;
+      if (termId < 0) return;
+      const list = this.postings[termId] as Postings;
+      if (list.pending === 0) lists.push(list);
+      list.pending += 1;
+      length += 1;
+    };
+    if (NON_ASCII.test(indexed)) {
+      forEachWord(indexed, (word) => take(this.entry(word, 0, word.length, hashWord(word))));
+    } else {
+      // The words of `forEachWord`'s ASCII path, hashed while scanned: a known word costs no string.
+      const lower = indexed.toLowerCase();
+      let start = -1;
+      let hash = HASH_START;
+      for (let i = 0; i <= lower.length; i++) {
+        const code = i < lower.length ? lower.charCodeAt(i) : 0;
+        if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+          if (start < 0) {
+            start = i;
+            hash = HASH_START;
+          }
+          hash = hashStep(hash, code);
+        } else if (start >= 0) {
+          if (i - start >= 2 && i - start <= MAX_TERM_CHARS) take(this.entry(lower, start, i, hash));
+          start = -1;
+        }
       }
-      counts.set(termId, (counts.get(termId) ?? 0) + 1);
     }
-    for (const [termId, count] of counts) (this.postings[termId] as Postings).push(docId, count);
+    if (length === 0) return false;
+    this.grow(docId);
+    for (const list of lists) {
+      list.push(docId, list.pending);
+      list.pending = 0;
+    }
+    lists.length = 0;
     const author = AUTHOR.exec(text)?.[1];
     const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
     this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
-    this.lengths[docId] = words.length;
-    this.times[docId] = placement.timestampMs ?? Number.NaN;
-    this.timeWords[docId] = mentionsTime(text) ? 1 : 0;
-    this.asks[docId] = text.includes('?') ? 1 : 0;
+    this.lengths[docId] = length;
+    this.months[docId] = monthOf(placement.timestampMs ?? Number.NaN);
+    this.timeWords[docId] = time ? 1 : 0;
+    this.asks[docId] = indexed.includes('?') ? 1 : 0;
     const after = placement.after;
     this.groups[docId] = docId;
     if (after !== undefined && after < this.lengths.length && this.lengths[after] !== 0 && this.removed[after] === 0) {
@@ -220,8 +285,30 @@ export class Ranker {
       this.next[after] = docId;
     }
     this.live += 1;
-    this.totalLength += words.length;
+    this.totalLength += length;
     return true;
+  }
+
+  /** The word table entry of `text.slice(start, end)`, made when new. */
+  private entry(text: string, start: number, end: number, hash: number): number {
+    const entry = this.table.find(text, start, end, hash);
+    if (entry >= 0) return entry;
+    const word = text.slice(start, end);
+    const termId = this.stopwords.has(word) ? -1 : this.termId(stem(word));
+    return this.table.insert(word, hash, termId, timeWordFlags(word));
+  }
+
+  /** The id of `term`, made when new. */
+  private termId(term: string): number {
+    let termId = this.terms.get(term);
+    if (termId === undefined) {
+      termId = this.postings.length;
+      this.terms.set(term, termId);
+      const list = new Postings();
+      list.compactedAt = this.removals;
+      this.postings.push(list);
+    }
+    return termId;
   }
 
   /** Removes document `docId` (nothing when it is not indexed). */
@@ -248,57 +335,69 @@ export class Ranker {
       const termId = this.terms.get(term);
       return termId === undefined ? [] : [termId];
     };
-    const termIds = [...new Set(analyze(query, this.stopwords))].flatMap(known);
-    if (termIds.length === 0) return [];
-    const { base, final } = this;
+    const terms = [...new Set(analyze(query, this.stopwords))];
+    const termIds = terms.flatMap(known);
+    const variantIds =
+      params.variant > 0
+        ? [...new Set(terms.flatMap(variantsOf))].filter((term) => !terms.includes(term)).flatMap(known)
+        : [];
+    if (termIds.length === 0 && variantIds.length === 0) return [];
+    const { base, final, sessions } = this;
+    const size = this.lengths.length;
+    base.reserve(size);
+    final.reserve(size);
+    sessions.reserve(size);
     try {
       for (const termId of termIds) this.scoreTerm(termId, 1, params);
+      for (const termId of variantIds) this.scoreTerm(termId, params.variant, params);
       // Context: a matching message passes a share of its score to matching messages beside it, and
       // to the next one whatever its words when it asks a question (that one may be the answer).
+      const baseValues = base.values;
       for (const docId of base.touched) {
-        const score = base.get(docId);
+        const score = baseValues[docId] as number;
         final.add(docId, score);
         const before = this.prev[docId] as number;
         const after = this.next[docId] as number;
-        if (before !== 0 && params.contextBack > 0 && base.get(before) > 0)
+        if (before !== 0 && params.contextBack > 0 && (baseValues[before] as number) > 0)
           final.add(before, params.contextBack * score);
         const asks = this.asks[docId] === 1;
         const forward = asks ? params.answer : params.context;
-        if (after !== 0 && forward > 0 && (asks || base.get(after) > 0)) final.add(after, forward * score);
+        if (after !== 0 && forward > 0 && (asks || (baseValues[after] as number) > 0))
+          final.add(after, forward * score);
       }
-      if (params.session > 0) {
-        // A conversation that matches as a whole lends its messages a share of its best message's score.
-        const bestOf = new Map<number, number>();
+      const values = final.values;
+      const groups = this.groups;
+      // A conversation that matches as a whole lends its messages a share of its best message's score.
+      const bestOf = sessions.values;
+      if (params.session > 0)
         for (const docId of final.touched) {
-          const group = this.groups[docId] as number;
-          bestOf.set(group, Math.max(bestOf.get(group) ?? 0, final.get(docId)));
+          const group = groups[docId] as number;
+          const score = values[docId] as number;
+          if (score > (bestOf[group] as number)) {
+            if (bestOf[group] === 0) sessions.touched.push(group);
+            bestOf[group] = score;
+          }
         }
-        for (const docId of final.touched)
-          final.values[docId] =
-            (final.values[docId] as number) + params.session * (bestOf.get(this.groups[docId] as number) ?? 0);
-      }
       const intent = timeIntent(query);
-      if (
-        (intent.asksWhen && params.timeMention > 0) ||
-        (intent.periods.length > 0 && params.period > 0) ||
-        params.author > 0
-      ) {
-        for (const docId of final.touched) {
-          let factor = 1;
-          if (intent.asksWhen && this.timeWords[docId] === 1) factor += params.timeMention;
-          if (intent.periods.length > 0 && inPeriods(this.times[docId] as number, intent.periods))
-            factor += params.period;
-          if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
-            factor += params.author;
-          final.values[docId] = (final.values[docId] as number) * factor;
-        }
+      const when = intent.asksWhen && params.timeMention > 0;
+      const period = intent.periods.length > 0 && params.period > 0;
+      for (const docId of final.touched) {
+        let score = values[docId] as number;
+        if (params.session > 0) score += params.session * (bestOf[groups[docId] as number] as number);
+        let factor = 1;
+        if (when && this.timeWords[docId] === 1) factor += params.timeMention;
+        if (period && inPeriodMonth(this.months[docId] as number, intent.periods)) factor += params.period;
+        if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
+          factor += params.author;
+        values[docId] = score * factor;
       }
-      const top = best(final.touched, final, limit);
-      const bestScore = final.get(top[0] as number);
-      return top.map((docId) => ({ docId, score: final.get(docId) / bestScore }));
+      const top = best(final.touched, values, limit);
+      const bestScore = values[top[0] as number] as number;
+      return top.map((docId) => ({ docId, score: (values[docId] as number) / bestScore }));
     } finally {
       base.clear();
       final.clear();
+      sessions.clear();
     }
   }
 
@@ -339,7 +438,7 @@ export class Ranker {
     this.removed = widen(this.removed, (n) => new Uint8Array(n));
     this.prev = widen(this.prev, (n) => new Int32Array(n));
     this.next = widen(this.next, (n) => new Int32Array(n));
-    this.times = widen(this.times, (n) => new Float64Array(n));
+    this.months = widen(this.months, (n) => new Int32Array(n));
     this.timeWords = widen(this.timeWords, (n) => new Uint8Array(n));
     this.asks = widen(this.asks, (n) => new Uint8Array(n));
     this.groups = widen(this.groups, (n) => new Uint32Array(n));

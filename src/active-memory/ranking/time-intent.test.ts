@@ -29,5 +29,10 @@ describe('mentionsTime', () => {
     expect(mentionsTime('I went there yesterday')).toBe(true);
     expect(mentionsTime('two weekends ago we went camping')).toBe(true);
     expect(mentionsTime('I love painting sunsets')).toBe(false);
+    expect(mentionsTime('We met this morning')).toBe(true);
+    expect(mentionsTime('A lovely morning')).toBe(false);
+    expect(mentionsTime('Back in 2019, and in 1850')).toBe(true);
+    expect(mentionsTime('Order 1850 shipped')).toBe(false);
+    expect(mentionsTime('Leaves fall in the park')).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
  * is about messages written in it. English only; nothing here depends on the current date.
  * @module
  */
+import { forEachWord } from '../text-index.js';
 
 const MONTHS = [
   'january',
@@ -35,14 +36,16 @@ const MONTH_OR_YEAR = new RegExp(
   `\\b(?:(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\b\\.?(?:\\s+(?:of\\s+)?((?:19|20)\\d\\d))?|((?:19|20)\\d\\d)\\b|(spring|summer|autumn|fall|winter)\\b)`,
   'gi',
 );
-const TIME_WORDS = new RegExp(
-  `\\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|earlier|weekend|weekends|` +
-    `last|next|this (?:week|month|year|morning|evening|summer|spring|fall|winter)|` +
-    `monday|tuesday|wednesday|thursday|friday|saturday|sunday|` +
-    `${MONTHS.join('|')}|(?:19|20)\\d\\d|week|weeks|month|months|year|years|day|days|since|soon|` +
-    `spring|summer|autumn|winter)\\b`,
-  'i',
-);
+/** Words that place something in time on their own (`forEachWord`'s lowercase words). */
+const TIME_WORDS: ReadonlySet<string> = new Set([
+  ...'yesterday today tonight tomorrow ago recently lately earlier weekend weekends last next since soon'.split(' '),
+  ...'monday tuesday wednesday thursday friday saturday sunday'.split(' '),
+  ...MONTHS,
+  ...'week weeks month months year years day days spring summer autumn winter'.split(' '),
+]);
+/** Words that place something in time after "this" ("this morning"). */
+const AFTER_THIS: ReadonlySet<string> = new Set('morning evening fall'.split(' '));
+const YEAR = /^(?:19|20)\d\d$/;
 
 /** A span of the calendar a question names: a month (of any year without one), a year, or months of a season. */
 export interface NamedPeriod {
@@ -79,20 +82,59 @@ export function timeIntent(query: string): TimeIntent {
   return { asksWhen: ASKS_TIME.test(query), periods };
 }
 
+/** `timeWordFlags`: the word places something in time on its own. */
+export const TIME_WORD = 1;
+/** `timeWordFlags`: the word places something in time after "this". */
+export const TIME_AFTER_THIS = 2;
+/** `timeWordFlags`: the word is "this". */
+export const THIS_WORD = 4;
+
+/** What a lowercase word of `forEachWord` can say about time, as `TIME_WORD | TIME_AFTER_THIS | THIS_WORD` bits. */
+export function timeWordFlags(word: string): number {
+  return (
+    (TIME_WORDS.has(word) || (word.length === 4 && YEAR.test(word)) ? TIME_WORD : 0) |
+    (AFTER_THIS.has(word) ? TIME_AFTER_THIS : 0) |
+    (word === 'this' ? THIS_WORD : 0)
+  );
+}
+
+/** Whether `word` (a lowercase word of `forEachWord`) places something in time; `previous` is the word before it. */
+export function isTimeWord(word: string, previous: string): boolean {
+  const flags = timeWordFlags(word);
+  return (flags & TIME_WORD) !== 0 || ((flags & TIME_AFTER_THIS) !== 0 && previous === 'this');
+}
+
 /** Whether `text` places something in time (a date, a weekday, "yesterday", "last week", …). */
 export function mentionsTime(text: string): boolean {
-  return TIME_WORDS.test(text);
+  let found = false;
+  let previous = '';
+  forEachWord(text, (word) => {
+    if (!found && isTimeWord(word, previous)) found = true;
+    previous = word;
+  });
+  return found;
+}
+
+/** The calendar month of the instant `timestampMs` (UTC) as year × 12 + month, or -1 when unknown. */
+export function monthOf(timestampMs: number): number {
+  if (!Number.isFinite(timestampMs)) return -1;
+  const date = new Date(timestampMs);
+  return date.getUTCFullYear() * 12 + date.getUTCMonth();
+}
+
+/** Whether the calendar month `month` (as `monthOf` gives it) falls in one of `periods`. */
+export function inPeriodMonth(month: number, periods: readonly NamedPeriod[]): boolean {
+  if (month < 0) return false;
+  const year = Math.floor(month / 12);
+  const inYear = month % 12;
+  return periods.some(
+    (period) =>
+      (period.year === undefined || period.year === year) &&
+      (period.months.length === 0 || period.months.includes(inYear)),
+  );
 }
 
 /** Whether the instant `timestampMs` (UTC) falls in one of `periods`. */
 export function inPeriods(timestampMs: number, periods: readonly NamedPeriod[]): boolean {
-  if (!Number.isFinite(timestampMs)) return false;
-  const date = new Date(timestampMs);
-  const month = date.getUTCMonth();
-  const year = date.getUTCFullYear();
-  return periods.some(
-    (period) =>
-      (period.year === undefined || period.year === year) &&
-      (period.months.length === 0 || period.months.includes(month)),
-  );
+  return inPeriodMonth(monthOf(timestampMs), periods);
 }
