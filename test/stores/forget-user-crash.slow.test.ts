@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { ForgetCounts, SessionStore, ValueOwner } from '../../src/store/session-store-types.js';
+import { NO_COUNTS } from '../../src/store/forget.js';
 import { fileStore } from '../../src/stores/file/index.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { bundledScript } from '../support/bundled-script.js';
@@ -163,16 +164,7 @@ async function open(kind: Kind, location: string): Promise<SessionStore> {
   return kind === 'file' ? fileStore(location) : sqliteStore(location);
 }
 
-const ZEROS: ForgetCounts = {
-  sessions: 0,
-  messages: 0,
-  values: 0,
-  sessionValues: 0,
-  vectors: 0,
-  textRows: 0,
-  files: 0,
-  cached: 0,
-};
+const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
 
 describe('forgetUser cut short by SIGKILL: a re-run completes, nothing of the user is left, another user is untouched', () => {
   for (const kind of ['file', 'sqlite'] as const) {

@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { ForgetCounts, ForgetReceipt, SessionStore, ValueOwner } from '../../src/store/session-store-types.js';
+import { NO_COUNTS } from '../../src/store/forget.js';
 import { forgetTarget } from '../../src/store/values.js';
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import { redisStore } from '../../src/stores/redis/index.js';
@@ -33,16 +34,7 @@ import { FAST_MS, eventually, expectUnavailable, until } from '../support/store-
 const SEED = 20_261_130;
 /** A long forget would otherwise fail TIMEOUT while it waits for the lock: the kill must be what ends it. */
 const OPTIONS = { connectTimeoutMs: 1000, commandTimeoutMs: 10_000 } as const;
-const ZEROS: ForgetCounts = {
-  sessions: 0,
-  messages: 0,
-  values: 0,
-  sessionValues: 0,
-  vectors: 0,
-  textRows: 0,
-  files: 0,
-  cached: 0,
-};
+const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
 const report: string[] = [];
 
 afterAll(() => {
