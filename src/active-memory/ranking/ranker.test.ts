@@ -29,7 +29,7 @@ describe('Ranker', () => {
       'Tell me about your garden',
     ]);
     // The answer even comes first: the question asks how long, and it says "years".
-    expect(ids(ranker, 'How long has she been married?')).toEqual([3, 2]);
+    expect(ids(ranker, 'How long has she been married?').slice(0, 2)).toEqual([3, 2]);
     // Without the context step, the answer is not found at all.
     const plain = conversation(
       ['How long have you been married?', 'Five years already!'],
@@ -37,6 +37,40 @@ describe('Ranker', () => {
       new Ranker({ ...DEFAULT_RANKING, answer: 0 }),
     );
     expect(ids(plain, 'married')).toEqual([1]);
+  });
+
+  it("ranks the same speaker's turn two messages on, which goes on with what they said, above a like one elsewhere", () => {
+    const lone = "Jon: Thanks, I'm nervous but the opening will be great.";
+    const rank = (speaker: number): number[] => {
+      const ranker = conversation(
+        ['Jon: The grand opening of my studio is tomorrow!', 'Gina: Congrats, you worked so hard for it.', lone],
+        MAY,
+        new Ranker({ ...DEFAULT_RANKING, session: 0, speaker }),
+      );
+      ranker.add(10, lone, { timestampMs: MAY });
+      return ids(ranker, 'the grand opening');
+    };
+    expect(rank(DEFAULT_RANKING.speaker)).toEqual([1, 3, 10]);
+    // Without the share, the two tie and the newer comes first.
+    expect(rank(0)).toEqual([1, 10, 3]);
+  });
+
+  it('reads a misspelled, abbreviated or run-together query word as the known words it stands for', () => {
+    const ranker = conversation([
+      'We had a blast at the pride festival',
+      'Back to edu soon',
+      'The road trip was long',
+      'Lunch',
+    ]);
+    expect(ids(ranker, 'the pride fesetival')[0]).toBe(1);
+    expect(ids(ranker, 'education plans')[0]).toBe(2);
+    expect(ids(ranker, 'after the roadtrip')[0]).toBe(3);
+    expect(
+      ids(
+        conversation(['We had a blast at the festival'], MAY, new Ranker({ ...DEFAULT_RANKING, near: 0 })),
+        'fesetival',
+      ),
+    ).toEqual([]);
   });
 
   it('for a question naming a month, prefers the message written in it', () => {
@@ -87,7 +121,14 @@ describe('Ranker indexing', () => {
     const ranker = conversation(['I fed the cat this morning', 'I fed the cat, the cat, the cat']);
     expect(ids(ranker, 'When did she feed the cat?')[0]).toBe(1);
     const unicode = conversation(['Ｃａｆé au lait in Zürich', 'Tea in Bern']);
-    expect(ids(unicode, 'cafe zurich')).toEqual([]);
+    // Letters are not folded: "zurich" finds "Zürich" only as a near word (one edit), at a lower weight.
+    const exact = conversation(
+      ['Ｃａｆé au lait in Zürich', 'Tea in Bern'],
+      MAY,
+      new Ranker({ ...DEFAULT_RANKING, near: 0 }),
+    );
+    expect(ids(exact, 'cafe zurich')).toEqual([]);
+    expect(ids(unicode, 'cafe zurich')).toEqual([1]);
     expect(ids(unicode, 'café zürich')).toEqual([1]);
     expect(ids(unicode, 'ZÜRICH')).toEqual([1]);
   });

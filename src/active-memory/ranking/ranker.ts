@@ -6,11 +6,15 @@
  * 2. Conversation: a message gets a share of the score of the message before it (a large share
  *    when that one asks a question: the answer often shares no word with the question asked
  *    later, "How long have you been married?" → "5 years already!"), a smaller share of the one
- *    after it, and a share of the best score in its session (a conversation about the topic).
+ *    after it, a share of the matching turns two away (in a dialogue, the same speaker going on:
+ *    "The opening is tomorrow!" … "Nervous, but the opening will be great"), and a share of the best score in its
+ *    session (a conversation about the topic).
  * 3. Boosts: a question asking when prefers messages that place things in time (read with their
  *    timestamps); a question naming a month, season or year prefers messages written in it; a
  *    message whose author (a transcript's leading "Name:") the question names is preferred.
- * A query term's lexical variants ("kids" for "children": `variants.ts`) count at a lower weight.
+ * A query term's lexical variants ("kids" for "children": `variants.ts`) count at a lower weight,
+ * and so do the known words standing for a query word the index never saw (a typo, a short form,
+ * two words run together: `near-words.ts`).
  * The weights were chosen on LoCoMo's development split and hold over a plateau around them
  * (`bench/recall-lab.ts`). Ties go to the newer message. Deterministic: no randomness, no model.
  *
@@ -19,7 +23,7 @@
  * query writes scores into typed scratch arrays and keeps the best few in a bounded selection.
  * @module
  */
-import { MAX_TERM_CHARS, NON_ASCII, forEachWord } from '../text-index.js';
+import { MAX_TERM_CHARS, NON_ASCII, forEachWord, tokenize } from '../text-index.js';
 import { RECALL_STOPWORDS, analyze, stem } from './analyzer.js';
 import {
   THIS_WORD,
@@ -30,6 +34,7 @@ import {
   timeIntent,
   timeWordFlags,
 } from './time-intent.js';
+import { nearWords } from './near-words.js';
 import { variantsOf } from './variants.js';
 import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
 
@@ -57,6 +62,10 @@ export interface RankingParams {
   readonly session: number;
   /** Boost of a message whose author (a leading "Name:") the query names. */
   readonly author: number;
+  /** Share of a message's score passed two messages away, both ways: in a dialogue, the same speaker's turns around it. */
+  readonly speaker: number;
+  /** Weight of the known words standing for an unknown query word (a typo, a compound, an abbreviation; `nearWords`). */
+  readonly near: number;
   /** Weight of a query term's lexical variants ("kids" for "children"; `variantsOf`), relative to the term's own. */
   readonly variant: number;
 }
@@ -68,11 +77,13 @@ export const DEFAULT_RANKING: RankingParams = Object.freeze({
   context: 0.2,
   contextBack: 0.1,
   answer: 0.8,
-  session: 0.2,
+  session: 0.3,
   timeMention: 0.5,
   period: 0.5,
   author: 0.7,
   variant: 0.5,
+  speaker: 0.3,
+  near: 0.8,
 });
 
 /** One match of `Ranker.search`. */
@@ -341,7 +352,8 @@ export class Ranker {
       params.variant > 0
         ? [...new Set(terms.flatMap(variantsOf))].filter((term) => !terms.includes(term)).flatMap(known)
         : [];
-    if (termIds.length === 0 && variantIds.length === 0) return [];
+    const nearIds = params.near > 0 ? this.nearTermIds(query, termIds) : [];
+    if (termIds.length === 0 && variantIds.length === 0 && nearIds.length === 0) return [];
     const { base, final, sessions } = this;
     const size = this.lengths.length;
     base.reserve(size);
@@ -350,6 +362,7 @@ export class Ranker {
     try {
       for (const termId of termIds) this.scoreTerm(termId, 1, params);
       for (const termId of variantIds) this.scoreTerm(termId, params.variant, params);
+      for (const termId of nearIds) this.scoreTerm(termId, params.near, params);
       // Context: a matching message passes a share of its score to matching messages beside it, and
       // to the next one whatever its words when it asks a question (that one may be the answer).
       const baseValues = base.values;
@@ -364,6 +377,13 @@ export class Ranker {
         const forward = asks ? params.answer : params.context;
         if (after !== 0 && forward > 0 && (asks || (baseValues[after] as number) > 0))
           final.add(after, forward * score);
+        // Two turns away in a dialogue is the same speaker going on (or the turn they went on from).
+        if (params.speaker > 0) {
+          const earlier = before === 0 ? 0 : (this.prev[before] as number);
+          const later = after === 0 ? 0 : (this.next[after] as number);
+          if (earlier !== 0 && (baseValues[earlier] as number) > 0) final.add(earlier, params.speaker * score);
+          if (later !== 0 && (baseValues[later] as number) > 0) final.add(later, params.speaker * score);
+        }
       }
       const values = final.values;
       const groups = this.groups;
@@ -399,6 +419,21 @@ export class Ranker {
       final.clear();
       sessions.clear();
     }
+  }
+
+  /** Term ids of the known words near the query's unknown words (`nearWords`), none of `exclude`. */
+  private nearTermIds(query: string, exclude: readonly number[]): number[] {
+    const unknown = tokenize(query, this.stopwords).filter((word) => !this.terms.has(stem(word)));
+    if (unknown.length === 0) return [];
+    const table = this.table;
+    const termOf = (word: string): number => table.valueOf(word) ?? -1;
+    const ids = new Set<number>();
+    for (const word of unknown)
+      for (const near of nearWords(word, table.held, (w) => termOf(w) >= 0)) {
+        const termId = termOf(near);
+        if (termId >= 0 && !exclude.includes(termId)) ids.add(termId);
+      }
+    return [...ids];
   }
 
   /** Adds BM25 of one term, times `weight`, to the base scores. */

@@ -16,5 +16,8 @@ describe('WordTable', () => {
     expect(table.find('absent', 0, 6, hashWord('absent'))).toBe(-1);
     // Same hash, other word: compared by its characters, not only its hash.
     expect(table.find('zz', 0, 2, hashWord(words[0] as string))).toBe(-1);
+    expect(table.valueOf(words[17] as string)).toBe(34);
+    expect(table.valueOf('absent')).toBeUndefined();
+    expect(table.held[17]).toBe(words[17]);
   });
 });

@@ -37,6 +37,17 @@ export class WordTable {
     return this.words.length;
   }
 
+  /** The words held, in the order they were inserted (an entry is its index). */
+  get held(): readonly string[] {
+    return this.words;
+  }
+
+  /** The value of `word`, or undefined when it is not held. */
+  valueOf(word: string): number | undefined {
+    const entry = this.find(word, 0, word.length, hashWord(word));
+    return entry < 0 ? undefined : this.values[entry];
+  }
+
   /** The entry of the word `text.slice(start, end)` whose hash is `hash`, or -1. */
   find(text: string, start: number, end: number, hash: number): number {
     const mask = this.slots.length - 1;
