@@ -157,7 +157,9 @@ export class RecallIndex {
       for (;;) {
         const page = await this.store.list({ userId: request.userId, limit: MAX_LIST_LIMIT, after });
         // A session saved during paging can come again (see `everySession`): each is taken once.
-        for (const summary of page) if (summary.userId === request.userId) sessions.set(summary.id, summary);
+        // A damaged session cannot be read: recall searches the rest (listing and reading it say why).
+        for (const summary of page)
+          if (summary.userId === request.userId && summary.damaged === undefined) sessions.set(summary.id, summary);
         if (page.length < MAX_LIST_LIMIT) break;
         after = page.at(-1);
       }

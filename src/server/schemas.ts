@@ -66,6 +66,10 @@ export const summarySchema = z
     updatedAt: z.string(),
     expiresAt: z.string().optional(),
     recovery: z.array(z.record(z.string(), z.unknown())).optional(),
+    damaged: z
+      .string()
+      .optional()
+      .openapi({ description: 'Why the stored session could not be read (counts are 0); it can still be deleted' }),
     continuedFrom: z.string().optional().openapi({ description: 'The session this one continues' }),
     continuedTo: z.string().optional().openapi({ description: 'The session that continues this one' }),
     forkedFrom: forkedFromSchema,

@@ -7,6 +7,53 @@ import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFound
 import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord } from './driver-types.js';
 import type { ListCursor, MessageRange } from './session-store-types.js';
 
+/** What a listing can read of a stored head row even when the row is damaged. */
+export interface RawHeadColumns {
+  readonly id: unknown;
+  readonly userId: unknown;
+  readonly agentId: unknown;
+  readonly createdAt: unknown;
+  readonly updatedAt: unknown;
+}
+
+/**
+ * `decode(row)` for a row of a listing; a row it refuses as damaged (`CORRUPT`) is listed by its
+ * readable columns with `damage` saying why, so a listing never fails for one bad row and an admin
+ * sees the session and can delete it. A row without a readable id is left out (nothing could
+ * name it). Its `updatedAt` stays the stored one: a cursor paging past it must match the query's order.
+ */
+export function listedHead<Row>(
+  row: Row,
+  decode: (row: Row) => HeadRecord,
+  raw: (row: Row) => RawHeadColumns,
+): HeadRecord | undefined {
+  try {
+    return decode(row);
+  } catch (error) {
+    if (!(error instanceof ChatstateError) || error.code !== 'CORRUPT') throw error;
+    const columns = raw(row);
+    if (typeof columns.id !== 'string') return undefined;
+    const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+    const userId = text(columns.userId);
+    const agentId = text(columns.agentId);
+    const updatedAt = text(columns.updatedAt) ?? new Date(0).toISOString();
+    return Object.freeze({
+      id: columns.id,
+      schema: 0,
+      version: 0,
+      ...(userId === undefined ? {} : { userId }),
+      ...(agentId === undefined ? {} : { agentId }),
+      createdAt: text(columns.createdAt) ?? updatedAt,
+      updatedAt,
+      messageCount: 0,
+      tokenCount: 0,
+      lastSeq: 0,
+      data: '',
+      damage: error.message,
+    });
+  }
+}
+
 /** True when a session expiring at `expiresAt` has expired at `now` (no check without `now` or without an expiry). */
 export function isExpired(expiresAt: number | null | undefined, now: number | undefined): boolean {
   return now !== undefined && expiresAt !== undefined && expiresAt !== null && expiresAt <= now;

@@ -61,6 +61,11 @@ export interface HeadRecord {
    * with, by fingerprint; absent for plain records. Opaque to drivers, which store it and compare it.
    */
   readonly keys?: string;
+  /**
+   * Set only on a row of a listing that could not be read (`listedHead`): why. The row is listed
+   * with what of it could be read, so one damaged session fails neither the listing nor the others.
+   */
+  readonly damage?: string;
 }
 
 /** A message about to be appended, encoded by the core. */

@@ -37,6 +37,11 @@ export interface SessionSummary {
   readonly expiresAt?: string;
   /** Damage the store repaired in this session, with what it lost: a loss of acknowledged data is never silent. */
   readonly recovery?: readonly RecoveryNotice[];
+  /**
+   * Set when the stored session could not be read (a row damaged by hand or by another program):
+   * why. It is listed so it can be seen and deleted; its counts are 0 and reading it fails `CORRUPT`.
+   */
+  readonly damaged?: string;
   /** The session this one continues (`metadata.continuedFrom`): its predecessor in a continuation chain. */
   readonly continuedFrom?: string;
   /** The session that continues this one (`metadata.continuedTo`). */

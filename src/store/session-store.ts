@@ -651,14 +651,55 @@ class CoreSessionStore implements SessionStore {
 
   async summary(id: string): Promise<SessionSummary | undefined> {
     return this.run(async () => {
-      const head = await this.driver.readHead(assertValidId(id, 'session id'));
+      let head: HeadRecord | undefined;
+      try {
+        head = await this.driver.readHead(assertValidId(id, 'session id'));
+      } catch (error) {
+        // A head that cannot be read is summarized as the listing shows it: deletes and ownership checks go on.
+        const damaged =
+          error instanceof ChatstateError && error.code === 'CORRUPT' ? await this.listedDamaged(id) : undefined;
+        if (damaged === undefined) throw error;
+        return this.summaryOf(damaged);
+      }
       if (head !== undefined) this.sawOwner(id, head.userId);
       return this.live(head) ? this.summaryOf(head) : undefined;
     });
   }
 
+  /** Session `id` as the listing shows it when its head is damaged (`listedHead`); `undefined` otherwise. */
+  private async listedDamaged(id: string): Promise<HeadRecord | undefined> {
+    const limit = 100;
+    let after: HeadRecord | undefined;
+    for (;;) {
+      const page = await this.driver.list({
+        idPrefix: id,
+        limit,
+        offset: 0,
+        now: this.now(),
+        ...(after === undefined ? {} : { after: { id: after.id, updatedAt: after.updatedAt } }),
+      });
+      const found = page.find((head) => head.id === id);
+      if (found !== undefined) return found.damage === undefined ? undefined : found;
+      after = page.at(-1);
+      if (page.length < limit || after === undefined) return undefined;
+    }
+  }
+
   /** A head as a row of `list`. */
   private summaryOf(head: HeadRecord): SessionSummary {
+    if (head.damage !== undefined) {
+      return Object.freeze({
+        id: head.id,
+        ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
+        ...(head.userId === undefined ? {} : { userId: head.userId }),
+        messageCount: 0,
+        tokenCount: 0,
+        version: 0,
+        createdAt: head.createdAt,
+        updatedAt: head.updatedAt,
+        damaged: head.damage,
+      });
+    }
     const title = decodeTitle(head.title, head.id, this.cipher);
     return Object.freeze({
       id: head.id,

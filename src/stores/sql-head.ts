@@ -3,6 +3,7 @@
  * mapping of a `HeadRecord` to bound values, so the two schemas cannot drift apart.
  * @module
  */
+import type { RawHeadColumns } from '../store/driver-helpers.js';
 import type { HeadRecord } from '../store/driver-types.js';
 
 /** The head columns, in the order of `headValues`. */
@@ -28,4 +29,16 @@ export function headValues(head: HeadRecord): Array<string | number | null> {
     head.data,
     head.keys ?? null,
   ];
+}
+
+/** The columns of a head row a listing can show even when the row is damaged (`listedHead`). */
+export function rawColumns(row: unknown): RawHeadColumns {
+  const columns = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
+  return {
+    id: columns.id,
+    userId: columns.user_id,
+    agentId: columns.agent_id,
+    createdAt: columns.created_at,
+    updatedAt: columns.updated_at,
+  };
 }

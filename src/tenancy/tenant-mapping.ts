@@ -80,9 +80,15 @@ export class TenantMapping {
   summaryOut(row: SessionSummary | undefined): SessionSummary | undefined {
     const id = row === undefined ? undefined : this.names.localSessionId(row.id);
     if (row === undefined || id === undefined || !this.visibleOwner(row.userId)) return undefined;
-    const { userId: storedUser, ...rest } = row;
+    const { userId: storedUser, damaged, ...rest } = row;
     const userId = storedUser === undefined ? undefined : this.names.localUserId(storedUser);
-    return Object.freeze({ ...rest, id, ...(userId === undefined ? {} : { userId }) });
+    return Object.freeze({
+      ...rest,
+      id,
+      ...(userId === undefined ? {} : { userId }),
+      // The store's words about the damage name its stored id: told with the tenant's, as errors are.
+      ...(damaged === undefined ? {} : { damaged: damaged.split(row.id).join(id) }),
+    });
   }
 
   /** The tenant's `list` query in the store's terms; `undefined` when it can match nothing the view sees. */

@@ -30,6 +30,7 @@ export const CONFORMANCE_SPECS = [
   'text-search',
   'change-feed',
   'forget-user',
+  'damaged-session',
 ] as const;
 
 /** Name of one spec of the suite. */
@@ -117,6 +118,13 @@ export interface StoreConformanceConfig {
    * reached it.
    */
   readonly directory?: PerStore<string>;
+  /**
+   * Damages the stored head of session `id` of `store` the way a hand edit or another program
+   * would (for a SQL store: a column of its row set to a value no store writes). The
+   * damaged-session spec then checks the damage stays with that session. Stores that repair what
+   * they read (the file store) have their own tests instead.
+   */
+  damage?(store: SessionStore, id: string): Promise<void>;
   /**
    * Store-specific opt-outs, each with its reason (shown in the skipped test's title). A key names
    * a spec or one test (see `SkipKey`); a key that names nothing fails the suite, so a typo or a

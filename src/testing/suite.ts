@@ -17,12 +17,21 @@ import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from
  * with a reason.
  */
 export type Requirement =
-  'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch' | 'sharedChanges';
+  | 'reopen'
+  | 'crossProcess'
+  | 'directory'
+  | 'damage'
+  | 'values'
+  | 'textSearch'
+  | 'noValues'
+  | 'noTextSearch'
+  | 'sharedChanges';
 
 const MISSING: Record<Requirement, string> = {
   reopen: 'the config has no reopen() (a second store over the same data)',
   crossProcess: 'the config has no crossProcess.url (the store cannot be opened from another process)',
   directory: 'the config has no directory (the store keeps no files the suite can inspect)',
+  damage: 'the config has no damage() (a way to damage a stored session as a foreign writer would)',
   values: 'the store declares no values capability (config.capabilities.values is false)',
   textSearch: 'the store declares no full-text search (config.capabilities.textSearch is not true)',
   noValues: 'the store declares the values capability (this checks a store without it)',
@@ -38,6 +47,7 @@ function meets(config: StoreConformanceConfig, requirement: Requirement): boolea
     case 'reopen':
     case 'crossProcess':
     case 'directory':
+    case 'damage':
       return config[requirement] !== undefined;
     case 'values':
       return values;
@@ -96,6 +106,8 @@ export interface SpecScope {
   reopen(store: SessionStore, options?: SessionStoreOptions): Promise<SessionStore>;
   /** The directory of `store` (needs `directory`). */
   directoryOf(store: SessionStore): string;
+  /** Damages the stored head of session `id` (needs `damage`). */
+  damage(store: SessionStore, id: string): Promise<void>;
   /** The URL, options and registering modules a child process opens `store` with (needs `crossProcess`). */
   crossProcessOf(store: SessionStore): CrossProcessPlan;
   /** Whether the configuration meets `requirement` (a declared capability, or its absence). */
@@ -195,6 +207,7 @@ export class ConformanceSuite {
         return second;
       },
       directoryOf: (store) => resolve(need(config.directory, 'directory'), store),
+      damage: (store, id) => need(config.damage, 'damage').call(config, store, id),
       crossProcessOf: (store) => {
         const crossProcess = need(config.crossProcess, 'crossProcess');
         const register =

@@ -47,6 +47,11 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
         <span class="session-title">{titleOf(row)}</span>
         {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
         {role !== undefined && <span class="badge">{role}</span>}
+        {row.damaged !== undefined && (
+          <span class="badge damaged" title={row.damaged}>
+            damaged · cannot be read
+          </span>
+        )}
       </a>
       <span class="session-meta">
         <span class="mono">{row.id}</span>

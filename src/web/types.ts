@@ -73,6 +73,8 @@ export interface SessionRow {
   readonly forkedFrom?: ForkedFrom;
   /** Ids of this session's forks, oldest first. */
   readonly forks?: readonly string[];
+  /** Why the stored session could not be read (its counts are then 0); it can still be deleted. */
+  readonly damaged?: string;
 }
 
 /** Where a fork was taken. */

@@ -41,5 +41,11 @@ describeWithPostgres('postgres', (server) => {
     },
     crossProcess: { url: (store) => urlOf(schemaOf(store)), register: BUILT_IN_STORES },
     capabilities: { textSearch: true, changeFeed: 'all' },
+    // What no store writes (a negative version), as a hand edit would.
+    async damage(store, id) {
+      await adminQuery(server().url, `UPDATE "${schemaOf(store)}".chatstate_sessions SET version = -1 WHERE id = $1`, [
+        id,
+      ]);
+    },
   });
 });

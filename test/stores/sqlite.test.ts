@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
@@ -39,4 +40,13 @@ runStoreConformance({
   crossProcess: { url: (store) => `sqlite:${fileOf(store)}`, register: BUILT_IN_STORES },
   capabilities: { textSearch: true },
   directory: (store) => dirname(fileOf(store)),
+  // A second connection writes what no store writes (a negative version), as a hand edit would.
+  async damage(store, id) {
+    const db = new Database(fileOf(store));
+    try {
+      db.prepare('UPDATE sessions SET version = -1 WHERE id = ?').run(id);
+    } finally {
+      db.close();
+    }
+  },
 });

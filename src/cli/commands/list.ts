@@ -51,6 +51,7 @@ function flags(row: Row): string {
     row.knowledge ? 'knowledge' : '',
     row.summary.expiresAt === undefined ? '' : `expires ${row.summary.expiresAt.slice(0, 10)}`,
     (row.summary.recovery?.length ?? 0) > 0 ? 'recovered' : '',
+    row.summary.damaged === undefined ? '' : 'damaged',
   ]
     .filter((flag) => flag !== '')
     .join(',');
@@ -67,7 +68,8 @@ const COLUMNS: ReadonlyArray<Column<Row>> = [
     header: 'FLAGS',
     width: 18,
     value: flags,
-    style: (row) => ((row.summary.recovery?.length ?? 0) > 0 ? 'yellow' : undefined),
+    style: (row) =>
+      row.summary.damaged !== undefined ? 'red' : (row.summary.recovery?.length ?? 0) > 0 ? 'yellow' : undefined,
   },
   { header: 'TITLE', width: 0, value: (row) => row.summary.title ?? '', style: () => 'dim' },
 ];

@@ -12,9 +12,11 @@ import {
   checkKeys,
   checkVersion,
   isExpired,
+  listedHead,
   noSessionError,
   prefixEnd,
 } from '../../store/driver-helpers.js';
+import { rawColumns } from '../sql-head.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -403,7 +405,7 @@ export class PostgresDriver implements StoreDriver {
       expired: query.expired === true,
     });
     const result = await this.withClient((client) => client.query(sql, values));
-    return result.rows.map((row) => headOf(row, this.name));
+    return result.rows.flatMap((row) => listedHead(row, (r) => headOf(r, this.name), rawColumns) ?? []);
   }
 
   async remove(id: string): Promise<boolean> {

@@ -3,7 +3,14 @@
  * `BEGIN IMMEDIATE` transaction, and writes issued in the same tick grouped into one commit.
  * @module
  */
-import { checkKeys, checkVersion, closedError, isExpired, noSessionError } from '../../store/driver-helpers.js';
+import {
+  checkKeys,
+  checkVersion,
+  closedError,
+  isExpired,
+  listedHead,
+  noSessionError,
+} from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -44,7 +51,7 @@ import {
   type MessageRow,
   type SqliteDatabaseLike,
 } from './sql.js';
-import { headValues } from '../sql-head.js';
+import { headValues, rawColumns } from '../sql-head.js';
 
 /** One queued write: runs inside the group's transaction. */
 interface PendingWrite {
@@ -338,7 +345,7 @@ export class SqliteDriver implements StoreDriver {
   list(query: ListArguments): Promise<HeadRecord[]> {
     return this.read(() => {
       const rows = this.statements.list(query).all(...listParameters(query)) as HeadRow[];
-      return rows.map((row) => headOf(row, this.label));
+      return rows.flatMap((row) => listedHead(row, (r) => headOf(r, this.label), rawColumns) ?? []);
     });
   }
 
