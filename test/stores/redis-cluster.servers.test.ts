@@ -17,6 +17,7 @@ import { SCRIPTS } from '../../src/stores/redis/scripts.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { keySlot, parseClusterUrl } from '../../src/stores/redis/cluster.js';
+import { bucketOf } from '../../src/stores/redis/layout.js';
 import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
 
 const server = await redisClusterTestServer();
@@ -83,6 +84,10 @@ if (server.url === undefined) {
     crossProcess: { url: (store) => urlWith(prefixOf(store)), register: BUILT_IN_STORES },
     // PUBLISH reaches every node: a subscriber on any master hears writes to every slot.
     capabilities: { changeFeed: 'all' },
+    // What no store writes (a negative version) in the session's head hash, in its bucket, as a hand edit would.
+    async damage(store, id) {
+      await admin.hset(`${prefixOf(store)}{${bucketOf(id)}}:s:${id}:h`, 'version', '-1');
+    },
     extras: (scope) => {
       it('spreads sessions over every master, each session with its index entries and values in one slot', async () => {
         const store = await scope.open();

@@ -61,5 +61,9 @@ if (server.url === undefined) {
       register: BUILT_IN_STORES,
     },
     capabilities: { changeFeed: 'all' },
+    // What no store writes (a negative version) in the session's head hash, as a hand edit would.
+    async damage(store, id) {
+      await admin.hset(`${prefixOf(store)}s:${id}:h`, 'version', '-1');
+    },
   });
 }

@@ -9,7 +9,7 @@
  */
 import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
 import type { DriverChangeSink } from '../../store/change-types.js';
-import { checkKeys, checkVersion, closedError, noSessionError } from '../../store/driver-helpers.js';
+import { checkKeys, checkVersion, closedError, listedHead, noSessionError } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -385,12 +385,15 @@ export class RedisDriver implements StoreDriver {
       ],
       'read',
     );
-    return this.records.list(reply, '(list)', 'the listing').map((entry) => {
+    return this.records.list(reply, '(list)', 'the listing').flatMap((entry) => {
       const [rawId, head] = this.records.list(entry, '(list)', 'a listing entry');
-      const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : '(unknown)';
-      const parsed = this.records.parseHead(head, id);
-      if (parsed === undefined) throw this.records.corrupt(id, 'the listing returned an empty head');
-      return parsed;
+      const id = typeof rawId === 'string' ? rawId : Buffer.isBuffer(rawId) ? rawId.toString('utf8') : undefined;
+      const decode = (): HeadRecord => {
+        const parsed = this.records.parseHead(head, id ?? '(unknown)');
+        if (parsed === undefined) throw this.records.corrupt(id ?? '(unknown)', 'the listing returned an empty head');
+        return parsed;
+      };
+      return listedHead(head, decode, (reply) => this.records.rawColumns(reply, id)) ?? [];
     });
   }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import { DataError } from '../../errors.js';
+import type { RawHeadColumns } from '../../store/driver-helpers.js';
 import type { HeadRecord, MessageRecord, ValueRecord } from '../../store/driver-types.js';
 
 /** Name of the store in error messages, unless its `name` option gives another. */
@@ -164,7 +165,25 @@ export function redisRecords(store: string) {
     return records.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
-  return Object.freeze({ store, corrupt, list, integer, parseHead, parseMessages, parseValues });
+  /** What a listing can read of a head hash that `parseHead` refuses (see `listedHead`). */
+  function rawColumns(reply: unknown, id: string | undefined): RawHeadColumns {
+    const fields = new Map<string, string>();
+    const flat = Array.isArray(reply) ? (reply as unknown[]) : [];
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const name = text(flat[index]);
+      const value = text(flat[index + 1]);
+      if (name !== undefined && value !== undefined) fields.set(name, value);
+    }
+    return {
+      id,
+      userId: fields.get('userId'),
+      agentId: fields.get('agentId'),
+      createdAt: fields.get('createdAt'),
+      updatedAt: fields.get('updatedAt'),
+    };
+  }
+
+  return Object.freeze({ store, corrupt, list, integer, parseHead, parseMessages, parseValues, rawColumns });
 }
 
 /** The reply readers of one Redis store (see `redisRecords`). */
