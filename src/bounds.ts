@@ -13,3 +13,13 @@ export const MAX_SEQ = 2 ** 48;
 
 /** The longest retention a session may be given: 100 years, in milliseconds. */
 export const MAX_TTL_MS = 100 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * The largest count, size, limit or offset a caller may give where no tighter bound applies
+ * (2^31 − 1): far past any real use, and within the 32-bit integers some backends and libraries
+ * keep such numbers in.
+ */
+export const MAX_COUNT = 2 ** 31 - 1;
+
+/** The largest duration in milliseconds a caller may give an option (a grace period, a poll interval): one day. */
+export const MAX_OPTION_MS = 24 * 60 * 60 * 1000;

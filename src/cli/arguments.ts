@@ -4,16 +4,28 @@
  * @module
  */
 import { InvalidArgumentError } from 'commander';
+import { MAX_COUNT, MAX_SEQ } from '../bounds.js';
 
-/** An integer of at least `min`. */
-export function integerOption(min: number): (value: string) => number {
-  return (value) => {
+/** Most sessions a command works on at once (`--concurrency`): more only queues up on the store's connections. */
+export const MAX_CONCURRENCY = 256;
+
+/** A parser of integer option values, with the bounds it keeps (the tests read them). */
+export interface IntegerParser {
+  (value: string): number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** An integer from `min` to `max` (every number a caller gives is bounded where it enters). */
+export function integerOption(min: number, max: number = MAX_COUNT): IntegerParser {
+  const parse = (value: string): number => {
     const number = Number(value);
-    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < min) {
-      throw new InvalidArgumentError(`expected an integer of at least ${min}, got ${JSON.stringify(value)}`);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < min || number > max) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
     }
     return number;
   };
+  return Object.assign(parse, { min, max });
 }
 
 /** An ISO-8601 date or date-time, as epoch milliseconds. */
@@ -37,6 +49,9 @@ export function rangeOption(value: string): { readonly from?: number; readonly t
   }
   const from = match[1] === '' ? undefined : Number(match[1]);
   const to = match[2] === '' ? undefined : Number(match[2]);
+  if ((from ?? 0) > MAX_SEQ || (to ?? 0) > MAX_SEQ) {
+    throw new InvalidArgumentError(`a sequence number is at most ${MAX_SEQ}, got ${JSON.stringify(value)}`);
+  }
   if (from !== undefined && to !== undefined && from > to) {
     throw new InvalidArgumentError(`the range ${value} is empty: its start is after its end`);
   }

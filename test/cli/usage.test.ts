@@ -84,7 +84,7 @@ describe('usage errors exit 2 with one error line', () => {
     const limit = await runCli(['list', '--limit', 'x', '--store', 'memory:']);
     expect(limit).toMatchObject({ code: 2, stdout: '' });
     expect(limit.stderr).toMatch(
-      /^error INVALID_ARGUMENT: option '--limit <n>' argument 'x' is invalid\. expected an integer of at least 1, got "x"\n/,
+      /^error INVALID_ARGUMENT: option '--limit <n>' argument 'x' is invalid\. expected an integer from 1 to 2147483647, got "x"\n/,
     );
     expect((await runCli(['list', '--since', 'yesterday', '--store', 'memory:'])).stderr).toContain(
       'expected an ISO-8601 date',

@@ -9,7 +9,7 @@ import { finished } from 'node:stream/promises';
 import { InvalidInputError } from '../../errors.js';
 import { exporterFor, exporterNames } from '../../interchange/index.js';
 import { countSessions, exportBundles, exportSessions, selectionOf } from '../../operations/index.js';
-import { integerOption } from '../arguments.js';
+import { integerOption, MAX_CONCURRENCY } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { CliContext } from '../context.js';
 import { isTerminal } from '../io.js';
@@ -76,7 +76,7 @@ export const exportCommand = defineCommand('export', (command) =>
     .option('--all', 'every session of the store')
     .option('-o, --output <file>', 'write to this file instead of stdout')
     .option('--to <system>', 'write another system’s format under PATH')
-    .option('--concurrency <n>', 'sessions read at once (default 4)', integerOption(1))
+    .option('--concurrency <n>', 'sessions read at once (default 4)', integerOption(1, MAX_CONCURRENCY))
     .addHelpText(
       'after',
       examples(

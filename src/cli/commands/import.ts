@@ -16,7 +16,7 @@ import {
   type ImportInput,
   type ImportReport,
 } from '../../operations/index.js';
-import { integerOption, settingOption } from '../arguments.js';
+import { integerOption, settingOption, MAX_CONCURRENCY } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -145,7 +145,7 @@ export const importCommand = defineCommand('import', (command) =>
     .option('--from <provider|system>', 'read a provider wire history or another system’s format')
     .option('--replace', 'overwrite sessions that are already there and differ')
     .option('--id <id>', 'the id of the session a wire history becomes (default: a new id)')
-    .option('--concurrency <n>', 'sessions written at once (default 4)', integerOption(1))
+    .option('--concurrency <n>', 'sessions written at once (default 4)', integerOption(1, MAX_CONCURRENCY))
     .option('--set <name=value>', `a setting of the system's importer (repeatable): ${settingsHelp()}`, settingOption)
     .addHelpText(
       'after',

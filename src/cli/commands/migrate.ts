@@ -5,7 +5,7 @@
  */
 import { ConflictError } from '../../errors.js';
 import { countSessions, migrateSessions, type MigrateReport } from '../../operations/index.js';
-import { integerOption } from '../arguments.js';
+import { integerOption, MAX_CONCURRENCY } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import { redactUrl, type CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -57,7 +57,7 @@ export const migrate = defineCommand('migrate', (command) =>
     .requiredOption('--to <url>', 'the store to copy into')
     .option('--verify', 'check afterwards that the target holds every session, equal')
     .option('--replace', 'overwrite target sessions that differ')
-    .option('--concurrency <n>', 'sessions copied at once (default 4)', integerOption(1))
+    .option('--concurrency <n>', 'sessions copied at once (default 4)', integerOption(1, MAX_CONCURRENCY))
     .addHelpText(
       'after',
       examples(

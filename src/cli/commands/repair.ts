@@ -3,7 +3,7 @@
  * @module
  */
 import { countSessions, repairSessions, selectionOf } from '../../operations/index.js';
-import { integerOption } from '../arguments.js';
+import { integerOption, MAX_CONCURRENCY } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { progressTotal } from './export.js';
@@ -31,7 +31,7 @@ export const repair = defineCommand('repair', (command) =>
     )
     .argument('[ids...]', 'the sessions to repair (default: every session)')
     .option('--tool-pairs', 'also repair unpaired tool calls and results, and save the sessions')
-    .option('--concurrency <n>', 'sessions read at once (default 4)', integerOption(1))
+    .option('--concurrency <n>', 'sessions read at once (default 4)', integerOption(1, MAX_CONCURRENCY))
     .addHelpText('after', examples('repair', 'repair chat-1 --tool-pairs', 'repair --store file:./sessions --json'))
     .action(
       action<RepairOptions>(async (context, ids, options) => {

@@ -41,7 +41,7 @@ export const search = defineCommand('search', (command) =>
     )
     .argument('<query>', 'words to look for')
     .requiredOption('--user <id>', 'the user whose history is searched')
-    .option('--limit <n>', `most results (at most ${MAX_RECALL_K})`, integerOption(1), 10)
+    .option('--limit <n>', `most results (at most ${MAX_RECALL_K})`, integerOption(1, MAX_RECALL_K), 10)
     .option('--as-of <time>', 'answer as of this ISO-8601 time: messages written by then, facts valid then')
     .option('--include-superseded', 'also show facts a later fact superseded')
     .addHelpText(

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { InvalidInputError, errorMessage } from '../../errors.js';
 import type * as ServerIndex from '../../server/index.js';
+import { MAX_OPTION_MS } from '../../bounds.js';
 import { integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 
@@ -116,20 +117,20 @@ export const serve = defineCommand('serve', (command) =>
         'SIGINT or SIGTERM stop it: new requests get 503, requests in flight finish (turns within --grace-ms,\n' +
         'then they are aborted and store nothing; a second signal aborts them at once), then the store closes.',
     )
-    .option('--port <n>', 'port to listen on (0: any free port)', integerOption(0), 3000)
+    .option('--port <n>', 'port to listen on (0: any free port)', integerOption(0, 65_535), 3000)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--keys <file>', 'the API key file (tenants, roles, users)')
     .option('--agents <file>', 'the agents turns run (POST /sessions/{id}/turns): a .json file, or a .mjs module')
     .option(
       '--grace-ms <n>',
       'on SIGINT/SIGTERM, how long requests in flight may finish before turns are aborted (default 25000)',
-      integerOption(0),
+      integerOption(0, MAX_OPTION_MS),
     )
     .option('--max-body-bytes <n>', 'largest request body (default 8 MiB)', integerOption(1))
     .option(
       '--event-poll-ms <n>',
       'how often event streams poll a store without a shared change feed (default 1000; Postgres and Redis wake them on their feed and poll every 30 s)',
-      integerOption(10),
+      integerOption(10, MAX_OPTION_MS),
     )
     .option('--cors-origin <origin...>', 'origins whose pages may call the API (CORS; default: none)')
     .option(

@@ -7,7 +7,7 @@
 import { PROVIDERS, type ProviderName } from '../../message/schema.js';
 import { countSessions, openWatched, selectionOf, verifySessions, type VerifyFinding } from '../../operations/index.js';
 import type { SessionStore } from '../../store/session-store-types.js';
-import { integerOption } from '../arguments.js';
+import { integerOption, MAX_CONCURRENCY } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import { storeOpenError, type CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -54,7 +54,7 @@ export const verify = defineCommand('verify', (command) =>
     )
     .argument('[ids...]', 'the sessions to check (default: every session)')
     .option('--provider <name>', 'check only this provider format (repeatable)', repeated(providerArgument))
-    .option('--concurrency <n>', 'sessions checked at once (default 4)', integerOption(1))
+    .option('--concurrency <n>', 'sessions checked at once (default 4)', integerOption(1, MAX_CONCURRENCY))
     .addHelpText(
       'after',
       examples('verify', 'verify chat-1 --provider anthropic', 'verify --store sqlite:./chat.db --json'),
