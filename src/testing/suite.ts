@@ -12,17 +12,26 @@ import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from
 
 /**
  * What a test needs of the configuration: an optional power (`reopen`, `crossProcess`,
- * `directory`), a declared capability (`values`, `textSearch`), or its absence (`noValues`,
- * `noTextSearch`: tests of the core's answer to a store without it). Without it the test skips
- * with a reason.
+ * `directory`, `contents`), a declared capability (`values`, `textSearch`), or its absence
+ * (`noValues`, `noTextSearch`: tests of the core's answer to a store without it). Without it the
+ * test skips with a reason.
  */
 export type Requirement =
-  'reopen' | 'crossProcess' | 'directory' | 'values' | 'textSearch' | 'noValues' | 'noTextSearch' | 'sharedChanges';
+  | 'reopen'
+  | 'crossProcess'
+  | 'directory'
+  | 'contents'
+  | 'values'
+  | 'textSearch'
+  | 'noValues'
+  | 'noTextSearch'
+  | 'sharedChanges';
 
 const MISSING: Record<Requirement, string> = {
   reopen: 'the config has no reopen() (a second store over the same data)',
   crossProcess: 'the config has no crossProcess.url (the store cannot be opened from another process)',
   directory: 'the config has no directory (the store keeps no files the suite can inspect)',
+  contents: 'the config has no contents() (the suite cannot read what the backend holds)',
   values: 'the store declares no values capability (config.capabilities.values is false)',
   textSearch: 'the store declares no full-text search (config.capabilities.textSearch is not true)',
   noValues: 'the store declares the values capability (this checks a store without it)',
@@ -38,6 +47,7 @@ function meets(config: StoreConformanceConfig, requirement: Requirement): boolea
     case 'reopen':
     case 'crossProcess':
     case 'directory':
+    case 'contents':
       return config[requirement] !== undefined;
     case 'values':
       return values;
@@ -96,6 +106,8 @@ export interface SpecScope {
   reopen(store: SessionStore, options?: SessionStoreOptions): Promise<SessionStore>;
   /** The directory of `store` (needs `directory`). */
   directoryOf(store: SessionStore): string;
+  /** Everything the backend holds for `store`, as it holds it (needs `contents`). */
+  contentsOf(store: SessionStore): Promise<Buffer>;
   /** The URL, options and registering modules a child process opens `store` with (needs `crossProcess`). */
   crossProcessOf(store: SessionStore): CrossProcessPlan;
   /** Whether the configuration meets `requirement` (a declared capability, or its absence). */
@@ -195,6 +207,7 @@ export class ConformanceSuite {
         return second;
       },
       directoryOf: (store) => resolve(need(config.directory, 'directory'), store),
+      contentsOf: async (store) => need(config.contents, 'contents').call(config, store),
       crossProcessOf: (store) => {
         const crossProcess = need(config.crossProcess, 'crossProcess');
         const register =
