@@ -1,7 +1,7 @@
 /**
  * What a store author gives `runStoreConformance`: how to make a fresh store, how to clean it up,
  * which capabilities the store declares, and which optional powers (a second process, a second
- * handle on the same data, a directory) the suite may use.
+ * handle on the same data, a directory, the backend's raw contents) the suite may use.
  * @module
  */
 import type { SessionStoreOptions } from '../store/session-store.js';
@@ -125,6 +125,14 @@ export interface StoreConformanceConfig {
    * they read (the file store) have their own tests instead.
    */
   damage?(store: SessionStore, id: string): Promise<void>;
+  /**
+   * Everything the backend holds for `store`, as it holds it: every table row of its schema, every
+   * key under its prefix with its value, every byte of its files. The forget-user spec then checks
+   * that no byte of it holds a forgotten user's text (names of keys and files included), and the
+   * encryption spec that no plaintext reached it. Bytes the backend may compress (an RDB dump, a
+   * TOASTed column read raw) hide text from such a scan: give them as the backend reads them back.
+   */
+  contents?(store: SessionStore): Promise<Buffer>;
   /**
    * Store-specific opt-outs, each with its reason (shown in the skipped test's title). A key names
    * a spec or one test (see `SkipKey`); a key that names nothing fails the suite, so a typo or a

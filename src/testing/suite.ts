@@ -12,15 +12,16 @@ import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from
 
 /**
  * What a test needs of the configuration: an optional power (`reopen`, `crossProcess`,
- * `directory`), a declared capability (`values`, `textSearch`), or its absence (`noValues`,
- * `noTextSearch`: tests of the core's answer to a store without it). Without it the test skips
- * with a reason.
+ * `directory`, `contents`), a declared capability (`values`, `textSearch`), or its absence
+ * (`noValues`, `noTextSearch`: tests of the core's answer to a store without it). Without it the
+ * test skips with a reason.
  */
 export type Requirement =
   | 'reopen'
   | 'crossProcess'
   | 'directory'
   | 'damage'
+  | 'contents'
   | 'values'
   | 'textSearch'
   | 'noValues'
@@ -32,6 +33,7 @@ const MISSING: Record<Requirement, string> = {
   crossProcess: 'the config has no crossProcess.url (the store cannot be opened from another process)',
   directory: 'the config has no directory (the store keeps no files the suite can inspect)',
   damage: 'the config has no damage() (a way to damage a stored session as a foreign writer would)',
+  contents: 'the config has no contents() (the suite cannot read what the backend holds)',
   values: 'the store declares no values capability (config.capabilities.values is false)',
   textSearch: 'the store declares no full-text search (config.capabilities.textSearch is not true)',
   noValues: 'the store declares the values capability (this checks a store without it)',
@@ -48,6 +50,7 @@ function meets(config: StoreConformanceConfig, requirement: Requirement): boolea
     case 'crossProcess':
     case 'directory':
     case 'damage':
+    case 'contents':
       return config[requirement] !== undefined;
     case 'values':
       return values;
@@ -108,6 +111,8 @@ export interface SpecScope {
   directoryOf(store: SessionStore): string;
   /** Damages the stored head of session `id` (needs `damage`). */
   damage(store: SessionStore, id: string): Promise<void>;
+  /** Everything the backend holds for `store`, as it holds it (needs `contents`). */
+  contentsOf(store: SessionStore): Promise<Buffer>;
   /** The URL, options and registering modules a child process opens `store` with (needs `crossProcess`). */
   crossProcessOf(store: SessionStore): CrossProcessPlan;
   /** Whether the configuration meets `requirement` (a declared capability, or its absence). */
@@ -208,6 +213,7 @@ export class ConformanceSuite {
       },
       directoryOf: (store) => resolve(need(config.directory, 'directory'), store),
       damage: (store, id) => need(config.damage, 'damage').call(config, store, id),
+      contentsOf: async (store) => need(config.contents, 'contents').call(config, store),
       crossProcessOf: (store) => {
         const crossProcess = need(config.crossProcess, 'crossProcess');
         const register =

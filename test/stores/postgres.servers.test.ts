@@ -7,7 +7,7 @@ import { postgresStore } from '../../src/stores/postgres/index.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
-import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+import { adminQuery, describeWithPostgres, freshSchema, schemaContents } from '../support/postgres-server.js';
 
 describeWithPostgres('postgres', (server) => {
   const schemas = new WeakMap<SessionStore, string>();
@@ -39,6 +39,7 @@ describeWithPostgres('postgres', (server) => {
     async reopen(store, options) {
       return postgresStore(server().url, { ...options, schema: schemaOf(store), maxConnections: 4 });
     },
+    contents: (store) => schemaContents(server().url, schemaOf(store)),
     crossProcess: { url: (store) => urlOf(schemaOf(store)), register: BUILT_IN_STORES },
     capabilities: { textSearch: true, changeFeed: 'all' },
     // What no store writes (a negative version), as a hand edit would.

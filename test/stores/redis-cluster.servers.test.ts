@@ -18,7 +18,12 @@ import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { keySlot, parseClusterUrl } from '../../src/stores/redis/cluster.js';
 import { bucketOf } from '../../src/stores/redis/layout.js';
-import { clusterAdmin, deleteClusterKeysUnder, redisClusterTestServer } from '../support/redis-cluster.js';
+import {
+  clusterAdmin,
+  clusterKeyContents,
+  deleteClusterKeysUnder,
+  redisClusterTestServer,
+} from '../support/redis-cluster.js';
 
 const server = await redisClusterTestServer();
 
@@ -81,6 +86,7 @@ if (server.url === undefined) {
       prefixes.set(second, prefixOf(store));
       return second;
     },
+    contents: (store) => clusterKeyContents(admin, prefixOf(store)),
     crossProcess: { url: (store) => urlWith(prefixOf(store)), register: BUILT_IN_STORES },
     // PUBLISH reaches every node: a subscriber on any master hears writes to every slot.
     capabilities: { changeFeed: 'all' },

@@ -10,7 +10,7 @@ import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
-import { deleteKeysUnder, redisTestServer } from '../support/redis-server.js';
+import { deleteKeysUnder, keyContents, redisTestServer } from '../support/redis-server.js';
 
 const server = await redisTestServer();
 
@@ -52,6 +52,7 @@ if (server.url === undefined) {
       prefixes.set(second, prefixOf(store));
       return second;
     },
+    contents: (store) => keyContents(admin, prefixOf(store)),
     crossProcess: {
       url: (store) => {
         const child = new URL(url);

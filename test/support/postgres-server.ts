@@ -280,6 +280,33 @@ export async function adminQuery(url: string, sql: string, values: unknown[] = [
 }
 
 /**
+ * Everything the tables of `schema` hold, as Postgres reads it back (a TOASTed value decompressed):
+ * each table's name, then each of its rows as text (`SELECT t::text`), one a line. Deleted rows
+ * that `VACUUM` has not reclaimed are in the table files, but in no table's contents: not read.
+ */
+export async function schemaContents(url: string, schema: string): Promise<Buffer> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // Ordinary tables only (a partition is one too): views and sequences hold no rows of their own.
+    const tables = await client.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY c.relname`,
+      [schema],
+    );
+    const lines: string[] = [];
+    for (const { name } of tables.rows) {
+      const table = `${client.escapeIdentifier(schema)}.${client.escapeIdentifier(name)}`;
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM ${table} t`);
+      lines.push(name, ...rows.rows.map((row) => row.row));
+    }
+    return Buffer.from(lines.join('\n'), 'utf8');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * `describe` with a Postgres server: started before the suite and stopped after it. Without a server
  * the suite is skipped with the reason in its name, or fails under `CI=true`.
  */

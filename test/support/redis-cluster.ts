@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import { Cluster, type ClusterOptions } from 'ioredis';
 import { parseClusterUrl } from '../../src/stores/redis/cluster.js';
 import { CLUSTER_BUCKETS, bucketOf } from '../../src/stores/redis/layout.js';
-import { onPath, spawnRedis } from './redis-server.js';
+import { keyContents, onPath, spawnRedis } from './redis-server.js';
 
 const run = promisify(execFile);
 
@@ -306,4 +306,11 @@ export async function masterPortOf(url: string): Promise<(id: string) => number>
   } finally {
     await admin.quit();
   }
+}
+
+/** Everything the masters of `admin` hold under `prefix` (a literal SCAN pattern): `keyContents` of each. */
+export async function clusterKeyContents(admin: Cluster, prefix: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (const node of admin.nodes('master')) parts.push(await keyContents(node, prefix));
+  return Buffer.concat(parts);
 }

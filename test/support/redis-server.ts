@@ -164,3 +164,44 @@ export async function deleteKeysUnder(admin: Redis, prefix: string): Promise<voi
     cursor = next;
   } while (cursor !== '0');
 }
+
+/** How each type of key is read whole (the raw reply, never `DUMP`: an RDB payload may be compressed). */
+const READ_WHOLE: Readonly<Record<string, readonly string[]>> = {
+  string: ['GET'],
+  hash: ['HGETALL'],
+  list: ['LRANGE', '0', '-1'],
+  set: ['SMEMBERS'],
+  zset: ['ZRANGE', '0', '-1', 'WITHSCORES'],
+  stream: ['XRANGE', '-', '+'],
+};
+
+/** Every buffer of a reply, nested arrays (a stream's entries) flattened, numbers as text. */
+function replyBytes(reply: unknown): Buffer[] {
+  if (Buffer.isBuffer(reply)) return [reply];
+  if (Array.isArray(reply)) return reply.flatMap(replyBytes);
+  return reply === null || reply === undefined ? [] : [Buffer.from(String(reply))];
+}
+
+/**
+ * Everything `node` holds under `prefix` (hex and colons only, so it is a literal SCAN pattern):
+ * each key's name, then its whole value as the server returns it, one item a line. A type it
+ * cannot read fails, so a new kind of key is not silently left out of a scan.
+ */
+export async function keyContents(node: Redis, prefix: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await node.scanBuffer(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    for (const key of keys) {
+      const type = await node.type(key);
+      // Expired or deleted between the SCAN and the TYPE.
+      if (type === 'none') continue;
+      const read = READ_WHOLE[type];
+      if (read === undefined) throw new Error(`keyContents: key ${key.toString()} is a ${type}, which it cannot read`);
+      const [command, ...args] = read as [string, ...string[]];
+      parts.push(key, ...replyBytes(await node.callBuffer(command, [key, ...args])));
+    }
+    cursor = next.toString();
+  } while (cursor !== '0');
+  return Buffer.concat(parts.flatMap((part) => [part, Buffer.from('\n')]));
+}

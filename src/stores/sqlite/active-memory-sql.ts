@@ -47,6 +47,8 @@ export function prepareActiveMemoryStatements(db: SqliteDatabaseLike) {
     insertIndex: db.prepare(`INSERT INTO message_fts (rowid, body, owner) VALUES (?, ?, ?)`),
     // The trigger message_text_deleted removes the index rows too.
     deleteText: db.prepare(`DELETE FROM message_text WHERE session_id = ?`),
+    // The messages of a session that have rows in the index (queued text is not in it yet).
+    indexedKeys: db.prepare(`SELECT seq, message_id AS id FROM message_text WHERE session_id = ?`),
     queueText: db.prepare(
       `INSERT INTO message_text_queue (session_id, seq, message_id, user_id, body) VALUES (?, ?, ?, ?, ?)`,
     ),
@@ -176,7 +178,8 @@ export function forgetSession(statements: ActiveMemoryStatements, id: string): v
 /**
  * Removes everything of one user (inside the driver's write transaction): each of their
  * sessions with its messages, values and index rows, the index rows and queued text still naming
- * them, and their user and agent namespaces; then the index is merged so no term of theirs stays.
+ * them, and their user and agent namespaces. The driver then erases what the deletes left in the
+ * index's segments and the write-ahead log (see its `writeErasing`).
  */
 export function forgetUserRows(
   statements: ActiveMemoryStatements,
@@ -202,7 +205,6 @@ export function forgetUserRows(
   textRows += statements.deleteUserText.run(target.userId).changes;
   textRows += statements.deleteUserQueued.run(target.userId).changes;
   const values = statements.deleteUserValues.run(target.userNamespace, target.agentSuffix, target.agentSuffix).changes;
-  if (textRows > 0) statements.optimizeIndex.run();
   return { sessionIds, sessions: sessionIds.length, messages, values, sessionValues, vectors, textRows, files: 0 };
 }
 

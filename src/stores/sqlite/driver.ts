@@ -53,6 +53,15 @@ import {
 } from './sql.js';
 import { headValues, rawColumns } from '../sql-head.js';
 
+/** What a write that erases returns: its value, and what it removed (see `writeErasing`). */
+interface Erasure<T> {
+  readonly value: T;
+  /** It deleted rows: the write-ahead log still holds their pages' earlier versions. */
+  readonly removed: boolean;
+  /** It deleted rows of the full-text index: their terms stay in the index's segments until a merge. */
+  readonly removedText: boolean;
+}
+
 /** One queued write: runs inside the group's transaction. */
 interface PendingWrite {
   readonly run: () => unknown;
@@ -324,13 +333,21 @@ export class SqliteDriver implements StoreDriver {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.write(() => {
+    return this.writeErasing(() => {
       if (commit.expectedVersion !== undefined || commit.expectedKeys !== undefined) {
         const row = this.statements.version.get(id) as { version: number; key_check: string | null } | undefined;
         if (row !== undefined) checkKeys(this.name, id, row.key_check ?? undefined, commit.expectedKeys);
         if (commit.expectedVersion !== undefined)
           checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
+      // A rewrite that drops messages (a forgotten fact, a compaction) erases them from the files;
+      // one that keeps them all (most saves) writes their text again and has nothing to erase. A
+      // message is told by its seq and id: one edited in place under both is not seen as dropped.
+      const kept = new Set(commit.messages.map((message) => `${message.seq}:${message.id}`));
+      const drops = (rows: unknown[]): boolean =>
+        (rows as Array<{ seq: number; id: string }>).some((row) => !kept.has(`${row.seq}:${row.id}`));
+      const removed = drops(this.statements.messageKeys.all(id));
+      const removedText = removed && drops(this.activeMemory.indexedKeys.all(id));
       this.statements.deleteMessages.run(id);
       // The index is rewritten with the messages (at once: one segment for the whole session): the
       // old rows, queued or indexed, may name messages that are gone, or a user the session no longer has.
@@ -339,6 +356,7 @@ export class SqliteDriver implements StoreDriver {
       for (const message of commit.messages)
         this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
       indexMessages(this.activeMemory, id, head.userId, commit.messages);
+      return { value: undefined, removed, removedText };
     });
   }
 
@@ -357,24 +375,37 @@ export class SqliteDriver implements StoreDriver {
     });
   }
 
+  /** Removes the user's rows in one write transaction (a crash leaves all or none) that erases them from the files. */
+  forgetUser(target: ForgetTarget): Promise<DriverForgetResult> {
+    return this.writeErasing(() => {
+      const result = forgetUserRows(this.activeMemory, this.statements, target);
+      // Erased even when nothing was found: a forget cut short after its commit is finished by calling again.
+      return { value: result, removed: true, removedText: result.textRows > 0 };
+    });
+  }
+
   /**
-   * Removes the user's rows in one write transaction (a crash leaves all or none), with
-   * `secure_delete` on so freed pages are zeroed, then checkpoints the write-ahead log to empty,
-   * so no copy of a removed page stays in the log either.
+   * A write whose deletes leave no byte in the files: `work` runs with `secure_delete` on (what it
+   * frees is zeroed); when it removed index rows the index is merged in the same transaction (a
+   * delete only marks a row's terms, which stay in their segments); when it removed anything the
+   * write-ahead log is checkpointed to empty after the commit (the log keeps the pages' earlier
+   * versions). The merge costs time in proportion to the whole index: only writes that erase pay it.
    */
-  async forgetUser(target: ForgetTarget): Promise<DriverForgetResult> {
-    const result = await this.write(() => {
+  private async writeErasing<T>(work: () => Erasure<T>): Promise<T> {
+    const erasure = await this.write(() => {
       const before = (this.db.prepare('PRAGMA secure_delete').get() as { secure_delete: number }).secure_delete;
       this.db.exec('PRAGMA secure_delete = ON');
       try {
-        return forgetUserRows(this.activeMemory, this.statements, target);
+        const done = work();
+        if (done.removedText) this.activeMemory.optimizeIndex.run();
+        return done;
       } finally {
         this.db.exec(`PRAGMA secure_delete = ${before === 1 ? 'ON' : 'OFF'}`);
       }
     });
     // Another connection reading may keep part of the log; its next checkpoint overwrites the rest.
-    this.guard(() => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
-    return result;
+    if (erasure.removed) this.guard(() => this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)'));
+    return erasure.value;
   }
 
   purgeExpired(now: number): Promise<number> {

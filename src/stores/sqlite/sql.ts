@@ -207,6 +207,8 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     // Existence and expiry of a session, for a range read.
     exists: db.prepare(`SELECT expires_at FROM sessions WHERE id = ?`),
     readMessages: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? ORDER BY seq`),
+    // What a rewrite compares with the messages it keeps, to see whether it drops any.
+    messageKeys: db.prepare(`SELECT seq, id FROM messages WHERE session_id = ?`),
     // Walks the (session_id, seq) key backwards from `beforeSeq`: the last n of a session cost the
     // same at any size. The caller reverses the rows into ascending order.
     readTail: db.prepare(

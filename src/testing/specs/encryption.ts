@@ -13,7 +13,7 @@ import { Session } from '../../session/session.js';
 import type { StateKeyRing } from '../../state/types.js';
 import type { SessionStore } from '../../store/session-store-types.js';
 import { everyKindOfMessage, expectCode, freshId, richSession, withSeqs } from '../fixtures.js';
-import type { ConformanceSuite } from '../suite.js';
+import type { ConformanceSuite, SpecScope } from '../suite.js';
 
 const SECRET = 'conformance-secret-0123456789';
 const OLD_KEY = randomBytes(32);
@@ -35,6 +35,21 @@ function markedSession(): Session {
     variables: { secret: MARKER },
     metadata: { label: MARKER },
   });
+}
+
+/**
+ * Writes what a keyed store must seal: a marked session, an appended marked message and, with
+ * values, a marked value in every scope (value keys are plain: they name what they hold).
+ */
+async function writeMarked(spec: SpecScope, store: SessionStore): Promise<void> {
+  const session = markedSession();
+  await store.save(session);
+  await store.append(session.id, [Message.user(`${MARKER} appended`, { metadata: { note: MARKER } })]);
+  if (!spec.has('values')) return;
+  await store.values.set({ scope: 'app' }, { note: `${MARKER} app` });
+  await store.values.set({ scope: 'user', userId: 'owner' }, { note: { deep: MARKER } });
+  await store.values.set({ scope: 'agent', agentId: 'helper', userId: 'owner' }, { note: [MARKER] });
+  await store.values.set({ scope: 'session', sessionId: session.id }, { note: MARKER });
 }
 
 /** Every file under `root`, recursively. */
@@ -88,14 +103,29 @@ export function encryptionSpec(suite: ConformanceSuite): void {
       'with a key, no plaintext reaches the store directory',
       async () => {
         const store = await spec.open({ encryption: SECRET });
-        const session = markedSession();
-        await store.save(session);
-        await store.append(session.id, [Message.user(`${MARKER} appended`, { metadata: { note: MARKER } })]);
+        await writeMarked(spec, store);
         await store.close();
         const leaks = filesUnder(spec.directoryOf(store)).filter((file) => readFileSync(file).includes(MARKER));
         expect(leaks).toEqual([]);
       },
       { needs: ['directory'] },
+    );
+
+    spec.it(
+      'with a key, no plaintext reaches the backend',
+      async () => {
+        const store = await spec.open({ encryption: SECRET });
+        await writeMarked(spec, store);
+        await store.close();
+        const contents = await spec.contentsOf(store);
+        // The same writes without a key show the marker: this scan can find it.
+        const plain = await spec.open();
+        await writeMarked(spec, plain);
+        await plain.close();
+        expect((await spec.contentsOf(plain)).includes(MARKER)).toBe(true);
+        expect(contents.includes(MARKER)).toBe(false);
+      },
+      { needs: ['contents'] },
     );
 
     spec.it(

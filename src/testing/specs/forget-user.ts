@@ -2,7 +2,8 @@
  * `forgetUser`: nothing of the user can be read through any API afterwards (list, load, values,
  * search), another user's data is untouched byte for byte, a second call counts zeros, bad ids
  * are refused with a typed error, and — for a store that keeps files — no byte of its directory
- * names the user or holds their text, backups and journals of earlier saves included.
+ * names the user or holds their text, backups and journals of earlier saves included; for a store
+ * whose backend the suite can read (`contents`), no byte of it does, names of keys included.
  * @module
  */
 import { randomBytes } from 'node:crypto';
@@ -18,11 +19,14 @@ import type { ConformanceSuite, SpecScope } from '../suite.js';
 
 const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
 
-/** A marker no other data holds: lowercase letters, so a full-text index keeps it as one term. */
+/**
+ * A marker no other data holds: lowercase letters, so a full-text index keeps it as one term, and
+ * a final `x`, which no English stemmer strips, so the index keeps it whole (a scan can find it).
+ */
 function marker(): string {
   return `zq${randomBytes(8)
     .toString('hex')
-    .replace(/[0-9]/g, (digit) => 'abcdefghij'[Number(digit)] as string)}`;
+    .replace(/[0-9]/g, (digit) => 'abcdefghij'[Number(digit)] as string)}x`;
 }
 
 /** What one user holds: two sessions (one saved again, so backups and journals exist), values in every scope. */
@@ -69,6 +73,14 @@ function filesHolding(dir: string, needle: string): string[] {
     }
   };
   walk(dir);
+  return found;
+}
+
+/** Each place `needle` occurs in `bytes`, with some bytes either side: what a failing scan shows. */
+function occurrences(bytes: Buffer, needle: string): string[] {
+  const found: string[] = [];
+  for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + needle.length))
+    found.push(bytes.subarray(Math.max(0, at - 60), at + needle.length + 60).toString('utf8'));
   return found;
 }
 
@@ -178,6 +190,26 @@ export function forgetUserSpec(suite: ConformanceSuite): void {
         expect(filesHolding(spec.directoryOf(store), mark)).toEqual([]);
       },
       { needs: ['directory'] },
+    );
+
+    spec.it(
+      "leaves no byte of the user's text or ids in what the backend holds; another user's stay",
+      async () => {
+        const store = await spec.open();
+        const gone = marker();
+        const kept = marker();
+        await plant(spec, store, `user-${gone}`, gone);
+        await plant(spec, store, `user-${kept}`, kept);
+        // Both users are in the contents before: the scan after can fail.
+        const before = await spec.contentsOf(store);
+        expect(occurrences(before, gone).length).toBeGreaterThan(0);
+        expect(occurrences(before, kept).length).toBeGreaterThan(0);
+        await store.forgetUser(`user-${gone}`);
+        const after = await spec.contentsOf(store);
+        expect(occurrences(after, gone)).toEqual([]);
+        expect(occurrences(after, kept).length).toBe(occurrences(before, kept).length);
+      },
+      { needs: ['contents'] },
     );
   });
 }
