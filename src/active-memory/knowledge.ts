@@ -135,6 +135,7 @@ export async function forgetFor(store: SessionStore, userId: string, factId: str
     try {
       const saved = await store.save(session.withMessages(session.messages.filter((message) => message.id !== fact)), {
         expectedVersion: session.version,
+        erase: true,
       });
       await settle(store, saved);
       return;

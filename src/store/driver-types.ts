@@ -121,6 +121,8 @@ export interface ReplaceCommit {
   readonly head: HeadRecord;
   /** Every message, ascending by `seq` (with plain `text` under the same rule as `PendingMessage.text`). */
   readonly messages: ReadonlyArray<MessageRecord & { readonly text?: string }>;
+  /** The messages it drops are erased on request (`SaveOptions.erase`): leave no copy of them a driver can remove. */
+  readonly erase?: boolean;
 }
 
 /** Why a stored session could not be read, and where its damaged files were kept. */

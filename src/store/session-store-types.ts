@@ -137,6 +137,13 @@ export interface SaveOptions {
    * migrations, so a copy keeps when its conversation last changed (and lists in that order). @default false
    */
   readonly keepUpdatedAt?: boolean;
+  /**
+   * The messages this save drops are being erased on request (a fact forgotten): the store also
+   * removes what its files keep of them beyond the rows (SQLite: zeroed pages, a merged full-text
+   * index and an emptied write-ahead log, at a cost in proportion to the index; the file store
+   * leaves no copy on any save; Postgres keeps dead rows until `VACUUM`). @default false
+   */
+  readonly erase?: boolean;
 }
 
 /** Options of `append`. */

@@ -419,6 +419,9 @@ class CoreSessionStore implements SessionStore {
     if (options.keepUpdatedAt !== undefined && typeof options.keepUpdatedAt !== 'boolean') {
       throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: keepUpdatedAt must be a boolean`);
     }
+    if (options.erase !== undefined && typeof options.erase !== 'boolean') {
+      throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: erase must be a boolean`);
+    }
     const stored = await this.driver.readHead(session.id);
     const current = this.live(stored) ? stored : undefined;
     // Rewritten whole, the session is sealed with this store's current key only; but a writer that
@@ -496,6 +499,7 @@ class CoreSessionStore implements SessionStore {
       ...(current === undefined ? {} : { expectedKeys: current.keys ?? '' }),
       head,
       messages: records,
+      ...(options.erase === true ? { erase: true } : {}),
     });
     this.sawKeys(session.id, keys);
     this.sawOwner(session.id, session.userId);

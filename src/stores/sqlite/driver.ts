@@ -340,13 +340,14 @@ export class SqliteDriver implements StoreDriver {
         if (commit.expectedVersion !== undefined)
           checkVersion(this.name, id, row?.version ?? 0, commit.expectedVersion);
       }
-      // A rewrite that drops messages (a forgotten fact, a compaction) erases them from the files;
-      // one that keeps them all (most saves) writes their text again and has nothing to erase. A
-      // message is told by its seq and id: one edited in place under both is not seen as dropped.
+      // A rewrite asked to erase what it drops (a forgotten fact) erases it from the files; other
+      // rewrites (a compaction) leave freed index terms and log pages to later merges and
+      // checkpoints, which cost in proportion to the whole index. A message is told by its seq and
+      // id: one edited in place under both is not seen as dropped.
       const kept = new Set(commit.messages.map((message) => `${message.seq}:${message.id}`));
       const drops = (rows: unknown[]): boolean =>
         (rows as Array<{ seq: number; id: string }>).some((row) => !kept.has(`${row.seq}:${row.id}`));
-      const removed = drops(this.statements.messageKeys.all(id));
+      const removed = commit.erase === true && drops(this.statements.messageKeys.all(id));
       const removedText = removed && drops(this.activeMemory.indexedKeys.all(id));
       this.statements.deleteMessages.run(id);
       // The index is rewritten with the messages (at once: one segment for the whole session): the
