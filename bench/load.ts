@@ -10,7 +10,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { newKey } from '../src/server/auth/api-keys.js';
@@ -21,6 +21,7 @@ import { startProtocolServer } from '../test/support/protocol-server.js';
 import { scriptedProvider } from '../test/support/scripted-provider.js';
 import { modelSpec, providerEnv } from '../test/server/agent-configs.js';
 import { formatCount, formatMs, formatRatio, median, verdict, type SuiteReport } from './harness.js';
+import { cpuOf, cpuSeconds } from './process-cpu.js';
 import { benchDir, postgresServer, removeBenchDir } from './store-fixtures.js';
 
 function envCount(name: string, fallback: number): number {
@@ -34,27 +35,10 @@ const CONNECTIONS = envCount('BENCH_LOAD_CONNECTIONS', 24);
 const SESSIONS = envCount('BENCH_LOAD_SESSIONS', 64);
 const TARGET = 2;
 
-/** CPU seconds (user + system) a process has used, from /proc (Linux); undefined elsewhere. */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th of the line.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The pids of the Postgres server's processes (backends and its own workers), by asking it. */
-async function postgresPids(url: string): Promise<number[]> {
+export async function postgresPids(url: string): Promise<number[]> {
   const result = await adminQuery(url, 'SELECT pid FROM pg_stat_activity');
   return result.rows.map((row: { pid: number }) => row.pid);
-}
-
-/** CPU seconds used so far by each of `pids`. */
-function cpuOf(pids: readonly number[]): Map<number, number> {
-  return new Map(pids.map((pid) => [pid, cpuSeconds(pid) ?? 0]));
 }
 
 interface Round {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…] [--out=FILE]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`, `load`, `web`, `context`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`, `load`, `scaling`, `web`, `context`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -19,6 +19,7 @@ import { formatMs, renderTable, timeOnceAsync, type SuiteReport } from './harnes
 import { runMessageDecodeBench } from './message-decode.js';
 import { runOperationsBench } from './operations.js';
 import { runRecallBench } from './recall.js';
+import { runScalingBench } from './scaling.js';
 import { runStoreAppendBench } from './store-append.js';
 import { stopBenchServers } from './store-fixtures.js';
 import { runLangGraphBench } from './store-langgraph.js';
@@ -42,6 +43,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   operations: runOperationsBench,
   http: runHttpApiBench,
   load: runLoadBench,
+  scaling: runScalingBench,
   web: runWebBrowserBench,
   context: runContextBench,
 };
