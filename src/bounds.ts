@@ -13,3 +13,15 @@ export const MAX_SEQ = 2 ** 48;
 
 /** The longest retention a session may be given: 100 years, in milliseconds. */
 export const MAX_TTL_MS = 100 * 365 * 24 * 60 * 60 * 1000;
+
+/**
+ * The largest version a caller may give a session (2^48), as the `version` of the session a save
+ * writes. Stores count versions on from there; 2^53 − 2^48 writes later they would still be exact.
+ */
+export const MAX_VERSION = 2 ** 48;
+
+/**
+ * Past `MAX_VERSION`, how far a save may go beyond the version the store would give: the changes a
+ * session read from the store may have made in memory (each bumps its version) before it is saved.
+ */
+export const MAX_VERSION_STEP = 2 ** 20;

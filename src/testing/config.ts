@@ -30,6 +30,7 @@ export const CONFORMANCE_SPECS = [
   'text-search',
   'change-feed',
   'forget-user',
+  'refused-writes',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -25,6 +25,7 @@ import { textSearchSpec } from './specs/text-search.js';
 import { titlesSpec } from './specs/titles.js';
 import { changeFeedSpec } from './specs/change-feed.js';
 import { forgetUserSpec } from './specs/forget-user.js';
+import { refusedWritesSpec } from './specs/refused-writes.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -48,6 +49,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'text-search': textSearchSpec,
   'change-feed': changeFeedSpec,
   'forget-user': forgetUserSpec,
+  'refused-writes': refusedWritesSpec,
 };
 
 /**
