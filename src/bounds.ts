@@ -23,3 +23,15 @@ export const MAX_COUNT = 2 ** 31 - 1;
 
 /** The largest duration in milliseconds a caller may give an option (a grace period, a poll interval): one day. */
 export const MAX_OPTION_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The largest version a caller may give a session (2^48), as the `version` of the session a save
+ * writes. Stores count versions on from there; 2^53 − 2^48 writes later they would still be exact.
+ */
+export const MAX_VERSION = 2 ** 48;
+
+/**
+ * Past `MAX_VERSION`, how far a save may go beyond the version the store would give: the changes a
+ * session read from the store may have made in memory (each bumps its version) before it is saved.
+ */
+export const MAX_VERSION_STEP = 2 ** 20;

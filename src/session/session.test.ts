@@ -66,6 +66,20 @@ describe('Session values', () => {
     expect(codeOf(() => Session.create({ id: '__proto__' }))).toBe('INVALID_ID');
   });
 
+  it('are told from a look-alike built on the prototype, which holds fields nothing checked', () => {
+    const session = sample();
+    expect(Session.is(session)).toBe(true);
+    expect(Session.is(session.withVariable('x', 1))).toBe(true);
+    expect(Session.is(Session.fromJSON(session.toJSON()))).toBe(true);
+    const lookAlike: object = Object.assign(Object.create(Session.prototype) as object, {
+      ...session,
+      version: Number.NaN,
+    });
+    expect(lookAlike instanceof Session).toBe(true);
+    expect(Session.is(lookAlike)).toBe(false);
+    for (const value of [null, undefined, 42, {}, session.toJSON()]) expect(Session.is(value)).toBe(false);
+  });
+
   it('filter by category', () => {
     expect(
       sample()

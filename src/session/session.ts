@@ -112,6 +112,9 @@ export class Session {
   readonly metadata: JsonObject;
   /** Usage measured by the last model call, tied to the prefix of `messages` it measured. */
   readonly lastUsage?: RecordedUsage;
+  // Only sessions this constructor made carry it: a look-alike built on the prototype (which
+  // `instanceof` accepts) holds fields nothing checked, and a store must not write them.
+  readonly #made = true;
 
   private constructor(fields: SessionFields) {
     this.id = fields.id;
@@ -149,9 +152,9 @@ export class Session {
     });
   }
 
-  /** True when `value` is a `Session`. */
+  /** True when `value` is a `Session` this class made (and so checked); false for a look-alike on its prototype. */
   static is(value: unknown): value is Session {
-    return value instanceof Session;
+    return typeof value === 'object' && value !== null && #made in value;
   }
 
   /** Validates serialized data (an object or JSON text) and rebuilds the session; throws `INVALID_SESSION`. */

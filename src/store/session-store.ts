@@ -4,7 +4,7 @@
  * active memory's values and full-text search.
  * @module
  */
-import { MAX_SEQ, MAX_TTL_MS } from '../bounds.js';
+import { MAX_SEQ, MAX_TTL_MS, MAX_VERSION, MAX_VERSION_STEP } from '../bounds.js';
 import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
 import { assertOwnerId, assertValidId } from '../ids.js';
 import { BoundedMap } from '../internal/bounded-map.js';
@@ -407,12 +407,21 @@ class CoreSessionStore implements SessionStore {
   }
 
   private async write(session: Session, options: SaveOptions): Promise<Session> {
-    if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', `${this.name}: save needs a Session`);
-    // `Session.is` is an instanceof check a look-alike built on the prototype passes: the id that
-    // becomes a file name or key is checked here, so a forged value cannot reach outside the store.
+    if (!(session instanceof Session))
+      throw new InvalidInputError('INVALID_SESSION', `${this.name}: save needs a Session`);
+    // A look-alike built on the prototype is refused by `Session.is` below; its id and owners are
+    // checked first, so that a hostile one is refused as such (INVALID_ID), as in every other call.
     assertValidId(session.id, 'session id');
     if (session.userId !== undefined) assertOwnerId(session.userId, 'userId');
     if (session.agentId !== undefined) assertOwnerId(session.agentId, 'agentId');
+    // Only a session `Session` made holds what it checked (version, dates, messages, JSON state):
+    // a look-alike's fields were written first and refused only when read back.
+    if (!Session.is(session)) {
+      throw new InvalidInputError(
+        'INVALID_SESSION',
+        `${this.name}: save needs a Session made by Session (create, fromJSON or one of its methods), not a look-alike`,
+      );
+    }
     let expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
     if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true, max: MAX_TTL_MS });
@@ -433,6 +442,15 @@ class CoreSessionStore implements SessionStore {
       checkVersion(this.name, session.id, 0, expectedVersion);
       expectedVersion = stored.version;
     }
+    // A caller may set the version ahead (an import keeps its own), but not past MAX_VERSION, and
+    // beyond it only by what changes in memory add: the versions after it must stay exact (one
+    // past 2^53 is refused when read back, after it was written).
+    const nextVersion = current === undefined ? 1 : current.version + 1;
+    if (session.version > MAX_VERSION && session.version - nextVersion >= MAX_VERSION_STEP)
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${this.name}: session ${session.id} gives version ${session.version}, above the largest a caller may give (${MAX_VERSION}, or ${MAX_VERSION_STEP} past the stored version)`,
+      );
     // Sequence numbers are never reused: new messages continue after the highest ever given.
     let lastSeq = Math.max(stored?.lastSeq ?? 0, 0);
     const messages: Message[] = [];
@@ -468,8 +486,7 @@ class CoreSessionStore implements SessionStore {
       session.messages,
     );
     lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? 0);
-    const version =
-      current === undefined ? Math.max(session.version, 1) : Math.max(session.version, current.version + 1);
+    const version = Math.max(session.version, nextVersion);
     const now = this.now();
     const data: HeadData = {
       metadata: session.metadata,

@@ -31,6 +31,7 @@ export const CONFORMANCE_SPECS = [
   'change-feed',
   'forget-user',
   'damaged-session',
+  'refused-writes',
 ] as const;
 
 /** Name of one spec of the suite. */

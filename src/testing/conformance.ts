@@ -26,6 +26,7 @@ import { titlesSpec } from './specs/titles.js';
 import { changeFeedSpec } from './specs/change-feed.js';
 import { forgetUserSpec } from './specs/forget-user.js';
 import { damagedSessionSpec } from './specs/damaged-session.js';
+import { refusedWritesSpec } from './specs/refused-writes.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -50,6 +51,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'change-feed': changeFeedSpec,
   'forget-user': forgetUserSpec,
   'damaged-session': damagedSessionSpec,
+  'refused-writes': refusedWritesSpec,
 };
 
 /**

@@ -25,8 +25,10 @@
  * One spec per behaviour: round trips, immutability at the boundary, list, idempotent append,
  * sequence order, CONFLICT, concurrent appends in one process and from several processes,
  * hostile ids, encryption at rest, retention, delete and close, active memory's values,
- * appends that carry state, hostile values (kept exactly or refused with a typed error), titles
- * and full-text search. Specs use only the public `SessionStore` API; a capability the store does
+ * appends that carry state, hostile values (kept exactly or refused with a typed error), titles,
+ * full-text search, the change feed, forgetUser, and refused writes (a property over random bad
+ * writes: each refusal leaves what the store reads, and the bytes of its files, as they were; it
+ * needs `fast-check`, and skips with that reason without it). Specs use only the public `SessionStore` API; a capability the store does
  * not declare is checked for the core's answer instead (values refused with `UNSUPPORTED`, no
  * `searchText`); every skip carries its reason in the test's title.
  *

@@ -96,6 +96,8 @@ export interface TestOptions {
   readonly needs?: readonly Requirement[];
   /** Per-test timeout. @default 60_000 */
   readonly timeoutMs?: number;
+  /** Why the test cannot run where the suite runs (an optional package it needs is missing): it skips with this reason. */
+  readonly unavailable?: string;
 }
 
 /** What a spec's tests use: stores and the configuration. */
@@ -196,7 +198,7 @@ export class ConformanceSuite {
     return {
       config,
       it: (title, body, options = {}) => {
-        const reason = this.skipReason(spec, title, options.needs ?? []);
+        const reason = this.skipReason(spec, title, options.needs ?? []) ?? options.unavailable;
         if (reason === undefined) it(title, body, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
         // The reason goes into the title, so a skipped behaviour is visible in every report (Hono's style).
         else it.skip(`${title} [skipped: ${reason}]`, body);
