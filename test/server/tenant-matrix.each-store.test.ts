@@ -582,9 +582,13 @@ const CASES: Readonly<Record<string, Case>> = {
         // The victim's own words: a hit would be the victim's message.
         body: { userId: user, query: `${victim.token}-${id}-m1` },
         expect: userAllowed(attacker, user) ? [200] : [200, 403],
+        // Recall may find the attacker's own messages (a word one letter off the victim's name is a
+        // near word): a leak is a hit holding the victim's words.
         check: (answer: Answer) => {
           const hits = (answer.json as { hits?: unknown[] } | undefined)?.hits;
-          return answer.status === 200 && hits?.length !== 0 ? `recalls ${JSON.stringify(hits)}` : undefined;
+          return answer.status === 200 && JSON.stringify(hits ?? []).includes(victim.token)
+            ? `recalls ${JSON.stringify(hits)}`
+            : undefined;
         },
       })),
     ),
