@@ -10,6 +10,7 @@ import { ID_PATTERN } from '../ids.js';
 import { jsonObjectSchema, jsonValueSchema, messageInputSchema } from '../message/schema.js';
 import { sessionJsonSchema } from '../session/schema.js';
 import { MAX_LIST_LIMIT } from '../store/list-query.js';
+import { messageTokensFields } from './message-tokens.js';
 
 /** A session id in a path. */
 export const sessionIdParam = z.object({
@@ -52,6 +53,28 @@ export const forkedFromSchema = z
     description: 'The session (and its last message copied, by id and sequence number) this one was forked from',
   });
 
+/** How a store repaired a damaged session (`RecoveryNotice`). */
+export const recoveryNoticeSchema = z
+  .object({
+    id: z.string(),
+    at: z.string(),
+    kind: z.enum(['restored-from-backup', 'journal-damaged', 'unreadable']),
+    reason: z.string(),
+    lost: z
+      .object({
+        fromSeq: z.number().int(),
+        toSeq: z.number().int(),
+        fromVersion: z.number().int(),
+        toVersion: z.number().int(),
+      })
+      .optional()
+      .openapi({ description: 'The sequence numbers and versions lost, inclusive, when the store knows' }),
+    keptAside: z
+      .array(z.string())
+      .openapi({ description: 'Where the damaged files were kept (relative to the store)' }),
+  })
+  .openapi('RecoveryNotice');
+
 /** A row of the session list. */
 export const summarySchema = z
   .object({
@@ -65,7 +88,7 @@ export const summarySchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     expiresAt: z.string().optional(),
-    recovery: z.array(z.record(z.string(), z.unknown())).optional(),
+    recovery: z.array(recoveryNoticeSchema).optional(),
     damaged: z
       .string()
       .optional()
@@ -79,6 +102,17 @@ export const summarySchema = z
       .openapi({ description: 'Ids of this session’s forks (its metadata.forks: the newest 100), oldest first' }),
   })
   .openapi('SessionSummary');
+
+/** Messages a compaction removed (`CompactionRemoved`). */
+export const compactionRemovedSchema = z.object({
+  count: z.number().int(),
+  tokens: z.number(),
+  firstId: z.string().optional(),
+  lastId: z.string().optional(),
+});
+
+/** Messages a compaction rewrote in place, and the tokens that saved. */
+export const compactionModifiedSchema = z.object({ count: z.number().int(), tokensSaved: z.number() });
 
 /** Query of `GET /sessions`. */
 export const listQuerySchema = z.object({
@@ -120,6 +154,11 @@ export const messagesQuerySchema = z.object({
   beforeSeq: z.coerce.number().int().nonnegative().optional(),
   limit: z.coerce.number().int().positive().max(10_000).optional().openapi({ description: 'The last N of the range' }),
 });
+
+/** Answer of `GET /sessions/{id}/messages`: the messages and the tokens of each. */
+export const messageRangeSchema = z
+  .object({ messages: z.array(messageSchema), ...messageTokensFields })
+  .openapi('MessageRange');
 
 /** Body of `POST /sessions/{id}/messages`. */
 export const appendSchema = z.strictObject({ messages: z.array(messageInputSchema).min(1) }).openapi('Append');

@@ -4,12 +4,18 @@
  * @module
  */
 import { z } from '@hono/zod-openapi';
-import { CATEGORIES } from '../message/schema.js';
+import type { Category } from '../message/schema.js';
 import { MAX_TIMELINE_POINTS } from '../session/timeline.js';
 import { forkedFromSchema } from './schemas.js';
 
 const count = z.number().int().nonnegative();
-const byCategory = z.object(Object.fromEntries(CATEGORIES.map((category) => [category, z.number()])) as never);
+// Spelled out (not built from CATEGORIES) so the type knows the keys; `satisfies` keeps it to every category.
+const byCategory = z.object({
+  system: z.number(),
+  context: z.number(),
+  dialog: z.number(),
+  tool_output: z.number(),
+} satisfies Record<Category, z.ZodNumber>);
 
 const usageCounts = z.object({
   calls: count,
