@@ -7,7 +7,14 @@ import { z } from '@hono/zod-openapi';
 import { MAX_TTL_MS } from '../bounds.js';
 import { ERROR_CODES } from '../errors.js';
 import { ID_PATTERN } from '../ids.js';
-import { jsonObjectSchema, jsonValueSchema, messageInputSchema } from '../message/schema.js';
+import {
+  CATEGORIES,
+  jsonObjectSchema,
+  jsonValueSchema,
+  messageInputSchema,
+  timestampSchema,
+  toolCallSchema,
+} from '../message/schema.js';
 import { sessionJsonSchema } from '../session/schema.js';
 import { MAX_LIST_LIMIT } from '../store/list-query.js';
 import { messageTokensFields } from './message-tokens.js';
@@ -29,9 +36,20 @@ export const errorSchema = z
   })
   .openapi('Error');
 
-/** A stored message, as the API returns it. */
+/**
+ * A stored message, as the API returns it: what a message's input may leave out, a stored one
+ * has (`Message.create` fills in category, timestamp and metadata), and its tool calls' arguments
+ * are JSON text.
+ */
 export const messageSchema = messageInputSchema
-  .extend({ id: z.string(), seq: z.number().int().positive() })
+  .extend({
+    id: z.string(),
+    seq: z.number().int().positive(),
+    category: z.enum(CATEGORIES),
+    timestamp: timestampSchema,
+    metadata: jsonObjectSchema,
+    toolCalls: z.array(toolCallSchema).optional(),
+  })
   .openapi('Message');
 
 /** A session, as the API returns it. */
@@ -173,3 +191,23 @@ export const valuesSchema = z.record(z.string(), jsonValueSchema).openapi('Value
 
 /** A change of values: a key set to `null` is deleted. */
 export const valuesPatchSchema = z.record(z.string(), jsonValueSchema).openapi('ValuesPatch');
+
+/** A key's principal, as `GET /auth/session` tells it. */
+export const principalSchema = z
+  .object({
+    tenant: z.string(),
+    role: z.enum(['admin', 'member']),
+    userId: z.string().optional(),
+    keyId: z.string(),
+  })
+  .openapi('Principal');
+
+/** Who a request is: answer of `GET /auth/session` and `POST /auth/session`. */
+export const whoSchema = z
+  .object({
+    keysRequired: z.boolean().openapi({ description: 'False for a server without keys (loopback only)' }),
+    principal: principalSchema.nullable(),
+    via: z.enum(['key', 'cookie']).optional(),
+    expiresAt: z.string().optional().openapi({ description: 'When the browser session ends (ISO 8601)' }),
+  })
+  .openapi('Who');

@@ -120,7 +120,7 @@ export const timelineSchema = z
       z.object({ x: z.number(), turn: count, index: count, toolCalls: count, toolTokens: z.number() }),
     ),
     seqRuns: z
-      .array(z.array(z.number().int().positive()).length(2))
+      .array(z.tuple([z.number().int().positive(), z.number().int().positive()]).openapi({ minItems: 2, maxItems: 2 }))
       .openapi({ description: 'The history’s sequence numbers as runs [firstSeq, count], oldest first' }),
   })
   .openapi('TokenTimeline');

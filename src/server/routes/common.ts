@@ -1,7 +1,8 @@
 /**
- * Pieces every route definition uses: a JSON response and the error responses it may give, and
- * the two helpers that type a handler's answer as its route's response where TypeScript alone
- * cannot (`sent`, `storedJson`).
+ * Pieces every route definition uses: a JSON response and the error responses it may give; and
+ * the few helpers that let a handler's answer type-check against its route's response schema
+ * where the library's types say less than its values hold (`sent`: readonly values; `stored`:
+ * stored messages' seq; `sessionBody`: a session's JSON) or the body is bytes (`storedJson`).
  * @module
  */
 import type { z } from '@hono/zod-openapi';
@@ -10,6 +11,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
 import type { Message } from '../../message/message.js';
 import type { Session } from '../../session/session.js';
+import type { DeepReadonly } from '../api-types.js';
 import { errorSchema } from '../schemas.js';
 
 /** A JSON response of `schema`. */
@@ -40,7 +42,7 @@ const ERROR_DESCRIPTIONS = {
 /** A status a route may answer with an error body. */
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
-/** The error responses `statuses`, each with the one error body (keyed by exactly those statuses, so a route's types know them). */
+/** The error responses `statuses`, each with the one error body, keyed by exactly those statuses (for the route's types). */
 export function errors<const S extends readonly ErrorStatus[]>(
   ...statuses: S
 ): { [Status in S[number]]: ReturnType<typeof json<typeof errorSchema>> } {
@@ -49,13 +51,6 @@ export function errors<const S extends readonly ErrorStatus[]>(
     [Status in S[number]]: ReturnType<typeof json<typeof errorSchema>>;
   };
 }
-
-/** `T` with every object and array readonly, as the library hands out its (frozen) values. */
-export type DeepReadonly<T> = T extends readonly (infer Item)[]
-  ? readonly DeepReadonly<Item>[]
-  : T extends object
-    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
-    : T;
 
 /**
  * `body` as the response body of `schema`: checked against the schema's shape, readonly or not.
