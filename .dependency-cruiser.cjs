@@ -45,6 +45,29 @@ module.exports = {
       to: { circular: true, viaSomeNot: '^src/$1/' },
     },
     {
+      name: 'web-imports-api-types-only',
+      comment:
+        "the browser client talks to the server over HTTP: of the rest of src/ it imports only the API's types (src/server/api-types.ts)",
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/(web/|server/api-types\\.ts$)' },
+    },
+    {
+      name: 'web-api-types-as-types',
+      comment: "the API's types are imported as types only (`import type`): no server code reaches the browser bundle",
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/server/api-types\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'web-not-node',
+      comment:
+        "the browser client runs in a browser: no Node module (its tsconfig has Node's types only for the API's types)",
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'src-not-from-tests',
       comment: 'shipped code never imports test code',
       severity: 'error',

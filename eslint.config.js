@@ -54,6 +54,18 @@ export default tseslint.config(
     files: ['src/web/**/*.{ts,tsx}'],
     languageOptions: { globals: globals.browser },
     rules: {
+      // Its tsconfig has Node's types (for the API's types, inferred from the server's code): these
+      // keep the page's own code off Node all the same.
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*'], message: 'The web client runs in a browser.' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['Buffer', 'process', 'global', 'require', 'module', '__dirname', '__filename', 'setImmediate'].map(
+          (name) => ({ name, message: 'The web client runs in a browser.' }),
+        ),
+      ],
       '@typescript-eslint/naming-convention': [
         'error',
         { selector: 'typeLike', format: ['StrictPascalCase'] },

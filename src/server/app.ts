@@ -291,7 +291,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
     }),
     async (c) => {
       const { text, contentType } = await metrics.exposition();
-      return c.body(text, 200, { 'Content-Type': contentType }) as never;
+      return c.text(text, 200, { 'Content-Type': contentType });
     },
   );
   app.notFound((c) => {

@@ -7,9 +7,17 @@ import { z } from '@hono/zod-openapi';
 import { MAX_TTL_MS } from '../bounds.js';
 import { ERROR_CODES } from '../errors.js';
 import { ID_PATTERN } from '../ids.js';
-import { jsonObjectSchema, jsonValueSchema, messageInputSchema } from '../message/schema.js';
+import {
+  CATEGORIES,
+  jsonObjectSchema,
+  jsonValueSchema,
+  messageInputSchema,
+  timestampSchema,
+  toolCallSchema,
+} from '../message/schema.js';
 import { sessionJsonSchema } from '../session/schema.js';
 import { MAX_LIST_LIMIT } from '../store/list-query.js';
+import { messageTokensFields } from './message-tokens.js';
 
 /** A session id in a path. */
 export const sessionIdParam = z.object({
@@ -28,9 +36,20 @@ export const errorSchema = z
   })
   .openapi('Error');
 
-/** A stored message, as the API returns it. */
+/**
+ * A stored message, as the API returns it: what a message's input may leave out, a stored one
+ * has (`Message.create` fills in category, timestamp and metadata), and its tool calls' arguments
+ * are JSON text.
+ */
 export const messageSchema = messageInputSchema
-  .extend({ id: z.string(), seq: z.number().int().positive() })
+  .extend({
+    id: z.string(),
+    seq: z.number().int().positive(),
+    category: z.enum(CATEGORIES),
+    timestamp: timestampSchema,
+    metadata: jsonObjectSchema,
+    toolCalls: z.array(toolCallSchema).optional(),
+  })
   .openapi('Message');
 
 /** A session, as the API returns it. */
@@ -52,6 +71,28 @@ export const forkedFromSchema = z
     description: 'The session (and its last message copied, by id and sequence number) this one was forked from',
   });
 
+/** How a store repaired a damaged session (`RecoveryNotice`). */
+export const recoveryNoticeSchema = z
+  .object({
+    id: z.string(),
+    at: z.string(),
+    kind: z.enum(['restored-from-backup', 'journal-damaged', 'unreadable']),
+    reason: z.string(),
+    lost: z
+      .object({
+        fromSeq: z.number().int(),
+        toSeq: z.number().int(),
+        fromVersion: z.number().int(),
+        toVersion: z.number().int(),
+      })
+      .optional()
+      .openapi({ description: 'The sequence numbers and versions lost, inclusive, when the store knows' }),
+    keptAside: z
+      .array(z.string())
+      .openapi({ description: 'Where the damaged files were kept (relative to the store)' }),
+  })
+  .openapi('RecoveryNotice');
+
 /** A row of the session list. */
 export const summarySchema = z
   .object({
@@ -65,7 +106,7 @@ export const summarySchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     expiresAt: z.string().optional(),
-    recovery: z.array(z.record(z.string(), z.unknown())).optional(),
+    recovery: z.array(recoveryNoticeSchema).optional(),
     damaged: z
       .string()
       .optional()
@@ -79,6 +120,17 @@ export const summarySchema = z
       .openapi({ description: 'Ids of this session’s forks (its metadata.forks: the newest 100), oldest first' }),
   })
   .openapi('SessionSummary');
+
+/** Messages a compaction removed (`CompactionRemoved`). */
+export const compactionRemovedSchema = z.object({
+  count: z.number().int(),
+  tokens: z.number(),
+  firstId: z.string().optional(),
+  lastId: z.string().optional(),
+});
+
+/** Messages a compaction rewrote in place, and the tokens that saved. */
+export const compactionModifiedSchema = z.object({ count: z.number().int(), tokensSaved: z.number() });
 
 /** Query of `GET /sessions`. */
 export const listQuerySchema = z.object({
@@ -121,6 +173,11 @@ export const messagesQuerySchema = z.object({
   limit: z.coerce.number().int().positive().max(10_000).optional().openapi({ description: 'The last N of the range' }),
 });
 
+/** Answer of `GET /sessions/{id}/messages`: the messages and the tokens of each. */
+export const messageRangeSchema = z
+  .object({ messages: z.array(messageSchema), ...messageTokensFields })
+  .openapi('MessageRange');
+
 /** Body of `POST /sessions/{id}/messages`. */
 export const appendSchema = z.strictObject({ messages: z.array(messageInputSchema).min(1) }).openapi('Append');
 
@@ -134,3 +191,23 @@ export const valuesSchema = z.record(z.string(), jsonValueSchema).openapi('Value
 
 /** A change of values: a key set to `null` is deleted. */
 export const valuesPatchSchema = z.record(z.string(), jsonValueSchema).openapi('ValuesPatch');
+
+/** A key's principal, as `GET /auth/session` tells it. */
+export const principalSchema = z
+  .object({
+    tenant: z.string(),
+    role: z.enum(['admin', 'member']),
+    userId: z.string().optional(),
+    keyId: z.string(),
+  })
+  .openapi('Principal');
+
+/** Who a request is: answer of `GET /auth/session` and `POST /auth/session`. */
+export const whoSchema = z
+  .object({
+    keysRequired: z.boolean().openapi({ description: 'False for a server without keys (loopback only)' }),
+    principal: principalSchema.nullable(),
+    via: z.enum(['key', 'cookie']).optional(),
+    expiresAt: z.string().optional().openapi({ description: 'When the browser session ends (ISO 8601)' }),
+  })
+  .openapi('Who');

@@ -4,12 +4,18 @@
  * @module
  */
 import { z } from '@hono/zod-openapi';
-import { CATEGORIES } from '../message/schema.js';
+import type { Category } from '../message/schema.js';
 import { MAX_TIMELINE_POINTS } from '../session/timeline.js';
 import { forkedFromSchema } from './schemas.js';
 
 const count = z.number().int().nonnegative();
-const byCategory = z.object(Object.fromEntries(CATEGORIES.map((category) => [category, z.number()])) as never);
+// Spelled out (not built from CATEGORIES) so the type knows the keys; `satisfies` keeps it to every category.
+const byCategory = z.object({
+  system: z.number(),
+  context: z.number(),
+  dialog: z.number(),
+  tool_output: z.number(),
+} satisfies Record<Category, z.ZodNumber>);
 
 const usageCounts = z.object({
   calls: count,
@@ -114,7 +120,7 @@ export const timelineSchema = z
       z.object({ x: z.number(), turn: count, index: count, toolCalls: count, toolTokens: z.number() }),
     ),
     seqRuns: z
-      .array(z.array(z.number().int().positive()).length(2))
+      .array(z.tuple([z.number().int().positive(), z.number().int().positive()]).openapi({ minItems: 2, maxItems: 2 }))
       .openapi({ description: 'The history’s sequence numbers as runs [firstSeq, count], oldest first' }),
   })
   .openapi('TokenTimeline');

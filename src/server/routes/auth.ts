@@ -18,25 +18,8 @@ import {
 } from '../auth/browser-session.js';
 import type { ServerEnv } from '../env.js';
 import { isLoopback } from '../loopback.js';
+import { type principalSchema, whoSchema } from '../schemas.js';
 import { errors, json, jsonBody } from './common.js';
-
-const principalSchema = z
-  .object({
-    tenant: z.string(),
-    role: z.enum(['admin', 'member']),
-    userId: z.string().optional(),
-    keyId: z.string(),
-  })
-  .openapi('Principal');
-
-const whoSchema = z
-  .object({
-    keysRequired: z.boolean().openapi({ description: 'False for a server without keys (loopback only)' }),
-    principal: principalSchema.nullable(),
-    via: z.enum(['key', 'cookie']).optional(),
-    expiresAt: z.string().optional().openapi({ description: 'When the browser session ends (ISO 8601)' }),
-  })
-  .openapi('Who');
 
 const loginSchema = z
   .strictObject({

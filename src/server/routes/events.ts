@@ -127,6 +127,6 @@ export function eventRoutes(app: OpenAPIHono<ServerEnv>, options: EventStreamOpt
         watch.close();
         options.closing.removeEventListener('abort', stop);
       }
-    }) as never;
+    });
   });
 }

@@ -84,7 +84,7 @@ export function knowledgeRoutes(app: OpenAPIHono<ServerEnv>): void {
         ...(hit.validFrom === undefined ? {} : { validFrom: hit.validFrom }),
         ...(hit.supersedes === undefined ? {} : { supersedes: hit.supersedes }),
         ...(hit.tags === undefined ? {} : { tags: [...hit.tags] }),
-      } as never,
+      },
       201,
     );
   });
@@ -93,6 +93,6 @@ export function knowledgeRoutes(app: OpenAPIHono<ServerEnv>): void {
     const handle = handleOf(c.var.principal, c.var.store, userId);
     await handle.forget(factId);
     c.var.changed(handle.sessionId);
-    return c.body(null, 204) as never;
+    return c.body(null, 204);
   });
 }

@@ -7,9 +7,15 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ChatstateError, ConflictError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf, expectedVersionOf } from '../etag.js';
-import { messageTokens, messageTokensFields } from '../message-tokens.js';
-import { appendResultSchema, appendSchema, messageSchema, messagesQuerySchema, sessionIdParam } from '../schemas.js';
-import { errors, json, jsonBody } from './common.js';
+import { messageTokens } from '../message-tokens.js';
+import {
+  appendResultSchema,
+  appendSchema,
+  messageRangeSchema,
+  messagesQuerySchema,
+  sessionIdParam,
+} from '../schemas.js';
+import { errors, json, jsonBody, sent, stored } from './common.js';
 
 const range = createRoute({
   method: 'get',
@@ -18,10 +24,7 @@ const range = createRoute({
   summary: 'Messages by sequence range; limit alone gives the tail',
   request: { params: sessionIdParam, query: messagesQuerySchema },
   responses: {
-    200: json(
-      z.object({ messages: z.array(messageSchema), ...messageTokensFields }).openapi('MessageRange'),
-      'The messages, oldest first, and the tokens of each',
-    ),
+    200: json(messageRangeSchema, 'The messages, oldest first, and the tokens of each'),
     ...errors(400, 401, 404, 503),
   },
 });
@@ -49,7 +52,7 @@ export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(range, async (c) => {
     const { id } = c.req.valid('param');
     const messages = await c.var.store.readMessages(id, c.req.valid('query'));
-    return c.json({ messages, ...messageTokens(messages) } as never, 200);
+    return c.json(sent(messageRangeSchema, { messages: stored(messages), ...messageTokens(messages) }), 200);
   });
 
   app.openapi(append, async (c) => {
@@ -62,7 +65,7 @@ export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
       });
       if (result.appended.length > 0) c.var.changed(id);
       c.header('ETag', etagOf(result.version));
-      return c.json(result as never, 200);
+      return c.json(sent(appendResultSchema, { ...result, appended: stored(result.appended) }), 200);
     } catch (error) {
       // A stale If-Match is a failed precondition (412); a conflict without one stays 409.
       if (expectedVersion !== undefined && ChatstateError.hasCode(error, 'CONFLICT'))

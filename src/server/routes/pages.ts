@@ -102,7 +102,7 @@ export function pageRoutes(app: OpenAPIHono<ServerEnv>, web: WebAssets | undefin
     c.header('Content-Security-Policy', PAGE_CSP);
     // Never cached: a new build must reach the browser at once (its assets' names change with it).
     c.header('Cache-Control', 'no-store');
-    return c.body(web.page as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'text/html; charset=utf-8' }) as never;
+    return c.body(web.page as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'text/html; charset=utf-8' });
   });
 
   app.openapi(asset, (c) => {
@@ -110,6 +110,6 @@ export function pageRoutes(app: OpenAPIHono<ServerEnv>, web: WebAssets | undefin
     const found = web?.assets.get(file);
     if (found === undefined) throw new NotFoundError(`No asset ${file}`);
     c.header('Cache-Control', 'public, max-age=31536000, immutable');
-    return c.body(found.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': found.type }) as never;
+    return c.body(found.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': found.type });
   });
 }

@@ -9,7 +9,7 @@ import { knowledgeSessionId } from '../../active-memory/knowledge.js';
 import { createSessionHandle } from '../../active-memory/session-handle.js';
 import { ForbiddenError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
-import { errors, json, jsonBody } from './common.js';
+import { errors, json, jsonBody, sent } from './common.js';
 
 const hit = z
   .object({
@@ -26,6 +26,8 @@ const hit = z
     tags: z.array(z.string()).optional(),
   })
   .openapi('RecallHit');
+
+const answer = z.object({ hits: z.array(hit) });
 
 const route = createRoute({
   method: 'post',
@@ -48,7 +50,7 @@ const route = createRoute({
         .openapi('Recall'),
     ),
   },
-  responses: { 200: json(z.object({ hits: z.array(hit) }), 'The hits'), ...errors(400, 401, 403, 413, 503) },
+  responses: { 200: json(answer, 'The hits'), ...errors(400, 401, 403, 413, 503) },
 });
 
 /** Registers recall. */
@@ -67,6 +69,6 @@ export function recallRoutes(app: OpenAPIHono<ServerEnv>): void {
       ...(asOf === undefined ? {} : { asOf }),
       ...(includeSuperseded === undefined ? {} : { includeSuperseded }),
     });
-    return c.json({ hits } as never, 200);
+    return c.json(sent(answer, { hits }), 200);
   });
 }

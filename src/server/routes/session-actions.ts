@@ -8,8 +8,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { COUNTERS, STRATEGY_NAMES, compactStored, compactorOf, counterNamed } from '../../operations/compact.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
-import { sessionIdParam, sessionSchema } from '../schemas.js';
-import { errors, json, jsonBody } from './common.js';
+import { compactionModifiedSchema, compactionRemovedSchema, sessionIdParam, sessionSchema } from '../schemas.js';
+import { errors, json, jsonBody, sent, sessionBody } from './common.js';
 import { withManager } from './with-manager.js';
 
 const limit = z.number().int().positive();
@@ -33,6 +33,9 @@ const compactReport = z
     compacted: z.boolean(),
     written: z.boolean(),
     strategy: z.string(),
+    removed: compactionRemovedSchema,
+    modified: compactionModifiedSchema,
+    reachedTarget: z.boolean(),
     messagesBefore: z.number().int(),
     messagesAfter: z.number().int(),
     tokensBefore: z.number(),
@@ -40,7 +43,6 @@ const compactReport = z
     added: z.number().int(),
     version: z.number().int(),
   })
-  .passthrough()
   .openapi('CompactionReport');
 
 const compact = createRoute({
@@ -102,7 +104,7 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
     });
     if (report.written) c.var.changed(id);
     c.header('ETag', etagOf(report.version));
-    return c.json(report as never, 200);
+    return c.json(sent(compactReport, report), 200);
   });
 
   app.openapi(fork, async (c) => {
@@ -116,7 +118,7 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
     c.header('ETag', etagOf(forked.version));
     c.header('Location', `/sessions/${forked.id}`);
     c.header(FORK_RECORDED_HEADER, String(result.recorded));
-    return c.json(forked.toJSON() as never, 201);
+    return c.json(sent(sessionSchema, sessionBody(forked)), 201);
   });
 
   app.openapi(continuation, async (c) => {
@@ -125,6 +127,6 @@ export function sessionActionRoutes(app: OpenAPIHono<ServerEnv>): void {
     c.var.changed(id);
     c.header('ETag', etagOf(successor.version));
     c.header('Location', `/sessions/${successor.id}`);
-    return c.json(successor.toJSON() as never, 201);
+    return c.json(sent(sessionSchema, sessionBody(successor)), 201);
   });
 }

@@ -21,7 +21,7 @@ import { VIEW_COUNTER } from '../message-tokens.js';
 import { sessionIdParam, summarySchema } from '../schemas.js';
 import { ViewCache } from '../view-cache.js';
 import { sessionStatsSchema, timelineQuerySchema, timelineSchema } from '../view-schemas.js';
-import { errors, json } from './common.js';
+import { errors, json, sent } from './common.js';
 
 /** Options of the view routes. */
 export interface SessionViewOptions {
@@ -109,7 +109,7 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
     const row = await c.var.store.summary(id);
     if (row === undefined) throw new NotFoundError(`No session ${id}`);
     c.header('ETag', etagOf(row.version));
-    return c.json({ ...row, ...(await forkedFromOf(c.var.store, row)) } as never, 200);
+    return c.json(sent(summarySchema, { ...row, ...(await forkedFromOf(c.var.store, row)) }), 200);
   });
 
   app.openapi(stats, async (c) => {
@@ -132,14 +132,8 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
     const row = await store.summary(id);
     if (row === undefined) throw new NotFoundError(`No session ${id}`);
     c.header('ETag', etagOf(computed.version));
-    return c.json(
-      {
-        ...computed,
-        chain: await chainOf(store, row),
-        ...(await forkedFromOf(store, row)),
-      } as never,
-      200,
-    );
+    const body = { ...computed, chain: await chainOf(store, row), ...(await forkedFromOf(store, row)) };
+    return c.json(sent(sessionStatsSchema, body), 200);
   });
 
   app.openapi(timeline, async (c) => {
@@ -158,6 +152,6 @@ export function sessionViewRoutes(app: OpenAPIHono<ServerEnv>, options: SessionV
       };
     });
     c.header('ETag', etagOf(computed.version));
-    return c.json(computed as never, 200);
+    return c.json(sent(timelineSchema, computed), 200);
   });
 }

@@ -10,7 +10,7 @@ import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
 import { filteredPage } from '../session-search.js';
 import { createSessionSchema, listPageSchema, listQuerySchema, sessionIdParam, sessionSchema } from '../schemas.js';
-import { errors, json, jsonBody } from './common.js';
+import { errors, json, jsonBody, sent, sessionBody, storedJson } from './common.js';
 import { withManager } from './with-manager.js';
 
 /** Rows of a page when the query names no limit. */
@@ -64,13 +64,11 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
         limit,
         ...(cursor === undefined ? {} : { after: decodeCursor(cursor) }),
       });
-      return c.json(
-        {
-          sessions: found.rows,
-          ...(found.next === undefined ? {} : { nextCursor: encodeCursor(found.next) }),
-        } as never,
-        200,
-      );
+      const page = {
+        sessions: found.rows,
+        ...(found.next === undefined ? {} : { nextCursor: encodeCursor(found.next) }),
+      };
+      return c.json(sent(listPageSchema, page), 200);
     }
     const rows = await c.var.store.list({
       limit,
@@ -83,8 +81,7 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
       sessions: rows,
       ...(rows.length === limit && last !== undefined ? { nextCursor: encodeCursor(last) } : {}),
     };
-    // Responses are checked against the OpenAPI document by the tests, not by types (ours are readonly).
-    return c.json(page as never, 200);
+    return c.json(sent(listPageSchema, page), 200);
   });
 
   app.openapi(create, async (c) => {
@@ -96,7 +93,7 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
     });
     c.header('ETag', etagOf(saved.version));
     c.header('Location', `/sessions/${saved.id}`);
-    return c.json(saved.toJSON() as never, 201);
+    return c.json(sent(sessionSchema, sessionBody(saved)), 201);
   });
 
   app.openapi(read, async (c) => {
@@ -109,7 +106,7 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
     )?.[1];
     if (version !== undefined) c.header('ETag', etagOf(Number(version)));
     // The store's JSON bytes as they are: a large session is never parsed and serialized again here.
-    return c.body(json as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' }) as never;
+    return storedJson(c, sessionSchema, json, 200);
   });
 
   app.openapi(remove, async (c) => {

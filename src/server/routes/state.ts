@@ -16,7 +16,7 @@ import { encodeState } from '../../state/encode-state.js';
 import type { StateKey, StateKeyRing, StateSecret } from '../../state/types.js';
 import type { ServerEnv } from '../env.js';
 import { messageSchema } from '../schemas.js';
-import { errors, json, jsonBody } from './common.js';
+import { errors, json, jsonBody, sent } from './common.js';
 
 const provider = z.enum(PROVIDERS);
 const blob = z.string().min(1).openapi({ description: 'An opaque state blob' });
@@ -42,6 +42,14 @@ const appendBody = z
   })
   .openapi('AppendState');
 
+const decodedSchema = z.object({
+  messages: z.array(messageSchema.partial({ seq: true })),
+  processedLength: z.number().int(),
+  rejected: rejection.optional(),
+});
+
+const appendedSchema = z.object({ state: blob, dropped: z.number().int(), rejected: rejection.optional() });
+
 const encode = createRoute({
   method: 'post',
   path: '/state/encode',
@@ -58,14 +66,7 @@ const decode = createRoute({
   summary: 'The history of a state blob (a blob that cannot be used is rejected: the history is empty)',
   request: { body: jsonBody(decodeBody) },
   responses: {
-    200: json(
-      z.object({
-        messages: z.array(messageSchema.partial({ seq: true })),
-        processedLength: z.number().int(),
-        rejected: rejection.optional(),
-      }),
-      'The history',
-    ),
+    200: json(decodedSchema, 'The history'),
     ...errors(400, 401, 413, 501),
   },
 });
@@ -77,7 +78,7 @@ const append = createRoute({
   summary: 'A new blob with messages appended (a rejected input blob starts an empty history)',
   request: { body: jsonBody(appendBody) },
   responses: {
-    200: json(z.object({ state: blob, dropped: z.number().int(), rejected: rejection.optional() }), 'The new blob'),
+    200: json(appendedSchema, 'The new blob'),
     ...errors(400, 401, 413, 501),
   },
 });
@@ -126,7 +127,7 @@ export function stateRoutes(app: OpenAPIHono<ServerEnv>, stateKey: StateKey | un
   app.openapi(decode, async (c) => {
     const body = c.req.valid('json');
     const decoded = decodeState(body.state, { provider: body.provider, key: need(c.var.principal?.tenant) });
-    return c.json(decoded as never, 200);
+    return c.json(sent(decodedSchema, decoded), 200);
   });
   app.openapi(append, async (c) => {
     const body = c.req.valid('json');
@@ -139,6 +140,6 @@ export function stateRoutes(app: OpenAPIHono<ServerEnv>, stateKey: StateKey | un
         ...(body.encrypt === undefined ? {} : { encrypt: body.encrypt }),
       },
     );
-    return c.json(appended as never, 200);
+    return c.json(sent(appendedSchema, appended), 200);
   });
 }

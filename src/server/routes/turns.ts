@@ -16,8 +16,8 @@ import type { AgentSet } from '../agents/server-agent.js';
 import { ChangeHub } from '../change-hub.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf } from '../etag.js';
-import { messageSchema, sessionIdParam } from '../schemas.js';
-import { errors, json, jsonBody } from './common.js';
+import { compactionModifiedSchema, compactionRemovedSchema, messageSchema, sessionIdParam } from '../schemas.js';
+import { errors, json, jsonBody, sent, stored } from './common.js';
 
 /** Messages one turn's input may have. */
 const MAX_INPUT_MESSAGES = 100;
@@ -55,13 +55,8 @@ const turnCompactionSchema = z
   .object({
     compacted: z.boolean(),
     strategy: z.string(),
-    removed: z.object({
-      count: z.number().int(),
-      tokens: z.number(),
-      firstId: z.string().optional(),
-      lastId: z.string().optional(),
-    }),
-    modified: z.object({ count: z.number().int(), tokensSaved: z.number() }),
+    removed: compactionRemovedSchema,
+    modified: compactionModifiedSchema,
     added: z.number().int(),
     tokensBefore: z.number(),
     tokensAfter: z.number(),
@@ -114,8 +109,8 @@ function answerOf(result: TurnResult) {
   return {
     sessionId: result.session.id,
     version: result.session.version,
-    reply: result.reply,
-    messages: result.messages,
+    reply: stored(result.reply),
+    messages: stored(result.messages),
     usage: result.usage,
     iterations: result.iterations,
     ...(result.compaction === undefined ? {} : { compaction: compactionOf(result.compaction) }),
@@ -183,6 +178,8 @@ export function turnRoutes(app: OpenAPIHono<ServerEnv>, options: TurnRouteOption
     }
     c.header('ETag', etagOf(result.session.version));
     if (created) c.header('Location', `/sessions/${result.session.id}`);
-    return c.json(answerOf(result) as never, created ? 201 : 200);
+    const answer = sent(turnResultSchema, answerOf(result));
+    // Each status its own literal: the route types a 201 and a 200, not a `200 | 201`.
+    return created ? c.json(answer, 201) : c.json(answer, 200);
   });
 }

@@ -63,7 +63,7 @@ export function valueRoutes(app: OpenAPIHono<ServerEnv>): void {
     });
     app.openapi(read, async (c) => {
       const values = await c.var.store.values.getAll(ownerOf(scope.name, c.req.param() as Record<string, string>));
-      return c.json(values as never, 200);
+      return c.json(values, 200);
     });
     app.openapi(write, async (c) => {
       // The app scope is shared by the whole tenant: only its admins change it.
@@ -74,7 +74,7 @@ export function valueRoutes(app: OpenAPIHono<ServerEnv>): void {
       const entries: Record<string, JsonValue | undefined> = {};
       for (const key of Object.keys(patch)) defineField(entries, key, patch[key] ?? undefined);
       await c.var.store.values.set(target, entries);
-      return c.json((await c.var.store.values.getAll(target)) as never, 200);
+      return c.json(await c.var.store.values.getAll(target), 200);
     });
   }
 }

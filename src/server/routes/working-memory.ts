@@ -10,7 +10,7 @@ import { WorkingMemory } from '../../active-memory/working-memory.js';
 import { ForbiddenError } from '../../errors.js';
 import type { JsonObject } from '../../message/schema.js';
 import type { ServerEnv } from '../env.js';
-import { errors, json, jsonBody } from './common.js';
+import { errors, json, jsonBody, sent } from './common.js';
 
 const owner = z.string().min(1).max(256);
 const params = z.object({ userId: owner });
@@ -25,6 +25,8 @@ const versionSchema = z
     patch: z.record(z.string(), z.unknown()).optional(),
   })
   .openapi('WorkingMemoryVersion');
+
+const versionPageSchema = z.object({ versions: z.array(versionSchema), nextBefore: z.number().int().optional() });
 
 const read = createRoute({
   method: 'get',
@@ -71,10 +73,7 @@ const versions = createRoute({
     }),
   },
   responses: {
-    200: json(
-      z.object({ versions: z.array(versionSchema), nextBefore: z.number().int().optional() }),
-      'A page of versions; nextBefore pages to older ones',
-    ),
+    200: json(versionPageSchema, 'A page of versions; nextBefore pages to older ones'),
     ...errors(400, 401, 403, 503),
   },
 });
@@ -95,7 +94,7 @@ export function workingMemoryRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(read, async (c) => {
     const { agentId } = c.req.valid('query');
     const memory = memoryOf(c.var.principal, c.var.store, c.req.valid('param').userId, agentId);
-    return c.json((await memory.read()) as never, 200);
+    return c.json(sent(versionSchema, await memory.read()), 200);
   });
   app.openapi(patch, async (c) => {
     const body = c.req.valid('json');
@@ -106,7 +105,7 @@ export function workingMemoryRoutes(app: OpenAPIHono<ServerEnv>): void {
       ...(body.expectedVersion === undefined ? {} : { expectedVersion: body.expectedVersion }),
     });
     c.var.changed(memory.sessionId);
-    return c.json(next as never, 200);
+    return c.json(sent(versionSchema, next), 200);
   });
   app.openapi(versions, async (c) => {
     const { agentId, limit, before } = c.req.valid('query');
@@ -115,6 +114,6 @@ export function workingMemoryRoutes(app: OpenAPIHono<ServerEnv>): void {
       ...(limit === undefined ? {} : { limit }),
       ...(before === undefined ? {} : { before }),
     });
-    return c.json(page as never, 200);
+    return c.json(sent(versionPageSchema, page), 200);
   });
 }
