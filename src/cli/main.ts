@@ -19,7 +19,7 @@ function packageVersion(): string {
 }
 
 const FOOTER = `
-Stores: memory:, file:DIR, sqlite:PATH, postgres://…, redis://…, redis+cluster://HOST:PORT,…, and any scheme added with registerStore.
+Stores: memory:, file:DIR, sqlite:PATH, postgres://…, redis://…, redis+cluster://HOST:PORT,…, http(s)://HOST:PORT (a chatstate server; key in CHATSTATE_API_KEY), and any scheme added with registerStore.
 Encryption: the key comes from CHATSTATE_KEY or --key-file PATH (a secret of 16+ characters, or a JSON key ring).
 Exit codes: 0 ok, 1 problems found or the operation failed, 2 usage error.
 Run "chatstate help COMMAND" for a command's options and examples.

@@ -176,6 +176,7 @@ const PROTECTED = [
   '/users/*',
   '/working-memory/*',
   '/knowledge/*',
+  '/purge-expired',
 ] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */

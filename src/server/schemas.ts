@@ -15,7 +15,7 @@ import {
   timestampSchema,
   toolCallSchema,
 } from '../message/schema.js';
-import { sessionJsonSchema } from '../session/schema.js';
+import { sessionJsonSchema, usageSchema } from '../session/schema.js';
 import { MAX_LIST_LIMIT } from '../store/list-query.js';
 import { messageTokensFields } from './message-tokens.js';
 
@@ -146,6 +146,22 @@ export const listQuerySchema = z.object({
     .datetime({ offset: true })
     .optional()
     .openapi({ description: 'Only sessions active after this time (ISO 8601)' }),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .openapi({ description: 'Rows skipped (after the cursor, when both are given); not with q or updatedAfter' }),
+  idPrefix: z
+    .string()
+    .max(128)
+    .optional()
+    .openapi({ description: 'Only sessions whose id starts with this; not with q or updatedAfter' }),
+  expired: z.enum(['true', 'false']).optional().openapi({
+    description:
+      'true: only the expired sessions a purge has not removed yet (what POST /purge-expired would remove); not with q or updatedAfter',
+  }),
 });
 
 /** A page of `GET /sessions`. */
@@ -178,8 +194,44 @@ export const messageRangeSchema = z
   .object({ messages: z.array(messageSchema), ...messageTokensFields })
   .openapi('MessageRange');
 
+/** The state an append replaces with its messages (`AppendOptions.state`). */
+export const appendStateSchema = z
+  .strictObject({
+    metadata: jsonObjectSchema,
+    variables: z.record(z.string(), jsonValueSchema),
+    lastUsage: usageSchema.optional(),
+  })
+  .openapi('AppendState', {
+    description:
+      "Replaces the session's metadata, variables and last usage in the same commit; written only when a message is added",
+  });
+
 /** Body of `POST /sessions/{id}/messages`. */
-export const appendSchema = z.strictObject({ messages: z.array(messageInputSchema).min(1) }).openapi('Append');
+export const appendSchema = z
+  .strictObject({ messages: z.array(messageInputSchema).min(1), state: appendStateSchema.optional() })
+  .openapi('Append');
+
+/** Body of `PUT /sessions/{id}`: the whole session as stored (its JSON format) and the options of the save. */
+export const saveSessionSchema = z
+  .strictObject({
+    session: sessionJsonSchema.extend({ messages: z.array(messageInputSchema) }),
+    ttlMs: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_TTL_MS)
+      .optional()
+      .openapi({ description: 'Retention: the session expires this long after the save' }),
+    keepUpdatedAt: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Store the session's own updatedAt instead of the time of the save (imports)" }),
+    erase: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'The messages the save drops are being erased on request: leave no copy of them' }),
+  })
+  .openapi('SaveSession');
 
 /** Answer of an append. */
 export const appendResultSchema = z
@@ -211,3 +263,27 @@ export const whoSchema = z
     expiresAt: z.string().optional().openapi({ description: 'When the browser session ends (ISO 8601)' }),
   })
   .openapi('Who');
+
+const ownerId = z.string().min(1).max(256);
+
+/** Whose values a batch writes (`ValueOwner`). */
+export const valueOwnerSchema = z
+  .discriminatedUnion('scope', [
+    z.strictObject({ scope: z.literal('user'), userId: ownerId }),
+    z.strictObject({ scope: z.literal('agent'), agentId: ownerId, userId: ownerId }),
+    z.strictObject({ scope: z.literal('app') }),
+    z.strictObject({ scope: z.literal('session'), sessionId: z.string().regex(ID_PATTERN) }),
+  ])
+  .openapi('ValueOwner');
+
+/** Body of `POST /values/batch`: keys to set (`null` is a value here) and keys to delete, in one atomic write. */
+export const valuesBatchSchema = z
+  .strictObject({
+    owner: valueOwnerSchema,
+    set: z
+      .record(z.string(), jsonValueSchema)
+      .optional()
+      .openapi({ description: 'Keys to set to these values, null included' }),
+    delete: z.array(z.string()).max(10_000).optional().openapi({ description: 'Keys to delete' }),
+  })
+  .openapi('ValuesBatch');

@@ -92,6 +92,11 @@ export class CoreChangeFeed implements ChangeFeed {
     return true;
   }
 
+  /** This store removed sessions it cannot name (a remote purge or forget): every listener reads again. */
+  unnamed(): void {
+    if (this.listeners.size > 0) this.emit({ type: 'reset', reason: 'unnamed-changes' });
+  }
+
   /** Stops the driver's watch for good (the store closes). */
   async close(): Promise<void> {
     this.closed = true;

@@ -26,12 +26,13 @@ export interface SessionChangedEvent {
 
 /**
  * Changes may have been missed: the feed's connection was down and is back (`reconnected`), or a
- * tenant view could not tell whose a change was (`unknown-owner`). Treat every session as possibly
+ * tenant view could not tell whose a change was (`unknown-owner`), or a write removed sessions it
+ * could not name (`unnamed-changes`: a remote store's purge or forget). Treat every session as possibly
  * changed (drop caches, read again).
  */
 export interface ChangesResetEvent {
   readonly type: 'reset';
-  readonly reason: 'reconnected' | 'unknown-owner';
+  readonly reason: 'reconnected' | 'unknown-owner' | 'unnamed-changes';
 }
 
 /**

@@ -9,6 +9,8 @@
  * - `postgres://…` / `postgresql://…` — PostgreSQL (`pg`)
  * - `redis://…` / `rediss://…` — Redis (`ioredis`)
  * - `redis+cluster://host:port[,host:port…]` / `rediss+cluster://…` — Redis Cluster (`ioredis`)
+ * - `http://host:port[/base]` / `https://…` — a chatstate server (`chatstate serve`) over its API,
+ *   with the key of the `apiKey` option or `CHATSTATE_API_KEY`
  *
  * Other stores join with `registerStore(scheme, loader)`, the same way.
  * @module
@@ -53,6 +55,8 @@ const BUILT_IN: ReadonlyArray<readonly [string, StoreLoader]> = [
   ['rediss', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
   ['redis+cluster', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
   ['rediss+cluster', async (url, options) => (await import('./redis/index.js')).redisStore(url, options)],
+  ['http', async (url, options) => (await import('./http/index.js')).httpStore(url, options)],
+  ['https', async (url, options) => (await import('./http/index.js')).httpStore(url, options)],
 ];
 
 // A scheme registered before this module ran keeps its loader: a caller's replacement wins.

@@ -118,7 +118,7 @@ describe('usage errors exit 2 with one error line', () => {
     const scheme = await runCli(['list', '--store', 'nosuch://x']);
     expect(scheme.code).toBe(2);
     expect(scheme.stderr).toMatch(
-      /^error INVALID_ARGUMENT: Cannot open store "nosuch:\/\/x": unknown scheme "nosuch:"; registered: file:, memory:, postgres:, postgresql:, redis\+cluster:, redis:, rediss\+cluster:, rediss:, sqlite:/,
+      /^error INVALID_ARGUMENT: Cannot open store "nosuch:\/\/x": unknown scheme "nosuch:"; registered: file:, http:, https:, memory:, postgres:, postgresql:, redis\+cluster:, redis:, rediss\+cluster:, rediss:, sqlite:/,
     );
     const path = await runCli(['list', '--store', './sessions']);
     expect(path.stderr).toContain('did you mean "file:./sessions"?');

@@ -58,6 +58,18 @@ interface Sample {
 const hello = (id: string, content = 'hello') => ({ id, role: 'user', content });
 const tooLong = 'u'.repeat(300);
 const malformedJson = '{"id": ';
+/** A session in its JSON format, as `PUT /sessions/{id}` takes it. */
+const sessionJson = (id: string, extra: Record<string, unknown> = {}) => ({
+  formatVersion: 1,
+  id,
+  createdAt: '2030-01-01T00:00:00.000Z',
+  updatedAt: '2030-01-01T00:00:00.000Z',
+  version: 0,
+  messages: [hello('p1')],
+  variables: {},
+  metadata: {},
+  ...extra,
+});
 
 /**
  * Samples per route, by the route's key in the document. The first is the route's success: the
@@ -130,6 +142,39 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 400, path: '/sessions', body: { id: 'doc-plain' }, headers: { 'content-type': 'text/plain' } },
     { status: 403, path: '/sessions', key: 'aliceA', body: { id: 'doc-theirs', userId: 'bob' } },
     { status: 409, path: '/sessions', body: { id: 'doc-read' } },
+  ],
+  'PUT /sessions/{id}': [
+    { status: 200, path: '/sessions/doc-put', body: { session: sessionJson('doc-put'), ttlMs: 3_600_000 } },
+    {
+      status: 200,
+      path: '/sessions/doc-put',
+      headers: { 'if-match': '"1"' },
+      body: { session: sessionJson('doc-put', { metadata: { edited: true } }), keepUpdatedAt: true, erase: true },
+    },
+    {
+      status: 412,
+      path: '/sessions/doc-put',
+      headers: { 'if-match': '"1"' },
+      body: { session: sessionJson('doc-put') },
+    },
+    {
+      status: 412,
+      path: '/sessions/doc-put',
+      headers: { 'if-match': '"0"' },
+      body: { session: sessionJson('doc-put') },
+    },
+    { status: 400, path: '/sessions/doc-put', body: { session: sessionJson('doc-other') } },
+    { status: 400, path: '/sessions/doc-put', body: { session: { id: 'doc-put' } } },
+    {
+      status: 403,
+      path: '/sessions/doc-put-bob',
+      key: 'aliceA',
+      body: { session: sessionJson('doc-put-bob', { userId: 'bob' }) },
+    },
+  ],
+  'POST /purge-expired': [
+    { status: 200, path: '/purge-expired' },
+    { status: 403, path: '/purge-expired', key: 'memberA' },
   ],
   'GET /sessions/{id}': [
     { status: 200, path: '/sessions/doc-read' },
@@ -318,6 +363,20 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
       path: '/state/append',
       server: 'stateless',
       body: { provider: 'openaiChat', messages: [hello('s2')] },
+    },
+  ],
+  'POST /values/batch': [
+    { status: 204, path: '/values/batch', body: { owner: { scope: 'app' }, set: { plan: null }, delete: ['old'] } },
+    { status: 204, path: '/values/batch', body: { owner: { scope: 'user', userId: 'alice' }, set: { colour: 'red' } } },
+    { status: 400, path: '/values/batch', body: { owner: { scope: 'nowhere' } } },
+    { status: 400, path: '/values/batch', body: { owner: { scope: 'app' }, set: { k: 1 }, delete: ['k'] } },
+    { status: 403, path: '/values/batch', key: 'memberA', body: { owner: { scope: 'app' }, set: { plan: 'free' } } },
+    { status: 403, path: '/values/batch', key: 'aliceA', body: { owner: { scope: 'user', userId: 'bob' } } },
+    {
+      status: 404,
+      path: '/values/batch',
+      key: 'aliceA',
+      body: { owner: { scope: 'session', sessionId: 'doc-bob' }, set: { colour: 'red' } },
     },
   ],
   'GET /values/app': [

@@ -357,6 +357,52 @@ const CASES: Readonly<Record<string, Case>> = {
     );
   },
 
+  // A whole save at the victim's ids: created in the attacker's namespace, or refused. Where the id
+  // is the victim's in the attacker's own tenant, a tenant-wide key only tries a create (If-Match
+  // "0"): replacing it would be its right; a key bound to another user is refused either way.
+  'PUT /sessions/{id}': (context) => {
+    const { attacker, victim } = context;
+    return probeSessions(victim).flatMap(({ id, userId }) =>
+      creations(attacker, victim, id, userId).flatMap(({ owner, expected }) =>
+        headerSets({ 'if-match': '"0"' }, {})
+          .filter(
+            (headers) => 'if-match' in headers || attacker.userId !== undefined || !victimsInOwnTenant(victim, id),
+          )
+          .map((headers): Probe => ({
+            method: 'PUT',
+            path: `/sessions/${id}`,
+            headers,
+            body: {
+              session: {
+                formatVersion: 1,
+                id,
+                ...(owner === undefined ? {} : { userId: owner }),
+                agentId: victim.agents[0],
+                createdAt: '2030-01-01T00:00:00.000Z',
+                updatedAt: '2030-01-01T00:00:00.000Z',
+                version: 0,
+                messages: [message('m1', context.mark())],
+                variables: {},
+                metadata: {},
+              },
+            },
+            expect: expected.includes(201) ? [200] : victimsInOwnTenant(victim, id) ? [403, 404, 412] : expected,
+            check: async (answer) => {
+              const wanted = owner ?? attacker.userId;
+              const got = (answer.json as { userId?: string } | undefined)?.userId;
+              if (answer.status === 200 && got !== wanted) return `saved for user ${got}, not ${wanted}`;
+              return createdProblem(context, { ...answer, status: answer.status === 200 ? 201 : answer.status }, id);
+            },
+          })),
+      ),
+    );
+  },
+
+  // Only the attacker's own tenant's expired sessions: the victim's data is checked after the matrix.
+  'POST /purge-expired': ({ attacker }) => [
+    { method: 'POST', path: '/purge-expired', expect: attacker.admin ? [200] : [403] },
+  ],
+
   'GET /sessions/{id}': ({ victim }) =>
     probeSessions(victim).map(({ id }) => ({ method: 'GET', path: `/sessions/${id}`, expect: [404] })),
 
@@ -700,6 +746,34 @@ const CASES: Readonly<Record<string, Case>> = {
         },
       };
     }),
+
+  // The batch writes any owner's values: the same answers as the PATCH of each owner's route.
+  'POST /values/batch': (context) => {
+    const { attacker, victim } = context;
+    const targets = [
+      ...probeUsers(victim).map((user) => ({
+        owner: { scope: 'user', userId: user },
+        expect: userAllowed(attacker, user) ? [204] : [403],
+      })),
+      ...victim.agents.flatMap((agent) =>
+        probeUsers(victim).map((user) => ({
+          owner: { scope: 'agent', agentId: agent, userId: user },
+          expect: userAllowed(attacker, user) ? [204] : [403],
+        })),
+      ),
+      ...probeSessions(victim).map(({ id }) => ({
+        owner: { scope: 'session', sessionId: id },
+        expect: attacker.userId === undefined ? [204] : [404],
+      })),
+      { owner: { scope: 'app' }, expect: attacker.admin ? [204] : [403] },
+    ];
+    return targets.map(({ owner, expect }) => ({
+      method: 'POST',
+      path: '/values/batch',
+      body: { owner, set: { colour: context.mark() } },
+      expect,
+    }));
+  },
 
   'GET /values/app': () => [{ method: 'GET', path: '/values/app', expect: [200] }],
 

@@ -52,7 +52,7 @@ describe('openStore', () => {
     const error = await openStore('mongodb://localhost/chat').catch((failure: unknown) => failure);
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT' });
     expect((error as Error).message).toContain(
-      'unknown scheme "mongodb:"; registered: file:, memory:, postgres:, postgresql:, redis+cluster:, redis:, rediss+cluster:, rediss:, sqlite:',
+      'unknown scheme "mongodb:"; registered: file:, http:, https:, memory:, postgres:, postgresql:, redis+cluster:, redis:, rediss+cluster:, rediss:, sqlite:',
     );
   });
 

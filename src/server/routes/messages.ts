@@ -33,7 +33,7 @@ const append = createRoute({
   method: 'post',
   path: '/sessions/{id}/messages',
   tags: ['messages'],
-  summary: 'Append messages atomically (idempotent by message id)',
+  summary: 'Append messages atomically (idempotent by message id), with the state they change',
   request: {
     params: sessionIdParam,
     headers: z.object({
@@ -58,10 +58,11 @@ export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(append, async (c) => {
     const { id } = c.req.valid('param');
     const expectedVersion = expectedVersionOf(c.req.header('if-match'));
-    const { messages } = c.req.valid('json');
+    const { messages, state } = c.req.valid('json');
     try {
       const result = await c.var.store.append(id, messages, {
         ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(state === undefined ? {} : { state }),
       });
       if (result.appended.length > 0) c.var.changed(id);
       c.header('ETag', etagOf(result.version));

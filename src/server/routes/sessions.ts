@@ -1,16 +1,25 @@
 /**
- * Sessions: list (filters, cursor paging), create, get, delete.
+ * Sessions: list (filters, cursor paging), create, get, replace (a whole save), delete, and the
+ * purge of expired sessions.
  * @module
  */
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { NotFoundError } from '../../errors.js';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { ChatstateError, ForbiddenError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { Session } from '../../session/session.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import type { ServerEnv } from '../env.js';
-import { etagOf } from '../etag.js';
+import { etagOf, expectedVersionOf } from '../etag.js';
 import { filteredPage } from '../session-search.js';
-import { createSessionSchema, listPageSchema, listQuerySchema, sessionIdParam, sessionSchema } from '../schemas.js';
+import {
+  createSessionSchema,
+  listPageSchema,
+  listQuerySchema,
+  saveSessionSchema,
+  sessionIdParam,
+  sessionSchema,
+} from '../schemas.js';
 import { errors, json, jsonBody, sent, sessionBody, storedJson } from './common.js';
+import { PreconditionFailed } from './messages.js';
 import { withManager } from './with-manager.js';
 
 /** Rows of a page when the query names no limit. */
@@ -52,6 +61,41 @@ const remove = createRoute({
   responses: { 204: { description: 'Deleted' }, ...errors(400, 401, 404, 503) },
 });
 
+const replace = createRoute({
+  method: 'put',
+  path: '/sessions/{id}',
+  tags: ['sessions'],
+  summary: 'Save a whole session: create it or replace it (compare-and-replace with If-Match)',
+  description:
+    'The body holds the session in its JSON format (its id must be the path\'s) and the options of the save. `If-Match: "N"` saves only over version N; `If-Match: "0"` only when there is no such session; without it the save replaces whatever is stored. Messages keep their sequence numbers; new ones continue after the highest ever given.',
+  request: {
+    params: sessionIdParam,
+    headers: z.object({
+      'if-match': z
+        .string()
+        .optional()
+        .openapi({ description: 'The version the save expects, as an ETag ("0": none)' }),
+    }),
+    body: jsonBody(saveSessionSchema),
+  },
+  responses: {
+    200: json(sessionSchema, 'The session as stored; its ETag is its version'),
+    ...errors(400, 401, 403, 412, 413, 503),
+  },
+});
+
+const purge = createRoute({
+  method: 'post',
+  path: '/purge-expired',
+  tags: ['sessions'],
+  summary:
+    "Delete the sessions whose retention has ended, with their values (admin keys only, within the key's tenant)",
+  responses: {
+    200: json(z.object({ purged: z.number().int().min(0) }).openapi('PurgeResult'), 'How many sessions were deleted'),
+    ...errors(401, 403, 413, 503),
+  },
+});
+
 /** Registers the session routes. */
 export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(list, async (c) => {
@@ -70,11 +114,20 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
       };
       return c.json(sent(listPageSchema, page), 200);
     }
+    if (query.offset !== undefined || query.idPrefix !== undefined || query.expired !== undefined)
+      if (query.q !== undefined || query.updatedAfter !== undefined)
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          'offset, idPrefix and expired do not combine with q or updatedAfter',
+        );
     const rows = await c.var.store.list({
       limit,
       ...(query.cursor === undefined ? {} : { after: decodeCursor(query.cursor) }),
       ...(query.userId === undefined ? {} : { userId: query.userId }),
       ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
+      ...(query.offset === undefined ? {} : { offset: query.offset }),
+      ...(query.idPrefix === undefined ? {} : { idPrefix: query.idPrefix }),
+      ...(query.expired === undefined ? {} : { expired: query.expired === 'true' }),
     });
     const last = rows.at(-1);
     const page = {
@@ -107,6 +160,38 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
     if (version !== undefined) c.header('ETag', etagOf(Number(version)));
     // The store's JSON bytes as they are: a large session is never parsed and serialized again here.
     return storedJson(c, sessionSchema, json, 200);
+  });
+
+  app.openapi(replace, async (c) => {
+    const { id } = c.req.valid('param');
+    const expectedVersion = expectedVersionOf(c.req.header('if-match'));
+    const { session: json, ttlMs, keepUpdatedAt, erase } = c.req.valid('json');
+    if (json.id !== id)
+      throw new InvalidInputError('INVALID_ARGUMENT', `The body's session id ${JSON.stringify(json.id)} is not ${id}`);
+    try {
+      const saved = await c.var.store.save(Session.fromJSON(json), {
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(ttlMs === undefined ? {} : { ttlMs }),
+        ...(keepUpdatedAt === undefined ? {} : { keepUpdatedAt }),
+        ...(erase === undefined ? {} : { erase }),
+      });
+      c.var.changed(id);
+      c.header('ETag', etagOf(saved.version));
+      return c.json(sent(sessionSchema, sessionBody(saved)), 200);
+    } catch (error) {
+      // As for an append: a stale If-Match is a failed precondition.
+      if (expectedVersion !== undefined && ChatstateError.hasCode(error, 'CONFLICT'))
+        throw new PreconditionFailed(error);
+      throw error;
+    }
+  });
+
+  app.openapi(purge, async (c) => {
+    // Like forgetting a user, a tenant-wide act: not one of its users' keys.
+    if (c.var.principal !== undefined && c.var.principal.role !== 'admin')
+      throw new ForbiddenError('Only an admin key may purge expired sessions');
+    const purged = await c.var.store.purgeExpired();
+    return c.json({ purged }, 200);
   });
 
   app.openapi(remove, async (c) => {
