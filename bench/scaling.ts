@@ -10,7 +10,8 @@
  *
  * Why quotas: this machine has 2 cores shared by the servers, the database and the generator; an
  * unconstrained run (the `load` suite) measures that sharing, not what another server adds.
- * Sizes: `BENCH_SCALING_SECONDS` (default 10) a round, `BENCH_SCALING_ROUNDS` (default 2),
+ * Sizes: `BENCH_SCALING_SECONDS` (default 10) a round, `BENCH_SCALING_ROUNDS` (default 3), after a
+ * warm-up of every server (`BENCH_SCALING_WARMUP_SECONDS`, default 8),
  * `BENCH_SCALING_SESSIONS` (default 48), `BENCH_SCALING_BACKENDS` (default `postgres,redis-cluster`).
  * @module
  */
@@ -36,9 +37,10 @@ function envNumber(name: string, fallback: number): number {
 
 const CORES = envNumber('BENCH_SCALING_CORES', 0.2);
 const SECONDS = envNumber('BENCH_SCALING_SECONDS', 10);
-const ROUNDS = envNumber('BENCH_SCALING_ROUNDS', 2);
+const ROUNDS = envNumber('BENCH_SCALING_ROUNDS', 3);
 const CONNECTIONS = envNumber('BENCH_SCALING_CONNECTIONS', 6);
 const SESSIONS = envNumber('BENCH_SCALING_SESSIONS', 48);
+const WARMUP_SECONDS = envNumber('BENCH_SCALING_WARMUP_SECONDS', 8);
 const BACKENDS = (process.env.BENCH_SCALING_BACKENDS ?? 'postgres,redis-cluster').split(',').map((name) => name.trim());
 const COUNTS = [1, 2, 3, 4] as const;
 const TARGET = 2.5;
@@ -108,10 +110,11 @@ async function round(
   key: string,
   victim: { sessions: readonly string[]; token: string },
   index: number,
+  seconds: number = SECONDS,
 ): Promise<Round> {
   const used = servers.slice(0, count);
   const first = (servers[0] as ServeProcess).url;
-  const sessions = Array.from({ length: SESSIONS }, (_, n) => `r${index}-s${count}-${n}`);
+  const sessions = Array.from({ length: SESSIONS }, (_, n) => `r${index < 0 ? 'warm' : index}-s${count}-${n}`);
   for (const id of sessions) {
     const response = await fetch(`${first}/sessions`, {
       method: 'POST',
@@ -130,8 +133,8 @@ async function round(
     sessions,
     victim,
     connectionsPerServer: CONNECTIONS,
-    durationSeconds: SECONDS,
-    runId: `scale${count}r${index}`,
+    durationSeconds: seconds,
+    runId: `scale${count}r${index < 0 ? 'warm' : index}`,
   });
   const generator = process.cpuUsage(generatorBefore);
   const perServer = used.map(
@@ -192,6 +195,9 @@ async function measure(backend: Backend): Promise<Round[]> {
       });
       if (response.status !== 201) throw new Error(`seeding answered ${response.status}`);
     }
+    // Every server warmed up first (its JIT compiled within its quota, the database's caches filled):
+    // otherwise each count's first round holds a cold server, a larger share of one server's than of four's.
+    await round(backend, servers, quotas, servers.length, tenantA.secret, victim, -1, WARMUP_SECONDS);
     // Rounds interleaved (1, 2, 3, 4, 1, 2, …) so that a drift of the machine touches every count alike.
     for (let index = 0; index < ROUNDS; index++)
       for (const count of COUNTS)
@@ -262,7 +268,7 @@ export async function runScalingBench(): Promise<SuiteReport> {
     title: 'Many servers with CPU quotas: 1 to 4 servers on one Postgres and on one Redis Cluster',
     tables,
     notes: [
-      `Method: each \`chatstate serve\` runs in a cgroup (v1 \`cpu\` controller) of its own with \`cpu.cfs_quota_us\` = ${Math.round(CORES * 100_000)} of a 100,000 µs period (${CORES} of a core); the database and the load generator (autocannon in this process) run unconstrained on the machine's 2 cores. Every server gets ${CONNECTIONS} connections, so the offered load grows with the servers and each server is saturated; ${ROUNDS} rounds of ${SECONDS} s per count, interleaved, medians.`,
+      `Method: each \`chatstate serve\` runs in a cgroup (v1 \`cpu\` controller) of its own with \`cpu.cfs_quota_us\` = ${Math.round(CORES * 100_000)} of a 100,000 µs period (${CORES} of a core); the database and the load generator (autocannon in this process) run unconstrained on the machine's 2 cores. Every server gets ${CONNECTIONS} connections, so the offered load grows with the servers and each server is saturated; after ${WARMUP_SECONDS} s of traffic through all of them (unmeasured: a cold server's JIT compiles within its quota), ${ROUNDS} rounds of ${SECONDS} s per count, interleaved, medians.`,
       `Traffic per connection loops: append (If-Match; a 412 names the version now and the same message id is retried), tail read, append, list of 20, a probe of another tenant's session (must be 400/404), over ${SESSIONS} fresh sessions a round. After each round every session is read back: every acknowledged append stored exactly once, seqs 1..n. No agent turns (the load suite has them).`,
       '"CPU per server" is the median server\'s user + system time as a share of one core (at most the quota); "Periods throttled" is the share of scheduler periods in which the quota stopped a server: near 100% means the servers, not the database or the generator, set the pace.',
       ...(problems.length === 0 ? [] : [`Problems: ${problems.slice(0, 10).join('; ')}`]),
