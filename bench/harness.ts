@@ -151,3 +151,9 @@ export function renderTable(table: Table): string[] {
 export function verdict(met: boolean): string {
   return met ? 'met' : 'NOT met';
 }
+
+/** The positive number in environment variable `name` (a whole one when `integer`), else `fallback`: a bench's size knob. */
+export function envNumber(name: string, fallback: number, { integer = true }: { integer?: boolean } = {}): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 && (!integer || Number.isInteger(value)) ? value : fallback;
+}

@@ -20,19 +20,14 @@ import { startServe, type ServeProcess } from '../test/support/serve-process.js'
 import { startProtocolServer } from '../test/support/protocol-server.js';
 import { scriptedProvider } from '../test/support/scripted-provider.js';
 import { modelSpec, providerEnv } from '../test/server/agent-configs.js';
-import { formatCount, formatMs, formatRatio, median, verdict, type SuiteReport } from './harness.js';
+import { envNumber, formatCount, formatMs, formatRatio, median, verdict, type SuiteReport } from './harness.js';
 import { cpuOf, cpuSeconds } from './process-cpu.js';
 import { benchDir, postgresServer, removeBenchDir } from './store-fixtures.js';
 
-function envCount(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-const SECONDS = envCount('BENCH_LOAD_SECONDS', 15);
-const ROUNDS = envCount('BENCH_LOAD_ROUNDS', 3);
-const CONNECTIONS = envCount('BENCH_LOAD_CONNECTIONS', 24);
-const SESSIONS = envCount('BENCH_LOAD_SESSIONS', 64);
+const SECONDS = envNumber('BENCH_LOAD_SECONDS', 15);
+const ROUNDS = envNumber('BENCH_LOAD_ROUNDS', 3);
+const CONNECTIONS = envNumber('BENCH_LOAD_CONNECTIONS', 24);
+const SESSIONS = envNumber('BENCH_LOAD_SESSIONS', 64);
 const TARGET = 2;
 
 /** The pids of the Postgres server's processes (backends and its own workers), by asking it. */

@@ -13,6 +13,7 @@ import { Session } from '../src/session/session.js';
 import { exportSessions, migrateSessions, verifySessions } from '../src/operations/index.js';
 import type { SessionStore, SessionSummary } from '../src/store/session-store-types.js';
 import {
+  envNumber,
   formatCount,
   formatMs,
   formatRatio,
@@ -25,16 +26,11 @@ import {
 import { benchHistory } from './histories.js';
 import { collectGarbage, formatBytes, now, openBenchStore, type BenchStore, type StoreKind } from './store-fixtures.js';
 
-function envCount(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-}
-
-const SESSIONS = envCount('BENCH_OPS_SESSIONS', 200);
-const MESSAGES = envCount('BENCH_OPS_MESSAGES', 200);
-const VERIFY_SESSIONS = envCount('BENCH_OPS_VERIFY', 5_000);
+const SESSIONS = envNumber('BENCH_OPS_SESSIONS', 200);
+const MESSAGES = envNumber('BENCH_OPS_MESSAGES', 200);
+const VERIFY_SESSIONS = envNumber('BENCH_OPS_VERIFY', 5_000);
 const VERIFY_MESSAGES = 20;
-const ROUNDS = envCount('BENCH_OPS_ROUNDS', 3);
+const ROUNDS = envNumber('BENCH_OPS_ROUNDS', 3);
 /** The operations to measure (`BENCH_OPS_PARTS=export,verify`, say): all by default. */
 const PARTS = new Set((process.env.BENCH_OPS_PARTS ?? 'migrate,export,verify').split(',').map((part) => part.trim()));
 const TARGET = 0.8;

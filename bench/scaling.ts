@@ -25,17 +25,21 @@ import { exactlyOnceProblems, runLoad, type LoadOutcome } from '../test/support/
 import { redisClusterTestServer } from '../test/support/redis-cluster.js';
 import { startServe, type ServeProcess } from '../test/support/serve-process.js';
 import { cpuQuota, type CpuQuota } from './cpu-quota.js';
-import { formatCount, formatMs, formatRatio, median, verdict, type SuiteReport, type Table } from './harness.js';
+import {
+  envNumber,
+  formatCount,
+  formatMs,
+  formatRatio,
+  median,
+  verdict,
+  type SuiteReport,
+  type Table,
+} from './harness.js';
 import { postgresPids } from './load.js';
 import { cpuOf, cpuSeconds, cpuSince } from './process-cpu.js';
 import { benchDir, postgresServer, removeBenchDir } from './store-fixtures.js';
 
-function envNumber(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
-const CORES = envNumber('BENCH_SCALING_CORES', 0.2);
+const CORES = envNumber('BENCH_SCALING_CORES', 0.2, { integer: false });
 const SECONDS = envNumber('BENCH_SCALING_SECONDS', 10);
 const ROUNDS = envNumber('BENCH_SCALING_ROUNDS', 3);
 const CONNECTIONS = envNumber('BENCH_SCALING_CONNECTIONS', 6);

@@ -153,3 +153,19 @@ export function expectUnavailable(answers: readonly Answer[]): void {
     });
   }
 }
+
+/**
+ * After a run of requests: the server is ready, tenant A's listing answers, and every view of each
+ * of its sessions in `store` reads (what a request that wrote something unreadable would break).
+ */
+export async function expectEverySessionReadable(server: TestServer, store: SessionStore): Promise<void> {
+  const key = server.keys.adminA;
+  expect((await server.call('GET', '/sessions?limit=100', { key })).status).toBe(200);
+  expect((await server.call('GET', '/readyz')).status).toBe(200);
+  for (const summary of await store.list({ limit: 1000 })) {
+    const id = summary.id.replace(/^tenant-a\./, '');
+    if (id === summary.id) continue;
+    for (const view of ['', '/summary', '/stats', '/timeline', '/messages'])
+      expect((await server.call('GET', `/sessions/${id}${view}`, { key })).status, `${id}${view}`).toBe(200);
+  }
+}
