@@ -222,7 +222,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
     rows: results.map((result) => row(LABEL[result.kind], 'in-process ranker', result.text)),
   };
   const embedTable: Table = {
-    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text score (0.7 text, 0.3 cosine: \`ranking/fusion.ts\`)`,
+    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text ranking (similarities beyond chance: \`ranking/fusion.ts\`)`,
     headers,
     rows: results.flatMap((result) =>
       result.embedded === undefined || result.reloaded === undefined

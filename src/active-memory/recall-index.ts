@@ -10,8 +10,8 @@
  * bounded by `maxDocuments`) and reading an owner's messages once per process.
  *
  * With an `embed` function, every indexed message also gets an embedding (stored beside the
- * session's messages, cached here in one matrix per owner), and the text scores and the cosine
- * similarities are fused (`fuseScores`).
+ * session's messages, cached here in one matrix per owner), and the text scores are fused with the
+ * similarities that stand out from chance (`fuseRankings`).
  *
  * Isolation: each owner (a user, or a user-less session) has a partition of its own, filled only
  * from `list({ userId })` (or the one session).
@@ -25,13 +25,10 @@ import { MAX_LIST_LIMIT } from '../store/session-store.js';
 import { onUserForgotten } from '../store/forget.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
-import { fuseScores } from './ranking/fusion.js';
+import { FUSED_CANDIDATES, fuseRankings } from './ranking/fusion.js';
 import type { TextIndexOptions } from './text-index.js';
 import type { Embed, RecallHit } from './types.js';
 import { embedTexts } from './vectors.js';
-
-/** Candidates each ranking gives the fusion when embeddings are on. */
-const FUSED_CANDIDATES = 100;
 
 /** Options of `RecallIndex`. */
 export interface RecallIndexOptions {
@@ -184,9 +181,8 @@ export class RecallIndex {
   }
 
   /**
-   * The text candidates fused with the messages most similar to the query (of every message that
-   * has a vector: `Partition.searchVectors`). A text candidate outside the most similar is fused
-   * with its own similarity. Without a vector to compare, the text ranking alone.
+   * The text candidates fused with the messages most similar to the query (`fuseRankings`), best
+   * first. Without a vector to compare, the text ranking alone.
    */
   private fuse(
     partition: Partition,
@@ -194,17 +190,19 @@ export class RecallIndex {
     query: Float32Array,
     request: RecallRequest,
   ): readonly Candidate[] {
+    const want = Math.max(text.length, candidateCount(request));
     const scan = partition.searchVectors(query, Math.max(FUSED_CANDIDATES, candidateCount(request)));
     if (scan === undefined) return text;
-    const fused = new Map<number, Candidate>();
-    const offer = (docId: number, textScore: number, similarity: number): void => {
-      const score = fuseScores(textScore, similarity);
-      if (score >= request.threshold && score > 0)
-        fused.set(docId, { docId, ...(partition.docs.get(docId) as IndexedDoc), score });
-    };
-    for (const candidate of text) offer(candidate.docId, candidate.score, scan.similarity(candidate.docId) ?? 0);
-    for (const { id, similarity } of scan.nearest) if (!fused.has(id)) offer(id, 0, similarity);
-    return [...fused.values()].sort(byScore).slice(0, Math.max(text.length, candidateCount(request)));
+    const fused = fuseRankings({
+      text: text.map((candidate) => ({ id: candidate.docId, score: candidate.score })),
+      nearest: scan.nearest,
+      similarity: scan.similarity,
+      stats: scan,
+    });
+    return fused
+      .map(({ id, score }) => ({ docId: id, ...(partition.docs.get(id) as IndexedDoc), score }))
+      .sort(byScore)
+      .slice(0, want);
   }
 
   /**
