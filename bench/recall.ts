@@ -222,7 +222,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
     rows: results.map((result) => row(LABEL[result.kind], 'in-process ranker', result.text)),
   };
   const embedTable: Table = {
-    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text score (0.7 text, 0.3 cosine: \`ranking/fusion.ts\`)`,
+    title: `The same with embed (${DIMENSIONS}-dimension hashed bag of words), fused with the text ranking (similarities beyond chance: \`ranking/fusion.ts\`)`,
     headers,
     rows: results.flatMap((result) =>
       result.embedded === undefined || result.reloaded === undefined
@@ -249,6 +249,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
       `Queries: ${QUERIES} timed recalls (after ${WARMUP} untimed) of two or three words taken from random user messages; each recall also reads its hits' current text from the store (k = ${K} reads).`,
       '"Index build" is the first recall on a fresh `RecallIndex`: it reads and indexes every message (every store ranks in process; the SQL stores\' own full-text search is not used for recall). With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
       "The embedding here is a cheap deterministic function, so the figures are chatstate's cost; a real model adds its own time to the build (once per message) and to every recall (one call for the query).",
+      'With embed, every recall also compares the query with all 100k vectors: they are held as one contiguous float32 matrix per user and scanned by a WebAssembly SIMD kernel (`vector-matrix.ts`), about 25 MB read per recall at 64 dimensions.',
       "Later recalls are incremental: one `list` of the user's sessions, then tail reads only of sessions whose version changed.",
       ...skipped,
     ],

@@ -13,6 +13,7 @@ import { eachLimited, readAfter } from './read-after.js';
 import { Ranker, type RankedDoc } from './ranking/ranker.js';
 import { EMBED_BATCH, chunkPrefix, decodeChunk, embedTexts, encodeChunks } from './vectors.js';
 import type { Embed } from './types.js';
+import { VectorMatrix, type MatrixScan } from './vector-matrix.js';
 
 /** Sessions brought up to date at once. */
 const SYNC_CONCURRENCY = 8;
@@ -28,8 +29,6 @@ export interface IndexedDoc {
   readonly sessionId: string;
   readonly seq: number;
   readonly messageId: string;
-  /** Unit embedding in the partition's vector space, once computed or loaded. */
-  vector?: Float32Array;
 }
 
 /** The vectors a recall wants: whose `embed`, under which stored id, of how many dimensions. */
@@ -64,6 +63,8 @@ export class Partition {
   /** The text ranking of this owner's messages. */
   readonly text: Ranker;
   readonly docs = new Map<number, IndexedDoc>();
+  /** Unit embeddings in the partition's vector space, by document id, once computed or loaded. */
+  private readonly vectors = new VectorMatrix();
   private readonly sessions = new Map<string, SessionState>();
   private nextDocId = 1;
   private space: string | undefined;
@@ -105,18 +106,22 @@ export class Partition {
   }
 
   /** The best `limit` text matches, with their documents. */
-  searchText(query: string, limit: number): Array<{ doc: IndexedDoc; score: number }> {
+  searchText(query: string, limit: number): Array<{ docId: number; doc: IndexedDoc; score: number }> {
     const matches: RankedDoc[] = this.text.search(query, limit);
     return matches.flatMap((match) => {
       const doc = this.docs.get(match.docId);
-      return doc === undefined ? [] : [{ doc, score: match.score }];
+      return doc === undefined ? [] : [{ docId: match.docId, doc, score: match.score }];
     });
   }
 
-  /** The indexed message at `seq` of session `sessionId`, if any. */
-  docAt(sessionId: string, seq: number): IndexedDoc | undefined {
-    const docId = this.sessions.get(sessionId)?.docs.get(seq);
-    return docId === undefined ? undefined : this.docs.get(docId);
+  /**
+   * Compares the unit vector `query` with every document's vector (`VectorMatrix.scan`): the `limit`
+   * most similar by document id, and the distribution of all the similarities. `undefined` when no
+   * document has a vector of the query's length.
+   */
+  searchVectors(query: Float32Array, limit: number): MatrixScan | undefined {
+    if (this.vectors.size === 0 || this.vectors.dimensions !== query.length) return undefined;
+    return this.vectors.scan(query, limit);
   }
 
   private useSpace(space: VectorSpace): void {
@@ -124,7 +129,7 @@ export class Partition {
     if (this.space === name) return;
     // Another model's vectors cannot be compared with this one's: forget them all.
     this.space = name;
-    for (const doc of this.docs.values()) delete doc.vector;
+    this.vectors.clear();
     for (const state of this.sessions.values()) {
       state.vectorsLoaded = undefined;
       state.vectorsComplete = false;
@@ -137,6 +142,7 @@ export class Partition {
     for (const docId of state.docs.values()) {
       this.docs.delete(docId);
       this.text.remove(docId);
+      this.vectors.delete(docId);
     }
     this.sessions.delete(sessionId);
   }
@@ -197,7 +203,8 @@ export class Partition {
     const vectors = new Map<string, Float32Array>();
     for (const docId of state?.docs.values() ?? []) {
       const doc = this.docs.get(docId);
-      if (doc?.vector !== undefined) vectors.set(`${doc.seq}:${doc.messageId}`, doc.vector);
+      const vector = this.vectors.copy(docId);
+      if (doc !== undefined && vector !== undefined) vectors.set(`${doc.seq}:${doc.messageId}`, vector);
     }
     return vectors;
   }
@@ -219,7 +226,7 @@ export class Partition {
       const docId = this.nextDocId++;
       const doc: IndexedDoc = { sessionId: id, seq, messageId: message.id };
       const vector = vectors.get(`${seq}:${message.id}`);
-      if (vector !== undefined) doc.vector = vector;
+      if (vector !== undefined) this.vectors.set(docId, vector);
       else state.vectorsComplete = false;
       this.docs.set(docId, doc);
       state.docs.set(seq, docId);
@@ -254,9 +261,9 @@ export class Partition {
         const chunk = decodeChunk(key, value, space.dimensions);
         let used = false;
         chunk?.seqs.forEach((seq, index) => {
-          const doc = this.docs.get(state.docs.get(seq) ?? 0);
-          if (doc === undefined || doc.messageId !== chunk.ids[index]) return;
-          doc.vector = chunk.vectors[index] as Float32Array;
+          const docId = state.docs.get(seq) ?? 0;
+          if (this.docs.get(docId)?.messageId !== chunk.ids[index]) return;
+          this.vectors.set(docId, chunk.vectors[index] as Float32Array);
           used = true;
         });
         // A chunk none of whose messages is left (a rewritten session) only takes room.
@@ -266,8 +273,8 @@ export class Partition {
       state.vectorsLoaded = prefix;
     }
     const missing = [...state.docs.values()]
-      .map((docId) => this.docs.get(docId) as IndexedDoc)
-      .filter((doc) => doc.vector === undefined);
+      .filter((docId) => !this.vectors.has(docId))
+      .map((docId) => ({ docId, doc: this.docs.get(docId) as IndexedDoc }));
     if (missing.length > 0) await this.embedMissing(id, state, space, read, missing);
     state.vectorsComplete = true;
   }
@@ -277,26 +284,28 @@ export class Partition {
     state: SessionState,
     space: VectorSpace,
     read: readonly Message[],
-    missing: IndexedDoc[],
+    missing: Array<{ docId: number; doc: IndexedDoc }>,
   ): Promise<void> {
-    missing.sort((a, b) => a.seq - b.seq);
+    missing.sort((a, b) => a.doc.seq - b.doc.seq);
     const texts = new Map(read.map((message) => [message.seq ?? 0, message]));
-    if (missing.some((doc) => !texts.has(doc.seq))) {
-      for (const message of (await readAfter(this.store, id, (missing[0] as IndexedDoc).seq - 1)) ?? [])
+    if (missing.some(({ doc }) => !texts.has(doc.seq))) {
+      for (const message of (await readAfter(this.store, id, (missing[0] as { doc: IndexedDoc }).doc.seq - 1)) ?? [])
         texts.set(message.seq ?? 0, message);
     }
     const embedded: Array<{ seq: number; id: string; vector: Float32Array }> = [];
-    const ready = missing.filter((doc) => texts.get(doc.seq)?.id === doc.messageId);
+    const ready = missing.filter(({ doc }) => texts.get(doc.seq)?.id === doc.messageId);
     for (let start = 0; start < ready.length; start += EMBED_BATCH) {
       const batch = ready.slice(start, start + EMBED_BATCH);
       const vectors = await embedTexts(
         space.embed,
-        batch.map((doc) => Message.text(texts.get(doc.seq) as Message)),
+        batch.map(({ doc }) => Message.text(texts.get(doc.seq) as Message)),
         space.dimensions,
       );
-      batch.forEach((doc, index) => {
-        doc.vector = vectors[index] as Float32Array;
-        embedded.push({ seq: doc.seq, id: doc.messageId, vector: doc.vector });
+      batch.forEach(({ docId, doc }, index) => {
+        const vector = vectors[index] as Float32Array;
+        // The session may have been dropped while `embed` ran: its documents take no vector then.
+        if (this.docs.get(docId) === doc) this.vectors.set(docId, vector);
+        embedded.push({ seq: doc.seq, id: doc.messageId, vector });
       });
     }
     if (embedded.length > 0)

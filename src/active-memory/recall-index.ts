@@ -10,8 +10,8 @@
  * bounded by `maxDocuments`) and reading an owner's messages once per process.
  *
  * With an `embed` function, every indexed message also gets an embedding (stored beside the
- * session's messages, cached here), and the text scores and the cosine similarities are fused
- * (`fuseScores`).
+ * session's messages, cached here in one matrix per owner), and the text scores are fused with the
+ * similarities that stand out from chance (`fuseRankings`).
  *
  * Isolation: each owner (a user, or a user-less session) has a partition of its own, filled only
  * from `list({ userId })` (or the one session).
@@ -25,14 +25,10 @@ import { MAX_LIST_LIMIT } from '../store/session-store.js';
 import { onUserForgotten } from '../store/forget.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
-import { fuseScores } from './ranking/fusion.js';
+import { FUSED_CANDIDATES, fuseRankings } from './ranking/fusion.js';
 import type { TextIndexOptions } from './text-index.js';
 import type { Embed, RecallHit } from './types.js';
-import { TopK } from './top-k.js';
-import { cosine, embedTexts } from './vectors.js';
-
-/** Candidates each ranking gives the fusion when embeddings are on. */
-const FUSED_CANDIDATES = 100;
+import { embedTexts } from './vectors.js';
 
 /** Options of `RecallIndex`. */
 export interface RecallIndexOptions {
@@ -62,6 +58,8 @@ export interface RecallRequest {
 }
 
 interface Candidate {
+  /** The partition's document id. */
+  readonly docId: number;
   readonly sessionId: string;
   readonly seq: number;
   readonly messageId: string;
@@ -181,56 +179,32 @@ export class RecallIndex {
 
   private textCandidates(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Candidate[] {
     const limit = space === undefined ? candidateCount(request) : Math.max(FUSED_CANDIDATES, candidateCount(request));
-    return partition
-      .searchText(request.query, limit)
-      .map(({ doc, score }) => ({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score }));
+    return partition.searchText(request.query, limit).map(({ docId, doc, score }) => ({ docId, ...doc, score }));
   }
 
   /**
-   * The text candidates fused with the messages most similar to the query (of every message that
-   * has a vector, kept in a bounded heap: a full sort of 100k similarities would dominate a recall).
-   * A text candidate outside the most similar is fused with similarity 0.
+   * The text candidates fused with the messages most similar to the query (`fuseRankings`), best
+   * first. Without a vector to compare, the text ranking alone.
    */
   private fuse(
     partition: Partition,
     text: readonly Candidate[],
     query: Float32Array,
     request: RecallRequest,
-  ): Candidate[] {
-    const limit = text.length;
-    const nearest = new TopK<{ doc: IndexedDoc; similarity: number }>(
-      Math.max(FUSED_CANDIDATES, request.k * 2 + 5),
-      (a, b) =>
-        b.similarity - a.similarity ||
-        b.doc.seq - a.doc.seq ||
-        (a.doc.sessionId < b.doc.sessionId ? -1 : a.doc.sessionId > b.doc.sessionId ? 1 : 0),
-    );
-    for (const doc of partition.docs.values()) {
-      if (doc.vector === undefined) continue;
-      const similarity = cosine(query, doc.vector);
-      // A vector pointing away from the query is no evidence of relevance.
-      if (similarity <= 0) continue;
-      const worst = nearest.floor;
-      if (worst !== undefined && similarity < worst.similarity) continue;
-      nearest.offer({ doc, similarity });
-    }
-    const key = (sessionId: string, seq: number, messageId: string): string =>
-      `${seq}\u0000${messageId}\u0000${sessionId}`;
-    const fused = new Map<string, Candidate>();
-    const offer = (candidate: Candidate, similarity: number): void => {
-      const score = fuseScores(candidate.score, similarity);
-      if (score >= request.threshold && score > 0)
-        fused.set(key(candidate.sessionId, candidate.seq, candidate.messageId), { ...candidate, score });
-    };
-    for (const candidate of text) {
-      const vector = partition.docAt(candidate.sessionId, candidate.seq)?.vector;
-      offer(candidate, vector === undefined ? 0 : cosine(query, vector));
-    }
-    for (const { doc, similarity } of nearest.sorted()) {
-      if (fused.has(key(doc.sessionId, doc.seq, doc.messageId))) continue;
-      offer({ sessionId: doc.sessionId, seq: doc.seq, messageId: doc.messageId, score: 0 }, similarity);
-    }
-    return [...fused.values()].sort(byScore).slice(0, Math.max(limit, request.k * 2 + 5));
+  ): readonly Candidate[] {
+    const want = Math.max(text.length, candidateCount(request));
+    const scan = partition.searchVectors(query, Math.max(FUSED_CANDIDATES, candidateCount(request)));
+    if (scan === undefined) return text;
+    const fused = fuseRankings({
+      text: text.map((candidate) => ({ id: candidate.docId, score: candidate.score })),
+      nearest: scan.nearest,
+      similarity: scan.similarity,
+      stats: scan,
+    });
+    return fused
+      .map(({ id, score }) => ({ docId: id, ...(partition.docs.get(id) as IndexedDoc), score }))
+      .sort(byScore)
+      .slice(0, want);
   }
 
   /**

@@ -77,7 +77,7 @@ export interface RecallHit {
   readonly sessionId: string;
   readonly messageId: string;
   readonly seq: number;
-  /** Relevance in (0, 1]: the text rank, blended with cosine similarity when embeddings are on. */
+  /** Relevance in (0, 1]: the text rank, raised by a similarity beyond chance when embeddings are on (`ranking/fusion.ts`). */
   readonly score: number;
   /** The message's text. */
   readonly text: string;

@@ -1,8 +1,8 @@
 /**
  * Recall quality on seeded synthetic conversations (`test/support/recall-conversations.ts`), through
  * `SessionHandle.recall` on the embedded stores: every store ranks alike, the ranking finds what
- * plain BM25 cannot, and with `embed` the fused ranking is not worse than vectors alone, nor more
- * than a question or two worse than text alone (the bench's hashed embedding is weak).
+ * plain BM25 cannot, and with `embed` the fused ranking finds at every cut-off at least what text
+ * alone and vectors alone find (`bench/fusion-lab.ts` measures the same on more sets and embeddings).
  */
 import { describe, expect, it } from 'vitest';
 import { RecallIndex } from '../../src/active-memory/recall-index.js';
@@ -17,6 +17,8 @@ import { syntheticConversations, type SyntheticConversation } from '../support/r
 import { hashedEmbed, memorySubject, sqliteSubject, storesOf } from './harness.js';
 
 const K = 5;
+/** The cut-offs the fused ranking is held to. */
+const CUTOFFS = [1, 5, 10] as const;
 
 interface Asked {
   readonly question: string;
@@ -40,6 +42,7 @@ async function askAll(
   store: SessionStore,
   conversations: readonly SyntheticConversation[],
   embed?: Embed,
+  k = K,
 ): Promise<Asked[]> {
   const asked: Asked[] = [];
   for (const [number, conversation] of conversations.entries()) {
@@ -53,15 +56,16 @@ async function askAll(
       ...(embed === undefined ? {} : { embed }),
     });
     for (const { question, evidence } of conversation.questions) {
-      const hits = await handle.recall(question, { k: K });
+      const hits = await handle.recall(question, { k });
       asked.push({ question, evidence, ranked: hits.map((hit) => hit.messageId) });
     }
   }
   return asked;
 }
 
-const hits = (asked: readonly Asked[]): number =>
-  asked.filter((one) => one.ranked.some((id) => one.evidence.includes(id))).length;
+/** Questions with an answer among the first `k` ranked. */
+const hits = (asked: readonly Asked[], k = K): number =>
+  asked.filter((one) => one.ranked.slice(0, k).some((id) => one.evidence.includes(id))).length;
 
 describe('recall quality on synthetic conversations', () => {
   const conversations = syntheticConversations(7, 3);
@@ -93,8 +97,9 @@ describe('recall quality on synthetic conversations', () => {
   it('with embed, the fused ranking finds at least what text or vectors alone find', async () => {
     {
       const embed = hashedEmbed();
-      const text = await askAll(await memory.open(), conversations);
-      const fused = await askAll(await memory.open(), conversations, embed);
+      const deepest = CUTOFFS[CUTOFFS.length - 1];
+      const text = await askAll(await memory.open(), conversations, undefined, deepest);
+      const fused = await askAll(await memory.open(), conversations, embed, deepest);
       // Vectors alone: the same embedding's cosine ranking over every turn of the conversation.
       const vectors: Asked[] = [];
       for (const conversation of conversations) {
@@ -105,15 +110,17 @@ describe('recall quality on synthetic conversations', () => {
           const ranked = turns
             .map((turn, index) => ({ id: turn.id, similarity: cosine(query, turnVectors[index] as Float32Array) }))
             .sort((a, b) => b.similarity - a.similarity)
-            .slice(0, K)
+            .slice(0, deepest)
             .map((entry) => entry.id);
           vectors.push({ question, evidence, ranked });
         }
       }
       // The hashed bag-of-words embedding favours the hard decoys (they share more of the question's
-      // words than the facts do), so fusing it may cost the text ranking a question or two; never more.
-      expect(hits(fused)).toBeGreaterThanOrEqual(hits(text) - Math.ceil(0.05 * text.length));
-      expect(hits(fused)).toBeGreaterThanOrEqual(hits(vectors));
+      // words than the facts do): fused with a fixed weight it cost the text ranking questions here.
+      for (const k of CUTOFFS) {
+        expect(hits(fused, k), `hit@${k}`).toBeGreaterThanOrEqual(hits(text, k));
+        expect(hits(fused, k), `hit@${k}`).toBeGreaterThanOrEqual(hits(vectors, k));
+      }
       expect(hits(vectors)).toBeLessThan(vectors.length);
     }
   });
