@@ -6,7 +6,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ChatstateError, ForbiddenError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { Session } from '../../session/session.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, encodeCursor } from '../../store/list-cursor.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf, expectedVersionOf } from '../etag.js';
 import { filteredPage } from '../session-search.js';

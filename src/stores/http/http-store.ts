@@ -23,7 +23,7 @@ import { Message, type MessageInput } from '../../message/message.js';
 import type { JsonValue } from '../../message/schema.js';
 import { checkJson } from '../../message/json-value.js';
 import { Session } from '../../session/session.js';
-import { encodeCursor } from '../../server/cursor.js';
+import { encodeCursor } from '../../store/list-cursor.js';
 import { CoreChangeFeed } from '../../store/change-feed.js';
 import type { ChangeFeed, DriverChange } from '../../store/change-types.js';
 import { checkHeadState } from '../../store/codec.js';

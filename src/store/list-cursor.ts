@@ -1,9 +1,10 @@
 /**
- * The opaque cursor of `GET /sessions` pages: the last row's place in list order, base64url JSON.
+ * The opaque cursor of `GET /sessions` pages (the server writes it, the remote store sends it back):
+ * the last row's place in list order, base64url JSON.
  * @module
  */
 import { InvalidInputError } from '../errors.js';
-import type { ListCursor } from '../store/session-store-types.js';
+import type { ListCursor } from './session-store-types.js';
 
 /** The cursor of the page after `row`. */
 export function encodeCursor(row: ListCursor): string {
