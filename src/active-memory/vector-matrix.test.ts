@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VectorMatrix, WASM_MIN_BYTES, simdAvailable } from './vector-matrix.js';
 import { unitVector } from './vectors.js';
+import { seededRandom } from '../../test/support/seeded-random.js';
 
 /** A deterministic unit vector of `dimensions` for `seed`. */
 function vectorOf(seed: number, dimensions: number): Float32Array {
@@ -24,13 +25,16 @@ function reference(held: ReadonlyMap<number, Float32Array>, query: Float32Array,
   return { all, mean, spread, nearest };
 }
 
-/** Checks a scan of `matrix` against `reference` (float32 rounding apart). */
+/**
+ * Checks a scan of `matrix` against `reference`: the similarities and the nearest exactly (float32
+ * rounding apart); the mean and spread so too from the float32 rows, to 0.005 from the int8 ones.
+ */
 function expectScan(matrix: VectorMatrix, held: ReadonlyMap<number, Float32Array>, query: Float32Array, limit: number) {
   const scan = matrix.scan(query, limit);
   const expected = reference(held, query, limit);
   expect(scan.count).toBe(held.size);
-  expect(scan.mean).toBeCloseTo(expected.mean, 5);
-  expect(scan.spread).toBeCloseTo(expected.spread, 5);
+  expect(scan.mean).toBeCloseTo(expected.mean, matrix.simd ? 2 : 5);
+  expect(scan.spread).toBeCloseTo(expected.spread, matrix.simd ? 2 : 5);
   for (const { id, similarity } of expected.all) expect(scan.similarity(id)).toBeCloseTo(similarity, 5);
   expect(scan.similarity(0)).toBeUndefined();
   // The same rows but for near-ties, which float32 sums may order either way.
@@ -90,6 +94,43 @@ describe('VectorMatrix', () => {
     expectScan(plain, held, query, 50);
     const ids = (matrix: VectorMatrix): number[] => matrix.scan(query, 50).nearest.map((row) => row.id);
     expect(ids(simd)).toEqual(ids(plain));
+  });
+
+  it('finds the exact nearest from the int8 rows, even among near-duplicates their codes cannot tell apart', () => {
+    const dimensions = 64;
+    const rows = Math.ceil(WASM_MIN_BYTES / (dimensions * 4)) * 2;
+    const matrix = new VectorMatrix();
+    const held = new Map<number, Float32Array>();
+    const base = vectorOf(3, dimensions);
+    for (let id = 1; id <= rows; id++) {
+      // Within a code step or two of one another: the int8 similarities tie or misorder them.
+      const vector = unitVector(Array.from(base, (value, i) => value + 0.002 * Math.sin(id * 7.1 + i * 3.3)));
+      matrix.set(id, vector);
+      held.set(id, vector);
+    }
+    expect(matrix.simd).toBe(simdAvailable());
+    const query = unitVector(Array.from(base, (value, i) => value + 0.01 * Math.cos(i)));
+    const expected = reference(held, query, 25);
+    expect(matrix.scan(query, 25).nearest).toEqual(expected.nearest);
+  });
+
+  it('rescores every row the int8 error bound leaves in doubt, where rounding errs the most', () => {
+    // Every value but the largest sits just off half a code step, so rounding moves each by almost
+    // half a step, up or down by a hair's sign: the int8 order is the count of values rounded up,
+    // unrelated to the exact order that the hairs make.
+    const dimensions = 16;
+    const random = seededRandom(11);
+    const matrix = new VectorMatrix();
+    const held = new Map<number, Float32Array>();
+    for (let id = 1; id <= 4096; id++) {
+      const raw = Array.from({ length: dimensions }, (_, i) => (i === 0 ? 127 : 40 + i + 0.5 + (random() - 0.5) / 50));
+      const vector = unitVector(raw);
+      matrix.set(id, vector);
+      held.set(id, vector);
+    }
+    expect(matrix.simd).toBe(simdAvailable());
+    const query = unitVector(Array.from({ length: dimensions }, (_, i) => (i === 0 ? 0 : 1)));
+    expect(matrix.scan(query, 10).nearest).toEqual(reference(held, query, 10).nearest);
   });
 
   it('squeezes out deleted rows once they outnumber the live ones, keeping every vector', () => {
