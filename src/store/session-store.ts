@@ -6,7 +6,7 @@
  */
 import { MAX_SEQ, MAX_TTL_MS, MAX_VERSION, MAX_VERSION_STEP } from '../bounds.js';
 import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
-import { assertOwnerId, assertValidId } from '../ids.js';
+import { assertValidId } from '../ids.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
@@ -27,6 +27,7 @@ import { checkListQuery } from './list-query.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
 import { checkTextQuery, createValueStore, forgetTarget } from './values.js';
 import { forgetByListing, receiptOf, runForgetHooks } from './forget.js';
+import { assertSaveable } from './save-checks.js';
 import {
   RECORD_SCHEMA,
   checkHeadState,
@@ -407,21 +408,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   private async write(session: Session, options: SaveOptions): Promise<Session> {
-    if (!(session instanceof Session))
-      throw new InvalidInputError('INVALID_SESSION', `${this.name}: save needs a Session`);
-    // A look-alike built on the prototype is refused by `Session.is` below; its id and owners are
-    // checked first, so that a hostile one is refused as such (INVALID_ID), as in every other call.
-    assertValidId(session.id, 'session id');
-    if (session.userId !== undefined) assertOwnerId(session.userId, 'userId');
-    if (session.agentId !== undefined) assertOwnerId(session.agentId, 'agentId');
-    // Only a session `Session` made holds what it checked (version, dates, messages, JSON state):
-    // a look-alike's fields were written first and refused only when read back.
-    if (!Session.is(session)) {
-      throw new InvalidInputError(
-        'INVALID_SESSION',
-        `${this.name}: save needs a Session made by Session (create, fromJSON or one of its methods), not a look-alike`,
-      );
-    }
+    assertSaveable(session, this.name);
     let expectedVersion = optionalVersion(options.expectedVersion, 'expectedVersion');
     const ttlMs = options.ttlMs ?? this.options.defaultTtlMs;
     if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true, max: MAX_TTL_MS });

@@ -18,7 +18,7 @@
  */
 import { MAX_TTL_MS } from '../../bounds.js';
 import { InvalidInputError, errorMessage, DataError, ChatstateError, ConflictError } from '../../errors.js';
-import { assertOwnerId, assertValidId } from '../../ids.js';
+import { assertValidId } from '../../ids.js';
 import { Message, type MessageInput } from '../../message/message.js';
 import type { JsonValue } from '../../message/schema.js';
 import { checkJson } from '../../message/json-value.js';
@@ -29,6 +29,7 @@ import type { ChangeFeed, DriverChange } from '../../store/change-types.js';
 import { checkHeadState } from '../../store/codec.js';
 import { closedError, noSessionError } from '../../store/driver-helpers.js';
 import { runForgetHooks } from '../../store/forget.js';
+import { assertSaveable } from '../../store/save-checks.js';
 import { checkListQuery } from '../../store/list-query.js';
 import type {
   AppendOptions,
@@ -209,11 +210,8 @@ export class HttpSessionStore implements SessionStore {
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {
     return this.run(async () => {
-      if (!Session.is(session)) throw new InvalidInputError('INVALID_SESSION', `${this.name}: save needs a Session`);
-      // A look-alike on the prototype passes `Session.is`: its id and owners are checked here.
+      assertSaveable(session, this.name);
       const path = sessionPath(session.id);
-      if (session.userId !== undefined) assertOwnerId(session.userId, 'userId');
-      if (session.agentId !== undefined) assertOwnerId(session.agentId, 'agentId');
       const expectedVersion = optionalVersion(options.expectedVersion);
       const ttlMs = options.ttlMs ?? this.settings.defaultTtlMs;
       if (ttlMs !== undefined) integer(ttlMs, 'ttlMs', { positive: true, max: MAX_TTL_MS });
