@@ -1,13 +1,14 @@
 /**
  * How recall turns text into index terms: the words of `tokenize` (lowercase letters and digits),
  * without function words, each reduced to its Porter stem, so that "adopted", "adopting" and
- * "adoption" meet at "adopt". Questions and messages go through the same analyzer; its stopwords
+ * "adoption" meet at "adopt" (and "drew" at "draw": `irregular.ts`). Questions and messages go through the same analyzer; its stopwords
  * add the words questions are made of ("when", "did", "likely", …), which say what is asked, not
  * what about.
  * @module
  */
 import { stemmer } from 'stemmer';
 import { ENGLISH_STOPWORDS, tokenize } from '../text-index.js';
+import { baseForm } from './irregular.js';
 
 /** Words left out of recall's terms: common English words and the words that shape a question. */
 export const RECALL_STOPWORDS: ReadonlySet<string> = new Set([
@@ -24,11 +25,12 @@ export const RECALL_STOPWORDS: ReadonlySet<string> = new Set([
 const STEMS = new Map<string, string>();
 const MAX_CACHED_STEMS = 200_000;
 
-/** The Porter stem of a lowercase `word` (words with digits or non-Latin letters are kept whole). */
+/** The Porter stem of a lowercase `word`, irregular verb forms first taken to their base (words with digits or non-Latin letters are kept whole). */
 export function stem(word: string): string {
   let stemmed = STEMS.get(word);
   if (stemmed === undefined) {
-    stemmed = /^[a-z]+$/.test(word) ? stemmer(word) : word;
+    const base = baseForm(word);
+    stemmed = /^[a-z]+$/.test(base) ? stemmer(base) : base;
     if (stemmed.length < 2) stemmed = word;
     if (STEMS.size >= MAX_CACHED_STEMS) STEMS.clear();
     STEMS.set(word, stemmed);

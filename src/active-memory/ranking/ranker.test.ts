@@ -82,7 +82,10 @@ describe('Ranker', () => {
   });
 
   it('for a question asking when, prefers a message that places the event in time', () => {
-    const ranker = conversation(['I ran a half marathon yesterday!', 'A half marathon is on my list, a half marathon']);
+    const ranker = conversation([
+      'I finished a half marathon yesterday!',
+      'A half marathon is on my list, a half marathon',
+    ]);
     expect(ids(ranker, 'When did she run a half marathon?')[0]).toBe(1);
     expect(ids(ranker, 'Did she run a half marathon?')[0]).toBe(2);
   });
@@ -94,6 +97,17 @@ describe('Ranker', () => {
     ]);
     expect(ids(ranker, "What is Gina's favourite dance?")[0]).toBe(1);
     expect(ids(ranker, "What is Jon's favourite dance?")[0]).toBe(2);
+  });
+
+  it('prefers the speaker a query asks about over an author it names only as an owner', () => {
+    const ranker = conversation([
+      'Gina: Jon, my store opened in the mall today',
+      'Jon: Gina, your store looks great, all that work paid off',
+    ]);
+    // Both names are in the query; Gina's is an owner's, so the words asked for are Jon's.
+    expect(ids(ranker, "What did Jon say about Gina's store?")[0]).toBe(2);
+    // Without another name, an owner is still the author asked about.
+    expect(ids(ranker, "What did Gina's store do?")[0]).toBe(1);
   });
 
   it('scores relative to the best, and forgets removed messages and their links', () => {

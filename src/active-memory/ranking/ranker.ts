@@ -11,7 +11,8 @@
  *    session (a conversation about the topic).
  * 3. Boosts: a question asking when prefers messages that place things in time (read with their
  *    timestamps); a question naming a month, season or year prefers messages written in it; a
- *    message whose author (a transcript's leading "Name:") the question names is preferred.
+ *    message whose author (a transcript's leading "Name:") the question names is preferred — not
+ *    when it names that author only as an owner ("Gina's store") beside another name.
  * A query term's lexical variants ("kids" for "children": `variants.ts`) count at a lower weight,
  * and so do the known words standing for a query word the index never saw (a typo, a short form,
  * two words run together: `near-words.ts`).
@@ -40,6 +41,9 @@ import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
 
 /** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
 const AUTHOR = /^\s*(\p{Lu}[\p{L}\p{N}'-]{1,40}):\s/u;
+
+/** A name followed by a possessive "'s" ("Gina's store"). */
+const POSSESSIVE = /(\p{L}[\p{L}\p{N}-]*)['’]s\b/gu;
 
 /** Characters of a message indexed: the head of a longer one (a large tool output) stands for it. */
 export const MAX_INDEXED_CHARS = 8_192;
@@ -211,6 +215,8 @@ export class Ranker {
   private groups = new Uint32Array(1024);
   /** Per document, the term id + 1 of its author's name (a leading "Name:"), 0 when none. */
   private authors = new Uint32Array(1024);
+  /** Term ids that are some message's author (kept when the message goes: a name stays a name). */
+  private readonly authorTerms = new Set<number>();
   private live = 0;
   private removals = 0;
   private removedSinceSweep = 0;
@@ -282,6 +288,7 @@ export class Ranker {
     const author = AUTHOR.exec(text)?.[1];
     const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
     this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
+    if (authorId !== undefined) this.authorTerms.add(authorId);
     this.lengths[docId] = length;
     this.months[docId] = monthOf(placement.timestampMs ?? Number.NaN);
     this.timeWords[docId] = time ? 1 : 0;
@@ -398,6 +405,7 @@ export class Ranker {
             bestOf[group] = score;
           }
         }
+      const speakers = params.author > 0 ? this.speakersAsked(query, termIds) : new Set<number>();
       const intent = timeIntent(query);
       const when = intent.asksWhen && params.timeMention > 0;
       const period = intent.periods.length > 0 && params.period > 0;
@@ -407,8 +415,7 @@ export class Ranker {
         let factor = 1;
         if (when && this.timeWords[docId] === 1) factor += params.timeMention;
         if (period && inPeriodMonth(this.months[docId] as number, intent.periods)) factor += params.period;
-        if (params.author > 0 && this.authors[docId] !== 0 && termIds.includes((this.authors[docId] as number) - 1))
-          factor += params.author;
+        if (this.authors[docId] !== 0 && speakers.has((this.authors[docId] as number) - 1)) factor += params.author;
         values[docId] = score * factor;
       }
       const top = best(final.touched, values, limit);
@@ -419,6 +426,23 @@ export class Ranker {
       final.clear();
       sessions.clear();
     }
+  }
+
+  /**
+   * The authors whose messages `query` asks about: the authors it names, less those it names only
+   * as an owner ("What did Jon say about Gina's store?" asks for Jon's words) while another remains.
+   */
+  private speakersAsked(query: string, termIds: readonly number[]): Set<number> {
+    const named = termIds.filter((termId) => this.authorTerms.has(termId));
+    if (named.length < 2) return new Set(named);
+    const owners = new Set<number>();
+    for (const [, name] of query.matchAll(POSSESSIVE))
+      for (const term of analyze(name as string, this.stopwords)) {
+        const termId = this.terms.get(term);
+        if (termId !== undefined) owners.add(termId);
+      }
+    const speakers = named.filter((termId) => !owners.has(termId));
+    return new Set(speakers.length > 0 ? speakers : named);
   }
 
   /** Term ids of the known words near the query's unknown words (`nearWords`), none of `exclude`. */
