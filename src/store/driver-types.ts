@@ -138,6 +138,11 @@ export interface RecoveryNote {
    * high-water mark): the recovery session starts above them, so neither ever goes backwards.
    */
   readonly floor?: { readonly version: number; readonly lastSeq: number };
+  /**
+   * The lost session's owner as last known (when the driver knew it): the recovery session keeps
+   * it, so the owner sees what happened to their session and forgetting them removes it too.
+   */
+  readonly owner?: { readonly userId?: string; readonly agentId?: string };
 }
 
 /** A `readRange` request: the range, and the core's clock for drivers with `expiryInCommit`. */

@@ -347,6 +347,8 @@ class CoreSessionStore implements SessionStore {
     const message = storedAt(noticeMessage(notice, note.lostId), floor.lastSeq + 1);
     const session = Session.create({
       id,
+      ...(note.owner?.userId === undefined ? {} : { userId: note.owner.userId }),
+      ...(note.owner?.agentId === undefined ? {} : { agentId: note.owner.agentId }),
       metadata: withNotices({ recoveredFrom: note.lostId, reason: note.reason, keptAside: [...note.keptAside] }, [
         notice,
       ]),

@@ -232,6 +232,32 @@ describe('file store: snapshot and backup damage', () => {
     }
   }
 
+  it('a recovery session keeps the owner the session index last knew, so the owner sees it and forgetting them removes it', async () => {
+    const layout = await prepare();
+    const lister = fileStore(layout.directory);
+    expect((await lister.list({ userId: 'u' })).map((row) => row.id)).toEqual([ID]);
+    await lister.close();
+    damage(layout.snapshot, 'garbage');
+    damage(layout.backup, 'garbage');
+    const { session } = await load(layout.directory);
+    expect(session.metadata.recoveredFrom).toBe(ID);
+    expect(session.userId).toBe('u');
+    const store = fileStore(layout.directory);
+    expect((await store.list({ userId: 'u' })).map((row) => row.id)).toEqual([ID]);
+    expect((await store.forgetUser('u')).removed.sessions).toBe(1);
+    expect(await store.get(ID)).toBeUndefined();
+    await store.close();
+  });
+
+  it('a recovery session of a session no listing ever saw has no owner (nothing left names one)', async () => {
+    const layout = await prepare();
+    damage(layout.snapshot, 'garbage');
+    damage(layout.backup, 'garbage');
+    const { session } = await load(layout.directory);
+    expect(session.metadata.recoveredFrom).toBe(ID);
+    expect(session.userId).toBeUndefined();
+  });
+
   it('two stores loading an unreadable session at once both get the same recovery session', async () => {
     const layout = await prepare();
     damage(layout.snapshot, 'garbage');

@@ -92,8 +92,9 @@ class FileDriver implements StoreDriver {
     const isGone = processIsGone;
     const paths = storePaths(settings.directory, settings.fileSystem, store);
     this.name = store;
-    this.context = { store, paths };
     this.index = new SessionIndex(paths);
+    const index = this.index;
+    this.context = { store, paths, lastOwner: (id) => index.lastOwner(id) };
     this.values = new ValueFiles(paths, {
       store,
       lockTimeoutMs: settings.lockTimeoutMs,

@@ -27,6 +27,8 @@ import { readWatermark } from './watermark.js';
 export interface FilesContext {
   readonly store: string;
   readonly paths: StorePaths;
+  /** The owner of session `id` as last known (from the session index), for a recovery marker. */
+  readonly lastOwner?: (id: string) => RecoveryNote['owner'];
 }
 
 /** Files of a session directory, by kind. */
@@ -53,6 +55,17 @@ export function inventory(p: SessionPaths): Inventory {
   return { exists: true, names, journals, hasData, marker: names.includes('recovered') };
 }
 
+/** The owner a marker names (markers written before owners were kept name none). */
+function ownerOf(value: unknown): RecoveryNote['owner'] {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { userId, agentId } = value as Record<string, unknown>;
+  const owner = {
+    ...(typeof userId === 'string' ? { userId } : {}),
+    ...(typeof agentId === 'string' ? { agentId } : {}),
+  };
+  return Object.keys(owner).length === 0 ? undefined : owner;
+}
+
 /** The recovery note a marker holds. */
 export function readMarker(p: SessionPaths): RecoveryNote {
   const { fs } = p;
@@ -61,10 +74,12 @@ export function readMarker(p: SessionPaths): RecoveryNote {
     const end = text.indexOf(0x0a);
     const fields = parseLine(text, 0, end < 0 ? text.length : end);
     if (typeof fields.reason === 'string' && Array.isArray(fields.keptAside)) {
+      const owner = ownerOf(fields.owner);
       return {
         reason: fields.reason,
         lostId: p.id,
         keptAside: fields.keptAside.filter((item): item is string => typeof item === 'string'),
+        ...(owner === undefined ? {} : { owner }),
       };
     }
   } catch (error) {
@@ -124,11 +139,17 @@ export async function recoverLost(
     .filter((name) => name !== 'recovered' && name !== path.basename(p.watermark))
     .map((name) => path.join(p.dir, name));
   const keptAside = await keepAside(context, p, files);
-  const note: RecoveryNote = { reason, lostId: p.id, keptAside };
+  // The head is unreadable, but the index may still know whose session this was.
+  const owner = context.lastOwner?.(p.id);
+  const note: RecoveryNote = { reason, lostId: p.id, keptAside, ...(owner === undefined ? {} : { owner }) };
   const tmp = `${p.marker}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = fs.openSync(tmp, 'wx');
   try {
-    writeFully(fs, fd, frameLine({ k: 'recovered', s: 1, reason, keptAside }));
+    writeFully(
+      fs,
+      fd,
+      frameLine({ k: 'recovered', s: 1, reason, keptAside, ...(owner === undefined ? {} : { owner }) }),
+    );
     await fsync(fs, fd);
   } finally {
     fs.closeSync(fd);

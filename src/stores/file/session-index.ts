@@ -68,6 +68,20 @@ export class SessionIndex {
     return this.running;
   }
 
+  /** The owner of session `id` as last indexed, unverified (`undefined` when not indexed or ownerless). */
+  lastOwner(id: string): { userId?: string; agentId?: string } | undefined {
+    this.loadFile();
+    for (const { head } of this.entries.values()) {
+      if (head.id !== id) continue;
+      if (head.userId === undefined && head.agentId === undefined) return undefined;
+      return {
+        ...(head.userId === undefined ? {} : { userId: head.userId }),
+        ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
+      };
+    }
+    return undefined;
+  }
+
   private loadFile(): void {
     const { fs } = this.paths;
     const stat = statOrUndefined(fs, this.paths.index);
