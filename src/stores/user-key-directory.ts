@@ -59,12 +59,15 @@ export function userKeyDirectory(dir: string, options: UserKeyDirectoryOptions =
     } catch (error) {
       if (errno(error) !== 'ENOENT') throw unavailable('read a key', error);
     }
-    // No key, or no directory: only the first is an answer.
+    await mustExist();
+    return undefined;
+  };
+  /** No key, or no directory: only the first is an answer (an unmounted directory must not read as no keys). */
+  const mustExist = async (): Promise<void> => {
     const directory = await stat(root).catch((error: unknown) => {
       throw unavailable('find the key directory', error);
     });
     if (!directory.isDirectory()) throw unavailable('find the key directory', new Error('not a directory'));
-    return undefined;
   };
   return {
     name,
@@ -115,9 +118,10 @@ export function userKeyDirectory(dir: string, options: UserKeyDirectoryOptions =
         await syncDirectory(root);
         return true;
       } catch (error) {
-        if (errno(error) === 'ENOENT') return false;
-        throw unavailable('destroy a key', error);
+        if (errno(error) !== 'ENOENT') throw unavailable('destroy a key', error);
       }
+      await mustExist();
+      return false;
     },
   };
 }

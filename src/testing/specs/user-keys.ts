@@ -229,7 +229,7 @@ export function userKeysSpec(suite: ConformanceSuite): void {
     );
 
     spec.it(
-      'a key directory that cannot be reached is UNAVAILABLE, and nothing is written',
+      'a key directory that cannot be reached is UNAVAILABLE: nothing is written, and a forget cut short finishes when called again',
       async () => {
         const { dir, options } = keyed();
         const store = await spec.open(options);
@@ -250,6 +250,18 @@ export function userKeysSpec(suite: ConformanceSuite): void {
           renameSync(`${dir}-away`, dir);
         }
         expect(await store.getJson(id)).toBe(before);
+        // A forget whose key cannot be destroyed fails after removing the data; called again, it destroys the key.
+        renameSync(dir, `${dir}-away`);
+        try {
+          await expectCode(() => store.forgetUser(user), 'UNAVAILABLE');
+          expect(await store.get(id)).toBeUndefined();
+        } finally {
+          renameSync(`${dir}-away`, dir);
+        }
+        expect(keyFiles(dir)).toHaveLength(1);
+        const again = await store.forgetUser(user);
+        expect(again.removed).toMatchObject({ sessions: 0, keys: 1 });
+        expect(keyFiles(dir)).toEqual([]);
       },
       { needs: ['reopen'] },
     );
