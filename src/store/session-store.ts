@@ -130,11 +130,16 @@ function recoveryOf(current: HeadRecord | undefined, session: Session): { recove
   return notices.length === 0 ? {} : { recovery: notices };
 }
 
-/** The sealed strings of a head and its records: what a cipher must open to read them. */
+/** The sealed strings of records: what a cipher must open to read them (walked only with per-user keys). */
+function* dataOf(records: readonly MessageRecord[]): Generator<string> {
+  for (const record of records) yield record.data;
+}
+
+/** The sealed strings of a head and its records. */
 function* sealedOf(head: HeadRecord, records: readonly MessageRecord[] = []): Generator<string | undefined> {
   yield head.data;
   yield head.title;
-  for (const record of records) yield record.data;
+  yield* dataOf(records);
 }
 
 /** The id a readiness probe reads: no tenant's id can be it (tenant ids are lowercase), and no session is expected under it. */
@@ -699,10 +704,7 @@ class CoreSessionStore implements SessionStore {
       // The driver answers `undefined` for a missing or expired session, in the read itself.
       records = await this.driver.readRange(id, { ...checked, now: this.now() });
       if (records === undefined) throw this.notFound(id);
-      const cipher = await this.ciphers.forRead(
-        undefined,
-        records.map((record) => record.data),
-      );
+      const cipher = await this.ciphers.forRead(undefined, dataOf(records));
       try {
         return records.map((record) => this.decode(record, id, cipher));
       } catch (error) {
@@ -717,10 +719,7 @@ class CoreSessionStore implements SessionStore {
     const head = await this.driver.readHead(id);
     if (!this.live(head)) throw this.notFound(id);
     records = (await this.driver.readRange(id, checked)) ?? [];
-    const cipher = await this.ciphers.forRead(
-      head.keys,
-      records.map((record) => record.data),
-    );
+    const cipher = await this.ciphers.forRead(head.keys, dataOf(records));
     this.assertCanRead(id, head.keys, cipher);
     return records.map((record) => this.decode(record, id, cipher));
   }
