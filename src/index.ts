@@ -111,6 +111,7 @@ export {
   type SaveOptions,
   type SessionStore,
   type SessionStoreOptions,
+  type UserKeyStore,
   type SessionSummary,
   type StoreDriver,
   type SessionDriver,

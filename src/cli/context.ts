@@ -1,12 +1,14 @@
 /**
  * What every command runs with: the global options (`--store`, `--json`, `--quiet`, `--debug`,
- * `--key-file`), the stores it opened (closed when it ends), output and progress.
+ * `--key-file`, `--user-keys`), the stores it opened (closed when it ends), output and progress.
  * @module
  */
 import { ChatstateError, UnavailableError, errorMessage } from '../errors.js';
 import type { AtRestKey } from '../store/at-rest.js';
 import type { SessionStore } from '../store/session-store-types.js';
 import { openStore } from '../stores/open-store.js';
+import { userKeyDirectory } from '../stores/user-key-directory.js';
+import type { UserKeyStore } from '../store/user-key-store.js';
 import type { CliIo } from './io.js';
 import { loadKey } from './keys.js';
 import { Output } from './output.js';
@@ -23,6 +25,7 @@ export interface GlobalOptions {
   readonly quiet?: boolean;
   readonly debug?: boolean;
   readonly keyFile?: string;
+  readonly userKeys?: string;
 }
 
 /** A store URL with its password hidden, for messages. */
@@ -117,11 +120,22 @@ export class CliContext {
     );
   }
 
+  /** The per-user key directory (`--user-keys` or `CHATSTATE_USER_KEYS`), when one is given. */
+  userKeys(): UserKeyStore | undefined {
+    const fromEnv = this.io.env.CHATSTATE_USER_KEYS;
+    const dir = this.options.userKeys ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
+    return dir === undefined ? undefined : userKeyDirectory(dir);
+  }
+
   private async open(url: string, create: boolean): Promise<SessionStore> {
     const encryption = await this.encryptionKey();
+    const userKeys = this.userKeys();
     return this.opening(url, async () => {
       const { created } = await checkLocalStore(url, create);
-      const store = await openStore(url, encryption === undefined ? {} : { encryption });
+      const store = await openStore(url, {
+        ...(encryption === undefined ? {} : { encryption }),
+        ...(userKeys === undefined ? {} : { userKeys }),
+      });
       if (created !== undefined) this.output.note(`new store at ${created} (it did not exist)`);
       return store;
     });

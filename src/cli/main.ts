@@ -35,6 +35,10 @@ export function createProgram(state: RunState): Command {
     .helpOption('-h, --help', 'show help')
     .addOption(new Option('--store <url>', `the store (default: $CHATSTATE_STORE, then ${DEFAULT_STORE})`))
     .option('--key-file <path>', 'file holding the encryption key (else $CHATSTATE_KEY)')
+    .option(
+      '--user-keys <dir>',
+      "directory of per-user keys, apart from the store (else $CHATSTATE_USER_KEYS): each user's records are sealed with their own key, which forget-user destroys; needs the encryption key",
+    )
     .option('--json', 'JSON output (JSON lines for listings)')
     .option('-q, --quiet', 'no progress bars or notes on stderr')
     .option('--debug', 'print stacks with errors')

@@ -280,7 +280,7 @@ export interface ForgetTarget {
 }
 
 /** What a driver's `forgetUser` removed, by kind (the core adds what it dropped from memory). */
-export type DriverForgetCounts = Omit<ForgetCounts, 'cached'>;
+export type DriverForgetCounts = Omit<ForgetCounts, 'cached' | 'keys'>;
 
 /** What a driver's `forgetUser` did: its counts and the ids of the sessions it removed (the change feed tells each). */
 export interface DriverForgetResult extends DriverForgetCounts {

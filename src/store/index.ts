@@ -30,6 +30,7 @@ export {
 export { RECORD_SCHEMA } from './codec.js';
 export { RECOVERY_KEY, describeNotice, noticesOf } from './recovery.js';
 export type { AtRestKey } from './at-rest.js';
+export type { UserKeyStore } from './user-key-store.js';
 export type {
   ChangeCoverage,
   ChangeEvent,

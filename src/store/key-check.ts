@@ -14,10 +14,20 @@
  */
 import { InvalidInputError } from '../errors.js';
 
-/** What a writer holds: its current key (`undefined` without encryption) and every key's fingerprint. */
+/**
+ * What a writer holds: its current key (`undefined` without encryption) and every key's
+ * fingerprint. A user's own key (`user-keyring.ts`) is named `u.<slot>.<gen>` (ring key ids hold
+ * no dot); `userKeys` says whether the writer has a user key store to find such keys in.
+ */
 export interface KeyHolding {
   readonly current: string | undefined;
   readonly fingerprints: ReadonlyMap<string, string>;
+  readonly userKeys?: boolean;
+}
+
+/** True when `id` names a user's own key rather than a key of the store's ring. */
+export function isUserKeyId(id: string): boolean {
+  return id.startsWith('u.');
 }
 
 /** The stored check as id → fingerprint (`''` or `undefined`: a session of plain records). */
@@ -46,6 +56,10 @@ export function keyProblem(stored: string | undefined, holding: KeyHolding): str
     return `the session is encrypted (keys ${[...needed.keys()].join(', ')}) and this store has no encryption key`;
   for (const [id, fingerprint] of needed) {
     const held = holding.fingerprints.get(id);
+    if (held === undefined && isUserKeyId(id))
+      return holding.userKeys === true
+        ? "the session is sealed with its user's own key, which is not in the user key store: it was destroyed when the user was forgotten (or this is another user key store)"
+        : "the session is sealed with its user's own key, and this store has no user key store (userKeys)";
     if (held === undefined) return `the session uses key ${JSON.stringify(id)}, which is not in this store's key ring`;
     if (held !== fingerprint)
       return `key ${JSON.stringify(id)} of this store's key ring is not the key the session was written with`;

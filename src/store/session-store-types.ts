@@ -246,6 +246,8 @@ export interface ForgetCounts {
   readonly files: number;
   /** Copies held in process memory that were dropped (session caches, recall partitions). */
   readonly cached: number;
+  /** The user's own encryption keys destroyed (`userKeys`; 0 without it): every copy of their records elsewhere is unreadable. */
+  readonly keys: number;
 }
 
 /** The receipt of `forgetUser`: whose data was removed, what, and when the removal finished. */

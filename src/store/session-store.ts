@@ -25,7 +25,9 @@ import { LINK_MARKS, linksOfMetadata, type SessionLinks } from './links.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
-import { checkTextQuery, createValueStore, forgetTarget } from './values.js';
+import { checkTextQuery, createValueStore, forgetTarget, namespaceSession, namespaceUser } from './values.js';
+import { storeCiphers, type StoreCiphers } from './user-keyring.js';
+import type { UserKeyStore } from './user-key-store.js';
 import { forgetByListing, receiptOf, runForgetHooks } from './forget.js';
 import { assertSaveable } from './save-checks.js';
 import {
@@ -69,6 +71,14 @@ import type {
 export interface SessionStoreOptions {
   /** Encrypt every record (AES-256-GCM) with this key or key ring; the key id is stored with each record. */
   encryption?: AtRestKey;
+  /**
+   * Per-user keys: every record of a user (their sessions' messages, heads and titles, their user
+   * and agent values, their sessions' values) is sealed with a key of their own, kept in this key
+   * store apart from the data; `forgetUser` destroys it, so no copy of the data (a backup) can be
+   * read for that user again. Needs `encryption`, which wraps the user keys and seals the records
+   * of no user.
+   */
+  userKeys?: UserKeyStore;
   /** Counter for the token totals in the index. @default tokens.estimate */
   counter?: TokenCounter;
   /** Retention applied by `save` when it is given no `ttlMs`. */
@@ -120,12 +130,26 @@ function recoveryOf(current: HeadRecord | undefined, session: Session): { recove
   return notices.length === 0 ? {} : { recovery: notices };
 }
 
+/** The sealed strings of records: what a cipher must open to read them (walked only with per-user keys). */
+function* dataOf(records: readonly MessageRecord[]): Generator<string> {
+  for (const record of records) yield record.data;
+}
+
+/** The sealed strings of a head and its records. */
+function* sealedOf(head: HeadRecord, records: readonly MessageRecord[] = []): Generator<string | undefined> {
+  yield head.data;
+  yield head.title;
+  yield* dataOf(records);
+}
+
 /** The id a readiness probe reads: no tenant's id can be it (tenant ids are lowercase), and no session is expected under it. */
 const PROBE_ID = 'Chatstate_readiness_probe';
 
 class CoreSessionStore implements SessionStore {
   readonly name: string;
   private readonly cipher: RecordCipher;
+  /** Which cipher reads given records and which seals a user's (the store's cipher without `userKeys`). */
+  private readonly ciphers: StoreCiphers;
   private readonly counter: TokenCounter;
   private readonly now: () => number;
   private closed = false;
@@ -150,11 +174,19 @@ class CoreSessionStore implements SessionStore {
   ) {
     this.name = checkDriver(driver);
     this.cipher = recordCipher(options.encryption, driver.name);
+    this.ciphers = storeCiphers(this.cipher, options.encryption, options.userKeys, driver.name);
     this.counter = options.counter ?? estimate;
     this.now = options.now ?? Date.now;
     if (options.defaultTtlMs !== undefined)
       nonNegativeInteger(options.defaultTtlMs, 'defaultTtlMs', { positive: true, max: MAX_TTL_MS });
-    this.values = createValueStore(driver, this.cipher, (operation) => this.run(operation));
+    this.values = createValueStore(
+      driver,
+      {
+        forWrite: async (ns) => this.ciphers.forWrite(await this.namespaceOwner(ns), undefined),
+        forRead: async (datas) => this.ciphers.forRead(undefined, datas),
+      },
+      (operation) => this.run(operation),
+    );
     const search = driver.searchText?.bind(driver);
     this.expiryInCommit = driver.capabilities?.expiryInCommit === true;
     this.decoded = driver.capabilities?.stableRecords === true ? new WeakMap() : undefined;
@@ -195,23 +227,47 @@ class CoreSessionStore implements SessionStore {
     return check;
   }
 
-  /** What a session this store alone wrote would hold: this store's current key (or nothing). */
-  private guessedKeys(): string {
-    return keysAfterReplace(this.cipher.holding);
+  /** What a session `cipher` alone wrote would hold: its current key (or nothing). */
+  private guessedKeys(cipher: RecordCipher): string {
+    return keysAfterReplace(cipher.holding);
+  }
+
+  /** The user namespace whose key seals the records of session `id`'s owner `userId`; `undefined` for none or without `userKeys`. */
+  private ownerKey(userId: string | undefined): string | undefined {
+    return userId === undefined || !this.ciphers.perUser ? undefined : forgetTarget(userId).userNamespace;
+  }
+
+  /**
+   * The user namespace whose key seals values of `ns`: the user of a user or agent namespace, the
+   * owner of the session of a session namespace (read when not known), none for the app's.
+   */
+  private async namespaceOwner(ns: string): Promise<string | undefined> {
+    if (!this.ciphers.perUser) return undefined;
+    const user = namespaceUser(ns);
+    if (user !== undefined) return user;
+    const session = namespaceSession(ns);
+    if (session === undefined) return undefined;
+    let owner = this.owners.get(session);
+    if (owner === undefined) {
+      const head = await this.driver.readHead(session);
+      owner = head?.userId ?? null;
+      if (head !== undefined) this.sawOwner(session, head.userId);
+    }
+    return this.ownerKey(owner ?? undefined);
   }
 
   /**
    * Throws `WRONG_KEY` on a read when session `id`'s key check says this store lacks a key its
    * records use: a missing or wrong key is told apart from damage (`CORRUPT`), which a repair acts on.
    */
-  private assertCanRead(id: string, keys: string | undefined): void {
-    const problem = keyProblem(keys, this.cipher.holding);
+  private assertCanRead(id: string, keys: string | undefined, cipher: RecordCipher): void {
+    const problem = keyProblem(keys, cipher.holding);
     if (problem !== undefined) throw unreadableKey(this.name, id, problem);
   }
 
   /** Throws `WRONG_KEY` unless this store holds every key a session with check `keys` uses. */
-  private assertCanWrite(id: string, keys: string | undefined): void {
-    const problem = keyProblem(keys, this.cipher.holding);
+  private assertCanWrite(id: string, keys: string | undefined, cipher: RecordCipher): void {
+    const problem = keyProblem(keys, cipher.holding);
     if (problem !== undefined) throw wrongKey(this.name, id, problem);
   }
 
@@ -221,10 +277,10 @@ class CoreSessionStore implements SessionStore {
   }
 
   /** The message `record` of session `id` holds: decoded, or remembered when the driver's records are stable. */
-  private decode(record: MessageRecord, id: string): Message {
+  private decode(record: MessageRecord, id: string, cipher: RecordCipher): Message {
     const known = this.decoded?.get(record);
     if (known !== undefined) return known;
-    const message = decodeMessage(record, id, this.cipher, this.name);
+    const message = decodeMessage(record, id, cipher, this.name);
     this.decoded?.set(record, message);
     return message;
   }
@@ -285,10 +341,11 @@ class CoreSessionStore implements SessionStore {
       const stored = await this.driver.readAll(id);
       if (stored?.recovered !== undefined) return { session: await this.recover(id, stored.recovered) };
       if (stored === undefined || !this.live(stored.head)) return undefined;
-      this.assertCanRead(id, stored.head.keys);
+      const cipher = await this.ciphers.forRead(stored.head.keys, sealedOf(stored.head, stored.messages));
+      this.assertCanRead(id, stored.head.keys, cipher);
       this.sawKeys(id, stored.head.keys);
       this.sawOwner(id, stored.head.userId);
-      const session = this.toSession(stored.head, stored.messages);
+      const session = this.toSession(stored.head, stored.messages, cipher);
       // A repair the driver recorded that the session does not tell yet: told once, then read again.
       if (attempt >= MAX_TELL_ATTEMPTS || !(await this.tell(stored.head, session)))
         return { session, records: stored.messages };
@@ -303,7 +360,8 @@ class CoreSessionStore implements SessionStore {
    */
   private async tell(head: HeadRecord, session: Session): Promise<boolean> {
     if (head.recovery === undefined || head.recovery.length === 0) return false;
-    const pending = unlisted(head.recovery, decodeHeadData(head.data, head.id, this.cipher, this.name).metadata);
+    const cipher = await this.ciphers.forRead(head.keys, sealedOf(head));
+    const pending = unlisted(head.recovery, decodeHeadData(head.data, head.id, cipher, this.name).metadata);
     if (pending.length === 0) return false;
     try {
       await this.add(
@@ -360,7 +418,11 @@ class CoreSessionStore implements SessionStore {
       // Another reader stored the recovery session first: return that one.
       const stored = await this.driver.readAll(id);
       if (stored === undefined || stored.recovered !== undefined) throw error;
-      return this.toSession(stored.head, stored.messages);
+      return this.toSession(
+        stored.head,
+        stored.messages,
+        await this.ciphers.forRead(stored.head.keys, sealedOf(stored.head, stored.messages)),
+      );
     }
   }
 
@@ -370,9 +432,9 @@ class CoreSessionStore implements SessionStore {
     return session;
   }
 
-  private toSession(head: HeadRecord, records: readonly MessageRecord[]): Session {
-    const data = decodeHeadData(head.data, head.id, this.cipher, this.name);
-    const messages = records.map((record) => this.decode(record, head.id));
+  private toSession(head: HeadRecord, records: readonly MessageRecord[], cipher: RecordCipher): Session {
+    const data = decodeHeadData(head.data, head.id, cipher, this.name);
+    const messages = records.map((record) => this.decode(record, head.id, cipher));
     // The head's fields are validated by `Session.fromJSON`; the messages, validated one by one
     // above, join it as a log (zod would copy the 100k-element array to check it is an array).
     const state = Session.fromJSON({
@@ -422,9 +484,11 @@ class CoreSessionStore implements SessionStore {
     }
     const stored = await this.driver.readHead(session.id);
     const current = this.live(stored) ? stored : undefined;
-    // Rewritten whole, the session is sealed with this store's current key only; but a writer that
-    // could not read what is there must not replace it (an expired session is gone: no check).
-    if (current !== undefined) this.assertCanWrite(session.id, this.sawKeys(session.id, current.keys));
+    // Rewritten whole, the session is sealed with this store's current key only (its owner's, with
+    // per-user keys: a new owner's re-keys it whole); but a writer that could not read what is there
+    // must not replace it (an expired session is gone: no check).
+    const cipher = await this.ciphers.forWrite(this.ownerKey(session.userId), current?.keys);
+    if (current !== undefined) this.assertCanWrite(session.id, this.sawKeys(session.id, current.keys), cipher);
     if (stored !== undefined && current === undefined && expectedVersion !== undefined) {
       // An expired session is gone even before a purge: a save expecting a version of it conflicts,
       // and one creating it replaces the remains (compared with them, so a concurrent creator wins once).
@@ -462,18 +526,14 @@ class CoreSessionStore implements SessionStore {
         Object.freeze({
           seq,
           id: message.id,
-          data: encodeMessage(withSeq, session.id, this.cipher),
+          data: encodeMessage(withSeq, session.id, cipher),
           ...this.textOf(message),
         }),
       );
       tokenCount += this.counter.countMessage(message);
     }
     // A title once set stays (re-sealed with this store's key) until `metadata.title` changes it.
-    const title = sessionTitle(
-      session.metadata,
-      decodeTitle(current?.title, session.id, this.cipher),
-      session.messages,
-    );
+    const title = sessionTitle(session.metadata, decodeTitle(current?.title, session.id, cipher), session.messages);
     lastSeq = Math.max(lastSeq, records.at(-1)?.seq ?? 0);
     const version = Math.max(session.version, nextVersion);
     const now = this.now();
@@ -482,7 +542,7 @@ class CoreSessionStore implements SessionStore {
       variables: session.variables,
       ...(session.lastUsage === undefined ? {} : { lastUsage: session.lastUsage }),
     };
-    const keys = keysAfterReplace(this.cipher.holding);
+    const keys = keysAfterReplace(cipher.holding);
     const head: HeadRecord = {
       id: session.id,
       schema: RECORD_SCHEMA,
@@ -495,8 +555,8 @@ class CoreSessionStore implements SessionStore {
       messageCount: records.length,
       tokenCount,
       lastSeq,
-      ...(title === undefined ? {} : { title: encodeTitle(title, session.id, this.cipher) }),
-      data: encodeHeadData(data, session.id, this.cipher),
+      ...(title === undefined ? {} : { title: encodeTitle(title, session.id, cipher) }),
+      data: encodeHeadData(data, session.id, cipher),
       ...recoveryOf(current, session),
       ...(keys === '' ? {} : { keys }),
     };
@@ -511,7 +571,7 @@ class CoreSessionStore implements SessionStore {
     this.sawOwner(session.id, session.userId);
     this.told('replace', session.id, version);
     this.remember(records, messages);
-    return this.toSession(head, records);
+    return this.toSession(head, records, cipher);
   }
 
   async append(
@@ -536,44 +596,58 @@ class CoreSessionStore implements SessionStore {
     // A session without a title yet takes the caller's `metadata.title` before a message's.
     const chosenTitle = metadataTitle(state?.metadata);
     const ids = new Set<string>();
-    const pending: PendingMessage[] = [];
-    for (const message of messages) {
-      // A repeated id inside one call is the same message sent twice: stored once.
-      if (ids.has(message.id)) continue;
+    // A repeated id inside one call is the same message sent twice: stored once.
+    const unique = messages.filter((message) => {
+      if (ids.has(message.id)) return false;
       ids.add(message.id);
-      const title = chosenTitle ?? titleOf(message);
-      pending.push({
-        id: message.id,
-        data: encodeMessage(message, id, this.cipher),
-        tokens: this.counter.countMessage(message),
-        ...(title === undefined ? {} : { title: encodeTitle(title, id, this.cipher) }),
-        ...this.textOf(message),
-      });
-    }
-    let data: string | undefined;
+      return true;
+    });
     // The key check this append expects: the session's, when it is known (see `keyChecks`).
     let stored = this.keyChecks.get(id);
+    // With per-user keys the owner picks the key: known from an earlier read, or read now.
+    let owner: string | null | undefined = this.ciphers.perUser ? this.owners.get(id) : null;
+    let head: HeadRecord | undefined;
+    const readHead = async (): Promise<HeadRecord> => {
+      const read = await this.driver.readHead(id);
+      if (!this.live(read)) throw this.notFound(id);
+      stored = this.sawKeys(id, read.keys);
+      this.sawOwner(id, read.userId);
+      owner = read.userId ?? null;
+      return read;
+    };
     // An expired session is gone even before a purge removes it: an append must not revive it. A
     // driver with `expiryInCommit` refuses it inside its own commit, so no head is read for that.
-    if (state !== undefined || !this.expiryInCommit) {
-      const head = await this.driver.readHead(id);
-      if (!this.live(head)) throw this.notFound(id);
-      stored = this.sawKeys(id, head.keys);
-      this.sawOwner(id, head.userId);
-      this.assertCanWrite(id, stored);
+    if (state !== undefined || !this.expiryInCommit || owner === undefined) head = await readHead();
+    let cipher = this.cipher;
+    let pending: PendingMessage[] = [];
+    let data: string | undefined;
+    /** Seals the messages and the state with the owner's key (the store's without per-user keys). */
+    const seal = async (): Promise<void> => {
+      cipher = await this.ciphers.forWrite(this.ownerKey(owner ?? undefined), stored);
+      if (stored !== undefined) this.assertCanWrite(id, stored, cipher);
+      pending = unique.map((message) => {
+        const title = chosenTitle ?? titleOf(message);
+        return {
+          id: message.id,
+          data: encodeMessage(message, id, cipher),
+          tokens: this.counter.countMessage(message),
+          ...(title === undefined ? {} : { title: encodeTitle(title, id, cipher) }),
+          ...this.textOf(message),
+        };
+      });
       // Fields a newer version keeps in the head data survive the state this append replaces (the
       // driver cannot merge them: it never decodes head data, which may be sealed).
-      const extra = state === undefined ? undefined : decodeHeadData(head.data, id, this.cipher, this.name).extra;
+      const extra =
+        state === undefined || head === undefined ? undefined : decodeHeadData(head.data, id, cipher, this.name).extra;
       data =
-        state === undefined
-          ? undefined
-          : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, this.cipher);
-    }
+        state === undefined ? undefined : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, cipher);
+    };
+    await seal();
     let outcome: AppendOutcome | undefined;
     for (let attempt = 1; outcome === undefined; attempt += 1) {
       const now = this.now();
-      const expected = stored ?? this.guessedKeys();
-      const keys = { expected, next: keysAfterAppend(expected, this.cipher.holding) };
+      const expected = stored ?? this.guessedKeys(cipher);
+      const keys = { expected, next: keysAfterAppend(expected, cipher.holding) };
       try {
         outcome = await this.driver.append(id, {
           expectedVersion,
@@ -589,7 +663,13 @@ class CoreSessionStore implements SessionStore {
         // this store's, tried again on the session's own check otherwise (nothing was written).
         if (!(error instanceof KeyCheckMismatch) || attempt >= MAX_KEY_ATTEMPTS) throw error;
         stored = this.sawKeys(id, error.stored);
-        this.assertCanWrite(id, stored);
+        if (!this.ciphers.perUser) this.assertCanWrite(id, stored, cipher);
+        else {
+          // Another writer may have given the session another owner (a save re-keys it whole):
+          // the head says whose key seals this append, and everything is sealed again.
+          head = await readHead();
+          await seal();
+        }
       }
     }
     if (outcome.appended.length > 0) this.told('append', id, outcome.version);
@@ -626,19 +706,24 @@ class CoreSessionStore implements SessionStore {
       // The driver answers `undefined` for a missing or expired session, in the read itself.
       records = await this.driver.readRange(id, { ...checked, now: this.now() });
       if (records === undefined) throw this.notFound(id);
+      const cipher = await this.ciphers.forRead(undefined, dataOf(records));
       try {
-        return records.map((record) => this.decode(record, id));
+        return records.map((record) => this.decode(record, id, cipher));
       } catch (error) {
         // No head was read: only a record that does not open costs one, to tell a key from damage.
-        if (ChatstateError.hasCode(error, 'CORRUPT')) this.assertCanRead(id, (await this.driver.readHead(id))?.keys);
+        if (ChatstateError.hasCode(error, 'CORRUPT')) {
+          const keys = (await this.driver.readHead(id))?.keys;
+          this.assertCanRead(id, keys, await this.ciphers.forRead(keys, []));
+        }
         throw error;
       }
     }
     const head = await this.driver.readHead(id);
     if (!this.live(head)) throw this.notFound(id);
-    this.assertCanRead(id, head.keys);
     records = (await this.driver.readRange(id, checked)) ?? [];
-    return records.map((record) => this.decode(record, id));
+    const cipher = await this.ciphers.forRead(head.keys, dataOf(records));
+    this.assertCanRead(id, head.keys, cipher);
+    return records.map((record) => this.decode(record, id, cipher));
   }
 
   async list(query: ListQuery = {}): Promise<SessionSummary[]> {
@@ -656,7 +741,32 @@ class CoreSessionStore implements SessionStore {
         capability: 'list after',
       });
     }
-    return heads.map((head) => this.summaryOf(head));
+    const cipher = await this.rowCipher(heads);
+    return heads.map((head) => this.summaryOf(head, cipher));
+  }
+
+  /**
+   * The cipher that opens the titles and head data of `heads`, for rows of a listing. A user key
+   * that cannot be found or read (destroyed, damaged, its store down) leaves only that user's rows
+   * without their titles and links: the listing goes on.
+   */
+  private async rowCipher(heads: readonly HeadRecord[]): Promise<RecordCipher> {
+    if (!this.ciphers.perUser) return this.cipher;
+    const sealed = heads.flatMap((head) => [head.title, head.data]);
+    try {
+      return await this.ciphers.forRead(undefined, sealed);
+    } catch {
+      // One user's key failed: each row on its own, so the others keep theirs.
+      const ciphers = await Promise.all(
+        heads.map(async (head) => this.ciphers.forRead(undefined, [head.title, head.data]).catch(() => this.cipher)),
+      );
+      const byData = new Map<string, RecordCipher>();
+      heads.forEach((head, index) => {
+        for (const data of [head.title, head.data])
+          if (data !== undefined) byData.set(data, ciphers[index] as RecordCipher);
+      });
+      return { ...this.cipher, open: (data, aad) => (byData.get(data) ?? this.cipher).open(data, aad) };
+    }
   }
 
   async summary(id: string): Promise<SessionSummary | undefined> {
@@ -669,10 +779,10 @@ class CoreSessionStore implements SessionStore {
         const damaged =
           error instanceof ChatstateError && error.code === 'CORRUPT' ? await this.listedDamaged(id) : undefined;
         if (damaged === undefined) throw error;
-        return this.summaryOf(damaged);
+        return this.summaryOf(damaged, this.cipher);
       }
       if (head !== undefined) this.sawOwner(id, head.userId);
-      return this.live(head) ? this.summaryOf(head) : undefined;
+      return this.live(head) ? this.summaryOf(head, await this.rowCipher([head])) : undefined;
     });
   }
 
@@ -696,7 +806,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   /** A head as a row of `list`. */
-  private summaryOf(head: HeadRecord): SessionSummary {
+  private summaryOf(head: HeadRecord, cipher: RecordCipher): SessionSummary {
     if (head.damage !== undefined) {
       return Object.freeze({
         id: head.id,
@@ -710,7 +820,7 @@ class CoreSessionStore implements SessionStore {
         damaged: head.damage,
       });
     }
-    const title = decodeTitle(head.title, head.id, this.cipher);
+    const title = decodeTitle(head.title, head.id, cipher);
     return Object.freeze({
       id: head.id,
       ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
@@ -723,7 +833,7 @@ class CoreSessionStore implements SessionStore {
       updatedAt: head.updatedAt,
       ...(head.expiresAt === undefined ? {} : { expiresAt: new Date(head.expiresAt).toISOString() }),
       ...(head.recovery === undefined || head.recovery.length === 0 ? {} : { recovery: head.recovery }),
-      ...this.linksOf(head),
+      ...this.linksOf(head, cipher),
     });
   }
 
@@ -731,11 +841,11 @@ class CoreSessionStore implements SessionStore {
    * The continuation and fork links of a head's metadata, for `list` rows (chains are shown
    * together). Plain head data without a link is not parsed; a head this store cannot open has none.
    */
-  private linksOf(head: HeadRecord): SessionLinks {
+  private linksOf(head: HeadRecord, cipher: RecordCipher): SessionLinks {
     if (!isSealed(head.data) && !LINK_MARKS.some((mark) => head.data.includes(mark))) return {};
     let metadata: JsonObject;
     try {
-      metadata = decodeHeadData(head.data, head.id, this.cipher, this.name).metadata;
+      metadata = decodeHeadData(head.data, head.id, cipher, this.name).metadata;
     } catch {
       // Damage or a foreign key: reads of the session say so; a row only goes without its links.
       return {};
@@ -801,7 +911,10 @@ class CoreSessionStore implements SessionStore {
       this.owners.deleteWhere((id, owner) => (owner === userId ? gone.add(id).has(id) : gone.has(id)));
       this.keyChecks.deleteWhere((id) => gone.has(id));
       const cached = runForgetHooks(this, userId);
-      return receiptOf(userId, { ...counts, cached }, this.now());
+      // The key goes after the data: a forget cut short before it is finished by the next call,
+      // which finds no data left and destroys the key then (every copy elsewhere goes unreadable).
+      const keys = await this.ciphers.forget(target.userNamespace);
+      return receiptOf(userId, { ...counts, cached, keys }, this.now());
     });
   }
 

@@ -83,6 +83,22 @@ export function isUserNamespace(ns: string, target: ForgetTarget): boolean {
   return ns === target.userNamespace || (ns.startsWith('agent:') && ns.endsWith(target.agentSuffix));
 }
 
+/**
+ * The user namespace (`user:<u>`) whose key seals the values of `ns`: its own for a user
+ * namespace, the user's for an agent namespace (`agent:<a>/user:<u>`); `undefined` for others.
+ */
+export function namespaceUser(ns: string): string | undefined {
+  if (ns.startsWith('user:')) return ns;
+  const at = ns.startsWith('agent:') ? ns.indexOf('/user:') : -1;
+  return at === -1 ? undefined : ns.slice(at + 1);
+}
+
+/** The ciphers values are sealed and opened with (see `StoreCiphers`): by namespace to write, by what was read to read. */
+export interface ValueCiphers {
+  forWrite(ns: string): Promise<RecordCipher>;
+  forRead(datas: readonly string[]): Promise<RecordCipher>;
+}
+
 /** The session a namespace belongs to (`session:<id>` or `session:<id>/…`), for drivers that remove it with the session. */
 export function namespaceSession(ns: string): string | undefined {
   return /^session:([^/]+)(?:\/|$)/.exec(ns)?.[1];
@@ -175,7 +191,7 @@ export function valuesUnsupported(store: string): UnsupportedError {
  */
 export function createValueStore(
   driver: SessionDriver & Partial<ValueDriver>,
-  cipher: RecordCipher,
+  ciphers: ValueCiphers,
   run: <T>(operation: () => Promise<T>) => Promise<T>,
 ): ValueStore {
   const store = driver.name;
@@ -190,7 +206,8 @@ export function createValueStore(
         const ns = valueNamespace(owner);
         checkValueKey(key);
         const record = (await values.readValues(ns, [key])).find((each) => each.key === key);
-        return record === undefined ? undefined : decodeValue(record.data, ns, key, cipher, store);
+        if (record === undefined) return undefined;
+        return decodeValue(record.data, ns, key, await ciphers.forRead([record.data]), store);
       }),
     getAll: async (owner: ValueOwner) =>
       run(async () => {
@@ -198,6 +215,7 @@ export function createValueStore(
         const records = (await values.readValues(ns))
           .slice()
           .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const cipher = await ciphers.forRead(records.map((record) => record.data));
         // fromEntries defines own properties: a key named "__proto__" stays a key, never a prototype.
         return Object.fromEntries(
           records.map((record) => [record.key, decodeValue(record.data, ns, record.key, cipher, store)]),
@@ -210,6 +228,7 @@ export function createValueStore(
           throw new InvalidInputError('INVALID_ARGUMENT', `${store}: values.set needs an object of key → value`);
         }
         // Everything is checked and sealed before the driver sees any of it: one bad value writes nothing.
+        const cipher = await ciphers.forWrite(ns);
         const writes = Object.keys(entries).map((key) => {
           checkValueKey(key);
           const value = entries[key];

@@ -24,6 +24,8 @@ import {
 } from '../store/registry.js';
 import type { SessionStore } from '../store/session-store-types.js';
 
+export { userKeyDirectory, type UserKeyDirectoryOptions } from './user-key-directory.js';
+
 export {
   registerStore,
   registeredSchemes,

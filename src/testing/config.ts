@@ -30,6 +30,7 @@ export const CONFORMANCE_SPECS = [
   'text-search',
   'change-feed',
   'forget-user',
+  'user-keys',
   'damaged-session',
   'refused-writes',
 ] as const;
@@ -87,6 +88,16 @@ export interface StoreCapabilitiesConfig {
   readonly changeFeed?: 'all' | 'this-store';
 }
 
+/** A copy of a store's data taken by `StoreConformanceConfig.backup`. */
+export interface StoreBackup {
+  /** A store over the copy (closed by the suite after the test). */
+  open(options?: SessionStoreOptions): Promise<SessionStore>;
+  /** Every byte of the copy, as `contents` gives a store's (names of files and keys included). */
+  contents(): Promise<Buffer>;
+  /** Removes the copy (called by the suite after the test, once the stores over it are closed). */
+  remove(): Promise<void>;
+}
+
 /** Configuration of `runStoreConformance`. */
 export interface StoreConformanceConfig {
   /** Shown in the suite's title: `SessionStore conformance: <name>`. */
@@ -134,6 +145,13 @@ export interface StoreConformanceConfig {
    * TOASTed column read raw) hide text from such a scan: give them as the backend reads them back.
    */
   contents?(store: SessionStore): Promise<Buffer>;
+  /**
+   * A copy of everything the backend holds for `store` now, kept apart from it as a backup is
+   * (for a store of files: its files copied; for a database: its rows in tables of their own; for
+   * Redis: its keys under another prefix). The user-keys spec then forgets a user and checks
+   * that the copy still yields nothing of them.
+   */
+  backup?(store: SessionStore): Promise<StoreBackup>;
   /**
    * Store-specific opt-outs, each with its reason (shown in the skipped test's title). A key names
    * a spec or one test (see `SkipKey`); a key that names nothing fails the suite, so a typo or a

@@ -27,6 +27,7 @@ import { changeFeedSpec } from './specs/change-feed.js';
 import { forgetUserSpec } from './specs/forget-user.js';
 import { damagedSessionSpec } from './specs/damaged-session.js';
 import { refusedWritesSpec } from './specs/refused-writes.js';
+import { userKeysSpec } from './specs/user-keys.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -50,6 +51,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'text-search': textSearchSpec,
   'change-feed': changeFeedSpec,
   'forget-user': forgetUserSpec,
+  'user-keys': userKeysSpec,
   'damaged-session': damagedSessionSpec,
   'refused-writes': refusedWritesSpec,
 };

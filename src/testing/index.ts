@@ -26,13 +26,15 @@
  * sequence order, CONFLICT, concurrent appends in one process and from several processes,
  * hostile ids, encryption at rest, retention, delete and close, active memory's values,
  * appends that carry state, hostile values (kept exactly or refused with a typed error), titles,
- * full-text search, the change feed, forgetUser, and refused writes (a property over random bad
+ * full-text search, the change feed, forgetUser, per-user keys (a backup taken before a user is
+ * forgotten yields nothing of them after), and refused writes (a property over random bad
  * writes: each refusal leaves what the store reads, and the bytes of its files, as they were; it
  * needs `fast-check`, and skips with that reason without it). Specs use only the public `SessionStore` API; a capability the store does
  * not declare is checked for the core's answer instead (values refused with `UNSUPPORTED`, no
  * `searchText`); every skip carries its reason in the test's title.
  *
- * The kit sits above the store contract (`chatstate/store`) and imports no store: its child
+ * The kit sits above the store contract (`chatstate/store`) and imports no session store (only the
+ * built-in user key directory, which the user-keys spec keeps its keys in): its child
  * processes open the store under test by URL through the scheme registry, after importing the
  * modules `crossProcess.register` names.
  * @module
@@ -45,6 +47,7 @@ export {
   type CrossProcessConfig,
   type PerStore,
   type SkipKey,
+  type StoreBackup,
   type StoreCapabilitiesConfig,
   type StoreConformanceConfig,
 } from './config.js';

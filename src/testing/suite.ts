@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, it } from 'vitest';
 import type { SessionStoreOptions } from '../store/session-store.js';
 import type { SessionStore } from '../store/session-store-types.js';
-import type { ConformanceSpec, CrossProcessConfig, StoreConformanceConfig } from './config.js';
+import type { ConformanceSpec, CrossProcessConfig, StoreBackup, StoreConformanceConfig } from './config.js';
 
 /**
  * What a test needs of the configuration: an optional power (`reopen`, `crossProcess`,
@@ -22,6 +22,7 @@ export type Requirement =
   | 'directory'
   | 'damage'
   | 'contents'
+  | 'backup'
   | 'values'
   | 'textSearch'
   | 'noValues'
@@ -34,6 +35,7 @@ const MISSING: Record<Requirement, string> = {
   directory: 'the config has no directory (the store keeps no files the suite can inspect)',
   damage: 'the config has no damage() (a way to damage a stored session as a foreign writer would)',
   contents: 'the config has no contents() (the suite cannot read what the backend holds)',
+  backup: 'the config has no backup() (the suite cannot take a copy of what the backend holds)',
   values: 'the store declares no values capability (config.capabilities.values is false)',
   textSearch: 'the store declares no full-text search (config.capabilities.textSearch is not true)',
   noValues: 'the store declares the values capability (this checks a store without it)',
@@ -51,6 +53,7 @@ function meets(config: StoreConformanceConfig, requirement: Requirement): boolea
     case 'directory':
     case 'damage':
     case 'contents':
+    case 'backup':
       return config[requirement] !== undefined;
     case 'values':
       return values;
@@ -115,6 +118,8 @@ export interface SpecScope {
   damage(store: SessionStore, id: string): Promise<void>;
   /** Everything the backend holds for `store`, as it holds it (needs `contents`). */
   contentsOf(store: SessionStore): Promise<Buffer>;
+  /** A copy of what the backend holds for `store` now, removed after the test (needs `backup`). */
+  backup(store: SessionStore): Promise<StoreBackup>;
   /** The URL, options and registering modules a child process opens `store` with (needs `crossProcess`). */
   crossProcessOf(store: SessionStore): CrossProcessPlan;
   /** Whether the configuration meets `requirement` (a declared capability, or its absence). */
@@ -129,6 +134,7 @@ function resolve<T>(value: T | ((store: SessionStore) => T), store: SessionStore
 export class ConformanceSuite {
   private readonly created: SessionStore[] = [];
   private readonly reopened: SessionStore[] = [];
+  private readonly backups: StoreBackup[] = [];
   private readonly skipsUsed = new Set<string>();
 
   constructor(readonly config: StoreConformanceConfig) {}
@@ -138,6 +144,7 @@ export class ConformanceSuite {
     afterEach(async () => {
       const reopened = this.reopened.splice(0);
       const created = this.created.splice(0);
+      const backups = this.backups.splice(0);
       const failures: unknown[] = [];
       // Second handles first: `destroy` may remove the data they share.
       for (const store of reopened) await store.close().catch((error: unknown) => failures.push(error));
@@ -146,6 +153,7 @@ export class ConformanceSuite {
           failures.push(error),
         );
       }
+      for (const backup of backups) await backup.remove().catch((error: unknown) => failures.push(error));
       if (failures.length > 0) throw new AggregateError(failures, `${this.config.name}: cleanup after the test failed`);
     });
   }
@@ -216,6 +224,20 @@ export class ConformanceSuite {
       directoryOf: (store) => resolve(need(config.directory, 'directory'), store),
       damage: (store, id) => need(config.damage, 'damage').call(config, store, id),
       contentsOf: async (store) => need(config.contents, 'contents').call(config, store),
+      backup: async (store) => {
+        const backup = await need(config.backup, 'backup').call(config, store);
+        this.backups.push(backup);
+        // Stores over the copy are closed before it is removed, with the other second handles.
+        return {
+          open: async (options) => {
+            const opened = await backup.open(options);
+            this.reopened.push(opened);
+            return opened;
+          },
+          contents: () => backup.contents(),
+          remove: () => backup.remove(),
+        };
+      },
       crossProcessOf: (store) => {
         const crossProcess = need(config.crossProcess, 'crossProcess');
         const register =

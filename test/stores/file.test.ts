@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { fileStore } from '../../src/stores/file/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { directoryBackup } from '../support/backups.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 
 const directories = new WeakMap<SessionStore, string>();
@@ -38,4 +39,5 @@ runStoreConformance({
   },
   crossProcess: { url: (store) => `file:${directoryOf(store)}`, register: BUILT_IN_STORES },
   directory: directoryOf,
+  backup: async (store) => directoryBackup(directoryOf(store), async (copy, options) => fileStore(copy, options)),
 });

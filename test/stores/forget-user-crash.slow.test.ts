@@ -164,7 +164,7 @@ async function open(kind: Kind, location: string): Promise<SessionStore> {
   return kind === 'file' ? fileStore(location) : sqliteStore(location);
 }
 
-const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
+const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0, keys: 0 };
 
 describe('forgetUser cut short by SIGKILL: a re-run completes, nothing of the user is left, another user is untouched', () => {
   for (const kind of ['file', 'sqlite'] as const) {

@@ -34,7 +34,7 @@ import { FAST_MS, eventually, expectUnavailable, until } from '../support/store-
 const SEED = 20_261_130;
 /** A long forget would otherwise fail TIMEOUT while it waits for the lock: the kill must be what ends it. */
 const OPTIONS = { connectTimeoutMs: 1000, commandTimeoutMs: 10_000 } as const;
-const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
+const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0, keys: 0 };
 const report: string[] = [];
 
 afterAll(() => {

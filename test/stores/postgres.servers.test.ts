@@ -6,6 +6,7 @@
 import { postgresStore } from '../../src/stores/postgres/index.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { schemaBackup } from '../support/backups.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { adminQuery, describeWithPostgres, freshSchema, schemaContents } from '../support/postgres-server.js';
 
@@ -40,6 +41,17 @@ describeWithPostgres('postgres', (server) => {
       return postgresStore(server().url, { ...options, schema: schemaOf(store), maxConnections: 4 });
     },
     contents: (store) => schemaContents(server().url, schemaOf(store)),
+    // The schema's tables copied, rows included, into a schema of their own.
+    async backup(store) {
+      const copy = freshSchema('copy');
+      return schemaBackup(
+        server().url,
+        schemaOf(store),
+        copy,
+        async (options) => postgresStore(server().url, { ...options, schema: copy, maxConnections: 4 }),
+        () => schemaContents(server().url, copy),
+      );
+    },
     crossProcess: { url: (store) => urlOf(schemaOf(store)), register: BUILT_IN_STORES },
     capabilities: { textSearch: true, changeFeed: 'all' },
     // What no store writes (a negative version), as a hand edit would.

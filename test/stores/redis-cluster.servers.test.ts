@@ -15,6 +15,7 @@ import { redisStore, type RedisLike } from '../../src/stores/redis/index.js';
 import { CLUSTER_BUCKETS } from '../../src/stores/redis/layout.js';
 import { SCRIPTS } from '../../src/stores/redis/scripts.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { keysBackup } from '../support/backups.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { keySlot, parseClusterUrl } from '../../src/stores/redis/cluster.js';
 import { bucketOf } from '../../src/stores/redis/layout.js';
@@ -87,6 +88,20 @@ if (server.url === undefined) {
       return second;
     },
     contents: (store) => clusterKeyContents(admin, prefixOf(store)),
+    // The keys copied under another prefix, on the master that holds each (its bucket's tag follows the prefix).
+    async backup(store) {
+      const copy = `conf:${randomBytes(6).toString('hex')}:`;
+      return keysBackup(
+        admin.nodes('master'),
+        prefixOf(store),
+        copy,
+        {
+          open: async (options) => redisStore(urlWith(copy), options),
+          contents: () => clusterKeyContents(admin, copy),
+        },
+        () => deleteClusterKeysUnder(admin, copy),
+      );
+    },
     crossProcess: { url: (store) => urlWith(prefixOf(store)), register: BUILT_IN_STORES },
     // PUBLISH reaches every node: a subscriber on any master hears writes to every slot.
     capabilities: { changeFeed: 'all' },

@@ -9,6 +9,7 @@ import { afterAll, describe, it } from 'vitest';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { redisStore } from '../../src/stores/redis/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { keysBackup } from '../support/backups.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 import { deleteKeysUnder, keyContents, redisTestServer } from '../support/redis-server.js';
 
@@ -53,6 +54,20 @@ if (server.url === undefined) {
       return second;
     },
     contents: (store) => keyContents(admin, prefixOf(store)),
+    // The keys copied under another prefix.
+    async backup(store) {
+      const copy = `conf:${randomBytes(6).toString('hex')}:`;
+      return keysBackup(
+        [admin],
+        prefixOf(store),
+        copy,
+        {
+          open: async (options) => redisStore(url, { ...options, prefix: copy }),
+          contents: () => keyContents(admin, copy),
+        },
+        () => deleteKeysUnder(admin, copy),
+      );
+    },
     crossProcess: {
       url: (store) => {
         const child = new URL(url);

@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { runStoreConformance } from '../../src/testing/index.js';
+import { directoryBackup } from '../support/backups.js';
 import { BUILT_IN_STORES } from '../support/built-in-stores.js';
 
 const files = new WeakMap<SessionStore, string>();
@@ -40,6 +41,8 @@ runStoreConformance({
   crossProcess: { url: (store) => `sqlite:${fileOf(store)}`, register: BUILT_IN_STORES },
   capabilities: { textSearch: true },
   directory: (store) => dirname(fileOf(store)),
+  backup: async (store) =>
+    directoryBackup(dirname(fileOf(store)), async (copy, options) => sqliteStore(join(copy, 'sessions.db'), options)),
   // A second connection writes what no store writes (a negative version), as a hand edit would.
   async damage(store, id) {
     const db = new Database(fileOf(store));

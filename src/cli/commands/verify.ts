@@ -24,8 +24,12 @@ export async function openForChecks(context: CliContext): Promise<Awaited<Return
   // A mistyped store is refused, not checked as an empty one.
   await context.requireStore();
   const encryption = await context.encryptionKey();
+  const userKeys = context.userKeys();
   try {
-    return await openWatched(context.storeUrl, encryption === undefined ? {} : { encryption });
+    return await openWatched(context.storeUrl, {
+      ...(encryption === undefined ? {} : { encryption }),
+      ...(userKeys === undefined ? {} : { userKeys }),
+    });
   } catch (error) {
     throw storeOpenError(context.storeUrl, error);
   }

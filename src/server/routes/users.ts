@@ -24,6 +24,7 @@ export const forgetReceiptSchema = z
       textRows: count.openapi({ description: 'Rows of the full-text index' }),
       files: count.openapi({ description: 'Files removed from disk (file store)' }),
       cached: count.openapi({ description: 'Copies dropped from process memory' }),
+      keys: count.openapi({ description: "The user's own encryption keys destroyed (per-user keys)" }),
     }),
   })
   .openapi('ForgetReceipt');

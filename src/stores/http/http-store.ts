@@ -392,7 +392,12 @@ export class HttpSessionStore implements SessionStore {
       const cached = runForgetHooks(this, userId);
       return Object.freeze({
         ...receipt,
-        removed: Object.freeze({ ...receipt.removed, cached: receipt.removed.cached + cached }),
+        removed: Object.freeze({
+          ...receipt.removed,
+          cached: receipt.removed.cached + cached,
+          // A server before per-user keys answers no count of them: it destroyed none.
+          keys: typeof receipt.removed.keys === 'number' ? receipt.removed.keys : 0,
+        }),
       });
     });
   }

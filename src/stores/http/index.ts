@@ -19,7 +19,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * Options of `httpStore`. Of the core store options only `defaultTtlMs` applies: the server's
- * store encrypts, counts tokens and keeps time, so `encryption`, `counter` and `now` are refused
+ * store encrypts, counts tokens and keeps time, so `encryption`, `userKeys`, `counter` and `now` are refused
  * (`INVALID_ARGUMENT`) rather than silently ignored.
  */
 export interface HttpStoreOptions extends SessionStoreOptions {
@@ -68,7 +68,7 @@ function baseUrl(url: string): string {
 export function httpStore(url: string, options: HttpStoreOptions = {}): SessionStore {
   if (typeof url !== 'string') throw new InvalidInputError('INVALID_ARGUMENT', 'httpStore needs a URL string');
   const base = baseUrl(url);
-  for (const refused of ['encryption', 'counter', 'now'] as const)
+  for (const refused of ['encryption', 'userKeys', 'counter', 'now'] as const)
     if (options[refused] !== undefined)
       throw new InvalidInputError(
         'INVALID_ARGUMENT',

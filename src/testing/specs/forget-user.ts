@@ -17,7 +17,7 @@ import { NO_COUNTS } from '../../store/forget.js';
 import { expectCode } from '../fixtures.js';
 import type { ConformanceSuite, SpecScope } from '../suite.js';
 
-const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0 };
+const ZEROS: ForgetCounts = { ...NO_COUNTS, cached: 0, keys: 0 };
 
 /**
  * A marker no other data holds: lowercase letters, so a full-text index keeps it as one term, and
