@@ -179,21 +179,19 @@ function assistantReadable(message: Record<string, unknown>): Readable {
 }
 
 /** Fields whose string value tells what an entry of another type is about, in order of preference. */
-const TELLING_FIELDS = [
-  'content',
-  'summary',
-  'customTitle',
-  'aiTitle',
-  'title',
-  'tag',
-  'lastPrompt',
-  'text',
-  'subtype',
-];
+const TELLING_FIELDS = ['content', 'summary', 'customTitle', 'aiTitle', 'title', 'tag', 'lastPrompt', 'text'];
+
+/** Fields every line of a transcript may carry, which tell nothing of what an entry is about. */
+const ENVELOPE = new Set(
+  'type subtype uuid parentUuid logicalParentUuid sessionId cwd version gitBranch userType isSidechain isMeta timestamp agentId slug'.split(
+    ' ',
+  ),
+);
 
 function otherReadable(entry: ClaudeSessionEntry): Readable {
   const field = TELLING_FIELDS.find((name) => typeof entry[name] === 'string' && (entry[name] as string).length > 0);
-  const told = field === undefined ? JSON.stringify(entry).slice(0, 300) : (entry[field] as string);
+  const rest = Object.fromEntries(Object.entries(entry).filter(([name]) => !ENVELOPE.has(name)));
+  const told = field === undefined ? JSON.stringify(rest).slice(0, 300) : (entry[field] as string);
   const subtype = typeof entry.subtype === 'string' ? `:${entry.subtype}` : '';
   return {
     role: 'system',
