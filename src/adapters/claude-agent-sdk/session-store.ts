@@ -274,27 +274,27 @@ export class ChatstateSessionStore {
   }
 
   /**
-   * Folds the main transcript into its summary up to the last entry this append stored (or, when
-   * it stored none, up to the transcript's end: a retry after a failed fold finishes it). Entries
-   * another process appended before them and has not folded yet are read and folded first.
+   * Folds the main transcript into its summary up to its last message (read when the fold is
+   * made): the entries this append stored are in hand, those before and after them (another
+   * process's, not folded yet) are read. So the sidecar, once written, holds every entry committed
+   * before its write began, and a writer that stopped before folding leaves a summary older than
+   * its transcript (which the SDK then reads itself) only for that short while. A retry that
+   * stored nothing still folds what a failed fold left.
    */
   async #fold(ids: KeyIds, key: ClaudeSessionKey, appended: readonly Stored[]): Promise<void> {
     const fold = await loadFold();
     await updateSidecar(this.#writer, ids.sidecar, key, async (state) => {
-      let target = appended.at(-1)?.seq;
-      if (target === undefined) {
-        const last = await this.#read(ids.main, { limit: 1 });
-        target = last.at(-1)?.seq;
-      }
-      if (target === undefined || state.foldedSeq >= target) return undefined;
-      const first = appended[0]?.seq ?? target + 1;
-      const gap =
-        state.foldedSeq + 1 < first
-          ? storedEntries(await this.#read(ids.main, { afterSeq: state.foldedSeq, beforeSeq: first }))
-          : [];
-      const entries = [...gap, ...appended.filter((stored) => stored.seq > state.foldedSeq)].map(
-        (stored) => stored.entry,
-      );
+      const end = (await this.#read(ids.main, { limit: 1 })).at(-1)?.seq ?? 0;
+      const target = Math.max(end, appended.at(-1)?.seq ?? 0);
+      if (state.foldedSeq >= target) return undefined;
+      const ours = appended.filter((stored) => stored.seq > state.foldedSeq);
+      const first = ours[0]?.seq ?? target + 1;
+      const last = ours.at(-1)?.seq ?? state.foldedSeq;
+      const range = async (afterSeq: number, beforeSeq: number): Promise<Stored[]> =>
+        afterSeq + 1 < beforeSeq ? storedEntries(await this.#read(ids.main, { afterSeq, beforeSeq })) : [];
+      const before = await range(state.foldedSeq, first);
+      const after = ours.length === 0 ? [] : await range(last, target + 1);
+      const entries = [...before, ...ours, ...after].map((stored) => stored.entry);
       const previous =
         state.summary === undefined ? undefined : { sessionId: key.sessionId, mtime: 0, data: state.summary };
       const next = fold(previous, { projectKey: key.projectKey, sessionId: key.sessionId }, entries, {
