@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
 // The main entry must stay light: no tokenizer data and no database client until one is used.
 await import(pathToFileURL(new URL(pkg.exports['.'].default, root).pathname).href);
 const heavy = Object.keys(require.cache).filter((id) =>
-  /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[a-z-]+|@openai\/agents-[a-z-]+|@langchain\/[a-z-]+)\//.test(
+  /bpeRanks|node_modules\/(pg|ioredis|better-sqlite3|openai|@anthropic-ai\/sdk|@anthropic-ai\/claude-agent-sdk|ai|@ai-sdk\/[a-z-]+|@openai\/agents-[a-z-]+|@langchain\/[a-z-]+)\//.test(
     id,
   ),
 );
@@ -71,7 +71,7 @@ for (const entry of await readdir(new URL('dist/', root), { recursive: true })) 
   if (!entry.endsWith('.js')) continue;
   const text = await readFile(new URL(`dist/${entry}`, root), 'utf8');
   const eager =
-    /^import\s[^;]*?from\s+['"](openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[^'"]+|pg|ioredis|better-sqlite3)['"]/m.exec(
+    /^import\s[^;]*?from\s+['"](openai|@anthropic-ai\/sdk|@anthropic-ai\/claude-agent-sdk|ai|@ai-sdk\/[^'"]+|pg|ioredis|better-sqlite3)['"]/m.exec(
       text,
     );
   if (eager !== null) problems.push(`dist/${entry} imports ${eager[1]} statically`);

@@ -673,7 +673,9 @@ class CoreSessionStore implements SessionStore {
       }
     }
     if (outcome.appended.length > 0) this.told('append', id, outcome.version);
-    const byId = new Map(messages.map((message) => [message.id, message]));
+    // The first message of each id, as `pending` holds it: a later one with the same id was not stored.
+    const byId = new Map<string, Message>();
+    for (const message of messages) if (!byId.has(message.id)) byId.set(message.id, message);
     // The messages were validated above: each is copied with its seq, not validated again.
     const appended = outcome.appended.map((record) => storedAt(byId.get(record.id) as Message, record.seq));
     this.remember(outcome.appended, appended);
