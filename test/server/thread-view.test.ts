@@ -51,7 +51,7 @@ function asStored(
   messages: NonNullable<SessionThread['thread']>['messages'],
 ): Array<{ id: unknown; content: unknown }> {
   return messages.map((message) => {
-    const { kwargs } = toLangChainSerialized(Message.create(message)) as {
+    const { kwargs } = toLangChainSerialized(Message.create(message as Parameters<typeof Message.create>[0])) as {
       kwargs: { id?: unknown; content?: unknown };
     };
     return { id: kwargs.id, content: kwargs.content };
