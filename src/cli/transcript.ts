@@ -81,7 +81,19 @@ export async function writeTranscript(
   }
   if (links.forks !== undefined) await output.line(`forks: ${links.forks.join(', ')}`);
   await output.line('');
+  await writeEntries(output, all, shown, options);
+}
 
+/**
+ * Writes one entry per message of `shown` (a part of `all`, the messages in order), each tool
+ * call followed by its result wherever in `all` it sits.
+ */
+export async function writeEntries(
+  output: Output,
+  all: readonly Message[],
+  shown: readonly Message[],
+  options: TranscriptOptions,
+): Promise<void> {
   const position = new Map(all.map((message, index) => [message, index]));
   const results = new Map<string, Message>();
   for (const message of all)

@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import type { listPageSchema, messageRangeSchema, messageSchema, summarySchema, whoSchema } from './schemas.js';
+import type { sessionThreadSchema } from './thread-schemas.js';
 import type { sessionStatsSchema, timelineSchema } from './view-schemas.js';
 
 /**
@@ -57,3 +58,6 @@ export type SessionStats = Answer<typeof sessionStatsSchema>;
 
 /** Answer of `GET /sessions/{id}/timeline`. */
 export type TokenTimeline = Answer<typeof timelineSchema>;
+
+/** Answer of `GET /sessions/{id}/thread`: a LangGraph thread at one checkpoint (no `thread` for other sessions). */
+export type SessionThread = Answer<typeof sessionThreadSchema>;

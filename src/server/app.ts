@@ -31,6 +31,7 @@ import { FORK_RECORDED_HEADER, sessionActionRoutes } from './routes/session-acti
 import { recallRoutes } from './routes/recall.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { sessionViewRoutes } from './routes/session-views.js';
+import { threadRoutes } from './routes/thread.js';
 import { stateRoutes } from './routes/state.js';
 import { turnRoutes } from './routes/turns.js';
 import { valueRoutes } from './routes/values.js';
@@ -269,6 +270,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   eventRoutes(app, { hub, feed, pollMs: options.eventPollMs ?? 1000, closing });
   turnRoutes(app, { agents, abort: options.turnSignal ?? new AbortController().signal });
   sessionViewRoutes(app, { contextWindow, ...(prices === undefined ? {} : { prices }) });
+  threadRoutes(app);
   valueRoutes(app);
   userRoutes(app);
   stateRoutes(app, options.stateKey);

@@ -3,7 +3,7 @@
  * login set (the page never holds a key after logging in). Every failure is an `ApiError` with
  * the server's error code.
  */
-import type { MessageRange, SessionPage, SessionRow, SessionStats, Timeline, Who } from './types.js';
+import type { MessageRange, SessionPage, SessionRow, SessionStats, SessionThread, Timeline, Who } from './types.js';
 
 /** An answer of the API that was not a success. */
 export class ApiError extends Error {
@@ -88,6 +88,9 @@ export const api = {
     id: string,
     range: { readonly afterSeq?: number; readonly beforeSeq?: number; readonly limit: number },
   ): Promise<MessageRange> => call('GET', `/sessions/${enc(id)}/messages${query(range)}`),
+  /** The LangGraph thread the session is the conversation of, at its newest checkpoint or at `checkpoint` (no `thread` for other sessions). */
+  thread: (id: string, checkpoint?: string): Promise<SessionThread> =>
+    call('GET', `/sessions/${enc(id)}/thread${query({ checkpoint })}`),
   /** The URL of the session's event stream. */
   eventsUrl: (id: string): string => `/sessions/${enc(id)}/events`,
 };

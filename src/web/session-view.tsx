@@ -4,13 +4,16 @@
  * tail, two small requests whatever the session's length), at the start of the newest turn (the
  * user message that began it at the top of the pane), then fetches the chart, the stats and
  * the map of sequence numbers; older messages are fetched by sequence range as they scroll into
- * view. Appends by any process arrive over server-sent events.
+ * view. Appends by any process arrive over server-sent events. A LangGraph thread's conversation
+ * opens on the thread at its newest checkpoint (what the graph holds), with a toggle to its full
+ * append log.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import { NotFound } from './app.js';
 import { formatAge, formatCountOf, formatTokens } from './format.js';
 import { Heights } from './heights.js';
+import { LangGraphThread } from './langgraph-thread.js';
 import { followSession } from './live.js';
 import { MessageRow, PendingRow, type RowContext } from './message-row.js';
 import { CHUNK, MessageWindow } from './message-window.js';
@@ -20,7 +23,7 @@ import { isKnowledge, titleOf } from './session-title.js';
 import { StatsPanel } from './stats-panel.js';
 import { useDark } from './theme.js';
 import { TokenChart } from './token-chart.js';
-import type { Message, SessionRow, SessionStats, Timeline } from './types.js';
+import type { Message, SessionRow, SessionStats, ThreadView, Timeline } from './types.js';
 import { VirtualList, type VirtualListHandle } from './virtual-list.js';
 
 /** Height a message row is taken to have until it is measured. */
@@ -68,6 +71,10 @@ export function SessionView(props: {
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [targetSeq, setTargetSeq] = useState<number | undefined>(props.seq);
   const [live, setLive] = useState<'connecting' | 'live' | 'deleted'>('connecting');
+  const [thread, setThread] = useState<ThreadView | undefined>(undefined);
+  const [showLog, setShowLog] = useState(false);
+  /** The checkpoint asked for (`undefined`: the thread's newest, followed as the graph goes on). */
+  const checkpoint = useRef<string | undefined>(undefined);
   const dark = useDark();
   const handle = useRef<VirtualListHandle | undefined>(undefined);
   const generation = useRef(0);
@@ -100,8 +107,13 @@ export function SessionView(props: {
   const open = useCallback(async () => {
     const asked = ++generation.current;
     try {
-      const [row, tail] = await Promise.all([api.summary(id), api.messages(id, { limit: TAIL })]);
+      const [row, tail, answer] = await Promise.all([
+        api.summary(id),
+        api.messages(id, { limit: TAIL }),
+        api.thread(id, checkpoint.current),
+      ]);
       if (asked !== generation.current) return;
+      setThread(answer.thread);
       const count = Math.max(row.messageCount, tail.messages.length);
       const window = new MessageWindow(count);
       const first = count - tail.messages.length;
@@ -134,6 +146,8 @@ export function SessionView(props: {
       timer = setTimeout(() => {
         timer = undefined;
         refreshViews(loaded.window);
+        if (checkpoint.current === undefined)
+          api.thread(id).then((answer) => checkpoint.current === undefined && setThread(answer.thread), fail);
         api
           .summary(id)
           .then((row) => setLoaded((current) => (current === undefined ? current : { ...current, row })), fail);
@@ -194,6 +208,17 @@ export function SessionView(props: {
         : content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
     },
     [id],
+  );
+
+  /** Shows the thread at checkpoint `id` (`undefined`: its newest). */
+  const showCheckpoint = useCallback(
+    (wanted: string | undefined) => {
+      api.thread(id, wanted).then((answer) => {
+        checkpoint.current = wanted;
+        setThread(answer.thread);
+      }, fail);
+    },
+    [id, fail],
   );
 
   const jump = useCallback(
@@ -268,33 +293,53 @@ export function SessionView(props: {
           </span>
         </p>
         <SessionLinks row={row} stats={stats} />
+        {thread !== undefined && (
+          <p class="thread-toggle">
+            <button
+              type="button"
+              data-testid="thread-toggle"
+              aria-pressed={showLog}
+              onClick={() => setShowLog((current) => !current)}
+            >
+              {showLog
+                ? 'Show the LangGraph thread at its checkpoint'
+                : `Show the full log (${formatCountOf(window.count, 'message')})`}
+            </button>
+          </p>
+        )}
       </header>
-      {timeline !== undefined ? (
-        <TokenChart timeline={timeline} onJump={jump} dark={dark} firstMessageOf={firstMessageOf} />
+      {thread !== undefined && !showLog ? (
+        <LangGraphThread thread={thread} gone={context.gone} onCheckpoint={showCheckpoint} />
       ) : (
-        <p class="muted card">Counting tokens…</p>
+        <>
+          {timeline !== undefined ? (
+            <TokenChart timeline={timeline} onJump={jump} dark={dark} firstMessageOf={firstMessageOf} />
+          ) : (
+            <p class="muted card">Counting tokens…</p>
+          )}
+          <div class="session-body">
+            <VirtualList
+              key={loaded.generation}
+              initialIndex={start}
+              count={window.count}
+              heights={heights}
+              version={version}
+              handle={handle}
+              label={`Messages of ${id}`}
+              onVisible={onVisible}
+              renderRow={(index) => {
+                const message = window.get(index);
+                return message === undefined ? (
+                  <PendingRow index={index} />
+                ) : (
+                  <MessageRow message={message} tokens={window.tokensAt(index)} context={context} />
+                );
+              }}
+            />
+            {stats !== undefined && <StatsPanel stats={stats} />}
+          </div>
+        </>
       )}
-      <div class="session-body">
-        <VirtualList
-          key={loaded.generation}
-          initialIndex={start}
-          count={window.count}
-          heights={heights}
-          version={version}
-          handle={handle}
-          label={`Messages of ${id}`}
-          onVisible={onVisible}
-          renderRow={(index) => {
-            const message = window.get(index);
-            return message === undefined ? (
-              <PendingRow index={index} />
-            ) : (
-              <MessageRow message={message} tokens={window.tokensAt(index)} context={context} />
-            );
-          }}
-        />
-        {stats !== undefined && <StatsPanel stats={stats} />}
-      </div>
     </div>
   );
 }

@@ -9,11 +9,12 @@ import type {
   SessionPage,
   SessionStats,
   SessionSummary,
+  SessionThread,
   TokenTimeline,
   Who,
 } from '../server/api-types.js';
 
-export type { Message, MessageRange, SessionPage, SessionStats, Who };
+export type { Message, MessageRange, SessionPage, SessionStats, SessionThread, Who };
 
 /** A message category, in decreasing priority. */
 export type Category = Message['category'];
@@ -41,3 +42,12 @@ export type TimelinePoint = Timeline['points'][number];
 
 /** Measured usage of the calls of a turn, or of a bucket of turns. */
 export type TurnUsage = NonNullable<TimelinePoint['usage']>;
+
+/** A LangGraph thread at one checkpoint (`GET /sessions/{id}/thread`). */
+export type ThreadView = NonNullable<SessionThread['thread']>;
+
+/** One checkpoint of a thread. */
+export type ThreadCheckpoint = ThreadView['checkpoints'][number];
+
+/** A message of the conversation the checkpoint shown does not hold. */
+export type ElsewhereMessage = ThreadView['elsewhere']['messages'][number];

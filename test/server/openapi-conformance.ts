@@ -11,6 +11,8 @@ import ajvFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import { createServerApp } from '../../src/server/app.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
+import { tenantStore } from '../../src/tenancy/tenant-store.js';
+import { buildForkedThread } from '../adapters/langgraph/forked-thread.js';
 import { boundedCall } from './bounded-call.js';
 import { documentedRoutes, routeKey, type DocRoute, type OpenApiDocument } from './openapi-doc.js';
 import { startProtocolServer } from '../support/protocol-server.js';
@@ -37,6 +39,10 @@ const BODY_METHODS = new Set(['post', 'put', 'patch']);
 let blob = '';
 /** A fact of tenant A's alice, made in `beforeAll`, that the forget sample deletes. */
 let fact = '';
+/** The LangGraph thread's conversation (tenant A's, made in `beforeAll` with LangGraph itself). */
+const DOC_THREAD = 'lg.rforked-1';
+/** The checkpoint the thread's first branch ended at, made in `beforeAll`. */
+let threadFork = '';
 
 /** One request and the status it must answer. */
 interface Sample {
@@ -122,6 +128,20 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 200, path: '/sessions/doc-compact/timeline?points=1' },
     { status: 400, path: '/sessions/doc-read/timeline?points=0' },
     { status: 404, path: '/sessions/doc-none/timeline' },
+  ],
+  'GET /sessions/{id}/thread': [
+    { status: 200, path: '/sessions/doc-read/thread' },
+    { status: 200, path: `/sessions/${DOC_THREAD}/thread` },
+    { status: 200, path: `/sessions/${DOC_THREAD}.cp/thread?limit=2&checkpoints=1&elsewhere=0` },
+    {
+      status: 200,
+      path: `/sessions/${DOC_THREAD}/thread`,
+      pathOf: () => `/sessions/${DOC_THREAD}/thread?checkpoint=${threadFork}`,
+    },
+    { status: 400, path: `/sessions/${DOC_THREAD}/thread?limit=0` },
+    { status: 400, path: '/sessions/..%2Fetc/thread' },
+    { status: 404, path: '/sessions/doc-none/thread' },
+    { status: 404, path: `/sessions/${DOC_THREAD}/thread?checkpoint=no-such-checkpoint` },
   ],
   'POST /sessions': [
     {
@@ -562,6 +582,9 @@ export async function startServers(open: () => Promise<SessionStore>): Promise<S
     });
     expect(made.status, `${fixture.id}: ${made.text}`).toBe(201);
   }
+  const thread = await buildForkedThread(tenantStore(store, { tenant: 'tenant-a' }));
+  expect(thread.conversation).toBe(DOC_THREAD);
+  threadFork = thread.firstBranch.checkpointId;
   const encoded = await server.call('POST', '/state/encode', {
     key: server.keys.adminA,
     body: { provider: 'openaiChat', messages: [hello('s1', 'Lisbon in May?')] },

@@ -165,7 +165,7 @@ export async function expectEverySessionReadable(server: TestServer, store: Sess
   for (const summary of await store.list({ limit: 1000 })) {
     const id = summary.id.replace(/^tenant-a\./, '');
     if (id === summary.id) continue;
-    for (const view of ['', '/summary', '/stats', '/timeline', '/messages'])
+    for (const view of ['', '/summary', '/stats', '/timeline', '/thread', '/messages'])
       expect((await server.call('GET', `/sessions/${id}${view}`, { key })).status, `${id}${view}`).toBe(200);
   }
 }

@@ -432,6 +432,18 @@ const CASES: Readonly<Record<string, Case>> = {
       })),
     ),
 
+  // A LangGraph thread's view: by either of a thread's ids (conversation, checkpoint log), at a checkpoint or not.
+  'GET /sessions/{id}/thread': ({ victim }) =>
+    probeSessions(victim).flatMap(({ id }) =>
+      [id, `${id}.cp`].flatMap((target) =>
+        ['', '?checkpoint=x&limit=1'].map((query) => ({
+          method: 'GET',
+          path: `/sessions/${target}/thread${query}`,
+          expect: [404],
+        })),
+      ),
+    ),
+
   'DELETE /sessions/{id}': ({ victim }) =>
     probeSessions(victim).map(({ id }) => ({ method: 'DELETE', path: `/sessions/${id}`, expect: [404] })),
 

@@ -20,6 +20,7 @@ import { builtWeb, chromiumMissing } from './browser.js';
 import { PAYLOADS, SEEDED, type Seeded } from './seed.js';
 import { goneSessionSpecs } from './specs/gone-sessions.js';
 import { knowledgeSessionSpecs } from './specs/knowledge-sessions.js';
+import { langGraphThreadSpecs } from './specs/langgraph-thread.js';
 import { messageTokenSpecs } from './specs/message-tokens.js';
 import { openAtTurnSpecs } from './specs/open-at-turn.js';
 import { tokenChartSpecs } from './specs/token-chart.js';
@@ -346,6 +347,7 @@ if (missing !== undefined && required) {
       knowledgeSessionSpecs(suite);
       messageTokenSpecs(suite);
       openAtTurnSpecs(suite);
+      langGraphThreadSpecs(suite);
 
       it('broke no rule of the Content-Security-Policy and threw nothing, on any page above', () => {
         expect(problems).toEqual([]);

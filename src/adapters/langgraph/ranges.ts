@@ -41,3 +41,38 @@ export function withTail(ranges: MessageRef['ranges'], first: number, last: numb
   withTailInPlace(copy, first, last);
   return copy;
 }
+
+/** How many messages `ranges` name. */
+export function countOf(ranges: MessageRef['ranges']): number {
+  let count = 0;
+  for (const [first, last] of ranges) count += last - first + 1;
+  return count;
+}
+
+/** The ranges of the last `count` messages `ranges` name, in list order. */
+export function lastOf(ranges: MessageRef['ranges'], count: number): Array<[number, number]> {
+  const kept: Array<[number, number]> = [];
+  let left = count;
+  for (let index = ranges.length - 1; index >= 0 && left > 0; index--) {
+    const [first, last] = ranges[index] as readonly [number, number];
+    const start = Math.max(first, last - left + 1);
+    kept.unshift([start, last]);
+    left -= last - start + 1;
+  }
+  return kept;
+}
+
+/** The sequence numbers from 1 to `lastSeq` that `ranges` do not name, as inclusive ranges in increasing order. */
+export function gapsOf(ranges: MessageRef['ranges'], lastSeq: number): Array<[number, number]> {
+  // A list may name its ranges out of order (a summary before the messages it kept): sort a copy.
+  const sorted = ranges.map((range) => [range[0], range[1]] as [number, number]).sort((a, b) => a[0] - b[0]);
+  const gaps: Array<[number, number]> = [];
+  let next = 1;
+  for (const [first, last] of sorted) {
+    if (first > next) gaps.push([next, Math.min(first - 1, lastSeq)]);
+    next = Math.max(next, last + 1);
+    if (next > lastSeq) break;
+  }
+  if (next <= lastSeq) gaps.push([next, lastSeq]);
+  return gaps.filter(([first, last]) => first <= last);
+}

@@ -4,12 +4,16 @@
  * @module
  */
 import { Option } from 'commander';
+import { readThreadView, type ThreadView } from '../../adapters/langgraph/thread-view.js';
+import { InvalidInputError } from '../../errors.js';
 import type { Message } from '../../message/message.js';
 import type { ProviderName } from '../../message/schema.js';
 import { integerOption, rangeOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import { providerArgument, wireRequest } from '../providers.js';
 import { sessionFrom } from '../session-source.js';
+import type { CliContext } from '../context.js';
+import { writeThreadTranscript } from '../thread-transcript.js';
 import { linksOf, seqOf, writeTranscript } from '../transcript.js';
 
 interface ShowOptions {
@@ -17,6 +21,9 @@ interface ShowOptions {
   readonly tail?: number;
   readonly format?: ProviderName;
   readonly maxChars: number;
+  readonly log?: boolean;
+  readonly checkpoint?: string;
+  readonly checkpoints?: boolean;
 }
 
 /** Where `show`, `stats` and `fork` find a session, for their help. */
@@ -37,6 +44,25 @@ function selected(messages: readonly Message[], options: ShowOptions): readonly 
   return chosen;
 }
 
+/** Prints `view` (a LangGraph thread at one checkpoint) as `show` prints a session. */
+async function showThread(context: CliContext, view: ThreadView, options: ShowOptions): Promise<void> {
+  const messages = selected(view.messages, options);
+  if (options.format !== undefined) {
+    const { body, warnings } = wireRequest(options.format, messages);
+    for (const warning of warnings) context.output.warn(`${warning.code}: ${warning.message}`);
+    await context.output.document(body);
+    return;
+  }
+  if (context.output.json) {
+    await context.output.document({ thread: { ...view, messages } });
+    return;
+  }
+  await writeThreadTranscript(context.output, view, messages, {
+    maxChars: options.maxChars,
+    checkpoints: options.checkpoints === true,
+  });
+}
+
 /** `show`. */
 export const show = defineCommand('show', (command) =>
   command
@@ -46,6 +72,11 @@ export const show = defineCommand('show', (command) =>
         'each tool call followed by its result, and the continuation and fork links.\n' +
         '--json prints the session JSON (the messages shown); --format PROVIDER prints the request body\n' +
         'that provider would receive (warnings on stderr).\n\n' +
+        'A LangGraph thread (its conversation or its checkpoint log, kept by chatstate/langgraph) is shown\n' +
+        'as the graph holds it at its newest checkpoint (what getState gives), not as the append log its\n' +
+        'conversation is (which keeps every message the thread ever had: forks, edits): the header says\n' +
+        'which checkpoint, what the log holds beside it, and the other branches. --log shows the log,\n' +
+        '--checkpoint ID an older checkpoint, --checkpoints lists them. With --json: {"thread": …}.\n\n' +
         SESSION_ADDRESSING,
     )
     .argument('<session>', 'session id, session JSON file, - for stdin, or file-store session directory')
@@ -55,6 +86,9 @@ export const show = defineCommand('show', (command) =>
       new Option('--format <provider>', 'print the wire request body for this provider').argParser(providerArgument),
     )
     .option('--max-chars <n>', 'longest text shown per line in the transcript', integerOption(2), 500)
+    .option('--log', 'a LangGraph thread: show its conversation as stored (every message it ever had)')
+    .option('--checkpoint <id>', 'a LangGraph thread: show it at this checkpoint instead of its newest')
+    .option('--checkpoints', 'a LangGraph thread: list its newest checkpoints after the header')
     .addHelpText(
       'after',
       examples(
@@ -62,11 +96,27 @@ export const show = defineCommand('show', (command) =>
         'show trip-lisbon --range 10..40 --store sqlite:./chat.db',
         'show trip-lisbon --format anthropic',
         'show .chatstate/sessions/trip-lisbon',
+        'show lg.rthread-1 --checkpoints --store sqlite:./graph.db',
+        'show lg.rthread-1 --log --store sqlite:./graph.db',
       ),
     )
     .action(
       action<ShowOptions>(async (context, args, options) => {
-        const { session } = await sessionFrom(context, args[0] as string, 'show');
+        if (options.log === true && options.checkpoint !== undefined)
+          throw new InvalidInputError('INVALID_ARGUMENT', '--log and --checkpoint do not go together: pick one');
+        const { session, store } = await sessionFrom(context, args[0] as string, 'show');
+        const view =
+          store === undefined || options.log === true
+            ? undefined
+            : await readThreadView(store, session.id, {
+                ...(options.checkpoint === undefined ? {} : { checkpointId: options.checkpoint }),
+              });
+        if (view !== undefined) return showThread(context, view, options);
+        if (options.checkpoint !== undefined || options.checkpoints === true)
+          throw new InvalidInputError(
+            'INVALID_ARGUMENT',
+            `${session.id} is not a LangGraph thread's conversation in a store: --checkpoint and --checkpoints need one`,
+          );
         const messages = selected(session.messages, options);
         if (options.format !== undefined) {
           const { body, warnings } = wireRequest(options.format, messages);
