@@ -170,26 +170,29 @@ export {
   modelContextWindow,
   type ModelWindow,
 } from './models/index.js';
+// From the modules, not the active-memory barrel: the barrel also exports the recall index, which
+// a handle loads on first recall (the root import does not load the ranker).
+export { createSessionHandle } from './active-memory/session-handle.js';
+export { KNOWLEDGE_PREFIX, knowledgeSessionId } from './active-memory/knowledge.js';
+export { mergePatch } from './active-memory/merge-patch.js';
 export {
-  KNOWLEDGE_PREFIX,
   WORKING_MEMORY_PREFIX,
   WorkingMemory,
-  createSessionHandle,
-  knowledgeSessionId,
-  mergePatch,
   workingMemorySessionId,
-  type Embed,
-  type HistoryPage,
-  type RecallHit,
-  type RecallOptions,
-  type RememberOptions,
-  type Scope,
-  type SessionHandle,
   type UpdateWorkingMemoryOptions,
   type WorkingMemoryOptions,
-  type WorkingMemorySchema,
   type WorkingMemoryVersion,
-} from './active-memory/index.js';
+} from './active-memory/working-memory.js';
+export type { WorkingMemorySchema } from './active-memory/working-memory-schema.js';
+export type {
+  Embed,
+  HistoryPage,
+  RecallHit,
+  RecallOptions,
+  RememberOptions,
+  Scope,
+  SessionHandle,
+} from './active-memory/types.js';
 export {
   Conversation,
   StateTooLargeError,

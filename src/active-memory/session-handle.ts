@@ -24,7 +24,7 @@ import {
 } from './checks.js';
 import { forgetFor, knowledgeSessionId, rememberFor } from './knowledge.js';
 import { recallLifecycle } from './knowledge-lifecycle.js';
-import { recallIndexFor, type RecallIndex } from './recall-index.js';
+import type { RecallIndex } from './recall-index.js';
 import { messagePage } from './message-page.js';
 import type {
   Embed,
@@ -111,8 +111,16 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
   }
   if (embed !== undefined && typeof embed !== 'function') throw invalid('embed must be a function');
   const embedId = checkEmbedId(options.embedId);
-  const index = options.index ?? recallIndexFor(store);
-  if (index.store !== store) throw invalid('The recall index belongs to another store');
+  if (options.index !== undefined && options.index.store !== store)
+    throw invalid('The recall index belongs to another store');
+  // The recall index and its ranker load on first use: most handles never search, and the root
+  // import stays small.
+  let loaded: Promise<RecallIndex> | undefined;
+  const recallIndex = (): Promise<RecallIndex> =>
+    (loaded ??=
+      options.index !== undefined
+        ? Promise.resolve(options.index)
+        : import('./recall-index.js').then(({ recallIndexFor }) => recallIndexFor(store)));
   const temp = options.temp ?? new Map<string, JsonValue>();
   const workingOptions = options.workingMemory ?? {};
   if (workingOptions.scope !== undefined && workingOptions.scope !== 'user' && workingOptions.scope !== 'agent')
@@ -261,7 +269,9 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       const threshold = checkThreshold(recallOptions.threshold);
       const knowledge = userId === undefined ? undefined : knowledgeSessionId(userId);
       const lifecycle = await recallLifecycle(store, knowledge, recallOptions);
-      const hits = await index.recall({
+      const hits = await (
+        await recallIndex()
+      ).recall({
         query: checkedQuery,
         k,
         threshold,
@@ -283,7 +293,7 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       if (userId === undefined) throw invalid('forget needs a handle with a userId: knowledge belongs to a user');
       await forgetFor(store, userId, id);
       // The in-process index notices the rewrite by itself; dropping it now also frees the text at once.
-      index.forget(userId);
+      (await recallIndex()).forget(userId);
     },
 
     async readWorkingMemory() {

@@ -4,13 +4,13 @@
  * failed turn), its `temp` values only as long as the turn.
  * @module
  */
+// The handle's module, not the active-memory barrel, which also loads the recall index (loaded on first recall).
 import {
   createSessionHandle,
-  type Embed,
   type HandleWorkingMemoryOptions,
   type SessionAccessor,
-  type SessionHandle,
-} from '../active-memory/index.js';
+} from '../active-memory/session-handle.js';
+import type { Embed, SessionHandle } from '../active-memory/types.js';
 import { InvalidInputError } from '../errors.js';
 import type { JsonValue, ProviderName } from '../message/schema.js';
 import { Session } from '../session/session.js';
