@@ -32,6 +32,7 @@ export const CONFORMANCE_SPECS = [
   'forget-user',
   'damaged-session',
   'refused-writes',
+  'marks',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -27,6 +27,7 @@ import { changeFeedSpec } from './specs/change-feed.js';
 import { forgetUserSpec } from './specs/forget-user.js';
 import { damagedSessionSpec } from './specs/damaged-session.js';
 import { refusedWritesSpec } from './specs/refused-writes.js';
+import { marksSpec } from './specs/marks.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -51,6 +52,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'change-feed': changeFeedSpec,
   'forget-user': forgetUserSpec,
   'damaged-session': damagedSessionSpec,
+  marks: marksSpec,
   'refused-writes': refusedWritesSpec,
 };
 
