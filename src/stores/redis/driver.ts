@@ -416,9 +416,9 @@ export class RedisDriver implements StoreDriver {
   /** One line of the marks script as a record; a field that does not read is the session's damage, as `list` flags it. */
   private markOf(line: string | undefined, userId: string): SessionMarkRecord | undefined {
     const [id, version, createdAt, messageCount, tokenCount, owner] = (line ?? '').split('\t');
-    if (id === undefined || id.length === 0) return undefined;
+    // A head that names another user is not the user's session: `list({ userId })` leaves it out too.
+    if (id === undefined || id.length === 0 || owner !== userId) return undefined;
     try {
-      if (owner !== userId) throw this.records.corrupt(id, 'the head names another user than its index');
       if (createdAt === undefined || createdAt.length === 0)
         throw this.records.corrupt(id, 'the head has no createdAt');
       return {
