@@ -20,8 +20,8 @@
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { KeyedLock } from '../internal/keyed-lock.js';
 import { Message } from '../message/message.js';
-import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
-import { MAX_LIST_LIMIT } from '../store/session-store.js';
+import type { SessionMark, SessionStore } from '../store/session-store-types.js';
+import { marksByListing } from '../store/marks.js';
 import { onUserForgotten } from '../store/forget.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
@@ -150,20 +150,21 @@ export class RecallIndex {
     if (request.userId === undefined) {
       await partition.sync(request.sessionId, space);
     } else {
-      const sessions = new Map<string, SessionSummary>();
-      let after: SessionSummary | undefined;
-      for (;;) {
-        const page = await this.store.list({ userId: request.userId, limit: MAX_LIST_LIMIT, after });
-        // A session saved during paging can come again (see `everySession`): each is taken once.
-        // A damaged session cannot be read: recall searches the rest (listing and reading it say why).
-        for (const summary of page)
-          if (summary.userId === request.userId && summary.damaged === undefined) sessions.set(summary.id, summary);
-        if (page.length < MAX_LIST_LIMIT) break;
-        after = page.at(-1);
-      }
+      const sessions = new Map<string, SessionMark>();
+      // A damaged session cannot be read: recall searches the rest (listing and reading it say why).
+      for (const mark of await this.marks(request.userId)) if (mark.damaged === undefined) sessions.set(mark.id, mark);
       await partition.sync([...sessions.values()], space);
     }
     this.evict(partition);
+  }
+
+  /**
+   * The marks of the user's sessions: the store's `marks` (one light call where the backend has
+   * one), else the listing, page by page.
+   */
+  private async marks(userId: string): Promise<SessionMark[]> {
+    const store = this.store;
+    return store.marks === undefined ? marksByListing((query) => store.list(query), userId) : store.marks(userId);
   }
 
   /** Drops the least recently used partitions while more than `maxDocuments` messages are held. */

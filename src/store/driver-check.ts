@@ -26,6 +26,7 @@ export const DRIVER_CAPABILITIES = {
   changeFeed: ['watchChanges'],
   forget: ['forgetUser'],
   ping: ['ping'],
+  marks: ['listMarks'],
 } as const;
 
 /** A capability a driver may declare. */

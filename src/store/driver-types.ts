@@ -1,7 +1,7 @@
 /**
  * What a driver author implements: the `StoreDriver` contract under every `SessionStore` — the
  * required `SessionDriver` primitives, the capabilities a driver may add (`PurgeDriver`,
- * `ValueDriver`, `TextSearchDriver`, and `ChangeFeedDriver` in `change-types.ts`), and the records
+ * `ValueDriver`, `TextSearchDriver`, `MarksDriver`, and `ChangeFeedDriver` in `change-types.ts`), and the records
  * they persist and the commits they perform.
  *
  * Semantics live once in the core (`createSessionStore`): id checks, (de)serialization, encryption
@@ -264,6 +264,26 @@ export interface PingDriver {
   ping(probeId: string): Promise<void>;
 }
 
+/** One live session of a user, as `MarksDriver.listMarks` gives it: what tells a change, without title or data. */
+export interface SessionMarkRecord {
+  readonly id: string;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly messageCount: number;
+  readonly tokenCount: number;
+  /** Set when the session's head could not be read (see `HeadRecord.damage`): why. */
+  readonly damage?: string;
+}
+
+/**
+ * Capability: the marks of every live session of one user in one call, cheaper than `list` (no
+ * titles, no head data, no order). Without it the core pages through `list({ userId })`.
+ */
+export interface MarksDriver {
+  /** Sessions whose head names `userId` and that have not expired at `now` (epoch ms), in any order. */
+  listMarks(userId: string, now: number): Promise<SessionMarkRecord[]>;
+}
+
 /** Capability: the backend's own full-text search over indexed message text (with `capabilities.fullTextSearch`). */
 export interface TextSearchDriver {
   /** Hits for `query` (already checked by the core), best first. */
@@ -307,7 +327,8 @@ export type AnyStoreDriver = SessionDriver &
   Partial<TextSearchDriver> &
   Partial<ForgetDriver> &
   Partial<ChangeFeedDriver> &
-  Partial<PingDriver>;
+  Partial<PingDriver> &
+  Partial<MarksDriver>;
 
 /**
  * The full driver: the session primitives with purge, values and forgetting a user, and full-text search when
@@ -320,6 +341,8 @@ export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver, Fo
   watchChanges?: ChangeFeedDriver['watchChanges'];
   /** A readiness check of every part of the backend; see `PingDriver`. */
   ping?: PingDriver['ping'];
+  /** The marks of one user's sessions in one call (Redis); see `MarksDriver`. */
+  listMarks?: MarksDriver['listMarks'];
 }
 
 /** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */

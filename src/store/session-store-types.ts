@@ -258,6 +258,12 @@ export interface ForgetReceipt {
   readonly removed: ForgetCounts;
 }
 
+/** One live session of a user in `SessionStore.marks`: its version and counts, which change with every write. */
+export type SessionMark = Pick<
+  SessionSummary,
+  'id' | 'version' | 'createdAt' | 'messageCount' | 'tokenCount' | 'damaged'
+>;
+
 /** ✱ A durable home for sessions. */
 export interface SessionStore {
   /** Name of the store, used in error messages. */
@@ -282,6 +288,13 @@ export interface SessionStore {
   readMessages(id: string, range?: MessageRange): Promise<Message[]>;
   /** Sessions, newest activity first (`updatedAt` descending, then `id` ascending: see `ListQuery`). */
   list(query?: ListQuery): Promise<SessionSummary[]>;
+  /**
+   * The marks of every live session of user `userId`, in no order: what `list({ userId })` tells of
+   * each (id, version, counts, creation, damage) in one call, without titles, where the backend
+   * can give it cheaper (for callers that only look for changes, such as recall's index). Absent
+   * on a store that has no such call (callers then page through `list`).
+   */
+  marks?(userId: string): Promise<SessionMark[]>;
   /** One session's row of `list` (owner, counts, version) without reading its messages; `undefined` when there is none. */
   summary(id: string): Promise<SessionSummary | undefined>;
   /** Deletes a session; false when there was none. */

@@ -6,7 +6,7 @@
  */
 import { MAX_SEQ, MAX_TTL_MS, MAX_VERSION, MAX_VERSION_STEP } from '../bounds.js';
 import { ChatstateError, InvalidInputError, UnsupportedError, type NotFoundError } from '../errors.js';
-import { assertValidId } from '../ids.js';
+import { assertOwnerId, assertValidId } from '../ids.js';
 import { BoundedMap } from '../internal/bounded-map.js';
 import { Message, storedAt, type MessageInput } from '../message/message.js';
 import type { JsonObject } from '../message/schema.js';
@@ -24,6 +24,7 @@ import { keyProblem, keysAfterAppend, keysAfterReplace, unreadableKey, wrongKey 
 import { LINK_MARKS, linksOfMetadata, type SessionLinks } from './links.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
+import { marksByListing } from './marks.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
 import { checkTextQuery, createValueStore, forgetTarget, namespaceSession, namespaceUser } from './values.js';
 import { storeCiphers, type StoreCiphers } from './user-keyring.js';
@@ -60,6 +61,7 @@ import type {
   MessageRange,
   RecoveryNotice,
   SaveOptions,
+  SessionMark,
   SessionStore,
   SessionSummary,
   TextSearchHit,
@@ -769,6 +771,21 @@ class CoreSessionStore implements SessionStore {
       });
       return { ...this.cipher, open: (data, aad) => (byData.get(data) ?? this.cipher).open(data, aad) };
     }
+  }
+
+  async marks(userId: string): Promise<SessionMark[]> {
+    return this.run(async () => {
+      const user = assertOwnerId(userId, 'userId');
+      const listMarks = this.driver.listMarks;
+      if (listMarks !== undefined) {
+        const records = await listMarks.call(this.driver, user, this.now());
+        return records.map(({ damage, ...mark }) =>
+          Object.freeze({ ...mark, ...(damage === undefined ? {} : { damaged: damage }) }),
+        );
+      }
+      // Without the capability: the listing, page by page.
+      return marksByListing((query) => this.index(query), user);
+    });
   }
 
   async summary(id: string): Promise<SessionSummary | undefined> {

@@ -11,6 +11,7 @@ import { Session } from '../session/session.js';
 import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.js';
 import { closedError, noSessionError } from '../store/driver-helpers.js';
 import { receiptOf, runForgetHooks } from '../store/forget.js';
+import { marksByListing } from '../store/marks.js';
 import type { SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
@@ -112,6 +113,8 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
       const rows = stored === undefined ? [] : await store.list(stored);
       return rows.map((row) => map.summaryOut(row)).filter((row) => row !== undefined);
     }),
+    // From the view's own listing: its names and its bound user's limits, as `list` keeps them.
+    marks: open(async (userId: string) => marksByListing((query) => view.list(query), userId)),
     // Only the view's sessions (the store's own purge would reach every tenant), each read again
     // first: the store's `summary` answers while a session is live, not once it has expired.
     purgeExpired: open(() =>

@@ -33,6 +33,7 @@ export const CONFORMANCE_SPECS = [
   'user-keys',
   'damaged-session',
   'refused-writes',
+  'marks',
 ] as const;
 
 /** Name of one spec of the suite. */

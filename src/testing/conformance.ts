@@ -28,6 +28,7 @@ import { forgetUserSpec } from './specs/forget-user.js';
 import { damagedSessionSpec } from './specs/damaged-session.js';
 import { refusedWritesSpec } from './specs/refused-writes.js';
 import { userKeysSpec } from './specs/user-keys.js';
+import { marksSpec } from './specs/marks.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -53,6 +54,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'forget-user': forgetUserSpec,
   'user-keys': userKeysSpec,
   'damaged-session': damagedSessionSpec,
+  marks: marksSpec,
   'refused-writes': refusedWritesSpec,
 };
 

@@ -144,55 +144,81 @@ class Postings {
   }
 }
 
-/** A scratch score per document (or session label) and the list of those written, cleared after each query. */
+/**
+ * A scratch score per document (or session label) and the ids written, cleared after each query.
+ * Both are typed arrays kept across queries: a query over a large partition touches tens of
+ * thousands of documents, and a fresh `number[]` per query was regrown (and collected) each time.
+ */
 class Scores {
   values = new Float64Array(1024);
-  touched: number[] = [];
+  /** The ids whose value is not 0, in the order first written; `count` of them. */
+  touched = new Int32Array(1024);
+  count = 0;
 
-  /** Makes room for ids below `size` (hot loops then index `values` directly). */
+  /** Makes room for ids below `size` (hot loops then index `values` and `touched` directly). */
   reserve(size: number): void {
     if (size <= this.values.length) return;
     const values = new Float64Array(size);
     values.set(this.values);
     this.values = values;
+    const touched = new Int32Array(size);
+    touched.set(this.touched.subarray(0, this.count));
+    this.touched = touched;
   }
 
   add(docId: number, value: number): void {
     const values = this.values;
-    if (values[docId] === 0) this.touched.push(docId);
+    if (values[docId] === 0) {
+      // Full only if a zero was added (an id is listed again while its value stays 0).
+      if (this.count === this.touched.length) this.widen();
+      this.touched[this.count++] = docId;
+    }
     values[docId] = (values[docId] as number) + value;
+  }
+
+  private widen(): void {
+    const touched = new Int32Array(this.touched.length * 2);
+    touched.set(this.touched);
+    this.touched = touched;
   }
 
   clear(): void {
     const values = this.values;
-    for (const docId of this.touched) values[docId] = 0;
-    this.touched = [];
+    const touched = this.touched;
+    for (let i = 0; i < this.count; i++) values[touched[i] as number] = 0;
+    this.count = 0;
   }
 }
 
 /**
- * The best `limit` of `docIds` by `scores`, best first, ties to the higher (newer) id: a sorted
- * array of the best so far (limit is small), and most documents fall below its last at one compare.
+ * The best `limit` documents offered, best first, ties to the higher (newer) id: a sorted array of
+ * the best so far (limit is small), and most documents fall below its last at one compare.
  */
-function best(docIds: readonly number[], scores: Float64Array, limit: number): number[] {
-  const top: number[] = [];
-  let floor = -1;
-  for (const docId of docIds) {
-    const score = scores[docId] as number;
-    if (top.length === limit && score < floor) continue;
-    let i = top.length;
+class Top {
+  readonly ids: number[] = [];
+  readonly scores: number[] = [];
+  private floor = -1;
+
+  constructor(private readonly limit: number) {}
+
+  offer(docId: number, score: number): void {
+    const { ids, scores, limit } = this;
+    if (ids.length === limit && score < this.floor) return;
+    let i = ids.length;
     while (i > 0) {
-      const other = top[i - 1] as number;
-      const otherScore = scores[other] as number;
-      if (score > otherScore || (score === otherScore && docId > other)) i -= 1;
+      const otherScore = scores[i - 1] as number;
+      if (score > otherScore || (score === otherScore && docId > (ids[i - 1] as number))) i -= 1;
       else break;
     }
-    if (i >= limit) continue;
-    top.splice(i, 0, docId);
-    if (top.length > limit) top.length = limit;
-    floor = top.length === limit ? (scores[top[limit - 1] as number] as number) : -1;
+    if (i >= limit) return;
+    ids.splice(i, 0, docId);
+    scores.splice(i, 0, score);
+    if (ids.length > limit) {
+      ids.length = limit;
+      scores.length = limit;
+    }
+    this.floor = ids.length === limit ? (scores[limit - 1] as number) : -1;
   }
-  return top;
 }
 
 /** An index of one owner's messages, ranked as the module comment says. */
@@ -373,35 +399,42 @@ export class Ranker {
       // Context: a matching message passes a share of its score to matching messages beside it, and
       // to the next one whatever its words when it asks a question (that one may be the answer).
       const baseValues = base.values;
-      for (const docId of base.touched) {
+      const baseTouched = base.touched;
+      const { prev, next, asks } = this;
+      const { contextBack, answer, context, speaker } = params;
+      for (let n = 0; n < base.count; n++) {
+        const docId = baseTouched[n] as number;
         const score = baseValues[docId] as number;
         final.add(docId, score);
-        const before = this.prev[docId] as number;
-        const after = this.next[docId] as number;
-        if (before !== 0 && params.contextBack > 0 && (baseValues[before] as number) > 0)
-          final.add(before, params.contextBack * score);
-        const asks = this.asks[docId] === 1;
-        const forward = asks ? params.answer : params.context;
-        if (after !== 0 && forward > 0 && (asks || (baseValues[after] as number) > 0))
+        const before = prev[docId] as number;
+        const after = next[docId] as number;
+        if (before !== 0 && contextBack > 0 && (baseValues[before] as number) > 0)
+          final.add(before, contextBack * score);
+        const asking = asks[docId] === 1;
+        const forward = asking ? answer : context;
+        if (after !== 0 && forward > 0 && (asking || (baseValues[after] as number) > 0))
           final.add(after, forward * score);
         // Two turns away in a dialogue is the same speaker going on (or the turn they went on from).
-        if (params.speaker > 0) {
-          const earlier = before === 0 ? 0 : (this.prev[before] as number);
-          const later = after === 0 ? 0 : (this.next[after] as number);
-          if (earlier !== 0 && (baseValues[earlier] as number) > 0) final.add(earlier, params.speaker * score);
-          if (later !== 0 && (baseValues[later] as number) > 0) final.add(later, params.speaker * score);
+        if (speaker > 0) {
+          const earlier = before === 0 ? 0 : (prev[before] as number);
+          const later = after === 0 ? 0 : (next[after] as number);
+          if (earlier !== 0 && (baseValues[earlier] as number) > 0) final.add(earlier, speaker * score);
+          if (later !== 0 && (baseValues[later] as number) > 0) final.add(later, speaker * score);
         }
       }
       const values = final.values;
       const groups = this.groups;
       // A conversation that matches as a whole lends its messages a share of its best message's score.
       const bestOf = sessions.values;
+      const touched = final.touched;
+      const count = final.count;
       if (params.session > 0)
-        for (const docId of final.touched) {
+        for (let n = 0; n < count; n++) {
+          const docId = touched[n] as number;
           const group = groups[docId] as number;
           const score = values[docId] as number;
           if (score > (bestOf[group] as number)) {
-            if (bestOf[group] === 0) sessions.touched.push(group);
+            if (bestOf[group] === 0) sessions.touched[sessions.count++] = group;
             bestOf[group] = score;
           }
         }
@@ -409,18 +442,22 @@ export class Ranker {
       const intent = timeIntent(query);
       const when = intent.asksWhen && params.timeMention > 0;
       const period = intent.periods.length > 0 && params.period > 0;
-      for (const docId of final.touched) {
+      const { session: sessionShare, timeMention, author } = params;
+      const { timeWords, months, authors } = this;
+      // The boosts are applied as the best are picked, in one pass (no score is written back).
+      const top = new Top(limit);
+      for (let n = 0; n < count; n++) {
+        const docId = touched[n] as number;
         let score = values[docId] as number;
-        if (params.session > 0) score += params.session * (bestOf[groups[docId] as number] as number);
+        if (sessionShare > 0) score += sessionShare * (bestOf[groups[docId] as number] as number);
         let factor = 1;
-        if (when && this.timeWords[docId] === 1) factor += params.timeMention;
-        if (period && inPeriodMonth(this.months[docId] as number, intent.periods)) factor += params.period;
-        if (this.authors[docId] !== 0 && speakers.has((this.authors[docId] as number) - 1)) factor += params.author;
-        values[docId] = score * factor;
+        if (when && timeWords[docId] === 1) factor += timeMention;
+        if (period && inPeriodMonth(months[docId] as number, intent.periods)) factor += params.period;
+        if (authors[docId] !== 0 && speakers.has((authors[docId] as number) - 1)) factor += author;
+        top.offer(docId, score * factor);
       }
-      const top = best(final.touched, values, limit);
-      const bestScore = values[top[0] as number] as number;
-      return top.map((docId) => ({ docId, score: (values[docId] as number) / bestScore }));
+      const bestScore = top.scores[0] as number;
+      return top.ids.map((docId, i) => ({ docId, score: (top.scores[i] as number) / bestScore }));
     } finally {
       base.clear();
       final.clear();

@@ -18,7 +18,7 @@
  */
 import { MAX_TTL_MS } from '../../bounds.js';
 import { InvalidInputError, errorMessage, DataError, ChatstateError, ConflictError } from '../../errors.js';
-import { assertValidId } from '../../ids.js';
+import { assertOwnerId, assertValidId } from '../../ids.js';
 import { Message, type MessageInput } from '../../message/message.js';
 import type { JsonValue } from '../../message/schema.js';
 import { checkJson } from '../../message/json-value.js';
@@ -31,6 +31,7 @@ import { closedError, noSessionError } from '../../store/driver-helpers.js';
 import { runForgetHooks } from '../../store/forget.js';
 import { assertSaveable } from '../../store/save-checks.js';
 import { checkListQuery } from '../../store/list-query.js';
+import { marksByListing } from '../../store/marks.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -38,6 +39,7 @@ import type {
   ListQuery,
   MessageRange,
   SaveOptions,
+  SessionMark,
   SessionStore,
   SessionSummary,
   TextSearchHit,
@@ -342,6 +344,11 @@ export class HttpSessionStore implements SessionStore {
         throw new DataError('CORRUPT', `${this.name}: the server answered a list of another shape`);
       return answer.sessions.map(summaryOf);
     });
+  }
+
+  /** The marks of a user's sessions, from the server's listing (`marksByListing`). */
+  async marks(userId: string): Promise<SessionMark[]> {
+    return marksByListing((query) => this.list(query), assertOwnerId(userId, 'userId'));
   }
 
   async summary(id: string): Promise<SessionSummary | undefined> {

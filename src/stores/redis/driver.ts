@@ -18,6 +18,7 @@ import type {
   HeadRecord,
   MessageRecord,
   ReplaceCommit,
+  SessionMarkRecord,
   StoreDriver,
   DriverForgetResult,
   ForgetTarget,
@@ -395,6 +396,49 @@ export class RedisDriver implements StoreDriver {
       };
       return listedHead(head, decode, (reply) => this.records.rawColumns(reply, id)) ?? [];
     });
+  }
+
+  /** The marks of the user's live sessions: one script per bucket, each a consistent view of its bucket. */
+  listMarks(userId: string, now: number): Promise<SessionMarkRecord[]> {
+    return this.track(async () => {
+      const marks: SessionMarkRecord[] = [];
+      for (const base of this.layout.bases) {
+        const reply = await this.run(SCRIPTS.marks, base, [now, userId], 'read');
+        for (const entry of this.records.list(reply, '(list)', 'the marks')) {
+          const mark = this.markOf(text(entry), userId);
+          if (mark !== undefined) marks.push(mark);
+        }
+      }
+      return marks;
+    });
+  }
+
+  /** One line of the marks script as a record; a field that does not read is the session's damage, as `list` flags it. */
+  private markOf(line: string | undefined, userId: string): SessionMarkRecord | undefined {
+    const [id, version, createdAt, messageCount, tokenCount, owner] = (line ?? '').split('\t');
+    // A head that names another user is not the user's session: `list({ userId })` leaves it out too.
+    if (id === undefined || id.length === 0 || owner !== userId) return undefined;
+    try {
+      if (createdAt === undefined || createdAt.length === 0)
+        throw this.records.corrupt(id, 'the head has no createdAt');
+      return {
+        id,
+        version: this.records.integer(version, id, "the head's version"),
+        createdAt,
+        messageCount: this.records.integer(messageCount, id, "the head's messageCount"),
+        tokenCount: this.records.integer(tokenCount, id, "the head's tokenCount"),
+      };
+    } catch (error) {
+      if (!ChatstateError.hasCode(error, 'CORRUPT')) throw error;
+      return {
+        id,
+        version: 0,
+        createdAt: createdAt || new Date(0).toISOString(),
+        messageCount: 0,
+        tokenCount: 0,
+        damage: errorMessage(error),
+      };
+    }
   }
 
   remove(id: string): Promise<boolean> {

@@ -331,6 +331,25 @@ end
 return out
 `;
 
+// ARGV: P, now, userId. Per live session of the user, one string: id, version, createdAt,
+// messageCount, tokenCount and userId joined by tabs (no id, date or count holds one). A
+// missing field is left empty (the driver reports the session damaged).
+const MARKS = `
+local now, userId = tonumber(ARGV[2]), ARGV[3]
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', P .. 'u:' .. userId, 0, -1)) do
+  local h = skey(id, 'h')
+  if redis.call('EXISTS', h) == 1 then
+    local f = redis.call('HMGET', h, 'expiresAt', 'version', 'createdAt', 'messageCount', 'tokenCount', 'userId')
+    local e = tonumber(f[1])
+    if e == nil or e > now then
+      out[#out + 1] = table.concat({id, f[2] or '', f[3] or '', f[4] or '', f[5] or '', f[6] or ''}, '\t')
+    end
+  end
+end
+return out
+`;
+
 // ARGV: P, id. 1 when a session was deleted, 0 when there was none.
 const REMOVE = `
 local id = ARGV[2]
@@ -491,6 +510,7 @@ export const SCRIPTS = Object.freeze({
   append: script('append', APPEND),
   replace: script('replace', REPLACE),
   list: script('list', LIST),
+  marks: script('marks', MARKS),
   remove: script('remove', REMOVE),
   purge: script('purge', PURGE),
   readValues: script('readValues', READ_VALUES),
