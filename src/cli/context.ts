@@ -7,7 +7,7 @@ import { ChatstateError, UnavailableError, errorMessage } from '../errors.js';
 import type { AtRestKey } from '../store/at-rest.js';
 import type { SessionStore } from '../store/session-store-types.js';
 import { openStore } from '../stores/open-store.js';
-import { userKeyDirectory } from '../stores/user-key-directory.js';
+import { userKeyDirectory } from '../store/user-key-directory.js';
 import type { UserKeyStore } from '../store/user-key-store.js';
 import type { CliIo } from './io.js';
 import { loadKey } from './keys.js';

@@ -24,7 +24,7 @@ import {
 } from '../store/registry.js';
 import type { SessionStore } from '../store/session-store-types.js';
 
-export { userKeyDirectory, type UserKeyDirectoryOptions } from './user-key-directory.js';
+export { userKeyDirectory, type UserKeyDirectoryOptions } from '../store/user-key-directory.js';
 
 export {
   registerStore,

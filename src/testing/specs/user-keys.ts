@@ -16,7 +16,7 @@ import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { SessionStoreOptions } from '../../store/session-store.js';
 import type { SessionStore } from '../../store/session-store-types.js';
-import { userKeyDirectory } from '../../stores/user-key-directory.js';
+import { userKeyDirectory } from '../../store/user-key-directory.js';
 import { expectCode } from '../fixtures.js';
 import type { ConformanceSuite, SpecScope } from '../suite.js';
 

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { link, open, readFile, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InvalidInputError, UnavailableError } from '../errors.js';
-import { SLOT_PATTERN, type UserKeyStore } from '../store/user-key-store.js';
+import { SLOT_PATTERN, type UserKeyStore } from './user-key-store.js';
 
 /** Options of `userKeyDirectory`. */
 export interface UserKeyDirectoryOptions {
