@@ -169,32 +169,28 @@ export {
   modelContextWindow,
   type ModelWindow,
 } from './models/index.js';
+// From the modules themselves, not active-memory/index.js: the root import does not load the knowledge graph.
+export { createSessionHandle } from './active-memory/session-handle.js';
+export { KNOWLEDGE_PREFIX, knowledgeSessionId } from './active-memory/knowledge.js';
 export {
-  KNOWLEDGE_GRAPH_PREFIX,
-  KNOWLEDGE_PREFIX,
-  KnowledgeGraph,
   WORKING_MEMORY_PREFIX,
   WorkingMemory,
-  createSessionHandle,
-  knowledgeGraphSessionId,
-  knowledgeSessionId,
-  mergePatch,
   workingMemorySessionId,
-  type Embed,
-  type GraphEntity,
-  type GraphRelation,
-  type KnowledgeGraphData,
-  type HistoryPage,
-  type RecallHit,
-  type RecallOptions,
-  type RememberOptions,
-  type Scope,
-  type SessionHandle,
   type UpdateWorkingMemoryOptions,
   type WorkingMemoryOptions,
-  type WorkingMemorySchema,
   type WorkingMemoryVersion,
-} from './active-memory/index.js';
+} from './active-memory/working-memory.js';
+export { mergePatch } from './active-memory/merge-patch.js';
+export type { WorkingMemorySchema } from './active-memory/working-memory-schema.js';
+export type {
+  Embed,
+  HistoryPage,
+  RecallHit,
+  RecallOptions,
+  RememberOptions,
+  Scope,
+  SessionHandle,
+} from './active-memory/types.js';
 export {
   Conversation,
   StateTooLargeError,

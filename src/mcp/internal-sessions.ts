@@ -3,8 +3,7 @@
  * out of session listings unless asked, as the session browser does.
  * @module
  */
-import { KNOWLEDGE_GRAPH_PREFIX } from '../active-memory/graph/knowledge-graph.js';
-import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
+import { KNOWLEDGE_GRAPH_PREFIX, KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
 import { WORKING_MEMORY_PREFIX } from '../active-memory/working-memory.js';
 import type { ListCursor, ListQuery, SessionStore, SessionSummary } from '../store/session-store-types.js';
 

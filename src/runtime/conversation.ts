@@ -7,9 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { SessionHandle } from '../active-memory/types.js';
-import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
+import { KNOWLEDGE_GRAPH_PREFIX, KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
 import { WORKING_MEMORY_PREFIX } from '../active-memory/working-memory.js';
-import { KNOWLEDGE_GRAPH_PREFIX } from '../active-memory/graph/knowledge-graph.js';
 import { isPreambleMessage } from '../compaction/turns.js';
 import { InvalidInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';

@@ -6,11 +6,10 @@
  */
 import {
   createSessionHandle,
-  type Embed,
   type HandleWorkingMemoryOptions,
   type SessionAccessor,
-  type SessionHandle,
-} from '../active-memory/index.js';
+} from '../active-memory/session-handle.js';
+import type { Embed, SessionHandle } from '../active-memory/types.js';
 import { InvalidInputError } from '../errors.js';
 import type { JsonValue, ProviderName } from '../message/schema.js';
 import { Session } from '../session/session.js';

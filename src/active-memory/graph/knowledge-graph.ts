@@ -11,7 +11,6 @@
  * tenancy, encryption at rest, deletion with the user (`forgetUser`).
  * @module
  */
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ChatstateError, ConflictError, DataError, InvalidInputError } from '../../errors.js';
 import type { Message } from '../../message/message.js';
@@ -22,22 +21,15 @@ import { checkEntities, checkEntityObservations, checkNames, checkRelations, MAX
 import type { GraphState } from './graph-state.js';
 import { changeMessages, foldChanges, snapshotMessages } from './log.js';
 import { isEmpty, planEntities, planMerge, planObservations, planRelations } from './plan.js';
+import { knowledgeGraphSessionId } from '../knowledge.js';
 import type { EntityObservations, GraphAdditions, GraphEntity, GraphRelation, KnowledgeGraphData } from './types.js';
 
-/** Session ids starting with this are reserved for knowledge graphs: a turn may not create one. */
-export const KNOWLEDGE_GRAPH_PREFIX = 'memory-graph-';
+export { KNOWLEDGE_GRAPH_PREFIX, knowledgeGraphSessionId } from '../knowledge.js';
+
 /** Writes tried when other writers keep coming first, before `CONFLICT`. */
 const DEFAULT_ATTEMPTS = 100;
 /** A log longer than this (messages) is rewritten into a snapshot after the next write. */
 const COMPACT_AFTER = 500;
-
-/**
- * The session id of `userId`'s knowledge graph: a SHA-256 of the user id, so any user id gives a
- * valid session id and none can name another user's graph.
- */
-export function knowledgeGraphSessionId(userId: string): string {
-  return `${KNOWLEDGE_GRAPH_PREFIX}${createHash('sha256').update('chatstate.knowledge-graph\0').update(userId, 'utf8').digest('hex')}`;
-}
 
 /** Options of `KnowledgeGraph`. */
 export interface KnowledgeGraphOptions {
