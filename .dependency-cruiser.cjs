@@ -19,6 +19,8 @@ const LAYERS = [
   ['tenancy'],
   ['interchange', 'operations'],
   ['adapters'],
+  // The MCP server: active memory over the MCP SDK, mounted by the CLI (stdio) and the server (/mcp).
+  ['mcp'],
   ['cli', 'server', 'web'],
   ['index.ts'],
 ];

@@ -172,8 +172,8 @@ export {
   modelContextWindow,
   type ModelWindow,
 } from './models/index.js';
-// From the modules, not the active-memory barrel: the barrel also exports the recall index, which
-// a handle loads on first recall (the root import does not load the ranker).
+// From the modules, not the active-memory barrel: the barrel also exports the recall index (which
+// a handle loads on first recall) and the knowledge graph, which the root import does not load.
 export { createSessionHandle } from './active-memory/session-handle.js';
 export { KNOWLEDGE_PREFIX, knowledgeSessionId } from './active-memory/knowledge.js';
 export { mergePatch } from './active-memory/merge-patch.js';

@@ -22,6 +22,17 @@ export function knowledgeSessionId(userId: string): string {
   return `${KNOWLEDGE_PREFIX}${createHash('sha256').update('chatstate.knowledge\0').update(userId, 'utf8').digest('hex')}`;
 }
 
+/** Session ids starting with this are reserved for knowledge graphs (`KnowledgeGraph`): a turn may not create one. */
+export const KNOWLEDGE_GRAPH_PREFIX = 'memory-graph-';
+
+/**
+ * The session id of `userId`'s knowledge graph, derived as the knowledge session's is. Kept here,
+ * beside it, so that the runtime, which reserves both prefixes, does not load the graph.
+ */
+export function knowledgeGraphSessionId(userId: string): string {
+  return `${KNOWLEDGE_GRAPH_PREFIX}${createHash('sha256').update('chatstate.knowledge-graph\0').update(userId, 'utf8').digest('hex')}`;
+}
+
 // Knowledge sessions found to belong to their user, per store: checked once per process.
 const verified = new WeakMap<SessionStore, Set<string>>();
 

@@ -4,11 +4,14 @@
  * @module
  */
 import { InvalidInputError } from '../errors.js';
-import type { Exporter, Importer } from './types.js';
+import type { Exporter, GraphImporter, Importer } from './types.js';
 
 export type {
   ExportSummary,
   Exporter,
+  GraphImporter,
+  GraphRead,
+  ImportProblem,
   ImportItem,
   ImportOptions,
   ImportRepair,
@@ -48,6 +51,10 @@ const IMPORTERS: Readonly<Record<string, ImporterEntry>> = {
   coreason: { settings: {}, load: async () => (await import('./coreason/read.js')).coreasonImporter },
   magent: { settings: {}, load: async () => (await import('./magent/read.js')).magentImporter },
 };
+// Importers of knowledge graphs (a user's `KnowledgeGraph`, not sessions).
+const GRAPH_IMPORTERS: Readonly<Record<string, () => Promise<GraphImporter>>> = {
+  'mcp-memory': async () => (await import('./mcp-memory/read.js')).mcpMemoryImporter,
+};
 const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
   penguin: async () => (await import('./penguin/write.js')).penguinExporter,
   'penguin-legacy': async () => (await import('./penguin/write.js')).penguinLegacyExporter,
@@ -55,9 +62,30 @@ const EXPORTERS: Readonly<Record<string, () => Promise<Exporter>>> = {
   'goaitools-base64': async () => (await import('./goaitools/write.js')).goaitoolsBase64Exporter,
 };
 
-/** The systems `import --from` reads. */
+/** The systems whose sessions `import --from` reads. */
 export function importerNames(): string[] {
   return Object.keys(IMPORTERS).sort();
+}
+
+/** The systems whose knowledge graphs `import --from` reads. */
+export function graphImporterNames(): string[] {
+  return Object.keys(GRAPH_IMPORTERS).sort();
+}
+
+/** True when `system`'s importer reads a knowledge graph (`graphImporterFor`), not sessions. */
+export function isGraphSystem(system: string): boolean {
+  return Object.hasOwn(GRAPH_IMPORTERS, system);
+}
+
+/** The knowledge graph importer of `system`; `INVALID_ARGUMENT` naming the graph systems otherwise. */
+export async function graphImporterFor(system: string): Promise<GraphImporter> {
+  const load = Object.hasOwn(GRAPH_IMPORTERS, system) ? GRAPH_IMPORTERS[system] : undefined;
+  if (load === undefined)
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `No knowledge graph importer for ${JSON.stringify(system)}; known: ${Object.keys(GRAPH_IMPORTERS).join(', ')}`,
+    );
+  return load();
 }
 
 /** The systems `export --to` writes. */
@@ -76,6 +104,11 @@ export function importerSettings(system: string): Readonly<Record<string, string
  */
 export async function importerFor(system: string, settings: ImporterSettings = {}): Promise<Importer> {
   const entry = Object.hasOwn(IMPORTERS, system) ? IMPORTERS[system] : undefined;
+  if (isGraphSystem(system))
+    throw new InvalidInputError(
+      'INVALID_ARGUMENT',
+      `${system} holds a knowledge graph, not sessions: read it with graphImporterFor`,
+    );
   if (entry === undefined) {
     throw new InvalidInputError(
       'INVALID_ARGUMENT',

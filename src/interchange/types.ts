@@ -8,6 +8,7 @@
  * sessions instead of failing the whole import.
  * @module
  */
+import type { KnowledgeGraphData } from '../active-memory/graph/types.js';
 import type { ErrorCode } from '../errors.js';
 import type { JsonObject } from '../message/schema.js';
 import type { Session } from '../session/session.js';
@@ -49,6 +50,30 @@ export type ImportItem =
       readonly message: string;
       readonly source: SourcePlace;
     };
+
+/** A part of the source an importer could not read. */
+export type ImportProblem = Extract<ImportItem, { readonly kind: 'problem' }>;
+
+/** What a graph importer read: the graph, and a problem per part it could not read. */
+export interface GraphRead {
+  readonly graph: KnowledgeGraphData;
+  readonly problems: readonly ImportProblem[];
+  /** Lines (or records) read, good and bad. */
+  readonly lines: number;
+}
+
+/**
+ * Reads another system's knowledge graph (entities, relations, observations): what a user's
+ * `KnowledgeGraph` takes in one merge. A graph is one unit, read whole before anything is written.
+ */
+export interface GraphImporter {
+  /** The name `import --from` takes: `mcp-memory`. */
+  readonly system: string;
+  /** What `path` must be. */
+  readonly describe: string;
+  /** Reads `path` whole; `NOT_FOUND` when it does not exist, `INVALID_ARGUMENT` when it is not a file. */
+  read(path: string, options?: { readonly signal?: AbortSignal }): Promise<GraphRead>;
+}
 
 /** Options every importer takes. */
 export interface ImportOptions {

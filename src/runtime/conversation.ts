@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SessionHandle } from '../active-memory/types.js';
-import { KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
+import { KNOWLEDGE_GRAPH_PREFIX, KNOWLEDGE_PREFIX } from '../active-memory/knowledge.js';
 import { WORKING_MEMORY_PREFIX } from '../active-memory/working-memory.js';
 import { isPreambleMessage } from '../compaction/turns.js';
 import { InvalidInputError } from '../errors.js';
@@ -123,10 +123,11 @@ export class Conversation {
    */
   async send(sessionId: string, input: TurnInput, options: SendOptions = {}): Promise<TurnResult> {
     assertValidId(sessionId, 'session id');
-    // Knowledge and working memory session ids are derived from user ids: a turn creating one could squat another user's.
+    // Knowledge, working memory and graph session ids are derived from user ids: a turn creating one could squat another user's.
     for (const [prefix, what] of [
       [KNOWLEDGE_PREFIX, 'knowledge sessions'],
       [WORKING_MEMORY_PREFIX, 'working memories'],
+      [KNOWLEDGE_GRAPH_PREFIX, 'knowledge graphs'],
     ] as const) {
       if (sessionId.startsWith(prefix))
         throw new InvalidInputError(

@@ -38,6 +38,7 @@ import { valueRoutes } from './routes/values.js';
 import { userRoutes } from './routes/users.js';
 import { workingMemoryRoutes } from './routes/working-memory.js';
 import { knowledgeRoutes } from './routes/knowledge.js';
+import { mcpRoutes, refuseOtherMcpMethods } from './routes/mcp.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Options of `createServerApp`. */
@@ -178,6 +179,7 @@ const PROTECTED = [
   '/working-memory/*',
   '/knowledge/*',
   '/purge-expired',
+  '/mcp',
 ] as const;
 
 /** The API as a Hono app; `app.fetch` is its fetch handler. */
@@ -277,6 +279,8 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   recallRoutes(app);
   workingMemoryRoutes(app);
   knowledgeRoutes(app);
+  app.use('/mcp', refuseOtherMcpMethods());
+  mcpRoutes(app, maxSize);
   app.doc31('/openapi.json', { openapi: '3.1.0', info: API_INFO });
   // Operational only (no tenant labels): expose it to the scraper, not to the internet, or set a key.
   if (options.metricsKey !== undefined) app.use('/metrics', requireMetricsKey(options.metricsKey, options.keys));

@@ -316,6 +316,20 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 400, path: '/values/agents/planner/users/alice', body: [] },
     { status: 403, path: '/values/agents/planner/users/bob', key: 'aliceA', body: { colour: 'red' } },
   ],
+  // MCP over Streamable HTTP: JSON-RPC answers (a tool's own failure is a result, 200); the
+  // transport's JSON-RPC errors and chatstate's share 400.
+  'POST /mcp': [
+    { status: 200, path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } },
+    {
+      status: 200,
+      path: '/mcp?user=alice',
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'read_graph', arguments: {} } },
+    },
+    { status: 202, path: '/mcp', body: { jsonrpc: '2.0', method: 'notifications/initialized' } },
+    { status: 400, path: '/mcp', body: { jsonrpc: '2.0' } },
+    { status: 400, path: `/mcp?user=${tooLong}`, body: { jsonrpc: '2.0', id: 3, method: 'tools/list' } },
+    { status: 403, path: '/mcp?user=bob', key: 'aliceA', body: { jsonrpc: '2.0', id: 4, method: 'tools/list' } },
+  ],
   'POST /recall': [
     { status: 200, path: '/recall', body: { userId: 'alice', query: 'Lisbon', k: 3 } },
     { status: 403, path: '/recall', key: 'aliceA', body: { userId: 'bob', query: 'Lisbon' } },

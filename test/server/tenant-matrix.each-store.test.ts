@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { KNOWLEDGE_GRAPH_PREFIX, knowledgeGraphSessionId } from '../../src/active-memory/graph/knowledge-graph.js';
 import { KNOWLEDGE_PREFIX, knowledgeSessionId } from '../../src/active-memory/knowledge.js';
 import { WORKING_MEMORY_PREFIX, workingMemorySessionId } from '../../src/active-memory/working-memory.js';
 import { forkLog } from '../../src/session/fork-log.js';
@@ -265,6 +266,16 @@ async function turnProblem(
 /** A values answer of 200 must hold what the attacker just wrote. */
 function wroteOwn(answer: Answer, marker: string): string | undefined {
   return answer.status === 200 && !answer.text.includes(marker) ? `answers without the value just written` : undefined;
+}
+
+/** A JSON-RPC request calling MCP tool `name`. */
+function rpc(name: string, args: Record<string, unknown> = {}): Record<string, unknown> {
+  return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+}
+
+/** The name of the victim's entity in `user`'s knowledge graph (seeded through /mcp). */
+function victimEntity(victim: Victim, user: string): string {
+  return `${victim.token}-graph-${user}`;
 }
 
 /**
@@ -651,6 +662,45 @@ const CASES: Readonly<Record<string, Case>> = {
       })),
     ),
 
+  // MCP: every tool and resource through the view of the key (its tenant, its user). A key bound
+  // to a user names no other (403); a tenant-wide key names users of its own tenant only, whatever
+  // it spells. The victim's data must not be in any answer (checked for every request).
+  'POST /mcp': (context) => {
+    const { attacker, victim } = context;
+    const requests = [
+      rpc('read_graph'),
+      rpc('search_nodes', { query: victim.token }),
+      rpc('open_nodes', { names: victim.users.map((each) => victimEntity(victim, each)) }),
+      rpc('recall', { query: `${victim.token} fact` }),
+      rpc('get_value', { key: 'colour', scope: 'user' }),
+      rpc('get_value', { key: 'colour', scope: 'agent', agentId: victim.agents[0] }),
+      rpc('read_working_memory'),
+      rpc('list_sessions', { includeInternal: true, limit: 100 }),
+      { jsonrpc: '2.0', id: 2, method: 'resources/list' },
+      ...probeSessions(victim).flatMap(({ id }) => [
+        rpc('read_messages', { sessionId: id }),
+        rpc('get_value', { key: 'colour', scope: 'session', sessionId: id }),
+        { jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: `chatstate://sessions/${enc(id)}` } },
+      ]),
+      // Writes: into the caller's own namespace, never the victim's (the victim's data is compared after).
+      rpc('create_entities', { entities: [{ name: context.mark(), entityType: 'probe', observations: [] }] }),
+      rpc('delete_entities', { entityNames: victim.users.map((each) => victimEntity(victim, each)) }),
+      rpc('remember', { text: context.mark() }),
+      rpc('patch_working_memory', { patch: { note: context.mark() } }),
+      rpc('set_value', { key: 'colour', value: context.mark(), scope: 'user' }),
+    ];
+    return [undefined, ...probeUsers(victim)]
+      .filter((user) => !attacker.admin || user === undefined || user.startsWith(`${victim.tenant}/`))
+      .flatMap((user) =>
+        requests.map((body) => ({
+          method: 'POST',
+          path: `/mcp${user === undefined ? '' : `?user=${enc(user)}`}`,
+          body,
+          expect: user === undefined || userAllowed(attacker, user) ? [200] : [403],
+        })),
+      );
+  },
+
   'GET /working-memory/users/{userId}': ({ attacker, victim }) =>
     probeUsers(victim).flatMap((user) =>
       [undefined, ...victim.agents].map((agent) => ({
@@ -850,6 +900,10 @@ async function rawView(raw: SessionStore, victim: Victim): Promise<string> {
         return `working memory ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
       }),
     ),
+    ...victim.users.map(async (user) => {
+      const id = `${victim.tenant}.${knowledgeGraphSessionId(user)}`;
+      return `knowledge graph ${id} ${(await raw.getJson(id)) ?? 'absent'}`;
+    }),
   ]);
   return parts.join('\n');
 }
@@ -954,6 +1008,19 @@ async function seed(server: TestServer, victim: Victim): Promise<void> {
         `seeding the working memory of ${user}${agent === undefined ? '' : ` with ${agent}`}`,
       );
     }
+  }
+  for (const user of victim.users) {
+    const seeded = await expectStatus(
+      server.call('POST', `/mcp?user=${enc(user)}`, {
+        key: victim.writerKey(user),
+        body: rpc('create_entities', {
+          entities: [{ name: victimEntity(victim, user), entityType: 'person', observations: [mark(`graph-${user}`)] }],
+        }),
+      }),
+      200,
+      `seeding the knowledge graph of ${user}`,
+    );
+    if (!seeded.text.includes(mark(`graph-${user}`))) throw new Error(`seeding the graph of ${user}: ${seeded.text}`);
   }
   if (victim.app) {
     await expectStatus(
@@ -1209,6 +1276,7 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
     expect(apiBefore).toContain(`${tenantB.token}-trip-anon-m2`);
     expect(rawBefore).toContain(`${tenantB.token}-app`);
     expect(rawBefore).toContain(`${tenantB.token}-fact-alice`);
+    expect(rawBefore).toContain(`knowledge graph tenant-b.${knowledgeGraphSessionId('alice')} {`);
     expect(await raw.summary(`tenant-b.${workingMemorySessionId('alice', 'planner-b')}`)).toMatchObject({
       userId: 'tenant-b/alice',
       agentId: 'planner-b',
@@ -1265,7 +1333,12 @@ describeEachStore(cliStores(), 'tenant isolation over HTTP, $name store', (kind)
     // Alice's knowledge and working memories (written by the matrix above, with her own key) are sessions of hers too.
     const own = rowsOf(await server.call('GET', '/sessions', { key: aliceA }))
       .map((row) => row.id)
-      .filter((id) => !id.startsWith(WORKING_MEMORY_PREFIX) && !id.startsWith(KNOWLEDGE_PREFIX));
+      .filter(
+        (id) =>
+          !id.startsWith(WORKING_MEMORY_PREFIX) &&
+          !id.startsWith(KNOWLEDGE_PREFIX) &&
+          !id.startsWith(KNOWLEDGE_GRAPH_PREFIX),
+      );
     expect(own.sort()).toEqual(['anchor-alice', 'chat-alice']);
     const apiBefore = await apiView(server, bob);
     const rawBefore = await rawView(raw, bob);

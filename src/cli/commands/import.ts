@@ -7,7 +7,16 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ConflictError, InvalidInputError, NotFoundError } from '../../errors.js';
-import { importerFor, importerNames, importerSettings } from '../../interchange/index.js';
+import { KnowledgeGraph } from '../../active-memory/graph/knowledge-graph.js';
+import { assertOwnerId } from '../../ids.js';
+import {
+  graphImporterFor,
+  graphImporterNames,
+  importerFor,
+  importerNames,
+  importerSettings,
+  isGraphSystem,
+} from '../../interchange/index.js';
 import { PROVIDERS, type ProviderName } from '../../message/schema.js';
 import {
   importSessions,
@@ -27,7 +36,11 @@ interface ImportOptions {
   readonly id?: string;
   readonly concurrency?: number;
   readonly set?: Readonly<Record<string, string>>;
+  readonly user?: string;
 }
+
+/** Whose knowledge graph a graph import fills when --user names nobody (what `chatstate mcp` serves by default). */
+const DEFAULT_GRAPH_USER = 'default';
 
 /** What an import without `--from SYSTEM` reads (`from`: a provider's wire history), for its messages. */
 function expectedInput(from: ProviderName | undefined): string {
@@ -122,6 +135,37 @@ async function print(context: CliContext, report: ImportReport): Promise<void> {
   await output.line(parts.join(', '));
 }
 
+/**
+ * `import --from mcp-memory FILE`: the file's graph merged into the user's knowledge graph in one
+ * atomic write, or — when any line is bad — every bad line listed and nothing written (a graph is
+ * one unit: half of one would hold relations to entities it lacks).
+ */
+async function importGraph(context: CliContext, system: string, path: string, options: ImportOptions): Promise<number> {
+  if (options.replace === true || options.id !== undefined || options.set !== undefined)
+    throw new InvalidInputError('INVALID_ARGUMENT', `--replace, --id and --set are not for --from ${system}`);
+  const userId = assertOwnerId(options.user ?? DEFAULT_GRAPH_USER, 'userId');
+  // The file first: a missing one is refused before a new store is started for it.
+  const read = await (await graphImporterFor(system)).read(path);
+  const { output } = context;
+  if (read.problems.length > 0) {
+    if (output.json) await output.document({ userId, imported: false, problems: read.problems });
+    else {
+      for (const problem of read.problems)
+        output.warn(`${problem.source.path}:${problem.source.line ?? '?'}: ${problem.code}: ${problem.message}`);
+      await output.line(`nothing imported: ${read.problems.length} of ${read.lines} lines not readable`);
+    }
+    return EXIT.problems;
+  }
+  const store = await context.store(context.storeUrl, { create: true });
+  const merged = await new KnowledgeGraph({ store, userId }).merge(read.graph);
+  if (output.json) await output.document({ userId, imported: true, ...merged, problems: [] });
+  else
+    await output.line(
+      `${merged.entities} entities, ${merged.observations} observations, ${merged.relations} relations imported into the knowledge graph of ${userId} (the rest was already there)`,
+    );
+  return EXIT.ok;
+}
+
 /** The importers' settings, for the help: `system: name, name`. */
 function settingsHelp(): string {
   return importerNames()
@@ -147,6 +191,10 @@ export const importCommand = defineCommand('import', (command) =>
     .option('--id <id>', 'the id of the session a wire history becomes (default: a new id)')
     .option('--concurrency <n>', 'sessions written at once (default 4)', integerOption(1, MAX_CONCURRENCY))
     .option('--set <name=value>', `a setting of the system's importer (repeatable): ${settingsHelp()}`, settingOption)
+    .option(
+      '--user <id>',
+      `with --from ${graphImporterNames().join('|')}: whose knowledge graph (default ${DEFAULT_GRAPH_USER})`,
+    )
     .addHelpText(
       'after',
       examples(
@@ -155,11 +203,16 @@ export const importCommand = defineCommand('import', (command) =>
         'import --from openaiChat --id support-7 messages.json',
         'import --from penguin ./conversations',
         'import --from langgraph --set channel=history checkpoints.sqlite',
+        'import --from mcp-memory --user alice ~/.mcp/memory.jsonl',
       ),
     )
     .action(
       action<ImportOptions>(async (context, args, options) => {
         const [path] = args as [string];
+        if (options.from !== undefined && isGraphSystem(options.from))
+          return importGraph(context, options.from, path, options);
+        if (options.user !== undefined)
+          throw new InvalidInputError('INVALID_ARGUMENT', `--user is for --from ${graphImporterNames().join('|')}`);
         // The input first: a missing file is refused before a new store is started for it.
         const inputs = await inputsOf(context, path, options);
         const store = await context.store(context.storeUrl, { create: true });

@@ -28,6 +28,7 @@ import { importCommand } from './import.js';
 import { keys } from './keys.js';
 import { knowledge } from './knowledge.js';
 import { list } from './list.js';
+import { mcp } from './mcp.js';
 import { migrate } from './migrate.js';
 import { purgeExpired } from './purge-expired.js';
 import { repair } from './repair.js';
@@ -60,6 +61,7 @@ export const COMMANDS: readonly CliCommand[] = [
   repair,
   migrate,
   serve,
+  mcp,
   keys,
   format,
   validate,
