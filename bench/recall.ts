@@ -250,7 +250,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
       '"Index build" is the first recall on a fresh `RecallIndex`: it reads and indexes every message (every store ranks in process; the SQL stores\' own full-text search is not used for recall). With embed it includes embedding every message and storing the vectors beside them (`store.values`, session scope), or, in the last rows, reading those stored vectors back.',
       "The embedding here is a cheap deterministic function, so the figures are chatstate's cost; a real model adds its own time to the build (once per message) and to every recall (one call for the query).",
       'With embed, every recall also compares the query with all 100k vectors: they are held as one contiguous float32 matrix per user, with an int8 copy scanned by a WebAssembly SIMD kernel (6.4 MB read per recall at 64 dimensions) and the rows near the top scored again exactly (`vector-matrix.ts`).',
-      "Later recalls are incremental: one `list` of the user's sessions, then tail reads only of sessions whose version changed.",
+      "Later recalls are incremental: one `marks` call (each of the user's sessions' id, version and counts: one script per bucket on Redis, a listing elsewhere), then tail reads only of sessions whose version changed.",
       ...skipped,
     ],
   };
