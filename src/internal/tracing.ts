@@ -44,19 +44,41 @@ const NOOP_SPAN: TraceSpan = Object.freeze({
 /** The context of chatstate's current span, for apps without a context manager (the API's own then always answers the root). */
 const current = new AsyncLocalStorage<Context>();
 
-let cached: { provider: TracerProvider; tracer: Tracer } | undefined;
+let cached: { provider: TracerProvider; tracer: Tracer | undefined } | undefined;
 
-/** chatstate's tracer of the global provider (fetched again when the app registers another). */
-function tracerOf(api: Otel): Tracer {
+/**
+ * chatstate's tracer of the global provider (fetched again when the app registers another), or
+ * `undefined` while none is registered: the API's proxy has no delegate, and a span would be a
+ * no-op, so none is started.
+ */
+function tracerOf(api: Otel): Tracer | undefined {
   const provider = api.trace.getTracerProvider();
-  if (cached?.provider !== provider) cached = { provider, tracer: provider.getTracer('chatstate') };
+  if (cached?.provider !== provider || cached.tracer === undefined) {
+    const tracer =
+      provider instanceof api.ProxyTracerProvider
+        ? provider.getDelegateTracer('chatstate')
+        : provider.getTracer('chatstate');
+    cached = { provider, tracer };
+  }
   return cached.tracer;
 }
 
-/** The parent of a new span: the API's active context when it holds a span, else chatstate's own. */
-function parentContext(api: Otel): Context {
+/**
+ * True when the app registered a context manager (the API's default one keeps no context): then
+ * the API's context alone nests spans, and chatstate's own (which turns on Node's async hooks)
+ * stays off.
+ */
+function hasContextManager(api: Otel): boolean {
+  const probe = api.ROOT_CONTEXT.setValue(PROBE, true);
+  return api.context.with(probe, () => api.context.active() === probe);
+}
+
+const PROBE = Symbol('chatstate.context-probe');
+
+/** The parent of a new span: the API's active context, or chatstate's own without a context manager. */
+function parentContext(api: Otel, managed: boolean): Context {
   const active = api.context.active();
-  if (api.trace.getSpan(active) !== undefined) return active;
+  if (managed) return active;
   return current.getStore() ?? active;
 }
 
@@ -95,25 +117,28 @@ function recordingSpan(api: Otel, span: Span): TraceSpan {
   };
 }
 
-/** The started span and the context it is the span of, or `undefined` when it records nothing and carries no trace. */
+/** The started span and the context it is the span of, or `undefined` when no provider is registered, or the span records nothing and carries no trace. */
 function start(
   api: Otel,
   name: string,
   options: TraceOptions,
-): { span: Span; context: Context; handle: TraceSpan } | undefined {
-  const parent = parentContext(api);
+): { span: Span; context: Context; handle: TraceSpan; managed: boolean } | undefined {
+  const tracer = tracerOf(api);
+  if (tracer === undefined) return undefined;
+  const managed = hasContextManager(api);
+  const parent = parentContext(api, managed);
   const kind = options.kind === 'client' ? api.SpanKind.CLIENT : api.SpanKind.INTERNAL;
-  const span = tracerOf(api).startSpan(name, { kind }, parent);
+  const span = tracer.startSpan(name, { kind }, parent);
   if (!span.isRecording()) {
     // Sampled out: its context still goes to the children, so that a parent-based sampler drops them too.
     if (api.isSpanContextValid(span.spanContext()))
-      return { span, context: api.trace.setSpan(parent, span), handle: NOOP_SPAN };
+      return { span, context: api.trace.setSpan(parent, span), handle: NOOP_SPAN, managed };
     span.end();
     return undefined;
   }
   const handle = recordingSpan(api, span);
   if (options.attributes !== undefined) handle.set(options.attributes);
-  return { span, context: api.trace.setSpan(parent, span), handle };
+  return { span, context: api.trace.setSpan(parent, span), handle, managed };
 }
 
 /**
@@ -131,10 +156,11 @@ export function traced<T>(name: string, options: TraceOptions, work: (span: Trac
     started = undefined;
   }
   if (started === undefined) return work(NOOP_SPAN);
-  const { span, context, handle } = started;
+  const { span, context, handle, managed } = started;
   let running: Promise<T>;
   try {
-    running = current.run(context, () => api.context.with(context, () => work(handle)));
+    const inContext = (): Promise<T> => api.context.with(context, () => work(handle));
+    running = managed ? inContext() : current.run(context, inContext);
   } catch (error) {
     running = Promise.reject(error);
   }

@@ -4,7 +4,8 @@
  * compaction, recall and store spans, continuation links, errors, a failing exporter, and no
  * provider at all.
  */
-import { SpanStatusCode } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ROOT_CONTEXT, SpanStatusCode, context, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -242,6 +243,45 @@ describe('tracing', () => {
       'session.previous_id': 's1',
     });
     await manager.close();
+  });
+
+  it("nests through the app's context manager when there is one: a span of a tool nests under execute_tool", async () => {
+    const otel = install();
+    // What @opentelemetry/context-async-hooks registers, in a few lines.
+    const storage = new AsyncLocalStorage<Context>();
+    const manager: ContextManager = {
+      active: () => storage.getStore() ?? ROOT_CONTEXT,
+      with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+      bind: (_ctx, target) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
+    context.setGlobalContextManager(manager);
+    try {
+      const { store } = await openStoreOf('memory');
+      const traced: Tool = {
+        name: 'traced',
+        execute: () => trace.getTracer('app').startActiveSpan('app work', (span) => (span.end(), 'ok')),
+      };
+      const model = scriptedModel([callTools([{ name: 'traced' }]), say('ok')]);
+      const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model, tools: [traced] } }));
+      await trace.getTracer('app').startActiveSpan('request', async (request) => {
+        await conversation.send('s1', 'Hi');
+        request.end();
+      });
+      const turn = only(otel.named('invoke_agent a'));
+      expect(isChildOf(turn, only(otel.named('request')))).toBe(true);
+      const tool = only(otel.named('execute_tool traced'));
+      expect(isChildOf(tool, turn)).toBe(true);
+      expect(isChildOf(only(otel.named('app work')), tool)).toBe(true);
+      expect(otel.named('chat *').every((span) => isChildOf(span, turn))).toBe(true);
+    } finally {
+      context.disable();
+    }
   });
 
   it('marks a failed turn and its model call ERROR with the chatstate error code', async () => {
