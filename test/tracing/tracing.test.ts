@@ -5,6 +5,8 @@
  * provider at all.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ROOT_CONTEXT, SpanStatusCode, context, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
@@ -342,5 +344,11 @@ describe('tracing', () => {
     const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'a', model, tools: [echo] } }));
     expect((await conversation.send('s1', 'Hi')).reply.content).toBe('fine');
     expect(otel.spans()).toEqual([]);
+  });
+
+  it('runs turns without @opentelemetry/api installed, asking for it once', () => {
+    const child = fileURLToPath(new URL('../support/otel-missing-child.ts', import.meta.url));
+    const result = spawnSync(process.execPath, ['--import', 'tsx', child], { encoding: 'utf8' });
+    expect(JSON.parse(result.stdout || '{}'), result.stderr).toEqual({ replies: ['fine', 'again'], asked: 1 });
   });
 });
