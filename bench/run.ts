@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- suite…] [--out=FILE]`: runs the benchmark suites (all by default, or those named:
- * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `operations`, `http`, `load`, `scaling`, `web`, `context`; `stores` names the
+ * `tokens`, `compaction`, `safety`, `append`, `langgraph`, `reads`, `servers`, `decode`, `recall`, `turn`, `tracing`, `operations`, `http`, `load`, `scaling`, `web`, `context`; `stores` names the
  * last four), prints their tables, and writes them with the machine and the command to
  * bench/RESULTS.md. No figure is compared with a stored one: every ratio is measured against a
  * baseline run in the same process.
@@ -26,6 +26,7 @@ import { runLangGraphBench } from './store-langgraph.js';
 import { runStoreReadBench } from './store-reads.js';
 import { runServerBench } from './store-servers.js';
 import { runTokenBench } from './tokens.js';
+import { runTracingBench } from './tracing.js';
 import { runTurnBench } from './turn.js';
 import { runWebBrowserBench } from './web-browser.js';
 
@@ -40,6 +41,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   recall: runRecallBench,
   decode: runMessageDecodeBench,
   turn: runTurnBench,
+  tracing: runTracingBench,
   operations: runOperationsBench,
   http: runHttpApiBench,
   load: runLoadBench,

@@ -23,6 +23,13 @@ import {
   checkValue,
 } from './checks.js';
 import { forgetFor, knowledgeSessionId, rememberFor } from './knowledge.js';
+import {
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_DATA_SOURCE_ID,
+  GEN_AI_OPERATION_NAME,
+  OPERATION_RETRIEVAL,
+} from '../internal/gen-ai-names.js';
+import { traced } from '../internal/tracing.js';
 import { recallLifecycle } from './knowledge-lifecycle.js';
 import type { RecallIndex } from './recall-index.js';
 import { messagePage } from './message-page.js';
@@ -268,20 +275,36 @@ export function createSessionHandle(options: SessionHandleOptions): SessionHandl
       const k = checkInteger(recallOptions.k, 'k', 1, MAX_RECALL_K, DEFAULT_RECALL_K);
       const threshold = checkThreshold(recallOptions.threshold);
       const knowledge = userId === undefined ? undefined : knowledgeSessionId(userId);
-      const lifecycle = await recallLifecycle(store, knowledge, recallOptions);
-      const hits = await (
-        await recallIndex()
-      ).recall({
-        query: checkedQuery,
-        k,
-        threshold,
-        sessionId,
-        ...(userId === undefined ? {} : { userId, knowledgeSessionId: knowledge }),
-        ...(embed === undefined ? {} : { embed }),
-        embedId,
-        ...(lifecycle === undefined ? {} : { keep: lifecycle.keep, candidates: filteredCandidates(k) }),
-      });
-      return lifecycle === undefined ? hits : hits.map((hit) => lifecycle.describe(hit));
+      // The conventions' retrieval span: what was searched and how much came back, never the query.
+      return traced(
+        `${OPERATION_RETRIEVAL} ${store.name}`,
+        {
+          attributes: () => ({
+            [GEN_AI_OPERATION_NAME]: OPERATION_RETRIEVAL,
+            [GEN_AI_DATA_SOURCE_ID]: store.name,
+            [GEN_AI_CONVERSATION_ID]: sessionId,
+            'chatstate.recall.k': k,
+            'chatstate.recall.vectors': embed !== undefined,
+          }),
+        },
+        async (span) => {
+          const lifecycle = await recallLifecycle(store, knowledge, recallOptions);
+          const hits = await (
+            await recallIndex()
+          ).recall({
+            query: checkedQuery,
+            k,
+            threshold,
+            sessionId,
+            ...(userId === undefined ? {} : { userId, knowledgeSessionId: knowledge }),
+            ...(embed === undefined ? {} : { embed }),
+            embedId,
+            ...(lifecycle === undefined ? {} : { keep: lifecycle.keep, candidates: filteredCandidates(k) }),
+          });
+          span.set(() => ({ 'chatstate.recall.hits': hits.length }));
+          return lifecycle === undefined ? hits : hits.map((hit) => lifecycle.describe(hit));
+        },
+      );
     },
 
     async remember(text: string, rememberOptions: RememberOptions = {}): Promise<RecallHit> {

@@ -6,6 +6,7 @@
  */
 import type { CompactionInput, CompactionResult, Compactor, Strategy } from '../compaction/types.js';
 import { ChatstateError, CollaboratorError, errorMessage } from '../errors.js';
+import { traced } from '../internal/tracing.js';
 import type { Message } from '../message/message.js';
 import type { Session } from '../session/session.js';
 import type { TokenCounter } from '../tokens/counter.js';
@@ -47,10 +48,43 @@ export async function compactAfterAnswer(
   try {
     const trigger = (compactor as Partial<Compactor>).shouldCompact;
     if (typeof trigger === 'function' && !trigger.call(compactor, input)) return undefined;
-    return await compactor.compact(input);
   } catch (error) {
     return unchangedBy(input.messages, compactor.name, error);
   }
+  return traced(
+    'chatstate.compaction',
+    {
+      attributes: () => ({
+        'chatstate.compaction.strategy': compactor.name,
+        'chatstate.compaction.messages_before': input.messages.length,
+      }),
+    },
+    async (span) => {
+      let result: CompactionResult;
+      try {
+        result = await compactor.compact(input);
+      } catch (error) {
+        result = unchangedBy(input.messages, compactor.name, error);
+      }
+      // A custom strategy's result is checked by the caller, not here: a malformed one must reach it as is.
+      const failure = typeof result === 'object' && result !== null ? result.error : undefined;
+      if (ChatstateError.isInstance(failure)) span.fail(failure.code, failure.message);
+      span.set(() => compactionAttributes(result));
+      return result;
+    },
+  );
+}
+
+/** What a compaction span tells: counts only, never the messages. */
+function compactionAttributes(result: CompactionResult): Record<string, string | number | boolean> {
+  return {
+    'chatstate.compaction.strategy': result.strategy,
+    'chatstate.compaction.compacted': result.compacted,
+    'chatstate.compaction.tokens_before': result.tokensBefore,
+    'chatstate.compaction.tokens_after': result.tokensAfter,
+    'chatstate.compaction.messages_after': result.messages.length,
+    'chatstate.compaction.removed_messages': result.removed.count,
+  };
 }
 
 /** `compactAfterAnswer` on a session: the session with the compacted history (itself when nothing changed) and the report. */

@@ -10,6 +10,19 @@ import { isPreambleMessage } from '../compaction/turns.js';
 import type { CompactionResult } from '../compaction/types.js';
 import { ChatstateError, InvalidInputError } from '../errors.js';
 import { concatArrays } from '../freeze.js';
+import {
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+  OPERATION_INVOKE_AGENT,
+  SESSION_ID,
+  genAiProvider,
+} from '../internal/gen-ai-names.js';
+import { traced } from '../internal/tracing.js';
 import { compactAfterAnswer } from '../manager/index.js';
 import { Message } from '../message/message.js';
 import { checkTools } from '../models/tools.js';
@@ -176,53 +189,76 @@ export async function chatWithState(
   const contextFor = (call: { id: string }): ToolContext => ({ sessionId, toolCallId: call.id, memory, signal });
   const system = systemOf(options.system, input.slice(0, lead));
 
-  const loop = await runToolLoop({
-    model,
-    ...(system === undefined ? {} : { system }),
-    history,
-    input: added,
-    tools,
-    maxIterations,
-    toolConcurrency,
-    contextFor,
-    signal,
-    context,
-  });
-  let messages: readonly Message[] = concatArrays(history, loop.messages);
-  let compaction: CompactionResult | undefined;
-  if (options.compactor !== undefined) {
-    const lastUsage =
-      loop.measured === undefined ? undefined : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
-    compaction = await compactAfterAnswer(options.compactor, {
-      messages,
-      counter,
-      signal,
-      ...(lastUsage === undefined ? {} : { lastUsage }),
-    });
-    if (compaction?.compacted === true) messages = compaction.messages;
-  }
-  const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));
-  let blob: string;
-  try {
-    blob = encodeState(messages, {
-      provider: model.provider,
-      ...(options.key === undefined ? {} : { key: options.key }),
-      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
-      encrypt,
-    });
-  } catch (error) {
-    if (ChatstateError.hasCode(error, 'TOO_LARGE'))
-      throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
-    throw error;
-  }
-  return {
-    reply: loop.reply,
-    state: blob,
-    messages: loop.messages,
-    usage: loop.usage,
-    iterations: loop.iterations,
-    ...(decoded.rejected === undefined ? {} : { rejected: decoded.rejected }),
-    ...(compaction === undefined ? {} : { compaction }),
-    ...(loop.fitted === undefined ? {} : { fitted: loop.fitted }),
-  };
+  return traced(
+    OPERATION_INVOKE_AGENT,
+    {
+      attributes: () => ({
+        [GEN_AI_OPERATION_NAME]: OPERATION_INVOKE_AGENT,
+        [GEN_AI_PROVIDER_NAME]: genAiProvider(model.provider),
+        [GEN_AI_REQUEST_MODEL]: model.model,
+        // Only an id the caller chose names the conversation: the default 'state' names none.
+        [GEN_AI_CONVERSATION_ID]: options.sessionId,
+        [SESSION_ID]: options.sessionId,
+      }),
+    },
+    async (span) => {
+      const loop = await runToolLoop({
+        model,
+        ...(system === undefined ? {} : { system }),
+        history,
+        input: added,
+        tools,
+        maxIterations,
+        toolConcurrency,
+        contextFor,
+        signal,
+        context,
+      });
+      let messages: readonly Message[] = concatArrays(history, loop.messages);
+      let compaction: CompactionResult | undefined;
+      if (options.compactor !== undefined) {
+        const lastUsage =
+          loop.measured === undefined
+            ? undefined
+            : { ...loop.measured.usage, messageCount: loop.measured.promptLength };
+        compaction = await compactAfterAnswer(options.compactor, {
+          messages,
+          counter,
+          signal,
+          ...(lastUsage === undefined ? {} : { lastUsage }),
+        });
+        if (compaction?.compacted === true) messages = compaction.messages;
+      }
+      const encrypt = options.encrypt ?? (resolved.ring !== undefined && isEncryptedBlob(state));
+      let blob: string;
+      try {
+        blob = encodeState(messages, {
+          provider: model.provider,
+          ...(options.key === undefined ? {} : { key: options.key }),
+          ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+          encrypt,
+        });
+      } catch (error) {
+        if (ChatstateError.hasCode(error, 'TOO_LARGE'))
+          throw new StateTooLargeError(error, { reply: loop.reply, messages: loop.messages, usage: loop.usage });
+        throw error;
+      }
+      const result: ChatWithStateResult = {
+        reply: loop.reply,
+        state: blob,
+        messages: loop.messages,
+        usage: loop.usage,
+        iterations: loop.iterations,
+        ...(decoded.rejected === undefined ? {} : { rejected: decoded.rejected }),
+        ...(compaction === undefined ? {} : { compaction }),
+        ...(loop.fitted === undefined ? {} : { fitted: loop.fitted }),
+      };
+      span.set(() => ({
+        [GEN_AI_USAGE_INPUT_TOKENS]: loop.usage.inputTokens,
+        [GEN_AI_USAGE_OUTPUT_TOKENS]: loop.usage.outputTokens,
+        [GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: loop.usage.cachedInputTokens,
+      }));
+      return result;
+    },
+  );
 }

@@ -12,6 +12,22 @@ import { WORKING_MEMORY_PREFIX } from '../active-memory/working-memory.js';
 import { isPreambleMessage } from '../compaction/turns.js';
 import { InvalidInputError } from '../errors.js';
 import { assertValidId } from '../ids.js';
+import {
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+  OPERATION_INVOKE_AGENT,
+  SESSION_ID,
+  SESSION_PREVIOUS_ID,
+  genAiProvider,
+  GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+} from '../internal/gen-ai-names.js';
+import { traced, type TraceSpan } from '../internal/tracing.js';
 import type { SessionChange, SessionManager, TurnContext, TurnOutcome } from '../manager/index.js';
 import type { Message } from '../message/message.js';
 import type { JsonValue } from '../message/schema.js';
@@ -137,11 +153,29 @@ export class Conversation {
     }
     checkSendOptions(options);
     const checked = inputMessages(input);
+    return traced(
+      OPERATION_INVOKE_AGENT,
+      { attributes: () => ({ [GEN_AI_OPERATION_NAME]: OPERATION_INVOKE_AGENT, [GEN_AI_CONVERSATION_ID]: sessionId }) },
+      async (span) => {
+        const result = await this.turn(sessionId, checked, options, span);
+        span.set(() => turnAttributes(result));
+        return result;
+      },
+    );
+  }
+
+  /** `send` once its arguments are checked, in the turn's span. */
+  private async turn(
+    sessionId: string,
+    checked: CheckedInput,
+    options: SendOptions,
+    span: TraceSpan,
+  ): Promise<TurnResult> {
     const lifetime = turnLifetime(options.signal);
     try {
       const end = await this.manager.runTurn(
         sessionId,
-        (base, context) => this.run(base, context, checked, options, lifetime.signal),
+        (base, context) => this.run(base, context, checked, options, lifetime.signal, span),
         {
           ...(options.userId === undefined ? {} : { userId: options.userId }),
           ...(this.options.compactor === undefined ? {} : { compactor: this.options.compactor }),
@@ -193,6 +227,7 @@ export class Conversation {
     checked: CheckedInput,
     options: SendOptions,
     toolSignal: () => AbortSignal,
+    span: TraceSpan,
   ): Promise<TurnOutcome<Ran>> {
     const input = checked.messages;
     // Only ids the caller chose can be stored already (a retry); searching for fresh ones costs a pass over the history.
@@ -207,6 +242,13 @@ export class Conversation {
     }
     const agent = this.agentFor(base, options.agentId);
     const provider = agent.model.provider;
+    span.rename(`${OPERATION_INVOKE_AGENT} ${agent.id}`);
+    span.set(() => ({
+      [GEN_AI_AGENT_NAME]: agent.id,
+      [GEN_AI_AGENT_ID]: agent.id,
+      [GEN_AI_PROVIDER_NAME]: genAiProvider(provider),
+      [GEN_AI_REQUEST_MODEL]: agent.model.model,
+    }));
     throwIfAborted(options.signal, provider);
     // A new session keeps the agent of its first turn; an explicit agentId reassigns the session.
     const reassign = base.agentId !== agent.id && (base.version === 0 || options.agentId !== undefined);
@@ -279,6 +321,18 @@ export class Conversation {
       );
     return agent;
   }
+}
+
+/** What a turn's span tells of its end: the session written (and the one it continued), the usage. */
+function turnAttributes(result: TurnResult): Record<string, string | number | undefined> {
+  const previous = result.session.metadata.continuedFrom;
+  return {
+    [SESSION_ID]: result.session.id,
+    [SESSION_PREVIOUS_ID]: typeof previous === 'string' ? previous : undefined,
+    [GEN_AI_USAGE_INPUT_TOKENS]: result.usage.inputTokens,
+    [GEN_AI_USAGE_OUTPUT_TOKENS]: result.usage.outputTokens,
+    [GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: result.usage.cachedInputTokens,
+  };
 }
 
 /**

@@ -6,6 +6,14 @@
  * @module
  */
 import { errorMessage } from '../errors.js';
+import {
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_TOOL_CALL_ID,
+  GEN_AI_TOOL_NAME,
+  GEN_AI_TOOL_TYPE,
+  OPERATION_EXECUTE_TOOL,
+} from '../internal/gen-ai-names.js';
+import { traced } from '../internal/tracing.js';
 import { Message } from '../message/message.js';
 import type { JsonValue, ProviderName, ToolCall } from '../message/schema.js';
 import { raceAbort, throwIfAborted } from './abort.js';
@@ -38,6 +46,27 @@ function resultText(value: JsonValue | undefined): string {
   const text = JSON.stringify(value ?? null) as string | undefined;
   if (typeof text !== 'string') throw new TypeError('the result is not a JSON value');
   return text;
+}
+
+/** One call in an `execute_tool {tool}` span; a call whose result is an error marks the span failed with its kind. */
+function runTraced(call: ToolCall, options: RunToolsOptions): Promise<Message> {
+  return traced(
+    `${OPERATION_EXECUTE_TOOL} ${call.name}`,
+    {
+      attributes: () => ({
+        [GEN_AI_OPERATION_NAME]: OPERATION_EXECUTE_TOOL,
+        [GEN_AI_TOOL_NAME]: call.name,
+        [GEN_AI_TOOL_CALL_ID]: call.id,
+        [GEN_AI_TOOL_TYPE]: 'function',
+      }),
+    },
+    async (span) => {
+      const result = await runOne(call, options);
+      const kind = result.metadata.toolError;
+      if (typeof kind === 'string') span.fail(kind, `${call.name}: ${kind}`);
+      return result;
+    },
+  );
 }
 
 async function runOne(call: ToolCall, options: RunToolsOptions): Promise<Message> {
@@ -87,7 +116,7 @@ export async function runToolCalls(calls: readonly ToolCall[], options: RunTools
       const index = next;
       next += 1;
       try {
-        results[index] = await runOne(calls[index] as ToolCall, options);
+        results[index] = await runTraced(calls[index] as ToolCall, options);
       } catch (error) {
         // The first abort ends every worker: no new call starts after it.
         failure ??= { error };

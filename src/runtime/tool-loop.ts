@@ -6,6 +6,21 @@
  * @module
  */
 import { ChatstateError, CollaboratorError, errorMessage } from '../errors.js';
+import { recordModelCall } from '../internal/gen-ai-metrics.js';
+import {
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_RESPONSE_FINISH_REASONS,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
+  GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+  OPERATION_CHAT,
+  genAiProvider,
+} from '../internal/gen-ai-names.js';
+import { errorType, traced } from '../internal/tracing.js';
 import { Message } from '../message/message.js';
 import type { ToolCall } from '../message/schema.js';
 import { concatSequence, type MessageSequence } from '../session/message-log.js';
@@ -124,12 +139,51 @@ function answerOf(response: ChatResponse, model: ChatModel): Message {
   return message;
 }
 
+/** One model call, in a `chat {model}` span (with its usage) and the client metrics. */
 async function callModel(model: ChatModel, request: ChatRequest): Promise<ChatResponse> {
-  try {
-    return await model.complete(request);
-  } catch (error) {
-    throw toModelError(error, model.provider, request.signal);
-  }
+  const provider = genAiProvider(model.provider);
+  return traced(
+    `${OPERATION_CHAT} ${model.model}`,
+    {
+      kind: 'client',
+      attributes: () => ({
+        [GEN_AI_OPERATION_NAME]: OPERATION_CHAT,
+        [GEN_AI_PROVIDER_NAME]: provider,
+        [GEN_AI_REQUEST_MODEL]: model.model,
+      }),
+    },
+    async (span) => {
+      const started = performance.now();
+      const measure = { operation: OPERATION_CHAT, provider, requestModel: model.model };
+      let response: ChatResponse;
+      try {
+        response = await model.complete(request);
+      } catch (error) {
+        const failure = toModelError(error, model.provider, request.signal);
+        recordModelCall({ ...measure, errorType: errorType(failure), seconds: (performance.now() - started) / 1000 });
+        throw failure;
+      }
+      const usage = typeof response === 'object' && response !== null ? checkedUsage(response.usage) : undefined;
+      const responseModel = typeof response?.modelId === 'string' ? response.modelId : undefined;
+      recordModelCall({
+        ...measure,
+        responseModel,
+        seconds: (performance.now() - started) / 1000,
+        inputTokens: usage?.inputTokens,
+        outputTokens: usage?.outputTokens,
+      });
+      span.set(() => ({
+        [GEN_AI_RESPONSE_MODEL]: responseModel,
+        [GEN_AI_RESPONSE_FINISH_REASONS]:
+          typeof response?.finishReason === 'string' ? [response.finishReason] : undefined,
+        [GEN_AI_USAGE_INPUT_TOKENS]: usage?.inputTokens,
+        [GEN_AI_USAGE_OUTPUT_TOKENS]: usage?.outputTokens,
+        [GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]: usage?.cachedInputTokens,
+        [GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS]: usage?.cacheWriteInputTokens,
+      }));
+      return response;
+    },
+  );
 }
 
 function toolLoopLimit(maxIterations: number): ChatstateError {

@@ -30,6 +30,8 @@ import { checkTextQuery, createValueStore, forgetTarget, namespaceSession, names
 import { storeCiphers, type StoreCiphers } from './user-keyring.js';
 import type { UserKeyStore } from './user-key-store.js';
 import { forgetByListing, receiptOf, runForgetHooks } from './forget.js';
+import { SESSION_ID } from '../internal/gen-ai-names.js';
+import { traced } from '../internal/tracing.js';
 import { assertSaveable } from './save-checks.js';
 import {
   RECORD_SCHEMA,
@@ -187,7 +189,7 @@ class CoreSessionStore implements SessionStore {
         forWrite: async (ns) => this.ciphers.forWrite(await this.namespaceOwner(ns), undefined),
         forRead: async (datas) => this.ciphers.forRead(undefined, datas),
       },
-      (operation) => this.run(operation),
+      (name, operation) => this.run(name, undefined, operation),
     );
     const search = driver.searchText?.bind(driver);
     this.expiryInCommit = driver.capabilities?.expiryInCommit === true;
@@ -195,7 +197,7 @@ class CoreSessionStore implements SessionStore {
     this.indexesText = driver.capabilities?.fullTextSearch === true && search !== undefined && !this.cipher.encrypted;
     this.searchText =
       this.indexesText && search !== undefined
-        ? async (query) => this.run(async () => search(checkTextQuery(query, this.name)))
+        ? async (query) => this.run('searchText', undefined, async () => search(checkTextQuery(query, this.name)))
         : undefined;
     const watch = driver.watchChanges?.bind(driver);
     this.feed = new CoreChangeFeed(this.name, watch === undefined ? undefined : { watchChanges: watch });
@@ -297,7 +299,7 @@ class CoreSessionStore implements SessionStore {
 
   /** Resolves when the driver answers a read of an id no session has (tenant ids are lowercase, this one is not). */
   async ping(): Promise<void> {
-    await this.run(async () => {
+    await this.run('ping', undefined, async () => {
       if (this.driver.ping !== undefined) await this.driver.ping(PROBE_ID);
       else await this.driver.readHead(PROBE_ID);
     });
@@ -308,10 +310,23 @@ class CoreSessionStore implements SessionStore {
     if (this.closed) throw closedError(this.name);
   }
 
-  /** Runs an operation of the open store, tracked so that `close` waits for it. */
-  private run<T>(operation: () => Promise<T>): Promise<T> {
+  /**
+   * Runs an operation of the open store, tracked so that `close` waits for it, in a span
+   * `chatstate.store.{name}` (the store's name and the session id; never the records).
+   */
+  private run<T>(name: string, id: string | undefined, operation: () => Promise<T>): Promise<T> {
     this.checkOpen();
-    const running = operation();
+    const running = traced(
+      `chatstate.store.${name}`,
+      {
+        attributes: () => ({
+          'chatstate.store.name': this.name,
+          'chatstate.store.operation': name,
+          [SESSION_ID]: id,
+        }),
+      },
+      operation,
+    );
     this.pending.add(running);
     const forget = (): void => void this.pending.delete(running);
     running.then(forget, forget);
@@ -319,18 +334,18 @@ class CoreSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<Session | undefined> {
-    return this.run(async () => (await this.readSession(id))?.session);
+    return this.run('get', id, async () => (await this.readSession(id))?.session);
   }
 
   async getJson(id: string): Promise<string | undefined> {
-    return this.run(async () => {
+    return this.run('getJson', id, async () => {
       const read = await this.readSession(id);
       return read === undefined ? undefined : sessionText(read.session, read.records);
     });
   }
 
   async getJsonBytes(id: string): Promise<Uint8Array | undefined> {
-    return this.run(async () => {
+    return this.run('getJsonBytes', id, async () => {
       const read = await this.readSession(id);
       return read === undefined ? undefined : sessionJsonBytes(sessionJsonParts(read.session, read.records));
     });
@@ -429,9 +444,11 @@ class CoreSessionStore implements SessionStore {
   }
 
   async load(id: string): Promise<Session> {
-    const session = await this.get(id);
-    if (session === undefined) throw this.notFound(id);
-    return session;
+    return this.run('load', id, async () => {
+      const read = await this.readSession(id);
+      if (read === undefined) throw this.notFound(id);
+      return read.session;
+    });
   }
 
   private toSession(head: HeadRecord, records: readonly MessageRecord[], cipher: RecordCipher): Session {
@@ -461,7 +478,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async save(session: Session, options: SaveOptions = {}): Promise<Session> {
-    return this.run(async () => {
+    return this.run('save', typeof session === 'object' && session !== null ? session.id : undefined, async () => {
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await this.write(session, options);
@@ -581,7 +598,7 @@ class CoreSessionStore implements SessionStore {
     input: ReadonlyArray<Message | MessageInput>,
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    return this.run(() => this.add(id, input, options));
+    return this.run('append', id, () => this.add(id, input, options));
   }
 
   private async add(
@@ -695,7 +712,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async readMessages(id: string, range: MessageRange = {}): Promise<Message[]> {
-    return this.run(() => this.read(id, range));
+    return this.run('readMessages', id, () => this.read(id, range));
   }
 
   private async read(id: string, range: MessageRange): Promise<Message[]> {
@@ -731,7 +748,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async list(query: ListQuery = {}): Promise<SessionSummary[]> {
-    return this.run(() => this.index(query));
+    return this.run('list', undefined, () => this.index(query));
   }
 
   private async index(query: ListQuery): Promise<SessionSummary[]> {
@@ -774,7 +791,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async marks(userId: string): Promise<SessionMark[]> {
-    return this.run(async () => {
+    return this.run('marks', undefined, async () => {
       const user = assertOwnerId(userId, 'userId');
       const listMarks = this.driver.listMarks;
       if (listMarks !== undefined) {
@@ -789,7 +806,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async summary(id: string): Promise<SessionSummary | undefined> {
-    return this.run(async () => {
+    return this.run('summary', id, async () => {
       let head: HeadRecord | undefined;
       try {
         head = await this.driver.readHead(assertValidId(id, 'session id'));
@@ -873,7 +890,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.run(async () => {
+    return this.run('delete', id, async () => {
       const removed = await this.driver.remove(assertValidId(id, 'session id'));
       // The version it had is not known here (0); a shared feed's own report may carry it.
       if (removed) this.told('delete', id, 0);
@@ -882,7 +899,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async purgeExpired(): Promise<number> {
-    return this.run(() => {
+    return this.run('purgeExpired', undefined, () => {
       const now = this.now();
       return this.driver.purgeExpired === undefined ? this.purgeByListing(now) : this.driver.purgeExpired(now);
     });
@@ -915,7 +932,7 @@ class CoreSessionStore implements SessionStore {
   }
 
   async forgetUser(userId: string): Promise<ForgetReceipt> {
-    return this.run(async () => {
+    return this.run('forgetUser', undefined, async () => {
       const target = forgetTarget(userId);
       const { sessionIds, ...counts } =
         this.driver.forgetUser === undefined

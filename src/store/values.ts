@@ -192,17 +192,17 @@ export function valuesUnsupported(store: string): UnsupportedError {
 export function createValueStore(
   driver: SessionDriver & Partial<ValueDriver>,
   ciphers: ValueCiphers,
-  run: <T>(operation: () => Promise<T>) => Promise<T>,
+  run: <T>(name: string, operation: () => Promise<T>) => Promise<T>,
 ): ValueStore {
   const store = driver.name;
   if (!hasCapability(driver, 'values')) {
-    const refuse = async (): Promise<never> => run(async () => Promise.reject(valuesUnsupported(store)));
+    const refuse = async (): Promise<never> => run('values', async () => Promise.reject(valuesUnsupported(store)));
     return Object.freeze({ get: refuse, getAll: refuse, set: refuse });
   }
   const values = driver as SessionDriver & ValueDriver;
   return Object.freeze({
     get: async (owner: ValueOwner, key: string) =>
-      run(async () => {
+      run('values.get', async () => {
         const ns = valueNamespace(owner);
         checkValueKey(key);
         const record = (await values.readValues(ns, [key])).find((each) => each.key === key);
@@ -210,7 +210,7 @@ export function createValueStore(
         return decodeValue(record.data, ns, key, await ciphers.forRead([record.data]), store);
       }),
     getAll: async (owner: ValueOwner) =>
-      run(async () => {
+      run('values.getAll', async () => {
         const ns = valueNamespace(owner);
         const records = (await values.readValues(ns))
           .slice()
@@ -222,7 +222,7 @@ export function createValueStore(
         );
       }),
     set: async (owner: ValueOwner, entries: Readonly<Record<string, JsonValue | undefined>>) =>
-      run(async () => {
+      run('values.set', async () => {
         const ns = valueNamespace(owner);
         if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) {
           throw new InvalidInputError('INVALID_ARGUMENT', `${store}: values.set needs an object of key → value`);
