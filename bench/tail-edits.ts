@@ -68,6 +68,7 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
       const appends: number[] = [];
       const pops: number[] = [];
       const regenerates: number[] = [];
+      const edits: number[] = [];
       for (let round = 0; round < WARMUP + ROUNDS; round++) {
         const item: AgentInputItem = { role: 'user', content: `round ${round}: one more question` };
         const append = await time(() => agents.addItems([item]));
@@ -79,12 +80,26 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
         const regenerate = await time(async () => {
           version = (await chats.commitChat({ id: chatId, messages: regenerated, expectedVersion: version })).version;
         });
+        // The store's own part of a regenerate: the last message read and replaced on the version read.
+        const storeEdit = await time(async () => {
+          const row = await store.summary(agentsId);
+          const [last] = await store.readMessages(agentsId, { limit: 1 });
+          if (row === undefined || last?.seq === undefined || store.replaceTail === undefined)
+            throw new Error('no tail');
+          await store.replaceTail(agentsId, {
+            afterSeq: last.seq - 1,
+            messages: [Message.assistant(`edited ${round}`, { id: `edited-${round}` })],
+            expectedVersion: row.version,
+          });
+        });
         if (round < WARMUP) continue;
+        edits.push(storeEdit);
         appends.push(append);
         pops.push(pop);
         regenerates.push(regenerate);
       }
       const stored = await store.summary(agentsId);
+      const editRatio = pairedRatio(edits, appends);
       if (stored?.messageCount !== SIZE) throw new Error(`${kind}: the Agents session has ${stored?.messageCount}`);
       const popRatio = pairedRatio(pops, appends);
       const regenRatio = pairedRatio(regenerates, appends);
@@ -95,7 +110,9 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
         formatRatio(popRatio),
         formatMs(median(regenerates)),
         formatRatio(regenRatio),
-        popRatio <= TARGET && regenRatio <= TARGET ? 'met' : 'missed',
+        formatMs(median(edits)),
+        formatRatio(editRatio),
+        [popRatio, regenRatio, editRatio].map((ratio) => (ratio <= TARGET ? 'met' : 'missed')).join(' / '),
       ]);
     } finally {
       await opened.dispose();
@@ -110,12 +127,15 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
       '÷ append',
       'regenerate (saveChat)',
       '÷ append',
-      `≤ ${TARGET}×`,
+      'last message replaced (store)',
+      '÷ append',
+      `≤ ${TARGET}× (pop / saveChat / store)`,
     ],
     rows,
   };
   notes.unshift(
     'Each round times, one after the other on the same store: an OpenAI Agents `addItems` of one item, the `popItem` that removes it, and an AI SDK `saveChat` of the whole 4,000-message list with its last assistant message regenerated (a new id and text).',
+    "The store column is the store's part of a regenerate or an edit alone: `summary`, `readMessages({ limit: 1 })` and `replaceTail` of the last message. The `saveChat` column adds what the AI SDK chat store does with the whole list it is given: it validates the 4,000 UI messages and compares them with the stored ones (CPU in proportion to the chat, not store I/O).",
     '`popItem` reads the head and the last message and replaces it with `store.replaceTail`; the regenerate plans over the chat the chat store last read or wrote (one head read checks its version) and writes the changed tail with `store.replaceTail`. The file store has no native tail replace: its core fallback reads and rewrites the session.',
   );
   return { name: 'tail-edits', title: 'Tail edits (issue 25)', tables: [table], notes };
