@@ -5,11 +5,15 @@
  * missing session or bad input; racing appends are never lost.
  * @module
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ChatstateError } from '../../errors.js';
 import { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { ReplaceTailInput, ReplaceTailResult, SessionStore } from '../../store/session-store-types.js';
+import { userKeyDirectory } from '../../stores/user-key-directory.js';
 import { estimate } from '../../tokens/estimate.js';
 import { conversation, expectCode, freshId } from '../fixtures.js';
 import type { ConformanceSuite } from '../suite.js';
@@ -125,6 +129,29 @@ export function replaceTailSpec(suite: ConformanceSuite): void {
         expectedVersion: untitled.version,
       });
       expect((await store.summary(untitled.id))?.title).toBe('titled by the tail');
+    });
+
+    spec.it('sealed with the owner’s key: an encrypted store with per-user keys reads the new tail back', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'chatstate-tail-keys-'));
+      try {
+        const store = await spec.open({
+          encryption: 'replace-tail-store-secret-0123456789',
+          userKeys: userKeyDirectory(dir),
+        });
+        const saved = await started(store);
+        await replaceTail(store, saved.id, {
+          afterSeq: 4,
+          messages: [Message.assistant('sealed answer', { id: 'sealed-1' })],
+          expectedVersion: saved.version,
+        });
+        const loaded = await store.load(saved.id);
+        expect(loaded.messages.map((message) => Message.text(message)).slice(3)).toEqual(['answer 4', 'sealed answer']);
+        expect((await store.summary(saved.id))?.title).toBe('question 1');
+        const appended = await store.append(saved.id, [Message.user('after', { id: 'after-1' })]);
+        expect(appended.appended[0]?.seq).toBe(8);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     spec.it('state replaces metadata and variables in the same commit', async () => {
