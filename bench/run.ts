@@ -24,6 +24,7 @@ import { runStoreAppendBench } from './store-append.js';
 import { stopBenchServers } from './store-fixtures.js';
 import { runLangGraphBench } from './store-langgraph.js';
 import { runStoreReadBench } from './store-reads.js';
+import { runTailEditsBench } from './tail-edits.js';
 import { runServerBench } from './store-servers.js';
 import { runTokenBench } from './tokens.js';
 import { runTracingBench } from './tracing.js';
@@ -48,6 +49,7 @@ const SUITES: Readonly<Record<string, () => Promise<SuiteReport>>> = {
   scaling: runScalingBench,
   web: runWebBrowserBench,
   context: runContextBench,
+  'tail-edits': runTailEditsBench,
 };
 
 /** Names that stand for several suites. */

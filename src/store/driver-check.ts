@@ -27,6 +27,7 @@ export const DRIVER_CAPABILITIES = {
   forget: ['forgetUser'],
   ping: ['ping'],
   marks: ['listMarks'],
+  tail: ['replaceTail'],
 } as const;
 
 /** A capability a driver may declare. */

@@ -117,6 +117,15 @@ export function withKeys(head: HeadRecord, keys: string | undefined): HeadRecord
   return keys === '' ? rest : { ...rest, keys };
 }
 
+/** A tail replace that gives a message id the kept part of the session holds: refused, nothing changed. */
+export function reusedIdError(store: string, id: string, messageId: string): InvalidInputError {
+  return new InvalidInputError(
+    'INVALID_ARGUMENT',
+    `${store}: message id ${JSON.stringify(messageId)} is already stored in session ${JSON.stringify(id)}`,
+    { details: { id, messageId } },
+  );
+}
+
 /** The head after an append and the records it adds (skipping ids `has` already knows). */
 export function appendToHead(
   head: HeadRecord,

@@ -125,6 +125,22 @@ export interface ReplaceCommit {
   readonly erase?: boolean;
 }
 
+/**
+ * An atomic replace of a session's tail: the core has read the head and the tail and built the
+ * new head; the driver, in one commit, checks the stored version, removes the messages with a
+ * seq above `afterSeq`, adds `messages` and writes `head`.
+ */
+export interface TailCommit {
+  /** The stored version must equal it (`CONFLICT` otherwise; `NOT_FOUND` when there is no session). */
+  readonly expectedVersion: number;
+  /** Messages with a greater seq are removed. */
+  readonly afterSeq: number;
+  /** The new tail, ascending by `seq`, every seq above the stored `lastSeq` (with plain `text` under the rule of `PendingMessage.text`). */
+  readonly messages: ReadonlyArray<MessageRecord & { readonly text?: string }>;
+  /** The new head (version, counts, `lastSeq`, title, data, expiry, key check) replacing the stored one. */
+  readonly head: HeadRecord;
+}
+
 /** Why a stored session could not be read, and where its damaged files were kept. */
 export interface RecoveryNote {
   /** What was wrong, for people (e.g. "snapshot: checksum mismatch; backup: missing"). */
@@ -234,6 +250,15 @@ export interface SessionDriver {
   close(): Promise<void>;
 }
 
+/**
+ * Capability: replaces a session's tail in one commit whose cost is that of the tail (see
+ * `TailCommit`). A message id of `messages` still stored before `afterSeq` is `INVALID_ARGUMENT`,
+ * and nothing changes. Without it the core reads the session and replaces it whole.
+ */
+export interface TailDriver {
+  replaceTail(id: string, commit: TailCommit): Promise<void>;
+}
+
 /** Capability: the backend removes expired sessions itself (one statement or script instead of a listing). */
 export interface PurgeDriver {
   /** Removes sessions whose `expiresAt` is at or before `now`, with their value namespaces; returns how many. */
@@ -328,7 +353,8 @@ export type AnyStoreDriver = SessionDriver &
   Partial<ForgetDriver> &
   Partial<ChangeFeedDriver> &
   Partial<PingDriver> &
-  Partial<MarksDriver>;
+  Partial<MarksDriver> &
+  Partial<TailDriver>;
 
 /**
  * The full driver: the session primitives with purge, values and forgetting a user, and full-text search when
@@ -343,6 +369,8 @@ export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver, Fo
   ping?: PingDriver['ping'];
   /** The marks of one user's sessions in one call (Redis); see `MarksDriver`. */
   listMarks?: MarksDriver['listMarks'];
+  /** A tail replaced in one commit; see `TailDriver`. */
+  replaceTail?: TailDriver['replaceTail'];
 }
 
 /** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */

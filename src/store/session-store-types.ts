@@ -171,6 +171,28 @@ export interface AppendResult {
   readonly duplicates: readonly string[];
 }
 
+/** What `replaceTail` takes: where the tail starts, what replaces it, and the version it is based on. */
+export interface ReplaceTailInput {
+  /** The messages with a greater `seq` are removed; those up to it are kept as they are. At most the session's `lastSeq`. */
+  readonly afterSeq: number;
+  /** The new tail, in order; they get new sequence numbers above every one the session ever gave (ids unique in the session). */
+  readonly messages: ReadonlyArray<Message | MessageInput>;
+  /** Fail with `CONFLICT` (changing nothing) unless the stored version is this. */
+  readonly expectedVersion: number;
+  /** Replaces the session's metadata, variables and last usage in the same commit (see `AppendOptions.state`). */
+  readonly state?: AppendOptions['state'];
+}
+
+/** What `replaceTail` did. */
+export interface ReplaceTailResult {
+  /** The session's version after the commit (the expected one + 1). */
+  readonly version: number;
+  /** How many stored messages were removed (those after `afterSeq`). */
+  readonly removed: number;
+  /** The new tail as stored, with its sequence numbers. */
+  readonly messages: readonly Message[];
+}
+
 /** Range of `readMessages`, by sequence number. */
 export interface MessageRange {
   /** Only messages with `seq` greater than this. */
@@ -284,6 +306,15 @@ export interface SessionStore {
   save(session: Session, options?: SaveOptions): Promise<Session>;
   /** Adds messages atomically and durably; idempotent by message id; cost independent of the session's size. */
   append(id: string, messages: ReadonlyArray<Message | MessageInput>, options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Replaces the messages after `afterSeq` with `input.messages` in one atomic commit on
+   * `expectedVersion` (version + 1): the messages before are kept as they are, the new ones get new
+   * sequence numbers, and the cost is that of the tail, not of the session (pop, regenerate, edit
+   * of the last message). `CONFLICT` on another version, `NOT_FOUND`, `INVALID_ARGUMENT` for a bad
+   * `afterSeq` or message; nothing changes then. Absent on a store that has no such call (callers
+   * then `save` the whole session).
+   */
+  replaceTail?(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult>;
   /** Messages of a session by sequence range (the last `limit` of the range), oldest first. */
   readMessages(id: string, range?: MessageRange): Promise<Message[]>;
   /** Sessions, newest activity first (`updatedAt` descending, then `id` ascending: see `ListQuery`). */

@@ -16,7 +16,7 @@ import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { isSealed, recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
-import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError } from './driver-helpers.js';
+import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError, withKeys } from './driver-helpers.js';
 import { checkDriver } from './driver-check.js';
 import { CoreChangeFeed } from './change-feed.js';
 import type { ChangeFeed, DriverChange } from './change-types.js';
@@ -62,6 +62,8 @@ import type {
   ListQuery,
   MessageRange,
   RecoveryNotice,
+  ReplaceTailInput,
+  ReplaceTailResult,
   SaveOptions,
   SessionMark,
   SessionStore,
@@ -703,6 +705,133 @@ class CoreSessionStore implements SessionStore {
       appended: Object.freeze(appended),
       duplicates: Object.freeze([...outcome.duplicates]),
     });
+  }
+
+  async replaceTail(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult> {
+    return this.run('replaceTail', id, () => this.cutTail(id, input));
+  }
+
+  /**
+   * `replaceTail`: the head and the tail are read, the new head is built here (counts, seqs above
+   * the high-water mark, title, state, sliding expiry, key check) and the driver commits it on the
+   * version read, so a writer in between makes it `CONFLICT` and no acknowledged write is lost.
+   */
+  private async cutTail(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult> {
+    assertValidId(id, 'session id');
+    if (typeof input !== 'object' || input === null)
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${this.name}: replaceTail needs { afterSeq, messages, expectedVersion }`,
+      );
+    const expectedVersion = nonNegativeInteger(input.expectedVersion, 'expectedVersion');
+    const afterSeq = nonNegativeInteger(input.afterSeq, 'afterSeq');
+    if (!Array.isArray(input.messages))
+      throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: replaceTail needs an array of messages`);
+    const messages = input.messages.map((message) => Message.from(message));
+    const ids = new Set<string>();
+    for (const message of messages) {
+      if (ids.has(message.id))
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          `${this.name}: replaceTail gives message id ${message.id} twice`,
+        );
+      ids.add(message.id);
+    }
+    const state = input.state === undefined ? undefined : checkHeadState(input.state);
+    const head = await this.driver.readHead(id);
+    if (!this.live(head)) throw this.notFound(id);
+    this.sawOwner(id, head.userId);
+    this.sawKeys(id, head.keys);
+    checkVersion(this.name, id, head.version, expectedVersion);
+    if (afterSeq > head.lastSeq)
+      throw new InvalidInputError(
+        'INVALID_ARGUMENT',
+        `${this.name}: afterSeq ${afterSeq} is beyond session ${id}'s last seq (${head.lastSeq})`,
+      );
+    if (head.lastSeq + messages.length > MAX_SEQ)
+      throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: session ${id} would pass seq ${MAX_SEQ}`);
+    // Sealed as an append is: with the owner's key, and only by a store that holds the session's keys.
+    const cipher = await this.ciphers.forWrite(this.ownerKey(head.userId), head.keys);
+    this.assertCanWrite(id, head.keys, cipher);
+    const native = this.driver.replaceTail?.bind(this.driver);
+    // Without the capability the whole session is read and replaced, on the same version.
+    const whole = native === undefined ? await this.driver.readAll(id) : undefined;
+    if (whole !== undefined && whole.recovered === undefined)
+      checkVersion(this.name, id, whole.head.version, expectedVersion);
+    const removed =
+      whole === undefined
+        ? await this.driver.readRange(id, { afterSeq })
+        : whole.recovered === undefined
+          ? whole.messages.filter((record) => record.seq > afterSeq)
+          : undefined;
+    if (removed === undefined) throw this.notFound(id);
+    const readCipher = await this.ciphers.forRead(head.keys, dataOf(removed));
+    let removedTokens = 0;
+    for (const record of removed) removedTokens += this.counter.countMessage(this.decode(record, id, readCipher));
+    const stored: Message[] = [];
+    const records: Array<MessageRecord & { text?: string }> = [];
+    let tokens = 0;
+    let title = head.title;
+    let chosen = title === undefined ? metadataTitle(state?.metadata) : undefined;
+    for (const message of messages) {
+      const withSeq = storedAt(message, head.lastSeq + records.length + 1);
+      stored.push(withSeq);
+      records.push(
+        Object.freeze({
+          seq: withSeq.seq as number,
+          id: message.id,
+          data: encodeMessage(withSeq, id, cipher),
+          ...this.textOf(message),
+        }),
+      );
+      tokens += this.counter.countMessage(message);
+      // A session without a title takes the caller's `metadata.title`, else its first user message's.
+      chosen ??= title === undefined ? titleOf(message) : undefined;
+    }
+    if (title === undefined && chosen !== undefined) title = encodeTitle(chosen, id, cipher);
+    const extra = state === undefined ? undefined : decodeHeadData(head.data, id, cipher, this.name).extra;
+    const data =
+      state === undefined ? head.data : encodeHeadData(extra === undefined ? state : { ...state, extra }, id, cipher);
+    const now = this.now();
+    const updatedAt = new Date(now).toISOString();
+    const keys = keysAfterAppend(head.keys ?? '', cipher.holding);
+    const next: HeadRecord = Object.freeze(
+      withKeys(
+        {
+          ...head,
+          version: head.version + 1,
+          updatedAt,
+          messageCount: Math.max(0, head.messageCount - removed.length) + records.length,
+          tokenCount: Math.max(0, head.tokenCount - removedTokens) + tokens,
+          lastSeq: head.lastSeq + records.length,
+          ...(title === undefined ? {} : { title }),
+          data,
+          ...(head.ttlMs === undefined ? {} : { expiresAt: now + head.ttlMs }),
+        },
+        keys,
+      ),
+    );
+    if (native !== undefined) {
+      await native(id, { expectedVersion, afterSeq, messages: records, head: next });
+    } else {
+      const kept = (whole?.messages ?? []).filter((record) => record.seq <= afterSeq);
+      const taken = new Set(kept.map((record) => record.id));
+      const reused = messages.find((message) => taken.has(message.id));
+      if (reused !== undefined)
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          `${this.name}: message id ${reused.id} is already stored in session ${id} before seq ${afterSeq}`,
+        );
+      // A driver that indexes text is given the kept messages' text again (its replace re-indexes all).
+      const keptText = this.indexesText
+        ? kept.map((record) => ({ ...record, ...this.textOf(this.decode(record, id, readCipher)) }))
+        : kept;
+      await this.driver.replace(id, { expectedVersion, head: next, messages: [...keptText, ...records] });
+    }
+    this.sawKeys(id, next.keys);
+    this.told('replace', id, next.version);
+    this.remember(records, stored);
+    return Object.freeze({ version: next.version, removed: removed.length, messages: Object.freeze(stored) });
   }
 
   /** With stable records, what each record just written stands for: `messages[i]` is what `records[i]` decodes to. */

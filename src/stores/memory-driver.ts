@@ -15,6 +15,7 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
+  TailCommit,
   ValueRecord,
 } from '../store/driver-types.js';
 import { VECTOR_KEY_PREFIX, isUserNamespace, namespaceSession } from '../store/values.js';
@@ -23,9 +24,11 @@ import {
   appendToHead,
   checkKeys,
   checkVersion,
+  countBelow,
   isExpired,
   noSessionError,
   rangeOf,
+  reusedIdError,
   sortAndPage,
   storeName,
 } from '../store/driver-helpers.js';
@@ -116,6 +119,23 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         messages,
         ids: new Set(messages.map((record) => record.id)),
       });
+      tell({ kind: 'replace', id, version: commit.head.version, ...owner(commit.head) });
+    },
+    async replaceTail(id, commit: TailCommit) {
+      const entry = sessions.get(id);
+      if (entry === undefined) throw noSessionError(name, id);
+      checkVersion(name, id, entry.head.version, commit.expectedVersion);
+      const kept = entry.messages.slice(0, countBelow(entry.messages, commit.afterSeq + 1));
+      const ids = new Set(kept.map((record) => record.id));
+      const reused = commit.messages.find((record) => ids.has(record.id));
+      if (reused !== undefined) throw reusedIdError(name, id, reused.id);
+      const added = commit.messages.map((record) =>
+        Object.isFrozen(record) && !('text' in record)
+          ? record
+          : Object.freeze({ seq: record.seq, id: record.id, data: record.data }),
+      );
+      for (const record of added) ids.add(record.id);
+      sessions.set(id, { head: Object.freeze({ ...commit.head }), messages: [...kept, ...added], ids });
       tell({ kind: 'replace', id, version: commit.head.version, ...owner(commit.head) });
     },
     async list(query) {

@@ -12,7 +12,7 @@ import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.
 import { closedError, noSessionError } from '../store/driver-helpers.js';
 import { receiptOf, runForgetHooks } from '../store/forget.js';
 import { marksByListing } from '../store/marks.js';
-import type { SessionStore, ValueOwner } from '../store/session-store-types.js';
+import type { ReplaceTailInput, SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
 import { purgeListed } from './tenant-purge.js';
@@ -59,6 +59,7 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
     return map.ownerIn(owner, access);
   });
   const search = store.searchText;
+  const replaceTail = store.replaceTail?.bind(store);
 
   const view: SessionStore = {
     // The store's own name: its errors, which the view passes on, name it.
@@ -87,6 +88,19 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
       await mustSee(id);
       return forward('readMessages', id, range);
     }),
+    ...(replaceTail === undefined
+      ? {}
+      : {
+          replaceTail: open(async (id: string, input: ReplaceTailInput) => {
+            await mustSee(id);
+            const stored = map.names.sessionId(id);
+            try {
+              return await replaceTail(stored, input);
+            } catch (error) {
+              throw map.errorOut(error, stored, id);
+            }
+          }),
+        }),
     delete: open(async (id) => (await summary(id)) !== undefined && forward('delete', id)),
     save: open(async (session, options = {}) => {
       // Not a session: the store refuses it with its own error, and nothing is written.

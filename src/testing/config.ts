@@ -34,6 +34,7 @@ export const CONFORMANCE_SPECS = [
   'damaged-session',
   'refused-writes',
   'marks',
+  'replace-tail',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -29,6 +29,7 @@ import { damagedSessionSpec } from './specs/damaged-session.js';
 import { refusedWritesSpec } from './specs/refused-writes.js';
 import { userKeysSpec } from './specs/user-keys.js';
 import { marksSpec } from './specs/marks.js';
+import { replaceTailSpec } from './specs/replace-tail.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -56,6 +57,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'damaged-session': damagedSessionSpec,
   marks: marksSpec,
   'refused-writes': refusedWritesSpec,
+  'replace-tail': replaceTailSpec,
 };
 
 /**

@@ -115,6 +115,9 @@ describe('lazyDriver', () => {
       writeValues(...args: Parameters<NonNullable<AnyStoreDriver['writeValues']>>) {
         return this.inner.writeValues(...args);
       }
+      replaceTail(...args: Parameters<NonNullable<AnyStoreDriver['replaceTail']>>) {
+        return (this.inner.replaceTail as NonNullable<AnyStoreDriver['replaceTail']>)(...args);
+      }
       watchChanges(...args: Parameters<NonNullable<AnyStoreDriver['watchChanges']>>) {
         return (this.inner.watchChanges as NonNullable<AnyStoreDriver['watchChanges']>)(...args);
       }

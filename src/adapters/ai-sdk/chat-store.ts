@@ -7,9 +7,10 @@ import type { UIMessage } from 'ai';
 import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { BoundedMap } from '../../internal/bounded-map.js';
+import type { Message, MessageInput } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/session-store-types.js';
-import { planSave } from './chat-plan.js';
+import { planSave, sameUiMessage } from './chat-plan.js';
 import { decodeUiMessages, type StoredUiMessage } from './decode.js';
 import { readUiMessages, toUiMessage, type UiMessageJson } from './ui-json.js';
 
@@ -83,6 +84,9 @@ export class ChatConflictError extends ConflictError {
 /** How many chats' loaded versions a chat store remembers. */
 const LOADED_VERSIONS = 10_000;
 
+/** How many chats' decoded messages a chat store keeps, to plan a save by reading only the head (see `read`). */
+const KNOWN_CHATS = 64;
+
 /** Marks sessions written by a chat store (for people browsing the store). */
 const SESSION_METADATA = { aiSdk: { kind: 'ui-chat' } } as const;
 
@@ -97,9 +101,64 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   // read first out: a chat that dropped out only makes such a save ask for a load again.
   const loaded = new BoundedMap<string, number>({ max: LOADED_VERSIONS });
 
+  // The last chats this store read or wrote, decoded, at their version: while the stored version is
+  // still that one (one head read tells), a save plans over them without reading every message.
+  const known = new BoundedMap<string, { readonly session: Session; readonly entries: StoredUiMessage[] }>({
+    max: KNOWN_CHATS,
+  });
+
   const read = async (id: string): Promise<{ session: Session; entries: StoredUiMessage[] } | undefined> => {
+    const cached = known.get(id);
+    if (cached !== undefined) {
+      const row = await store.summary(id);
+      if (row?.version === cached.session.version) return cached;
+    }
     const session = await store.get(id);
-    return session === undefined ? undefined : { session, entries: decodeUiMessages(session.messages) };
+    if (session === undefined) {
+      known.delete(id);
+      return undefined;
+    }
+    const current = { session, entries: decodeUiMessages(session.messages) };
+    known.set(id, current);
+    return current;
+  };
+
+  /**
+   * The rewrite of a save that keeps a prefix of the stored chat, as a tail replace (pop,
+   * regenerate, edit of the last messages): its cost is the tail's. `undefined` when the store has
+   * no `replaceTail` or nothing is kept (the chat is saved whole then).
+   */
+  const replaceTailOf = async (
+    id: string,
+    session: Session,
+    entries: readonly StoredUiMessage[],
+    next: readonly UiMessageJson[],
+    messages: ReadonlyArray<Message | MessageInput>,
+  ): Promise<SaveChatResult | undefined> => {
+    const replaceTail = store.replaceTail?.bind(store);
+    if (replaceTail === undefined) return undefined;
+    let prefix = 0;
+    while (
+      prefix < entries.length &&
+      prefix < next.length &&
+      sameUiMessage((entries[prefix] as StoredUiMessage).message, next[prefix] as UiMessageJson)
+    )
+      prefix += 1;
+    const kept = entries.slice(0, prefix).flatMap((entry) => entry.stored);
+    const afterSeq = kept.at(-1)?.seq;
+    // The plan keeps the stored messages of the prefix as they are (the very objects): otherwise save whole.
+    if (afterSeq === undefined || kept.some((message, index) => messages[index] !== message)) return undefined;
+    const result = await replaceTail(id, {
+      afterSeq,
+      messages: messages.slice(kept.length),
+      expectedVersion: session.version,
+    });
+    const stored = [...kept, ...result.messages];
+    known.set(id, {
+      session: session.withStored({ messages: stored, version: result.version }),
+      entries: [...entries.slice(0, prefix), ...decodeUiMessages(result.messages)],
+    });
+    return { kind: 'rewrite', version: result.version };
   };
 
   const write = async (
@@ -144,12 +203,14 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
         `Chat ${id} is at version ${session.version}, not ${expectedVersion}: reload it and apply the change again`,
         { id, version: session.version, expectedVersion },
       );
-    const saving = planSave(entries, plan(entries));
+    const next = plan(entries);
+    const saving = planSave(entries, next);
     switch (saving.kind) {
       case 'none':
         return { kind: 'none', version: session.version };
       case 'append': {
         const result = await store.append(id, saving.messages, { expectedVersion: session.version });
+        known.delete(id);
         return { kind: 'append', version: result.version };
       }
       case 'rewrite': {
@@ -160,6 +221,9 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
               'or pass expectedVersion',
             { id, version: session.version, removed: saving.removed },
           );
+        const tail = await replaceTailOf(id, session, entries, next, saving.messages);
+        if (tail !== undefined) return tail;
+        known.delete(id);
         const saved = await store.save(session.withMessages(saving.messages), { expectedVersion: session.version });
         return { kind: 'rewrite', version: saved.version };
       }
@@ -223,6 +287,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
     },
     async deleteChat(id: string) {
       loaded.delete(id);
+      known.delete(id);
       return store.delete(id);
     },
   });

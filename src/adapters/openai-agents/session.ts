@@ -6,7 +6,8 @@
  *
  * What each call costs: `addItems` is one atomic append (idempotent message ids, cost independent
  * of the history's length); `getItems(limit)` one bounded range read of the newest `limit`
- * messages (each holds at least one item); `popItem`, `clearSession`, `replaceHistoryWithCompaction`,
+ * messages (each holds at least one item); `popItem` a head read, a one-message read and a tail
+ * replace on the version read (on a store with `replaceTail`); `clearSession`, `replaceHistoryWithCompaction`,
  * `runCompaction` and `applyHistoryTransaction` read the session and write it back in one
  * compare-and-replace on its version, retried on a concurrent change and a typed `CONFLICT` when
  * the retries run out: two processes never lose an item.
@@ -139,8 +140,30 @@ export class ChatstateSession implements SessionHistoryTransactionAwareSession, 
     }
   }
 
-  /** Removes and returns the newest item (rewriting the message that held it). */
+  /**
+   * Removes and returns the newest item: on a store with `replaceTail`, the last message is read and
+   * replaced (the rest of the history untouched, at a cost independent of its length); otherwise
+   * the session is rewritten.
+   */
   async popItem(): Promise<AgentInputItem | undefined> {
+    const replaceTail = this.store.replaceTail?.bind(this.store);
+    if (replaceTail !== undefined) {
+      for (let attempt = 1; ; attempt += 1) {
+        // The version first: a change after it makes the replace below a CONFLICT, tried again.
+        const row = await this.store.summary(this.sessionId);
+        if (row === undefined || row.messageCount === 0) return undefined;
+        const last = await this.store.readMessages(this.sessionId, { limit: 1 });
+        const cut = cutItems(last, 1);
+        const seq = last[0]?.seq;
+        if (cut === undefined || seq === undefined) return undefined;
+        try {
+          await replaceTail(this.sessionId, { afterSeq: seq - 1, messages: cut.kept, expectedVersion: row.version });
+          return copied(cut.removed[0]);
+        } catch (error) {
+          if (!ChatstateError.hasCode(error, 'CONFLICT') || attempt >= this.#attempts) throw error;
+        }
+      }
+    }
     return this.#rewrite((session) => {
       const cut = cutItems(session.messages, 1);
       if (cut === undefined) return { result: undefined };

@@ -45,6 +45,7 @@ export function activeMemoryStatements(tables: Tables) {
     insertIndex: `INSERT INTO ${search} (session_id, seq, message_id, user_id, body)
       SELECT $1, seq, id, $2, to_tsvector('${SEARCH_CONFIG}', text) FROM unnest($3::bigint[], $4::text[], $5::text[]) AS batch(seq, id, text)`,
     deleteIndex: `DELETE FROM ${search} WHERE session_id = $1`,
+    deleteIndexAfter: `DELETE FROM ${search} WHERE session_id = $1 AND seq > $2`,
     /**
      * The lexemes of a query (parsed, stemmed, stop words removed, as messages are indexed), each
      * quoted as a tsquery literal (quote and backslash escaped) and joined by `|`: the user's text

@@ -14,6 +14,7 @@ import {
   isExpired,
   listedHead,
   noSessionError,
+  reusedIdError,
   prefixEnd,
 } from '../../store/driver-helpers.js';
 import { rawColumns } from '../sql-head.js';
@@ -28,6 +29,7 @@ import type {
   DriverRange,
   MessageRecord,
   ReplaceCommit,
+  TailCommit,
   StoreDriver,
   ValueRecord,
 } from '../../store/driver-types.js';
@@ -323,6 +325,31 @@ export class PostgresDriver implements StoreDriver {
         else await client.query(this.feed.sql.appendHead, [...values, this.feed.channel]);
       }
       return { version: next.head.version, appended: next.appended, duplicates: next.duplicates };
+    });
+  }
+
+  /** One transaction under the head's row lock: the version checked, the rows after `afterSeq` deleted, the new ones and the head written. */
+  async replaceTail(id: string, commit: TailCommit): Promise<void> {
+    const { head, afterSeq } = commit;
+    const values = headValues({ ...head, id });
+    await this.transaction(async (client) => {
+      const locked = await client.query(this.sql.lockHead, [id]);
+      if (locked.rows.length === 0) throw noSessionError(this.name, id);
+      checkVersion(this.name, id, headOf(locked.rows[0], this.name).version, commit.expectedVersion);
+      if (commit.messages.length > 0) {
+        const reused = await client.query(this.sql.keptIds, [id, afterSeq, commit.messages.map((record) => record.id)]);
+        if (reused.rows.length > 0) throw reusedIdError(this.name, id, String((reused.rows[0] as { id: unknown }).id));
+      }
+      await client.query(this.sql.deleteMessagesAfter, [id, afterSeq]);
+      await client.query(this.activeMemory.deleteIndexAfter, [id, afterSeq]);
+      await client.query(this.sql.replaceHead, values);
+      await this.insertMessages(client, id, commit.messages);
+      await indexMessages(client, this.activeMemory, id, head.userId, commit.messages);
+      if (this.feed !== undefined) {
+        const { version, userId } = head;
+        const payload = changePayload({ kind: 'replace', id, version, ...(userId === undefined ? {} : { userId }) });
+        await client.query(this.feed.sql.notify, [this.feed.channel, payload]);
+      }
     });
   }
 

@@ -92,6 +92,8 @@ export function statements(tables: Tables) {
       updated_at = $7, expires_at = $8, ttl_ms = $9, message_count = $10, token_count = $11, last_seq = $12, title = $13,
       data = $14, key_check = $15 WHERE id = $1`,
     deleteMessages: `DELETE FROM ${messages} WHERE session_id = $1`,
+    deleteMessagesAfter: `DELETE FROM ${messages} WHERE session_id = $1 AND seq > $2`,
+    keptIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND seq <= $2 AND id = ANY($3::text[]) LIMIT 1`,
     remove: `DELETE FROM ${sessions} WHERE id = $1`,
     purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
     /**

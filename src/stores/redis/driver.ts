@@ -9,7 +9,14 @@
  */
 import { ChatstateError, UnavailableError, errorMessage } from '../../errors.js';
 import type { DriverChangeSink } from '../../store/change-types.js';
-import { checkKeys, checkVersion, closedError, listedHead, noSessionError } from '../../store/driver-helpers.js';
+import {
+  checkKeys,
+  checkVersion,
+  closedError,
+  listedHead,
+  noSessionError,
+  reusedIdError,
+} from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -20,6 +27,7 @@ import type {
   ReplaceCommit,
   SessionMarkRecord,
   StoreDriver,
+  TailCommit,
   DriverForgetResult,
   ForgetTarget,
   ValueRecord,
@@ -338,6 +346,56 @@ export class RedisDriver implements StoreDriver {
           throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
         default:
           throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+      }
+      await this.feed.publish({
+        kind: 'replace',
+        id,
+        version: head.version,
+        ...(head.userId === undefined ? {} : { userId: head.userId }),
+      });
+      await this.confirmed(id);
+    });
+  }
+
+  /** One script: the version checked, the messages after `afterSeq` removed, the new ones and the head written. */
+  replaceTail(id: string, commit: TailCommit): Promise<void> {
+    return this.track(async () => {
+      const { head } = commit;
+      const updatedMs = Date.parse(head.updatedAt);
+      // As in `replace`: Redis counts the remaining lifetime on its own clock.
+      const expireInMs = head.expiresAt === undefined ? '' : Math.max(1, head.expiresAt - updatedMs);
+      const fields = headFields(head);
+      const args: Array<string | number> = [
+        id,
+        commit.expectedVersion,
+        commit.afterSeq,
+        updatedMs,
+        head.expiresAt ?? '',
+        expireInMs,
+        fields.length / 2,
+        ...fields,
+        commit.messages.length,
+      ];
+      for (const record of commit.messages) args.push(record.seq, record.id, record.data);
+      const { status: outcome, rest } = status(
+        this.records,
+        await this.run(SCRIPTS.tail, this.layout.sessionBase(id), args, 'write'),
+        id,
+      );
+      switch (outcome) {
+        case 'OK':
+          break;
+        case 'NOT_FOUND':
+          throw noSessionError(this.name, id);
+        case 'REUSED':
+          throw reusedIdError(this.name, id, text(rest[0]) ?? '');
+        case 'CONFLICT':
+          checkVersion(this.name, id, this.records.integer(rest[0], id, 'the version'), commit.expectedVersion);
+          throw this.records.corrupt(id, 'the tail script reported a conflict it cannot explain');
+        case 'CORRUPT':
+          throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
+        default:
+          throw this.records.corrupt(id, `the tail script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
       await this.feed.publish({
         kind: 'replace',

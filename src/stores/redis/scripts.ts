@@ -272,6 +272,53 @@ end
 return {'OK'}
 `;
 
+// ARGV: P, id, expectedVersion, afterSeq, updatedMs, expiresAt|'', expireInMs|'', k, k head field/value
+// pairs, n, then per message: seq, id, data.
+// {'OK'} | {'NOT_FOUND'} | {'CONFLICT', version} | {'REUSED', message id} | {'CORRUPT', field}.
+// The messages after afterSeq go, the new ones and the core's head are written: the cost is the tail's.
+const TAIL = `
+local id = ARGV[2]
+local h, m, d = skey(id, 'h'), skey(id, 'm'), skey(id, 'd')
+if redis.call('EXISTS', h) == 0 then return {'NOT_FOUND'} end
+local f = redis.call('HMGET', h, 'version', 'userId', 'agentId')
+local version = count(f[1])
+if not version then return {'CORRUPT', 'version'} end
+if version ~= tonumber(ARGV[3]) then return {'CONFLICT', int(version)} end
+local k = tonumber(ARGV[8])
+local at = 9 + k * 2
+local n = tonumber(ARGV[at])
+at = at + 1
+-- Ids stay unique in a session: a new message may not take the id of one that stays.
+for i = 0, n - 1 do
+  local score = redis.call('ZSCORE', m, ARGV[at + i * 3 + 1])
+  if score and tonumber(score) <= tonumber(ARGV[4]) then return {'REUSED', ARGV[at + i * 3 + 1]} end
+end
+local gone = redis.call('ZRANGEBYSCORE', m, '(' .. ARGV[4], '+inf')
+for i = 1, #gone, 500 do
+  redis.call('HDEL', d, unpack(gone, i, math.min(i + 499, #gone)))
+end
+redis.call('ZREMRANGEBYSCORE', m, '(' .. ARGV[4], '+inf')
+unindex(id, f[2], f[3])
+redis.call('DEL', h)
+local fields = {}
+for i = 9, 8 + k * 2 do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', h, unpack(fields))
+for i = 0, n - 1 do
+  local base = at + i * 3
+  redis.call('ZADD', m, ARGV[base], ARGV[base + 1])
+  redis.call('HSET', d, ARGV[base + 1], ARGV[base + 2])
+end
+local expiresAt = nil
+if ARGV[6] ~= '' then expiresAt = tonumber(ARGV[6]) end
+index(id, f[2], f[3], tonumber(ARGV[5]), expiresAt)
+if ARGV[7] ~= '' then
+  for _, key in ipairs({h, m, d}) do redis.call('PEXPIRE', key, ARGV[7]) end
+else
+  for _, key in ipairs({h, m, d}) do redis.call('PERSIST', key) end
+end
+return {'OK'}
+`;
+
 // ARGV: P, now, offset, limit, userId|'', agentId|'', afterScore|'', afterId|'', expired '1'|'', idPrefix|''.
 // {{id, head}, ...}: the matching heads, paged. Index entries whose head Redis has already expired
 // are skipped, and so are those whose expiry has passed (or, with expired, those whose has not).
@@ -509,6 +556,7 @@ export const SCRIPTS = Object.freeze({
   readRange: script('readRange', READ_RANGE),
   append: script('append', APPEND),
   replace: script('replace', REPLACE),
+  tail: script('tail', TAIL),
   list: script('list', LIST),
   marks: script('marks', MARKS),
   remove: script('remove', REMOVE),

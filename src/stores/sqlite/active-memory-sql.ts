@@ -47,6 +47,7 @@ export function prepareActiveMemoryStatements(db: SqliteDatabaseLike) {
     insertIndex: db.prepare(`INSERT INTO message_fts (rowid, body, owner) VALUES (?, ?, ?)`),
     // The trigger message_text_deleted removes the index rows too.
     deleteText: db.prepare(`DELETE FROM message_text WHERE session_id = ?`),
+    deleteTextAfter: db.prepare(`DELETE FROM message_text WHERE session_id = ? AND seq > ?`),
     // The messages of a session that have rows in the index (queued text is not in it yet).
     indexedKeys: db.prepare(`SELECT seq, message_id AS id FROM message_text WHERE session_id = ?`),
     queueText: db.prepare(
@@ -57,6 +58,7 @@ export function prepareActiveMemoryStatements(db: SqliteDatabaseLike) {
     countQueued: db.prepare(`SELECT count(*) AS queued FROM message_text_queue`),
     // The queue is small (a batch or so): deleting one session's rows scans it, no index to keep up.
     deleteQueued: db.prepare(`DELETE FROM message_text_queue WHERE session_id = ?`),
+    deleteQueuedAfter: db.prepare(`DELETE FROM message_text_queue WHERE session_id = ? AND seq > ?`),
     clearQueue: db.prepare(`DELETE FROM message_text_queue`),
     // A queued message whose (session, seq) already has a row (only a damaged file could have one)
     // keeps that row and its index entry: the batch goes on instead of failing.
@@ -166,6 +168,12 @@ export function indexQueued(statements: ActiveMemoryStatements): number {
 export function forgetText(statements: ActiveMemoryStatements, id: string): void {
   statements.deleteText.run(id);
   statements.deleteQueued.run(id);
+}
+
+/** Deletes the index rows and queued text of session `id`'s messages after seq `afterSeq` (a replaced tail). */
+export function forgetTextAfter(statements: ActiveMemoryStatements, id: string, afterSeq: number): void {
+  statements.deleteTextAfter.run(id, afterSeq);
+  statements.deleteQueuedAfter.run(id, afterSeq);
 }
 
 /** Deletes what belongs to session `id` besides its head and messages: its values, index rows and queued text. */

@@ -10,6 +10,7 @@ import {
   isExpired,
   listedHead,
   noSessionError,
+  reusedIdError,
 } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
@@ -22,6 +23,7 @@ import type {
   MessageRecord,
   ReplaceCommit,
   StoreDriver,
+  TailCommit,
   ValueRecord,
 } from '../../store/driver-types.js';
 import type { TextSearchHit, TextSearchQuery } from '../../store/session-store-types.js';
@@ -31,6 +33,7 @@ import {
   forgetExpired,
   forgetSession,
   forgetText,
+  forgetTextAfter,
   forgetUserRows,
   indexMessages,
   indexQueued,
@@ -358,6 +361,31 @@ export class SqliteDriver implements StoreDriver {
         this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
       indexMessages(this.activeMemory, id, head.userId, commit.messages);
       return { value: undefined, removed, removedText };
+    });
+  }
+
+  /** One write of the group commit: the version checked, the rows after `afterSeq` deleted, the new ones and the head written. */
+  replaceTail(id: string, commit: TailCommit): Promise<void> {
+    const { head, afterSeq } = commit;
+    return this.write(() => {
+      const row = this.statements.version.get(id) as { version: number } | undefined;
+      if (row === undefined) throw noSessionError(this.name, id);
+      checkVersion(this.name, id, row.version, commit.expectedVersion);
+      for (const message of commit.messages)
+        if (this.statements.messageIdBefore.get(id, message.id, afterSeq) !== undefined)
+          throw reusedIdError(this.name, id, message.id);
+      this.statements.deleteMessagesAfter.run(id, afterSeq);
+      forgetTextAfter(this.activeMemory, id, afterSeq);
+      for (const message of commit.messages)
+        this.statements.insertReplacement.run(id, message.seq, message.id, message.data);
+      this.statements.upsertHead.run(...headValues({ ...head, id }));
+      const queued = commit.messages.flatMap((message) =>
+        message.text === undefined ? [] : [{ seq: message.seq, id: message.id, text: message.text }],
+      );
+      if (queued.length > 0) {
+        queueMessages(this.activeMemory, id, head.userId ?? null, queued);
+        this.unindexed += queued.length;
+      }
     });
   }
 

@@ -232,6 +232,8 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     ),
     insertReplacement: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?)`),
     deleteMessages: db.prepare(`DELETE FROM messages WHERE session_id = ?`),
+    deleteMessagesAfter: db.prepare(`DELETE FROM messages WHERE session_id = ? AND seq > ?`),
+    messageIdBefore: db.prepare(`SELECT seq FROM messages WHERE session_id = ? AND id = ? AND seq <= ?`),
     deleteHead: db.prepare(`DELETE FROM sessions WHERE id = ?`),
     purgeMessages: db.prepare(
       `DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?)`,
