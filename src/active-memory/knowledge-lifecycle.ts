@@ -48,6 +48,28 @@ function checkTime(value: unknown, what: string): string {
 }
 
 /** A fact id as `supersedes` and `forget` take it: a message id, else `INVALID_ID`. */
+/** A remembered fact as the API and the MCP tools answer it: its id, text, time and lifecycle fields. */
+export interface RememberedFact {
+  readonly id: string;
+  readonly text: string;
+  readonly timestamp: string;
+  readonly validFrom?: string;
+  readonly supersedes?: string;
+  readonly tags?: string[];
+}
+
+/** The fact `remember` stored, from the hit it returned. */
+export function rememberedFact(hit: RecallHit): RememberedFact {
+  return {
+    id: hit.messageId,
+    text: hit.text,
+    timestamp: hit.timestamp,
+    ...(hit.validFrom === undefined ? {} : { validFrom: hit.validFrom }),
+    ...(hit.supersedes === undefined ? {} : { supersedes: hit.supersedes }),
+    ...(hit.tags === undefined ? {} : { tags: [...hit.tags] }),
+  };
+}
+
 export function checkFactId(id: unknown, what = 'fact id'): string {
   if (typeof id !== 'string' || !MESSAGE_ID_PATTERN.test(id))
     throw new InvalidInputError(

@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { MAX_QUERY_CHARS, MAX_RECALL_K, MAX_VALUE_BYTES } from '../active-memory/checks.js';
 import { knowledgeSessionId } from '../active-memory/knowledge.js';
+import { rememberedFact } from '../active-memory/knowledge-lifecycle.js';
 import { createSessionHandle } from '../active-memory/session-handle.js';
 import { WorkingMemory } from '../active-memory/working-memory.js';
 import type { JsonObject } from '../message/schema.js';
@@ -70,14 +71,7 @@ export function registerMemoryTools(server: McpServer, scope: McpScope): void {
         ...(tags === undefined ? {} : { tags }),
       });
       scope.changed?.(hit.sessionId);
-      return jsonResult({
-        id: hit.messageId,
-        text: hit.text,
-        timestamp: hit.timestamp,
-        ...(hit.validFrom === undefined ? {} : { validFrom: hit.validFrom }),
-        ...(hit.supersedes === undefined ? {} : { supersedes: hit.supersedes }),
-        ...(hit.tags === undefined ? {} : { tags: [...hit.tags] }),
-      });
+      return jsonResult({ ...rememberedFact(hit) });
     }),
   );
   server.registerTool(

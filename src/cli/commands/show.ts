@@ -44,15 +44,19 @@ function selected(messages: readonly Message[], options: ShowOptions): readonly 
   return chosen;
 }
 
+/** Prints `messages` as the request body `--format` names, with the warnings of the conversion; false without `--format`. */
+async function showWire(context: CliContext, messages: readonly Message[], options: ShowOptions): Promise<boolean> {
+  if (options.format === undefined) return false;
+  const { body, warnings } = wireRequest(options.format, messages);
+  for (const warning of warnings) context.output.warn(`${warning.code}: ${warning.message}`);
+  await context.output.document(body);
+  return true;
+}
+
 /** Prints `view` (a LangGraph thread at one checkpoint) as `show` prints a session. */
 async function showThread(context: CliContext, view: ThreadView, options: ShowOptions): Promise<void> {
   const messages = selected(view.messages, options);
-  if (options.format !== undefined) {
-    const { body, warnings } = wireRequest(options.format, messages);
-    for (const warning of warnings) context.output.warn(`${warning.code}: ${warning.message}`);
-    await context.output.document(body);
-    return;
-  }
+  if (await showWire(context, messages, options)) return;
   if (context.output.json) {
     await context.output.document({ thread: { ...view, messages } });
     return;
@@ -118,12 +122,7 @@ export const show = defineCommand('show', (command) =>
             `${session.id} is not a LangGraph thread's conversation in a store: --checkpoint and --checkpoints need one`,
           );
         const messages = selected(session.messages, options);
-        if (options.format !== undefined) {
-          const { body, warnings } = wireRequest(options.format, messages);
-          for (const warning of warnings) context.output.warn(`${warning.code}: ${warning.message}`);
-          await context.output.document(body);
-          return;
-        }
+        if (await showWire(context, messages, options)) return;
         if (context.output.json) {
           await context.output.document({ ...session.toJSON(), messages, links: linksOf(session) });
           return;

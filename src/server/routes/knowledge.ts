@@ -6,6 +6,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MAX_VALUE_BYTES } from '../../active-memory/checks.js';
 import { knowledgeSessionId } from '../../active-memory/knowledge.js';
+import { rememberedFact } from '../../active-memory/knowledge-lifecycle.js';
 import { createSessionHandle } from '../../active-memory/session-handle.js';
 import type { SessionHandle } from '../../active-memory/types.js';
 import { ForbiddenError } from '../../errors.js';
@@ -76,17 +77,7 @@ export function knowledgeRoutes(app: OpenAPIHono<ServerEnv>): void {
       ...(tags === undefined ? {} : { tags }),
     });
     c.var.changed(hit.sessionId);
-    return c.json(
-      {
-        id: hit.messageId,
-        text: hit.text,
-        timestamp: hit.timestamp,
-        ...(hit.validFrom === undefined ? {} : { validFrom: hit.validFrom }),
-        ...(hit.supersedes === undefined ? {} : { supersedes: hit.supersedes }),
-        ...(hit.tags === undefined ? {} : { tags: [...hit.tags] }),
-      },
-      201,
-    );
+    return c.json(rememberedFact(hit), 201);
   });
   app.openapi(forget, async (c) => {
     const { userId, factId } = c.req.valid('param');

@@ -347,14 +347,19 @@ export class RedisDriver implements StoreDriver {
         default:
           throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
-      await this.feed.publish({
-        kind: 'replace',
-        id,
-        version: head.version,
-        ...(head.userId === undefined ? {} : { userId: head.userId }),
-      });
-      await this.confirmed(id);
+      await this.replaced(id, head);
     });
+  }
+
+  /** Tells the feed a session was rewritten (a replace or a tail replace) and waits for the write to be confirmed. */
+  private async replaced(id: string, head: HeadRecord): Promise<void> {
+    await this.feed.publish({
+      kind: 'replace',
+      id,
+      version: head.version,
+      ...(head.userId === undefined ? {} : { userId: head.userId }),
+    });
+    await this.confirmed(id);
   }
 
   /** One script: the version checked, the messages after `afterSeq` removed, the new ones and the head written. */
@@ -397,13 +402,7 @@ export class RedisDriver implements StoreDriver {
         default:
           throw this.records.corrupt(id, `the tail script answered ${JSON.stringify(outcome.slice(0, 40))}`);
       }
-      await this.feed.publish({
-        kind: 'replace',
-        id,
-        version: head.version,
-        ...(head.userId === undefined ? {} : { userId: head.userId }),
-      });
-      await this.confirmed(id);
+      await this.replaced(id, head);
     });
   }
 
