@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { historyArb } from '../../test/support/arbitraries.js';
 import { damagedHistoryArb } from '../../test/support/damaged-history.js';
 import { Message } from '../message/message.js';
+import { formats, validate } from './index.js';
 import { openaiResponses } from './openai-responses.js';
 import { MISSING_RESULT_TEXT, prepareHistory } from './prepare.js';
 
@@ -92,7 +93,7 @@ describe('prepareHistory', () => {
     ]);
   });
 
-  it('keeps only the first use of a reused call id', () => {
+  it('sends a reused call id under a fresh one, with its own result, instead of dropping the exchange', () => {
     const prepared = prepareHistory([
       Message.user('u'),
       Message.assistant('', { toolCalls: [call('x')] }),
@@ -101,8 +102,60 @@ describe('prepareHistory', () => {
       Message.tool('x', '2'),
       Message.assistant('', { toolCalls: [call('x')] }),
     ]);
-    expect(shape(prepared.body)).toEqual(['user:u', 'assistant:x', 'tool:x:1', 'assistant:again']);
-    expect(codes(prepared.warnings)).toEqual(['duplicate_tool_call', 'orphan_tool_result', 'duplicate_tool_call']);
+    expect(shape(prepared.body)).toEqual([
+      'user:u',
+      'assistant:x',
+      'tool:x:1',
+      'assistant:x_2',
+      'tool:x_2:2',
+      'assistant:x_3',
+      `tool:x_3:${MISSING_RESULT_TEXT}`,
+    ]);
+    expect(Message.text(prepared.body[3] as Message)).toBe('again');
+    expect(codes(prepared.warnings)).toEqual(['renamed_tool_call', 'renamed_tool_call', 'missing_tool_result']);
+  });
+
+  it('pairs each result with the nearest call of its id before it, and never renames onto an id in use', () => {
+    const prepared = prepareHistory([
+      Message.user('u'),
+      Message.assistant('', { toolCalls: [call('x')] }),
+      Message.user('interrupted'),
+      Message.assistant('', { toolCalls: [call('x'), call('x_2')] }),
+      Message.tool('x', 'second'),
+      Message.tool('x_2', 'other'),
+    ]);
+    expect(shape(prepared.body)).toEqual([
+      'user:u',
+      'assistant:x',
+      `tool:x:${MISSING_RESULT_TEXT}`,
+      'user:interrupted',
+      'assistant:x_3,x_2',
+      'tool:x_3:second',
+      'tool:x_2:other',
+    ]);
+  });
+
+  it('keeps every turn of a model that names its calls call_0 each time, valid for every provider', () => {
+    const history = [Message.user('u')];
+    for (let turn = 0; turn < 3; turn++)
+      history.push(
+        Message.assistant('', { toolCalls: [call('call_0'), call('call_1')] }),
+        Message.tool('call_0', `a${turn}`),
+        Message.tool('call_1', `b${turn}`),
+        Message.assistant(`done ${turn}`),
+        Message.user(`next ${turn}`),
+      );
+    const prepared = prepareHistory(history);
+    expect(prepared.body.filter((m) => m.role === 'tool').map((m) => Message.text(m))).toEqual([
+      'a0',
+      'b0',
+      'a1',
+      'b1',
+      'a2',
+      'b2',
+    ]);
+    for (const provider of ['openaiChat', 'openaiResponses', 'anthropic', 'gemini', 'aiSdk'] as const)
+      expect(validate(provider, formats[provider].to(history)), provider).toEqual([]);
   });
 
   it('changes nothing and warns about nothing on a valid history', () => {

@@ -19,12 +19,6 @@ export interface PreparedHistory {
 /** Content of a result synthesized for a call that never got one (the provider demands one). */
 export const MISSING_RESULT_TEXT = 'Error: no result was recorded for this tool call.';
 
-/** True when a message says something besides its tool calls. */
-function hasContent(message: Message): boolean {
-  if (typeof message.content === 'string') return message.content.trim().length > 0;
-  return message.content.some((part) => part.type !== 'text' || part.text.trim().length > 0);
-}
-
 /** Splits off the leading system messages and repairs tool exchanges, reporting every change as a warning. */
 export function prepareHistory(messages: readonly Message[]): PreparedHistory {
   const warnings: FormatWarning[] = [];
@@ -32,21 +26,40 @@ export function prepareHistory(messages: readonly Message[]): PreparedHistory {
   while (start < messages.length && messages[start]?.role === 'system') start += 1;
   const system = messages.slice(0, start);
 
-  // Where the results of each call id are, so each call can take the first one that follows it.
-  const resultsByCall = new Map<string, number[]>();
+  // Each result belongs to the nearest call with its id before it: a model that reuses ids turn
+  // after turn (`call_0` every time) still gets each result paired with its own call.
+  const callsById = new Map<string, number>(); // call id -> index of the latest message making it
+  const resultsOf = new Map<string, number[]>(); // `${message index}:${call id}` -> result indexes
   for (let i = start; i < messages.length; i++) {
     const message = messages[i] as Message;
+    for (const call of message.toolCalls ?? []) callsById.set(call.id, i);
     if (message.role !== 'tool' || message.toolCallId === undefined) continue;
-    const at = resultsByCall.get(message.toolCallId);
-    if (at === undefined) resultsByCall.set(message.toolCallId, [i]);
+    const owner = callsById.get(message.toolCallId);
+    if (owner === undefined) continue;
+    const key = `${owner}:${message.toolCallId}`;
+    const at = resultsOf.get(key);
+    if (at === undefined) resultsOf.set(key, [i]);
     else at.push(i);
   }
+  const usedIds = new Set<string>();
+  for (let i = start; i < messages.length; i++) {
+    const message = messages[i] as Message;
+    for (const call of message.toolCalls ?? []) usedIds.add(call.id);
+    if (message.toolCallId !== undefined) usedIds.add(message.toolCallId);
+  }
+  /** A fresh id for a reuse of `id`: providers want every call id once per request. */
+  const renamed = (id: string): string => {
+    let n = 2;
+    while (usedIds.has(`${id}_${n}`)) n += 1;
+    usedIds.add(`${id}_${n}`);
+    return `${id}_${n}`;
+  };
 
   const body: Message[] = [];
   const emitted = new Set<number>();
   const seenCalls = new Set<string>();
   for (let i = start; i < messages.length; i++) {
-    let message = messages[i] as Message;
+    const message = messages[i] as Message;
     if (message.role === 'tool') {
       if (emitted.has(i)) continue;
       const id = message.toolCallId ?? '';
@@ -59,33 +72,37 @@ export function prepareHistory(messages: readonly Message[]): PreparedHistory {
       continue;
     }
     const calls = message.toolCalls;
-    if (calls !== undefined && calls.some((call) => seenCalls.has(call.id))) {
-      // A call id used twice would make its result ambiguous: keep the first use only.
-      warnings.push({
-        code: 'duplicate_tool_call',
-        message: 'Removed tool calls whose ids were already used',
-        messageId: message.id,
-      });
-      const unique = calls.filter((call) => !seenCalls.has(call.id));
-      if (unique.length === 0 && !hasContent(message)) continue;
-      message = Message.with(message, { toolCalls: unique });
+    if (calls === undefined || calls.length === 0) {
+      body.push(message);
+      continue;
     }
-    body.push(message);
-    for (const call of message.toolCalls ?? []) {
+    const results: Message[] = [];
+    const wireCalls = calls.map((call) => {
+      const index = resultsOf.get(`${i}:${call.id}`)?.find((at) => !emitted.has(at));
+      if (index !== undefined) emitted.add(index);
+      const id = seenCalls.has(call.id) ? renamed(call.id) : call.id;
       seenCalls.add(call.id);
-      const index = resultsByCall.get(call.id)?.find((at) => at > i);
+      if (id !== call.id)
+        warnings.push({
+          code: 'renamed_tool_call',
+          message: `Tool call id ${call.id} was used before: sent as ${id}, with its result`,
+          messageId: message.id,
+        });
       if (index !== undefined) {
-        body.push(messages[index] as Message);
-        emitted.add(index);
+        const result = messages[index] as Message;
+        results.push(id === call.id ? result : Message.with(result, { toolCallId: id }));
       } else {
         warnings.push({
           code: 'missing_tool_result',
           message: `Tool call ${call.id} (${call.name}) has no result; an error result was added`,
           messageId: message.id,
         });
-        body.push(Message.tool(call.id, MISSING_RESULT_TEXT, { name: call.name, metadata: { synthesized: true } }));
+        results.push(Message.tool(id, MISSING_RESULT_TEXT, { name: call.name, metadata: { synthesized: true } }));
       }
-    }
+      return id === call.id ? call : { ...call, id };
+    });
+    const changed = wireCalls.some((call, index) => call !== calls[index]);
+    body.push(changed ? Message.with(message, { toolCalls: wireCalls }) : message, ...results);
   }
   // Dropping orphan results can leave system messages at the front of the body: they lead the
   // history now, as they will when the written history is read back and written again.
