@@ -99,7 +99,8 @@ export function loadLocomo(dir: string = LOCOMO_DIR): Conversation[] | undefined
       .map((qa) => ({
         question: qa.question,
         category: qa.category,
-        evidence: qa.evidence.map((id) => id.replaceAll(':', '-')),
+        // LoCoMo writes a few evidence lists as one string ("D8:6; D9:17"): each id counts.
+        evidence: qa.evidence.flatMap((id) => id.split(/[;,\s]+/).filter(Boolean)).map((id) => id.replaceAll(':', '-')),
       }));
     return { name: file.replace(/\.json$/, ''), sessions, questions };
   });
