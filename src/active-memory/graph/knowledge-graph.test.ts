@@ -64,4 +64,36 @@ describe('KnowledgeGraph', () => {
     expect(await graph.read()).toEqual({ entities: [], relations: [] });
     expect(() => new KnowledgeGraph({ store, userId: '' })).toThrow();
   });
+
+  it('reads an unchanged graph once, and sees every change another writer makes (a delete and a new graph too)', async () => {
+    const store = memoryStore();
+    let gets = 0;
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'get') gets += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const reader = new KnowledgeGraph({ store: counted, userId: 'u' });
+    const writer = new KnowledgeGraph({ store, userId: 'u' });
+    await writer.createEntities([{ name: 'a', entityType: 't', observations: ['one'] }]);
+    expect((await reader.search('one')).entities.map((e) => e.name)).toEqual(['a']);
+    await reader.read();
+    await reader.open(['a']);
+    expect(gets).toBe(1);
+    await writer.addObservations([{ entityName: 'a', contents: ['two'] }]);
+    expect((await reader.open(['a'])).entities[0]?.observations).toEqual(['one', 'two']);
+    await writer.deleteObservations([{ entityName: 'a', observations: ['one'] }]);
+    expect((await reader.read()).entities[0]?.observations).toEqual(['two']);
+    // Deleted and made again: the new graph starts at version 1 again, and is still seen.
+    await store.delete(writer.sessionId);
+    expect(await reader.read()).toEqual({ entities: [], relations: [] });
+    await writer.createEntities([{ name: 'b', entityType: 't', observations: [] }]);
+    expect((await reader.read()).entities.map((e) => e.name)).toEqual(['b']);
+    await store.delete(writer.sessionId);
+    // A graph made again within the same millisecond at the same version would pass for the one read (see `markOf`).
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    await writer.createEntities([{ name: 'c', entityType: 't', observations: [] }]);
+    expect((await reader.read()).entities.map((e) => e.name)).toEqual(['c']);
+  });
 });

@@ -61,6 +61,15 @@ type Plan<R> =
   | { readonly kind: 'add'; readonly change: GraphAdditions; readonly result: R }
   | { readonly kind: 'rewrite'; readonly changed: boolean; readonly result: R };
 
+/**
+ * What tells one stored graph from a later one: a graph deleted and made again restarts its
+ * versions, so its times count too (one made again within the same millisecond at the same
+ * version would pass for the one read, until its next change).
+ */
+function markOf(session: { readonly version: number; readonly createdAt: string; readonly updatedAt: string }): string {
+  return `${session.version} ${session.createdAt} ${session.updatedAt}`;
+}
+
 /** ✱ A user's knowledge graph over any store (see the module comment). */
 export class KnowledgeGraph {
   /** The session that holds the graph. */
@@ -68,6 +77,8 @@ export class KnowledgeGraph {
   readonly userId: string;
   private readonly store: SessionStore;
   private readonly maxAttempts: number;
+  /** The graph last read for a read-only call, by the version it was read at (writes always read afresh: they change their state). */
+  private cached: { readonly mark: string; readonly state: GraphState } | undefined;
 
   constructor(options: KnowledgeGraphOptions) {
     const store = options?.store;
@@ -84,7 +95,7 @@ export class KnowledgeGraph {
 
   /** The whole graph. */
   async read(): Promise<KnowledgeGraphData> {
-    return (await this.head()).state.data();
+    return (await this.current()).data();
   }
 
   /**
@@ -99,7 +110,7 @@ export class KnowledgeGraph {
       );
     const needle = query.toLowerCase();
     const matches = (text: string): boolean => text.toLowerCase().includes(needle);
-    return (await this.head()).state.subgraph(
+    return (await this.current()).subgraph(
       (entity) => matches(entity.name) || matches(entity.entityType) || entity.observations.some(matches),
     );
   }
@@ -107,7 +118,7 @@ export class KnowledgeGraph {
   /** The entities named (names that do not exist are passed over), and the relations between them. */
   async open(names: readonly string[]): Promise<KnowledgeGraphData> {
     const wanted = new Set(checkNames(names, 'names'));
-    return (await this.head()).state.subgraph((entity) => wanted.has(entity.name));
+    return (await this.current()).subgraph((entity) => wanted.has(entity.name));
   }
 
   /** Creates the entities whose names are new (others are passed over); returns those created. */
@@ -260,6 +271,22 @@ export class KnowledgeGraph {
       // Another writer came in between: its write stands, and the backup clears at the next rewrite.
       if (!ChatstateError.hasCode(error, 'CONFLICT', 'NOT_FOUND')) throw error;
     }
+  }
+
+  /**
+   * The newest graph for a read-only call: the one read before while the session's version is the
+   * same (one head read instead of reading and parsing the whole graph on every call).
+   */
+  private async current(): Promise<GraphState> {
+    const cached = this.cached;
+    if (cached !== undefined) {
+      const summary = await this.store.summary(this.sessionId);
+      if (summary !== undefined && summary.damaged === undefined && markOf(summary) === cached.mark)
+        return cached.state;
+    }
+    const head = await this.head();
+    this.cached = head.session === undefined ? undefined : { mark: markOf(head.session), state: head.state };
+    return head.state;
   }
 
   /** The newest graph; `CORRUPT` when the session under the graph's id is not this user's graph. */
