@@ -265,3 +265,52 @@ describe('file store: a damaged cut record', () => {
     expect(readdirSync(join(dir, 'lost+found')).length).toBe(1);
   });
 });
+
+describe('file store: what a tail replace and an erasing save leave in the files', () => {
+  /** The files under `dir` whose bytes hold `needle`, relative to `dir`. */
+  function holding(dir: string, needle: string): string[] {
+    const found: string[] = [];
+    const walk = (at: string): void => {
+      for (const name of readdirSync(at)) {
+        const full = join(at, name);
+        if (statSync(full).isDirectory()) walk(full);
+        else if (readFileSync(full).includes(needle)) found.push(full.slice(dir.length + 1));
+      }
+    };
+    walk(dir);
+    return found;
+  }
+
+  it('a save with erase: true leaves no copy of what it dropped (no backup, no older journal); one without keeps the backup', async () => {
+    for (const erase of [true, false]) {
+      const dir = directory();
+      const store = fileStore(dir);
+      const first = await store.save(
+        Session.create({ id: ID }).append(answer('a1'), answer('a2', 'the forgotten fact: blue door')),
+      );
+      await store.append(ID, [answer('a3', 'an appended fact: green gate')]);
+      const loaded = await store.load(ID);
+      const kept = Session.fromJSON({ ...loaded.toJSON(), messages: loaded.toJSON().messages.slice(0, 1) });
+      await store.save(kept, { expectedVersion: first.version + 1, ...(erase ? { erase } : {}) });
+      expect(ids((await store.load(ID)).messages)).toEqual(['a1']);
+      await store.close();
+      if (erase) {
+        expect(holding(dir, 'blue door')).toEqual([]);
+        expect(holding(dir, 'green gate')).toEqual([]);
+      } else expect(holding(dir, 'blue door')).toEqual([`sessions/${ID}/snapshot.bak`]);
+      // Either way the session reads back whole from a fresh handle.
+      const fresh = fileStore(dir);
+      expect(ids((await fresh.load(ID)).messages)).toEqual(['a1']);
+      await fresh.close();
+    }
+  });
+
+  it('a tail replace is not an erasure: what it dropped stays in the snapshot or journal until folds rewrite it away', async () => {
+    const dir = directory();
+    const store = fileStore(dir);
+    const session = await store.save(Session.create({ id: ID }).append(answer('a1'), answer('a2', 'regenerated away')));
+    await tailOf(store)(ID, { afterSeq: 1, messages: [answer('a3')], expectedVersion: session.version });
+    expect(holding(dir, 'regenerated away')).toEqual([`sessions/${ID}/snapshot`]);
+    await store.close();
+  });
+});

@@ -19,9 +19,9 @@ import {
 import type { AppendCommit, AppendOutcome, HeadRecord, ReplaceCommit, TailCommit } from '../../store/driver-types.js';
 import { journalLine, type CutRecord } from './frame.js';
 import { applyRecord } from './journal.js';
-import { fdatasync, fsyncDirectory, removeTree, writeFully } from './fs-util.js';
+import { fdatasync, fsyncDirectory, removeTree, unlinkIfPresent, writeFully } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
-import { abandonedCreation, inventory, type FilesContext } from './session-dir.js';
+import { abandonedCreation, collectGarbage, inventory, type FilesContext } from './session-dir.js';
 import { newLineage, rewrite } from './session-rewrite.js';
 import { ensureIds, rangeRecords, type SessionState } from './session-state.js';
 
@@ -152,6 +152,14 @@ export async function replaceSession(
     cause: current === undefined ? 'create' : 'replace',
   } as const;
   const { state } = await rewrite(context, p, current, rewritten, isGone);
+  if (commit.erase === true) {
+    // Erased on request (`SaveOptions.erase`): the old snapshot, now the backup, and the journals
+    // before the new one hold the dropped messages. They go, at the cost of the fallback a
+    // backup gives: damage to the new snapshot before the next fold would leave nothing to restore.
+    unlinkIfPresent(p.fs, p.backup);
+    collectGarbage(p, state.gen, isGone);
+    await fsyncDirectory(p.fs, p.dir);
+  }
   return state;
 }
 
