@@ -242,11 +242,26 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
       headers: { 'if-match': '"1"' },
       body: { afterSeq: 1, messages: [hello('t1')] },
     },
-    { status: 412, path: '/sessions/doc-tail/tail', headers: { 'if-match': '"1"' }, body: { afterSeq: 0, messages: [] } },
+    {
+      status: 412,
+      path: '/sessions/doc-tail/tail',
+      headers: { 'if-match': '"1"' },
+      body: { afterSeq: 0, messages: [] },
+    },
     // Without If-Match: a tail replace is always on a version read.
     { status: 400, path: '/sessions/doc-tail/tail', body: { afterSeq: 0, messages: [] } },
-    { status: 400, path: '/sessions/doc-tail/tail', headers: { 'if-match': '"2"' }, body: { afterSeq: 9, messages: [] } },
-    { status: 404, path: '/sessions/doc-none/tail', headers: { 'if-match': '"1"' }, body: { afterSeq: 0, messages: [] } },
+    {
+      status: 400,
+      path: '/sessions/doc-tail/tail',
+      headers: { 'if-match': '"2"' },
+      body: { afterSeq: 9, messages: [] },
+    },
+    {
+      status: 404,
+      path: '/sessions/doc-none/tail',
+      headers: { 'if-match': '"1"' },
+      body: { afterSeq: 0, messages: [] },
+    },
   ],
   'GET /sessions/{id}/events': [
     { status: 200, path: '/sessions/doc-read/events' },

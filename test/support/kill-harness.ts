@@ -82,7 +82,13 @@ function killedRun(
         acknowledged: lines
           .filter(isWrite)
           // A `T` line's first id is the message it removed, not one it wrote.
-          .flatMap((line) => line.slice(2).split(' ').filter(Boolean).slice(line.startsWith('T ') ? 1 : 0)),
+          .flatMap((line) =>
+            line
+              .slice(2)
+              .split(' ')
+              .filter(Boolean)
+              .slice(line.startsWith('T ') ? 1 : 0),
+          ),
         removed: lines.filter((line) => line.startsWith('T ')).map((line) => line.split(' ')[1] as string),
         errors: lines.filter((line) => line.startsWith('ERR ')),
         signal,

@@ -93,11 +93,7 @@ function checkBegin(record: JournalRecord, target: ReplayTarget, atStart: boolea
  * The head `record` leads to from `target`'s, checked: its messages follow `lastSeq` and none is
  * `stored` already; throws `ChainError`.
  */
-function nextHead(
-  record: AddRecord | CutRecord,
-  target: ReplayTarget,
-  stored: (id: string) => boolean,
-): HeadRecord {
+function nextHead(record: AddRecord | CutRecord, target: ReplayTarget, stored: (id: string) => boolean): HeadRecord {
   if (record.from !== target.head.version)
     throw new ChainError(`a record for version ${record.from} follows version ${target.head.version}`);
   let lastSeq = target.head.lastSeq;
@@ -127,7 +123,9 @@ function applyCut(record: CutRecord, target: ReplayTarget): void {
   const first = added?.[0];
   // Snapshot records all precede the journal's: a cut at or after the first journal record keeps them all.
   const ids = added !== undefined && first !== undefined && record.after >= first.seq - 1 ? target.ids : undefined;
-  const removed = new Set(ids === undefined || added === undefined ? [] : added.slice(keep).map((message) => message.id));
+  const removed = new Set(
+    ids === undefined || added === undefined ? [] : added.slice(keep).map((message) => message.id),
+  );
   const head = nextHead(record, target, (id) => ids?.has(id) === true && !removed.has(id));
   // Every cut leaves a gap, also one that removed journal records only: a fold begun before it
   // may put them in the snapshot this state moves onto.
