@@ -136,7 +136,7 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
   notes.unshift(
     'Each round times, one after the other on the same store: an OpenAI Agents `addItems` of one item, the `popItem` that removes it, and an AI SDK `saveChat` of the whole 4,000-message list with its last assistant message regenerated (a new id and text).',
     "The store column is the store's part of a regenerate or an edit alone: `summary`, `readMessages({ limit: 1 })` and `replaceTail` of the last message. The `saveChat` column adds what the AI SDK chat store does with the whole list it is given: it validates the 4,000 UI messages and compares them with the stored ones (CPU in proportion to the chat, not store I/O).",
-    '`popItem` reads the head and the last message and replaces it with `store.replaceTail`; the regenerate plans over the chat the chat store last read or wrote (one head read checks its version) and writes the changed tail with `store.replaceTail`. The file store has no native tail replace: its core fallback reads and rewrites the session.',
+    '`popItem` reads the head and the last message and replaces it with `store.replaceTail`; the regenerate plans over the chat the chat store last read or wrote (one head read checks its version) and writes the changed tail with `store.replaceTail`. The file store writes a tail replace as one journal record, as an append.',
   );
   return { name: 'tail-edits', title: 'Tail edits (issue 25)', tables: [table], notes };
 }

@@ -211,6 +211,28 @@ export const appendSchema = z
   .strictObject({ messages: z.array(messageInputSchema).min(1), state: appendStateSchema.optional() })
   .openapi('Append');
 
+/** Body of `POST /sessions/{id}/tail` (`store.replaceTail`; the expected version is `If-Match`). */
+export const replaceTailSchema = z
+  .strictObject({
+    afterSeq: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "The messages with a greater seq are removed; at most the session's last seq" }),
+    messages: z.array(messageInputSchema).openapi({ description: 'The new tail, in order (none: a pop)' }),
+    state: appendStateSchema.optional(),
+  })
+  .openapi('ReplaceTail');
+
+/** Answer of `POST /sessions/{id}/tail`. */
+export const replaceTailResultSchema = z
+  .object({
+    version: z.number().int(),
+    removed: z.number().int().openapi({ description: 'How many stored messages were removed' }),
+    messages: z.array(messageSchema).openapi({ description: 'The new tail as stored, with its seqs' }),
+  })
+  .openapi('ReplaceTailResult');
+
 /** Body of `PUT /sessions/{id}`: the whole session as stored (its JSON format) and the options of the save. */
 export const saveSessionSchema = z
   .strictObject({

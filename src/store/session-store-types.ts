@@ -141,7 +141,8 @@ export interface SaveOptions {
    * The messages this save drops are being erased on request (a fact forgotten): the store also
    * removes what its files keep of them beyond the rows (SQLite: zeroed pages, a merged full-text
    * index and an emptied write-ahead log, at a cost in proportion to the index; the file store
-   * leaves no copy on any save; Postgres keeps dead rows until `VACUUM`). @default false
+   * removes the backup snapshot and older journals that hold them; Postgres keeps dead rows until
+   * `VACUUM`). `replaceTail` never erases: what it drops stays until later folds or saves. @default false
    */
   readonly erase?: boolean;
 }

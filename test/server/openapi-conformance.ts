@@ -235,6 +235,34 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 400, path: '/sessions/doc-append/messages', body: { messages: [] } },
     { status: 404, path: '/sessions/doc-none/messages', body: { messages: [hello('a1')] } },
   ],
+  'POST /sessions/{id}/tail': [
+    {
+      status: 200,
+      path: '/sessions/doc-tail/tail',
+      headers: { 'if-match': '"1"' },
+      body: { afterSeq: 1, messages: [hello('t1')] },
+    },
+    {
+      status: 412,
+      path: '/sessions/doc-tail/tail',
+      headers: { 'if-match': '"1"' },
+      body: { afterSeq: 0, messages: [] },
+    },
+    // Without If-Match: a tail replace is always on a version read.
+    { status: 400, path: '/sessions/doc-tail/tail', body: { afterSeq: 0, messages: [] } },
+    {
+      status: 400,
+      path: '/sessions/doc-tail/tail',
+      headers: { 'if-match': '"2"' },
+      body: { afterSeq: 9, messages: [] },
+    },
+    {
+      status: 404,
+      path: '/sessions/doc-none/tail',
+      headers: { 'if-match': '"1"' },
+      body: { afterSeq: 0, messages: [] },
+    },
+  ],
   'GET /sessions/{id}/events': [
     { status: 200, path: '/sessions/doc-read/events' },
     { status: 400, path: '/sessions/..%2Fetc/events' },
@@ -470,6 +498,7 @@ const FIXTURES: ReadonlyArray<{ id: string; key: keyof TestKeys; body?: Record<s
   },
   { id: 'doc-delete', key: 'adminA' },
   { id: 'doc-append', key: 'adminA' },
+  { id: 'doc-tail', key: 'adminA', body: { messages: [hello('d1'), hello('d2')] } },
   {
     id: 'doc-compact',
     key: 'adminA',

@@ -480,6 +480,19 @@ const CASES: Readonly<Record<string, Case>> = {
       })),
     ),
 
+  'POST /sessions/{id}/tail': (context) =>
+    probeSessions(context.victim).flatMap(({ id }) =>
+      headerSets({ 'if-match': '"1"' }, { 'if-match': '"2"' }).map((headers) => ({
+        method: 'POST',
+        path: `/sessions/${id}/tail`,
+        headers,
+        // A pop of everything, and the victim's message id: either would change the victim's session.
+        body: { afterSeq: 0, messages: [message('m1', context.mark())] },
+        // 404 whatever the If-Match: a 412 would tell that the session exists, at another version.
+        expect: [404],
+      })),
+    ),
+
   'GET /sessions/{id}/events': ({ victim }) =>
     probeSessions(victim).flatMap(({ id }) =>
       headerSets({}, { 'last-event-id': '0' }).map((headers) => ({

@@ -1,5 +1,6 @@
 /**
- * Crash tests of the file store: child processes append to and save sessions in a loop (with a
+ * Crash tests of the file store: child processes append to, save and replace the tail of
+ * sessions in a loop (with a
  * tiny fold threshold, so folds run all the time) and each is killed with SIGKILL at a seeded
  * random moment (after a random number of acknowledged writes, then a random delay). After every
  * round, every write a child printed (so whose promise had resolved) is in its session exactly once, sequence numbers increase, the session loads, `list` and
@@ -47,6 +48,7 @@ function runChild(
 let root: string;
 let kills = 0;
 let acknowledgedTotal = 0;
+let tailReplaces = 0;
 let started = 0;
 
 beforeAll(() => {
@@ -58,7 +60,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
   // The figures the crash suite is measured by, for the report.
   console.info(
-    `file crash test: ${kills} SIGKILLs, ${acknowledgedTotal} acknowledged messages checked, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `file crash test: ${kills} SIGKILLs, ${acknowledgedTotal} acknowledged messages checked (${tailReplaces} tail replaces), ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
 });
 
@@ -66,6 +68,7 @@ afterAll(() => {
 async function verify(
   directory: string,
   acknowledged: ReadonlyMap<string, ReadonlySet<string>>,
+  removed: ReadonlySet<string>,
   round: number,
 ): Promise<void> {
   const store = fileStore(directory);
@@ -84,6 +87,9 @@ async function verify(
       const stored = new Set(ids);
       const lost = [...expected].filter((id) => !stored.has(id));
       expect(lost, `acknowledged but lost in ${sessionId} after round ${round}`).toEqual([]);
+      // An acknowledged tail replace stays done: what it removed never comes back.
+      const back = ids.filter((id) => removed.has(id));
+      expect(back, `removed by an acknowledged tail replace but back in ${sessionId} after round ${round}`).toEqual([]);
       const seqs = session.messages.map((message) => message.seq ?? 0);
       expect(seqs.every((seq, index) => index === 0 || seq > (seqs[index - 1] as number))).toBe(true);
       const summary = rows.find((row) => row.id === sessionId);
@@ -106,6 +112,7 @@ async function crashRounds(
 ): Promise<void> {
   const random = seededRandom(seed);
   const acknowledged = new Map<string, Set<string>>();
+  const removed = new Set<string>();
   for (let round = 0; round < ROUNDS; round += 1) {
     const early = round === 0;
     const runs = await Promise.all(
@@ -133,10 +140,14 @@ async function crashRounds(
       const expected = acknowledged.get(sessionId) ?? new Set<string>();
       acknowledged.set(sessionId, expected);
       for (const id of run.acknowledged) expected.add(id);
+      for (const id of run.removed) removed.add(id);
+      tailReplaces += run.removed.length;
     });
-    await verify(directory, acknowledged, round);
+    await verify(directory, acknowledged, removed, round);
   }
   for (const ids of acknowledged.values()) acknowledgedTotal += ids.size;
+  // Tail replaces ran (and were checked): some of what they removed is named.
+  expect(removed.size).toBeGreaterThan(0);
   // Folds ran: the session directories hold a backup beside the snapshot.
   const folded = readdirSync(join(directory, 'sessions')).filter((name) =>
     existsSync(join(directory, 'sessions', name, 'snapshot.bak')),

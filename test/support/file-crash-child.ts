@@ -8,7 +8,10 @@
  *
  * Output lines (stdout is a pipe, written synchronously on Linux, so a printed line is an
  * acknowledged write): `READY`, `A <id> <id>…` after an append, `S <id>` after a save that added
- * the message `<id>`, and `ERR <text>` when the store broke a promise the child can check alone.
+ * the message `<id>`, `T <removed> <id>` after a tail replace (`replaceTail`, one journal record)
+ * that removed the scratch message `<removed>` it had appended just before (never acknowledged,
+ * so a kill between the replace and its line is no false loss) and added `<id>`, and
+ * `ERR <text>` when the store broke a promise the child can check alone.
  */
 import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
@@ -49,6 +52,30 @@ if ((await store.get(sessionId)) === undefined) {
 }
 out('READY');
 
+/**
+ * Appends a scratch message, then replaces it, if it is still the last one, by a new message on
+ * the version read: racing the other children's appends, saves and folds (a `CONFLICT` is fine).
+ */
+const tailReplace = async (step: number): Promise<void> => {
+  const scratch = Message.assistant(`${tag} scratch ${step}`, { id: `${tag}-${step}-z` });
+  await store.append(sessionId, [scratch]);
+  const summary = await store.summary(sessionId);
+  const [last] = await store.readMessages(sessionId, { limit: 1 });
+  if (summary === undefined || last?.id !== scratch.id || store.replaceTail === undefined) return;
+  const message = Message.assistant(`${tag} replaced at step ${step}`, { id: `${tag}-${step}-t` });
+  try {
+    const result = await store.replaceTail(sessionId, {
+      afterSeq: (last.seq as number) - 1,
+      messages: [message],
+      expectedVersion: summary.version,
+    });
+    if (result.removed !== 1) out(`ERR the tail replace removed ${result.removed} messages, not 1`);
+    out(`T ${scratch.id} ${message.id}`);
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+  }
+};
+
 let lastAcknowledged: string | undefined;
 for (let step = 0; ; step += 1) {
   if (random() < 0.05) {
@@ -61,6 +88,10 @@ for (let step = 0; ; step += 1) {
     } catch (error) {
       if (!isConflict(error)) throw error;
     }
+    continue;
+  }
+  if (random() < 0.1) {
+    await tailReplace(step);
     continue;
   }
   const count = 1 + Math.floor(random() * 3);

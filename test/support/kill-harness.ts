@@ -2,7 +2,8 @@
  * The kill side of the crash tests: a seeded random source, and a runner that starts a child
  * writer and SIGKILLs it at a chosen moment, returning what the child acknowledged before it died.
  * The child protocol: `READY` once open, then `A <ids…>` / `S <ids…>` after each append / save
- * resolved, `ERR …` for an error it survived. Only complete lines count: a line cut by the kill
+ * resolved, `T <removed> <ids…>` after a tail replace that removed message `<removed>` and added
+ * `<ids…>`, `ERR …` for an error it survived. Only complete lines count: a line cut by the kill
  * was never acknowledged.
  */
 import { spawn } from 'node:child_process';
@@ -10,10 +11,15 @@ import { bundledScript } from './bundled-script.js';
 
 export { seededRandom } from './seeded-random.js';
 
-/** Complete `A`/`S` lines in `stdout` so far. */
+/** Whether `line` acknowledges a write. */
+function isWrite(line: string): boolean {
+  return line.startsWith('A ') || line.startsWith('S ') || line.startsWith('T ');
+}
+
+/** Complete `A`/`S`/`T` lines in `stdout` so far. */
 function acknowledgedLines(stdout: string): number {
   let count = 0;
-  for (const line of stdout.split('\n').slice(0, -1)) if (line.startsWith('A ') || line.startsWith('S ')) count += 1;
+  for (const line of stdout.split('\n').slice(0, -1)) if (isWrite(line)) count += 1;
   return count;
 }
 
@@ -21,6 +27,8 @@ function acknowledgedLines(stdout: string): number {
 export interface ChildRun {
   /** Ids whose write was acknowledged (printed after the promise resolved). */
   readonly acknowledged: string[];
+  /** Ids an acknowledged tail replace removed (`T` lines): they must be gone. */
+  readonly removed: string[];
   readonly errors: string[];
   readonly signal: NodeJS.Signals | null;
   readonly code: number | null;
@@ -72,8 +80,16 @@ function killedRun(
       const lines = stdout.split('\n').slice(0, -1);
       resolve({
         acknowledged: lines
-          .filter((line) => line.startsWith('A ') || line.startsWith('S '))
-          .flatMap((line) => line.slice(2).split(' ').filter(Boolean)),
+          .filter(isWrite)
+          // A `T` line's first id is the message it removed, not one it wrote.
+          .flatMap((line) =>
+            line
+              .slice(2)
+              .split(' ')
+              .filter(Boolean)
+              .slice(line.startsWith('T ') ? 1 : 0),
+          ),
+        removed: lines.filter((line) => line.startsWith('T ')).map((line) => line.split(' ')[1] as string),
         errors: lines.filter((line) => line.startsWith('ERR ')),
         signal,
         code,

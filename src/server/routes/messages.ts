@@ -1,10 +1,11 @@
 /**
- * Messages: a range by sequence number (or the tail), with each message's tokens, and the append with optimistic concurrency
- * over HTTP (`If-Match` is the expected version; a retry with the same message ids adds nothing).
+ * Messages: a range by sequence number (or the tail), with each message's tokens, the append with optimistic concurrency
+ * over HTTP (`If-Match` is the expected version; a retry with the same message ids adds nothing), and the tail replace
+ * (`store.replaceTail`: the messages after a seq replaced in one commit, on the version `If-Match` names).
  * @module
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { ChatstateError, ConflictError } from '../../errors.js';
+import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf, expectedVersionOf } from '../etag.js';
 import { messageTokens } from '../message-tokens.js';
@@ -13,6 +14,8 @@ import {
   appendSchema,
   messageRangeSchema,
   messagesQuerySchema,
+  replaceTailResultSchema,
+  replaceTailSchema,
   sessionIdParam,
 } from '../schemas.js';
 import { errors, json, jsonBody, sent, stored } from './common.js';
@@ -47,6 +50,24 @@ const append = createRoute({
   },
 });
 
+const tail = createRoute({
+  method: 'post',
+  path: '/sessions/{id}/tail',
+  tags: ['messages'],
+  summary: 'Replace the messages after a seq atomically (a pop, a regenerate, an edit), with the state they change',
+  request: {
+    params: sessionIdParam,
+    headers: z.object({
+      'if-match': z.string().openapi({ description: 'The version the replace is based on, as an ETag (required)' }),
+    }),
+    body: jsonBody(replaceTailSchema),
+  },
+  responses: {
+    200: json(replaceTailResultSchema, 'What was removed and stored; the ETag is the new version'),
+    ...errors(400, 401, 404, 412, 413, 503),
+  },
+});
+
 /** Registers the message routes. */
 export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(range, async (c) => {
@@ -71,6 +92,31 @@ export function messageRoutes(app: OpenAPIHono<ServerEnv>): void {
       // A stale If-Match is a failed precondition (412); a conflict without one stays 409.
       if (expectedVersion !== undefined && ChatstateError.hasCode(error, 'CONFLICT'))
         throw new PreconditionFailed(error);
+      throw error;
+    }
+  });
+
+  app.openapi(tail, async (c) => {
+    const { id } = c.req.valid('param');
+    const expectedVersion = expectedVersionOf(c.req.header('if-match'));
+    // A tail replace is always on a version read: `*` (any version) would drop what another writer just added.
+    if (expectedVersion === undefined)
+      throw new InvalidInputError('INVALID_ARGUMENT', 'a tail replace needs If-Match with the version it is based on');
+    const replaceTail = c.var.store.replaceTail?.bind(c.var.store);
+    if (replaceTail === undefined) throw new InvalidInputError('INVALID_ARGUMENT', 'this store has no replaceTail');
+    const { afterSeq, messages, state } = c.req.valid('json');
+    try {
+      const result = await replaceTail(id, {
+        afterSeq,
+        messages,
+        expectedVersion,
+        ...(state === undefined ? {} : { state }),
+      });
+      c.var.changed(id);
+      c.header('ETag', etagOf(result.version));
+      return c.json(sent(replaceTailResultSchema, { ...result, messages: stored(result.messages) }), 200);
+    } catch (error) {
+      if (ChatstateError.hasCode(error, 'CONFLICT')) throw new PreconditionFailed(error);
       throw error;
     }
   });

@@ -33,6 +33,7 @@ import type {
   RecoveryNote,
   ReplaceCommit,
   StoreDriver,
+  TailCommit,
 } from '../../store/driver-types.js';
 import { FlushPolicy } from './flush-policy.js';
 import { FoldScheduler } from './fold-scheduler.js';
@@ -176,6 +177,16 @@ class FileDriver implements StoreDriver {
     try {
       this.checkOpen();
       return this.commits.append(this.cache.slot(id), commit);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A tail replace in one journal record (see `GroupCommit.replaceTail`). */
+  replaceTail(id: string, commit: TailCommit): Promise<void> {
+    try {
+      this.checkOpen();
+      return this.commits.replaceTail(this.cache.slot(id), commit);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -345,6 +356,7 @@ export function fileDriver(directory: string, options: FileDriverOptions = {}): 
     readRange: (id, range) => guarded(store, () => driver.readRange(id, range)),
     append: (id, commit) => guarded(store, () => driver.append(id, commit)),
     replace: (id, commit) => guarded(store, () => driver.replace(id, commit)),
+    replaceTail: (id, commit) => guarded(store, () => driver.replaceTail(id, commit)),
     list: (query) => guarded(store, () => driver.list(query)),
     remove: (id) => guarded(store, () => driver.remove(id)),
     purgeExpired: (now) => guarded(store, () => driver.purgeExpired(now)),

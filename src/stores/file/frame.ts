@@ -12,11 +12,23 @@ import type { JsonValue } from '../../message/schema.js';
 import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 
 /**
- * Schema of the file store's own records (journal lines, snapshot headers, the index), and the
- * newest this version reads. 1: snapshots hold their messages as one JSON array; 2: one line per
- * message with a block index (journal lines are the same in both).
+ * The newest schema of the file store's own records (journal lines, snapshot headers, the index)
+ * this version reads. 1: snapshots hold their messages as one JSON array; 2: one line per message
+ * with a block index (journal lines are the same in both); 3: a journal may hold tail cuts.
  */
-export const FILE_SCHEMA = 2;
+export const FILE_SCHEMA = 3;
+
+/**
+ * The schema written on every line but a tail cut: a session never cut stays readable by the
+ * versions that read schema 2.
+ */
+export const LINE_SCHEMA = 2;
+
+/**
+ * The schema of a tail cut's line: a version that reads only schema 2 refuses the journal as
+ * newer (never as damage) until a fold has taken the cut into a snapshot.
+ */
+export const CUT_SCHEMA = 3;
 
 /** Why a journal starts: the snapshot it continues was created, folded, replaced or repaired. */
 export type BeginCause = 'create' | 'fold' | 'replace' | 'repair';
@@ -39,6 +51,21 @@ export interface AddRecord {
   readonly msgs: readonly MessageRecord[];
 }
 
+/**
+ * A tail replace: the messages with a seq above `after` are removed, `msgs` (every seq above the
+ * stored `lastSeq`) are added and the head changes by `head`, as one record.
+ */
+export interface CutRecord {
+  readonly k: 'cut';
+  /** The version it applies to, as `AddRecord.from`. */
+  readonly from: number;
+  readonly after: number;
+  readonly head: Readonly<Record<string, JsonValue>>;
+  /** Head fields the cut removed (a key check dropped), when there are any. */
+  readonly unset?: readonly string[];
+  readonly msgs: readonly MessageRecord[];
+}
+
 /** Last line of a journal that a fold retired: appends continue in journal `next`. */
 export interface SealRecord {
   readonly k: 'seal';
@@ -46,7 +73,7 @@ export interface SealRecord {
 }
 
 /** A journal line. */
-export type JournalRecord = BeginRecord | AddRecord | SealRecord;
+export type JournalRecord = BeginRecord | AddRecord | CutRecord | SealRecord;
 
 /** Stored data that cannot be used; `newer` marks data of a newer format, which is never treated as damage. */
 export class FrameError extends Error {
@@ -152,6 +179,17 @@ export function journalRecord(value: Record<string, JsonValue>): JournalRecord {
       if (!isCount(value.from) || !isObject(value.head)) throw new FrameError('malformed add record');
       messageRecords(value.msgs, 'add record');
       return value as unknown as AddRecord;
+    case 'cut':
+      if (
+        !isCount(value.from) ||
+        !isCount(value.after) ||
+        !isObject(value.head) ||
+        (value.unset !== undefined &&
+          (!Array.isArray(value.unset) || !value.unset.every((key) => typeof key === 'string' && key !== 'id')))
+      )
+        throw new FrameError('malformed cut record');
+      messageRecords(value.msgs, 'cut record');
+      return value as unknown as CutRecord;
     case 'seal':
       if (!isCount(value.next)) throw new FrameError('malformed seal record');
       return value as unknown as SealRecord;
@@ -162,7 +200,7 @@ export function journalRecord(value: Record<string, JsonValue>): JournalRecord {
 
 /** A journal line for `record`. */
 export function journalLine(record: JournalRecord): Buffer {
-  return frameLine({ s: FILE_SCHEMA, ...record });
+  return frameLine({ s: record.k === 'cut' ? CUT_SCHEMA : LINE_SCHEMA, ...record });
 }
 
 const HEAD_NUMBERS = ['schema', 'version', 'messageCount', 'tokenCount', 'lastSeq'] as const;

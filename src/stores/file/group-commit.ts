@@ -5,14 +5,14 @@
  * @module
  */
 import { noSessionError } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome } from '../../store/driver-types.js';
+import type { AppendCommit, AppendOutcome, TailCommit } from '../../store/driver-types.js';
 import type { FlushPolicy } from './flush-policy.js';
 import type { FoldScheduler } from './fold-scheduler.js';
 import type { Leases } from './leases.js';
 import type { SessionCache } from './session-cache.js';
 import type { SessionReader } from './session-reader.js';
-import { ensureIds, markDurable } from './session-state.js';
-import { applyAppends, writeAppends } from './session-write.js';
+import { ensureIds, markDurable, positionOf } from './session-state.js';
+import { applyAppends, applyTail, writeAppends } from './session-write.js';
 import { forgetState, type PendingAppend, type Slot } from './slot.js';
 import { BATCH_RUN_MS } from './tuning.js';
 
@@ -82,6 +82,41 @@ export class GroupCommit {
         void this.parts.cache.run(slot, () => this.commitBatch(slot));
       }
     });
+  }
+
+  /**
+   * A tail replace (see `TailCommit`): after the appends queued before it, one journal record
+   * under the session's lock, flushed as a batch of appends is: its cost is an append's, not a
+   * rewrite's. The next fold takes the cut into the snapshot.
+   */
+  async replaceTail(slot: Slot, commit: TailCommit): Promise<void> {
+    const { store, cache, leases, reader, flushes } = this.parts;
+    flushes.accept();
+    try {
+      await cache.run(slot, () =>
+        leases.locked(slot, async () => {
+          const result = await reader.withState(
+            slot,
+            (state) => ({ state, bytes: applyTail(store, slot.paths.id, state, commit) }),
+            { locked: true },
+          );
+          if (result.kind !== 'ok') throw noSessionError(store, slot.paths.id);
+          const { state, bytes } = result.value;
+          try {
+            writeAppends(state, bytes);
+            await flushes.flush(state, 1);
+          } catch (error) {
+            // Memory is ahead of the disk now: forget it, the next operation reads the files again.
+            forgetState(slot);
+            throw error;
+          }
+          markDurable(slot.paths, state, positionOf(state));
+        }),
+      );
+    } finally {
+      flushes.answered();
+    }
+    this.parts.folds.maybeFold(slot);
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import { constants } from 'node:fs';
 import type { JsonValue } from '../../message/schema.js';
+import { countBelow } from '../../store/driver-helpers.js';
 import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import {
   FrameError,
@@ -13,15 +14,29 @@ import {
   journalRecord,
   newerFormatError,
   parseLine,
+  type AddRecord,
   type BeginCause,
+  type CutRecord,
   type JournalRecord,
 } from './frame.js';
 import type { FileSystem } from './file-system.js';
 import { errorCode, isMissing, readAt } from './fs-util.js';
 
 /**
+ * Seqs a tail cut removed, `after` excluded, `upTo` included, by the cut of `version` (merged
+ * cuts keep the highest). A seq is never given again, so a gap stays true of every later state.
+ */
+export interface Gap {
+  readonly after: number;
+  readonly upTo: number;
+  readonly version: number;
+}
+
+/**
  * What a replay applies records to. Without `added`, only the head is followed (the index does
- * that); with `ids`, a record repeating a stored message id is damage.
+ * that); with `ids`, a record repeating a stored message id is damage. A cut removes what it
+ * drops from `added` at once and records a gap in `gaps`, which the snapshot's records (not in
+ * `added`) are read through (see `session-state.ts`).
  */
 export interface ReplayTarget {
   head: HeadRecord;
@@ -31,6 +46,24 @@ export interface ReplayTarget {
   offset: number;
   ids?: Set<string> | undefined;
   added?: MessageRecord[];
+  gaps?: Gap[];
+}
+
+/** `gaps` with `gap` added, overlapping or touching gaps merged, ascending. */
+export function withGap(gaps: readonly Gap[], gap: Gap): Gap[] {
+  const merged: Gap[] = [];
+  let next = gap;
+  for (const other of gaps) {
+    if (other.upTo < next.after || other.after > next.upTo) merged.push(other);
+    else
+      next = {
+        after: Math.min(other.after, next.after),
+        upTo: Math.max(other.upTo, next.upTo),
+        version: Math.max(other.version, next.version),
+      };
+  }
+  merged.push(next);
+  return merged.sort((a, b) => a.after - b.after);
 }
 
 /** How a replay of one journal ended. */
@@ -56,27 +89,89 @@ function checkBegin(record: JournalRecord, target: ReplayTarget, atStart: boolea
   }
 }
 
-/** Applies `record` to `target`, or throws `ChainError` without changing anything. */
-function apply(record: JournalRecord, target: ReplayTarget): void {
-  if (record.k !== 'add') return;
+/**
+ * The head `record` leads to from `target`'s, checked: its messages follow `lastSeq` and none is
+ * `stored` already; throws `ChainError`.
+ */
+function nextHead(record: AddRecord | CutRecord, target: ReplayTarget, stored: (id: string) => boolean): HeadRecord {
   if (record.from !== target.head.version)
     throw new ChainError(`a record for version ${record.from} follows version ${target.head.version}`);
   let lastSeq = target.head.lastSeq;
   for (const message of record.msgs) {
     if (message.seq <= lastSeq) throw new ChainError(`message seq ${message.seq} does not follow ${lastSeq}`);
-    if (target.ids?.has(message.id) === true) throw new ChainError(`message ${message.id} is stored twice`);
+    if (stored(message.id)) throw new ChainError(`message ${message.id} is stored twice`);
     lastSeq = message.seq;
   }
   const { id: _id, ...changes } = record.head as Record<string, JsonValue>;
-  const head = { ...target.head, ...changes } as HeadRecord;
-  if (!(head.version > record.from) || head.lastSeq !== lastSeq)
+  const head = { ...target.head, ...changes } as Record<string, unknown>;
+  if (record.k === 'cut') for (const key of record.unset ?? []) delete head[key];
+  if (!((head.version as number) > record.from) || head.lastSeq !== lastSeq)
     throw new ChainError('a record with an inconsistent head');
+  return head as unknown as HeadRecord;
+}
+
+/**
+ * Applies a cut: checked first (nothing changes on a `ChainError`). Ids stay known only when the
+ * cut removes journal records alone; one that reaches the snapshot's records drops them (their ids
+ * are not at hand here: `ensureIds` reads them again, through the gaps).
+ */
+function applyCut(record: CutRecord, target: ReplayTarget): void {
+  if (record.after > target.head.lastSeq)
+    throw new ChainError(`a cut after seq ${record.after} beyond seq ${target.head.lastSeq}`);
+  const added = target.added;
+  const keep = added === undefined ? 0 : countBelow(added, record.after + 1);
+  const first = added?.[0];
+  // Snapshot records all precede the journal's: a cut at or after the first journal record keeps them all.
+  const ids = added !== undefined && first !== undefined && record.after >= first.seq - 1 ? target.ids : undefined;
+  const removed = new Set(
+    ids === undefined || added === undefined ? [] : added.slice(keep).map((message) => message.id),
+  );
+  const head = nextHead(record, target, (id) => ids?.has(id) === true && !removed.has(id));
+  // Every cut leaves a gap, also one that removed journal records only: a fold begun before it
+  // may put them in the snapshot this state moves onto.
+  const gap = { after: record.after, upTo: target.head.lastSeq, version: head.version };
+  target.head = head;
+  if (gap.upTo > gap.after) target.gaps = withGap(target.gaps ?? [], gap);
+  if (added !== undefined) {
+    added.length = keep;
+    for (const id of removed) ids?.delete(id);
+    for (const message of record.msgs) {
+      added.push(message);
+      ids?.add(message.id);
+    }
+    target.ids = ids;
+  }
+}
+
+/** Applies `record` to `target`, or throws `ChainError` without changing anything. */
+function apply(record: JournalRecord, target: ReplayTarget): void {
+  if (record.k === 'cut') {
+    applyCut(record, target);
+    return;
+  }
+  if (record.k !== 'add') return;
+  const ids = target.ids;
+  const head = nextHead(record, target, (id) => ids?.has(id) === true);
   target.head = head;
   if (target.added !== undefined) {
     for (const message of record.msgs) {
       target.added.push(message);
       target.ids?.add(message.id);
     }
+  }
+}
+
+/**
+ * Applies a record this process writes itself (a tail cut) to its state, as a replay will: the
+ * reason when it does not continue the state (nothing changed then), `undefined` once applied.
+ */
+export function applyRecord(record: JournalRecord, target: ReplayTarget): string | undefined {
+  try {
+    apply(record, target);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ChainError) return error.message;
+    throw error;
   }
 }
 
@@ -91,7 +186,7 @@ function damaged(buffer: Buffer, from: number, reason: string): ReplayEnd {
     try {
       const record = journalRecord(parseLine(buffer, pos, newline));
       valid = true;
-      if (record.k === 'add') {
+      if (record.k === 'add' || record.k === 'cut') {
         for (const message of record.msgs) maxSeq = Math.max(maxSeq, message.seq);
         const version = record.head.version;
         if (typeof version === 'number') maxVersion = Math.max(maxVersion, version);

@@ -121,7 +121,7 @@ export async function finishFold(
   await fsyncDirectory(fs, p.dir);
   collectGarbage(p, plan.baseGen, isGone);
   if (state !== undefined && state.lineage === plan.lineage && state.snapStamp === plan.baseStamp) {
-    rebase(state, sourceOf(temporary, p.snapshot), plan.gen, plan.head.lastSeq);
+    rebase(state, sourceOf(temporary, p.snapshot), plan.gen, plan.head);
   }
   return true;
 }

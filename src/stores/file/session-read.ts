@@ -159,7 +159,7 @@ export async function refresh(
       folded.gen <= state.gen &&
       folded.head.version <= state.head.version
     ) {
-      rebase(state, read.source, folded.gen, folded.head.lastSeq);
+      rebase(state, read.source, folded.gen, folded.head);
     } else {
       if (read.kind === 'ok') closeSource(read.source);
       release(state);

@@ -100,6 +100,7 @@ export async function rewrite(
       source: sourceOf(temporary, p.snapshot),
       base: next.records,
       added: [],
+      gaps: [],
       ids: next.records === undefined ? undefined : idsOf(next.records),
       snapStamp: temporary.stamp,
       fromBackup: false,

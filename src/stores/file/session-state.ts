@@ -24,6 +24,7 @@ import {
   type SnapshotSource,
 } from './snapshot-file.js';
 import { openWatermark, writeWatermark, type Watermark } from './watermark.js';
+import type { Gap } from './journal.js';
 
 /** What the driver keeps in memory for a session it has read. */
 export interface SessionState {
@@ -39,8 +40,10 @@ export interface SessionState {
   source: SnapshotSource;
   /** Its records, when loaded. */
   base: MessageRecord[] | undefined;
-  /** The records the journals added after it, ascending. */
+  /** The records the journals added after it, ascending (a tail cut removes from it at once). */
   added: MessageRecord[];
+  /** Seqs tail cuts removed since the snapshot: its records are read through them (see `baseRecords`). */
+  gaps: Gap[];
   /** Every message id, when loaded (appends need them). */
   ids: Set<string> | undefined;
   /** Identity of the snapshot file read (undefined when it came from the backup). */
@@ -68,6 +71,24 @@ export function idsOf(records: readonly MessageRecord[]): Set<string> {
   return ids;
 }
 
+/** The gaps that can hold records of the snapshot (its records all have a seq up to its head's `lastSeq`). */
+function baseGaps(state: SessionState): Gap[] {
+  const top = state.source.header.head.lastSeq;
+  return state.gaps.filter((gap) => gap.after < top);
+}
+
+/** `records` without those a gap removed. */
+function outsideGaps(records: MessageRecord[], gaps: readonly Gap[]): MessageRecord[] {
+  if (gaps.length === 0) return records;
+  return records.filter((record) => !gaps.some((gap) => record.seq > gap.after && record.seq <= gap.upTo));
+}
+
+/** The snapshot's records still in the session (read and verified if not in memory yet). */
+function baseRecords(state: SessionState): MessageRecord[] {
+  state.base ??= loadRecords(state.source);
+  return outsideGaps(state.base, baseGaps(state));
+}
+
 /** The state of a snapshot (or backup) just opened, before any journal is applied. */
 export function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBackup: boolean): SessionState {
   const { source, records } = read;
@@ -81,6 +102,7 @@ export function stateFrom(read: Extract<SnapshotRead, { kind: 'ok' }>, fromBacku
     source,
     base: records,
     added: [],
+    gaps: [],
     // Loaded records come with their ids (a replay then also checks journal records against them).
     ids: read.ids,
     snapStamp: fromBackup ? undefined : source.stamp,
@@ -133,8 +155,8 @@ export function unload(state: SessionState): void {
 
 /** Every record of the session, the snapshot's read (and verified) if not in memory yet. */
 export function allRecords(state: SessionState): MessageRecord[] {
-  state.base ??= loadRecords(state.source);
-  return state.added.length === 0 ? state.base.slice() : state.base.concat(state.added);
+  const base = baseRecords(state);
+  return state.added.length === 0 ? base.slice() : base.concat(state.added);
 }
 
 /** The records of `range` (the last `limit` of the seq window): from memory, or the snapshot blocks that hold them. */
@@ -144,17 +166,43 @@ export function rangeRecords(state: SessionState, range: MessageRange): MessageR
   if (tail.length >= limit) return tail;
   // Every snapshot record precedes every journal record: the rest of the window is in the snapshot.
   const rest: MessageRange = { ...range, ...(range.limit === undefined ? {} : { limit: limit - tail.length }) };
-  const earlier = state.base === undefined ? loadRange(state.source, rest) : rangeOf(state.base, rest);
+  const gaps = baseGaps(state);
+  let earlier: MessageRecord[];
+  if (state.base !== undefined) earlier = rangeOf(outsideGaps(state.base, gaps), rest);
+  else if (gaps.length === 0) earlier = loadRange(state.source, rest);
+  else {
+    // The window read from the snapshot is widened by what the gaps can hold, then they are taken out.
+    const span = gaps.reduce((sum, gap) => sum + gap.upTo - gap.after, 0);
+    const wide = outsideGaps(
+      loadRange(state.source, rest.limit === undefined ? rest : { ...rest, limit: rest.limit + span }),
+      gaps,
+    );
+    earlier = rest.limit === undefined || wide.length <= rest.limit ? wide : wide.slice(wide.length - rest.limit);
+  }
   return tail.length === 0 ? earlier : earlier.concat(tail);
 }
 
 /** Loads every message id (appends need them to skip messages already stored); `SnapshotDamage` if one is stored twice. */
 export function ensureIds(state: SessionState): Set<string> {
   if (state.ids !== undefined) return state.ids;
-  const ids = state.base === undefined ? new Set(loadIds(state.source)) : idsOf(state.base);
-  const expected =
-    (state.base?.length ??
-      (state.source.header.layout.kind === 'lines' ? state.source.header.layout.count : ids.size)) + state.added.length;
+  let ids: Set<string>;
+  let expected: number;
+  if (state.base !== undefined) {
+    const base = baseRecords(state);
+    ids = idsOf(base);
+    expected = base.length;
+  } else {
+    ids = new Set(loadIds(state.source));
+    expected = state.source.header.layout.kind === 'lines' ? state.source.header.layout.count : ids.size;
+    // The snapshot's records a cut removed: read by the blocks that hold them (gaps do not overlap).
+    for (const gap of baseGaps(state)) {
+      for (const record of loadRange(state.source, { afterSeq: gap.after, beforeSeq: gap.upTo + 1 })) {
+        ids.delete(record.id);
+        expected -= 1;
+      }
+    }
+  }
+  expected += state.added.length;
   for (const record of state.added) ids.add(record.id);
   if (ids.size !== expected) throw new SnapshotDamage(`session ${state.head.id} stores a message id twice`);
   state.ids = ids;
@@ -163,21 +211,30 @@ export function ensureIds(state: SessionState): Set<string> {
 
 /** What a state's next snapshot is made of: its records in memory, or its snapshot's body and the added records. */
 export function contentOf(state: SessionState): { content: SnapshotContent; records: MessageRecord[] | undefined } {
-  if (state.base !== undefined) {
-    const records = state.base.concat(state.added);
+  // A snapshot body can be taken over only as a whole: one a cut reached is written from its records.
+  if (state.base !== undefined || baseGaps(state).length > 0) {
+    const records = baseRecords(state).concat(state.added);
     return { content: { records }, records };
   }
   return { content: { base: state.source, records: state.added.slice() }, records: undefined };
 }
 
 /**
- * Moves a state onto a snapshot just put in place that holds its records up to `lastSeq`: those
- * leave `added` (and join `base`, when the records are in memory).
+ * Moves a state onto a snapshot just put in place that holds its records up to `head` (its
+ * `lastSeq` and `version`): those leave `added` (and join `base`, when the records are in memory);
+ * the gaps of cuts up to its version are in it already.
  */
-export function rebase(state: SessionState, source: SnapshotSource, gen: number, lastSeq: number): void {
+export function rebase(
+  state: SessionState,
+  source: SnapshotSource,
+  gen: number,
+  head: Pick<HeadRecord, 'lastSeq' | 'version'>,
+): void {
+  const { lastSeq } = head;
   const split = state.added.findIndex((record) => record.seq > lastSeq);
   const covered = split < 0 ? state.added : state.added.slice(0, split);
-  if (state.base !== undefined && covered.length > 0) state.base = state.base.concat(covered);
+  if (state.base !== undefined) state.base = outsideGaps(state.base, baseGaps(state)).concat(covered);
+  state.gaps = state.gaps.filter((gap) => gap.version > head.version);
   state.added = split < 0 ? [] : state.added.slice(split);
   closeSource(state.source);
   state.source = source;

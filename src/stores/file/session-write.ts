@@ -7,14 +7,23 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { JsonValue } from '../../message/schema.js';
-import { appendToHead, checkKeys, checkVersion, isExpired, noSessionError } from '../../store/driver-helpers.js';
-import type { AppendCommit, AppendOutcome, HeadRecord, ReplaceCommit } from '../../store/driver-types.js';
-import { journalLine } from './frame.js';
-import { fdatasync, fsyncDirectory, removeTree, writeFully } from './fs-util.js';
+import { InvalidInputError } from '../../errors.js';
+import {
+  appendToHead,
+  checkKeys,
+  checkVersion,
+  isExpired,
+  noSessionError,
+  reusedIdError,
+} from '../../store/driver-helpers.js';
+import type { AppendCommit, AppendOutcome, HeadRecord, ReplaceCommit, TailCommit } from '../../store/driver-types.js';
+import { journalLine, type CutRecord } from './frame.js';
+import { applyRecord } from './journal.js';
+import { fdatasync, fsyncDirectory, removeTree, unlinkIfPresent, writeFully } from './fs-util.js';
 import type { SessionPaths } from './paths.js';
-import { abandonedCreation, inventory, type FilesContext } from './session-dir.js';
+import { abandonedCreation, collectGarbage, inventory, type FilesContext } from './session-dir.js';
 import { newLineage, rewrite } from './session-rewrite.js';
-import { ensureIds, type SessionState } from './session-state.js';
+import { ensureIds, rangeRecords, type SessionState } from './session-state.js';
 
 /** Head fields an append changed: a journal record stays small however large the head's data. */
 function headChanges(before: HeadRecord, after: HeadRecord): Record<string, JsonValue> {
@@ -65,6 +74,39 @@ export function applyAppends(
   return { bytes: lines.length <= 1 ? lines[0] : Buffer.concat(lines), outcomes };
 }
 
+/**
+ * Applies a tail replace to a state (under the lock) and returns the one journal line that records
+ * it: a cut, which replays exactly as it was applied here. `CONFLICT` on another version,
+ * `INVALID_ARGUMENT` when a new message reuses an id the kept part holds; nothing changes then.
+ */
+export function applyTail(store: string, id: string, state: SessionState, commit: TailCommit): Buffer {
+  checkVersion(store, id, state.head.version, commit.expectedVersion);
+  const ids = ensureIds(state);
+  const removed = commit.afterSeq > state.head.lastSeq ? [] : rangeRecords(state, { afterSeq: commit.afterSeq });
+  const dropped = new Set(removed.map((record) => record.id));
+  for (const message of commit.messages)
+    if (ids.has(message.id) && !dropped.has(message.id)) throw reusedIdError(store, id, message.id);
+  const unset = Object.keys(state.head).filter((key) => !(key in commit.head));
+  const record: CutRecord = {
+    k: 'cut',
+    from: state.head.version,
+    after: commit.afterSeq,
+    head: headChanges(state.head, commit.head),
+    ...(unset.length === 0 ? {} : { unset }),
+    msgs: commit.messages.map((message) => ({ seq: message.seq, id: message.id, data: message.data })),
+  };
+  const line = journalLine(record);
+  const wrong = applyRecord(record, state);
+  if (wrong !== undefined) throw new InvalidInputError('INVALID_ARGUMENT', `${store}: tail replace of ${id}: ${wrong}`);
+  // A cut into the snapshot's records leaves the ids to be read again: they are known here.
+  if (state.ids === undefined) {
+    for (const message of removed) ids.delete(message.id);
+    for (const message of record.msgs) ids.add(message.id);
+    state.ids = ids;
+  }
+  return line;
+}
+
 /** Writes appended records to the journal (under the lock); `flushAppends` makes them durable. */
 export function writeAppends(state: SessionState, bytes: Buffer | undefined): void {
   if (bytes === undefined) return;
@@ -110,6 +152,14 @@ export async function replaceSession(
     cause: current === undefined ? 'create' : 'replace',
   } as const;
   const { state } = await rewrite(context, p, current, rewritten, isGone);
+  if (commit.erase === true) {
+    // Erased on request (`SaveOptions.erase`): the old snapshot, now the backup, and the journals
+    // before the new one hold the dropped messages. They go, at the cost of the fallback a
+    // backup gives: damage to the new snapshot before the next fold would leave nothing to restore.
+    unlinkIfPresent(p.fs, p.backup);
+    collectGarbage(p, state.gen, isGone);
+    await fsyncDirectory(p.fs, p.dir);
+  }
   return state;
 }
 

@@ -25,7 +25,7 @@ import { crc32 } from 'node:zlib';
 import type { JsonValue } from '../../message/schema.js';
 import type { HeadRecord, MessageRecord } from '../../store/driver-types.js';
 import {
-  FILE_SCHEMA,
+  LINE_SCHEMA,
   FrameError,
   frameLine,
   headRecord,
@@ -376,13 +376,13 @@ export class SnapshotBuilder {
     if (this.lastSeq > header.head.lastSeq) throw new Error('file: a snapshot holds a message above its lastSeq');
     const flat: number[] = [];
     for (const block of this.blocks) flat.push(block.seq, block.count, block.offset, block.crc);
-    const index = frameLine({ k: 'blocks', s: FILE_SCHEMA, blocks: flat });
-    const ids = frameLine({ k: 'ids', s: FILE_SCHEMA, ids: this.ids });
+    const index = frameLine({ k: 'blocks', s: LINE_SCHEMA, blocks: flat });
+    const ids = frameLine({ k: 'ids', s: LINE_SCHEMA, ids: this.ids });
     const { extra, ...known } = header;
     const first = frameLine({
       ...extra,
       k: 'snapshot',
-      s: FILE_SCHEMA,
+      s: LINE_SCHEMA,
       ...known,
       count: this.ids.length,
       body: this.body,

@@ -38,6 +38,8 @@ import type {
   ForgetReceipt,
   ListQuery,
   MessageRange,
+  ReplaceTailInput,
+  ReplaceTailResult,
   SaveOptions,
   SessionMark,
   SessionStore,
@@ -275,6 +277,38 @@ export class HttpSessionStore implements SessionStore {
         appended: Object.freeze(stored),
         duplicates: Object.freeze(duplicates.map(String)),
       });
+    });
+  }
+
+  /** `replaceTail` in one request (`POST /sessions/{id}/tail`), atomic on the server's store. */
+  async replaceTail(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult> {
+    return this.run(async () => {
+      const path = sessionPath(id, '/tail');
+      if (typeof input !== 'object' || input === null)
+        throw new InvalidInputError(
+          'INVALID_ARGUMENT',
+          `${this.name}: replaceTail needs { afterSeq, messages, expectedVersion }`,
+        );
+      const expectedVersion = integer(input.expectedVersion, 'expectedVersion');
+      const afterSeq = integer(input.afterSeq, 'afterSeq');
+      if (!Array.isArray(input.messages))
+        throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: replaceTail needs an array of messages`);
+      // Ids are given here, before the request, as `append` gives them.
+      const messages = input.messages.map((message) => Message.from(message));
+      const state = input.state === undefined ? undefined : checkHeadState(input.state);
+      const answer = (await this.client.json({
+        method: 'POST',
+        path,
+        write: true,
+        expectedVersion,
+        body: { afterSeq, messages, ...(state === undefined ? {} : { state }) },
+      })) as { version?: unknown; removed?: unknown; messages?: unknown };
+      const { version, removed } = answer;
+      if (typeof version !== 'number' || typeof removed !== 'number' || !Array.isArray(answer.messages))
+        throw new DataError('CORRUPT', `${this.name}: the server answered a tail replace result of another shape`);
+      const stored = answer.messages.map((message) => Message.fromStored(message));
+      this.told({ kind: 'replace', id, version });
+      return Object.freeze({ version, removed, messages: Object.freeze(stored) });
     });
   }
 
