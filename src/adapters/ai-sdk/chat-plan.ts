@@ -3,10 +3,10 @@
  * (a message changed under its id, or stored messages were removed, e.g. by a regenerate).
  * @module
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { Message, MessageInput } from '../../message/message.js';
 import type { StoredUiMessage } from './decode.js';
 import { encodeUiMessage } from './encode.js';
+import { jsonEqual } from './json-equal.js';
 import type { UiMessageJson } from './ui-json.js';
 
 /** A save's plan. */
@@ -17,15 +17,30 @@ export type ChatPlan =
       readonly kind: 'rewrite';
       /** The whole new history: stored messages kept as they are, changed and new ones encoded. */
       readonly messages: ReadonlyArray<Message | MessageInput>;
+      /** How many stored UI messages the new list starts with, unchanged (a tail replace keeps them). */
+      readonly prefix: number;
+      /** How many stored messages those are: `messages` starts with them, the very stored objects. */
+      readonly kept: number;
       /** UI ids of stored messages the new list leaves out. */
       readonly removed: readonly string[];
       /** UI ids of stored messages the new list changes. */
       readonly changed: readonly string[];
     };
 
-/** True when two UI messages are the same (key order aside). */
+/**
+ * True when two UI messages are the same (key order aside). A message read from one the chat store
+ * handed out is the stored one itself, so the common case is one identity check.
+ */
 export function sameUiMessage(a: UiMessageJson, b: UiMessageJson): boolean {
-  return isDeepStrictEqual(a, b);
+  if (a === b) return true;
+  if (a.id !== b.id || a.role !== b.role) return false;
+  return (
+    jsonEqual(a.parts, b.parts) &&
+    (a.metadata === undefined
+      ? b.metadata === undefined
+      : b.metadata !== undefined && jsonEqual(a.metadata, b.metadata)) &&
+    (a.extra === undefined ? b.extra === undefined : b.extra !== undefined && jsonEqual(a.extra, b.extra))
+  );
 }
 
 /** The tool call ids the stored messages in `kept` use, so new messages do not reuse them. */
@@ -36,7 +51,11 @@ function callIdsOf(kept: readonly StoredUiMessage[]): Set<string> {
   return ids;
 }
 
-/** Plans the save of `next` (the whole chat) over `stored`. */
+/**
+ * Plans the save of `next` (the whole chat) over `stored`. Each message is compared once: the
+ * common prefix in order, then the rest by id (a stored message after the prefix that comes back
+ * unchanged is kept). No message after the prefix can be one of the prefix's: ids are unique.
+ */
 export function planSave(stored: readonly StoredUiMessage[], next: readonly UiMessageJson[]): ChatPlan {
   let prefix = 0;
   while (
@@ -50,24 +69,32 @@ export function planSave(stored: readonly StoredUiMessage[], next: readonly UiMe
     const context = { callIds: callIdsOf(stored) };
     return { kind: 'append', messages: next.slice(prefix).flatMap((message) => encodeUiMessage(message, context)) };
   }
-  const byId = new Map(stored.map((entry) => [entry.message.id, entry]));
-  const nextIds = new Set(next.map((message) => message.id));
-  const kept = next.flatMap((message) => {
+  const head = stored.slice(0, prefix);
+  const tail = stored.slice(prefix);
+  const rest = next.slice(prefix);
+  const byId = new Map(tail.map((entry) => [entry.message.id, entry]));
+  const restIds = new Set(rest.map((message) => message.id));
+  const keptTail = rest.flatMap((message) => {
     const entry = byId.get(message.id);
     return entry !== undefined && sameUiMessage(entry.message, message) ? [entry] : [];
   });
-  const keptIds = new Set(kept.map((entry) => entry.message.id));
-  const context = { callIds: callIdsOf(kept) };
-  const messages = next.flatMap((message): ReadonlyArray<Message | MessageInput> => {
+  const keptIds = new Set(keptTail.map((entry) => entry.message.id));
+  const context = { callIds: callIdsOf([...head, ...keptTail]) };
+  const messages: Array<Message | MessageInput> = [];
+  for (const entry of head) for (const message of entry.stored) messages.push(message);
+  const kept = messages.length;
+  for (const message of rest) {
     const entry = keptIds.has(message.id) ? byId.get(message.id) : undefined;
-    return entry !== undefined ? entry.stored : encodeUiMessage(message, context);
-  });
+    for (const item of entry !== undefined ? entry.stored : encodeUiMessage(message, context)) messages.push(item);
+  }
   return {
     kind: 'rewrite',
     messages,
-    removed: stored.filter((entry) => !nextIds.has(entry.message.id)).map((entry) => entry.message.id),
-    changed: stored
-      .filter((entry) => nextIds.has(entry.message.id) && !keptIds.has(entry.message.id))
+    prefix,
+    kept,
+    removed: tail.filter((entry) => !restIds.has(entry.message.id)).map((entry) => entry.message.id),
+    changed: tail
+      .filter((entry) => restIds.has(entry.message.id) && !keptIds.has(entry.message.id))
       .map((entry) => entry.message.id),
   };
 }

@@ -7,12 +7,13 @@ import type { UIMessage } from 'ai';
 import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { BoundedMap } from '../../internal/bounded-map.js';
-import type { Message, MessageInput } from '../../message/message.js';
+import type { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/session-store-types.js';
-import { planSave, sameUiMessage } from './chat-plan.js';
+import { planSave, type ChatPlan } from './chat-plan.js';
 import { decodeUiMessages, type StoredUiMessage } from './decode.js';
-import { readUiMessages, toUiMessage, type UiMessageJson } from './ui-json.js';
+import { handOut } from './handed-out.js';
+import { readUiMessages, type UiMessageJson } from './ui-json.js';
 
 /** Options of `createChatStore`. */
 export interface ChatStoreOptions {
@@ -124,41 +125,48 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   };
 
   /**
-   * The rewrite of a save that keeps a prefix of the stored chat, as a tail replace (pop,
-   * regenerate, edit of the last messages): its cost is the tail's. `undefined` when the store has
-   * no `replaceTail` or nothing is kept (the chat is saved whole then).
+   * A rewrite that keeps a prefix of the stored chat, as a tail replace (pop, regenerate, edit of
+   * the last messages): its cost is the tail's. `undefined` when the store has no `replaceTail` or
+   * nothing is kept (the chat is saved whole then).
    */
   const replaceTailOf = async (
     id: string,
     session: Session,
     entries: readonly StoredUiMessage[],
-    next: readonly UiMessageJson[],
-    messages: ReadonlyArray<Message | MessageInput>,
+    saving: Extract<ChatPlan, { kind: 'rewrite' }>,
   ): Promise<SaveChatResult | undefined> => {
     const replaceTail = store.replaceTail?.bind(store);
     if (replaceTail === undefined) return undefined;
-    let prefix = 0;
-    while (
-      prefix < entries.length &&
-      prefix < next.length &&
-      sameUiMessage((entries[prefix] as StoredUiMessage).message, next[prefix] as UiMessageJson)
-    )
-      prefix += 1;
-    const kept = entries.slice(0, prefix).flatMap((entry) => entry.stored);
-    const afterSeq = kept.at(-1)?.seq;
-    // The plan keeps the stored messages of the prefix as they are (the very objects): otherwise save whole.
-    if (afterSeq === undefined || kept.some((message, index) => messages[index] !== message)) return undefined;
+    const afterSeq = (saving.messages[saving.kept - 1] as Message | undefined)?.seq;
+    if (afterSeq === undefined) return undefined;
     const result = await replaceTail(id, {
       afterSeq,
-      messages: messages.slice(kept.length),
+      messages: saving.messages.slice(saving.kept),
       expectedVersion: session.version,
     });
-    const stored = [...kept, ...result.messages];
-    known.set(id, {
-      session: session.withStored({ messages: stored, version: result.version }),
-      entries: [...entries.slice(0, prefix), ...decodeUiMessages(result.messages)],
-    });
+    remember(id, session, entries.slice(0, saving.prefix), result.messages, result.version);
     return { kind: 'rewrite', version: result.version };
+  };
+
+  /**
+   * Keeps the chat as `session`'s first messages — those of `kept`, the stored messages of its
+   * entries — followed by `added`, at `version`, without reading it back. Each group `encode` lays
+   * out decodes on its own, so the new messages are decoded alone.
+   */
+  const remember = (
+    id: string,
+    session: Session,
+    kept: readonly StoredUiMessage[],
+    added: readonly Message[],
+    version: number,
+  ): void => {
+    const messages: Message[] = [];
+    for (const entry of kept) for (const message of entry.stored) messages.push(message);
+    for (const message of added) messages.push(message);
+    known.set(id, {
+      session: session.withStored({ messages, version }),
+      entries: [...kept, ...decodeUiMessages(added)],
+    });
   };
 
   const write = async (
@@ -210,7 +218,9 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
         return { kind: 'none', version: session.version };
       case 'append': {
         const result = await store.append(id, saving.messages, { expectedVersion: session.version });
-        known.delete(id);
+        // A retried append whose messages were already there: what is stored is read again next time.
+        if (result.duplicates.length === 0) remember(id, session, entries, result.appended, result.version);
+        else known.delete(id);
         return { kind: 'append', version: result.version };
       }
       case 'rewrite': {
@@ -221,7 +231,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
               'or pass expectedVersion',
             { id, version: session.version, removed: saving.removed },
           );
-        const tail = await replaceTailOf(id, session, entries, next, saving.messages);
+        const tail = await replaceTailOf(id, session, entries, saving);
         if (tail !== undefined) return tail;
         known.delete(id);
         const saved = await store.save(session.withMessages(saving.messages), { expectedVersion: session.version });
@@ -240,7 +250,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
     loaded.set(id, current.session.version);
     return {
       id,
-      messages: current.entries.map((entry) => toUiMessage(entry.message) as unknown as Ui),
+      messages: current.entries.map((entry) => handOut(entry.message) as Ui),
       version: current.session.version,
     };
   };
@@ -251,7 +261,10 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
     const { expectedVersion } = input;
     if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0))
       throw new InvalidInputError('INVALID_ARGUMENT', 'expectedVersion must be a non-negative integer');
-    const next = readUiMessages(input.messages);
+    // The stored messages last seen are what the list most likely starts with: an item that reads
+    // as the one at its place is taken as it, uncopied (a hint only: the plan compares with the stored chat).
+    const likely = known.get(input.id)?.entries;
+    const next = readUiMessages(input.messages, 'messages', (index) => likely?.[index]?.message);
     return write(input.id, () => next, expectedVersion);
   };
 
