@@ -76,26 +76,38 @@ export function readUiMessage(value: unknown, path: string): UiMessageJson {
   };
 }
 
+/** Options of `readUiMessages`. */
+export interface ReadUiMessagesOptions {
+  /** What the list is called in errors. @default 'messages' */
+  readonly path?: string;
+  /** The index in the caller's list of `value[0]`, for errors (`value` is the rest of a list). @default 0 */
+  readonly offset?: number;
+  /** The UI message the item at an index (of the caller's list) most likely is: the stored one at its place. */
+  readonly likely?: (index: number) => UiMessageJson | undefined;
+}
+
 /**
  * A list of UI messages; throws `INVALID_ARGUMENT` for a non-array or two messages with one id.
  * An item this chat store handed out (`handOut`) is the message it was made from, and an item that
- * reads as `likely(index)` (the stored message at its place) is that message: neither is copied.
+ * reads as the `likely` one at its place is that message: neither is copied.
  */
-export function readUiMessages(
-  value: unknown,
-  path = 'messages',
-  likely?: (index: number) => UiMessageJson | undefined,
-): UiMessageJson[] {
+export function readUiMessages(value: unknown, options: ReadUiMessagesOptions = {}): UiMessageJson[] {
+  const { path = 'messages', offset = 0, likely } = options;
   if (!Array.isArray(value)) throw new InvalidInputError('INVALID_ARGUMENT', `${path} must be an array of UI messages`);
   const seen = new Set<string>();
-  return value.map((item: unknown, index) => {
+  return value.map((item: unknown, at) => {
+    const index = offset + at;
     const message = handedOut(item) ?? readAs(item, likely?.(index)) ?? readUiMessage(item, `${path}[${index}]`);
-    if (seen.has(message.id))
-      throw new InvalidInputError('INVALID_ARGUMENT', `${path}[${index}]: the id ${message.id} is used twice`, {
-        details: { path: `${path}[${index}].id`, id: message.id },
-      });
+    if (seen.has(message.id)) throw usedTwice(path, index, message.id);
     seen.add(message.id);
     return message;
+  });
+}
+
+/** The error of a list that gives `id` twice, the second time at `index`. */
+export function usedTwice(path: string, index: number, id: string): InvalidInputError {
+  return new InvalidInputError('INVALID_ARGUMENT', `${path}[${index}]: the id ${id} is used twice`, {
+    details: { path: `${path}[${index}].id`, id },
   });
 }
 
