@@ -40,6 +40,10 @@ export interface SaveChatInput<Ui extends UIMessage = UIMessage> {
 /** A stored chat with its version. */
 export interface StoredChat<Ui extends UIMessage = UIMessage> {
   readonly id: string;
+  /**
+   * A new array of deep-frozen messages, the same objects on every load while they are stored:
+   * a save given them back recognises them without reading them. Edit a copy, not a message.
+   */
   readonly messages: Ui[];
   /** The session version: pass it as `expectedVersion` to save only over this very state. */
   readonly version: number;
@@ -55,7 +59,7 @@ export interface SaveChatResult {
 
 /** A chat store over a chatstate session store. */
 export interface ChatStore<Ui extends UIMessage = UIMessage> {
-  /** The chat's messages; `[]` for a chat that does not exist yet (`useChat` makes ids on the client). */
+  /** The chat's messages (deep-frozen, see `StoredChat`); `[]` for a chat that does not exist yet (`useChat` makes ids on the client). */
   loadChat(id: string): Promise<Ui[]>;
   /** The chat with its version, or `undefined` when there is none. */
   getChat(id: string): Promise<StoredChat<Ui> | undefined>;
