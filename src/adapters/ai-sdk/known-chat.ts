@@ -127,6 +127,7 @@ export function readOver(value: unknown, chat: KnownChat | undefined): UiMessage
     return readUiMessages(value, { likely });
   let prefix = 0;
   while (prefix < value.length && prefix < shown.length && value[prefix] === shown[prefix]) prefix += 1;
+  if (prefix === 0) return readUiMessages(value, { likely });
   const rest = readUiMessages(value.slice(prefix), { offset: prefix, likely });
   // The prefix's ids are unique (`chat.unique`) and so are the rest's among themselves: a later
   // message must not reuse one of the prefix's.
