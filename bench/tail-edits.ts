@@ -1,8 +1,9 @@
 /**
  * Tail edits at 4,000 messages on every store (issue 25): an OpenAI Agents `addItems` of one item
- * (an append), its `popItem`, and an AI SDK `saveChat` that regenerates the last assistant message,
- * each timed in the same rounds so the ratios to the append compare like with like. Target: the
- * pop and the regenerate at most 3× the append.
+ * (an append), its `popItem`, and an AI SDK `saveChat` that regenerates the last assistant message
+ * (over the messages `loadChat` gave, as the AI SDK's server pattern passes them back, and over the
+ * same list parsed from JSON, as a client sends it), each timed in the same rounds so the ratios to
+ * the append compare like with like. Target: the pop and the regenerate at most 3× the append.
  * @module
  */
 import type { AgentInputItem } from '@openai/agents-core';
@@ -68,17 +69,27 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
       const appends: number[] = [];
       const pops: number[] = [];
       const regenerates: number[] = [];
+      const fromJson: number[] = [];
       const edits: number[] = [];
       for (let round = 0; round < WARMUP + ROUNDS; round++) {
         const item: AgentInputItem = { role: 'user', content: `round ${round}: one more question` };
         const append = await time(() => agents.addItems([item]));
         const pop = await time(() => agents.popItem());
-        const regenerated: UIMessage[] = [
-          ...chat.slice(0, -1),
-          { id: `regen-${round}`, role: 'assistant', parts: [{ type: 'text', text: `regenerated answer ${round}` }] },
-        ];
+        // The route's `loadChat` (untimed), then `onFinish`'s save of those messages with a new answer.
+        const loaded = await chats.loadChat(chatId);
+        const answer = (label: string): UIMessage => ({
+          id: `${label}-${round}`,
+          role: 'assistant',
+          parts: [{ type: 'text', text: `regenerated answer ${round}` }],
+        });
+        const regenerated: UIMessage[] = [...loaded.slice(0, -1), answer('regen')];
         const regenerate = await time(async () => {
           version = (await chats.commitChat({ id: chatId, messages: regenerated, expectedVersion: version })).version;
+        });
+        // The same over a list that came as JSON: no message is one the chat store handed out.
+        const parsed = JSON.parse(JSON.stringify([...regenerated.slice(0, -1), answer('json')])) as UIMessage[];
+        const regenerateJson = await time(async () => {
+          version = (await chats.commitChat({ id: chatId, messages: parsed, expectedVersion: version })).version;
         });
         // The store's own part of a regenerate: the last message read and replaced on the version read.
         const storeEdit = await time(async () => {
@@ -97,12 +108,14 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
         appends.push(append);
         pops.push(pop);
         regenerates.push(regenerate);
+        fromJson.push(regenerateJson);
       }
       const stored = await store.summary(agentsId);
       const editRatio = pairedRatio(edits, appends);
       if (stored?.messageCount !== SIZE) throw new Error(`${kind}: the Agents session has ${stored?.messageCount}`);
       const popRatio = pairedRatio(pops, appends);
       const regenRatio = pairedRatio(regenerates, appends);
+      const jsonRatio = pairedRatio(fromJson, appends);
       rows.push([
         kind,
         formatMs(median(appends)),
@@ -110,6 +123,8 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
         formatRatio(popRatio),
         formatMs(median(regenerates)),
         formatRatio(regenRatio),
+        formatMs(median(fromJson)),
+        formatRatio(jsonRatio),
         formatMs(median(edits)),
         formatRatio(editRatio),
         [popRatio, regenRatio, editRatio].map((ratio) => (ratio <= TARGET ? 'met' : 'missed')).join(' / '),
@@ -125,7 +140,9 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
       'append (addItems, 1 item)',
       'popItem',
       '÷ append',
-      'regenerate (saveChat)',
+      'regenerate (saveChat of loaded messages)',
+      '÷ append',
+      'regenerate, messages from JSON',
       '÷ append',
       'last message replaced (store)',
       '÷ append',
@@ -134,8 +151,8 @@ export async function runTailEditsBench(): Promise<SuiteReport> {
     rows,
   };
   notes.unshift(
-    'Each round times, one after the other on the same store: an OpenAI Agents `addItems` of one item, the `popItem` that removes it, and an AI SDK `saveChat` of the whole 4,000-message list with its last assistant message regenerated (a new id and text).',
-    "The store column is the store's part of a regenerate or an edit alone: `summary`, `readMessages({ limit: 1 })` and `replaceTail` of the last message. The `saveChat` column adds what the AI SDK chat store does with the whole list it is given: it validates the 4,000 UI messages and compares them with the stored ones (CPU in proportion to the chat, not store I/O).",
+    'Each round times, one after the other on the same store: an OpenAI Agents `addItems` of one item, the `popItem` that removes it, and two AI SDK `saveChat`s of the whole 4,000-message list with its last assistant message regenerated (a new id and text): first over the messages `loadChat` gave just before (untimed), as the AI SDK server pattern passes them back through `toUIMessageStreamResponse({ originalMessages, onFinish })`; then over the same list parsed from JSON, as a client sends it.',
+    "The store column is the store's part of a regenerate or an edit alone: `summary`, `readMessages({ limit: 1 })` and `replaceTail` of the last message. The chat store recognises the deep-frozen messages it handed out by identity (one pointer compare each); a list from JSON is read message by message, each compared with the stored message at its place without being copied (CPU in proportion to the chat, not store I/O).",
     '`popItem` reads the head and the last message and replaces it with `store.replaceTail`; the regenerate plans over the chat the chat store last read or wrote (one head read checks its version) and writes the changed tail with `store.replaceTail`. The file store writes a tail replace as one journal record, as an append.',
   );
   return { name: 'tail-edits', title: 'Tail edits (issue 25)', tables: [table], notes };

@@ -125,17 +125,26 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
       const entry = sessions.get(id);
       if (entry === undefined) throw noSessionError(name, id);
       checkVersion(name, id, entry.head.version, commit.expectedVersion);
-      const kept = entry.messages.slice(0, countBelow(entry.messages, commit.afterSeq + 1));
-      const ids = new Set(kept.map((record) => record.id));
-      const reused = commit.messages.find((record) => ids.has(record.id));
+      const keep = countBelow(entry.messages, commit.afterSeq + 1);
+      // The ids of the kept messages are the session's less the dropped tail's: found in what the
+      // tail costs, not in a new set of the whole session.
+      const dropped = new Set(entry.messages.slice(keep).map((record) => record.id));
+      const reused = commit.messages.find((record) => entry.ids.has(record.id) && !dropped.has(record.id));
       if (reused !== undefined) throw reusedIdError(name, id, reused.id);
       const added = commit.messages.map((record) =>
         Object.isFrozen(record) && !('text' in record)
           ? record
           : Object.freeze({ seq: record.seq, id: record.id, data: record.data }),
       );
+      // The entry is replaced below: its id set passes to the new one, changed in place.
+      const ids = entry.ids;
+      for (const messageId of dropped) ids.delete(messageId);
       for (const record of added) ids.add(record.id);
-      sessions.set(id, { head: Object.freeze({ ...commit.head }), messages: [...kept, ...added], ids });
+      sessions.set(id, {
+        head: Object.freeze({ ...commit.head }),
+        messages: [...entry.messages.slice(0, keep), ...added],
+        ids,
+      });
       tell({ kind: 'replace', id, version: commit.head.version, ...owner(commit.head) });
     },
     async list(query) {

@@ -7,12 +7,12 @@ import type { UIMessage } from 'ai';
 import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { BoundedMap } from '../../internal/bounded-map.js';
-import type { Message, MessageInput } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/session-store-types.js';
-import { planSave, sameUiMessage } from './chat-plan.js';
-import { decodeUiMessages, type StoredUiMessage } from './decode.js';
-import { readUiMessages, toUiMessage, type UiMessageJson } from './ui-json.js';
+import { planSave, type ChatPlan } from './chat-plan.js';
+import type { StoredUiMessage } from './decode.js';
+import { keptChat, knownChat, readOver, shownChat, storedOf, type KnownChat } from './known-chat.js';
+import { readUiMessages, type UiMessageJson } from './ui-json.js';
 
 /** Options of `createChatStore`. */
 export interface ChatStoreOptions {
@@ -40,6 +40,10 @@ export interface SaveChatInput<Ui extends UIMessage = UIMessage> {
 /** A stored chat with its version. */
 export interface StoredChat<Ui extends UIMessage = UIMessage> {
   readonly id: string;
+  /**
+   * A new array of deep-frozen messages, the same objects on every load while they are stored:
+   * a save given them back recognises them without reading them. Edit a copy, not a message.
+   */
   readonly messages: Ui[];
   /** The session version: pass it as `expectedVersion` to save only over this very state. */
   readonly version: number;
@@ -55,7 +59,7 @@ export interface SaveChatResult {
 
 /** A chat store over a chatstate session store. */
 export interface ChatStore<Ui extends UIMessage = UIMessage> {
-  /** The chat's messages; `[]` for a chat that does not exist yet (`useChat` makes ids on the client). */
+  /** The chat's messages (deep-frozen, see `StoredChat`); `[]` for a chat that does not exist yet (`useChat` makes ids on the client). */
   loadChat(id: string): Promise<Ui[]>;
   /** The chat with its version, or `undefined` when there is none. */
   getChat(id: string): Promise<StoredChat<Ui> | undefined>;
@@ -103,61 +107,49 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
 
   // The last chats this store read or wrote, decoded, at their version: while the stored version is
   // still that one (one head read tells), a save plans over them without reading every message.
-  const known = new BoundedMap<string, { readonly session: Session; readonly entries: StoredUiMessage[] }>({
-    max: KNOWN_CHATS,
-  });
+  const known = new BoundedMap<string, KnownChat>({ max: KNOWN_CHATS });
 
-  const read = async (id: string): Promise<{ session: Session; entries: StoredUiMessage[] } | undefined> => {
+  const read = async (id: string): Promise<KnownChat | undefined> => {
     const cached = known.get(id);
     if (cached !== undefined) {
       const row = await store.summary(id);
-      if (row?.version === cached.session.version) return cached;
+      if (row?.version === cached.version) return cached;
     }
     const session = await store.get(id);
     if (session === undefined) {
       known.delete(id);
       return undefined;
     }
-    const current = { session, entries: decodeUiMessages(session.messages) };
+    const current = knownChat(session);
     known.set(id, current);
     return current;
   };
 
+  /** Keeps `chat` as what `id` is now, unless another call of this store replaced `was` meanwhile. */
+  const keep = (id: string, was: KnownChat, chat: KnownChat): void => {
+    if (known.get(id) === was) known.set(id, chat);
+  };
+
   /**
-   * The rewrite of a save that keeps a prefix of the stored chat, as a tail replace (pop,
-   * regenerate, edit of the last messages): its cost is the tail's. `undefined` when the store has
-   * no `replaceTail` or nothing is kept (the chat is saved whole then).
+   * A rewrite that keeps a prefix of the stored chat, as a tail replace (pop, regenerate, edit of
+   * the last messages): its cost is the tail's. `undefined` when the store has no `replaceTail` or
+   * nothing is kept (the chat is saved whole then).
    */
   const replaceTailOf = async (
     id: string,
-    session: Session,
-    entries: readonly StoredUiMessage[],
-    next: readonly UiMessageJson[],
-    messages: ReadonlyArray<Message | MessageInput>,
+    chat: KnownChat,
+    saving: Extract<ChatPlan, { kind: 'rewrite' }>,
   ): Promise<SaveChatResult | undefined> => {
     const replaceTail = store.replaceTail?.bind(store);
     if (replaceTail === undefined) return undefined;
-    let prefix = 0;
-    while (
-      prefix < entries.length &&
-      prefix < next.length &&
-      sameUiMessage((entries[prefix] as StoredUiMessage).message, next[prefix] as UiMessageJson)
-    )
-      prefix += 1;
-    const kept = entries.slice(0, prefix).flatMap((entry) => entry.stored);
-    const afterSeq = kept.at(-1)?.seq;
-    // The plan keeps the stored messages of the prefix as they are (the very objects): otherwise save whole.
-    if (afterSeq === undefined || kept.some((message, index) => messages[index] !== message)) return undefined;
+    const afterSeq = chat.entries[saving.prefix - 1]?.stored.at(-1)?.seq;
+    if (afterSeq === undefined) return undefined;
     const result = await replaceTail(id, {
       afterSeq,
-      messages: messages.slice(kept.length),
-      expectedVersion: session.version,
+      messages: saving.tail,
+      expectedVersion: chat.version,
     });
-    const stored = [...kept, ...result.messages];
-    known.set(id, {
-      session: session.withStored({ messages: stored, version: result.version }),
-      entries: [...entries.slice(0, prefix), ...decodeUiMessages(result.messages)],
-    });
+    keep(id, chat, keptChat(chat, saving.prefix, result.messages, result.version));
     return { kind: 'rewrite', version: result.version };
   };
 
@@ -189,7 +181,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
       if (expectedVersion !== undefined && expectedVersion !== 0)
         throw new ChatConflictError(`Chat ${id} does not exist (expected version ${expectedVersion})`, { id });
       const next = plan([]);
-      const saving = planSave([], next);
+      const saving = planSave({ entries: [], messages: [] }, next);
       const messages = saving.kind === 'append' ? saving.messages : [];
       const saved = await store.save(
         Session.create({ id, messages, metadata: SESSION_METADATA, ...(userId === undefined ? {} : { userId }) }),
@@ -197,34 +189,44 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
       );
       return { kind: messages.length === 0 ? 'none' : 'append', version: saved.version };
     }
-    const { session, entries } = current;
-    if (expectedVersion !== undefined && expectedVersion !== session.version)
+    const { version, entries } = current;
+    if (expectedVersion !== undefined && expectedVersion !== version)
       throw new ChatConflictError(
-        `Chat ${id} is at version ${session.version}, not ${expectedVersion}: reload it and apply the change again`,
-        { id, version: session.version, expectedVersion },
+        `Chat ${id} is at version ${version}, not ${expectedVersion}: reload it and apply the change again`,
+        { id, version, expectedVersion },
       );
     const next = plan(entries);
-    const saving = planSave(entries, next);
+    const saving = planSave(current, next);
     switch (saving.kind) {
       case 'none':
-        return { kind: 'none', version: session.version };
+        return { kind: 'none', version };
       case 'append': {
-        const result = await store.append(id, saving.messages, { expectedVersion: session.version });
-        known.delete(id);
+        const result = await store.append(id, saving.messages, { expectedVersion: version });
+        // A retried append whose messages were already there: what is stored is read again next time.
+        if (result.duplicates.length === 0)
+          keep(id, current, keptChat(current, entries.length, result.appended, result.version));
+        else known.delete(id);
         return { kind: 'append', version: result.version };
       }
       case 'rewrite': {
-        if (saving.removed.length > 0 && expectedVersion === undefined && loaded.get(id) !== session.version)
+        if (saving.removed.length > 0 && expectedVersion === undefined && loaded.get(id) !== version)
           throw new ChatConflictError(
             `Saving chat ${id} would remove ${saving.removed.length} stored message(s) this chat store did not load ` +
-              `(stored version ${session.version}): another writer may have added them. Load the chat and save again, ` +
+              `(stored version ${version}): another writer may have added them. Load the chat and save again, ` +
               'or pass expectedVersion',
-            { id, version: session.version, removed: saving.removed },
+            { id, version, removed: saving.removed },
           );
-        const tail = await replaceTailOf(id, session, entries, next, saving.messages);
+        const tail = await replaceTailOf(id, current, saving);
         if (tail !== undefined) return tail;
         known.delete(id);
-        const saved = await store.save(session.withMessages(saving.messages), { expectedVersion: session.version });
+        // The session as read, over the chat's messages now (the same but for its own tail replaces and appends).
+        const session =
+          current.read.version === version
+            ? current.read
+            : current.read.withStored({ messages: storedOf(current), version });
+        const saved = await store.save(session.withMessages([...storedOf(current, saving.prefix), ...saving.tail]), {
+          expectedVersion: version,
+        });
         return { kind: 'rewrite', version: saved.version };
       }
       default: {
@@ -237,12 +239,11 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
   const getChat = async (id: string): Promise<StoredChat<Ui> | undefined> => {
     const current = await read(id);
     if (current === undefined) return undefined;
-    loaded.set(id, current.session.version);
-    return {
-      id,
-      messages: current.entries.map((entry) => toUiMessage(entry.message) as unknown as Ui),
-      version: current.session.version,
-    };
+    const chat = shownChat(current);
+    keep(id, current, chat);
+    loaded.set(id, chat.version);
+    // A new array (the caller may add to it) of the frozen messages, the same objects every load.
+    return { id, messages: [...chat.shown] as Ui[], version: chat.version };
   };
 
   const commitChat = async (input: SaveChatInput<Ui>): Promise<SaveChatResult> => {
@@ -251,7 +252,7 @@ export function createChatStore<Ui extends UIMessage = UIMessage>(options: ChatS
     const { expectedVersion } = input;
     if (expectedVersion !== undefined && (!Number.isSafeInteger(expectedVersion) || expectedVersion < 0))
       throw new InvalidInputError('INVALID_ARGUMENT', 'expectedVersion must be a non-negative integer');
-    const next = readUiMessages(input.messages);
+    const next = readOver(input.messages, known.get(input.id));
     return write(input.id, () => next, expectedVersion);
   };
 

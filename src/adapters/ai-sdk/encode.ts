@@ -97,7 +97,7 @@ function outcomeOutput(part: UiPartJson): { output: AiSdkToolResultOutput; moved
 /** Options of `encodeUiMessage`. */
 export interface EncodeContext {
   /** Tool call ids already used in the chat: a repeated one stays in metadata (pairing needs unique ids). */
-  readonly callIds: Set<string>;
+  readonly callIds: { has(id: string): boolean; add(id: string): void };
 }
 
 /** The chatstate messages of one UI message (not yet validated: `Message.create` checks them). */

@@ -5,10 +5,12 @@
  * @module
  */
 import { InvalidInputError } from '../../errors.js';
-import { cloneJson, isRecord, toWireObject, type WireJsonObject } from '../../formats/wire-json.js';
+import { cloneJson, isRecord } from '../../formats/wire-json.js';
 import { defineField } from '../../internal/define-field.js';
 import { readJson } from '../../message/json-value.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
+import { handOut, handedOut } from './handed-out.js';
+import { readsAs } from './json-equal.js';
 
 /** One part of a UI message, as JSON (`type` is always a string). */
 export type UiPartJson = JsonObject & { readonly type: string };
@@ -74,29 +76,42 @@ export function readUiMessage(value: unknown, path: string): UiMessageJson {
   };
 }
 
-/** A list of UI messages; throws `INVALID_ARGUMENT` for a non-array or two messages with one id. */
-export function readUiMessages(value: unknown, path = 'messages'): UiMessageJson[] {
+/** Options of `readUiMessages`. */
+export interface ReadUiMessagesOptions {
+  /** What the list is called in errors. @default 'messages' */
+  readonly path?: string;
+  /** The index in the caller's list of `value[0]`, for errors (`value` is the rest of a list). @default 0 */
+  readonly offset?: number;
+  /** The UI message the item at an index (of the caller's list) most likely is: the stored one at its place. */
+  readonly likely?: (index: number) => UiMessageJson | undefined;
+}
+
+/**
+ * A list of UI messages; throws `INVALID_ARGUMENT` for a non-array or two messages with one id.
+ * An item this chat store handed out (`handOut`) is the message it was made from, and an item that
+ * reads as the `likely` one at its place is that message: neither is copied.
+ */
+export function readUiMessages(value: unknown, options: ReadUiMessagesOptions = {}): UiMessageJson[] {
+  const { path = 'messages', offset = 0, likely } = options;
   if (!Array.isArray(value)) throw new InvalidInputError('INVALID_ARGUMENT', `${path} must be an array of UI messages`);
   const seen = new Set<string>();
-  return value.map((item: unknown, index) => {
-    const message = readUiMessage(item, `${path}[${index}]`);
-    if (seen.has(message.id))
-      throw new InvalidInputError('INVALID_ARGUMENT', `${path}[${index}]: the id ${message.id} is used twice`, {
-        details: { path: `${path}[${index}].id`, id: message.id },
-      });
+  return value.map((item: unknown, at) => {
+    const index = offset + at;
+    const message = handedOut(item) ?? readAs(item, likely?.(index)) ?? readUiMessage(item, `${path}[${index}]`);
+    if (seen.has(message.id)) throw usedTwice(path, index, message.id);
     seen.add(message.id);
     return message;
   });
 }
 
-/** The UI message as the caller's `UIMessage` shape: a deep, unfrozen JSON copy. */
-export function toUiMessage(message: UiMessageJson): WireJsonObject {
-  // Extra fields first, so that they cannot stand in for the known ones.
-  const out: Record<string, JsonValue> = {};
-  for (const [key, value] of Object.entries(message.extra ?? {})) defineField(out, key, value);
-  out['id'] = message.id;
-  out['role'] = message.role;
-  if (message.metadata !== undefined) out['metadata'] = message.metadata;
-  out['parts'] = message.parts;
-  return toWireObject(out);
+/** The error of a list that gives `id` twice, the second time at `index`. */
+export function usedTwice(path: string, index: number, id: string): InvalidInputError {
+  return new InvalidInputError('INVALID_ARGUMENT', `${path}[${index}]: the id ${id} is used twice`, {
+    details: { path: `${path}[${index}].id`, id },
+  });
+}
+
+/** `message` when `item` reads as it (see `readsAs`), else `undefined`. */
+function readAs(item: unknown, message: UiMessageJson | undefined): UiMessageJson | undefined {
+  return message !== undefined && readsAs(item, handOut(message) as JsonObject) ? message : undefined;
 }

@@ -73,10 +73,12 @@ await describeEveryStore(
           const loaded = await chats.loadChat(id);
           expect(loaded).toStrictEqual(json(chat));
           const kept = loaded.slice(0, chat.length === 0 ? 0 : change.keep % (chat.length + 1));
+          // Loaded messages are frozen: a change is a changed copy in the message's place.
           change.changed.forEach((index, at) => {
-            const target = kept[index % Math.max(kept.length, 1)];
+            const place = index % Math.max(kept.length, 1);
+            const target = kept[place];
             const donor = change.parts[at];
-            if (target !== undefined && donor !== undefined) target.parts = donor.parts;
+            if (target !== undefined && donor !== undefined) kept[place] = { ...target, parts: donor.parts };
           });
           const ids = new Set(kept.map((message) => message.id));
           const next = [...kept, ...change.added.filter((message) => !ids.has(message.id) && ids.add(message.id))];

@@ -18,7 +18,12 @@ import {
 import { expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
-import { createChatStore, withMessage, type ChatStore } from '../../../src/adapters/ai-sdk/index.js';
+import {
+  createChatStore,
+  withMessage,
+  type ChatStore,
+  type SaveChatResult,
+} from '../../../src/adapters/ai-sdk/index.js';
 import { formats } from '../../../src/formats/index.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { scriptedModel } from './scripted-model.js';
@@ -63,9 +68,13 @@ async function turn(
   id: string,
   message: ChatMessage,
   model: ReturnType<typeof scriptedModel>,
+  options: TurnOptions = {},
 ): Promise<ChatMessage> {
   const previous = await chats.loadChat(id);
-  const messages = await validateUIMessages<ChatMessage>({ messages: withMessage(previous, message), tools });
+  const list = withMessage(previous, message);
+  const validated = await validateUIMessages<ChatMessage>({ messages: list, tools });
+  // The persistence guide's two forms: `originalMessages` validated (copies), or the list itself.
+  const messages = options.original === 'loaded' ? list : validated;
   let saved: Promise<unknown> = Promise.resolve();
   const last = messages.at(-1);
   const continued = last?.role === 'assistant' ? last : undefined;
@@ -79,7 +88,7 @@ async function turn(
       writer.write({ type: 'data-status', id: 'status', data: { phase: 'started' } });
       const result = streamText({
         model,
-        messages: await convertToModelMessages(messages, { tools }),
+        messages: await convertToModelMessages(validated, { tools }),
         tools,
         stopWhen: stepCountIs(4),
       });
@@ -93,7 +102,8 @@ async function turn(
       );
     },
     onFinish: ({ messages: finished }) => {
-      saved = chats.saveChat({ id, messages: finished });
+      options.finished?.(finished, messages);
+      saved = chats.commitChat({ id, messages: finished }).then((result) => options.saved?.(result));
     },
   });
   let reply: ChatMessage | undefined;
@@ -102,6 +112,15 @@ async function turn(
   await saved;
   if (reply === undefined) throw new Error('the stream made no message');
   return reply;
+}
+
+/** How `turn` passes the list on, and what it reports. */
+interface TurnOptions {
+  /** `validated`: `validateUIMessages`' copies as `originalMessages`; `loaded`: the loaded list itself. @default 'validated' */
+  readonly original?: 'validated' | 'loaded';
+  /** Called with `onFinish`'s messages and the `originalMessages` the stream was given. */
+  readonly finished?: (finished: readonly ChatMessage[], original: readonly ChatMessage[]) => void;
+  readonly saved?: (result: SaveChatResult) => void;
 }
 
 function user(id: string, text: string): ChatMessage {
@@ -363,6 +382,45 @@ await describeEveryStore(
       expect(session.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
       expect(session.messages[1]?.toolCalls?.map((call) => call.id)).toEqual(['call-rm']);
       expect(formats.aiSdk.validate(formats.aiSdk.to(session.messages))).toEqual([]);
+    });
+
+    it('passes the frozen loaded messages on as they are (originalMessages), and a save over them writes only the change', async () => {
+      const store = await stores.open();
+      const chats = createChatStore<ChatMessage>({ store });
+      const model = scriptedModel([
+        { text: 'Hello.' },
+        { calls: [{ id: 'call-rm', tool: 'remove', input: { path: '/tmp/y' } }] },
+        { text: 'Removed /tmp/y.' },
+      ]);
+      const seen: Array<{ finished: readonly ChatMessage[]; original: readonly ChatMessage[] }> = [];
+      const results: SaveChatResult[] = [];
+      const options: TurnOptions = {
+        original: 'loaded',
+        finished: (finished, original) => seen.push({ finished, original }),
+        saved: (result) => results.push(result),
+      };
+      await turn(chats, 'chat-5', user('u-1', 'Hi'), model, options);
+      const waiting = await turn(chats, 'chat-5', user('u-2', 'Delete /tmp/y'), model, options);
+      // onFinish gives the loaded messages back as the very objects: deep-frozen, untouched by the SDK.
+      const second = seen[1];
+      expect(second?.finished.slice(0, 2).every((message, index) => message === second.original[index])).toBe(true);
+      expect(Object.isFrozen(second?.original[0]?.parts[0])).toBe(true);
+      expect(results.map((result) => result.kind)).toEqual(['append', 'append']);
+      // Approved in the browser: the continued assistant message (the SDK clones it) replaces the stored one.
+      const approved = {
+        ...waiting,
+        parts: waiting.parts.map((part) =>
+          part.type === 'tool-remove' && part.state === 'approval-requested'
+            ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }
+            : part,
+        ),
+      } as ChatMessage;
+      const final = await turn(chats, 'chat-5', approved, model, options);
+      expect(final.parts.find((part) => part.type === 'tool-remove')).toMatchObject({ state: 'output-available' });
+      expect(results.at(-1)?.kind).toBe('rewrite');
+      const reloaded = await createChatStore<ChatMessage>({ store: await stores.reopen(store) }).loadChat('chat-5');
+      expect(reloaded.map((message) => message.id)).toEqual(['u-1', seen[0]?.finished[1]?.id, 'u-2', waiting.id]);
+      expect(reloaded.at(-1)).toStrictEqual(JSON.parse(JSON.stringify(final)));
     });
   },
   'aisdkstream',
