@@ -56,6 +56,13 @@ function checkBegin(record: JournalRecord, target: ReplayTarget, atStart: boolea
   }
 }
 
+/** `head` without a `kind` of `''`: how an append that removed the kind records it. */
+function withoutEmptyKind(head: HeadRecord): HeadRecord {
+  if (head.kind !== '') return head;
+  const { kind: _removed, ...rest } = head;
+  return rest;
+}
+
 /** Applies `record` to `target`, or throws `ChainError` without changing anything. */
 function apply(record: JournalRecord, target: ReplayTarget): void {
   if (record.k !== 'add') return;
@@ -68,7 +75,7 @@ function apply(record: JournalRecord, target: ReplayTarget): void {
     lastSeq = message.seq;
   }
   const { id: _id, ...changes } = record.head as Record<string, JsonValue>;
-  const head = { ...target.head, ...changes } as HeadRecord;
+  const head = withoutEmptyKind({ ...target.head, ...changes } as HeadRecord);
   if (!(head.version > record.from) || head.lastSeq !== lastSeq)
     throw new ChainError('a record with an inconsistent head');
   target.head = head;
