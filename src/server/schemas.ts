@@ -166,16 +166,11 @@ export const listQuerySchema = z.object({
     description:
       'true: only the expired sessions a purge has not removed yet (what POST /purge-expired would remove); not with q or updatedAfter',
   }),
-  kinds: z
-    .string()
-    .min(1)
-    .max(2200)
-    .optional()
-    .openapi({
-      description:
-        "Which sessions by kind: conversations (the default: sessions without a kind), all (chatstate's internal sessions too), or a comma-separated list of kinds (only those, e.g. knowledge,working-memory)",
-      example: 'all',
-    }),
+  kinds: z.string().min(1).max(2200).optional().openapi({
+    description:
+      "Which sessions by kind: conversations (the default: sessions without a kind), all (chatstate's internal sessions too), or a comma-separated list of kinds (only those, e.g. knowledge,working-memory)",
+    example: 'all',
+  }),
 });
 
 /** A page of `GET /sessions`. */
