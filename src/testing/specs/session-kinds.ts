@@ -154,13 +154,16 @@ export function sessionKindsSpec(suite: ConformanceSuite): void {
         );
         await store.append(saved.id, [Message.user('one more')]);
         expect(await listedKind(store, saved.id)).toBe('working-memory');
-        const tail = await store.replaceTail?.(saved.id, {
-          afterSeq: 1,
-          messages: [Message.assistant('a new tail')],
-          expectedVersion: saved.version + 1,
-        });
-        expect(tail).toBeDefined();
-        expect(await listedKind(store, saved.id)).toBe('working-memory');
+        // replaceTail is optional on a SessionStore (the http client has none): checked where it is.
+        const tails = store.replaceTail !== undefined;
+        if (tails) {
+          await store.replaceTail?.(saved.id, {
+            afterSeq: 1,
+            messages: [Message.assistant('a new tail')],
+            expectedVersion: saved.version + 1,
+          });
+          expect(await listedKind(store, saved.id)).toBe('working-memory');
+        }
         expect(await inDefault(store, saved.id)).toBe(false);
         // A copy under another id keeps the metadata, so the kind (what a fork does).
         const loaded = (await store.get(saved.id)) as Session;
@@ -180,6 +183,7 @@ export function sessionKindsSpec(suite: ConformanceSuite): void {
         });
         expect(await listedKind(store, saved.id)).toBe('knowledge-graph');
         expect(await inDefault(store, saved.id)).toBe(false);
+        if (!tails) return;
         const current = (await store.summary(saved.id))?.version ?? 0;
         await store.replaceTail?.(saved.id, {
           afterSeq: 2,
