@@ -8,6 +8,7 @@ import { ChatstateError, ConflictError, DataError, NotFoundError } from '../erro
 import { Message } from '../message/message.js';
 import { Session } from '../session/session.js';
 import type { SessionStore } from '../store/session-store-types.js';
+import { SESSION_KINDS } from '../store/session-kind.js';
 import { checkFactId, factIndex, factMetadata, requireFact } from './knowledge-lifecycle.js';
 import type { RecallHit, RememberOptions } from './types.js';
 
@@ -51,7 +52,7 @@ async function ensureKnowledgeSession(store: SessionStore, userId: string, id: s
   let session = await store.get(id);
   if (session === undefined) {
     try {
-      session = await store.save(Session.create({ id, userId, metadata: { chatstate: 'knowledge' } }), {
+      session = await store.save(Session.create({ id, userId, metadata: { chatstate: SESSION_KINDS.knowledge } }), {
         expectedVersion: 0,
       });
     } catch (error) {

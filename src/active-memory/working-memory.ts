@@ -18,6 +18,7 @@ import { Message } from '../message/message.js';
 import type { JsonObject, JsonValue } from '../message/schema.js';
 import { Session } from '../session/session.js';
 import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
+import { SESSION_KINDS } from '../store/session-kind.js';
 import { MAX_HISTORY_LIMIT, MAX_VALUE_BYTES, checkInteger, checkOwnerId } from './checks.js';
 import { mergePatch } from './merge-patch.js';
 import { messagePage } from './message-page.js';
@@ -198,7 +199,7 @@ export class WorkingMemory {
               id: this.sessionId,
               userId: this.userId,
               ...(this.agentId === undefined ? {} : { agentId: this.agentId }),
-              metadata: { chatstate: 'working-memory' },
+              metadata: { chatstate: SESSION_KINDS.workingMemory },
               messages: [first, second],
             }),
             { expectedVersion: 0 },

@@ -26,6 +26,7 @@ function rowOf(row: SessionSummary): Record<string, unknown> {
     ...(row.title === undefined ? {} : { title: row.title }),
     ...(row.userId === undefined ? {} : { userId: row.userId }),
     ...(row.agentId === undefined ? {} : { agentId: row.agentId }),
+    ...(row.kind === undefined ? {} : { kind: row.kind }),
     messageCount: row.messageCount,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -45,7 +46,9 @@ export function registerSessionTools(server: McpServer, scope: McpScope): void {
         includeInternal: z
           .boolean()
           .optional()
-          .describe("Also list chatstate's own sessions (knowledge, working memory, knowledge graph)"),
+          .describe(
+            "Also list chatstate's own sessions (knowledge, working memory, knowledge graph, LangGraph checkpoint logs, …)",
+          ),
       },
       annotations: { readOnlyHint: true },
     },

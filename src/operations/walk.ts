@@ -35,7 +35,7 @@ export async function* everySession(store: SessionStore, signal?: AbortSignal): 
   let after: SessionSummary | undefined;
   for (;;) {
     if (signal?.aborted === true) return;
-    const page = await store.list({ limit: PAGE_SIZE, after });
+    const page = await store.list({ limit: PAGE_SIZE, after, kinds: 'all' });
     yield* page;
     if (page.length < PAGE_SIZE) return;
     after = page.at(-1);
@@ -64,7 +64,7 @@ export async function countSessions(store: SessionStore, selection: SessionSelec
   let count = 0;
   let after: SessionSummary | undefined;
   for (;;) {
-    const page = await store.list({ limit: PAGE_SIZE, after });
+    const page = await store.list({ limit: PAGE_SIZE, after, kinds: 'all' });
     count += page.length;
     if (page.length < PAGE_SIZE) return count;
     after = page.at(-1);

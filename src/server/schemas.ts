@@ -106,6 +106,10 @@ export const summarySchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     expiresAt: z.string().optional(),
+    kind: z.string().optional().openapi({
+      description:
+        "Set only on a session chatstate keeps for itself (its metadata.chatstate, e.g. 'knowledge'): listed only when kinds asks for it",
+    }),
     recovery: z.array(recoveryNoticeSchema).optional(),
     damaged: z
       .string()
@@ -161,6 +165,11 @@ export const listQuerySchema = z.object({
   expired: z.enum(['true', 'false']).optional().openapi({
     description:
       'true: only the expired sessions a purge has not removed yet (what POST /purge-expired would remove); not with q or updatedAfter',
+  }),
+  kinds: z.string().min(1).max(2200).optional().openapi({
+    description:
+      "Which sessions by kind: conversations (the default: sessions without a kind), all (chatstate's internal sessions too), or a comma-separated list of kinds (only those, e.g. knowledge,working-memory)",
+    example: 'all',
   }),
 });
 

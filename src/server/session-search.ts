@@ -4,6 +4,7 @@
  * so a search over a large store answers in bounded time and pages on with its cursor.
  * @module
  */
+import type { ListKinds } from '../store/session-kind.js';
 import type { ListCursor, SessionStore, SessionSummary } from '../store/session-store-types.js';
 
 /** Rows a filtered request reads at most before it answers (with a cursor to go on from). */
@@ -18,6 +19,8 @@ export interface FilterQuery {
   readonly after?: ListCursor;
   readonly userId?: string;
   readonly agentId?: string;
+  /** Which sessions by kind (`ListQuery.kinds`). */
+  readonly kinds?: ListKinds;
   /** Words the id, title, user or agent must contain (any case). */
   readonly q?: string;
   /** Only sessions active after this time (ISO-8601). */
@@ -49,6 +52,7 @@ export async function filteredPage(
       ...(after === undefined ? {} : { after }),
       ...(query.userId === undefined ? {} : { userId: query.userId }),
       ...(query.agentId === undefined ? {} : { agentId: query.agentId }),
+      ...(query.kinds === undefined ? {} : { kinds: query.kinds }),
     });
     for (const row of batch) {
       scanned += 1;

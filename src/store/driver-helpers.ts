@@ -6,6 +6,7 @@
 import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
 import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord } from './driver-types.js';
 import type { ListCursor, MessageRange } from './session-store-types.js';
+import { isSessionKind, kindListed } from './session-kind.js';
 
 /** What a listing can read of a stored head row even when the row is damaged. */
 export interface RawHeadColumns {
@@ -14,6 +15,8 @@ export interface RawHeadColumns {
   readonly agentId: unknown;
   readonly createdAt: unknown;
   readonly updatedAt: unknown;
+  /** The kind column, when the backend has one (a damaged row keeps its place in a listing by kind). */
+  readonly kind?: unknown;
 }
 
 /**
@@ -37,12 +40,14 @@ export function listedHead<Row>(
     const userId = text(columns.userId);
     const agentId = text(columns.agentId);
     const updatedAt = text(columns.updatedAt) ?? new Date(0).toISOString();
+    const kind = isSessionKind(columns.kind) ? columns.kind : undefined;
     return Object.freeze({
       id: columns.id,
       schema: 0,
       version: 0,
       ...(userId === undefined ? {} : { userId }),
       ...(agentId === undefined ? {} : { agentId }),
+      ...(kind === undefined ? {} : { kind }),
       createdAt: text(columns.createdAt) ?? updatedAt,
       updatedAt,
       messageCount: 0,
@@ -110,6 +115,13 @@ export function checkKeys(store: string, id: string, stored: string | undefined,
   if (expected !== undefined && (stored ?? '') !== expected) throw new KeyCheckMismatch(store, id, stored ?? '');
 }
 
+/** `head` with the kind `kind` (`''` removes it; `undefined` keeps the head's). */
+export function withKind(head: HeadRecord, kind: string | undefined): HeadRecord {
+  if (kind === undefined || kind === (head.kind ?? '')) return head;
+  const { kind: _old, ...rest } = head;
+  return kind === '' ? rest : { ...rest, kind };
+}
+
 /** `head` with the key check `keys` (`''` removes it). */
 export function withKeys(head: HeadRecord, keys: string | undefined): HeadRecord {
   if (keys === undefined || keys === (head.keys ?? '')) return head;
@@ -160,7 +172,7 @@ export function appendToHead(
     ...(commit.data === undefined ? {} : { data: commit.data }),
     ...(head.ttlMs === undefined ? {} : { expiresAt: Date.parse(updatedAt) + head.ttlMs }),
   };
-  return { head: Object.freeze(withKeys(next, commit.keys?.next)), appended, duplicates };
+  return { head: Object.freeze(withKind(withKeys(next, commit.keys?.next), commit.kind)), appended, duplicates };
 }
 
 /** How many of `items` (ascending by seq) have a seq below `seq`: a binary search, O(log n). */
@@ -204,7 +216,7 @@ export function prefixEnd(prefix: string): string {
 }
 
 /**
- * Heads filtered by owner, expiry (live ones, or with `expired` only the expired ones) and cursor,
+ * Heads filtered by owner, kind, expiry (live ones, or with `expired` only the expired ones) and cursor,
  * in list order (newest activity first, then `id` ascending), paged.
  */
 export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery): HeadRecord[] {
@@ -216,7 +228,8 @@ export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery
         (query.agentId === undefined || head.agentId === query.agentId) &&
         isExpired(head.expiresAt, query.now) === expired &&
         (after === undefined || isAfterCursor(head, after)) &&
-        (query.idPrefix === undefined || head.id.startsWith(query.idPrefix)),
+        (query.idPrefix === undefined || head.id.startsWith(query.idPrefix)) &&
+        kindListed(head.kind, query.kinds),
     )
     .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1))
     .slice(query.offset, query.offset + query.limit);

@@ -37,6 +37,8 @@ export interface HeadRecord {
   readonly version: number;
   readonly agentId?: string;
   readonly userId?: string;
+  /** The session's kind (`metadata.chatstate`, see `session-kind.ts`), in the clear for `list`; absent on a conversation. */
+  readonly kind?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Epoch milliseconds, when the session has a retention limit. */
@@ -95,6 +97,11 @@ export interface AppendCommit {
    * removes it). `undefined`: no check (a driver used without the core).
    */
   readonly keys?: { readonly expected: string; readonly next: string };
+  /**
+   * The head's new kind when the append carries state (`data`): `''` removes it; `undefined`
+   * leaves it as it is. Written only when the append adds a message, as `data` is.
+   */
+  readonly kind?: string;
   /**
    * The core's clock (epoch milliseconds) when the append was made. A driver with
    * `capabilities.expiryInCommit` treats a session whose `expiresAt` is at or before it as absent
@@ -196,10 +203,12 @@ export interface ValueRecord {
 
 /**
  * The query a driver's `list` answers: the core has checked it and filled `limit` and `offset`;
- * `after` and `expired` are present only when given (`expired` only as `true`).
+ * `after` and `expired` are present only when given (`expired` only as `true`). `kinds` filters on
+ * `HeadRecord.kind` (`'conversations'`: heads without one); the core always gives it, and a
+ * driver treats it absent as `'all'` (every head: what its own callers, such as purges, need).
  */
 export type DriverListQuery = Required<Pick<ListQuery, 'limit' | 'offset'>> &
-  Pick<ListQuery, 'userId' | 'agentId' | 'after' | 'expired' | 'idPrefix'> & { now: number };
+  Pick<ListQuery, 'userId' | 'agentId' | 'after' | 'expired' | 'idPrefix' | 'kinds'> & { now: number };
 
 /**
  * The required session primitives: all a new backend must implement to be a store. Ids reaching a

@@ -76,7 +76,7 @@ export async function forgetByListing(driver: AnyStoreDriver, target: ForgetTarg
   const sessionIds: string[] = [];
   for (;;) {
     // Removed sessions leave the listing: each page starts at the front again.
-    const heads = await driver.list({ limit: FORGET_PAGE, offset: 0, userId: target.userId, now: 0 });
+    const heads = await driver.list({ limit: FORGET_PAGE, offset: 0, userId: target.userId, now: 0, kinds: 'all' });
     let removed = 0;
     for (const head of heads) {
       if (head.userId !== target.userId || !(await driver.remove(head.id))) continue;

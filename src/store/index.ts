@@ -16,6 +16,7 @@ export {
   isExpired,
   noSessionError,
   rangeOf,
+  withKind,
   sortAndPage,
   storeName,
 } from './driver-helpers.js';
@@ -28,6 +29,7 @@ export {
   type StoreLoader,
 } from './registry.js';
 export { RECORD_SCHEMA } from './codec.js';
+export { SESSION_KINDS, isSessionKind, kindOfMetadata, type ListKinds } from './session-kind.js';
 export { RECOVERY_KEY, describeNotice, noticesOf } from './recovery.js';
 export type { AtRestKey } from './at-rest.js';
 export type { UserKeyStore } from './user-key-store.js';

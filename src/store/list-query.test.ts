@@ -5,20 +5,43 @@ import { outcomeOf } from '../../test/support/errors.js';
 
 describe('checkListQuery', () => {
   it('fills in the defaults and passes only the filters given', () => {
-    expect(checkListQuery(undefined, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
-    expect(checkListQuery({}, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
+    expect(checkListQuery(undefined, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0, kinds: 'conversations' });
+    expect(checkListQuery({}, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0, kinds: 'conversations' });
     expect(checkListQuery({ limit: MAX_LIST_LIMIT, offset: 5, userId: 'u', agentId: 'a' }, 's')).toEqual({
       limit: MAX_LIST_LIMIT,
       offset: 5,
       userId: 'u',
       agentId: 'a',
+      kinds: 'conversations',
     });
     expect(checkListQuery({ userId: undefined, limit: undefined }, 's')).toEqual({
       limit: DEFAULT_LIST_LIMIT,
       offset: 0,
+      kinds: 'conversations',
     });
-    expect(checkListQuery({ after: undefined, expired: false }, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0 });
-    expect(checkListQuery({ expired: true }, 's')).toEqual({ limit: DEFAULT_LIST_LIMIT, offset: 0, expired: true });
+    expect(checkListQuery({ after: undefined, expired: false }, 's')).toEqual({
+      limit: DEFAULT_LIST_LIMIT,
+      offset: 0,
+      kinds: 'conversations',
+    });
+    expect(checkListQuery({ expired: true }, 's')).toEqual({
+      limit: DEFAULT_LIST_LIMIT,
+      offset: 0,
+      expired: true,
+      kinds: 'conversations',
+    });
+  });
+
+  it('takes kinds as a word or a frozen, deduplicated copy of the kinds named; anything else INVALID_ARGUMENT', () => {
+    expect(checkListQuery({ kinds: 'all' }, 's').kinds).toBe('all');
+    expect(checkListQuery({ kinds: 'conversations' }, 's').kinds).toBe('conversations');
+    const named = ['knowledge', 'langgraph-checkpoints', 'knowledge'];
+    const checked = checkListQuery({ kinds: named }, 's').kinds;
+    expect(checked).toEqual(['knowledge', 'langgraph-checkpoints']);
+    expect(checked).not.toBe(named);
+    expect(Object.isFrozen(checked)).toBe(true);
+    for (const kinds of ['everything', [], ['Knowledge'], [''], ['a', 1], 'knowledge', 7, null])
+      expect(outcomeOf(() => checkListQuery({ kinds }, 's'))).toBe('INVALID_ARGUMENT');
   });
 
   it('takes any list row as the cursor, keeping only its updatedAt and id', () => {
@@ -36,6 +59,7 @@ describe('checkListQuery', () => {
       limit: DEFAULT_LIST_LIMIT,
       offset: 2,
       after: { updatedAt: '2024-05-01T10:00:00.000Z', id: 'chat-7' },
+      kinds: 'conversations',
     });
     expect(checked.after).not.toBe(row);
     // Any ISO-8601 form Date.parse reads: an offset, no milliseconds.

@@ -8,6 +8,7 @@
 import { InvalidInputError } from '../errors.js';
 import { assertOwnerId, isValidId, isWellFormed } from '../ids.js';
 import type { ListCursor } from './session-store-types.js';
+import { isSessionKind, type ListKinds } from './session-kind.js';
 
 /** Largest page `list` returns. */
 export const MAX_LIST_LIMIT = 1000;
@@ -26,9 +27,23 @@ export interface CheckedListQuery {
   /** Present only when `true`. */
   readonly expired?: true;
   readonly idPrefix?: string;
+  /** Always given: `'conversations'` unless the query asked for more (an array is a frozen copy). */
+  readonly kinds: ListKinds;
 }
 
-const FIELDS: ReadonlySet<string> = new Set(['limit', 'offset', 'after', 'userId', 'agentId', 'expired', 'idPrefix']);
+const FIELDS: ReadonlySet<string> = new Set([
+  'limit',
+  'offset',
+  'after',
+  'userId',
+  'agentId',
+  'expired',
+  'idPrefix',
+  'kinds',
+]);
+
+/** Most kinds one query names. */
+const MAX_KINDS = 32;
 
 // What a prefix of a session id can be (see `ID_PATTERN`).
 const ID_PREFIX = /^[A-Za-z0-9._-]{1,128}$/;
@@ -90,14 +105,29 @@ function cursor(store: string, value: unknown): ListCursor | undefined {
   return { updatedAt, id };
 }
 
+/** `kinds`: absent (conversations), `'conversations'`, `'all'`, or 1 to `MAX_KINDS` kinds (see `isSessionKind`). */
+function kindsOf(store: string, value: unknown): ListKinds {
+  if (value === undefined || value === 'conversations' || value === 'all') return value ?? 'conversations';
+  if (!Array.isArray(value))
+    throw invalid(store, `kinds must be 'conversations', 'all' or an array of kinds, not ${shown(value)}`);
+  if (value.length === 0 || value.length > MAX_KINDS)
+    throw invalid(store, `kinds must name 1 to ${MAX_KINDS} kinds, not ${value.length}`);
+  const kinds: string[] = [];
+  for (const kind of value as unknown[]) {
+    if (!isSessionKind(kind)) throw invalid(store, `kinds holds ${shown(kind)}, which is not a session kind`);
+    if (!kinds.includes(kind)) kinds.push(kind);
+  }
+  return Object.freeze(kinds);
+}
+
 /**
  * `query` checked (`store` names the store in errors): `INVALID_ARGUMENT` for anything but a plain
  * object of `limit` (1 to `MAX_LIST_LIMIT`), `offset` (a non-negative integer), `after` (see
- * `cursor`), `userId` and `agentId` (strings) and `expired` (a boolean); `INVALID_ID` for an owner
+ * `cursor`), `userId` and `agentId` (strings), `expired` (a boolean) and `kinds` (see `kindsOf`); `INVALID_ID` for an owner
  * id no session can have (see `assertOwnerId`).
  */
 export function checkListQuery(query: unknown, store: string): CheckedListQuery {
-  if (query === undefined) return { limit: DEFAULT_LIST_LIMIT, offset: 0 };
+  if (query === undefined) return { limit: DEFAULT_LIST_LIMIT, offset: 0, kinds: 'conversations' };
   if (typeof query !== 'object' || query === null || Array.isArray(query))
     throw invalid(store, `needs a query object, not ${shown(query)}`);
   const fields: Record<string, unknown> = {};
@@ -129,5 +159,6 @@ export function checkListQuery(query: unknown, store: string): CheckedListQuery 
     ...(agentId === undefined ? {} : { agentId }),
     ...(expired === true ? { expired } : {}),
     ...(idPrefix === undefined ? {} : { idPrefix: idPrefix as string }),
+    kinds: kindsOf(store, fields.kinds),
   };
 }

@@ -27,7 +27,7 @@ export async function marksByListing(
   const marks = new Map<string, SessionMark>();
   let after: SessionSummary | undefined;
   for (;;) {
-    const page = await list({ userId, limit: MAX_LIST_LIMIT, ...(after === undefined ? {} : { after }) });
+    const page = await list({ userId, kinds: 'all', limit: MAX_LIST_LIMIT, ...(after === undefined ? {} : { after }) });
     // A session saved while paging can come again: each is taken once.
     for (const row of page) if (row.userId === userId) marks.set(row.id, markOf(row));
     if (page.length < MAX_LIST_LIMIT) return [...marks.values()];

@@ -13,12 +13,19 @@ import type { Message, MessageInput } from '../message/message.js';
 import type { Session } from '../session/session.js';
 import type { RecordedUsage } from '../tokens/usage.js';
 import type { ChangeFeed } from './change-types.js';
+import type { ListKinds } from './session-kind.js';
 
 /** One row of `list`: Penguin's session index. */
 export interface SessionSummary {
   readonly id: string;
   readonly agentId?: string;
   readonly userId?: string;
+  /**
+   * Set only on a session chatstate keeps for itself (its `metadata.chatstate`, e.g. `'knowledge'`,
+   * `'langgraph-checkpoints'`): `list` leaves such sessions out unless `kinds` asks for them. An
+   * ordinary conversation has none.
+   */
+  readonly kind?: string;
   /**
    * The session's title, shortened to 120 characters: a string `metadata.title` when the caller
    * sets one (saving a session whose `metadata.title` changed changes it; an `append` whose
@@ -124,6 +131,12 @@ export interface ListQuery {
    * a shared store, such as a tenant's (see `tenantStore`).
    */
   readonly idPrefix?: string;
+  /**
+   * Which sessions by kind (see `SessionSummary.kind`): `'conversations'`, those without a kind;
+   * `'all'`, chatstate's internal sessions too; or an array of kinds, only those. Anything else is
+   * `INVALID_ARGUMENT`. @default 'conversations'
+   */
+  readonly kinds?: ListKinds;
 }
 
 /** Options of `save`. */

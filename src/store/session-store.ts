@@ -16,7 +16,16 @@ import { SESSION_FORMAT_VERSION } from '../session/schema.js';
 import type { TokenCounter } from '../tokens/counter.js';
 import { estimate } from '../tokens/estimate.js';
 import { isSealed, recordCipher, type AtRestKey, type RecordCipher } from './at-rest.js';
-import { KeyCheckMismatch, checkVersion, closedError, isExpired, noSessionError, withKeys } from './driver-helpers.js';
+import {
+  KeyCheckMismatch,
+  checkVersion,
+  closedError,
+  isExpired,
+  noSessionError,
+  withKeys,
+  withKind,
+} from './driver-helpers.js';
+import { kindOfMetadata } from './session-kind.js';
 import { checkDriver } from './driver-check.js';
 import { CoreChangeFeed } from './change-feed.js';
 import type { ChangeFeed, DriverChange } from './change-types.js';
@@ -119,6 +128,11 @@ function nonNegativeInteger(
     );
   }
   return value;
+}
+
+/** The `kind` field of a head or row: present only on an internal session. */
+function kindField(kind: string | undefined): { kind?: string } {
+  return kind === undefined ? {} : { kind };
 }
 
 function optionalVersion(value: number | undefined, what: string): number | undefined {
@@ -570,6 +584,7 @@ class CoreSessionStore implements SessionStore {
       version,
       ...(session.agentId === undefined ? {} : { agentId: session.agentId }),
       ...(session.userId === undefined ? {} : { userId: session.userId }),
+      ...kindField(kindOfMetadata(session.metadata)),
       createdAt: session.createdAt,
       updatedAt: options.keepUpdatedAt === true ? session.updatedAt : new Date(now).toISOString(),
       ...(ttlMs === undefined ? {} : { ttlMs, expiresAt: now + ttlMs }),
@@ -676,7 +691,7 @@ class CoreSessionStore implements SessionStore {
           updatedAt: new Date(now).toISOString(),
           now,
           keys,
-          ...(data === undefined ? {} : { data }),
+          ...(data === undefined ? {} : { data, kind: kindOfMetadata(state?.metadata) ?? '' }),
         });
         this.sawKeys(id, keys.next);
       } catch (error) {
@@ -797,17 +812,20 @@ class CoreSessionStore implements SessionStore {
     const keys = keysAfterAppend(head.keys ?? '', cipher.holding);
     const next: HeadRecord = Object.freeze(
       withKeys(
-        {
-          ...head,
-          version: head.version + 1,
-          updatedAt,
-          messageCount: Math.max(0, head.messageCount - removed.length) + records.length,
-          tokenCount: Math.max(0, head.tokenCount - removedTokens) + tokens,
-          lastSeq: head.lastSeq + records.length,
-          ...(title === undefined ? {} : { title }),
-          data,
-          ...(head.ttlMs === undefined ? {} : { expiresAt: now + head.ttlMs }),
-        },
+        withKind(
+          {
+            ...head,
+            version: head.version + 1,
+            updatedAt,
+            messageCount: Math.max(0, head.messageCount - removed.length) + records.length,
+            tokenCount: Math.max(0, head.tokenCount - removedTokens) + tokens,
+            lastSeq: head.lastSeq + records.length,
+            ...(title === undefined ? {} : { title }),
+            data,
+            ...(head.ttlMs === undefined ? {} : { expiresAt: now + head.ttlMs }),
+          },
+          state === undefined ? undefined : (kindOfMetadata(state.metadata) ?? ''),
+        ),
         keys,
       ),
     );
@@ -958,6 +976,7 @@ class CoreSessionStore implements SessionStore {
     for (;;) {
       const page = await this.driver.list({
         idPrefix: id,
+        kinds: 'all',
         limit,
         offset: 0,
         now: this.now(),
@@ -977,6 +996,7 @@ class CoreSessionStore implements SessionStore {
         id: head.id,
         ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
         ...(head.userId === undefined ? {} : { userId: head.userId }),
+        ...kindField(head.kind),
         messageCount: 0,
         tokenCount: 0,
         version: 0,
@@ -990,6 +1010,7 @@ class CoreSessionStore implements SessionStore {
       id: head.id,
       ...(head.agentId === undefined ? {} : { agentId: head.agentId }),
       ...(head.userId === undefined ? {} : { userId: head.userId }),
+      ...kindField(head.kind),
       ...(title === undefined ? {} : { title }),
       messageCount: head.messageCount,
       tokenCount: head.tokenCount,
@@ -1045,7 +1066,7 @@ class CoreSessionStore implements SessionStore {
   private async purgeByListing(now: number): Promise<number> {
     const expired = new Set<string>();
     for (let offset = 0; ; offset += PURGE_PAGE) {
-      const heads = await this.driver.list({ limit: PURGE_PAGE, offset, now: 0 });
+      const heads = await this.driver.list({ limit: PURGE_PAGE, offset, now: 0, kinds: 'all' });
       for (const head of heads) if (isExpired(head.expiresAt, now)) expired.add(head.id);
       if (heads.length < PURGE_PAGE) break;
     }

@@ -8,9 +8,9 @@ import type { HeadRecord } from '../store/driver-types.js';
 
 /** The head columns, in the order of `headValues`. */
 export const HEAD_COLUMNS =
-  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data, key_check';
+  'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data, key_check, kind';
 
-/** A head as the 15 bound values of `HEAD_COLUMNS`. */
+/** A head as the 16 bound values of `HEAD_COLUMNS`. */
 export function headValues(head: HeadRecord): Array<string | number | null> {
   return [
     head.id,
@@ -28,6 +28,7 @@ export function headValues(head: HeadRecord): Array<string | number | null> {
     head.title ?? null,
     head.data,
     head.keys ?? null,
+    head.kind ?? null,
   ];
 }
 
@@ -40,5 +41,6 @@ export function rawColumns(row: unknown): RawHeadColumns {
     agentId: columns.agent_id,
     createdAt: columns.created_at,
     updatedAt: columns.updated_at,
+    kind: columns.kind,
   };
 }

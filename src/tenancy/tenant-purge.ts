@@ -19,7 +19,12 @@ export async function purgeListed(
 ): Promise<number> {
   const ids: string[] = [];
   for (let after: ListCursor | undefined; ;) {
-    const page = await view.list({ expired: true, limit: PURGE_PAGE, ...(after === undefined ? {} : { after }) });
+    const page = await view.list({
+      expired: true,
+      kinds: 'all',
+      limit: PURGE_PAGE,
+      ...(after === undefined ? {} : { after }),
+    });
     ids.push(...page.map((row) => row.id));
     after = page.at(-1);
     if (page.length < PURGE_PAGE) break;

@@ -35,6 +35,7 @@ export const CONFORMANCE_SPECS = [
   'refused-writes',
   'marks',
   'replace-tail',
+  'kinds',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -62,6 +62,8 @@ export interface ListFilters {
   readonly agentId?: string;
   /** Only sessions active after this time (ISO-8601). */
   readonly updatedAfter?: string;
+  /** `all`: chatstate's internal sessions too (the API lists conversations only by default). */
+  readonly kinds?: 'all';
   readonly cursor?: string;
   readonly limit?: number;
 }

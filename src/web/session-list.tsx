@@ -1,5 +1,6 @@
 /**
  * The session list: search (ids, titles, users, agents), filters by user, agent and activity,
+ * chatstate's internal sessions shown (with their kind) only when asked,
  * each session's title, message and token counts, continuation chains grouped and forks beside
  * their source — across pages: a group's members on pages not loaded are fetched by id.
  */
@@ -8,7 +9,8 @@ import { api, type ListFilters } from './api.js';
 import { groupRows, type ListGroup } from './chains.js';
 import { formatAge, formatCountOf, formatTokens } from './format.js';
 import { sessionHref } from './router.js';
-import { isKnowledge, titleOf } from './session-title.js';
+import { KindBadge } from './kind-badge.js';
+import { titleOf } from './session-title.js';
 import type { SessionRow } from './types.js';
 
 /** Activity filters: how recent a session's last change must be. */
@@ -45,7 +47,7 @@ function Row({ row, role }: { readonly row: SessionRow; readonly role?: string }
     <li class="session-row" data-testid="session-row" data-session-id={row.id}>
       <a href={sessionHref(row.id)} class="session-link">
         <span class="session-title">{titleOf(row)}</span>
-        {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
+        <KindBadge row={row} />
         {role !== undefined && <span class="badge">{role}</span>}
         {row.damaged !== undefined && (
           <span class="badge damaged" title={row.damaged}>
@@ -161,11 +163,12 @@ export function SessionList({ onUnauthorized }: { readonly onUnauthorized: (erro
   const [userId, setUserId] = useState('');
   const [agentId, setAgentId] = useState('');
   const [activity, setActivity] = useState('any');
+  const [internal, setInternal] = useState(false);
   const [rows, setRows] = useState<readonly SessionRow[]>([]);
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [status, setStatus] = useState<'loading' | 'idle' | 'error'>('loading');
   const [error, setError] = useState<string | undefined>(undefined);
-  const typed = useMemo(() => ({ q, userId, agentId, activity }), [q, userId, agentId, activity]);
+  const typed = useMemo(() => ({ q, userId, agentId, activity, internal }), [q, userId, agentId, activity, internal]);
   const filters = useDebounced(typed, 250);
 
   const query = useMemo((): ListFilters => {
@@ -175,6 +178,7 @@ export function SessionList({ onUnauthorized }: { readonly onUnauthorized: (erro
       ...(filters.userId.trim() === '' ? {} : { userId: filters.userId.trim() }),
       ...(filters.agentId.trim() === '' ? {} : { agentId: filters.agentId.trim() }),
       ...(since === undefined ? {} : { updatedAfter: new Date(Date.now() - since).toISOString() }),
+      ...(filters.internal ? { kinds: 'all' as const } : {}),
     };
   }, [filters]);
 
@@ -246,6 +250,15 @@ export function SessionList({ onUnauthorized }: { readonly onUnauthorized: (erro
               </option>
             ))}
           </select>
+        </label>
+        <label class="toggle" title="chatstate's own sessions: knowledge, working memory, LangGraph checkpoint logs, …">
+          <input
+            type="checkbox"
+            name="internal"
+            checked={internal}
+            onChange={(event) => setInternal((event.target as HTMLInputElement).checked)}
+          />
+          <span>Show internal sessions</span>
         </label>
       </form>
       {status === 'error' && (

@@ -18,6 +18,11 @@ export function isKnowledge(row: Pick<SessionRow, 'id'>): boolean {
   return row.id.startsWith(KNOWLEDGE_PREFIX);
 }
 
+/** What a session kind (`SessionSummary.kind`) is called on the page. */
+export function kindLabel(kind: string): string {
+  return kind === 'knowledge' ? 'knowledge · active memory' : kind.replace(/-/g, ' ');
+}
+
 /** The name of session `row` for people. */
 export function titleOf(row: Pick<SessionRow, 'id' | 'title' | 'userId'>): string {
   if (isKnowledge(row)) return row.userId === undefined ? 'Knowledge (active memory)' : `${row.userId}’s memory`;

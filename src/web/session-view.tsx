@@ -19,6 +19,7 @@ import { MessageRow, PendingRow, type RowContext } from './message-row.js';
 import { CHUNK, MessageWindow } from './message-window.js';
 import { sessionHref } from './router.js';
 import { SessionLinks } from './session-links.js';
+import { KindBadge } from './kind-badge.js';
 import { isKnowledge, titleOf } from './session-title.js';
 import { StatsPanel } from './stats-panel.js';
 import { useDark } from './theme.js';
@@ -272,7 +273,7 @@ export function SessionView(props: {
       <header class="session-head">
         <h1>
           {titleOf(row)}
-          {isKnowledge(row) && <span class="badge knowledge">knowledge · active memory</span>}
+          <KindBadge row={row} />
         </h1>
         {isKnowledge(row) && (
           <p class="muted" data-testid="knowledge-note">

@@ -167,13 +167,17 @@ describe('createSessionHandle', () => {
     await expectRejection(handle.get('k', { scope: 'global' as 'app' }), InvalidInputError, 'INVALID_ARGUMENT');
   });
 
-  it("keeps what is remembered in the user's knowledge session, listed among theirs under the exported id", async () => {
+  it("keeps what is remembered in the user's knowledge session, listed among theirs (kind knowledge) under the exported id", async () => {
     const store = memoryStore();
     await store.save(Session.create({ id: 'chat', userId: 'u1' }));
     const handle = createSessionHandle({ store, sessionId: 'chat', userId: 'u1' });
     await handle.remember('Prefers tea to coffee.');
-    const listed = (await store.list({ userId: 'u1' })).map((summary) => summary.id);
+    const rows = await store.list({ userId: 'u1', kinds: 'all' });
+    const listed = rows.map((summary) => summary.id);
     expect(listed.sort()).toEqual(['chat', knowledgeSessionId('u1')].sort());
+    expect(rows.find((row) => row.id === knowledgeSessionId('u1'))?.kind).toBe('knowledge');
+    // Out of the default listing: a conversations-only list holds the chat alone.
+    expect((await store.list({ userId: 'u1' })).map((summary) => summary.id)).toEqual(['chat']);
     expect(listed.filter((id) => !id.startsWith(KNOWLEDGE_PREFIX))).toEqual(['chat']);
   });
 });

@@ -410,6 +410,15 @@ describeEachStore(cliStores(), 'chatstate against the $name store', (store) => {
     expect(await texts('--include-superseded')).toEqual(['carol lives in Porto']);
     expect(await facts('forget', oldId)).toMatchObject({ code: 1, stderr: expect.stringMatching(/^error NOT_FOUND/) });
     expect(await facts('remember', 'x', '--supersedes', '../x')).toMatchObject({ code: 2 });
+    // The knowledge session is chatstate's own: out of list, shown with its kind by --all.
+    const listed = async (...options: string[]) =>
+      jsonLines(await runCli(['list', '--user', 'carol', '--store', url, '--json', ...options]));
+    expect(await listed()).toEqual([]);
+    const all = await listed('--all');
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ userId: 'carol', kind: 'knowledge' });
+    const table = await runCli(['list', '--all', '--user', 'carol', '--store', url]);
+    expect(table.stdout).toMatch(new RegExp(`^${String(all[0]?.id).slice(0, 20)}.* knowledge`, 'm'));
   });
 
   it("shows, patches and lists the versions of a user's working memory", async (context) => {

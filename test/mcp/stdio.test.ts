@@ -111,7 +111,7 @@ describe('chatstate mcp over stdio', () => {
       relations: [],
     });
     // A removal rewrites the graph: the deleted observation's text is no longer in the store.
-    const raw = await store.list({ limit: 100 });
+    const raw = await store.list({ limit: 100, kinds: 'all' });
     const graphRow = raw.find((row) => row.id.startsWith('memory-graph-'));
     expect(graphRow).toMatchObject({ userId: 'alice' });
     const stored = (await store.get(graphRow!.id))?.messages ?? [];

@@ -71,6 +71,56 @@ describe('the chatstate HTTP API', () => {
     expect(bad.json).toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
+  it("lists chatstate's internal sessions only with kinds, each with its kind; a bad kinds is 400", async () => {
+    const key = server.keys.adminA;
+    const user = 'kinds-user';
+    await server.call('POST', '/sessions', { key, body: { id: 'kinds-chat', userId: user, messages: [hello('k1')] } });
+    for (const [id, kind] of [
+      ['kinds-facts', 'knowledge'],
+      ['kinds-log', 'langgraph-checkpoints'],
+    ])
+      await server.call('POST', '/sessions', { key, body: { id, userId: user, metadata: { chatstate: kind } } });
+    const ids = async (query: string): Promise<Array<[string, string | undefined]>> => {
+      const page = await server.call('GET', `/sessions?userId=${user}${query}`, { key });
+      expect(page.status).toBe(200);
+      const rows = (page.json as { sessions: Array<{ id: string; kind?: string }> }).sessions;
+      return rows.map((row): [string, string | undefined] => [row.id, row.kind]).sort();
+    };
+    expect(await ids('')).toEqual([['kinds-chat', undefined]]);
+    expect(await ids('&kinds=conversations')).toEqual([['kinds-chat', undefined]]);
+    expect(await ids('&kinds=all')).toEqual([
+      ['kinds-chat', undefined],
+      ['kinds-facts', 'knowledge'],
+      ['kinds-log', 'langgraph-checkpoints'],
+    ]);
+    expect(await ids('&kinds=knowledge,langgraph-checkpoints')).toEqual([
+      ['kinds-facts', 'knowledge'],
+      ['kinds-log', 'langgraph-checkpoints'],
+    ]);
+    // The search filters (q) page through the store's listing with the same kinds.
+    expect(await ids('&q=kinds-&kinds=all')).toHaveLength(3);
+    expect(await ids('&q=kinds-')).toEqual([['kinds-chat', undefined]]);
+    // Paged by the cursor: every row of kinds=all once, two a page.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await server.call(
+        'GET',
+        `/sessions?userId=${user}&kinds=all&limit=2${cursor === undefined ? '' : `&cursor=${cursor}`}`,
+        { key },
+      );
+      const body = page.json as { sessions: Array<{ id: string }>; nextCursor?: string };
+      seen.push(...body.sessions.map((row) => row.id));
+      cursor = body.nextCursor;
+    } while (cursor !== undefined);
+    expect(seen.sort()).toEqual(['kinds-chat', 'kinds-facts', 'kinds-log']);
+    for (const bad of ['Knowledge', 'a b', 'knowledge,,x', ',']) {
+      const refused = await server.call('GET', `/sessions?kinds=${encodeURIComponent(bad)}`, { key });
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+  });
+
   it('appends with If-Match: the right version lands, a stale one gets 412, a retry adds nothing', async () => {
     const key = server.keys.memberA;
     await server.call('POST', '/sessions', { key, body: { id: 'chat' } });

@@ -125,6 +125,7 @@ const childSkips: Partial<Record<SkipKey, string>> = {
   'user-keys': NEEDS_OPTIONS,
   ttl: NEEDS_OPTIONS,
   'marks > leave out a session once it has expired': NEEDS_OPTIONS,
+  'kinds > purgeExpired and marks still see internal sessions': NEEDS_OPTIONS,
   'list > rows are sorted by last activity, newest first, and an append counts as activity': NEEDS_OPTIONS,
   'list > summary(id) is the session’s list row without reading its messages; undefined when gone or expired':
     NEEDS_OPTIONS,

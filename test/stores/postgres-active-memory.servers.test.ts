@@ -95,7 +95,7 @@ describeWithPostgres('postgres: active memory', (server) => {
     await q(`CREATE TABLE "${target}"."chatstate_messages" (session_id text COLLATE "C" NOT NULL REFERENCES "${target}"."chatstate_sessions" (id) ON DELETE CASCADE,
       seq bigint NOT NULL, id text COLLATE "C" NOT NULL, data text NOT NULL,
       CONSTRAINT "chatstate_messages_pkey" PRIMARY KEY (session_id, seq), CONSTRAINT "chatstate_messages_id_key" UNIQUE (session_id, id))`);
-    // The columns of version 1 (later versions added key_check).
+    // The columns of version 1 (later versions added key_check and kind).
     const columns =
       'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
     await q(`INSERT INTO "${target}"."chatstate_sessions" SELECT ${columns} FROM "${source}"."chatstate_sessions"`);
@@ -106,8 +106,8 @@ describeWithPostgres('postgres: active memory', (server) => {
       server().url,
       `SELECT version FROM "${target}"."chatstate_schema_version" ORDER BY version`,
     );
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(SCHEMA_VERSION).toBe(4);
     await expectMigratedSessionKept(store, original);
   });
 

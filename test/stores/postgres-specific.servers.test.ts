@@ -159,6 +159,26 @@ describeWithPostgres('postgres store (specific)', (server) => {
     }
   });
 
+  it('migrates version 3 to the kind column: old rows are conversations until their next save sets the kind', async () => {
+    const name = schema('before-kinds');
+    const first = await postgresStore(server().url, { schema: name });
+    await first.save(Session.create({ id: 'facts', metadata: { chatstate: 'knowledge' } }));
+    await first.save(Session.create({ id: 'chat' }));
+    await first.close();
+    // The tables as version 3 wrote them: no kind column.
+    await adminQuery(server().url, `ALTER TABLE "${name}"."chatstate_sessions" DROP COLUMN kind`);
+    await adminQuery(server().url, `DELETE FROM "${name}"."chatstate_schema_version" WHERE version = 4`);
+    const reopened = await postgresStore(server().url, { schema: name });
+    stores.push(reopened);
+    expect((await reopened.list()).map((row) => row.id).sort()).toEqual(['chat', 'facts']);
+    const facts = await reopened.load('facts');
+    await reopened.save(facts, { expectedVersion: facts.version });
+    expect((await reopened.list()).map((row) => row.id)).toEqual(['chat']);
+    expect((await reopened.list({ kinds: ['knowledge'] })).map((row) => [row.id, row.kind])).toEqual([
+      ['facts', 'knowledge'],
+    ]);
+  });
+
   it('reopening migrated tables runs no DDL: a role without CREATE rights can use them', async () => {
     const name = schema('readonly-ddl');
     const owner = await postgresStore(server().url, { schema: name });

@@ -103,7 +103,7 @@ describe('sqlite: upgrade from schema version 1', () => {
     const v1 = new Database(file);
     for (const statement of VERSION_1) v1.exec(statement);
     v1.exec(`ATTACH DATABASE '${source.replace(/'/g, "''")}' AS source`);
-    // The columns of version 1 (later versions added key_check).
+    // The columns of version 1 (later versions added key_check and kind).
     const columns =
       'id, record_schema, version, agent_id, user_id, created_at, updated_at, expires_at, ttl_ms, message_count, token_count, last_seq, title, data';
     v1.exec(
@@ -118,7 +118,7 @@ describe('sqlite: upgrade from schema version 1', () => {
     expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(
       String(SQLITE_SCHEMA_VERSION),
     );
-    expect(SQLITE_SCHEMA_VERSION).toBe(4);
+    expect(SQLITE_SCHEMA_VERSION).toBe(5);
     expect(
       check
         .prepare(

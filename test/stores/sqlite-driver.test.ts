@@ -148,6 +148,30 @@ describe('sqlite: connection and schema', () => {
     );
   });
 
+  it('migrates version 4 to the kind column: old rows are conversations until their next save sets the kind', async () => {
+    const file = join(directory, 'before-kinds.db');
+    const first = await store(file);
+    await first.save(Session.create({ id: 'facts', metadata: { chatstate: 'knowledge' } }));
+    await first.save(Session.create({ id: 'chat' }));
+    await first.close();
+    // The database as version 4 wrote it: no kind column.
+    const db = database(file);
+    db.exec(`ALTER TABLE sessions DROP COLUMN kind; UPDATE meta SET value = '4' WHERE key = 'schema'`);
+    db.close();
+    const reopened = await store(file);
+    expect(
+      database(file, { readonly: true }).prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get(),
+    ).toBe(String(SQLITE_SCHEMA_VERSION));
+    expect((await reopened.list()).map((row) => row.id).sort()).toEqual(['chat', 'facts']);
+    const facts = await reopened.load('facts');
+    await reopened.save(facts, { expectedVersion: facts.version });
+    expect((await reopened.list()).map((row) => row.id)).toEqual(['chat']);
+    expect((await reopened.list({ kinds: ['knowledge'] })).map((row) => [row.id, row.kind])).toEqual([
+      ['facts', 'knowledge'],
+    ]);
+    await reopened.close();
+  });
+
   it('refuses a database written by a newer schema with CORRUPT, and changes nothing', async () => {
     const file = join(directory, 'newer.db');
     await (await sqliteStore(file)).close();

@@ -16,6 +16,7 @@ import { ChatstateError, ConflictError, DataError, InvalidInputError } from '../
 import type { Message } from '../../message/message.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/session-store-types.js';
+import { SESSION_KINDS } from '../../store/session-kind.js';
 import { checkInteger, checkOwnerId } from '../checks.js';
 import { checkEntities, checkEntityObservations, checkNames, checkRelations, MAX_OBSERVATION_CHARS } from './checks.js';
 import type { GraphState } from './graph-state.js';
@@ -230,7 +231,7 @@ export class KnowledgeGraph {
         Session.create({
           id: this.sessionId,
           userId: this.userId,
-          metadata: { chatstate: 'knowledge-graph' },
+          metadata: { chatstate: SESSION_KINDS.knowledgeGraph },
           messages,
         }),
         { expectedVersion: 0 },

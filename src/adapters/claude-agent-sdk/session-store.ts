@@ -212,7 +212,12 @@ export class ChatstateSessionStore {
     const rows: SessionSummary[] = [];
     for (;;) {
       const after = rows.at(-1);
-      const page = await this.store.list({ idPrefix, limit: PAGE, ...(after === undefined ? {} : { after }) });
+      const page = await this.store.list({
+        idPrefix,
+        kinds: 'all',
+        limit: PAGE,
+        ...(after === undefined ? {} : { after }),
+      });
       rows.push(...page);
       if (page.length < PAGE) return rows;
     }

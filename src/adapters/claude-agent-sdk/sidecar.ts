@@ -10,6 +10,7 @@ import { ChatstateError, ConflictError, InvalidInputError } from '../../errors.j
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore } from '../../store/session-store-types.js';
+import { SESSION_KINDS } from '../../store/session-kind.js';
 import { ENTRY_KEY } from './entries.js';
 import type { ClaudeSessionKey, FoldSessionSummary } from './types.js';
 
@@ -94,7 +95,10 @@ export async function updateSidecar(
         id,
         ...(writer.userId === undefined ? {} : { userId: writer.userId }),
         ...(writer.agentId === undefined ? {} : { agentId: writer.agentId }),
-        metadata: { title: `Claude Agent SDK session ${key.sessionId.slice(0, 80)} (summary)` },
+        metadata: {
+          chatstate: SESSION_KINDS.claudeSummary,
+          title: `Claude Agent SDK session ${key.sessionId.slice(0, 80)} (summary)`,
+        },
       });
     // Metadata replaced wholesale under our key: a summary field the SDK dropped is dropped here too.
     const session = base.withMetadata({ [ENTRY_KEY]: state });

@@ -34,6 +34,7 @@ import { Message } from '../../message/message.js';
 import type { JsonObject, JsonValue } from '../../message/schema.js';
 import { Session } from '../../session/session.js';
 import type { SessionStore, ValueOwner } from '../../store/session-store-types.js';
+import { SESSION_KINDS } from '../../store/session-kind.js';
 import { freshCopy } from './compaction.js';
 import { prepareList, type ListContext, type PreparedList } from './prepare-list.js';
 import { RECORD_KEY, RecordIndex } from './record-index.js';
@@ -161,11 +162,17 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const { sessions, threadId, namespace } = target;
     if (this.created.has(sessions.log)) return;
     const about = { threadId, checkpointNs: namespace };
+    // A subgraph's conversation is the saver's own (its messages are the parent thread's too): listed only when asked.
+    const conversation = {
+      langgraph: about,
+      ...(namespace === '' ? {} : { chatstate: SESSION_KINDS.langgraphSubgraph }),
+    };
     const made = [
-      Session.create({ id: sessions.conversation, metadata: { langgraph: about } }),
+      Session.create({ id: sessions.conversation, metadata: conversation }),
       Session.create({
         id: sessions.log,
         metadata: {
+          chatstate: SESSION_KINDS.langgraphCheckpoints,
           title: `LangGraph checkpoints of thread ${threadId.slice(0, 60)}${namespace === '' ? '' : ` (${namespace.slice(0, 30)})`}`,
           langgraph: { ...about, conversation: sessions.conversation },
         },
@@ -185,7 +192,7 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     // a saver that finds the thread already there must not reset it.
     await this.store.values.set(this.owner(sessions), {
       [keys.thread]: about,
-      ...(fresh[0] === true ? { [keys.conversation]: { langgraph: about } } : {}),
+      ...(fresh[0] === true ? { [keys.conversation]: conversation } : {}),
     });
     this.created.add(sessions.log);
   }
@@ -306,7 +313,12 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const logs: string[] = [];
     let after: { updatedAt: string; id: string } | undefined;
     for (;;) {
-      const page = await this.store.list({ idPrefix: base, limit: 100, ...(after === undefined ? {} : { after }) });
+      const page = await this.store.list({
+        idPrefix: base,
+        kinds: 'all',
+        limit: 100,
+        ...(after === undefined ? {} : { after }),
+      });
       for (const row of page)
         if (row.id.endsWith(LOG_SUFFIX) && (threadId === undefined || row.id.startsWith(`${base}.`))) logs.push(row.id);
       const last = page.at(-1);
@@ -592,7 +604,12 @@ export class ChatstateSaver extends BaseCheckpointSaver {
     const ids: string[] = [];
     let after: { updatedAt: string; id: string } | undefined;
     for (;;) {
-      const page = await this.store.list({ idPrefix: base, limit: 100, ...(after === undefined ? {} : { after }) });
+      const page = await this.store.list({
+        idPrefix: base,
+        kinds: 'all',
+        limit: 100,
+        ...(after === undefined ? {} : { after }),
+      });
       for (const row of page) if (row.id === base || row.id.startsWith(`${base}.`)) ids.push(row.id);
       const last = page.at(-1);
       if (page.length < 100 || last === undefined) break;

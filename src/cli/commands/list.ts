@@ -3,8 +3,7 @@
  * @module
  */
 import { Option } from 'commander';
-import { KNOWLEDGE_PREFIX } from '../../active-memory/knowledge.js';
-import type { SessionStore, SessionSummary } from '../../store/session-store-types.js';
+import type { ListQuery, SessionStore, SessionSummary } from '../../store/session-store-types.js';
 import { dateOption, integerOption } from '../arguments.js';
 import { action, defineCommand, examples } from '../command.js';
 import type { Column } from '../output.js';
@@ -18,6 +17,7 @@ interface ListOptions {
   readonly sort: 'updated' | 'created';
   readonly limit?: number;
   readonly offset: number;
+  readonly all?: boolean;
 }
 
 /** Rows fetched from the store at a time. */
@@ -29,7 +29,7 @@ const PAGE = 500;
  */
 export async function* listAll(
   store: SessionStore,
-  filter: { readonly userId?: string; readonly agentId?: string; readonly expired?: boolean } = {},
+  filter: Pick<ListQuery, 'userId' | 'agentId' | 'expired' | 'kinds'> = {},
 ): AsyncGenerator<SessionSummary> {
   let after: SessionSummary | undefined;
   for (;;) {
@@ -40,15 +40,15 @@ export async function* listAll(
   }
 }
 
-/** A row of the listing: the summary and what the CLI marks. */
+/** A row of the listing. */
 interface Row {
   readonly summary: SessionSummary;
-  readonly knowledge: boolean;
 }
 
 function flags(row: Row): string {
   return [
-    row.knowledge ? 'knowledge' : '',
+    // An internal session (listed with --all) shows its kind first.
+    row.summary.kind ?? '',
     row.summary.expiresAt === undefined ? '' : `expires ${row.summary.expiresAt.slice(0, 10)}`,
     (row.summary.recovery?.length ?? 0) > 0 ? 'recovered' : '',
     row.summary.damaged === undefined ? '' : 'damaged',
@@ -58,7 +58,12 @@ function flags(row: Row): string {
 }
 
 const COLUMNS: ReadonlyArray<Column<Row>> = [
-  { header: 'ID', width: 28, value: (row) => row.summary.id, style: (row) => (row.knowledge ? 'magenta' : 'cyan') },
+  {
+    header: 'ID',
+    width: 28,
+    value: (row) => row.summary.id,
+    style: (row) => (row.summary.kind === undefined ? 'cyan' : 'magenta'),
+  },
   { header: 'USER', width: 14, value: (row) => row.summary.userId ?? '-' },
   { header: 'AGENT', width: 12, value: (row) => row.summary.agentId ?? '-' },
   { header: 'MSGS', width: 6, alignRight: true, value: (row) => String(row.summary.messageCount) },
@@ -66,7 +71,7 @@ const COLUMNS: ReadonlyArray<Column<Row>> = [
   { header: 'UPDATED', width: 20, value: (row) => row.summary.updatedAt.slice(0, 19).replace('T', ' ') },
   {
     header: 'FLAGS',
-    width: 18,
+    width: 24,
     value: flags,
     style: (row) =>
       row.summary.damaged !== undefined ? 'red' : (row.summary.recovery?.length ?? 0) > 0 ? 'yellow' : undefined,
@@ -79,6 +84,7 @@ async function* rows(store: SessionStore, options: ListOptions): AsyncGenerator<
     ...(options.user === undefined ? {} : { userId: options.user }),
     ...(options.agent === undefined ? {} : { agentId: options.agent }),
     ...(options.expired === true ? { expired: true } : {}),
+    ...(options.all === true ? { kinds: 'all' as const } : {}),
   });
   let ordered: AsyncIterable<SessionSummary> = source;
   if (options.sort === 'created') {
@@ -105,7 +111,7 @@ async function* rows(store: SessionStore, options: ListOptions): AsyncGenerator<
       continue;
     }
     given++;
-    yield { summary, knowledge: summary.id.startsWith(KNOWLEDGE_PREFIX) };
+    yield { summary };
   }
 }
 
@@ -115,7 +121,8 @@ export const list = defineCommand('list', (command) =>
     .summary('list sessions, newest activity first')
     .description(
       'List the sessions of the store, newest activity first (or newest created with --sort created).\n' +
-        'Rows stream as the store returns them. Knowledge sessions (active memory) are listed and flagged.\n' +
+        "Rows stream as the store returns them. The sessions chatstate keeps for itself (active memory's\n" +
+        'knowledge and working memory, LangGraph checkpoint logs, …) are listed only with --all, their kind flagged.\n' +
         'A table on a terminal; JSON lines (one summary each) with --json.',
     )
     .option('--user <id>', 'only sessions of this user')
@@ -127,21 +134,20 @@ export const list = defineCommand('list', (command) =>
     .addOption(new Option('--sort <key>', 'order').choices(['updated', 'created']).default('updated'))
     .option('--limit <n>', 'at most this many rows', integerOption(1))
     .option('--offset <n>', 'skip this many rows first', integerOption(0), 0)
+    .option('--all', "also list chatstate's internal sessions (knowledge, working memory, checkpoint logs, …)")
     .addHelpText(
       'after',
       examples(
         'list --user alice --since 2026-01-01',
         'list --store sqlite:./chat.db --json --limit 10',
         'list --expired --json',
+        'list --all --user alice',
       ),
     )
     .action(
       action<ListOptions>(async (context, _args, options) => {
         const store = await context.store();
-        const count = await context.output.table(COLUMNS, rows(store, options), (row) => ({
-          ...row.summary,
-          ...(row.knowledge ? { knowledge: true } : {}),
-        }));
+        const count = await context.output.table(COLUMNS, rows(store, options), (row) => row.summary);
         if (count === 0) context.output.note('no sessions');
       }),
     ),

@@ -7,6 +7,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { ChatstateError, ForbiddenError, InvalidInputError, NotFoundError } from '../../errors.js';
 import { Session } from '../../session/session.js';
 import { decodeCursor, encodeCursor } from '../../store/list-cursor.js';
+import type { ListKinds } from '../../store/session-kind.js';
 import type { ServerEnv } from '../env.js';
 import { etagOf, expectedVersionOf } from '../etag.js';
 import { filteredPage } from '../session-search.js';
@@ -96,15 +97,22 @@ const purge = createRoute({
   },
 });
 
+/** The `kinds` query parameter as `ListQuery.kinds`: a word, or a comma-separated list the store checks. */
+function kindsOf(value: string): ListKinds {
+  return value === 'conversations' || value === 'all' ? value : value.split(',');
+}
+
 /** Registers the session routes. */
 export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
   app.openapi(list, async (c) => {
     const query = c.req.valid('query');
     const limit = query.limit ?? DEFAULT_PAGE;
+    const kinds = query.kinds === undefined ? {} : { kinds: kindsOf(query.kinds) };
     if (query.q !== undefined || query.updatedAfter !== undefined) {
-      const { cursor, ...filters } = query;
+      const { cursor, kinds: _kinds, ...filters } = query;
       const found = await filteredPage(c.var.store, {
         ...filters,
+        ...kinds,
         limit,
         ...(cursor === undefined ? {} : { after: decodeCursor(cursor) }),
       });
@@ -128,6 +136,7 @@ export function sessionRoutes(app: OpenAPIHono<ServerEnv>): void {
       ...(query.offset === undefined ? {} : { offset: query.offset }),
       ...(query.idPrefix === undefined ? {} : { idPrefix: query.idPrefix }),
       ...(query.expired === undefined ? {} : { expired: query.expired === 'true' }),
+      ...kinds,
     });
     const last = rows.at(-1);
     const page = {

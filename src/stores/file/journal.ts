@@ -89,6 +89,13 @@ function checkBegin(record: JournalRecord, target: ReplayTarget, atStart: boolea
   }
 }
 
+/** `head` without a `kind` of `''`: how an append that removed the kind records it. */
+function withoutEmptyKind(head: HeadRecord): HeadRecord {
+  if (head.kind !== '') return head;
+  const { kind: _removed, ...rest } = head;
+  return rest;
+}
+
 /**
  * The head `record` leads to from `target`'s, checked: its messages follow `lastSeq` and none is
  * `stored` already; throws `ChainError`.
@@ -107,7 +114,7 @@ function nextHead(record: AddRecord | CutRecord, target: ReplayTarget, stored: (
   if (record.k === 'cut') for (const key of record.unset ?? []) delete head[key];
   if (!((head.version as number) > record.from) || head.lastSeq !== lastSeq)
     throw new ChainError('a record with an inconsistent head');
-  return head as unknown as HeadRecord;
+  return withoutEmptyKind(head as unknown as HeadRecord);
 }
 
 /**

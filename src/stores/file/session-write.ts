@@ -32,6 +32,8 @@ function headChanges(before: HeadRecord, after: HeadRecord): Record<string, Json
     if (key !== 'id' && value !== (before as unknown as Record<string, unknown>)[key])
       changes[key] = value as JsonValue;
   }
+  // A kind the append removed is written as '' (replay drops it): a missing field would keep the old one.
+  if (before.kind !== undefined && after.kind === undefined) changes.kind = '';
   return changes;
 }
 

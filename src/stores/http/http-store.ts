@@ -372,6 +372,12 @@ export class HttpSessionStore implements SessionStore {
           agentId: checked.agentId,
           expired: checked.expired,
           idPrefix: checked.idPrefix,
+          kinds:
+            checked.kinds === 'conversations'
+              ? undefined
+              : typeof checked.kinds === 'string'
+                ? checked.kinds
+                : checked.kinds.join(','),
         },
       })) as { sessions?: unknown };
       if (!Array.isArray(answer.sessions))

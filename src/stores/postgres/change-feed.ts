@@ -187,7 +187,7 @@ export { changePayload } from '../change-payload.js';
 
 /** The statements that tell a change, beside the store's own (built from them). */
 export interface NotifyStatements {
-  /** `appendHead` that also notifies, in the same statement (no extra round trip); the channel is `$11`. */
+  /** `appendHead` that also notifies, in the same statement (no extra round trip); the channel is `$12`. */
   readonly appendHead: string;
   /** `remove` that notifies the removed head's version and owner; the channel is `$2`. */
   readonly remove: string;
@@ -206,7 +206,7 @@ export function notifyStatements(statements: {
 }): NotifyStatements {
   return {
     appendHead: `WITH changed AS (${statements.appendHead} RETURNING id, version, user_id)
-      SELECT pg_notify($11, ${PAYLOAD('a')}) FROM changed`,
+      SELECT pg_notify($12, ${PAYLOAD('a')}) FROM changed`,
     remove: `WITH gone AS (${statements.remove} RETURNING id, version, user_id)
       SELECT pg_notify($2, ${PAYLOAD('d')}) FROM gone`,
     purged: `SELECT pg_notify($1, json_build_object('k', 'd', 'i', gone.id, 'v', 0)::text)

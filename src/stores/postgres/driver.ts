@@ -307,7 +307,7 @@ export class PostgresDriver implements StoreDriver {
         const texts = new Map(commit.messages.map((message) => [message.id, message.text]));
         const indexed = next.appended.map((record) => ({ seq: record.seq, id: record.id, text: texts.get(record.id) }));
         await indexMessages(client, this.activeMemory, id, head.userId, indexed);
-        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data, keys } = next.head;
+        const { version, updatedAt, expiresAt, messageCount, tokenCount, lastSeq, title, data, keys, kind } = next.head;
         const values = [
           id,
           version,
@@ -319,6 +319,7 @@ export class PostgresDriver implements StoreDriver {
           title ?? null,
           data,
           keys ?? null,
+          kind ?? null,
         ];
         // With the feed, the same statement notifies: told on commit, at no extra round trip.
         if (this.feed === undefined) await client.query(this.sql.appendHead, values);
@@ -424,7 +425,9 @@ export class PostgresDriver implements StoreDriver {
     if (query.agentId !== undefined) values.push(query.agentId);
     if (query.after !== undefined) values.push(query.after.updatedAt, query.after.id);
     if (query.idPrefix !== undefined) values.push(query.idPrefix, prefixEnd(query.idPrefix));
+    if (Array.isArray(query.kinds)) values.push(query.kinds);
     const sql = this.sql.list({
+      kinds: query.kinds === 'conversations' ? 'conversations' : Array.isArray(query.kinds) ? 'some' : 'all',
       idPrefix: query.idPrefix !== undefined,
       userId: query.userId !== undefined,
       agentId: query.agentId !== undefined,

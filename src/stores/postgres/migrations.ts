@@ -88,6 +88,12 @@ const MIGRATIONS: readonly Migration[] = [
     version: 3,
     statements: (t) => [`ALTER TABLE ${t.sessions} ADD COLUMN key_check text`],
   },
+  {
+    // The session's kind (see store/session-kind.ts), which `list` filters on. NULL for the
+    // sessions of version 3 (conversations): the next save of an internal one sets it. No rewrite.
+    version: 4,
+    statements: (t) => [`ALTER TABLE ${t.sessions} ADD COLUMN kind text COLLATE "C"`],
+  },
 ];
 
 /** The schema version this code writes. */

@@ -85,12 +85,12 @@ export function statements(tables: Tables) {
     insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
       SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,
     appendHead: `UPDATE ${sessions} SET version = $2, updated_at = $3, expires_at = $4, message_count = $5,
-      token_count = $6, last_seq = $7, title = $8, data = $9, key_check = $10 WHERE id = $1`,
-    insertHead: `INSERT INTO ${sessions} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+      token_count = $6, last_seq = $7, title = $8, data = $9, key_check = $10, kind = $11 WHERE id = $1`,
+    insertHead: `INSERT INTO ${sessions} (${HEAD_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
       ON CONFLICT (id) DO NOTHING`,
     replaceHead: `UPDATE ${sessions} SET record_schema = $2, version = $3, agent_id = $4, user_id = $5, created_at = $6,
       updated_at = $7, expires_at = $8, ttl_ms = $9, message_count = $10, token_count = $11, last_seq = $12, title = $13,
-      data = $14, key_check = $15 WHERE id = $1`,
+      data = $14, key_check = $15, kind = $16 WHERE id = $1`,
     deleteMessages: `DELETE FROM ${messages} WHERE session_id = $1`,
     deleteMessagesAfter: `DELETE FROM ${messages} WHERE session_id = $1 AND seq > $2`,
     keptIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND seq <= $2 AND id = ANY($3::text[]) LIMIT 1`,
@@ -98,10 +98,18 @@ export function statements(tables: Tables) {
     purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
     /**
      * `list`, with its conditions chosen so each shape of query can use its own index. Parameters:
-     * now, limit, offset, then userId, agentId, the cursor's updatedAt and id, and the id prefix's
-     * range, those present.
+     * now, limit, offset, then userId, agentId, the cursor's updatedAt and id, the id prefix's
+     * range, and the kinds (a text array), those present.
      */
-    list(filter: { userId: boolean; agentId: boolean; after: boolean; expired: boolean; idPrefix: boolean }): string {
+    list(filter: {
+      userId: boolean;
+      agentId: boolean;
+      after: boolean;
+      expired: boolean;
+      idPrefix: boolean;
+      /** Conversations only (`kind IS NULL`), the kinds of an array parameter, or every session. */
+      kinds: 'conversations' | 'some' | 'all';
+    }): string {
       const where = [filter.expired ? 'expires_at <= $1' : '(expires_at IS NULL OR expires_at > $1)'];
       let next = 4;
       if (filter.userId) where.push(`user_id = $${next++}`);
@@ -117,6 +125,8 @@ export function statements(tables: Tables) {
         const [from, to] = [next++, next++];
         where.push(`id >= $${from} AND id < $${to}`);
       }
+      if (filter.kinds === 'conversations') where.push('kind IS NULL');
+      if (filter.kinds === 'some') where.push(`kind = ANY($${next++}::text[])`);
       return `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT $2 OFFSET $3`;
     },
   };
@@ -178,12 +188,14 @@ export function headOf(row: unknown, store: string): HeadRecord {
   const ttlMs = optionalInteger(row, 'ttl_ms', where);
   const title = optionalText(row, 'title', where);
   const keys = optionalText(row, 'key_check', where);
+  const kind = optionalText(row, 'kind', where);
   return Object.freeze({
     id,
     schema: integer(row, 'record_schema', where),
     version: integer(row, 'version', where),
     ...(agentId === undefined ? {} : { agentId }),
     ...(userId === undefined ? {} : { userId }),
+    ...(kind === undefined ? {} : { kind }),
     createdAt: text(row, 'created_at', where),
     updatedAt: text(row, 'updated_at', where),
     ...(expiresAt === undefined ? {} : { expiresAt }),

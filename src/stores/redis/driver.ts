@@ -260,6 +260,7 @@ export class RedisDriver implements StoreDriver {
         keys === undefined ? '0' : '1',
         keys?.expected ?? '',
         keys?.next ?? '',
+        commit.kind === undefined ? '' : `=${commit.kind}`,
         commit.messages.length,
       ];
       for (const message of commit.messages) args.push(message.id, message.data, message.tokens, message.title ?? '');
@@ -440,6 +441,11 @@ export class RedisDriver implements StoreDriver {
         after?.id ?? '',
         query.expired === true ? '1' : '',
         query.idPrefix ?? '',
+        query.kinds === undefined || query.kinds === 'all'
+          ? ''
+          : query.kinds === 'conversations'
+            ? '-'
+            : `,${query.kinds.join(',')},`,
       ],
       'read',
     );

@@ -46,6 +46,7 @@ export function headFields(head: HeadRecord): string[] {
   if (head.ttlMs !== undefined) fields.push('ttlMs', String(head.ttlMs));
   if (head.title !== undefined) fields.push('title', head.title);
   if (head.keys !== undefined) fields.push('keyCheck', head.keys);
+  if (head.kind !== undefined) fields.push('kind', head.kind);
   return fields;
 }
 
@@ -112,12 +113,14 @@ export function redisRecords(store: string) {
     const ttlMs = optionalCount('ttlMs');
     const title = optionalText('title');
     const keys = optionalText('keyCheck');
+    const kind = optionalText('kind');
     const head: HeadRecord = {
       id,
       schema: count('schema'),
       version: count('version'),
       ...(agentId === undefined ? {} : { agentId }),
       ...(userId === undefined ? {} : { userId }),
+      ...(kind === undefined ? {} : { kind }),
       createdAt,
       updatedAt,
       ...(expiresAt === undefined ? {} : { expiresAt }),
@@ -180,6 +183,7 @@ export function redisRecords(store: string) {
       agentId: fields.get('agentId'),
       createdAt: fields.get('createdAt'),
       updatedAt: fields.get('updatedAt'),
+      kind: fields.get('kind'),
     };
   }
 

@@ -140,7 +140,7 @@ return {ids, data, descending}
 `;
 
 // ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', now|'', checkKeys '1'|'0', expectedKeys, nextKeys,
-// n, then per message: id, data, tokens, title|''.
+// kind ('' unchanged, '=' removed, '=<kind>' set), n, then per message: id, data, tokens, title|''.
 // {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'KEYS', stored key check} | {'CONFLICT', version} | {'CORRUPT', field}.
 // The head arithmetic of driver-helpers' appendToHead, done where it is atomic. A session whose
 // expiresAt is at or before `now` (the caller's clock) is absent, even before Redis expires its keys.
@@ -170,9 +170,9 @@ if ARGV[3] ~= '' and tonumber(ARGV[3]) ~= version then return {'CONFLICT', int(v
 local title = f[5]
 local seq = lastSeq
 local added, duplicates = {}, {}
-local n = tonumber(ARGV[11])
+local n = tonumber(ARGV[12])
 for i = 0, n - 1 do
-  local at = 12 + i * 4
+  local at = 13 + i * 4
   local mid = ARGV[at]
   if redis.call('ZSCORE', m, mid) then
     duplicates[#duplicates + 1] = mid
@@ -196,6 +196,10 @@ if title then redis.call('HSET', h, 'title', title) end
 if ARGV[10] ~= '' then redis.call('HSET', h, 'keyCheck', ARGV[10]) end
 -- The state the append replaces (metadata, variables, usage) lands with its messages.
 if ARGV[6] ~= '' then redis.call('HSET', h, 'data', ARGV[6]) end
+if ARGV[11] ~= '' then
+  local kind = string.sub(ARGV[11], 2)
+  if kind == '' then redis.call('HDEL', h, 'kind') else redis.call('HSET', h, 'kind', kind) end
+end
 local expiresAt = nil
 if ttl then
   expiresAt = updatedMs + ttl
@@ -319,7 +323,8 @@ end
 return {'OK'}
 `;
 
-// ARGV: P, now, offset, limit, userId|'', agentId|'', afterScore|'', afterId|'', expired '1'|'', idPrefix|''.
+// ARGV: P, now, offset, limit, userId|'', agentId|'', afterScore|'', afterId|'', expired '1'|'', idPrefix|'',
+// kinds ('' every session, '-' those without a kind, ',<kind>,<kind>,' those of these kinds).
 // {{id, head}, ...}: the matching heads, paged. Index entries whose head Redis has already expired
 // are skipped, and so are those whose expiry has passed (or, with expired, those whose has not).
 // The cursor (afterScore, the negated ms of its updatedAt, and afterId) starts the scan at the
@@ -331,6 +336,7 @@ local now, offset, limit = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4
 local userId, agentId = ARGV[5], ARGV[6]
 local expired = ARGV[9] == '1'
 local prefix = ARGV[10]
+local kinds = ARGV[11] or ''
 local key = P .. 'x:all'
 if userId ~= '' then key = P .. 'u:' .. userId elseif agentId ~= '' then key = P .. 'a:' .. agentId end
 local function field(head, name)
@@ -368,6 +374,11 @@ while #out < limit do
       local ended = e ~= nil and e <= now
       local mine = (userId == '' or field(head, 'userId') == userId) and (agentId == '' or field(head, 'agentId') == agentId)
         and (prefix == '' or string.sub(id, 1, #prefix) == prefix)
+      if mine and kinds ~= '' then
+        local kind = field(head, 'kind')
+        if kinds == '-' then mine = kind == nil
+        else mine = kind ~= nil and string.find(kinds, ',' .. kind .. ',', 1, true) ~= nil end
+      end
       if ended == expired and mine then
         if offset > 0 then offset = offset - 1 else out[#out + 1] = {id, head} end
         if #out >= limit then break end

@@ -321,6 +321,8 @@ export class SqliteDriver implements StoreDriver {
         commit.data ?? null,
         Date.parse(commit.updatedAt),
         keys,
+        commit.kind ?? null,
+        commit.kind ?? null,
         id,
       );
       return { version: head.version + 1, appended, duplicates };

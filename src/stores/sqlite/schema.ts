@@ -94,6 +94,9 @@ const MIGRATIONS: readonly (readonly string[])[] = [
   // 3 → 4: the key check of encryption at rest (see store/key-check.ts). NULL for the sessions of
   // version 3: the next write by a store with a key sets it.
   [`ALTER TABLE sessions ADD COLUMN key_check TEXT`],
+  // 4 → 5: the session's kind (see store/session-kind.ts), which `list` filters on. NULL for the
+  // sessions of version 4 (conversations): the next save of an internal one sets it.
+  [`ALTER TABLE sessions ADD COLUMN kind TEXT`],
 ];
 
 /** Pages of write-ahead log that trigger a checkpoint (see `prepareDatabase`). */

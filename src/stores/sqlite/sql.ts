@@ -86,6 +86,7 @@ export interface HeadRow {
   title: unknown;
   data: unknown;
   key_check: unknown;
+  kind: unknown;
 }
 
 /** A row of `messages`, as read (types checked by `messageOf`). */
@@ -128,6 +129,7 @@ export function headOf(row: HeadRow, label: DatabaseLabel): HeadRecord {
   if (row.ttl_ms !== null) head.ttlMs = integer(row.ttl_ms, 'ttl_ms');
   if (row.title !== null) head.title = text(row.title, 'title');
   if (row.key_check !== null && row.key_check !== undefined) head.keys = text(row.key_check, 'key_check');
+  if (row.kind !== null && row.kind !== undefined) head.kind = text(row.kind, 'kind');
   return Object.freeze(head);
 }
 
@@ -170,7 +172,9 @@ function listShape(query: DriverListQuery): number {
     (query.agentId === undefined ? 0 : 2) |
     (query.after === undefined ? 0 : 4) |
     (query.expired === true ? 8 : 0) |
-    (query.idPrefix === undefined ? 0 : 16)
+    (query.idPrefix === undefined ? 0 : 16) |
+    (query.kinds === 'conversations' ? 32 : 0) |
+    (Array.isArray(query.kinds) ? 64 : 0)
   );
 }
 
@@ -184,6 +188,9 @@ function listSql(shape: number): string {
   if ((shape & 4) !== 0) where.push('updated_at <= ? AND (updated_at < ? OR id > ?)');
   // An id range instead of LIKE: no pattern characters to escape (see `prefixEnd`).
   if ((shape & 16) !== 0) where.push('id >= ? AND id < ?');
+  if ((shape & 32) !== 0) where.push('kind IS NULL');
+  // The kinds asked for as one JSON array: one statement whatever their number.
+  if ((shape & 64) !== 0) where.push('kind IN (SELECT value FROM json_each(?))');
   return `SELECT ${HEAD_COLUMNS} FROM sessions WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT ? OFFSET ?`;
 }
 
@@ -194,14 +201,17 @@ export function listParameters(query: DriverListQuery): unknown[] {
   if (query.agentId !== undefined) values.push(query.agentId);
   if (query.after !== undefined) values.push(query.after.updatedAt, query.after.updatedAt, query.after.id);
   if (query.idPrefix !== undefined) values.push(query.idPrefix, prefixEnd(query.idPrefix));
+  if (Array.isArray(query.kinds)) values.push(JSON.stringify(query.kinds));
   values.push(query.limit, query.offset);
   return values;
 }
 
 /** The statements of the driver, prepared once per connection. */
 export function prepareStatements(db: SqliteDatabaseLike) {
-  // One statement per shape of `list` (32 of them), so each can use the index made for it.
-  const lists = Array.from({ length: 32 }, (_, shape) => db.prepare(listSql(shape)));
+  // One statement per shape of `list` (128 of them, each prepared when first used), so each can use
+  // the index made for it.
+  const lists: Array<SqliteStatementLike | undefined> = [];
+  const listStatement = (shape: number): SqliteStatementLike => (lists[shape] ??= db.prepare(listSql(shape)));
   return {
     readHead: db.prepare(`SELECT ${HEAD_COLUMNS} FROM sessions WHERE id = ?`),
     // Existence and expiry of a session, for a range read.
@@ -221,14 +231,16 @@ export function prepareStatements(db: SqliteDatabaseLike) {
       `INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?) ON CONFLICT (session_id, id) DO NOTHING`,
     ),
     // The head arithmetic of `appendToHead`, done in place: version + 1, counts, the first title,
-    // the commit's head data when it has some, and sliding expiry from the new `updated_at`.
+    // the commit's head data when it has some, sliding expiry from the new `updated_at`, and the
+    // commit's kind when it has one ('' removes it).
     advanceHead:
       db.prepare(`UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?,
       token_count = token_count + ?, last_seq = ?, title = COALESCE(title, ?), data = COALESCE(?, data),
-      expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END, key_check = COALESCE(?, key_check) WHERE id = ?`),
+      expires_at = CASE WHEN ttl_ms IS NULL THEN expires_at ELSE ? + ttl_ms END, key_check = COALESCE(?, key_check),
+      kind = CASE WHEN ? IS NULL THEN kind ELSE NULLIF(?, '') END WHERE id = ?`),
     version: db.prepare(`SELECT version, key_check FROM sessions WHERE id = ?`),
     upsertHead: db.prepare(
-      `INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO sessions (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     insertReplacement: db.prepare(`INSERT INTO messages (session_id, seq, id, data) VALUES (?, ?, ?, ?)`),
     deleteMessages: db.prepare(`DELETE FROM messages WHERE session_id = ?`),
@@ -240,6 +252,6 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     ),
     purgeHeads: db.prepare(`DELETE FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
     /** The `list` statement for `query`; run it with `listParameters(query)`. */
-    list: (query: DriverListQuery): SqliteStatementLike => lists[listShape(query)] as SqliteStatementLike,
+    list: (query: DriverListQuery): SqliteStatementLike => listStatement(listShape(query)),
   };
 }

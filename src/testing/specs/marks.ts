@@ -21,7 +21,7 @@ function byId(a: SessionMark, b: SessionMark): number {
 /** The marks of `userId`, sorted by id, after checking they are what the listing says. */
 async function checkedMarks(store: SessionStore, userId: string): Promise<SessionMark[]> {
   const marks = await (store.marks as NonNullable<SessionStore['marks']>)(userId);
-  const listed = (await store.list({ userId, limit: 1000 })).map(
+  const listed = (await store.list({ userId, limit: 1000, kinds: 'all' })).map(
     ({ id, version, createdAt, messageCount, tokenCount, damaged }) => ({
       id,
       version,

@@ -91,7 +91,7 @@ await describeEveryStore(
         }),
         { numRuns: subject.name === 'memory' ? 40 : 12 },
       );
-      expect(await store.list({ idPrefix: 'claude.' })).toEqual([]);
+      expect(await store.list({ idPrefix: 'claude.', kinds: 'all' })).toEqual([]);
     });
 
     it('refuses malformed keys and entries with typed errors, storing nothing', async () => {
@@ -142,7 +142,7 @@ await describeEveryStore(
       for (const [entries, code] of badBatches)
         expect(await rejectionCodeOf(ours.append(good, entries as ClaudeSessionEntry[]))).toBe(code);
       expect(await ours.load(good)).toBeNull();
-      expect(await store.list()).toEqual([]);
+      expect(await store.list({ kinds: 'all' })).toEqual([]);
       // Nothing at all is a no-op, not a transcript.
       await ours.append(good, []);
       expect(await ours.load(good)).toBeNull();
@@ -200,7 +200,7 @@ await describeEveryStore(
       await ours.append(key, [line('one')]);
       await ours.append({ ...key, subpath: 'subagents/agent-x' }, [line('sub')]);
       await ours.append(key, [line('two')]);
-      const rows = await store.list({ idPrefix: 'claude.' });
+      const rows = await store.list({ idPrefix: 'claude.', kinds: 'all' }); // the sidecar too
       expect(rows).toHaveLength(3);
       for (const row of rows) {
         expect(row.expiresAt).toBeDefined();

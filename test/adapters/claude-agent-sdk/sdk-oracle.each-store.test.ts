@@ -152,7 +152,9 @@ await describeEveryStore(
         [second, ourFork.sessionId].sort(),
       );
       // Nothing of session A is left in the chatstate store.
-      expect((await store.list({ idPrefix: 'claude.' })).length).toBe(4); // B and the fork, each with its sidecar
+      // B and the fork, each with its sidecar (an internal session: listed with kinds 'all').
+      expect((await store.list({ idPrefix: 'claude.', kinds: 'all' })).length).toBe(4);
+      expect((await store.list({ idPrefix: 'claude.' })).length).toBe(2);
     });
 
     it('imports a local JSONL session (with a subagent) as the SDK imports it into its own store', async () => {

@@ -389,6 +389,38 @@ await describeEveryStore(
       expect(await saver.getTuple({ configurable: { thread_id: 'a/b' } })).toBeDefined();
     });
 
+    it("keeps a thread's checkpoint log and subgraph sessions out of list, its conversation in it", async () => {
+      const store = await stores.open();
+      const saver = new ChatstateSaver(store);
+      await put(saver, undefined, [new HumanMessage({ content: 'hello', id: 'q' })], 1, {}, 'kinds');
+      const sub = checkpointOf([new HumanMessage({ content: 'inside', id: 's' })], 1, {});
+      await saver.put(
+        { configurable: { thread_id: 'kinds', checkpoint_ns: 'child' } },
+        sub,
+        { source: 'loop', step: 1, parents: {} },
+        sub.channel_versions,
+      );
+      const main = saver.sessionsOf('kinds', '');
+      const child = saver.sessionsOf('kinds', 'child');
+      const prefix = main.conversation;
+      expect((await store.list({ idPrefix: prefix })).map((row) => row.id)).toEqual([main.conversation]);
+      const all = await store.list({ idPrefix: prefix, kinds: 'all' });
+      expect(new Map(all.map((row) => [row.id, row.kind]))).toEqual(
+        new Map([
+          [main.conversation, undefined],
+          [main.log, 'langgraph-checkpoints'],
+          [child.conversation, 'langgraph-subgraph'],
+          [child.log, 'langgraph-checkpoints'],
+        ]),
+      );
+      // The saver's own listings still find every namespace, and deleteThread removes them all.
+      const listed: string[] = [];
+      for await (const tuple of saver.list({ configurable: { thread_id: 'kinds' } })) listed.push(tuple.checkpoint.id);
+      expect(listed).toHaveLength(2);
+      await saver.deleteThread('kinds');
+      expect(await store.list({ idPrefix: prefix, kinds: 'all' })).toEqual([]);
+    });
+
     it('answers bad input with typed errors and loses nothing', async () => {
       const store = await stores.open();
       const saver = new ChatstateSaver(store);
