@@ -4,13 +4,16 @@
  * files go to lost+found, the session is restored from its backup or cut at the damage, and a
  * recovery notice tells the loss. Reading each session through the store runs that repair and
  * tells notices a session does not tell yet. Optionally, tool calls and results left unpaired are
- * repaired the way importers do (no text is dropped) and the session is saved.
+ * repaired the way importers do (no text is dropped) and the session is saved. A session whose
+ * metadata names its kind but whose head does not (saved before heads carried kinds) is saved as
+ * it is, so that `list` leaves it out of the conversations.
  * Stores without backups (SQLite, Postgres, Redis) detect damage (`CORRUPT`) but cannot undo it:
  * such a session is reported as not repairable.
  * @module
  */
 import { ChatstateError, errorMessage, type ErrorCode } from '../errors.js';
 import { repairToolPairs } from '../interchange/repair.js';
+import { kindOfMetadata } from '../store/session-kind.js';
 import type { SessionStore, SessionSummary } from '../store/session-store-types.js';
 import type { Session } from '../session/session.js';
 import type { DamageLog } from './damage.js';
@@ -54,9 +57,10 @@ export interface RepairOptions extends LongRunOptions {
 async function repairOne(
   store: SessionStore,
   id: string,
-  versionBefore: number | undefined,
+  before: SessionSummary | undefined,
   options: RepairOptions,
 ): Promise<SessionRepair | undefined> {
+  const versionBefore = before?.version;
   const actions: string[] = [];
   let session: Session | undefined;
   let failure: ChatstateError | undefined;
@@ -82,9 +86,16 @@ async function repairOne(
   if (options.toolPairs === true) {
     const paired = repairToolPairs(session.messages);
     if (paired.repairs.length > 0) {
-      await store.save(session.withMessages(paired.messages), { expectedVersion: session.version });
+      session = await store.save(session.withMessages(paired.messages), { expectedVersion: session.version });
       actions.push(...paired.repairs.map((each) => `${each.kind}: ${each.message}`));
     }
+  }
+  // A session saved before heads carried kinds (or last written by appends alone) lists as a
+  // conversation until saved again: saving it as it is records its kind, and keeps its place in the list.
+  const kind = kindOfMetadata(session.metadata);
+  if (kind !== undefined && before !== undefined && before.kind !== kind) {
+    await store.save(session, { expectedVersion: session.version, keepUpdatedAt: true });
+    actions.push(`kind ${kind} recorded in the head: listed as an internal session from now on`);
   }
   return actions.length === 0 ? undefined : { sessionId: id, status: 'repaired', actions };
 }
@@ -111,7 +122,7 @@ export async function repairSessions(store: SessionStore, options: RepairOptions
   const results = mapOrdered(
     selected(store, selection, options.signal),
     concurrencyOf(options.concurrency),
-    async ({ id, summary }) => repairOne(store, id, (summary ?? (await headOf(store, id)))?.version, options),
+    async ({ id, summary }) => repairOne(store, id, summary ?? (await headOf(store, id)), options),
     options.signal,
   );
   for await (const result of results) {

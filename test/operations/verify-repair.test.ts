@@ -179,4 +179,39 @@ describe('repairSessions', () => {
       await store.close();
     }
   });
+
+  it('records the kind of an internal session saved before heads carried kinds, keeping its place and messages', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'chat.db');
+    const store = await openStore(`sqlite:${path}`);
+    try {
+      await store.save(sampleSession(1));
+      const knowledge = await store.save(
+        Session.create({
+          id: 'facts',
+          userId: 'u',
+          metadata: { chatstate: 'knowledge' },
+          messages: [Message.context('a fact')],
+        }),
+      );
+      // As a row written before the kind column: NULL, so it lists as a conversation.
+      const db = new Database(path);
+      db.prepare(`UPDATE sessions SET kind = NULL WHERE id = 'facts'`).run();
+      db.close();
+      expect((await store.list()).map((row) => row.id).sort()).toEqual(['facts', 's-0001']);
+      const report = await repairSessions(store);
+      expect(report).toMatchObject({ checked: 2, repaired: 1, unrepairable: 0 });
+      expect(report.sessions[0]).toMatchObject({
+        sessionId: 'facts',
+        actions: [expect.stringMatching(/^kind knowledge recorded/)],
+      });
+      expect((await store.list()).map((row) => row.id)).toEqual(['s-0001']);
+      const [row] = await store.list({ kinds: ['knowledge'] });
+      expect(row).toMatchObject({ id: 'facts', kind: 'knowledge', updatedAt: knowledge.updatedAt, messageCount: 1 });
+      // Nothing left to do the second time.
+      expect((await repairSessions(store)).repaired).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
 });

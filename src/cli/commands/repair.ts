@@ -27,6 +27,7 @@ export const repair = defineCommand('repair', (command) =>
         'lost+found/, and records a recovery notice with what was lost; a session it cannot read at all becomes a\n' +
         'recovery session. SQLite, Postgres and Redis keep no backups: they report a damaged session (CORRUPT)\n' +
         'but cannot recover it. --tool-pairs also pairs tool calls and results as importers do (no text dropped).\n' +
+        'An internal session saved before sessions carried a kind gets its kind recorded (list leaves it out).\n' +
         'Exits 1 when a session could not be repaired.',
     )
     .argument('[ids...]', 'the sessions to repair (default: every session)')
