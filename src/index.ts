@@ -108,6 +108,7 @@ export {
   type ListCursor,
   type ListQuery,
   type MessageRange,
+  type MessageRef,
   type SaveOptions,
   type SessionStore,
   type SessionStoreOptions,

@@ -14,6 +14,7 @@ import type {
   HeadRecord,
   MessageRecord,
   ReplaceCommit,
+  SessionMarkRecord,
   StoreDriver,
   TailCommit,
   ValueRecord,
@@ -91,6 +92,14 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         ? undefined
         : rangeOf(entry.messages, range);
     },
+    async readRecordsAt(refs, now) {
+      return refs.map(({ sessionId, seq }) => {
+        const entry = sessions.get(sessionId);
+        if (entry === undefined || isExpired(entry.head.expiresAt, now)) return undefined;
+        const record = entry.messages[countBelow(entry.messages, seq + 1) - 1];
+        return record?.seq === seq ? record : undefined;
+      });
+    },
     async append(id, commit: AppendCommit): Promise<AppendOutcome> {
       const entry = sessions.get(id);
       if (entry === undefined || isExpired(entry.head.expiresAt, commit.now)) throw noSessionError(name, id);
@@ -143,6 +152,15 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         [...sessions.values()].map((entry) => entry.head),
         query,
       );
+    },
+    async listMarks(userId, now) {
+      const marks: SessionMarkRecord[] = [];
+      for (const { head } of sessions.values()) {
+        if (head.userId !== userId || isExpired(head.expiresAt, now)) continue;
+        const { id, version, createdAt, messageCount, tokenCount } = head;
+        marks.push({ id, version, createdAt, messageCount, tokenCount });
+      }
+      return marks;
     },
     async remove(id) {
       return removeSession(id);
