@@ -35,6 +35,7 @@ export const CONFORMANCE_SPECS = [
   'refused-writes',
   'marks',
   'replace-tail',
+  'read-at',
 ] as const;
 
 /** Name of one spec of the suite. */

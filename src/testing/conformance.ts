@@ -30,6 +30,7 @@ import { refusedWritesSpec } from './specs/refused-writes.js';
 import { userKeysSpec } from './specs/user-keys.js';
 import { marksSpec } from './specs/marks.js';
 import { replaceTailSpec } from './specs/replace-tail.js';
+import { readAtSpec } from './specs/read-at.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -58,6 +59,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   marks: marksSpec,
   'refused-writes': refusedWritesSpec,
   'replace-tail': replaceTailSpec,
+  'read-at': readAtSpec,
 };
 
 /**
