@@ -4,7 +4,7 @@
  * @module
  */
 import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord } from './driver-types.js';
+import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord, SessionMarkRecord } from './driver-types.js';
 import type { ListCursor, MessageRange } from './session-store-types.js';
 
 /** What a listing can read of a stored head row even when the row is damaged. */
@@ -207,6 +207,19 @@ export function prefixEnd(prefix: string): string {
  * Heads filtered by owner, expiry (live ones, or with `expired` only the expired ones) and cursor,
  * in list order (newest activity first, then `id` ascending), paged.
  */
+/** What `listMarks` tells of a head as `list` gives it (a damaged row keeps its damage, with zero counts). */
+export function markOfHead(head: HeadRecord): SessionMarkRecord {
+  const { id, version, createdAt, messageCount, tokenCount, damage } = head;
+  return { id, version, createdAt, messageCount, tokenCount, ...(damage === undefined ? {} : { damage }) };
+}
+
+/** The marks of `userId`'s sessions among `heads` live at `now` (a driver that holds every head). */
+export function marksOfHeads(heads: Iterable<HeadRecord>, userId: string, now: number): SessionMarkRecord[] {
+  const marks: SessionMarkRecord[] = [];
+  for (const head of heads) if (head.userId === userId && !isExpired(head.expiresAt, now)) marks.push(markOfHead(head));
+  return marks;
+}
+
 export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery): HeadRecord[] {
   const { after, expired = false } = query;
   return heads

@@ -14,7 +14,6 @@ import type {
   HeadRecord,
   MessageRecord,
   ReplaceCommit,
-  SessionMarkRecord,
   StoreDriver,
   TailCommit,
   ValueRecord,
@@ -27,6 +26,7 @@ import {
   checkVersion,
   countBelow,
   isExpired,
+  marksOfHeads,
   noSessionError,
   rangeOf,
   reusedIdError,
@@ -154,13 +154,11 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
       );
     },
     async listMarks(userId, now) {
-      const marks: SessionMarkRecord[] = [];
-      for (const { head } of sessions.values()) {
-        if (head.userId !== userId || isExpired(head.expiresAt, now)) continue;
-        const { id, version, createdAt, messageCount, tokenCount } = head;
-        marks.push({ id, version, createdAt, messageCount, tokenCount });
-      }
-      return marks;
+      return marksOfHeads(
+        Array.from(sessions.values(), (entry) => entry.head),
+        userId,
+        now,
+      );
     },
     async remove(id) {
       return removeSession(id);

@@ -4,7 +4,7 @@
  * @module
  */
 import type { RawHeadColumns } from '../store/driver-helpers.js';
-import type { HeadRecord, SessionMarkRecord } from '../store/driver-types.js';
+import type { HeadRecord } from '../store/driver-types.js';
 
 /** The head columns, in the order of `headValues`. */
 export const HEAD_COLUMNS =
@@ -41,10 +41,4 @@ export function rawColumns(row: unknown): RawHeadColumns {
     createdAt: columns.created_at,
     updatedAt: columns.updated_at,
   };
-}
-
-/** What `listMarks` tells of a head as `list` gives it (a damaged row keeps its damage, with zero counts). */
-export function markOfHead(head: HeadRecord): SessionMarkRecord {
-  const { id, version, createdAt, messageCount, tokenCount, damage } = head;
-  return { id, version, createdAt, messageCount, tokenCount, ...(damage === undefined ? {} : { damage }) };
 }

@@ -13,11 +13,12 @@ import {
   checkVersion,
   isExpired,
   listedHead,
+  markOfHead,
   noSessionError,
   reusedIdError,
   prefixEnd,
 } from '../../store/driver-helpers.js';
-import { markOfHead, rawColumns } from '../sql-head.js';
+import { rawColumns } from '../sql-head.js';
 import type {
   AppendCommit,
   AppendOutcome,

@@ -9,6 +9,7 @@ import {
   closedError,
   isExpired,
   listedHead,
+  markOfHead,
   noSessionError,
   reusedIdError,
 } from '../../store/driver-helpers.js';
@@ -56,7 +57,7 @@ import {
   type MessageRow,
   type SqliteDatabaseLike,
 } from './sql.js';
-import { headValues, markOfHead, rawColumns } from '../sql-head.js';
+import { headValues, rawColumns } from '../sql-head.js';
 
 /** What a write that erases returns: its value, and what it removed (see `writeErasing`). */
 interface Erasure<T> {
