@@ -263,7 +263,15 @@ export async function runRecallBench(): Promise<SuiteReport> {
     if (typeof result === 'string') skipped.push(`${LABEL[kind]} was not measured: ${result}.`);
     else results.push(result);
   }
-  const headers = ['Store', 'Ranking', 'Index build (first recall)', 'Recall p50', 'Recall p95', 'Recall p99', 'Hits per recall'];
+  const headers = [
+    'Store',
+    'Ranking',
+    'Index build (first recall)',
+    'Recall p50',
+    'Recall p95',
+    'Recall p99',
+    'Hits per recall',
+  ];
   const textTable: Table = {
     title: `recall(query, { k: ${K} }) over ${formatCount(MESSAGES)} messages of one user (${MESSAGES / PER_SESSION} sessions), text only`,
     headers,

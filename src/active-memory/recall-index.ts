@@ -17,7 +17,7 @@
  * from `list({ userId })` (or the one session).
  * @module
  */
-import { ChatstateError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { KeyedLock } from '../internal/keyed-lock.js';
 import { Message } from '../message/message.js';
 import type { SessionMark, SessionStore } from '../store/session-store-types.js';
