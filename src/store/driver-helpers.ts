@@ -213,11 +213,20 @@ export function markOfHead(head: HeadRecord): SessionMarkRecord {
   return { id, version, createdAt, messageCount, tokenCount, ...(damage === undefined ? {} : { damage }) };
 }
 
-/** The marks of `userId`'s sessions among `heads` live at `now` (a driver that holds every head). */
+/**
+ * The marks of `userId`'s sessions among `heads` live at `now` (a driver that holds every head), in
+ * list order: recall's index numbers documents in the order of the marks, and its ties go to the
+ * higher number, so the listing's order keeps rankings what they were when marks came from `list`.
+ */
 export function marksOfHeads(heads: Iterable<HeadRecord>, userId: string, now: number): SessionMarkRecord[] {
-  const marks: SessionMarkRecord[] = [];
-  for (const head of heads) if (head.userId === userId && !isExpired(head.expiresAt, now)) marks.push(markOfHead(head));
-  return marks;
+  const mine: HeadRecord[] = [];
+  for (const head of heads) if (head.userId === userId && !isExpired(head.expiresAt, now)) mine.push(head);
+  return mine.sort(byListOrder).map(markOfHead);
+}
+
+/** List order: `updatedAt` descending, then `id` ascending. */
+function byListOrder(a: HeadRecord, b: HeadRecord): number {
+  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1;
 }
 
 export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery): HeadRecord[] {
@@ -231,6 +240,6 @@ export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery
         (after === undefined || isAfterCursor(head, after)) &&
         (query.idPrefix === undefined || head.id.startsWith(query.idPrefix)),
     )
-    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1))
+    .sort(byListOrder)
     .slice(query.offset, query.offset + query.limit);
 }

@@ -86,8 +86,9 @@ export function statements(tables: Tables) {
       FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(session_id, seq, i)
       JOIN ${sessions} s ON s.id = r.session_id AND (s.expires_at IS NULL OR s.expires_at > $3::bigint)
       JOIN ${messages} m ON m.session_id = r.session_id AND m.seq = r.seq`,
-    // A user's live sessions for `listMarks` (the user index), in no order.
-    marks: `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE user_id = $1 AND (expires_at IS NULL OR expires_at > $2)`,
+    // A user's live sessions for `listMarks`, in list order (`marksOfHeads` says why), along the user index.
+    marks: `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE user_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+      ORDER BY updated_at DESC, id ASC`,
     knownIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND id = ANY($2::text[])`,
     insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
       SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,

@@ -214,9 +214,9 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     readTail: db.prepare(
       `SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
     ),
-    // A user's live sessions for `listMarks` (the sessions_by_user index), in no order.
+    // A user's live sessions for `listMarks`, in list order (`marksOfHeads` says why), along the sessions_by_user index.
     marks: db.prepare(
-      `SELECT ${HEAD_COLUMNS} FROM sessions WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
+      `SELECT ${HEAD_COLUMNS} FROM sessions WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY updated_at DESC, id ASC`,
     ),
     // One message by its key, for `readRecordsAt`.
     readAt: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq = ?`),
