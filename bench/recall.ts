@@ -79,10 +79,51 @@ interface ModeResult {
   readonly buildMs: number;
   readonly samples: number[];
   readonly hits: number;
+  /** Per timed recall: ms spent in `store.marks` (the sync's one store call) and in reading the hits (hydrate). */
+  readonly marks: number[];
+  readonly hydrate: number[];
+}
+
+/** Wall time spent inside some calls of a store (overlapping calls counted once), read and reset per recall. */
+class CallClock {
+  private active = 0;
+  private since = 0;
+  private total = 0;
+
+  /** `store` with the calls named in `methods` timed. */
+  wrap(store: SessionStore, methods: readonly string[]): SessionStore {
+    return new Proxy(store, {
+      get: (target, property, receiver) => {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function' || !methods.includes(String(property))) return value;
+        return async (...args: unknown[]) => {
+          if (this.active++ === 0) this.since = now();
+          try {
+            return await (value as (...rest: unknown[]) => Promise<unknown>).apply(target, args);
+          } finally {
+            if (--this.active === 0) this.total += now() - this.since;
+          }
+        };
+      },
+    });
+  }
+
+  take(): number {
+    const total = this.total;
+    this.total = 0;
+    return total;
+  }
 }
 
 /** The first recall of a fresh index (its build), then `QUERIES` timed recalls. */
-async function measure(store: SessionStore, texts: readonly string[], embed: Embed | undefined): Promise<ModeResult> {
+async function measure(
+  plainStore: SessionStore,
+  texts: readonly string[],
+  embed: Embed | undefined,
+): Promise<ModeResult> {
+  const marksClock = new CallClock();
+  const hydrateClock = new CallClock();
+  const store = hydrateClock.wrap(marksClock.wrap(plainStore, ['marks', 'list']), ['readMessagesAt', 'readMessages']);
   const index = new RecallIndex(store);
   const handle = createSessionHandle({
     store,
@@ -94,16 +135,22 @@ async function measure(store: SessionStore, texts: readonly string[], embed: Emb
   collectGarbage();
   const buildMs = await timed(() => handle.recall(texts[0] as string, { k: K }));
   const samples: number[] = [];
+  const marks: number[] = [];
+  const hydrate: number[] = [];
   let hits = 0;
   for (const [position, query] of texts.entries()) {
+    marksClock.take();
+    hydrateClock.take();
     const start = now();
     const found = await handle.recall(query, { k: K });
     if (position >= WARMUP) {
       samples.push(now() - start);
+      marks.push(marksClock.take());
+      hydrate.push(hydrateClock.take());
       hits += found.length;
     }
   }
-  return { buildMs, samples, hits };
+  return { buildMs, samples, hits, marks, hydrate };
 }
 
 interface StoreResult {
@@ -151,6 +198,7 @@ function row(label: string, how: string, mode: ModeResult): string[] {
     how,
     formatMs(mode.buildMs),
     formatMs(percentile(mode.samples, 50)),
+    formatMs(percentile(mode.samples, 95)),
     formatMs(percentile(mode.samples, 99)),
     (mode.hits / mode.samples.length).toFixed(1),
   ];
@@ -215,7 +263,15 @@ export async function runRecallBench(): Promise<SuiteReport> {
     if (typeof result === 'string') skipped.push(`${LABEL[kind]} was not measured: ${result}.`);
     else results.push(result);
   }
-  const headers = ['Store', 'Ranking', 'Index build (first recall)', 'Recall p50', 'Recall p99', 'Hits per recall'];
+  const headers = [
+    'Store',
+    'Ranking',
+    'Index build (first recall)',
+    'Recall p50',
+    'Recall p95',
+    'Recall p99',
+    'Hits per recall',
+  ];
   const textTable: Table = {
     title: `recall(query, { k: ${K} }) over ${formatCount(MESSAGES)} messages of one user (${MESSAGES / PER_SESSION} sessions), text only`,
     headers,
@@ -233,6 +289,23 @@ export async function runRecallBench(): Promise<SuiteReport> {
           ],
     ),
   };
+  const mean = (values: readonly number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const breakdown: Table = {
+    title: `Where a text-only recall's time goes (mean ms per recall, same run as above)`,
+    headers: [
+      'Store',
+      'Recall (mean)',
+      'marks (sync: the one store call)',
+      'search and sync in process',
+      'hydrate (reading the hits)',
+    ],
+    rows: results.map(({ kind, text }) => {
+      const total = mean(text.samples);
+      const marks = mean(text.marks);
+      const hydrate = mean(text.hydrate);
+      return [LABEL[kind], formatMs(total), formatMs(marks), formatMs(total - marks - hydrate), formatMs(hydrate)];
+    }),
+  };
   const writes: Table = {
     title: 'Writing the corpus (context, not a recall figure)',
     headers: ['Store', `${MESSAGES / PER_SESSION} saves of ${formatCount(PER_SESSION)} messages`],
@@ -241,7 +314,7 @@ export async function runRecallBench(): Promise<SuiteReport> {
   return {
     name: 'recall',
     title: 'Active memory: recall quality, and recall over 100k stored messages',
-    tables: [...(quality.length > 0 ? qualityTables(sets, quality) : []), textTable, embedTable, writes],
+    tables: [...(quality.length > 0 ? qualityTables(sets, quality) : []), textTable, breakdown, embedTable, writes],
     notes: [
       'Quality: each conversation is saved as one user\'s sessions (one message per turn, `"<speaker>: <text>"`, timestamped at its session\'s date) and every question is asked with `recall(question, { k: 10 })` through a `SessionHandle` of that user on a fresh `RecallIndex`; a question is a hit at k when one of its evidence turns is among the first k results. LoCoMo categories as its README numbers them (5, adversarial, left out). The baseline is plain Okapi BM25 (k1 1.2, b 0.75, lowercase alphanumeric words, no stemming, no stopwords) over the same turns, in process, in this run.',
       "The synthetic set (`test/support/recall-conversations.ts`): seeded two-person conversations of 16 two-weekly sessions of small talk with planted facts and decoys (every session has turns sharing words with some question, and every fact a hard decoy said by its owner in another session with as many of the question's words); its questions use other word forms or other words of a fact, ask what was answered to a question, ask when or name the month, or need a second fact.",

@@ -111,6 +111,7 @@ export {
   type ListCursor,
   type ListQuery,
   type MessageRange,
+  type MessageRef,
   type SaveOptions,
   type SessionStore,
   type SessionStoreOptions,

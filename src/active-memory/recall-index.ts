@@ -17,11 +17,12 @@
  * from `list({ userId })` (or the one session).
  * @module
  */
-import { ChatstateError, InvalidInputError } from '../errors.js';
+import { InvalidInputError } from '../errors.js';
 import { KeyedLock } from '../internal/keyed-lock.js';
 import { Message } from '../message/message.js';
 import type { SessionMark, SessionStore } from '../store/session-store-types.js';
 import { marksByListing } from '../store/marks.js';
+import { readEachAt } from '../store/message-refs.js';
 import { onUserForgotten } from '../store/forget.js';
 import { checkEmbedId } from './checks.js';
 import { Partition, type IndexedDoc, type VectorSpace } from './partition.js';
@@ -223,7 +224,7 @@ export class RecallIndex {
     while (hits.length < request.k && next < eligible.length) {
       const batch = eligible.slice(next, next + (request.k - hits.length));
       next += batch.length;
-      const read = await Promise.all(batch.map((candidate) => this.read(candidate)));
+      const read = await this.read(batch);
       batch.forEach((candidate, index) => {
         const message = read[index];
         if (message === undefined || message.id !== candidate.messageId) {
@@ -248,18 +249,12 @@ export class RecallIndex {
     return hits;
   }
 
-  private async read(candidate: Candidate): Promise<Message | undefined> {
-    try {
-      const [message] = await this.store.readMessages(candidate.sessionId, {
-        afterSeq: candidate.seq - 1,
-        beforeSeq: candidate.seq + 1,
-        limit: 1,
-      });
-      return message;
-    } catch (error) {
-      if (ChatstateError.hasCode(error, 'NOT_FOUND')) return undefined;
-      throw error;
-    }
+  /** The candidates' messages: in one call where the store has `readMessagesAt`, else one `readMessages` each. */
+  private async read(candidates: readonly Candidate[]): Promise<Array<Message | undefined>> {
+    const store = this.store;
+    const refs = candidates.map(({ sessionId, seq }) => ({ sessionId, seq }));
+    if (store.readMessagesAt !== undefined) return store.readMessagesAt(refs);
+    return readEachAt(refs, (id, range) => store.readMessages(id, range));
   }
 }
 

@@ -28,6 +28,7 @@ export const DRIVER_CAPABILITIES = {
   ping: ['ping'],
   marks: ['listMarks'],
   tail: ['replaceTail'],
+  readAt: ['readRecordsAt'],
 } as const;
 
 /** A capability a driver may declare. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { ChatstateError, ClosedError, ConflictError, InvalidInputError, NotFoundError } from '../errors.js';
-import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord } from './driver-types.js';
+import type { AppendCommit, DriverListQuery, HeadRecord, MessageRecord, SessionMarkRecord } from './driver-types.js';
 import type { ListCursor, MessageRange } from './session-store-types.js';
 import { isSessionKind, kindListed } from './session-kind.js';
 
@@ -219,6 +219,28 @@ export function prefixEnd(prefix: string): string {
  * Heads filtered by owner, kind, expiry (live ones, or with `expired` only the expired ones) and cursor,
  * in list order (newest activity first, then `id` ascending), paged.
  */
+/** What `listMarks` tells of a head as `list` gives it (a damaged row keeps its damage, with zero counts). */
+export function markOfHead(head: HeadRecord): SessionMarkRecord {
+  const { id, version, createdAt, messageCount, tokenCount, damage } = head;
+  return { id, version, createdAt, messageCount, tokenCount, ...(damage === undefined ? {} : { damage }) };
+}
+
+/**
+ * The marks of `userId`'s sessions among `heads` live at `now` (a driver that holds every head), in
+ * list order: recall's index numbers documents in the order of the marks, and its ties go to the
+ * higher number, so the listing's order keeps rankings what they were when marks came from `list`.
+ */
+export function marksOfHeads(heads: Iterable<HeadRecord>, userId: string, now: number): SessionMarkRecord[] {
+  const mine: HeadRecord[] = [];
+  for (const head of heads) if (head.userId === userId && !isExpired(head.expiresAt, now)) mine.push(head);
+  return mine.sort(byListOrder).map(markOfHead);
+}
+
+/** List order: `updatedAt` descending, then `id` ascending. */
+function byListOrder(a: HeadRecord, b: HeadRecord): number {
+  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1;
+}
+
 export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery): HeadRecord[] {
   const { after, expired = false } = query;
   return heads
@@ -231,6 +253,6 @@ export function sortAndPage(heads: readonly HeadRecord[], query: DriverListQuery
         (query.idPrefix === undefined || head.id.startsWith(query.idPrefix)) &&
         kindListed(head.kind, query.kinds),
     )
-    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? -1 : 1))
+    .sort(byListOrder)
     .slice(query.offset, query.offset + query.limit);
 }

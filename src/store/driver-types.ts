@@ -1,7 +1,7 @@
 /**
  * What a driver author implements: the `StoreDriver` contract under every `SessionStore` — the
  * required `SessionDriver` primitives, the capabilities a driver may add (`PurgeDriver`,
- * `ValueDriver`, `TextSearchDriver`, `MarksDriver`, and `ChangeFeedDriver` in `change-types.ts`), and the records
+ * `ValueDriver`, `TextSearchDriver`, `MarksDriver`, `ReadAtDriver`, and `ChangeFeedDriver` in `change-types.ts`), and the records
  * they persist and the commits they perform.
  *
  * Semantics live once in the core (`createSessionStore`): id checks, (de)serialization, encryption
@@ -318,6 +318,21 @@ export interface MarksDriver {
   listMarks(userId: string, now: number): Promise<SessionMarkRecord[]>;
 }
 
+/** A message's place, as `ReadAtDriver.readRecordsAt` is asked for it. */
+export interface RecordRef {
+  readonly sessionId: string;
+  readonly seq: number;
+}
+
+/**
+ * Capability: the records at several (session, seq) places in one call (recall reads its best
+ * hits this way), for drivers with `expiryInCommit`. Without it the core reads each with `readRange`.
+ */
+export interface ReadAtDriver {
+  /** The record at each ref, in order; `undefined` for a missing session, one expired at `now` (epoch ms), or no message at that seq. */
+  readRecordsAt(refs: readonly RecordRef[], now: number): Promise<Array<MessageRecord | undefined>>;
+}
+
 /** Capability: the backend's own full-text search over indexed message text (with `capabilities.fullTextSearch`). */
 export interface TextSearchDriver {
   /** Hits for `query` (already checked by the core), best first. */
@@ -363,6 +378,7 @@ export type AnyStoreDriver = SessionDriver &
   Partial<ChangeFeedDriver> &
   Partial<PingDriver> &
   Partial<MarksDriver> &
+  Partial<ReadAtDriver> &
   Partial<TailDriver>;
 
 /**
@@ -380,6 +396,8 @@ export interface StoreDriver extends SessionDriver, PurgeDriver, ValueDriver, Fo
   listMarks?: MarksDriver['listMarks'];
   /** A tail replaced in one commit; see `TailDriver`. */
   replaceTail?: TailDriver['replaceTail'];
+  /** Records at several places in one call; see `ReadAtDriver`. */
+  readRecordsAt?: ReadAtDriver['readRecordsAt'];
 }
 
 /** Extra stored fields of a record that this version does not know, kept so a rewrite does not lose them. */

@@ -217,6 +217,12 @@ export interface MessageRange {
   readonly limit?: number;
 }
 
+/** A message's place in a store: its session and sequence number (`SessionStore.readMessagesAt`). */
+export interface MessageRef {
+  readonly sessionId: string;
+  readonly seq: number;
+}
+
 /**
  * Whose a stored value is (active memory). The core turns a scope into a namespace, so one user's
  * values can never be reached through another user's scope.
@@ -331,6 +337,13 @@ export interface SessionStore {
   replaceTail?(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult>;
   /** Messages of a session by sequence range (the last `limit` of the range), oldest first. */
   readMessages(id: string, range?: MessageRange): Promise<Message[]>;
+  /**
+   * The message at each ref, in order, read in one call where the backend can (recall reads its
+   * best hits so): `undefined` for a missing or expired session or no message at that seq; a
+   * session that cannot be read fails as `readMessages` does. Absent on a store that has no such
+   * call (callers then `readMessages` each).
+   */
+  readMessagesAt?(refs: readonly MessageRef[]): Promise<Array<Message | undefined>>;
   /** Sessions, newest activity first (`updatedAt` descending, then `id` ascending: see `ListQuery`). */
   list(query?: ListQuery): Promise<SessionSummary[]>;
   /**

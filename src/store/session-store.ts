@@ -34,6 +34,7 @@ import { LINK_MARKS, linksOfMetadata, type SessionLinks } from './links.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
 import { marksByListing } from './marks.js';
+import { checkMessageRefs, readEachAt } from './message-refs.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
 import { checkTextQuery, createValueStore, forgetTarget, namespaceSession, namespaceUser } from './values.js';
 import { storeCiphers, type StoreCiphers } from './user-keyring.js';
@@ -70,6 +71,7 @@ import type {
   ForgetReceipt,
   ListQuery,
   MessageRange,
+  MessageRef,
   RecoveryNotice,
   ReplaceTailInput,
   ReplaceTailResult,
@@ -892,6 +894,44 @@ class CoreSessionStore implements SessionStore {
     const cipher = await this.ciphers.forRead(head.keys, dataOf(records));
     this.assertCanRead(id, head.keys, cipher);
     return records.map((record) => this.decode(record, id, cipher));
+  }
+
+  async readMessagesAt(refs: readonly MessageRef[]): Promise<Array<Message | undefined>> {
+    return this.run('readMessagesAt', undefined, () => this.readAt(checkMessageRefs(refs)));
+  }
+
+  private async readAt(refs: readonly MessageRef[]): Promise<Array<Message | undefined>> {
+    const readRecordsAt = this.driver.readRecordsAt;
+    // The driver's batch judges expiry itself; without it (or without that power), one range read per ref.
+    const readEach = (some: readonly MessageRef[]): Promise<Array<Message | undefined>> =>
+      readEachAt(some, (id, range) => this.read(id, range));
+    if (readRecordsAt === undefined || !this.expiryInCommit) return readEach(refs);
+    const records = await readRecordsAt.call(this.driver, refs, this.now());
+    const bySession = new Map<string, number[]>();
+    records.forEach((record, index) => {
+      if (record === undefined) return;
+      const id = (refs[index] as MessageRef).sessionId;
+      const indexes = bySession.get(id);
+      if (indexes === undefined) bySession.set(id, [index]);
+      else indexes.push(index);
+    });
+    const messages = new Array<Message | undefined>(refs.length).fill(undefined);
+    // Each session's records are opened together, as `read` opens a range.
+    await Promise.all(
+      [...bySession].map(async ([id, indexes]) => {
+        const read = indexes.map((index) => records[index] as MessageRecord);
+        try {
+          const cipher = await this.ciphers.forRead(undefined, dataOf(read));
+          read.forEach((record, i) => (messages[indexes[i] as number] = this.decode(record, id, cipher)));
+        } catch (error) {
+          if (!ChatstateError.hasCode(error, 'CORRUPT')) throw error;
+          // A record that does not open: read again as `readMessages` does, which tells a missing key from damage.
+          const again = await readEach(indexes.map((index) => refs[index] as MessageRef));
+          indexes.forEach((index, i) => (messages[index] = again[i]));
+        }
+      }),
+    );
+    return messages;
   }
 
   async list(query: ListQuery = {}): Promise<SessionSummary[]> {

@@ -26,6 +26,7 @@ import {
   checkVersion,
   countBelow,
   isExpired,
+  marksOfHeads,
   noSessionError,
   rangeOf,
   reusedIdError,
@@ -91,6 +92,14 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         ? undefined
         : rangeOf(entry.messages, range);
     },
+    async readRecordsAt(refs, now) {
+      return refs.map(({ sessionId, seq }) => {
+        const entry = sessions.get(sessionId);
+        if (entry === undefined || isExpired(entry.head.expiresAt, now)) return undefined;
+        const record = entry.messages[countBelow(entry.messages, seq + 1) - 1];
+        return record?.seq === seq ? record : undefined;
+      });
+    },
     async append(id, commit: AppendCommit): Promise<AppendOutcome> {
       const entry = sessions.get(id);
       if (entry === undefined || isExpired(entry.head.expiresAt, commit.now)) throw noSessionError(name, id);
@@ -151,6 +160,13 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
       return sortAndPage(
         [...sessions.values()].map((entry) => entry.head),
         query,
+      );
+    },
+    async listMarks(userId, now) {
+      return marksOfHeads(
+        Array.from(sessions.values(), (entry) => entry.head),
+        userId,
+        now,
       );
     },
     async remove(id) {

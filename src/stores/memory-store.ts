@@ -17,7 +17,7 @@ import type { MemoryDriverOptions } from './memory-driver.js';
  */
 export const MEMORY_DRIVER_SHAPE = Object.freeze({
   capabilities: Object.freeze({ expiryInCommit: true, stableRecords: true }),
-  implements: Object.freeze(['purge', 'values', 'changeFeed', 'forget', 'tail'] as const),
+  implements: Object.freeze(['purge', 'values', 'changeFeed', 'forget', 'tail', 'marks', 'readAt'] as const),
 }) satisfies Omit<DriverShape, 'name'>;
 
 /** Options of `memoryStore`: the core store options and the driver's. */

@@ -12,6 +12,7 @@ import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.
 import { closedError, noSessionError } from '../store/driver-helpers.js';
 import { receiptOf, runForgetHooks } from '../store/forget.js';
 import { marksByListing } from '../store/marks.js';
+import { readEachAt } from '../store/message-refs.js';
 import type { ReplaceTailInput, SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
@@ -129,6 +130,8 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
     }),
     // From the view's own listing: its names and its bound user's limits, as `list` keeps them.
     marks: open(async (userId: string) => marksByListing((query) => view.list(query), userId)),
+    // Through the view's own reads, each checked as `readMessages` checks it.
+    readMessagesAt: open(async (refs) => readEachAt(refs, (id, range) => view.readMessages(id, range))),
     // Only the view's sessions (the store's own purge would reach every tenant), each read again
     // first: the store's `summary` answers while a session is live, not once it has expired.
     purgeExpired: open(() =>

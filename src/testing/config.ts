@@ -36,6 +36,7 @@ export const CONFORMANCE_SPECS = [
   'marks',
   'replace-tail',
   'kinds',
+  'read-at',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -31,6 +31,7 @@ import { userKeysSpec } from './specs/user-keys.js';
 import { marksSpec } from './specs/marks.js';
 import { replaceTailSpec } from './specs/replace-tail.js';
 import { sessionKindsSpec } from './specs/session-kinds.js';
+import { readAtSpec } from './specs/read-at.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -60,6 +61,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'refused-writes': refusedWritesSpec,
   'replace-tail': replaceTailSpec,
   kinds: sessionKindsSpec,
+  'read-at': readAtSpec,
 };
 
 /**

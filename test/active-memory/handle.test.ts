@@ -127,7 +127,9 @@ describe('createSessionHandle', () => {
     expect(calls.get('get') ?? 0).toBe(0);
     // And each recall reads the head of the user's knowledge session: which facts are superseded.
     expect(calls.get('summary')).toBe(1 + 2);
-    expect(calls.get('readMessages')).toBe(2 + 1 + 3 + 3);
+    // Two history pages, the index's one read of the session, then each recall's hits in one call.
+    expect(calls.get('readMessages')).toBe(2 + 1);
+    expect(calls.get('readMessagesAt')).toBe(2);
     // With the turn's session in hand, the owner is known: nothing is loaded.
     calls.clear();
     const session = await store.load('big');

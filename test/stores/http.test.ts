@@ -126,6 +126,9 @@ const childSkips: Partial<Record<SkipKey, string>> = {
   ttl: NEEDS_OPTIONS,
   'marks > leave out a session once it has expired': NEEDS_OPTIONS,
   'kinds > purgeExpired and marks still see internal sessions': NEEDS_OPTIONS,
+  'read-at > leaves out a session once it has expired': NEEDS_OPTIONS,
+  'read-at > reads through a store key and through per-user keys': NEEDS_OPTIONS,
+  'read-at > fails as readMessages does on a session the store has no key for': NEEDS_OPTIONS,
   'list > rows are sorted by last activity, newest first, and an append counts as activity': NEEDS_OPTIONS,
   'list > summary(id) is the session’s list row without reading its messages; undefined when gone or expired':
     NEEDS_OPTIONS,

@@ -118,6 +118,12 @@ describe('lazyDriver', () => {
       replaceTail(...args: Parameters<NonNullable<AnyStoreDriver['replaceTail']>>) {
         return (this.inner.replaceTail as NonNullable<AnyStoreDriver['replaceTail']>)(...args);
       }
+      listMarks(...args: Parameters<NonNullable<AnyStoreDriver['listMarks']>>) {
+        return (this.inner.listMarks as NonNullable<AnyStoreDriver['listMarks']>)(...args);
+      }
+      readRecordsAt(...args: Parameters<NonNullable<AnyStoreDriver['readRecordsAt']>>) {
+        return (this.inner.readRecordsAt as NonNullable<AnyStoreDriver['readRecordsAt']>)(...args);
+      }
       watchChanges(...args: Parameters<NonNullable<AnyStoreDriver['watchChanges']>>) {
         return (this.inner.watchChanges as NonNullable<AnyStoreDriver['watchChanges']>)(...args);
       }

@@ -202,6 +202,9 @@ if (server.url === undefined) {
           await store.summary('rec-1');
           await store.list({ userId: 'u' });
           expect((await store.marks?.('u'))?.map((mark) => mark.id)).toEqual(['rec-1']);
+          expect((await store.readMessagesAt?.([{ sessionId: 'rec-1', seq: 1 }]))?.map((m) => m?.content)).toEqual([
+            'one',
+          ]);
           const [last] = await store.readMessages('rec-1', { limit: 1 });
           const { version } = await store.load('rec-1');
           await store.replaceTail?.('rec-1', {

@@ -15,6 +15,7 @@ export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStor
     save: (session, options) => inner.save(session, options),
     append: (id, messages, options) => inner.append(id, messages, options),
     readMessages: (id, range) => inner.readMessages(id, range),
+    ...(inner.readMessagesAt === undefined ? {} : { readMessagesAt: inner.readMessagesAt.bind(inner) }),
     list: (query) => inner.list(query),
     summary: (id) => inner.summary(id),
     delete: (id) => inner.delete(id),

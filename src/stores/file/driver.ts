@@ -20,7 +20,7 @@
 import { RECORD_SCHEMA } from '../../store/codec.js';
 import { NO_COUNTS, addCounts } from '../../store/forget.js';
 import { VECTOR_KEY_PREFIX, isUserNamespace } from '../../store/values.js';
-import { closedError, isExpired, sortAndPage } from '../../store/driver-helpers.js';
+import { closedError, isExpired, marksOfHeads, sortAndPage } from '../../store/driver-helpers.js';
 import type {
   AppendCommit,
   AppendOutcome,
@@ -32,6 +32,7 @@ import type {
   MessageRecord,
   RecoveryNote,
   ReplaceCommit,
+  SessionMarkRecord,
   StoreDriver,
   TailCommit,
 } from '../../store/driver-types.js';
@@ -214,6 +215,12 @@ class FileDriver implements StoreDriver {
     return sortAndPage(await this.index.heads(), query);
   }
 
+  /** The user's marks from the session index (`list`'s own source), without sorting or paging every head. */
+  async listMarks(userId: string, now: number): Promise<SessionMarkRecord[]> {
+    this.checkOpen();
+    return marksOfHeads(await this.index.heads(), userId, now);
+  }
+
   async remove(id: string): Promise<boolean> {
     this.checkOpen();
     const slot = this.cache.slot(id);
@@ -358,6 +365,7 @@ export function fileDriver(directory: string, options: FileDriverOptions = {}): 
     replace: (id, commit) => guarded(store, () => driver.replace(id, commit)),
     replaceTail: (id, commit) => guarded(store, () => driver.replaceTail(id, commit)),
     list: (query) => guarded(store, () => driver.list(query)),
+    listMarks: (userId, now) => guarded(store, () => driver.listMarks(userId, now)),
     remove: (id) => guarded(store, () => driver.remove(id)),
     purgeExpired: (now) => guarded(store, () => driver.purgeExpired(now)),
     forgetUser: (target) => guarded(store, () => driver.forgetUser(target)),

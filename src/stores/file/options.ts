@@ -16,7 +16,7 @@ import { DEFAULT_CACHE_BYTES, DEFAULT_FOLD_BYTES, DEFAULT_LOCK_TIMEOUT_MS, DEFAU
  */
 export const FILE_DRIVER_SHAPE = Object.freeze({
   capabilities: Object.freeze({ expiryInCommit: true }),
-  implements: Object.freeze(['purge', 'values', 'forget', 'tail'] as const),
+  implements: Object.freeze(['purge', 'values', 'forget', 'tail', 'marks'] as const),
 }) satisfies Omit<DriverShape, 'name'>;
 
 /** Options of the file driver. */

@@ -55,6 +55,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The index of one store directory. */
 export class SessionIndex {
   private readonly entries = new Map<string, IndexEntry>();
+  /** The paths of each listed session by directory name: made once (each resolves and checks paths), not on every list. */
+  private readonly pathsOf = new Map<string, SessionPaths>();
   private fileStamp: string | undefined;
   private running: Promise<HeadRecord[]> | undefined;
 
@@ -134,10 +136,14 @@ export class SessionIndex {
     const present = new Set<string>();
     let checked = 0;
     for (const name of names) {
-      const id = decodeName(name);
-      if (id === undefined) continue;
+      let p = this.pathsOf.get(name);
+      if (p === undefined) {
+        const id = decodeName(name);
+        if (id === undefined) continue;
+        p = this.paths.session(id);
+        this.pathsOf.set(name, p);
+      }
       present.add(name);
-      const p = this.paths.session(id);
       const entry = this.entries.get(name);
       if (entry !== undefined && fresh(p, entry)) continue;
       let read: ReturnType<typeof readHeadOnly>;
@@ -155,6 +161,7 @@ export class SessionIndex {
       checked += 1;
       if (checked % INDEX_YIELD_EVERY === 0) await yieldToLoop();
     }
+    for (const name of this.pathsOf.keys()) if (!present.has(name)) this.pathsOf.delete(name);
     for (const name of this.entries.keys()) {
       if (!present.has(name)) {
         this.entries.delete(name);

@@ -32,6 +32,7 @@ import { runForgetHooks } from '../../store/forget.js';
 import { assertSaveable } from '../../store/save-checks.js';
 import { checkListQuery } from '../../store/list-query.js';
 import { marksByListing } from '../../store/marks.js';
+import { readEachAt } from '../../store/message-refs.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -40,6 +41,7 @@ import type {
   MessageRange,
   ReplaceTailInput,
   ReplaceTailResult,
+  MessageRef,
   SaveOptions,
   SessionMark,
   SessionStore,
@@ -389,6 +391,11 @@ export class HttpSessionStore implements SessionStore {
   /** The marks of a user's sessions, from the server's listing (`marksByListing`). */
   async marks(userId: string): Promise<SessionMark[]> {
     return marksByListing((query) => this.list(query), assertOwnerId(userId, 'userId'));
+  }
+
+  /** The messages at `refs`, one `readMessages` request each (`readEachAt`). */
+  async readMessagesAt(refs: readonly MessageRef[]): Promise<Array<Message | undefined>> {
+    return readEachAt(refs, (id, range) => this.readMessages(id, range));
   }
 
   async summary(id: string): Promise<SessionSummary | undefined> {

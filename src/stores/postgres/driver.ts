@@ -13,6 +13,7 @@ import {
   checkVersion,
   isExpired,
   listedHead,
+  markOfHead,
   noSessionError,
   reusedIdError,
   prefixEnd,
@@ -28,7 +29,9 @@ import type {
   HeadRecord,
   DriverRange,
   MessageRecord,
+  RecordRef,
   ReplaceCommit,
+  SessionMarkRecord,
   TailCommit,
   StoreDriver,
   ValueRecord,
@@ -436,6 +439,30 @@ export class PostgresDriver implements StoreDriver {
     });
     const result = await this.withClient((client) => client.query(sql, values));
     return result.rows.flatMap((row) => listedHead(row, (r) => headOf(r, this.name), rawColumns) ?? []);
+  }
+
+  /** The user's live sessions in one indexed query, damaged rows flagged as `list` flags them. */
+  async listMarks(userId: string, now: number): Promise<SessionMarkRecord[]> {
+    if (!isStorable(userId)) return [];
+    const result = await this.withClient((client) => client.query(this.sql.marks, [userId, now]));
+    return result.rows.flatMap((row) => {
+      const head = listedHead(row, (r) => headOf(r, this.name), rawColumns);
+      return head === undefined ? [] : [markOfHead(head)];
+    });
+  }
+
+  /** Every ref in one query (one primary-key probe each). */
+  async readRecordsAt(refs: readonly RecordRef[], now: number): Promise<Array<MessageRecord | undefined>> {
+    const records = new Array<MessageRecord | undefined>(refs.length).fill(undefined);
+    if (refs.length === 0) return records;
+    const values = [refs.map((ref) => ref.sessionId), refs.map((ref) => ref.seq), now];
+    const result = await this.withClient((client) => client.query(this.sql.readAt, values));
+    for (const row of result.rows) {
+      const index = (row as { i: number }).i - 1;
+      const ref = refs[index];
+      if (ref !== undefined) records[index] = messageOf(row, ref.sessionId, this.name);
+    }
+    return records;
   }
 
   async remove(id: string): Promise<boolean> {

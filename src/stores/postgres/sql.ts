@@ -81,6 +81,14 @@ export function statements(tables: Tables) {
         SELECT seq, id, data FROM ${messages}
         WHERE session_id = s.id AND seq > $2 AND seq < $3 ORDER BY seq DESC LIMIT $4
       ) m ON true WHERE s.id = $1 AND (s.expires_at IS NULL OR $5::bigint IS NULL OR s.expires_at > $5::bigint)`,
+    // The messages at (session, seq) refs, each by the primary key, in one snapshot; $3 the core's clock.
+    readAt: `SELECT r.i::int AS i, m.seq, m.id, m.data
+      FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(session_id, seq, i)
+      JOIN ${sessions} s ON s.id = r.session_id AND (s.expires_at IS NULL OR s.expires_at > $3::bigint)
+      JOIN ${messages} m ON m.session_id = r.session_id AND m.seq = r.seq`,
+    // A user's live sessions for `listMarks`, in list order (`marksOfHeads` says why), along the user index.
+    marks: `SELECT ${HEAD_COLUMNS} FROM ${sessions} WHERE user_id = $1 AND (expires_at IS NULL OR expires_at > $2)
+      ORDER BY updated_at DESC, id ASC`,
     knownIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND id = ANY($2::text[])`,
     insertMessages: `INSERT INTO ${messages} (session_id, seq, id, data)
       SELECT $1, seq, id, data FROM unnest($2::bigint[], $3::text[], $4::text[]) AS batch(seq, id, data)`,

@@ -24,6 +24,7 @@ import type {
   DriverRange,
   HeadRecord,
   MessageRecord,
+  RecordRef,
   ReplaceCommit,
   SessionMarkRecord,
   StoreDriver,
@@ -244,6 +245,51 @@ export class RedisDriver implements StoreDriver {
         id,
         this.records.integer(descending, id, 'the range direction') === 1,
       );
+    });
+  }
+
+  /**
+   * The records at `refs`: one script per bucket they fall in (on one server, one script), sent
+   * together; each bucket's script reads its refs atomically.
+   */
+  readRecordsAt(refs: readonly RecordRef[], now: number): Promise<Array<MessageRecord | undefined>> {
+    return this.track(async () => {
+      const records = new Array<MessageRecord | undefined>(refs.length).fill(undefined);
+      const byBase = new Map<string, number[]>();
+      refs.forEach((ref, index) => {
+        const base = this.layout.sessionBase(ref.sessionId);
+        const indexes = byBase.get(base);
+        if (indexes === undefined) byBase.set(base, [index]);
+        else indexes.push(index);
+      });
+      await Promise.all(
+        [...byBase].map(async ([base, indexes]) => {
+          const args = indexes.flatMap((index) => [
+            (refs[index] as RecordRef).sessionId,
+            (refs[index] as RecordRef).seq,
+          ]);
+          const reply = await this.run(SCRIPTS.readAt, base, [now, ...args], 'read');
+          const [status, first, second] = this.records.list(reply, '(readAt)', 'the records at refs');
+          if (text(status) === 'CORRUPT') {
+            const id = text(first) ?? '(unknown)';
+            throw this.records.corrupt(id, `the head's ${String(text(second))} is not a non-negative integer`);
+          }
+          const found = this.records.list(first, '(readAt)', 'the records at refs');
+          indexes.forEach((index, i) => {
+            const ref = refs[index] as RecordRef;
+            const messageId = text(found[i * 2]);
+            const data = text(found[i * 2 + 1]);
+            if (messageId === undefined || messageId === '') return;
+            if (data === undefined || data === '')
+              throw this.records.corrupt(
+                ref.sessionId,
+                `message ${ref.seq} (${JSON.stringify(messageId.slice(0, 140))}) has no body`,
+              );
+            records[index] = Object.freeze({ seq: ref.seq, id: messageId, data });
+          });
+        }),
+      );
+      return records;
     });
   }
 

@@ -139,6 +139,46 @@ local data = messageData(id, ids)
 return {ids, data, descending}
 `;
 
+// ARGV: P, now, then per ref: id, seq (every id of this script's bucket).
+// {'OK', {messageId|'', data|'', ...}} (two entries per ref, '' where nothing is) | {'CORRUPT', id, field}.
+// A session whose expiresAt is at or before `now` reads as absent, as in READ_RANGE; each session's
+// head is read once.
+const READ_AT = `
+local now = tonumber(ARGV[2])
+local live = {}
+local out = {}
+for i = 3, #ARGV, 2 do
+  local id, seq = ARGV[i], ARGV[i + 1]
+  local ok = live[id]
+  if ok == nil then
+    ok = false
+    local h = skey(id, 'h')
+    if redis.call('EXISTS', h) == 1 then
+      local f = redis.call('HMGET', h, 'version', 'expiresAt')
+      if not count(f[1]) then return {'CORRUPT', id, 'version'} end
+      ok = true
+      if f[2] then
+        local e = count(f[2])
+        if not e then return {'CORRUPT', id, 'expiresAt'} end
+        if e <= now then ok = false end
+      end
+    end
+    live[id] = ok
+  end
+  local messageId, data = '', ''
+  if ok then
+    local found = redis.call('ZRANGEBYSCORE', skey(id, 'm'), seq, seq, 'LIMIT', 0, 1)
+    if #found == 1 then
+      messageId = found[1]
+      data = redis.call('HGET', skey(id, 'd'), messageId) or ''
+    end
+  end
+  out[#out + 1] = messageId
+  out[#out + 1] = data
+end
+return {'OK', out}
+`;
+
 // ARGV: P, id, expectedVersion|'', updatedAt, updatedMs, data|'', now|'', checkKeys '1'|'0', expectedKeys, nextKeys,
 // kind ('' unchanged, '=' removed, '=<kind>' set), n, then per message: id, data, tokens, title|''.
 // {'OK', version, {id, seq, ...}, {duplicate ids}} | {'NOT_FOUND'} | {'KEYS', stored key check} | {'CONFLICT', version} | {'CORRUPT', field}.
@@ -565,6 +605,7 @@ export const SCRIPTS = Object.freeze({
   readHead: script('readHead', READ_HEAD),
   readAll: script('readAll', READ_ALL),
   readRange: script('readRange', READ_RANGE),
+  readAt: script('readAt', READ_AT),
   append: script('append', APPEND),
   replace: script('replace', REPLACE),
   tail: script('tail', TAIL),

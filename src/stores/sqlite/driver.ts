@@ -9,6 +9,7 @@ import {
   closedError,
   isExpired,
   listedHead,
+  markOfHead,
   noSessionError,
   reusedIdError,
 } from '../../store/driver-helpers.js';
@@ -21,7 +22,9 @@ import type {
   HeadRecord,
   DriverRange,
   MessageRecord,
+  RecordRef,
   ReplaceCommit,
+  SessionMarkRecord,
   StoreDriver,
   TailCommit,
   ValueRecord,
@@ -274,6 +277,24 @@ export class SqliteDriver implements StoreDriver {
     });
   }
 
+  /** Every ref read in one read transaction: each session's expiry once, then one key lookup per ref. */
+  readRecordsAt(refs: readonly RecordRef[], now: number): Promise<Array<MessageRecord | undefined>> {
+    return this.read(() => {
+      const live = new Map<string, boolean>();
+      return refs.map(({ sessionId, seq }) => {
+        let found = live.get(sessionId);
+        if (found === undefined) {
+          const session = this.statements.exists.get(sessionId) as { expires_at: number | null } | undefined;
+          found = session !== undefined && !isExpired(session.expires_at, now);
+          live.set(sessionId, found);
+        }
+        if (!found) return undefined;
+        const row = this.statements.readAt.get(sessionId, seq) as MessageRow | undefined;
+        return row === undefined ? undefined : messageOf(row, sessionId, this.label);
+      });
+    });
+  }
+
   append(id: string, commit: AppendCommit): Promise<AppendOutcome> {
     return this.write(() => {
       const head = this.statements.appendHead.get(id) as
@@ -395,6 +416,17 @@ export class SqliteDriver implements StoreDriver {
     return this.read(() => {
       const rows = this.statements.list(query).all(...listParameters(query)) as HeadRow[];
       return rows.flatMap((row) => listedHead(row, (r) => headOf(r, this.label), rawColumns) ?? []);
+    });
+  }
+
+  /** The user's live sessions in one indexed query, damaged rows flagged as `list` flags them. */
+  listMarks(userId: string, now: number): Promise<SessionMarkRecord[]> {
+    return this.read(() => {
+      const rows = this.statements.marks.all(userId, now) as HeadRow[];
+      return rows.flatMap((row) => {
+        const head = listedHead(row, (r) => headOf(r, this.label), rawColumns);
+        return head === undefined ? [] : [markOfHead(head)];
+      });
     });
   }
 

@@ -224,6 +224,12 @@ export function prepareStatements(db: SqliteDatabaseLike) {
     readTail: db.prepare(
       `SELECT seq, id, data FROM messages WHERE session_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
     ),
+    // A user's live sessions for `listMarks`, in list order (`marksOfHeads` says why), along the sessions_by_user index.
+    marks: db.prepare(
+      `SELECT ${HEAD_COLUMNS} FROM sessions WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY updated_at DESC, id ASC`,
+    ),
+    // One message by its key, for `readRecordsAt`.
+    readAt: db.prepare(`SELECT seq, id, data FROM messages WHERE session_id = ? AND seq = ?`),
     appendHead: db.prepare(`SELECT version, last_seq, user_id, expires_at, key_check FROM sessions WHERE id = ?`),
     // The UNIQUE (session_id, id) index turns an already stored id into "no change": idempotency
     // costs one index probe, not a scan of the session.
