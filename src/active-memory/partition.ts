@@ -105,6 +105,19 @@ export class Partition {
     await eachLimited(marks, SYNC_CONCURRENCY, (mark) => this.syncSession(mark.id, mark, space));
   }
 
+  /**
+   * True when syncing `marks` would change nothing the text search reads: the same sessions, each
+   * indexed at the version and creation the store gives (no session marked stale).
+   */
+  isCurrent(marks: readonly SessionMark[]): boolean {
+    if (marks.length !== this.sessions.size) return false;
+    for (const mark of marks) {
+      const state = this.sessions.get(mark.id);
+      if (state === undefined || state.version !== mark.version || state.createdAt !== mark.createdAt) return false;
+    }
+    return true;
+  }
+
   /** The best `limit` text matches, with their documents. */
   searchText(query: string, limit: number): Array<{ docId: number; doc: IndexedDoc; score: number }> {
     const matches: RankedDoc[] = this.text.search(query, limit);

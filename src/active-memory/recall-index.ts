@@ -122,8 +122,10 @@ export class RecallIndex {
     return this.locks.run(key, async () => {
       const partition = this.partition(key);
       for (let attempt = 0; ; attempt += 1) {
-        await this.sync(partition, request, space);
-        const text = this.textCandidates(partition, request, space);
+        const text =
+          attempt === 0 && space === undefined && request.userId !== undefined
+            ? await this.searchWhileListing(partition, request, request.userId)
+            : (await this.sync(partition, request, space), this.textCandidates(partition, request, space));
         const candidates =
           space === undefined || queryVector === undefined ? text : this.fuse(partition, text, queryVector, request);
         const stale = new Set<string>();
@@ -147,14 +149,31 @@ export class RecallIndex {
     return partition;
   }
 
+  /**
+   * A text-only recall over a user's sessions: the search runs on what is indexed while the store
+   * answers for the marks (its round trip hidden behind the CPU of the search), and is kept when
+   * the marks show nothing changed — the common case; otherwise the index syncs and searches again.
+   * Either way the ranking is the one a sync before the search gives.
+   */
+  private async searchWhileListing(partition: Partition, request: RecallRequest, userId: string): Promise<Candidate[]> {
+    const listing = this.marks(userId);
+    // Settled here too, so that a failing listing is never unhandled while the search runs.
+    listing.catch(() => undefined);
+    // One turn of the event loop lets a pooled client take the query and send it before the search holds the thread.
+    await new Promise((resolve) => setImmediate(resolve));
+    const early = partition.size === 0 ? undefined : this.textCandidates(partition, request, undefined);
+    const marks = liveMarks(await listing);
+    if (early !== undefined && partition.isCurrent(marks)) return early;
+    await partition.sync(marks, undefined);
+    this.evict(partition);
+    return this.textCandidates(partition, request, undefined);
+  }
+
   private async sync(partition: Partition, request: RecallRequest, space: VectorSpace | undefined): Promise<void> {
     if (request.userId === undefined) {
       await partition.sync(request.sessionId, space);
     } else {
-      const sessions = new Map<string, SessionMark>();
-      // A damaged session cannot be read: recall searches the rest (listing and reading it say why).
-      for (const mark of await this.marks(request.userId)) if (mark.damaged === undefined) sessions.set(mark.id, mark);
-      await partition.sync([...sessions.values()], space);
+      await partition.sync(liveMarks(await this.marks(request.userId)), space);
     }
     this.evict(partition);
   }
@@ -256,6 +275,13 @@ export class RecallIndex {
     if (store.readMessagesAt !== undefined) return store.readMessagesAt(refs);
     return readEachAt(refs, (id, range) => store.readMessages(id, range));
   }
+}
+
+/** The marks of the sessions recall can read, one per id: a damaged session cannot be read (listing and reading it say why). */
+function liveMarks(marks: readonly SessionMark[]): SessionMark[] {
+  const sessions = new Map<string, SessionMark>();
+  for (const mark of marks) if (mark.damaged === undefined) sessions.set(mark.id, mark);
+  return [...sessions.values()];
 }
 
 // One index per store per process, so that every handle on a store shares what was indexed.
