@@ -42,7 +42,7 @@ import type { UserKeyStore } from './user-key-store.js';
 import { forgetByListing, receiptOf, runForgetHooks } from './forget.js';
 import { SESSION_ID } from '../internal/gen-ai-names.js';
 import { traced } from '../internal/tracing.js';
-import { assertSaveable } from './save-checks.js';
+import { assertSaveable, checkReplaceTail, nonNegativeInteger } from './save-checks.js';
 import {
   RECORD_SCHEMA,
   checkHeadState,
@@ -117,20 +117,6 @@ const MAX_TELL_ATTEMPTS = 3;
 const PURGE_PAGE = 500;
 
 export { MAX_LIST_LIMIT } from './list-query.js';
-
-function nonNegativeInteger(
-  value: unknown,
-  what: string,
-  { positive = false, max = Number.MAX_SAFE_INTEGER } = {},
-): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < (positive ? 1 : 0) || value > max) {
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `${what} must be ${positive ? 'a positive' : 'a non-negative'} integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}`,
-    );
-  }
-  return value;
-}
 
 /** The `kind` field of a head or row: present only on an internal session. */
 function kindField(kind: string | undefined): { kind?: string } {
@@ -735,26 +721,7 @@ class CoreSessionStore implements SessionStore {
    */
   private async cutTail(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult> {
     assertValidId(id, 'session id');
-    if (typeof input !== 'object' || input === null)
-      throw new InvalidInputError(
-        'INVALID_ARGUMENT',
-        `${this.name}: replaceTail needs { afterSeq, messages, expectedVersion }`,
-      );
-    const expectedVersion = nonNegativeInteger(input.expectedVersion, 'expectedVersion');
-    const afterSeq = nonNegativeInteger(input.afterSeq, 'afterSeq');
-    if (!Array.isArray(input.messages))
-      throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: replaceTail needs an array of messages`);
-    const messages = input.messages.map((message) => Message.from(message));
-    const ids = new Set<string>();
-    for (const message of messages) {
-      if (ids.has(message.id))
-        throw new InvalidInputError(
-          'INVALID_ARGUMENT',
-          `${this.name}: replaceTail gives message id ${message.id} twice`,
-        );
-      ids.add(message.id);
-    }
-    const state = input.state === undefined ? undefined : checkHeadState(input.state);
+    const { afterSeq, expectedVersion, messages, state } = checkReplaceTail(input, this.name);
     const head = await this.driver.readHead(id);
     if (!this.live(head)) throw this.notFound(id);
     this.sawOwner(id, head.userId);

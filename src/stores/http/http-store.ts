@@ -29,7 +29,7 @@ import type { ChangeFeed, DriverChange } from '../../store/change-types.js';
 import { checkHeadState } from '../../store/codec.js';
 import { closedError, noSessionError } from '../../store/driver-helpers.js';
 import { runForgetHooks } from '../../store/forget.js';
-import { assertSaveable } from '../../store/save-checks.js';
+import { assertSaveable, checkReplaceTail, nonNegativeInteger } from '../../store/save-checks.js';
 import { checkListQuery } from '../../store/list-query.js';
 import { marksByListing } from '../../store/marks.js';
 import { readEachAt } from '../../store/message-refs.js';
@@ -57,18 +57,8 @@ import type { HttpClient } from './client.js';
 /** Most messages the server gives in one range read (`GET /sessions/{id}/messages`): longer reads are paged. */
 const MAX_RANGE_PAGE = 10_000;
 
-/** A non-negative integer (or a positive one), as the core checks `expectedVersion`, ranges and `ttlMs`. */
-function integer(value: unknown, what: string, { positive = false, max = Number.MAX_SAFE_INTEGER } = {}): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < (positive ? 1 : 0) || value > max)
-    throw new InvalidInputError(
-      'INVALID_ARGUMENT',
-      `${what} must be ${positive ? 'a positive' : 'a non-negative'} integer${max < Number.MAX_SAFE_INTEGER ? ` of at most ${max}` : ''}`,
-    );
-  return value;
-}
-
 function optionalVersion(value: number | undefined): number | undefined {
-  return value === undefined ? undefined : integer(value, 'expectedVersion');
+  return value === undefined ? undefined : nonNegativeInteger(value, 'expectedVersion');
 }
 
 /** A session id as a path segment (checked first: it is never syntax in the URL). */
@@ -220,7 +210,7 @@ export class HttpSessionStore implements SessionStore {
       const path = sessionPath(session.id);
       const expectedVersion = optionalVersion(options.expectedVersion);
       const ttlMs = options.ttlMs ?? this.settings.defaultTtlMs;
-      if (ttlMs !== undefined) integer(ttlMs, 'ttlMs', { positive: true, max: MAX_TTL_MS });
+      if (ttlMs !== undefined) nonNegativeInteger(ttlMs, 'ttlMs', { positive: true, max: MAX_TTL_MS });
       for (const flag of ['keepUpdatedAt', 'erase'] as const)
         if (options[flag] !== undefined && typeof options[flag] !== 'boolean')
           throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: ${flag} must be a boolean`);
@@ -286,18 +276,8 @@ export class HttpSessionStore implements SessionStore {
   async replaceTail(id: string, input: ReplaceTailInput): Promise<ReplaceTailResult> {
     return this.run(async () => {
       const path = sessionPath(id, '/tail');
-      if (typeof input !== 'object' || input === null)
-        throw new InvalidInputError(
-          'INVALID_ARGUMENT',
-          `${this.name}: replaceTail needs { afterSeq, messages, expectedVersion }`,
-        );
-      const expectedVersion = integer(input.expectedVersion, 'expectedVersion');
-      const afterSeq = integer(input.afterSeq, 'afterSeq');
-      if (!Array.isArray(input.messages))
-        throw new InvalidInputError('INVALID_ARGUMENT', `${this.name}: replaceTail needs an array of messages`);
       // Ids are given here, before the request, as `append` gives them.
-      const messages = input.messages.map((message) => Message.from(message));
-      const state = input.state === undefined ? undefined : checkHeadState(input.state);
+      const { afterSeq, expectedVersion, messages, state } = checkReplaceTail(input, this.name);
       const answer = (await this.client.json({
         method: 'POST',
         path,
@@ -332,9 +312,10 @@ export class HttpSessionStore implements SessionStore {
   async readMessages(id: string, range: MessageRange = {}): Promise<Message[]> {
     return this.run(async () => {
       const path = sessionPath(id, '/messages');
-      const afterSeq = range.afterSeq === undefined ? undefined : integer(range.afterSeq, 'afterSeq');
-      let beforeSeq = range.beforeSeq === undefined ? undefined : integer(range.beforeSeq, 'beforeSeq');
-      const limit = range.limit === undefined ? undefined : integer(range.limit, 'limit', { positive: true });
+      const afterSeq = range.afterSeq === undefined ? undefined : nonNegativeInteger(range.afterSeq, 'afterSeq');
+      let beforeSeq = range.beforeSeq === undefined ? undefined : nonNegativeInteger(range.beforeSeq, 'beforeSeq');
+      const limit =
+        range.limit === undefined ? undefined : nonNegativeInteger(range.limit, 'limit', { positive: true });
       const read = async (pageLimit: number | undefined): Promise<Message[]> => {
         const answer = (await this.client.json({
           method: 'GET',
