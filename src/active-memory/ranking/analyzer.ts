@@ -3,7 +3,8 @@
  * without function words, each reduced to its Porter stem, so that "adopted", "adopting" and
  * "adoption" meet at "adopt" (and "drew" at "draw": `irregular.ts`). Questions and messages go through the same analyzer; its stopwords
  * add the words questions are made of ("when", "did", "likely", …), which say what is asked, not
- * what about.
+ * what about — "recently" and "lately" among them: a question asking what happened recently is
+ * answered by a message that places it in time (`time-intent.ts`), not by another that says "recently".
  * @module
  */
 import { stemmer } from 'stemmer';
@@ -17,7 +18,7 @@ export const RECALL_STOPWORDS: ReadonlySet<string> = new Set([
     'about after again all also am any anything around because before being both each else even ever ' +
     'few get got going gonna just kind likely lot lots many may maybe might more most much must ' +
     'now off once only other own really same should some something still such sure thing things ' +
-    'those though through type up very way ways well whose yes yet ll ve re don didn doesn isn wasn'
+    'those though through type up very way ways well whose yes yet ll ve re don didn doesn isn wasn recently lately'
   ).split(' '),
 ]);
 

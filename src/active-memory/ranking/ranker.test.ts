@@ -90,6 +90,14 @@ describe('Ranker', () => {
     expect(ids(ranker, 'Did she run a half marathon?')[0]).toBe(2);
   });
 
+  it('for a question asking what happened recently, prefers the message placing it in time over one saying "recently"', () => {
+    const ranker = new Ranker();
+    ranker.add(1, 'Ana: I love painting, and recently I started reading poetry', { timestampMs: MAY });
+    ranker.add(2, 'Ana: We finished a sunset painting last weekend', { timestampMs: MAY });
+    ranker.add(3, 'Ana: A painting class could be fun', { timestampMs: MAY });
+    expect(ids(ranker, 'What did Ana paint recently?')[0]).toBe(2);
+  });
+
   it('prefers the message of the author the query names', () => {
     const ranker = conversation([
       'Gina: contemporary dance is my favourite',

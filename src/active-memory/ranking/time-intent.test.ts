@@ -8,6 +8,11 @@ describe('timeIntent', () => {
     expect(timeIntent('What does Ana paint?').asksWhen).toBe(false);
   });
 
+  it('reads "recently" and "lately" as asking when: the answer places the event in time', () => {
+    expect(timeIntent('What did Ana paint recently?').asksWhen).toBe(true);
+    expect(timeIntent('What has he been reading lately?').asksWhen).toBe(true);
+  });
+
   it('reads named months, years and seasons; "may" the verb is no month', () => {
     expect(timeIntent('What did she bake in June?').periods).toEqual([{ months: [5] }]);
     expect(timeIntent('Where was he in May 2023?').periods).toEqual([{ months: [4], year: 2023 }]);

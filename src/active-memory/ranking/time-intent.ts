@@ -2,7 +2,8 @@
  * What a recall query says about time, and which messages can answer it. A question that asks
  * when something happened ("When did…", "How long ago…", "What year…") is answered by a message
  * that places the event in time ("yesterday", "last week", "in May"), read with that message's
- * own timestamp; a question that names a period ("in June", "May 2023", "in 2022", "last summer")
+ * own timestamp — and so is one asking what happened "recently" or "lately" ("What did she paint
+ * recently?": the message saying "we just finished one last weekend"); a question that names a period ("in June", "May 2023", "in 2022", "last summer")
  * is about messages written in it. English only; nothing here depends on the current date.
  * @module
  */
@@ -31,7 +32,7 @@ const SEASONS: Readonly<Record<string, readonly number[]>> = {
 };
 
 const ASKS_TIME =
-  /\b(when|how long|how many (?:years|months|weeks|days|times)|what (?:year|month|date|day|time|week)|which (?:year|month|day|week)|since when|how recently)\b/i;
+  /\b(when|how long|how many (?:years|months|weeks|days|times)|what (?:year|month|date|day|time|week)|which (?:year|month|day|week)|since when|recently|lately)\b/i;
 const MONTH_OR_YEAR = new RegExp(
   `\\b(?:(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\\b\\.?(?:\\s+(?:of\\s+)?((?:19|20)\\d\\d))?|((?:19|20)\\d\\d)\\b|(spring|summer|autumn|fall|winter)\\b)`,
   'gi',

@@ -9,10 +9,19 @@ describe('variantsOf', () => {
     expect(variantsOf(stem('mother'))).toContain(stem('mom'));
     expect(variantsOf(stem('mother'))).not.toContain(stem('mother'));
     expect(variantsOf(stem('marathon'))).toEqual([]);
+    expect(variantsOf(stem('business'))).toContain(stem('biz'));
+    expect(variantsOf(stem('festivals'))).toContain(stem('fest'));
   });
 });
 
 describe('Ranker with variants', () => {
+  it("finds a question's word in its chat clipping", () => {
+    const ranker = new Ranker();
+    ranker.add(1, 'Jon: the biz is finally growing');
+    ranker.add(2, 'Jon: the weather is growing cold');
+    expect(ranker.search('How is the business going?', 5).map((match) => match.docId)).toEqual([1]);
+  });
+
   it('finds a message that says the same thing in other words, below one that uses the query word', () => {
     const ranker = new Ranker();
     ranker.add(1, 'The children loved the museum');

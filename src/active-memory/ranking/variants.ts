@@ -37,6 +37,16 @@ const GROUPS: readonly string[] = [
   'relax unwind',
   'course class',
   'talk chat',
+  // Clippings of chat ("biz", "fest") and British spellings: the same word, another form.
+  'business biz',
+  'festival fest',
+  'favorite favourite fave',
+  'congratulations congrats',
+  'information info',
+  'conversation convo',
+  'birthday bday',
+  'color colour',
+  'theater theatre',
 ];
 
 const VARIANTS: ReadonlyMap<string, readonly string[]> = (() => {
