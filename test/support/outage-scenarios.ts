@@ -28,6 +28,7 @@ import {
   outageOperations,
   runOutageChild,
   seedOutageData,
+  warmRecall,
   until,
 } from './store-outage.js';
 
@@ -138,6 +139,8 @@ export function outageScenarios(harness: OutageHarness): void {
     direct = await open(harness.url());
     proxied = await open(proxyUrl());
     await seedOutageData(direct);
+    await warmRecall(direct);
+    await warmRecall(proxied);
   });
 
   afterAll(async () => {

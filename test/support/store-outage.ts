@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { createSessionHandle } from '../../src/active-memory/session-handle.js';
 import { ChatstateError } from '../../src/errors.js';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
@@ -82,10 +83,32 @@ export function outageOperations(store: SessionStore, round: string): Operation[
     { name: 'values.getAll', run: () => store.values.getAll(user) },
     { name: 'values.set', run: () => store.values.set(user, { [`round-${round}`]: round }) },
   ];
+  const { marks, readMessagesAt } = store;
+  if (marks !== undefined) operations.push({ name: 'marks', run: () => marks.call(store, USER) });
+  if (readMessagesAt !== undefined)
+    operations.push({
+      name: 'readMessagesAt',
+      run: () => readMessagesAt.call(store, [{ sessionId: OTHER.id, seq: 1 }]),
+    });
+  operations.push(
+    // Once the store's shared recall index holds the user's messages, a recall searches them while
+    // the store answers its one marks call: that call failing must fail the recall, typed.
+    { name: 'recall', run: () => recallBravo(store) },
+  );
   const search = store.searchText;
   if (search !== undefined)
     operations.push({ name: 'searchText', run: () => search({ text: 'bravo', userId: USER, limit: 5 }) });
   return operations;
+}
+
+/** Recall of "bravo" over the user's sessions through a handle (the store's shared recall index). */
+function recallBravo(store: SessionStore): Promise<readonly { readonly text: string }[]> {
+  return createSessionHandle({ store, sessionId: BASE.id, userId: USER }).recall('bravo', { k: 3 });
+}
+
+/** Fills the store's shared recall index with the user's messages, so that later recalls take the path that searches while the marks call is out. */
+export async function warmRecall(store: SessionStore): Promise<void> {
+  expect((await recallBravo(store)).map((hit) => hit.text)).toContain(BASE.texts[0]);
 }
 
 /** How one call ended, and how long it took. */
@@ -175,6 +198,9 @@ export async function expectRepliesInPlace(store: SessionStore): Promise<void> {
     expect(got.slice(0, texts.length).map((message) => Message.text(message))).toEqual(texts);
   }
   expect((await store.values.get({ scope: 'user', userId: USER }, 'color')) ?? null).toBe('blue');
+  // The recall index came through the fault whole: the message is found, once.
+  const found = (await recallBravo(store)).map((hit) => hit.text);
+  expect(found.filter((text) => text === BASE.texts[0])).toHaveLength(1);
 }
 
 /**
