@@ -90,6 +90,25 @@ function status(records: RedisRecords, reply: unknown, id: string): { status: st
   return { status: text, rest: items.slice(1) };
 }
 
+/**
+ * A rewrite's times as the scripts take them: updated, the absolute expiry, and the remaining
+ * lifetime — Redis expires the keys after it, counted on the server's own clock, so skew between
+ * this process and Redis cannot make Redis delete a session early.
+ */
+function headTimes(head: HeadRecord): Array<string | number> {
+  const updatedMs = Date.parse(head.updatedAt);
+  const expireInMs = head.expiresAt === undefined ? '' : Math.max(1, head.expiresAt - updatedMs);
+  return [updatedMs, head.expiresAt ?? '', expireInMs];
+}
+
+/** A rewrite's head fields (their count, then names and values) and records (their count, then seq, id and data of each). */
+function headAndRecords(head: HeadRecord, records: readonly MessageRecord[]): Array<string | number> {
+  const fields = headFields(head);
+  const args: Array<string | number> = [fields.length / 2, ...fields, records.length];
+  for (const record of records) args.push(record.seq, record.id, record.data);
+  return args;
+}
+
 /** A `StoreDriver` over one Redis server or a Redis Cluster; `redisDriver` (`index.ts`) opens it. */
 export class RedisDriver implements StoreDriver {
   // Expiry: Redis's own for the keys, and the caller's clock checked inside the append and range scripts.
@@ -355,26 +374,16 @@ export class RedisDriver implements StoreDriver {
   replace(id: string, commit: ReplaceCommit): Promise<void> {
     return this.track(async () => {
       const { head } = commit;
-      const updatedMs = Date.parse(head.updatedAt);
-      // Redis expires the keys after the session's remaining lifetime, counted on the server's own
-      // clock: skew between this process and Redis cannot make Redis delete a session early.
-      const expireInMs = head.expiresAt === undefined ? '' : Math.max(1, head.expiresAt - updatedMs);
-      const fields = headFields(head);
       const args: Array<string | number> = [
         id,
         commit.expectedVersion ?? '',
-        updatedMs,
-        head.expiresAt ?? '',
-        expireInMs,
+        ...headTimes(head),
         head.userId ?? '',
         head.agentId ?? '',
         commit.expectedKeys === undefined ? '0' : '1',
         commit.expectedKeys ?? '',
-        fields.length / 2,
-        ...fields,
-        commit.messages.length,
+        ...headAndRecords(head, commit.messages),
       ];
-      for (const record of commit.messages) args.push(record.seq, record.id, record.data);
       const { status: outcome, rest } = status(
         this.records,
         await this.run(SCRIPTS.replace, this.layout.sessionBase(id), args, 'write'),
@@ -386,16 +395,30 @@ export class RedisDriver implements StoreDriver {
         case 'KEYS':
           checkKeys(this.name, id, text(rest[0]) ?? '', commit.expectedKeys);
           throw this.records.corrupt(id, 'the replace script reported a key check it cannot explain');
-        case 'CONFLICT':
-          checkVersion(this.name, id, this.records.integer(rest[0], id, 'the version'), commit.expectedVersion);
-          throw this.records.corrupt(id, 'the replace script reported a conflict it cannot explain');
-        case 'CORRUPT':
-          throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
         default:
-          throw this.records.corrupt(id, `the replace script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+          this.refused('replace', id, outcome, rest, commit.expectedVersion);
       }
       await this.replaced(id, head);
     });
+  }
+
+  /** The typed error of a rewrite script's other answers: a version conflict, a damaged head, or an answer it cannot explain. */
+  private refused(
+    script: 'replace' | 'tail',
+    id: string,
+    outcome: string,
+    rest: readonly unknown[],
+    expectedVersion: number | undefined,
+  ): never {
+    switch (outcome) {
+      case 'CONFLICT':
+        checkVersion(this.name, id, this.records.integer(rest[0], id, 'the version'), expectedVersion);
+        throw this.records.corrupt(id, `the ${script} script reported a conflict it cannot explain`);
+      case 'CORRUPT':
+        throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
+      default:
+        throw this.records.corrupt(id, `the ${script} script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+    }
   }
 
   /** Tells the feed a session was rewritten (a replace or a tail replace) and waits for the write to be confirmed. */
@@ -413,22 +436,13 @@ export class RedisDriver implements StoreDriver {
   replaceTail(id: string, commit: TailCommit): Promise<void> {
     return this.track(async () => {
       const { head } = commit;
-      const updatedMs = Date.parse(head.updatedAt);
-      // As in `replace`: Redis counts the remaining lifetime on its own clock.
-      const expireInMs = head.expiresAt === undefined ? '' : Math.max(1, head.expiresAt - updatedMs);
-      const fields = headFields(head);
       const args: Array<string | number> = [
         id,
         commit.expectedVersion,
         commit.afterSeq,
-        updatedMs,
-        head.expiresAt ?? '',
-        expireInMs,
-        fields.length / 2,
-        ...fields,
-        commit.messages.length,
+        ...headTimes(head),
+        ...headAndRecords(head, commit.messages),
       ];
-      for (const record of commit.messages) args.push(record.seq, record.id, record.data);
       const { status: outcome, rest } = status(
         this.records,
         await this.run(SCRIPTS.tail, this.layout.sessionBase(id), args, 'write'),
@@ -441,13 +455,8 @@ export class RedisDriver implements StoreDriver {
           throw noSessionError(this.name, id);
         case 'REUSED':
           throw reusedIdError(this.name, id, text(rest[0]) ?? '');
-        case 'CONFLICT':
-          checkVersion(this.name, id, this.records.integer(rest[0], id, 'the version'), commit.expectedVersion);
-          throw this.records.corrupt(id, 'the tail script reported a conflict it cannot explain');
-        case 'CORRUPT':
-          throw this.records.corrupt(id, `the head's ${String(rest[0])} is not a non-negative integer`);
         default:
-          throw this.records.corrupt(id, `the tail script answered ${JSON.stringify(outcome.slice(0, 40))}`);
+          this.refused('tail', id, outcome, rest, commit.expectedVersion);
       }
       await this.replaced(id, head);
     });
