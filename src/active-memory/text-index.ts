@@ -9,6 +9,7 @@
  * list once removed documents outnumber live ones), so removal is O(1).
  * @module
  */
+import { Postings } from './postings.js';
 
 /** Common English words that carry no meaning for recall (left out of documents and queries). */
 export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
@@ -74,47 +75,6 @@ export interface TextMatch {
   readonly docId: number;
   /** BM25 score divided by the best match's: the best is 1, the rest in (0, 1]. */
   readonly score: number;
-}
-
-/** The documents containing one term, and how often: parallel growable arrays. */
-class Postings {
-  docs = new Uint32Array(4);
-  freqs = new Uint16Array(4);
-  length = 0;
-  /** The index's removal count when this list was last compacted: equal means nothing to drop. */
-  compactedAt = 0;
-  /** Occurrences in the document being added (0 between additions). */
-  pending = 0;
-
-  push(docId: number, freq: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Uint32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Uint16Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
-    }
-    this.docs[this.length] = docId;
-    this.freqs[this.length] = Math.min(freq, 0xffff);
-    this.length += 1;
-  }
-
-  /** Drops the entries of removed documents, in place, unless none was removed since `removals`; returns how many are left. */
-  compact(removed: (docId: number) => boolean, removals: number): number {
-    if (this.compactedAt === removals) return this.length;
-    this.compactedAt = removals;
-    let kept = 0;
-    for (let i = 0; i < this.length; i++) {
-      const docId = this.docs[i] as number;
-      if (removed(docId)) continue;
-      this.docs[kept] = docId;
-      this.freqs[kept] = this.freqs[i] as number;
-      kept += 1;
-    }
-    this.length = kept;
-    return kept;
-  }
 }
 
 /** A min-heap of the best `limit` (docId, score) pairs seen. */
@@ -234,12 +194,11 @@ export class TextIndex {
     const scores = this.scores;
     const touched: number[] = [];
     const averageLength = this.totalLength / this.live;
-    const isRemoved = (docId: number): boolean => this.removed[docId] === 1;
     try {
       for (const term of terms) {
         const list = this.postings.get(term);
         if (list === undefined) continue;
-        const frequency = list.compact(isRemoved, this.removals);
+        const frequency = list.compact(this.removed, this.removals);
         if (frequency === 0) {
           this.postings.delete(term);
           continue;
@@ -276,9 +235,8 @@ export class TextIndex {
 
   /** Drops every removed document's postings (amortized: runs once removals outnumber live documents). */
   private sweep(): void {
-    const isRemoved = (docId: number): boolean => this.removed[docId] === 1;
     for (const [term, list] of this.postings)
-      if (list.compact(isRemoved, this.removals) === 0) this.postings.delete(term);
+      if (list.compact(this.removed, this.removals) === 0) this.postings.delete(term);
     this.removedSinceSweep = 0;
   }
 }

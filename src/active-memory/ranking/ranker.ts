@@ -38,6 +38,7 @@ import {
 import { nearWords } from './near-words.js';
 import { variantsOf } from './variants.js';
 import { HASH_START, WordTable, hashStep, hashWord } from './word-table.js';
+import { Postings } from '../postings.js';
 
 /** A message that opens with a name and a colon ("Gina: …"), as transcripts are written: the name is its author's. */
 const AUTHOR = /^\s*(\p{Lu}[\p{L}\p{N}'-]{1,40}):\s/u;
@@ -103,45 +104,6 @@ export interface DocPlacement {
   readonly after?: number;
   /** Milliseconds since the epoch (NaN when unknown). */
   readonly timestampMs?: number;
-}
-
-class Postings {
-  docs = new Uint32Array(4);
-  freqs = new Uint16Array(4);
-  length = 0;
-  /** Removal count when last compacted: equal means nothing to drop. */
-  compactedAt = 0;
-  /** Occurrences in the document being added (0 between additions). */
-  pending = 0;
-
-  push(docId: number, freq: number): void {
-    if (this.length === this.docs.length) {
-      const docs = new Uint32Array(this.length * 2);
-      docs.set(this.docs);
-      this.docs = docs;
-      const freqs = new Uint16Array(this.length * 2);
-      freqs.set(this.freqs);
-      this.freqs = freqs;
-    }
-    this.docs[this.length] = docId;
-    this.freqs[this.length] = Math.min(freq, 0xffff);
-    this.length += 1;
-  }
-
-  compact(removed: Uint8Array, removals: number): number {
-    if (this.compactedAt === removals) return this.length;
-    this.compactedAt = removals;
-    let kept = 0;
-    for (let i = 0; i < this.length; i++) {
-      const docId = this.docs[i] as number;
-      if (removed[docId] === 1) continue;
-      this.docs[kept] = docId;
-      this.freqs[kept] = this.freqs[i] as number;
-      kept += 1;
-    }
-    this.length = kept;
-    return kept;
-  }
 }
 
 /**
