@@ -247,6 +247,8 @@ export class Partition {
         this.text.add(docId, text, {
           timestampMs: Date.parse(message.timestamp),
           ...(state.lastDoc === undefined ? {} : { after: state.lastDoc }),
+          // A participant's name is who wrote the message (on a tool result, `name` is the tool's).
+          ...(message.name === undefined || message.role === 'tool' ? {} : { author: message.name }),
         })
       )
         state.lastDoc = docId;

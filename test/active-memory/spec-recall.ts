@@ -72,6 +72,22 @@ export function recallSpec(stores: Stores): void {
     expect(await handle.recall('zebra stripes', { k: 10, threshold: 1 })).toEqual([all[0]]);
   });
 
+  it('prefers the messages of the participant a query names, known by their name as by a leading "Name:"', async () => {
+    const store = await stores.open();
+    await store.save(
+      Session.create({ id: 'chat', userId: 'u1' }).append(
+        Message.user('The store opening went well, customers loved the new dresses', { name: 'Gina' }),
+        Message.user('My dance studio opening went well, the store next door sent flowers', { name: 'Jon' }),
+        Message.user('Ana: my opening went well too, at the store by the station'),
+      ),
+    );
+    const handle = createSessionHandle({ store, sessionId: 'chat', userId: 'u1' });
+    const first = async (query: string): Promise<string | undefined> => (await handle.recall(query, { k: 3 }))[0]?.text;
+    expect(await first('What did Jon say about the store opening?')).toMatch(/^My dance studio/);
+    expect(await first('What did Gina say about the store opening?')).toMatch(/^The store opening/);
+    expect(await first('What did Ana say about the store opening?')).toMatch(/^Ana:/);
+  });
+
   it('rejects bad recall options and queries with typed errors', async () => {
     const store = await stores.open();
     const handle = createSessionHandle({ store, sessionId: 'opts', userId: 'u1' });

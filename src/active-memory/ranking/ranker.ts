@@ -11,7 +11,7 @@
  *    session (a conversation about the topic).
  * 3. Boosts: a question asking when prefers messages that place things in time (read with their
  *    timestamps); a question naming a month, season or year prefers messages written in it; a
- *    message whose author (a transcript's leading "Name:") the question names is preferred — not
+ *    message whose author (its participant name, or a transcript's leading "Name:") the question names is preferred — not
  *    when it names that author only as an owner ("Gina's store") beside another name.
  * A query term's lexical variants ("kids" for "children": `variants.ts`) count at a lower weight,
  * and so do the known words standing for a query word the index never saw (a typo, a short form,
@@ -65,7 +65,7 @@ export interface RankingParams {
   readonly period: number;
   /** Share of the best score of its session a message gets (0: none). */
   readonly session: number;
-  /** Boost of a message whose author (a leading "Name:") the query names. */
+  /** Boost of a message whose author (its participant name or a leading "Name:") the query names. */
   readonly author: number;
   /** Share of a message's score passed two messages away, both ways: in a dialogue, the same speaker's turns around it. */
   readonly speaker: number;
@@ -104,6 +104,8 @@ export interface DocPlacement {
   readonly after?: number;
   /** Milliseconds since the epoch (NaN when unknown). */
   readonly timestampMs?: number;
+  /** Who wrote it, when known (a participant's name); else a leading "Name:" of the text says. */
+  readonly author?: string;
 }
 
 /**
@@ -201,7 +203,7 @@ export class Ranker {
   private asks = new Uint8Array(1024);
   /** Per document, a label of its session (the id of the session's first document indexed). */
   private groups = new Uint32Array(1024);
-  /** Per document, the term id + 1 of its author's name (a leading "Name:"), 0 when none. */
+  /** Per document, the term id + 1 of its author's name (`DocPlacement.author` or a leading "Name:"), 0 when none. */
   private authors = new Uint32Array(1024);
   /** Term ids that are some message's author (kept when the message goes: a name stays a name). */
   private readonly authorTerms = new Set<number>();
@@ -273,8 +275,10 @@ export class Ranker {
       list.pending = 0;
     }
     lists.length = 0;
-    const author = AUTHOR.exec(text)?.[1];
-    const authorId = author === undefined ? undefined : this.terms.get(analyze(author, this.stopwords)[0] ?? '');
+    const author = placement.author ?? AUTHOR.exec(text)?.[1];
+    const authorTerm = author === undefined ? undefined : analyze(author, this.stopwords)[0];
+    // A name given beside the text may not be among its words: it still becomes a term, which the query can name.
+    const authorId = authorTerm === undefined ? undefined : this.termId(authorTerm);
     this.authors[docId] = authorId === undefined ? 0 : authorId + 1;
     if (authorId !== undefined) this.authorTerms.add(authorId);
     this.lengths[docId] = length;
