@@ -14,6 +14,7 @@ import { Ranker, type RankedDoc } from './ranking/ranker.js';
 import { EMBED_BATCH, chunkPrefix, decodeChunk, embedTexts, encodeChunks } from './vectors.js';
 import type { Embed } from './types.js';
 import { VectorMatrix, type MatrixScan } from './vector-matrix.js';
+import { isNotRecalled } from './not-recalled.js';
 
 /** Sessions brought up to date at once. */
 const SYNC_CONCURRENCY = 8;
@@ -235,7 +236,7 @@ export class Partition {
       state.count += 1;
       state.lastSeq = Math.max(state.lastSeq, seq);
       const text = Message.text(message);
-      if (text.trim().length === 0 || state.docs.has(seq)) continue;
+      if (text.trim().length === 0 || state.docs.has(seq) || isNotRecalled(message)) continue;
       const docId = this.nextDocId++;
       const doc: IndexedDoc = { sessionId: id, seq, messageId: message.id };
       const vector = vectors.get(`${seq}:${message.id}`);

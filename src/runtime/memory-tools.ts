@@ -34,6 +34,8 @@ export function memoryTools(handle?: SessionHandle): Tool[] {
   const memoryOf = (context: ToolContext): SessionHandle => handle ?? context.memory;
   const recall: Tool = {
     name: 'recall',
+    // Its results repeat earlier messages and facts: recalled again, they would echo (`not-recalled.ts`).
+    recall: false,
     description:
       "Searches this user's past conversations and the knowledge stored with `remember`. Use it when the user refers to something said or decided before that is not in the conversation above.",
     parameters: {
@@ -69,6 +71,8 @@ export function memoryTools(handle?: SessionHandle): Tool[] {
   };
   const remember: Tool = {
     name: 'remember',
+    // The fact is in the user's knowledge: a copy in the tool result would outlive its forget.
+    recall: false,
     description:
       "Stores a fact about the user, a decision or a preference so that it can be recalled in later conversations. Write it as one self-contained sentence. When it corrects or replaces a fact found with `recall`, pass that fact's id as `supersedes`: the old fact is then no longer recalled.",
     parameters: {

@@ -5,6 +5,7 @@
  * and react to, never a failed turn. Only an abort fails the turn.
  * @module
  */
+import { NOT_RECALLED } from '../active-memory/not-recalled.js';
 import { errorMessage } from '../errors.js';
 import {
   GEN_AI_OPERATION_NAME,
@@ -35,8 +36,11 @@ export interface RunToolsOptions {
   readonly provider: ProviderName;
 }
 
-function errorResult(call: ToolCall, kind: ToolErrorKind, text: string): Message {
-  return Message.tool(call.id, `Error: ${text}`, { name: call.name, metadata: { toolError: kind } });
+function errorResult(call: ToolCall, kind: ToolErrorKind, text: string, tool?: Tool): Message {
+  return Message.tool(call.id, `Error: ${text}`, {
+    name: call.name,
+    metadata: { toolError: kind, ...(tool?.recall === false ? NOT_RECALLED : {}) },
+  });
 }
 
 /** The content of a tool result: a string as is, any other JSON value as JSON text. */
@@ -84,6 +88,7 @@ async function runOne(call: ToolCall, options: RunToolsOptions): Promise<Message
       call,
       'invalid_arguments',
       `the arguments of ${call.name} are not valid JSON (${errorMessage(error)}); send one JSON object that matches its parameters.`,
+      tool,
     );
   }
   let value: JsonValue;
@@ -96,13 +101,21 @@ async function runOne(call: ToolCall, options: RunToolsOptions): Promise<Message
   } catch (error) {
     // A tool failing because the turn was aborted is the abort, not a result for the model.
     throwIfAborted(options.signal, options.provider);
-    return errorResult(call, 'failed', `${call.name} failed: ${errorMessage(error)}`);
+    return errorResult(call, 'failed', `${call.name} failed: ${errorMessage(error)}`, tool);
   }
   try {
-    return Message.tool(call.id, resultText(value), { name: call.name });
+    return Message.tool(call.id, resultText(value), {
+      name: call.name,
+      ...(tool.recall === false ? { metadata: NOT_RECALLED } : {}),
+    });
   } catch (error) {
     // Not JSON (a BigInt, a cycle) or too large for a message: the model hears why.
-    return errorResult(call, 'invalid_result', `the result of ${call.name} could not be sent: ${errorMessage(error)}`);
+    return errorResult(
+      call,
+      'invalid_result',
+      `the result of ${call.name} could not be sent: ${errorMessage(error)}`,
+      tool,
+    );
   }
 }
 

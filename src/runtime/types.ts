@@ -27,6 +27,11 @@ export interface ToolContext {
 export interface Tool extends ToolSpec {
   /** Runs the tool on the parsed arguments; a string is sent as is, other JSON as JSON text. */
   execute(args: JsonValue, context: ToolContext): Promise<JsonValue> | JsonValue;
+  /**
+   * Whether recall may find this tool's results later. `false` for tools whose results repeat
+   * what memory holds (the memory tools): their results are stored with `metadata.recall: false`. @default true
+   */
+  readonly recall?: boolean;
 }
 
 /** An agent (Magent): a model, a system prompt and tools, chosen per session by `Session.agentId`. */

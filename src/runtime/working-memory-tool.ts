@@ -41,6 +41,8 @@ export function workingMemorySection(current: WorkingMemoryVersion, jsonSchema: 
 export function workingMemoryTool(): Tool {
   return {
     name: UPDATE_WORKING_MEMORY,
+    // Its result repeats the working memory, which the system prompt shows.
+    recall: false,
     description:
       'Changes your working memory about this user (shown in the system prompt) with a JSON merge patch (RFC 7396): the fields you give are set, nested objects are merged, a field set to null is removed, arrays are replaced whole. Returns the new version.',
     parameters: {

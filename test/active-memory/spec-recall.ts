@@ -88,6 +88,18 @@ export function recallSpec(stores: Stores): void {
     expect(await first('What did Ana say about the store opening?')).toMatch(/^Ana:/);
   });
 
+  it('leaves out messages marked metadata.recall: false', async () => {
+    const store = await stores.open();
+    await store.save(
+      Session.create({ id: 'notes', userId: 'u1' }).append(
+        Message.user('The locker code is 4411'),
+        Message.assistant('Stored the locker code 4411 for you', { metadata: { recall: false } }),
+      ),
+    );
+    const handle = createSessionHandle({ store, sessionId: 'notes', userId: 'u1' });
+    expect((await handle.recall('locker code', { k: 5 })).map((hit) => hit.text)).toEqual(['The locker code is 4411']);
+  });
+
   it('rejects bad recall options and queries with typed errors', async () => {
     const store = await stores.open();
     const handle = createSessionHandle({ store, sessionId: 'opts', userId: 'u1' });

@@ -93,6 +93,36 @@ describe('memoryTools', () => {
     expect(facts.map((hit) => hit.text)).toEqual(['Bob works at Globex.']);
   });
 
+  it("keeps the memory tools' results out of recall: no echo of old hits, and a forgotten fact is gone", async () => {
+    const store = memoryStore();
+    const model = scriptedModel([
+      callTools([{ name: 'remember', arguments: { text: 'The user’s dog is called Rex.' } }]),
+      say('I will remember Rex.'),
+      callTools([{ name: 'recall', arguments: { query: 'dog called Rex' } }]),
+      say('Your dog is Rex.'),
+    ]);
+    const conversation = closeAfterTest(new Conversation({ store, agents: { id: 'pal', model, memoryTools: true } }));
+    const first = await conversation.send('monday', 'Our puppy arrived today.', { userId: 'alice' });
+    const second = await conversation.send('tuesday', 'What is my dog called?', { userId: 'alice' });
+    const tools = [...first.messages, ...second.messages].filter((message) => message.role === 'tool');
+    expect(tools.map((message) => message.metadata)).toEqual([{ recall: false }, { recall: false }]);
+    const fact = JSON.parse(Message.text(tools[0] as Message)) as { id: string };
+
+    const handle = createSessionHandle({ store, sessionId: 'wednesday', userId: 'alice' });
+    const recalled = async (): Promise<Array<{ text: string; source: string }>> =>
+      handle.recall('dog called Rex', { k: 10 });
+    const before = await recalled();
+    expect(before.filter((hit) => hit.source === 'knowledge').map((hit) => hit.text)).toEqual([
+      'The user’s dog is called Rex.',
+    ]);
+    // What was said stays recallable; neither tool result (a JSON copy of the fact, of hits) is.
+    expect(before.map((hit) => hit.text)).toContain('Your dog is Rex.');
+    expect(before.filter((hit) => /^[[{]/.test(hit.text))).toEqual([]);
+    await handle.forget(fact.id);
+    const after = await recalled();
+    expect(after.filter((hit) => hit.text.includes('The user’s dog is called Rex.'))).toEqual([]);
+  });
+
   it('works over an explicit handle, outside a conversation', async () => {
     const store = memoryStore();
     const handle = createSessionHandle({ store, sessionId: 'notes', userId: 'bob' });
