@@ -16,7 +16,7 @@ import { readEachAt } from '../store/message-refs.js';
 import type { ReplaceTailInput, SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
-import { purgeListed } from './tenant-purge.js';
+import { purgeTenant } from './tenant-purge.js';
 
 export type { TenantScope } from './tenant-mapping.js';
 
@@ -132,10 +132,19 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
     marks: open(async (userId: string) => marksByListing((query) => view.list(query), userId)),
     // Through the view's own reads, each checked as `readMessages` checks it.
     readMessagesAt: open(async (refs) => readEachAt(refs, (id, range) => view.readMessages(id, range))),
-    // Only the view's sessions (the store's own purge would reach every tenant), each read again
-    // first: the store's `summary` answers while a session is live, not once it has expired.
-    purgeExpired: open(() =>
-      purgeListed(view, async (id) => (await forward('summary', id)) === undefined && forward('delete', id)),
+    // Only the view's sessions (the store's own purge would reach every tenant). By listing, each
+    // is read again first: the store's `summary` answers while a session is live, not once expired.
+    purgeExpired: open(async (options) =>
+      purgeTenant(
+        {
+          store,
+          sessionPrefix: map.names.sessionPrefix,
+          bound: map.boundUser !== undefined,
+          view,
+          removeExpired: async (id) => (await forward('summary', id)) === undefined && forward('delete', id),
+        },
+        options,
+      ),
     ),
     // The tenant's user only (their stored id carries the tenant's prefix): no other tenant's user
     // can be named. A view bound to one user forgets nobody: that is an administrator's act.
