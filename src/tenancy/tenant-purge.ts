@@ -6,6 +6,7 @@
  * @module
  */
 import { ChatstateError } from '../errors.js';
+import { MAX_ID_CHARS } from '../ids.js';
 import { checkPurgeOptions } from '../store/purge-options.js';
 import type { ListCursor, PurgeOptions, SessionStore } from '../store/session-store-types.js';
 
@@ -34,8 +35,11 @@ export interface TenantPurge {
 export async function purgeTenant(purge: TenantPurge, options: PurgeOptions | undefined): Promise<number> {
   const { idPrefix } = checkPurgeOptions(options, purge.store.name);
   if (purge.bound) return purgeListed(purge.view, purge.removeExpired, idPrefix);
+  const stored = purge.sessionPrefix + (idPrefix ?? '');
+  // Longer than any stored id: the prefix names none of the tenant's sessions.
+  if (stored.length > MAX_ID_CHARS) return 0;
   try {
-    return await purge.store.purgeExpired({ idPrefix: purge.sessionPrefix + (idPrefix ?? '') });
+    return await purge.store.purgeExpired({ idPrefix: stored });
   } catch (error) {
     if (!ChatstateError.hasCode(error, 'UNSUPPORTED')) throw error;
     return purgeListed(purge.view, purge.removeExpired, idPrefix);
