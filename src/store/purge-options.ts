@@ -30,7 +30,8 @@ export function checkPurgeOptions(options: unknown, store: string): CheckedPurge
   try {
     // Each field read once, here: the check and the driver see the same value.
     for (const key of Object.keys(options)) {
-      if (key !== 'idPrefix') throw invalid(store, `has no option ${JSON.stringify(key.slice(0, 40))} (it takes idPrefix)`);
+      if (key !== 'idPrefix')
+        throw invalid(store, `has no option ${JSON.stringify(key.slice(0, 40))} (it takes idPrefix)`);
     }
     idPrefix = (options as { idPrefix?: unknown }).idPrefix;
   } catch (error) {

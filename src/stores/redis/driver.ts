@@ -645,7 +645,7 @@ export class RedisDriver implements StoreDriver {
    */
   private async purgeBucket(base: string, now: number, idPrefix: string): Promise<number> {
     let purged = 0;
-    for (let offset = 0; ; ) {
+    for (let offset = 0; ;) {
       const [count, examined, skipped] = this.records.list(
         await this.run(SCRIPTS.purge, base, [now, PURGE_BATCH, idPrefix, offset], 'write'),
         '(purge)',

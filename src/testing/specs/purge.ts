@@ -42,30 +42,33 @@ export function purgeSpec(suite: ConformanceSuite): void {
       expect(await store.purgeExpired({ idPrefix: 'a'.repeat(128) })).toBe(0);
     });
 
-    spec.it('a session saved again after it expired, before the purge, is kept with what it was saved with', async () => {
-      const clock = new FakeClock();
-      const store = await spec.open({ now: clock.now });
-      const prefix = `${freshId()}.`;
-      const renewed = `${prefix}renewed`;
-      const stale = `${prefix}stale`;
-      await store.save(Session.create({ id: renewed }), { ttlMs: MINUTE });
-      await store.save(Session.create({ id: stale }), { ttlMs: MINUTE });
-      clock.advance(MINUTE);
-      // Expired, so absent: another writer creates it again (version 0), as a second server would.
-      const again = await store.save(Session.create({ id: renewed, variables: { round: 2 } }), {
-        expectedVersion: 0,
-        ttlMs: MINUTE,
-      });
-      expect(await store.purgeExpired({ idPrefix: prefix })).toBe(1);
-      const kept = await store.load(renewed);
-      expect(kept.version).toBe(again.version);
-      expect(kept.variables).toEqual({ round: 2 });
-      expect(await store.get(stale)).toBeUndefined();
-      // Its new expiry is the one a purge goes by.
-      clock.advance(MINUTE);
-      expect(await store.purgeExpired({ idPrefix: prefix })).toBe(1);
-      expect(await store.get(renewed)).toBeUndefined();
-    });
+    spec.it(
+      'a session saved again after it expired, before the purge, is kept with what it was saved with',
+      async () => {
+        const clock = new FakeClock();
+        const store = await spec.open({ now: clock.now });
+        const prefix = `${freshId()}.`;
+        const renewed = `${prefix}renewed`;
+        const stale = `${prefix}stale`;
+        await store.save(Session.create({ id: renewed }), { ttlMs: MINUTE });
+        await store.save(Session.create({ id: stale }), { ttlMs: MINUTE });
+        clock.advance(MINUTE);
+        // Expired, so absent: another writer creates it again (version 0), as a second server would.
+        const again = await store.save(Session.create({ id: renewed, variables: { round: 2 } }), {
+          expectedVersion: 0,
+          ttlMs: MINUTE,
+        });
+        expect(await store.purgeExpired({ idPrefix: prefix })).toBe(1);
+        const kept = await store.load(renewed);
+        expect(kept.version).toBe(again.version);
+        expect(kept.variables).toEqual({ round: 2 });
+        expect(await store.get(stale)).toBeUndefined();
+        // Its new expiry is the one a purge goes by.
+        clock.advance(MINUTE);
+        expect(await store.purgeExpired({ idPrefix: prefix })).toBe(1);
+        expect(await store.get(renewed)).toBeUndefined();
+      },
+    );
 
     spec.it('purgeExpired refuses options of another shape with INVALID_ARGUMENT, and removes nothing', async () => {
       const store = await spec.open();
