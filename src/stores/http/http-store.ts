@@ -388,7 +388,7 @@ export class HttpSessionStore implements SessionStore {
     return this.run(async () => {
       const user = assertOwnerId(userId, 'userId');
       const path = `/users/${encodeURIComponent(user)}/marks`;
-      const answer = (await this.orOlder(path, () => this.client.json({ method: 'GET', path }))) as
+      const answer = (await this.orOlder('marks', () => this.client.json({ method: 'GET', path }))) as
         { marks?: unknown } | typeof OLDER;
       if (answer === OLDER) return marksByListing((query) => this.list(query), user);
       if (!Array.isArray(answer.marks))
@@ -406,7 +406,7 @@ export class HttpSessionStore implements SessionStore {
       const checked = checkMessageRefs(refs);
       if (checked.length === 0) return [];
       const path = '/messages/at';
-      const answer = (await this.orOlder(path, () =>
+      const answer = (await this.orOlder('messages at', () =>
         this.client.json({ method: 'POST', path, body: { refs: checked } }),
       )) as { messages?: unknown } | typeof OLDER;
       if (answer === OLDER) return this.readEachAt(checked);
@@ -417,18 +417,18 @@ export class HttpSessionStore implements SessionStore {
     });
   }
 
-  /** What `request` answers, or `OLDER` when the server has no route `path` (remembered for a while). */
-  private async orOlder<T>(path: string, request: () => Promise<T>): Promise<T | typeof OLDER> {
-    const until = this.olderUntil.get(path);
+  /** What `request` answers, or `OLDER` when the server has no such `route` (remembered for a while). */
+  private async orOlder<T>(route: string, request: () => Promise<T>): Promise<T | typeof OLDER> {
+    const until = this.olderUntil.get(route);
     if (until !== undefined && performance.now() < until) return OLDER;
     try {
       const answer = await request();
-      this.olderUntil.delete(path);
+      this.olderUntil.delete(route);
       return answer;
     } catch (error) {
       // Only the route's own absence: any other NOT_FOUND is an answer of the route.
       if (!ChatstateError.hasCode(error, 'NOT_FOUND') || !this.isNoRoute(error)) throw error;
-      this.olderUntil.set(path, performance.now() + OLDER_SERVER_MS);
+      this.olderUntil.set(route, performance.now() + OLDER_SERVER_MS);
       return OLDER;
     }
   }
