@@ -336,7 +336,7 @@ export const messagesAtSchema = z
 /** Answer of `POST /messages/at`: one entry per ref, in order. */
 export const messagesAtResultSchema = z
   .object({
-    messages: z.array(messageSchema.nullable()).openapi({
+    messages: z.array(z.union([messageSchema, z.null()])).openapi({
       description: 'The message at each ref; null for a missing or expired session, or no message at that seq',
     }),
   })
