@@ -38,7 +38,7 @@ import type { Usage } from '../tokens/usage.js';
 import { resolveContextPolicy, type ContextWindowOption } from './context-options.js';
 import { detachedMemory } from './detached-memory.js';
 import type { TurnFit } from './request-fit.js';
-import { runToolLoop } from './tool-loop.js';
+import { runToolLoop, toolProblem } from './tool-loop.js';
 import { inputMessages, type TurnInput } from './turn-input.js';
 import type { Tool, ToolContext, TurnCompactor } from './types.js';
 
@@ -165,8 +165,11 @@ export async function chatWithState(
   const counter = options.counter ?? estimate;
   const context = resolveContextPolicy(options.contextWindow, counter, options.compactor, invalid);
   const tools = options.tools ?? [];
-  if (!Array.isArray(tools) || tools.some((tool: Partial<Tool>) => typeof tool?.execute !== 'function'))
-    throw invalid('tools must be an array of tools with execute');
+  if (!Array.isArray(tools)) throw invalid('tools must be an array of tools with execute');
+  for (const tool of tools as unknown[]) {
+    const problem = toolProblem(tool);
+    if (problem !== undefined) throw invalid(`tool "${String((tool as Partial<Tool> | null)?.name)}" ${problem}`);
+  }
   // Names, schemas and duplicates, as `Conversation` checks them: a duplicate name would silently run the last one.
   checkTools(tools, undefined, model.provider);
 

@@ -18,6 +18,7 @@ import { workingMemoryJsonSchema, workingMemoryTool } from './working-memory-too
 import type { ContextPolicy } from './request-fit.js';
 import { defaultMemory, type MemoryFactory } from './turn-memory.js';
 import type { Agent, Tool, TurnCompactor } from './types.js';
+import { toolProblem } from './tool-loop.js';
 
 /** Options of `new Conversation`. */
 export interface ConversationOptions {
@@ -121,8 +122,9 @@ function checkAgent(agent: unknown, index: number): Agent {
   const checked = agent as Agent;
   checkWorkingMemory(checked, id);
   for (const tool of tools ?? []) {
-    if (typeof (tool as Partial<Tool>).execute !== 'function')
-      throw invalid(`agent "${id}": tool "${String((tool as Partial<Tool>).name)}" has no execute function`);
+    const problem = toolProblem(tool);
+    if (problem !== undefined)
+      throw invalid(`agent "${id}": tool "${String((tool as Partial<Tool>).name)}" ${problem}`);
   }
   // Names, schemas and duplicates (e.g. an own tool named `recall` beside the memory tools).
   checkTools(toolsOf(checked), undefined, model.provider);

@@ -196,6 +196,14 @@ function toolLoopLimit(maxIterations: number): ChatstateError {
   );
 }
 
+/** What is wrong with `tool` as a runtime tool (no `execute` function, a `recall` that is not a boolean), or `undefined`. */
+export function toolProblem(tool: unknown): string | undefined {
+  const { execute, recall } = (typeof tool === 'object' && tool !== null ? tool : {}) as Partial<Tool>;
+  if (typeof execute !== 'function') return 'has no execute function';
+  if (recall !== undefined && typeof recall !== 'boolean') return 'has a recall option that is not a boolean';
+  return undefined;
+}
+
 /** The tool specs sent to the model (a tool's `execute` stays here). */
 export function toolSpecs(tools: readonly Tool[]): ToolSpec[] {
   return tools.map(({ name, description, parameters }) => ({

@@ -26,6 +26,7 @@ import { errors } from './routes/common.js';
 import { healthRoutes } from './routes/health.js';
 import { eventRoutes } from './routes/events.js';
 import { messageRoutes } from './routes/messages.js';
+import { messagesAtRoutes } from './routes/messages-at.js';
 import { defaultWebDirectory, pageRoutes, readWebAssets } from './routes/pages.js';
 import { FORK_RECORDED_HEADER, sessionActionRoutes } from './routes/session-actions.js';
 import { recallRoutes } from './routes/recall.js';
@@ -172,6 +173,7 @@ const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 const PROTECTED = [
   '/sessions',
   '/sessions/*',
+  '/messages/*',
   '/values/*',
   '/state/*',
   '/recall',
@@ -268,6 +270,7 @@ export function createServerApp(options: ServerAppOptions): OpenAPIHono<ServerEn
   authRoutes(app, options.keys, signer);
   sessionRoutes(app);
   messageRoutes(app);
+  messagesAtRoutes(app);
   sessionActionRoutes(app);
   eventRoutes(app, { hub, feed, pollMs: options.eventPollMs ?? 1000, closing });
   turnRoutes(app, { agents, abort: options.turnSignal ?? new AbortController().signal });

@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from '@hono/zod-openapi';
-import { MAX_TTL_MS } from '../bounds.js';
+import { MAX_SEQ, MAX_TTL_MS } from '../bounds.js';
 import { ERROR_CODES } from '../errors.js';
 import { ID_PATTERN } from '../ids.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../message/schema.js';
 import { sessionJsonSchema, usageSchema } from '../session/schema.js';
 import { MAX_LIST_LIMIT } from '../store/list-query.js';
+import { MAX_READ_AT } from '../store/message-refs.js';
 import { messageTokensFields } from './message-tokens.js';
 
 /** A session id in a path. */
@@ -318,3 +319,33 @@ export const valuesBatchSchema = z
     delete: z.array(z.string()).max(10_000).optional().openapi({ description: 'Keys to delete' }),
   })
   .openapi('ValuesBatch');
+
+/** A message's place: its session and sequence number (`MessageRef`). */
+export const messageRefSchema = z
+  .strictObject({
+    sessionId: z.string().regex(ID_PATTERN),
+    seq: z.number().int().min(1).max(MAX_SEQ),
+  })
+  .openapi('MessageRef');
+
+/** Body of `POST /messages/at`. */
+export const messagesAtSchema = z
+  .strictObject({ refs: z.array(messageRefSchema).max(MAX_READ_AT) })
+  .openapi('MessagesAt', { description: `At most ${MAX_READ_AT} refs, any sessions, in any order (repeats allowed)` });
+
+/** Answer of `POST /messages/at`: one entry per ref, in order. */
+export const messagesAtResultSchema = z
+  .object({
+    messages: z.array(z.union([messageSchema, z.null()])).openapi({
+      description: 'The message at each ref; null for a missing or expired session, or no message at that seq',
+    }),
+  })
+  .openapi('MessagesAtResult');
+
+/** One live session of a user (`SessionMark`): what changes with every write. */
+export const sessionMarkSchema = summarySchema
+  .pick({ id: true, version: true, createdAt: true, messageCount: true, tokenCount: true, damaged: true })
+  .openapi('SessionMark');
+
+/** Answer of `GET /users/{userId}/marks`. */
+export const sessionMarksSchema = z.object({ marks: z.array(sessionMarkSchema) }).openapi('SessionMarks');

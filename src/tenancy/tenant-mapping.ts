@@ -10,6 +10,7 @@ import type { Session } from '../session/session.js';
 import { checkListQuery } from '../store/list-query.js';
 import type {
   ListQuery,
+  SessionMark,
   SessionSummary,
   TextSearchHit,
   TextSearchQuery,
@@ -89,6 +90,22 @@ export class TenantMapping {
       // The store's words about the damage name its stored id: told with the tenant's, as errors are.
       ...(damaged === undefined ? {} : { damaged: damaged.split(row.id).join(id) }),
     });
+  }
+
+  /** The marks of stored user `userId`'s sessions as the tenant names them; only the view's sessions. */
+  marksOut(userId: string, marks: readonly SessionMark[]): SessionMark[] {
+    if (!this.visibleOwner(userId)) return [];
+    const out: SessionMark[] = [];
+    for (const mark of marks) {
+      const id = this.names.localSessionId(mark.id);
+      if (id === undefined) continue;
+      const { damaged, ...rest } = mark;
+      // The store's words about the damage name its stored id: told with the tenant's, as `summaryOut` does.
+      out.push(
+        Object.freeze({ ...rest, id, ...(damaged === undefined ? {} : { damaged: damaged.split(mark.id).join(id) }) }),
+      );
+    }
+    return out;
   }
 
   /** The tenant's `list` query in the store's terms; `undefined` when it can match nothing the view sees. */

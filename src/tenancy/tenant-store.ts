@@ -12,8 +12,9 @@ import { sessionJsonBytes, sessionJsonParts, sessionText } from '../store/codec.
 import { closedError, noSessionError } from '../store/driver-helpers.js';
 import { receiptOf, runForgetHooks } from '../store/forget.js';
 import { marksByListing } from '../store/marks.js';
-import { readEachAt } from '../store/message-refs.js';
-import type { ReplaceTailInput, SessionStore, ValueOwner } from '../store/session-store-types.js';
+import type { Message } from '../message/message.js';
+import { checkMessageRefs, readEachAt } from '../store/message-refs.js';
+import type { MessageRef, ReplaceTailInput, SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
 import { purgeTenant } from './tenant-purge.js';
@@ -61,6 +62,8 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
   });
   const search = store.searchText;
   const replaceTail = store.replaceTail?.bind(store);
+  const storeMarks = store.marks?.bind(store);
+  const storeReadAt = store.readMessagesAt?.bind(store);
 
   const view: SessionStore = {
     // The store's own name: its errors, which the view passes on, name it.
@@ -128,10 +131,38 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
       const rows = stored === undefined ? [] : await store.list(stored);
       return rows.map((row) => map.summaryOut(row)).filter((row) => row !== undefined);
     }),
-    // From the view's own listing: its names and its bound user's limits, as `list` keeps them.
-    marks: open(async (userId: string) => marksByListing((query) => view.list(query), userId)),
-    // Through the view's own reads, each checked as `readMessages` checks it.
-    readMessagesAt: open(async (refs) => readEachAt(refs, (id, range) => view.readMessages(id, range))),
+    marks: open(async (userId: string) => {
+      const user = map.names.userId(userId);
+      // A bound view sees its user's sessions only: another user's read as none, as in `list`.
+      if (map.boundUser !== undefined && user !== map.boundUser) return [];
+      // Without the store's call: the view's own listing, which keeps its names and limits.
+      if (storeMarks === undefined) return marksByListing((query) => view.list(query), userId);
+      return map.marksOut(user, await storeMarks(user));
+    }),
+    readMessagesAt: open(async (refs) => {
+      const checked = checkMessageRefs(refs);
+      // A bound view reads only its user's sessions; without both calls, through its own checked reads.
+      if (storeReadAt === undefined || (map.boundUser !== undefined && storeMarks === undefined))
+        return readEachAt(checked, (id, range) => view.readMessages(id, range));
+      const stored = checked.map(({ sessionId, seq }) => ({ sessionId: map.names.sessionId(sessionId), seq }));
+      // What `readMessages` of a bound view finds (`mustSee`): the user's live sessions, as `marks` lists them.
+      const visible =
+        map.boundUser === undefined ? undefined : new Set((await storeMarks?.(map.boundUser))?.map((mark) => mark.id));
+      const asked = visible === undefined ? stored : stored.filter((ref) => visible.has(ref.sessionId));
+      let read: Array<Message | undefined>;
+      try {
+        read = await storeReadAt(asked);
+      } catch (error) {
+        // The store's error names a stored session: told with the tenant's id, as `forward` does.
+        throw checked.reduce(
+          (told, ref, i) => map.errorOut(told, (stored[i] as MessageRef).sessionId, ref.sessionId),
+          error,
+        );
+      }
+      if (visible === undefined) return read;
+      let next = 0;
+      return stored.map((ref) => (visible.has(ref.sessionId) ? read[next++] : undefined));
+    }),
     // Only the view's sessions (the store's own purge would reach every tenant). By listing, each
     // is read again first: the store's `summary` answers while a session is live, not once expired.
     purgeExpired: open(async (options) =>

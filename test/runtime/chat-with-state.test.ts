@@ -199,6 +199,13 @@ describe('chatWithState', () => {
     await expect(chatWithState(model, 'not a state', [Message.system('Be brief.')])).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
     });
+    await expect(
+      chatWithState(model, undefined, 'hi', { tools: [{ name: 'odd', execute: () => 'x', recall: 0 as never }] }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('recall') });
+    await expect(chatWithState(model, undefined, 'hi', { tools: [{ name: 'none' } as never] })).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('no execute'),
+    });
     const tool = { name: 'twice', execute: () => 'x' };
     await expect(chatWithState(model, undefined, 'hi', { tools: [tool, tool] })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',

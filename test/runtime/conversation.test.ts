@@ -358,6 +358,10 @@ describe('Conversation agents and users', () => {
         'a tool without execute',
         () => new Conversation({ store, agents: { id: 'a', model, tools: [{ name: 'x' } as Tool] } }),
       ],
+      [
+        'a tool whose recall is not a boolean',
+        () => new Conversation({ store, agents: { id: 'a', model, tools: [{ ...echo, recall: 'no' as never }] } }),
+      ],
       ['a model that is not one', () => new Conversation({ store, agents: { id: 'a', model: {} as never } })],
       [
         'continueAtBoundary not a boolean',

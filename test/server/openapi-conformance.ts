@@ -319,6 +319,32 @@ export const SAMPLES: Readonly<Record<string, readonly Sample[]>> = {
     { status: 400, path: '/sessions/doc-read/values', body: [1] },
     { status: 404, path: '/sessions/doc-bob/values', key: 'aliceA', body: { colour: 'red' } },
   ],
+  'POST /messages/at': [
+    {
+      status: 200,
+      path: '/messages/at',
+      body: {
+        refs: [
+          { sessionId: 'doc-read', seq: 2 },
+          { sessionId: 'doc-none', seq: 1 },
+          { sessionId: 'doc-read', seq: 9 },
+        ],
+      },
+    },
+    { status: 400, path: '/messages/at', body: { refs: [{ sessionId: '../etc', seq: 1 }] } },
+    { status: 400, path: '/messages/at', body: { refs: [{ sessionId: 'doc-read', seq: 0 }] } },
+    {
+      status: 400,
+      path: '/messages/at',
+      body: { refs: Array.from({ length: 1001 }, () => ({ sessionId: 'doc-read', seq: 1 })) },
+    },
+  ],
+  'GET /users/{userId}/marks': [
+    { status: 200, path: '/users/alice/marks' },
+    { status: 200, path: '/users/alice/marks', key: 'aliceA' },
+    { status: 400, path: `/users/${tooLong}/marks` },
+    { status: 403, path: '/users/bob/marks', key: 'aliceA' },
+  ],
   'GET /values/users/{userId}': [
     { status: 200, path: '/values/users/alice' },
     { status: 400, path: `/values/users/${tooLong}` },

@@ -614,6 +614,47 @@ const CASES: Readonly<Record<string, Case>> = {
             : undefined,
       })),
 
+  // The victim's messages by ref, spelled both ways, among the attacker's own: every victim ref reads as null.
+  'POST /messages/at': (context) => {
+    const victimRefs = probeSessions(context.victim).flatMap(({ id }) =>
+      [1, 2, 3].map((seq) => ({ sessionId: id, seq })),
+    );
+    const refs = [{ sessionId: context.ownSession, seq: 1 }, ...victimRefs];
+    return [
+      {
+        method: 'POST',
+        path: '/messages/at',
+        body: { refs },
+        expect: [200],
+        check: (answer: Answer) => {
+          const messages = (answer.json as { messages?: unknown[] } | undefined)?.messages ?? [];
+          if (messages.length !== refs.length) return `answers ${messages.length} entries for ${refs.length} refs`;
+          if (messages[0] === null) return "does not read the attacker's own message";
+          const read = messages.slice(1).filter((message) => message !== null);
+          return read.length > 0 ? `reads ${JSON.stringify(read).slice(0, 200)}` : undefined;
+        },
+      },
+    ];
+  },
+
+  // A key bound to a user names no other (403). What a key is answered is what its own listing of
+  // that user holds (marks carry no owner to check), and none of the victim's sessions.
+  'GET /users/{userId}/marks': (context) =>
+    probeUsers(context.victim).map((user) => ({
+      method: 'GET',
+      path: `/users/${enc(user)}/marks`,
+      expect: userAllowed(context.attacker, user) ? [200] : [403],
+      check: async (answer: Answer) => {
+        if (answer.status !== 200) return undefined;
+        const marks = ((answer.json as { marks?: ListRow[] } | undefined)?.marks ?? []).map((mark) => mark.id);
+        const listed = await context.call('GET', `/sessions?userId=${enc(user)}&kinds=all&limit=1000`);
+        const own = rowsOf(listed).map((row) => row.id);
+        if (JSON.stringify([...marks].sort()) !== JSON.stringify(own.sort()))
+          return `answers the marks of ${marks.join(', ')}, its listing has ${own.join(', ')}`;
+        return rowsProblem(rowsOf(listed), context);
+      },
+    })),
+
   'GET /values/users/{userId}': ({ attacker, victim }) =>
     probeUsers(victim).map((user) => ({
       method: 'GET',

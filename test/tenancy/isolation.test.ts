@@ -10,9 +10,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Message } from '../../src/message/message.js';
 import { Session } from '../../src/session/session.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
-import { memoryStore } from '../../src/stores/memory.js';
+import { memoryDriver, memoryStore } from '../../src/stores/memory.js';
+import { createSessionStore } from '../../src/store/session-store.js';
 import { sqliteStore } from '../../src/stores/sqlite/index.js';
 import { tenantStore } from '../../src/tenancy/tenant-store.js';
+import { wrappedStore } from '../support/wrapped-store.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -186,6 +188,59 @@ describe.each(Object.keys(backends))('tenantStore over %s', (backend) => {
     expect(await bob.list({ userId: 'alice' })).toEqual([]);
   });
 
+  it("marks and readMessagesAt go through the store's own calls and stay inside the tenant and its bound user", async () => {
+    const { store } = await twoTenants(open);
+    const calls: string[] = [];
+    const count =
+      <A extends unknown[], T>(name: string, call: (...args: A) => Promise<T>) =>
+      (...args: A): Promise<T> => {
+        calls.push(name);
+        return call(...args);
+      };
+    const marks = store.marks?.bind(store);
+    const readAt = store.readMessagesAt?.bind(store);
+    if (marks === undefined || readAt === undefined) throw new Error('the store has marks and readMessagesAt');
+    // The store under the views, counting the calls the views make of it.
+    const counted = wrappedStore(store, {
+      readMessages: count('readMessages', (id, range) => store.readMessages(id, range)),
+      summary: count('summary', (id) => store.summary(id)),
+      list: count('list', (query) => store.list(query)),
+      marks: count('marks', marks),
+      readMessagesAt: count('readMessagesAt', readAt),
+    });
+    const a = tenantStore(counted, { tenant: 'a' });
+    const b = tenantStore(counted, { tenant: 'b' });
+    const bob = tenantStore(counted, { tenant: 'b', userId: 'bob' });
+    const refs = [
+      { sessionId: 's1', seq: 1 },
+      { sessionId: 's2', seq: 1 },
+      { sessionId: 'b.s1', seq: 1 },
+      { sessionId: 's1', seq: 2 },
+    ];
+    const contents = (read: Array<Message | undefined>) => read.map((message) => message?.content);
+    const viewMarks = (view: SessionStore, userId: string) =>
+      (view.marks as NonNullable<SessionStore['marks']>)(userId);
+    const viewReadAt = (view: SessionStore) =>
+      (view.readMessagesAt as NonNullable<SessionStore['readMessagesAt']>)(refs);
+
+    expect(contents(await viewReadAt(a))).toEqual(['apples from tenant a', undefined, undefined, undefined]);
+    expect(contents(await viewReadAt(b))).toEqual(['bananas from tenant b', 'bob writes in b', undefined, undefined]);
+    expect(calls.splice(0)).toEqual(['readMessagesAt', 'readMessagesAt']);
+    // A bound view reads only its user's sessions: what its own readMessages would find.
+    expect(contents(await viewReadAt(bob))).toEqual([undefined, 'bob writes in b', undefined, undefined]);
+    expect(calls.splice(0)).toEqual(['marks', 'readMessagesAt']);
+
+    expect((await viewMarks(a, 'alice')).map((mark) => mark.id)).toEqual(['s1']);
+    expect((await viewMarks(b, 'alice')).map((mark) => [mark.id, mark.messageCount])).toEqual([['s1', 1]]);
+    expect(await viewMarks(a, 'bob')).toEqual([]);
+    // The other tenant's stored spelling is only a user of this tenant's own.
+    expect(await viewMarks(a, 'b/alice')).toEqual([]);
+    expect((await viewMarks(bob, 'bob')).map((mark) => mark.id)).toEqual(['s2']);
+    expect(await viewMarks(bob, 'alice')).toEqual([]);
+    expect(calls.splice(0)).toEqual(['marks', 'marks', 'marks', 'marks', 'marks']);
+    await expect(viewMarks(a, '')).rejects.toMatchObject({ code: 'INVALID_ID' });
+  });
+
   it('refuses tenant ids and session ids that would leave the namespace', async () => {
     const store = await open();
     cleanups.push(() => store.close());
@@ -195,5 +250,26 @@ describe.each(Object.keys(backends))('tenantStore over %s', (backend) => {
     await expect(a.get('../b.s1')).rejects.toMatchObject({ code: 'INVALID_ID' });
     await expect(a.get('x'.repeat(127))).rejects.toMatchObject({ code: 'INVALID_ID' });
     expect(await a.get('x'.repeat(126))).toBeUndefined();
+  });
+});
+
+describe('tenantStore readMessagesAt errors', () => {
+  it("name the tenant's ids, never the store's", async () => {
+    const driver = memoryDriver();
+    const writer = createSessionStore(driver, { encryption: 'tenancy-read-at-secret-0123' });
+    const reader = createSessionStore(driver, { encryption: 'tenancy-read-at-other-9876' });
+    cleanups.push(async () => {
+      await writer.close();
+      await reader.close();
+    });
+    await tenantStore(writer, { tenant: 'a' }).save(Session.create({ id: 's1', messages: [user('sealed', 'm1')] }));
+    const view = tenantStore(reader, { tenant: 'a' });
+    const failure = await (view.readMessagesAt as NonNullable<SessionStore['readMessagesAt']>)([
+      { sessionId: 's1', seq: 1 },
+    ]).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'WRONG_KEY' });
+    expect((failure as Error).message).toContain('s1');
+    expect((failure as Error).message).not.toContain('a.s1');
+    expect(JSON.stringify((failure as { details: unknown }).details)).not.toContain('a.s1');
   });
 });

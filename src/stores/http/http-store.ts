@@ -39,8 +39,8 @@ import { runForgetHooks } from '../../store/forget.js';
 import { assertSaveable, checkReplaceTail, nonNegativeInteger } from '../../store/save-checks.js';
 import { checkListQuery } from '../../store/list-query.js';
 import { checkPurgeOptions } from '../../store/purge-options.js';
-import { marksByListing } from '../../store/marks.js';
-import { readEachAt } from '../../store/message-refs.js';
+import { markOf, marksByListing } from '../../store/marks.js';
+import { checkMessageRefs } from '../../store/message-refs.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -62,6 +62,15 @@ import type {
 } from '../../store/session-store-types.js';
 import { MAX_VALUE_BYTES, checkValueKey, forgetTarget, valueNamespace } from '../../store/values.js';
 import type { HttpClient } from './client.js';
+
+/**
+ * How long a route the server said it does not have (a server older than the route) is not asked
+ * for again: servers behind one URL are upgraded in turn, and a client outlives the rollout.
+ */
+const OLDER_SERVER_MS = 60_000;
+
+/** What `orOlder` answers for a server without the route. */
+const OLDER = Symbol('older server');
 
 /** Most messages the server gives in one range read (`GET /sessions/{id}/messages`): longer reads are paged. */
 const MAX_RANGE_PAGE = 10_000;
@@ -107,6 +116,8 @@ export class HttpSessionStore implements SessionStore {
   private closed = false;
   private closing: Promise<void> | undefined;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Routes the server answered it does not have, until when that is believed (`performance.now()`). */
+  private readonly olderUntil = new Map<string, number>();
 
   constructor(
     private readonly client: HttpClient,
@@ -378,14 +389,68 @@ export class HttpSessionStore implements SessionStore {
     });
   }
 
-  /** The marks of a user's sessions, from the server's listing (`marksByListing`). */
+  /**
+   * The marks of a user's sessions in one request (`GET /users/{userId}/marks`); from the server's
+   * listing (`marksByListing`) when the server is older than that route.
+   */
   async marks(userId: string): Promise<SessionMark[]> {
-    return marksByListing((query) => this.list(query), assertOwnerId(userId, 'userId'));
+    return this.run(async () => {
+      const user = assertOwnerId(userId, 'userId');
+      const path = `/users/${encodeURIComponent(user)}/marks`;
+      const answer = (await this.orOlder('marks', () => this.client.json({ method: 'GET', path }))) as
+        { marks?: unknown } | typeof OLDER;
+      if (answer === OLDER) return marksByListing((query) => this.list(query), user);
+      if (!Array.isArray(answer.marks))
+        throw new DataError('CORRUPT', `${this.name}: the server answered marks of another shape`);
+      return answer.marks.map((row) => markOf(summaryOf(row)));
+    });
   }
 
-  /** The messages at `refs`, one `readMessages` request each (`readEachAt`). */
+  /**
+   * The messages at `refs` in one request (`POST /messages/at`, checked here first as every store
+   * checks them); one `readMessages` request each when the server is older than that route.
+   */
   async readMessagesAt(refs: readonly MessageRef[]): Promise<Array<Message | undefined>> {
-    return readEachAt(refs, (id, range) => this.readMessages(id, range));
+    return this.run(async () => {
+      const checked = checkMessageRefs(refs);
+      if (checked.length === 0) return [];
+      const path = '/messages/at';
+      const answer = (await this.orOlder('messages at', () =>
+        this.client.json({ method: 'POST', path, body: { refs: checked } }),
+      )) as { messages?: unknown } | typeof OLDER;
+      if (answer === OLDER) return this.readEachAt(checked);
+      const { messages } = answer;
+      if (!Array.isArray(messages) || messages.length !== checked.length)
+        throw new DataError('CORRUPT', `${this.name}: the server answered messages at refs of another shape`);
+      return messages.map((message) => (message === null ? undefined : Message.fromStored(message)));
+    });
+  }
+
+  /** What `request` answers, or `OLDER` when the server has no such `route` (remembered for a while). */
+  private async orOlder<T>(route: string, request: () => Promise<T>): Promise<T | typeof OLDER> {
+    const until = this.olderUntil.get(route);
+    if (until !== undefined && performance.now() < until) return OLDER;
+    try {
+      const answer = await request();
+      this.olderUntil.delete(route);
+      return answer;
+    } catch (error) {
+      // Only the route's own absence: any other NOT_FOUND is an answer of the route.
+      if (!ChatstateError.hasCode(error, 'NOT_FOUND') || !this.isNoRoute(error)) throw error;
+      this.olderUntil.set(route, performance.now() + OLDER_SERVER_MS);
+      return OLDER;
+    }
+  }
+
+  /** The messages at `refs`, one range read each (an older server); a base URL that is not the API still fails. */
+  private async readEachAt(refs: readonly MessageRef[]): Promise<Array<Message | undefined>> {
+    return Promise.all(
+      refs.map(async ({ sessionId, seq }) => {
+        const range = { afterSeq: seq - 1, beforeSeq: seq + 1, limit: 1 };
+        const [message] = (await this.orMissing(this.readMessages(sessionId, range))) ?? [];
+        return message;
+      }),
+    );
   }
 
   async summary(id: string): Promise<SessionSummary | undefined> {
