@@ -112,6 +112,7 @@ export {
   type ListQuery,
   type MessageRange,
   type MessageRef,
+  type PurgeOptions,
   type SaveOptions,
   type SessionStore,
   type SessionStoreOptions,

@@ -192,6 +192,11 @@ export interface DriverCapabilities {
    * for, and a load takes it instead of parsing the record again.
    */
   readonly stableRecords?: boolean;
+  /**
+   * `purgeExpired` honours its `idPrefix`. Without the flag the core purges by prefix through
+   * `list`: a driver written before the argument would ignore it and purge every namespace.
+   */
+  readonly purgeByIdPrefix?: boolean;
 }
 
 /** One stored value of active memory: its namespace (built by the core), key and encoded data. */
@@ -270,8 +275,12 @@ export interface TailDriver {
 
 /** Capability: the backend removes expired sessions itself (one statement or script instead of a listing). */
 export interface PurgeDriver {
-  /** Removes sessions whose `expiresAt` is at or before `now`, with their value namespaces; returns how many. */
-  purgeExpired(now: number): Promise<number>;
+  /**
+   * Removes sessions whose `expiresAt` is at or before `now`, with their value namespaces; returns
+   * how many. With `idPrefix` (given only to a driver with `capabilities.purgeByIdPrefix`), only
+   * sessions whose id starts with it. Expiry (and prefix) is judged in the step that removes.
+   */
+  purgeExpired(now: number, idPrefix?: string): Promise<number>;
 }
 
 /** Capability: active memory's durable values, by opaque namespace. Both methods or neither. */

@@ -83,6 +83,7 @@ export type {
   ListQuery,
   MessageRange,
   MessageRef,
+  PurgeOptions,
   RecoveryNotice,
   SaveOptions,
   SessionMark,

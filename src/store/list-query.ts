@@ -45,8 +45,8 @@ const FIELDS: ReadonlySet<string> = new Set([
 /** Most kinds one query names. */
 const MAX_KINDS = 32;
 
-// What a prefix of a session id can be (see `ID_PATTERN`).
-const ID_PREFIX = /^[A-Za-z0-9._-]{1,128}$/;
+/** What a prefix of a session id can be (see `ID_PATTERN`): `list`'s and `purgeExpired`'s `idPrefix`. */
+export const ID_PREFIX = /^[A-Za-z0-9._-]{1,128}$/;
 
 function invalid(store: string, message: string): InvalidInputError {
   return new InvalidInputError('INVALID_ARGUMENT', `${store}: list ${message}`);

@@ -103,6 +103,15 @@ export interface ListCursor {
   readonly id: string;
 }
 
+/** Options of `purgeExpired`. */
+export interface PurgeOptions {
+  /**
+   * Only sessions whose id starts with this (letters, digits, `.`, `_` and `-`, as
+   * `ListQuery.idPrefix`): one namespace of a shared store, such as a tenant's (see `tenantStore`).
+   */
+  readonly idPrefix?: string;
+}
+
 /**
  * Query of `list`. Rows come in one total order, the same in every store: `updatedAt` descending
  * (newest activity first), then `id` ascending (code-unit order) among equal `updatedAt`.
@@ -357,8 +366,12 @@ export interface SessionStore {
   summary(id: string): Promise<SessionSummary | undefined>;
   /** Deletes a session; false when there was none. */
   delete(id: string): Promise<boolean>;
-  /** Deletes expired sessions; returns how many. */
-  purgeExpired(): Promise<number>;
+  /**
+   * Deletes expired sessions (with `idPrefix`, only those whose id starts with it); returns how
+   * many. Each session is checked and removed in one step where the backend can: one saved again
+   * meanwhile stays. `INVALID_ARGUMENT` for options of another shape.
+   */
+  purgeExpired(options?: PurgeOptions): Promise<number>;
   /** Resolves when the backend answers a read, reading no stored session (for readiness probes). */
   ping(): Promise<void>;
   /**

@@ -281,6 +281,40 @@ describe('createSessionStore over a driver with only the required primitives', (
     expect((await store.list()).map((row) => row.id)).toEqual(['never']);
   });
 
+  it('purges one id prefix through list and remove, and no other', async () => {
+    let now = 1_000;
+    const store = createSessionStore(sessionOnlyDriver(), { now: () => now });
+    for (const id of ['a.1', 'a.2', 'ab.1', 'a']) await store.save(Session.create({ id }), { ttlMs: 5 });
+    await store.save(Session.create({ id: 'a.live' }), { ttlMs: 500 });
+    now += 5;
+    expect(await store.purgeExpired({ idPrefix: 'a.' })).toBe(2);
+    expect((await store.list({ expired: true })).map((row) => row.id).sort()).toEqual(['a', 'ab.1']);
+    expect((await store.list()).map((row) => row.id)).toEqual(['a.live']);
+  });
+
+  it('gives a prefix only to a driver whose purge declares purgeByIdPrefix; lists for one that does not', async () => {
+    let now = 1_000;
+    const inner = memoryDriver({ name: 'old-purge' });
+    const calls: unknown[][] = [];
+    // A driver written before the prefix: its purge would ignore one and purge every namespace.
+    const { purgeByIdPrefix: _dropped, ...older } = inner.capabilities ?? {};
+    const driver: StoreDriver = {
+      ...inner,
+      capabilities: older,
+      purgeExpired: (...args: Parameters<StoreDriver['purgeExpired']>) => {
+        calls.push(args);
+        return inner.purgeExpired(args[0]);
+      },
+    };
+    const store = createSessionStore(driver, { now: () => now });
+    for (const id of ['t1.x', 't2.x']) await store.save(Session.create({ id }), { ttlMs: 5 });
+    now += 5;
+    expect(await store.purgeExpired({ idPrefix: 't1.' })).toBe(1);
+    expect(calls).toEqual([]);
+    expect(await store.purgeExpired()).toBe(1);
+    expect(calls).toEqual([[now]]);
+  });
+
   it('purges more sessions than one page of the listing', async () => {
     let now = 1_000;
     const store = createSessionStore(sessionOnlyDriver(), { now: () => now });

@@ -33,6 +33,7 @@ import { keyProblem, keysAfterAppend, keysAfterReplace, unreadableKey, wrongKey 
 import { LINK_MARKS, linksOfMetadata, type SessionLinks } from './links.js';
 import { noticeMessage, noticesOf, unlisted, withNotices } from './recovery.js';
 import { checkListQuery } from './list-query.js';
+import { checkPurgeOptions } from './purge-options.js';
 import { marksByListing } from './marks.js';
 import { checkMessageRefs, readEachAt } from './message-refs.js';
 import { metadataTitle, sessionTitle, titleOf } from './title.js';
@@ -80,6 +81,7 @@ import type {
   SessionStore,
   SessionSummary,
   TextSearchHit,
+  PurgeOptions,
   TextSearchQuery,
   ValueStore,
 } from './session-store-types.js';
@@ -1055,25 +1057,33 @@ class CoreSessionStore implements SessionStore {
     });
   }
 
-  async purgeExpired(): Promise<number> {
-    return this.run('purgeExpired', undefined, () => {
+  async purgeExpired(options?: PurgeOptions): Promise<number> {
+    return this.run('purgeExpired', undefined, async () => {
+      const { idPrefix } = checkPurgeOptions(options, this.name);
       const now = this.now();
-      return this.driver.purgeExpired === undefined ? this.purgeByListing(now) : this.driver.purgeExpired(now);
+      const { driver } = this;
+      if (driver.purgeExpired === undefined) return this.purgeByListing(now, idPrefix);
+      if (idPrefix === undefined) return driver.purgeExpired(now);
+      return driver.capabilities?.purgeByIdPrefix === true
+        ? driver.purgeExpired(now, idPrefix)
+        : this.purgeByListing(now, idPrefix);
     });
   }
 
   /**
-   * The purge of a driver without `purgeExpired`: every head is listed (`now: 0` keeps expired
+   * The purge of a driver without `purgeExpired` (or, for `idPrefix`, without
+   * `capabilities.purgeByIdPrefix`): every head (under the prefix) is listed (`now: 0` keeps expired
    * ones), then each expired session is read again and removed. Ids are gathered before any
    * removal, so removing does not shift the pages still to read. Not atomic with other writers: a
    * session saved again between the second read and the removal can go (a driver that must not
    * allow that implements `purgeExpired`), and one a concurrent change moved past the pages read
    * is left for the next purge.
    */
-  private async purgeByListing(now: number): Promise<number> {
+  private async purgeByListing(now: number, idPrefix: string | undefined): Promise<number> {
     const expired = new Set<string>();
+    const only = idPrefix === undefined ? {} : { idPrefix };
     for (let offset = 0; ; offset += PURGE_PAGE) {
-      const heads = await this.driver.list({ limit: PURGE_PAGE, offset, now: 0, kinds: 'all' });
+      const heads = await this.driver.list({ limit: PURGE_PAGE, offset, now: 0, kinds: 'all', ...only });
       for (const head of heads) if (isExpired(head.expiresAt, now)) expired.add(head.id);
       if (heads.length < PURGE_PAGE) break;
     }

@@ -203,10 +203,10 @@ export function memoryDriver(options: MemoryDriverOptions = {}): StoreDriver {
         files: 0,
       };
     },
-    async purgeExpired(now) {
+    async purgeExpired(now, idPrefix) {
       let purged = 0;
       for (const [id, entry] of sessions) {
-        if (isExpired(entry.head.expiresAt, now)) {
+        if (isExpired(entry.head.expiresAt, now) && (idPrefix === undefined || id.startsWith(idPrefix))) {
           removeSession(id);
           purged += 1;
         }

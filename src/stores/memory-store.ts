@@ -16,7 +16,7 @@ import type { MemoryDriverOptions } from './memory-driver.js';
  * every store over the same driver of each write.
  */
 export const MEMORY_DRIVER_SHAPE = Object.freeze({
-  capabilities: Object.freeze({ expiryInCommit: true, stableRecords: true }),
+  capabilities: Object.freeze({ expiryInCommit: true, stableRecords: true, purgeByIdPrefix: true }),
   implements: Object.freeze(['purge', 'values', 'changeFeed', 'forget', 'tail', 'marks', 'readAt'] as const),
 }) satisfies Omit<DriverShape, 'name'>;
 

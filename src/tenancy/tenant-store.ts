@@ -17,7 +17,7 @@ import { checkMessageRefs, readEachAt } from '../store/message-refs.js';
 import type { MessageRef, ReplaceTailInput, SessionStore, ValueOwner } from '../store/session-store-types.js';
 import { TenantChangeFeed } from './tenant-changes.js';
 import { TenantMapping, type TenantScope } from './tenant-mapping.js';
-import { purgeListed } from './tenant-purge.js';
+import { purgeTenant } from './tenant-purge.js';
 
 export type { TenantScope } from './tenant-mapping.js';
 
@@ -163,10 +163,19 @@ export function tenantStore(store: SessionStore, scope: TenantScope): SessionSto
       let next = 0;
       return stored.map((ref) => (visible.has(ref.sessionId) ? read[next++] : undefined));
     }),
-    // Only the view's sessions (the store's own purge would reach every tenant), each read again
-    // first: the store's `summary` answers while a session is live, not once it has expired.
-    purgeExpired: open(() =>
-      purgeListed(view, async (id) => (await forward('summary', id)) === undefined && forward('delete', id)),
+    // Only the view's sessions (the store's own purge would reach every tenant). By listing, each
+    // is read again first: the store's `summary` answers while a session is live, not once expired.
+    purgeExpired: open(async (options) =>
+      purgeTenant(
+        {
+          store,
+          sessionPrefix: map.names.sessionPrefix,
+          bound: map.boundUser !== undefined,
+          view,
+          removeExpired: async (id) => (await forward('summary', id)) === undefined && forward('delete', id),
+        },
+        options,
+      ),
     ),
     // The tenant's user only (their stored id carries the tenant's prefix): no other tenant's user
     // can be named. A view bound to one user forgets nobody: that is an administrator's act.

@@ -37,6 +37,7 @@ export const CONFORMANCE_SPECS = [
   'replace-tail',
   'kinds',
   'read-at',
+  'purge',
 ] as const;
 
 /** Name of one spec of the suite. */

@@ -32,6 +32,7 @@ import { marksSpec } from './specs/marks.js';
 import { replaceTailSpec } from './specs/replace-tail.js';
 import { sessionKindsSpec } from './specs/session-kinds.js';
 import { readAtSpec } from './specs/read-at.js';
+import { purgeSpec } from './specs/purge.js';
 import { ConformanceSuite } from './suite.js';
 
 const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>> = {
@@ -62,6 +63,7 @@ const SPECS: Readonly<Record<ConformanceSpec, (suite: ConformanceSuite) => void>
   'replace-tail': replaceTailSpec,
   kinds: sessionKindsSpec,
   'read-at': readAtSpec,
+  purge: purgeSpec,
 };
 
 /**

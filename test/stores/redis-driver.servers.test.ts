@@ -132,6 +132,20 @@ describe.skipIf(server.url === undefined)(title, () => {
     expect(await admin.zcard(`${prefix}u:u1`)).toBe(1);
   });
 
+  it('purges one id prefix past more other expired sessions than a script batch examines', async () => {
+    let now = Date.parse('2030-01-01T00:00:00.000Z');
+    const { store, prefix } = await open({ now: () => now });
+    // Others expire first, so every batch of the expiry index starts with entries the prefix skips.
+    for (let i = 0; i < 450; i += 1) await store.save(Session.create({ id: `other.${i}` }), { ttlMs: 1_000 });
+    for (let i = 0; i < 5; i += 1) await store.save(Session.create({ id: `mine.${i}` }), { ttlMs: 2_000 });
+    now += 2_000;
+    expect(await store.purgeExpired({ idPrefix: 'mine.' })).toBe(5);
+    expect(await admin.zcard(`${prefix}x:exp`)).toBe(450);
+    expect(await store.purgeExpired({ idPrefix: 'mine.' })).toBe(0);
+    expect(await store.purgeExpired()).toBe(450);
+    expect(await admin.zcard(`${prefix}x:exp`)).toBe(0);
+  });
+
   it('works on a client the caller passes, keeps its keyPrefix, and leaves it open on close', async () => {
     const keyPrefix = freshPrefix();
     const client = new Redis(url, { keyPrefix });

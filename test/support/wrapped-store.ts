@@ -19,7 +19,7 @@ export function wrappedStore(inner: SessionStore, overrides: Partial<SessionStor
     list: (query) => inner.list(query),
     summary: (id) => inner.summary(id),
     delete: (id) => inner.delete(id),
-    purgeExpired: () => inner.purgeExpired(),
+    purgeExpired: (options) => inner.purgeExpired(options),
     ping: () => inner.ping(),
     forgetUser: (userId) => inner.forgetUser(userId),
     values: inner.values,

@@ -137,6 +137,34 @@ describe.each(Object.keys(backends))('tenantStore over %s', (backend) => {
     expect((await b.list({ expired: true })).map((row) => row.id)).toEqual(['old']);
   });
 
+  it('a tenant’s purge keeps every other tenant’s expired sessions, whatever their names', async () => {
+    const store = await open();
+    cleanups.push(() => store.close());
+    // `a-b` and `ab` start like `a`; the ids are the same in every tenant.
+    const tenants = ['a', 'a-b', 'ab', 'b'];
+    for (const tenant of tenants) {
+      const view = tenantStore(store, { tenant });
+      await view.save(Session.create({ id: 'old' }), { ttlMs: 1 });
+      await view.save(Session.create({ id: 'older', userId: 'alice' }), { ttlMs: 1 });
+      await view.save(Session.create({ id: 'live' }));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const a = tenantStore(store, { tenant: 'a' });
+    expect(await a.purgeExpired({ idPrefix: 'olde' })).toBe(1);
+    expect(await a.purgeExpired()).toBe(1);
+    expect(await a.list({ expired: true })).toEqual([]);
+    for (const tenant of tenants.slice(1)) {
+      const other = tenantStore(store, { tenant });
+      expect((await other.list({ expired: true })).map((row) => row.id).sort()).toEqual(['old', 'older']);
+      expect((await other.list()).map((row) => row.id)).toEqual(['live']);
+    }
+    // A view bound to one user purges only that user's: the tenant's other expired session stays.
+    const bob = tenantStore(store, { tenant: 'b', userId: 'bob' });
+    expect(await bob.purgeExpired()).toBe(0);
+    expect(await tenantStore(store, { tenant: 'b', userId: 'alice' }).purgeExpired()).toBe(1);
+    expect((await tenantStore(store, { tenant: 'b' }).list({ expired: true })).map((row) => row.id)).toEqual(['old']);
+  });
+
   it('a user-bound view sees and writes only its user’s sessions and values', async () => {
     const { store } = await twoTenants(open);
     const bob = tenantStore(store, { tenant: 'b', userId: 'bob' });

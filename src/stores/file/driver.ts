@@ -237,9 +237,11 @@ class FileDriver implements StoreDriver {
     return this.values.write(ns, entries);
   }
 
-  async purgeExpired(now: number): Promise<number> {
+  async purgeExpired(now: number, idPrefix?: string): Promise<number> {
     this.checkOpen();
-    const expired = (await this.index.heads()).filter((head) => isExpired(head.expiresAt, now));
+    const expired = (await this.index.heads()).filter(
+      (head) => isExpired(head.expiresAt, now) && (idPrefix === undefined || head.id.startsWith(idPrefix)),
+    );
     let purged = 0;
     for (const candidate of expired) {
       const slot = this.cache.slot(candidate.id);
@@ -367,7 +369,7 @@ export function fileDriver(directory: string, options: FileDriverOptions = {}): 
     list: (query) => guarded(store, () => driver.list(query)),
     listMarks: (userId, now) => guarded(store, () => driver.listMarks(userId, now)),
     remove: (id) => guarded(store, () => driver.remove(id)),
-    purgeExpired: (now) => guarded(store, () => driver.purgeExpired(now)),
+    purgeExpired: (now, idPrefix) => guarded(store, () => driver.purgeExpired(now, idPrefix)),
     forgetUser: (target) => guarded(store, () => driver.forgetUser(target)),
     readValues: (ns, keys) => guarded(store, () => driver.readValues(ns, keys)),
     writeValues: (ns, entries) => guarded(store, () => driver.writeValues(ns, entries)),

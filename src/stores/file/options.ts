@@ -15,7 +15,7 @@ import { DEFAULT_CACHE_BYTES, DEFAULT_FOLD_BYTES, DEFAULT_LOCK_TIMEOUT_MS, DEFAU
  * reads no head first.
  */
 export const FILE_DRIVER_SHAPE = Object.freeze({
-  capabilities: Object.freeze({ expiryInCommit: true }),
+  capabilities: Object.freeze({ expiryInCommit: true, purgeByIdPrefix: true }),
   implements: Object.freeze(['purge', 'values', 'forget', 'tail', 'marks'] as const),
 }) satisfies Omit<DriverShape, 'name'>;
 

@@ -17,7 +17,14 @@
  * @module
  */
 import { MAX_TTL_MS } from '../../bounds.js';
-import { InvalidInputError, errorMessage, DataError, ChatstateError, ConflictError } from '../../errors.js';
+import {
+  InvalidInputError,
+  errorMessage,
+  DataError,
+  ChatstateError,
+  ConflictError,
+  UnsupportedError,
+} from '../../errors.js';
 import { assertOwnerId, assertValidId } from '../../ids.js';
 import { Message, type MessageInput } from '../../message/message.js';
 import type { JsonValue } from '../../message/schema.js';
@@ -31,6 +38,7 @@ import { closedError, noSessionError } from '../../store/driver-helpers.js';
 import { runForgetHooks } from '../../store/forget.js';
 import { assertSaveable, checkReplaceTail, nonNegativeInteger } from '../../store/save-checks.js';
 import { checkListQuery } from '../../store/list-query.js';
+import { checkPurgeOptions } from '../../store/purge-options.js';
 import { markOf, marksByListing } from '../../store/marks.js';
 import { checkMessageRefs } from '../../store/message-refs.js';
 import type {
@@ -38,6 +46,7 @@ import type {
   AppendResult,
   ForgetReceipt,
   ListQuery,
+  PurgeOptions,
   MessageRange,
   ReplaceTailInput,
   ReplaceTailResult,
@@ -464,8 +473,14 @@ export class HttpSessionStore implements SessionStore {
     });
   }
 
-  async purgeExpired(): Promise<number> {
+  async purgeExpired(options?: PurgeOptions): Promise<number> {
     return this.run(async () => {
+      // The server's purge takes no prefix: refused, never widened to every session (a tenant view falls back to listing).
+      if (checkPurgeOptions(options, this.name).idPrefix !== undefined)
+        throw new UnsupportedError(`${this.name}: the server purges every expired session, not by idPrefix`, {
+          store: this.name,
+          capability: 'purgeByIdPrefix',
+        });
       const answer = (await this.client.json({ method: 'POST', path: '/purge-expired', write: true })) as {
         purged?: unknown;
       };

@@ -143,7 +143,11 @@ export interface OwnedConnections {
 export class PostgresDriver implements StoreDriver {
   readonly name: string;
   /** Message text is indexed as a `tsvector` and searched by `searchText`; expiry is checked inside appends and range reads. */
-  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
+  readonly capabilities: DriverCapabilities = Object.freeze({
+    fullTextSearch: true,
+    expiryInCommit: true,
+    purgeByIdPrefix: true,
+  });
   private readonly sql: Statements;
   private readonly activeMemory: ActiveMemoryStatements;
   private readonly forget: ReturnType<typeof forgetStatements>;
@@ -487,9 +491,12 @@ export class PostgresDriver implements StoreDriver {
     });
   }
 
-  async purgeExpired(now: number): Promise<number> {
+  async purgeExpired(now: number, idPrefix?: string): Promise<number> {
     return this.transaction(async (client) => {
-      const gone = await client.query(this.sql.purgeExpired, [now]);
+      const gone =
+        idPrefix === undefined
+          ? await client.query(this.sql.purgeExpired, [now])
+          : await client.query(this.sql.purgeExpiredUnder, [now, idPrefix, prefixEnd(idPrefix)]);
       const ids = gone.rows.map((row) => String((row as { id: unknown }).id));
       await forgetManySessionValues(client, this.activeMemory, ids);
       if (this.feed !== undefined && ids.length > 0) await client.query(this.feed.sql.purged, [this.feed.channel, ids]);

@@ -104,6 +104,8 @@ export function statements(tables: Tables) {
     keptIds: `SELECT id FROM ${messages} WHERE session_id = $1 AND seq <= $2 AND id = ANY($3::text[]) LIMIT 1`,
     remove: `DELETE FROM ${sessions} WHERE id = $1`,
     purgeExpired: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 RETURNING id`,
+    // One namespace: an id range instead of LIKE, whose `_` and `%` would match other ids (ids sort by bytes, COLLATE "C").
+    purgeExpiredUnder: `DELETE FROM ${sessions} WHERE expires_at IS NOT NULL AND expires_at <= $1 AND id >= $2 AND id < $3 RETURNING id`,
     /**
      * `list`, with its conditions chosen so each shape of query can use its own index. Parameters:
      * now, limit, offset, then userId, agentId, the cursor's updatedAt and id, the id prefix's

@@ -112,7 +112,7 @@ function headAndRecords(head: HeadRecord, records: readonly MessageRecord[]): Ar
 /** A `StoreDriver` over one Redis server or a Redis Cluster; `redisDriver` (`index.ts`) opens it. */
 export class RedisDriver implements StoreDriver {
   // Expiry: Redis's own for the keys, and the caller's clock checked inside the append and range scripts.
-  readonly capabilities = Object.freeze({ nativeExpiry: true, expiryInCommit: true });
+  readonly capabilities = Object.freeze({ nativeExpiry: true, expiryInCommit: true, purgeByIdPrefix: true });
   private readonly pending = new Set<Promise<unknown>>();
   private closed = false;
   private readonly records: RedisRecords;
@@ -626,26 +626,33 @@ export class RedisDriver implements StoreDriver {
     });
   }
 
-  purgeExpired(now: number): Promise<number> {
+  purgeExpired(now: number, idPrefix?: string): Promise<number> {
     return this.track(async () => {
-      // Every bucket at once (one on a single server); each purges in batches.
-      const counts = await Promise.all(this.layout.bases.map((base) => this.purgeBucket(base, now)));
+      // Every bucket at once (one on a single server); each purges in batches. A prefix does not
+      // name a bucket (ids spread by their hash), so each bucket is visited for it too.
+      const counts = await Promise.all(this.layout.bases.map((base) => this.purgeBucket(base, now, idPrefix ?? '')));
       const purged = counts.reduce((sum, count) => sum + count, 0);
       if (purged > 0) await this.confirmed('(purge)');
       return purged;
     });
   }
 
-  private async purgeBucket(base: string, now: number): Promise<number> {
+  /**
+   * Purges one bucket in batches. An examined entry is purged, moved past `now`, or (outside
+   * `idPrefix`) skipped: the skipped ones stay where they were, so the next batch starts past them
+   * and each batch makes progress. Other namespaces' expired sessions are read, not removed: a
+   * namespace's purge costs what every namespace has expired, as the index is by expiry only.
+   */
+  private async purgeBucket(base: string, now: number, idPrefix: string): Promise<number> {
     let purged = 0;
-    for (;;) {
-      const [count, examined] = this.records.list(
-        await this.run(SCRIPTS.purge, base, [now, PURGE_BATCH], 'write'),
+    for (let offset = 0; ;) {
+      const [count, examined, skipped] = this.records.list(
+        await this.run(SCRIPTS.purge, base, [now, PURGE_BATCH, idPrefix, offset], 'write'),
         '(purge)',
         'the purge reply',
       );
       purged += this.records.integer(count, '(purge)', 'the purged count');
-      // Every examined entry is either purged or moved past `now`, so each batch makes progress.
+      offset += this.records.integer(skipped, '(purge)', 'the skipped count');
       if (this.records.integer(examined, '(purge)', 'the examined count') < PURGE_BATCH) break;
     }
     return purged;

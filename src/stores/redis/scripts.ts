@@ -466,14 +466,20 @@ dropValues(id)
 return 0
 `;
 
-// ARGV: P, now, batch. {purged, examined}: one batch of sessions whose expiry is at or before now.
+// ARGV: P, now, batch, id prefix ('' for every id), offset. {purged, examined, skipped}: one batch
+// of sessions whose expiry is at or before now, from the offset-th. Ids outside the prefix stay in
+// the index where they were (skipped): the caller's next offset counts them.
 const PURGE = `
 local now = tonumber(ARGV[2])
-local ids = redis.call('ZRANGEBYSCORE', P .. 'x:exp', '-inf', ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local prefix = ARGV[4]
+local ids = redis.call('ZRANGEBYSCORE', P .. 'x:exp', '-inf', ARGV[2], 'LIMIT', tonumber(ARGV[5]), tonumber(ARGV[3]))
 local purged = 0
+local skipped = 0
 for _, id in ipairs(ids) do
   local h = skey(id, 'h')
-  if redis.call('EXISTS', h) == 1 then
+  if prefix ~= '' and string.sub(id, 1, #prefix) ~= prefix then
+    skipped = skipped + 1
+  elseif redis.call('EXISTS', h) == 1 then
     local f = redis.call('HMGET', h, 'expiresAt', 'userId', 'agentId')
     local e = count(f[1])
     if e and e <= now then
@@ -495,7 +501,7 @@ for _, id in ipairs(ids) do
     purged = purged + 1
   end
 end
-return {int(purged), int(#ids)}
+return {int(purged), int(#ids), int(skipped)}
 `;
 
 // ARGV: P, ns, n|'' (all keys), then n keys. {key, data, ...}: the values found.

@@ -11,6 +11,7 @@ import {
   listedHead,
   markOfHead,
   noSessionError,
+  prefixEnd,
   reusedIdError,
 } from '../../store/driver-helpers.js';
 import type {
@@ -98,7 +99,11 @@ const GROUPED_HOLD_MS = 20;
 export class SqliteDriver implements StoreDriver {
   readonly name: string;
   /** Message text is indexed with FTS5 and searched by `searchText`; expiry is checked inside appends and range reads. */
-  readonly capabilities: DriverCapabilities = Object.freeze({ fullTextSearch: true, expiryInCommit: true });
+  readonly capabilities: DriverCapabilities = Object.freeze({
+    fullTextSearch: true,
+    expiryInCommit: true,
+    purgeByIdPrefix: true,
+  });
   private readonly statements: ReturnType<typeof prepareStatements>;
   private readonly activeMemory: ReturnType<typeof prepareActiveMemoryStatements>;
   private queue: PendingWrite[] = [];
@@ -471,11 +476,23 @@ export class SqliteDriver implements StoreDriver {
     return erasure.value;
   }
 
-  purgeExpired(now: number): Promise<number> {
+  purgeExpired(now: number, idPrefix?: string): Promise<number> {
     return this.write(() => {
-      forgetExpired(this.activeMemory, now);
-      this.statements.purgeMessages.run(now);
-      return this.statements.purgeHeads.run(now).changes;
+      if (idPrefix === undefined) {
+        forgetExpired(this.activeMemory, now);
+        this.statements.purgeMessages.run(now);
+        return this.statements.purgeHeads.run(now).changes;
+      }
+      // One namespace: its expired ids, each removed as `remove` does, all in this one transaction
+      // (the expiry read and the removal see the same rows, so a session saved again stays).
+      const rows = this.statements.expiredIdsUnder.all(now, idPrefix, prefixEnd(idPrefix)) as Array<{ id: string }>;
+      let purged = 0;
+      for (const { id } of rows) {
+        forgetSession(this.activeMemory, id);
+        this.statements.deleteMessages.run(id);
+        purged += this.statements.deleteHead.run(id).changes;
+      }
+      return purged;
     });
   }
 

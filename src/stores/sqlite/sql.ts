@@ -257,6 +257,10 @@ export function prepareStatements(db: SqliteDatabaseLike) {
       `DELETE FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?)`,
     ),
     purgeHeads: db.prepare(`DELETE FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ?`),
+    // A purge of one namespace: an id range instead of LIKE (see `prefixEnd`).
+    expiredIdsUnder: db.prepare(
+      `SELECT id FROM sessions WHERE expires_at IS NOT NULL AND expires_at <= ? AND id >= ? AND id < ?`,
+    ),
     /** The `list` statement for `query`; run it with `listParameters(query)`. */
     list: (query: DriverListQuery): SqliteStatementLike => listStatement(listShape(query)),
   };
