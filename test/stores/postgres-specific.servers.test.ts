@@ -15,6 +15,7 @@ import { POSTGRES_SCHEMA_VERSION, postgresStore, type PgPoolLike } from '../../s
 import { statements, tablesFor } from '../../src/stores/postgres/sql.js';
 import type { SessionStore } from '../../src/store/session-store-types.js';
 import { adminQuery, describeWithPostgres, freshSchema } from '../support/postgres-server.js';
+import { expectKindRecordedOnSave } from '../support/kind-migration.js';
 
 async function codeOf(run: () => Promise<unknown>): Promise<{ code: string; message: string } | undefined> {
   try {
@@ -170,13 +171,7 @@ describeWithPostgres('postgres store (specific)', (server) => {
     await adminQuery(server().url, `DELETE FROM "${name}"."chatstate_schema_version" WHERE version = 4`);
     const reopened = await postgresStore(server().url, { schema: name });
     stores.push(reopened);
-    expect((await reopened.list()).map((row) => row.id).sort()).toEqual(['chat', 'facts']);
-    const facts = await reopened.load('facts');
-    await reopened.save(facts, { expectedVersion: facts.version });
-    expect((await reopened.list()).map((row) => row.id)).toEqual(['chat']);
-    expect((await reopened.list({ kinds: ['knowledge'] })).map((row) => [row.id, row.kind])).toEqual([
-      ['facts', 'knowledge'],
-    ]);
+    await expectKindRecordedOnSave(reopened);
   });
 
   it('reopening migrated tables runs no DDL: a role without CREATE rights can use them', async () => {

@@ -28,6 +28,7 @@ import {
   sqliteStore,
   type SqliteDatabaseLike,
 } from '../../src/stores/sqlite/index.js';
+import { expectKindRecordedOnSave } from '../support/kind-migration.js';
 
 let directory: string;
 const open: Array<{ close(): unknown }> = [];
@@ -162,13 +163,7 @@ describe('sqlite: connection and schema', () => {
     expect(
       database(file, { readonly: true }).prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get(),
     ).toBe(String(SQLITE_SCHEMA_VERSION));
-    expect((await reopened.list()).map((row) => row.id).sort()).toEqual(['chat', 'facts']);
-    const facts = await reopened.load('facts');
-    await reopened.save(facts, { expectedVersion: facts.version });
-    expect((await reopened.list()).map((row) => row.id)).toEqual(['chat']);
-    expect((await reopened.list({ kinds: ['knowledge'] })).map((row) => [row.id, row.kind])).toEqual([
-      ['facts', 'knowledge'],
-    ]);
+    await expectKindRecordedOnSave(reopened);
     await reopened.close();
   });
 

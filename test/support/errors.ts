@@ -41,3 +41,13 @@ export async function rejectionCodeOf(promise: Promise<unknown>): Promise<string
   }
   return undefined;
 }
+
+/** The ChatstateError `promise` rejects with; any other rejection, or resolving, fails the test. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<ChatstateError> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!ChatstateError.isInstance(error)) throw new Error(`expected a ChatstateError, got ${String(error)}`);
+  return error;
+}

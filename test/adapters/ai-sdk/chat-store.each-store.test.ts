@@ -7,7 +7,6 @@ import { convertToModelMessages, validateUIMessages, type UIMessage } from 'ai';
 import { expect, it } from 'vitest';
 import { createChatStore, type ChatStore } from '../../../src/adapters/ai-sdk/index.js';
 import { compaction } from '../../../src/compaction/index.js';
-import { ChatstateError } from '../../../src/errors.js';
 import { formats } from '../../../src/formats/index.js';
 import { MAX_MESSAGE_CHARS, Message } from '../../../src/message/message.js';
 import { Session } from '../../../src/session/session.js';
@@ -16,6 +15,7 @@ import type { SessionStore } from '../../../src/store/session-store-types.js';
 import { memoryStore } from '../../../src/stores/memory.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { everyPartChat, interruptedChat } from './fixtures.js';
+import { rejectionOf } from '../../support/errors.js';
 
 /** `value` as JSON reads it (what crosses the network): `undefined` fields dropped. */
 function json<T>(value: T): T {
@@ -29,15 +29,6 @@ function watch(store: SessionStore, id: string): ChangeKind[] {
     if (event.type === 'change' && event.id === id) kinds.push(event.kind);
   });
   return kinds;
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<ChatstateError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!ChatstateError.isInstance(error)) throw new Error(`expected a ChatstateError, got ${String(error)}`);
-  return error;
 }
 
 function assistantWith(id: string, parts: UIMessage['parts']): UIMessage {
@@ -212,13 +203,13 @@ await describeEveryStore(
       await createChatStore({ store }).commitChat({ id: 'chat-1', messages: [user] });
       await createChatStore({ store }).commitChat({ id: 'chat-1', messages: [user, assistant] });
       const fresh = createChatStore({ store });
-      const error = await errorOf(fresh.commitChat({ id: 'chat-1', messages: [user] }));
+      const error = await rejectionOf(fresh.commitChat({ id: 'chat-1', messages: [user] }));
       expect(error.code).toBe('CONFLICT');
       expect(error.details).toMatchObject({ removed: ['a1'] });
       expect(await fresh.loadChat('chat-1')).toStrictEqual(json([user, assistant]));
       const stored = await fresh.getChat('chat-1');
       // A stale version is a conflict; the current one is a rewrite.
-      expect((await errorOf(fresh.commitChat({ id: 'chat-1', messages: [user], expectedVersion: 1 }))).code).toBe(
+      expect((await rejectionOf(fresh.commitChat({ id: 'chat-1', messages: [user], expectedVersion: 1 }))).code).toBe(
         'CONFLICT',
       );
       expect(await fresh.commitChat({ id: 'chat-1', messages: [user], expectedVersion: stored?.version })).toEqual({
@@ -294,7 +285,7 @@ await describeEveryStore(
       const id = await chats.createChat();
       expect(await chats.getChat(id)).toEqual({ id, messages: [], version: 1 });
       expect((await store.summary(id))?.userId).toBe('user-7');
-      expect((await errorOf(chats.createChat(id))).code).toBe('CONFLICT');
+      expect((await rejectionOf(chats.createChat(id))).code).toBe('CONFLICT');
       // saveChat resolves to nothing (it fits `onFinish` as it is); commitChat tells what it wrote.
       expect(await chats.saveChat({ id, messages: interruptedChat() })).toBeUndefined();
       expect(await chats.loadChat(id)).toHaveLength(2);
@@ -330,10 +321,10 @@ await describeEveryStore(
         ['a chat id that is not a string', { id: 7, messages: good }, 'INVALID_ID'],
       ];
       for (const [label, input, code] of cases) {
-        const error = await errorOf(chats.commitChat(input as never));
+        const error = await rejectionOf(chats.commitChat(input as never));
         expect(error.code, label).toBe(code);
       }
-      expect((await errorOf(chats.appendMessages('chat-1', 'x' as never))).code).toBe('INVALID_ARGUMENT');
+      expect((await rejectionOf(chats.appendMessages('chat-1', 'x' as never))).code).toBe('INVALID_ARGUMENT');
       expect(() => createChatStore({ store, retries: -1 })).toThrow(
         expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
       );
@@ -491,7 +482,7 @@ it('refuses a message over the size limit with TOO_LARGE before anything is writ
     role: 'user',
     parts: [{ type: 'file', mediaType: 'text/plain', url: `data:text/plain;base64,${'A'.repeat(MAX_MESSAGE_CHARS)}` }],
   };
-  expect((await errorOf(chats.saveChat({ id: 'chat-1', messages: [user, huge] }))).code).toBe('TOO_LARGE');
+  expect((await rejectionOf(chats.saveChat({ id: 'chat-1', messages: [user, huge] }))).code).toBe('TOO_LARGE');
   expect(await chats.getChat('chat-1')).toEqual({ id: 'chat-1', messages: json([user]), version: 1 });
   await store.close();
 });

@@ -8,12 +8,12 @@ import type { UIMessage } from 'ai';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createChatStore } from '../../../src/adapters/ai-sdk/index.js';
-import { ChatstateError } from '../../../src/errors.js';
 import type { SessionStore } from '../../../src/store/session-store-types.js';
 import { memoryStore } from '../../../src/stores/memory.js';
 import { describeEveryStore, storesOf } from '../../support/stores-under-test.js';
 import { everyPartChat } from './fixtures.js';
 import { uiMessage } from './ui-arbitraries.js';
+import { rejectionOf } from '../../support/errors.js';
 
 /** `value` as JSON reads it (what crosses the network). */
 function json<T>(value: T): T {
@@ -30,15 +30,6 @@ function longChat(count: number): UIMessage[] {
     text(`m-${index}`, index % 2 === 0 ? 'user' : 'assistant', `message ${index}`),
   );
   return [...everyPartChat(), ...turns];
-}
-
-async function errorOf(promise: Promise<unknown>): Promise<ChatstateError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!ChatstateError.isInstance(error)) throw new Error(`expected a ChatstateError, got ${String(error)}`);
-  return error;
 }
 
 /** True when `value` and everything below it is frozen. */
@@ -167,7 +158,7 @@ await describeEveryStore(
         json([...loaded, loaded[2] as UIMessage]),
       ];
       for (const messages of lists) {
-        const error = await errorOf(chats.commitChat({ id: 'chat-1', messages }));
+        const error = await rejectionOf(chats.commitChat({ id: 'chat-1', messages }));
         expect(error.code).toBe('INVALID_ARGUMENT');
         expect(error.message).toContain('is used twice');
       }
@@ -191,7 +182,7 @@ await describeEveryStore(
       const proxied = new Proxy(loaded[1] as UIMessage, {});
       const version = await versionOf(store, 'chat-1');
       for (const item of [withGetter, proxied]) {
-        const error = await errorOf(
+        const error = await rejectionOf(
           chats.commitChat({ id: 'chat-1', messages: [loaded[0] as UIMessage, item, ...loaded.slice(2)] }),
         );
         expect(error.code).toBe('INVALID_ARGUMENT');
@@ -209,7 +200,7 @@ await describeEveryStore(
       const other = await second.loadChat('chat-1');
       await second.commitChat({ id: 'chat-1', messages: [...other, text('from-second', 'user', 'second')] });
       // The first store's list leaves out the second's message: that would remove it.
-      const error = await errorOf(
+      const error = await rejectionOf(
         first.commitChat({ id: 'chat-1', messages: [...loaded, text('from-first', 'user', 'first')] }),
       );
       expect(error.code).toBe('CONFLICT');

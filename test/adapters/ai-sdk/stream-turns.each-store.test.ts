@@ -123,6 +123,18 @@ interface TurnOptions {
   readonly saved?: (result: SaveChatResult) => void;
 }
 
+/** `waiting` as the browser sends it back once the user approved its `remove` call (`addToolApprovalResponse`). */
+function approveRemove(waiting: ChatMessage): ChatMessage {
+  return {
+    ...waiting,
+    parts: waiting.parts.map((part) =>
+      part.type === 'tool-remove' && part.state === 'approval-requested'
+        ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }
+        : part,
+    ),
+  } as ChatMessage;
+}
+
 function user(id: string, text: string): ChatMessage {
   return { id, role: 'user', parts: [{ type: 'text', text }] };
 }
@@ -362,14 +374,7 @@ await describeEveryStore(
       const reloaded = await resumed.loadChat('chat-4');
       expect(reloaded).toStrictEqual(JSON.parse(JSON.stringify([asked, waiting])));
       // The user approves in the browser (`addToolApprovalResponse`): the same message comes back.
-      const approved = {
-        ...waiting,
-        parts: waiting.parts.map((part) =>
-          part.type === 'tool-remove' && part.state === 'approval-requested'
-            ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }
-            : part,
-        ),
-      } as ChatMessage;
+      const approved = approveRemove(waiting);
       const final = await turn(resumed, 'chat-4', approved, model);
       expect(final.parts.find((part) => part.type === 'tool-remove')).toMatchObject({
         state: 'output-available',
@@ -407,14 +412,7 @@ await describeEveryStore(
       expect(Object.isFrozen(second?.original[0]?.parts[0])).toBe(true);
       expect(results.map((result) => result.kind)).toEqual(['append', 'append']);
       // Approved in the browser: the continued assistant message (the SDK clones it) replaces the stored one.
-      const approved = {
-        ...waiting,
-        parts: waiting.parts.map((part) =>
-          part.type === 'tool-remove' && part.state === 'approval-requested'
-            ? { ...part, state: 'approval-responded', approval: { ...part.approval, approved: true } }
-            : part,
-        ),
-      } as ChatMessage;
+      const approved = approveRemove(waiting);
       const final = await turn(chats, 'chat-5', approved, model, options);
       expect(final.parts.find((part) => part.type === 'tool-remove')).toMatchObject({ state: 'output-available' });
       expect(results.at(-1)?.kind).toBe('rewrite');
