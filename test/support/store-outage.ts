@@ -79,6 +79,7 @@ export function outageOperations(store: SessionStore, round: string): Operation[
     },
     { name: 'delete', run: () => store.delete(`doomed-${round}`) },
     { name: 'purgeExpired', run: () => store.purgeExpired() },
+    { name: 'purgeExpired by prefix', run: () => store.purgeExpired({ idPrefix: `doomed-${round}` }) },
     { name: 'values.get', run: () => store.values.get(user, 'color') },
     { name: 'values.getAll', run: () => store.values.getAll(user) },
     { name: 'values.set', run: () => store.values.set(user, { [`round-${round}`]: round }) },
